@@ -1,0 +1,28 @@
+// Bundles the two entry points. The hook entry is bundled alone so that a hook
+// process loads one small file and none of the CLI's dependencies.
+import { chmodSync } from "node:fs";
+import { build } from "esbuild";
+
+const common = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  sourcemap: false,
+  logLevel: "warning",
+};
+
+await build({
+  ...common,
+  entryPoints: ["src/cli/main.ts"],
+  outfile: "dist/cli.js",
+  packages: "external",
+  banner: { js: "#!/usr/bin/env node" },
+});
+await build({
+  ...common,
+  entryPoints: ["src/hook-entry.ts"],
+  outfile: "dist/hook.js",
+  minify: true,
+});
+chmodSync("dist/cli.js", 0o755);

@@ -1,0 +1,46 @@
+import { Command, CommanderError } from "commander";
+import { registerArchiveCommands } from "./archive-commands.ts";
+import { CliError, EXIT } from "./common.ts";
+import { registerHookCommand } from "./hook-command.ts";
+import { registerRedactCommand } from "./redact-command.ts";
+
+const VERSION = "0.1.0";
+
+export function buildProgram(): Command {
+  const program = new Command()
+    .name("tapedeck")
+    .description("A local flight recorder for AI coding agents: opt-in, per project, redacted, append-only.")
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+  registerHookCommand(program);
+  registerArchiveCommands(program);
+  registerRedactCommand(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
+      if (error.code === "commander.help") return EXIT.ok;
+      return EXIT.usage;
+    }
+    if (error instanceof CliError) {
+      process.stderr.write(`tapedeck: ${error.message}\n`);
+      return error.exitCode;
+    }
+    // An unexpected error: say what kind without echoing data that may be sensitive.
+    const e = error as NodeJS.ErrnoException;
+    process.stderr.write(`tapedeck: unexpected ${e?.code ?? e?.name ?? "error"}${e?.path ? ` at ${e.path}` : ""}\n`);
+    if (process.env.TAPEDECK_DEBUG) process.stderr.write(`${e?.stack ?? ""}\n`);
+    return EXIT.failed;
+  }
+}
+
+main(process.argv).then((code) => {
+  process.exitCode = code;
+});

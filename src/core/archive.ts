@@ -1,0 +1,246 @@
+// Finding sessions, summarizing them, and exporting their redacted records.
+import { closeSync, readdirSync, rmSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { readConfig } from "./config.ts";
+import { lstatOrUndefined, readJsonOrUndefined } from "./fsutil.ts";
+import { defaultSessionRoot, resolveSessionRoot, SESSION_FILES, tapedeckDir } from "./paths.ts";
+import { type RecoverResult, recoverSession, sessionLiveness, verifyChecksums } from "./recovery.ts";
+import { openForScan, parseEventLine, scanLines } from "./scan.ts";
+import type { Envelope, Manifest } from "./schemas.ts";
+
+export interface SessionRef {
+  dir: string;
+  root: string;
+  manifest: Manifest;
+}
+
+/** Every session root of a project: the default ones under .tapedeck and any configured elsewhere. */
+export function sessionRoots(projectRoot: string, provider?: string): string[] {
+  const roots = new Set<string>();
+  const base = tapedeckDir(projectRoot);
+  for (const name of safeReaddir(base)) {
+    if (!name.endsWith("-sessions")) continue;
+    const p = name.slice(0, -"-sessions".length);
+    if (provider && p !== provider) continue;
+    roots.add(join(base, name));
+  }
+  const config = readConfig(projectRoot);
+  for (const [p, c] of Object.entries(config?.providers ?? {})) {
+    if (provider && p !== provider) continue;
+    try {
+      roots.add(resolveSessionRoot(projectRoot, c.session_root, p));
+    } catch {
+      // an unsafe configured root is reported by `doctor`, not followed here
+    }
+  }
+  if (provider) roots.add(defaultSessionRoot(projectRoot, provider));
+  return [...roots].filter((r) => lstatOrUndefined(r)?.isDirectory());
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Lists sessions from their manifests alone (no event scan), newest first.
+ * An `active` session whose agent is gone is shown as incomplete; the
+ * manifest itself is only changed by `repair` or `inspect` of a dead session.
+ */
+export function listSessions(projectRoot: string, provider?: string): SessionRef[] {
+  const out: SessionRef[] = [];
+  for (const root of sessionRoots(projectRoot, provider)) {
+    for (const name of safeReaddir(root)) {
+      const dir = join(root, name);
+      const st = lstatOrUndefined(dir);
+      if (!st || st.isSymbolicLink() || !st.isDirectory()) continue;
+      const manifest = readJsonOrUndefined<Manifest>(join(dir, SESSION_FILES.manifest));
+      if (!manifest || manifest.schema_version !== 1) continue;
+      if (provider && manifest.provider !== provider) continue;
+      const liveness = sessionLiveness(manifest);
+      if (manifest.status === "active" && !liveness.live) {
+        manifest.status = "incomplete";
+        manifest.incomplete_reason = liveness.reason;
+      }
+      out.push({ dir, root, manifest });
+    }
+  }
+  out.sort((a, b) => (b.manifest.started_at ?? "").localeCompare(a.manifest.started_at ?? ""));
+  return out;
+}
+
+export class SessionNotFound extends Error {
+  override name = "SessionNotFound";
+}
+
+/** Resolves a session by archive id, provider id, directory name, or unique prefix of one of them. */
+export function findSession(projectRoot: string, query: string, provider?: string): SessionRef {
+  const sessions = listSessions(projectRoot, provider);
+  if (query === "last" || query === "latest") {
+    const latest = sessions[0];
+    if (!latest) throw new SessionNotFound("no recorded sessions in this project");
+    return latest;
+  }
+  const keys = (s: SessionRef) => [
+    s.manifest.session_id,
+    s.manifest.provider_session_id ?? "",
+    s.manifest.session_dir,
+    relative(projectRoot, s.dir),
+  ];
+  const exact = sessions.filter((s) => keys(s).includes(query));
+  if (exact.length === 1) return exact[0]!;
+  const prefix = sessions.filter((s) => keys(s).some((k) => k && k.startsWith(query)));
+  if (prefix.length === 1) return prefix[0]!;
+  if (prefix.length > 1 || exact.length > 1) {
+    throw new SessionNotFound(`"${query}" matches ${Math.max(prefix.length, exact.length)} sessions; give more of the id`);
+  }
+  throw new SessionNotFound(`no session matches "${query}"`);
+}
+
+export interface SessionSummary {
+  session_id: string;
+  provider: string;
+  status: Manifest["status"];
+  incomplete_reason: string | null;
+  mode: string;
+  path: string;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  event_count: number;
+  byte_count: number;
+  counts_by_kind: Record<string, number>;
+  redaction_count: number;
+  truncation_count: number;
+  dropped_count: number;
+  duplicate_count: number;
+  torn_line: { present: boolean; removed: boolean; bytes: number } | null;
+  malformed_lines: number;
+  sequence_anomalies: number;
+  checksums: { ok: boolean; reason: string } | null;
+  capabilities: string[];
+  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number; sources: string[] };
+  manifest: Manifest;
+  read_only_reason: string | null;
+}
+
+function sumUsage(dir: string): SessionSummary["usage"] {
+  const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, sources: [] as string[] };
+  const sources = new Set<string>();
+  let fd: number | undefined;
+  try {
+    fd = openForScan(join(dir, SESSION_FILES.events));
+  } catch {
+    return usage;
+  }
+  try {
+    scanLines(fd, 0, (line) => {
+      // Cheap prefilter: only turn_usage lines are parsed.
+      if (!line.terminated || line.bytes.indexOf('"kind":"turn_usage"') < 0) return true;
+      const event = safeParse(line.bytes);
+      const u = event?.usage;
+      if (!u) return true;
+      sources.add(u.source);
+      usage.input_tokens += u.input_tokens ?? 0;
+      usage.output_tokens += u.output_tokens ?? 0;
+      usage.cache_read_input_tokens += u.cache_read_input_tokens ?? 0;
+      usage.cache_creation_input_tokens += u.cache_creation_input_tokens ?? 0;
+      return true;
+    });
+  } finally {
+    closeSync(fd);
+  }
+  usage.sources = [...sources];
+  return usage;
+}
+
+function safeParse(bytes: Buffer): Envelope | undefined {
+  try {
+    return JSON.parse(bytes.toString("utf8")) as Envelope;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Inspects one session. It repairs only a session that is no longer being
+ * written (agent gone or idle); an active session is read and never touched.
+ */
+export function inspectSession(ref: SessionRef): SessionSummary {
+  const live = sessionLiveness(ref.manifest).live;
+  const recovered: RecoverResult = recoverSession(ref.dir, { write: !live && ref.manifest.status === "active" });
+  const manifest = recovered.manifest ?? ref.manifest;
+  const { report, state } = recovered;
+  if (manifest.status === "active" && !live) {
+    manifest.status = "incomplete";
+    manifest.incomplete_reason ??= sessionLiveness(ref.manifest).reason;
+  }
+  const started = Date.parse(manifest.started_at);
+  const endIso = manifest.ended_at ?? recovered.lastTimestamp;
+  const ended = endIso ? Date.parse(endIso) : Number.NaN;
+  return {
+    session_id: manifest.session_id,
+    provider: manifest.provider,
+    status: manifest.status,
+    incomplete_reason: manifest.incomplete_reason ?? null,
+    mode: manifest.recording_mode,
+    path: ref.dir,
+    started_at: manifest.started_at,
+    ended_at: manifest.ended_at,
+    duration_ms: Number.isFinite(started) && Number.isFinite(ended) ? Math.max(0, ended - started) : null,
+    event_count: state.event_count,
+    byte_count: report.bytes_scanned,
+    counts_by_kind: recovered.countsByKind,
+    redaction_count: state.redaction_count,
+    truncation_count: state.truncation_count,
+    dropped_count: manifest.dropped_count ?? 0,
+    duplicate_count: manifest.duplicate_count ?? 0,
+    torn_line: report.torn_tail
+      ? { present: true, removed: recovered.readOnlyReason === null, bytes: report.torn_tail.bytes }
+      : null,
+    malformed_lines: report.malformed_lines.length,
+    sequence_anomalies: report.duplicate_sequences.length + report.non_monotonic_sequences.length,
+    checksums: manifest.status === "complete" ? verifyChecksums(ref.dir) : null,
+    capabilities: manifest.capabilities,
+    usage: sumUsage(ref.dir),
+    manifest,
+    read_only_reason: recovered.readOnlyReason,
+  };
+}
+
+/** Valid envelopes in sequence order; malformed lines are skipped and counted. */
+export function readEvents(dir: string): { events: Envelope[]; skipped: number } {
+  const events: Envelope[] = [];
+  let skipped = 0;
+  let fd: number;
+  try {
+    fd = openForScan(join(dir, SESSION_FILES.events));
+  } catch {
+    return { events, skipped };
+  }
+  try {
+    scanLines(fd, 0, (line) => {
+      if (!line.terminated) {
+        skipped += 1;
+        return true;
+      }
+      if (parseEventLine(line.bytes)) events.push(JSON.parse(line.bytes.toString("utf8")) as Envelope);
+      else skipped += 1;
+      return true;
+    });
+  } finally {
+    closeSync(fd);
+  }
+  events.sort((a, b) => a.sequence - b.sequence);
+  return { events, skipped };
+}
+
+export function deleteSession(ref: SessionRef): void {
+  const st = lstatOrUndefined(ref.dir);
+  if (!st || st.isSymbolicLink() || !st.isDirectory()) throw new SessionNotFound("session directory is gone");
+  if (dirname(ref.dir) !== ref.root) throw new SessionNotFound("refusing to delete outside a session root");
+  rmSync(ref.dir, { recursive: true, force: true });
+}

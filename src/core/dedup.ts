@@ -1,0 +1,185 @@
+// The set of event ids already appended to a session, as an on-disk
+// open-addressing hash table. A lookup reads one 4 KiB page, so checking a
+// retried hook costs the same on the first event and the millionth, and the
+// events file is never rescanned. The table grows by doubling (amortized
+// O(1)) and recovery can rebuild it from events.jsonl.
+import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, openSync, readSync, renameSync } from "node:fs";
+import { FILE_MODE, writeAll } from "./fsutil.ts";
+
+const MAGIC = 0x44494454; // "TDID"
+const HEADER_BYTES = 16;
+const SLOT_BYTES = 8;
+const INITIAL_LOG2 = 12;
+const PAGE_SLOTS = 512;
+
+export function idKey(eventId: string): bigint {
+  const digest = createHash("sha256").update(eventId).digest();
+  const key = digest.readBigUInt64LE(0);
+  return key === 0n ? 1n : key;
+}
+
+interface Header {
+  log2: number;
+  used: number;
+}
+
+function readHeader(fd: number): Header | undefined {
+  const buf = Buffer.alloc(HEADER_BYTES);
+  if (readSync(fd, buf, 0, HEADER_BYTES, 0) !== HEADER_BYTES) return undefined;
+  if (buf.readUInt32LE(0) !== MAGIC || buf.readUInt32LE(4) !== 1) return undefined;
+  const log2 = buf.readUInt32LE(8);
+  if (log2 < INITIAL_LOG2 || log2 > 40) return undefined;
+  if (fstatSync(fd).size !== HEADER_BYTES + SLOT_BYTES * 2 ** log2) return undefined;
+  return { log2, used: buf.readUInt32LE(12) };
+}
+
+function writeHeader(fd: number, header: Header): void {
+  const buf = Buffer.alloc(HEADER_BYTES);
+  buf.writeUInt32LE(MAGIC, 0);
+  buf.writeUInt32LE(1, 4);
+  buf.writeUInt32LE(header.log2, 8);
+  buf.writeUInt32LE(header.used, 12);
+  writeAll(fd, buf, 0);
+}
+
+function buildTable(keys: Iterable<bigint>, minEntries: number): Buffer {
+  let log2 = INITIAL_LOG2;
+  while (2 ** log2 < minEntries * 2 + 2) log2 += 1;
+  const slots = 2 ** log2;
+  const body = Buffer.alloc(HEADER_BYTES + slots * SLOT_BYTES);
+  const mask = BigInt(slots - 1);
+  let used = 0;
+  for (const key of keys) {
+    let index = Number(key & mask);
+    for (;;) {
+      const at = HEADER_BYTES + index * SLOT_BYTES;
+      const current = body.readBigUInt64LE(at);
+      if (current === key) break;
+      if (current === 0n) {
+        body.writeBigUInt64LE(key, at);
+        used += 1;
+        break;
+      }
+      index = (index + 1) & (slots - 1);
+    }
+  }
+  body.writeUInt32LE(MAGIC, 0);
+  body.writeUInt32LE(1, 4);
+  body.writeUInt32LE(log2, 8);
+  body.writeUInt32LE(used, 12);
+  return body;
+}
+
+function writeTable(path: string, table: Buffer): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, FILE_MODE);
+  try {
+    writeAll(fd, table, 0);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+}
+
+/** Replaces the table with exactly these keys. */
+export function rebuildIdTable(path: string, keys: bigint[]): void {
+  writeTable(path, buildTable(keys, keys.length));
+}
+
+function allKeys(fd: number, header: Header): bigint[] {
+  const slots = 2 ** header.log2;
+  const body = Buffer.alloc(slots * SLOT_BYTES);
+  readSync(fd, body, 0, body.length, HEADER_BYTES);
+  const keys: bigint[] = [];
+  for (let i = 0; i < slots; i += 1) {
+    const key = body.readBigUInt64LE(i * SLOT_BYTES);
+    if (key !== 0n) keys.push(key);
+  }
+  return keys;
+}
+
+export class IdTable {
+  private constructor(
+    private readonly path: string,
+    private fd: number,
+    private header: Header,
+  ) {}
+
+  /** Opens the table; a missing or damaged one answers `undefined` so the caller rebuilds it. */
+  static open(path: string): IdTable | undefined {
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDWR | constants.O_NOFOLLOW);
+    } catch {
+      return undefined;
+    }
+    const header = readHeader(fd);
+    if (!header) {
+      closeSync(fd);
+      return undefined;
+    }
+    return new IdTable(path, fd, header);
+  }
+
+  static create(path: string, keys: bigint[] = []): IdTable {
+    rebuildIdTable(path, keys);
+    const table = IdTable.open(path);
+    if (!table) throw new Error("could not open a freshly written id table");
+    return table;
+  }
+
+  get size(): number {
+    return this.header.used;
+  }
+
+  /** Finds the slot for a key: its index and whether the key is already there. */
+  private probe(key: bigint): { index: number; found: boolean } {
+    const slots = 2 ** this.header.log2;
+    const page = Buffer.alloc(PAGE_SLOTS * SLOT_BYTES);
+    let index = Number(key & BigInt(slots - 1));
+    for (let scanned = 0; scanned < slots; ) {
+      const count = Math.min(PAGE_SLOTS, slots - index);
+      readSync(this.fd, page, 0, count * SLOT_BYTES, HEADER_BYTES + index * SLOT_BYTES);
+      for (let i = 0; i < count; i += 1) {
+        const current = page.readBigUInt64LE(i * SLOT_BYTES);
+        if (current === key) return { index: index + i, found: true };
+        if (current === 0n) return { index: index + i, found: false };
+      }
+      scanned += count;
+      index = (index + count) & (slots - 1);
+    }
+    throw new Error("id table is full");
+  }
+
+  has(key: bigint): boolean {
+    return this.probe(key).found;
+  }
+
+  /** Adds a key; answers false when it was already present. */
+  add(key: bigint): boolean {
+    const { index, found } = this.probe(key);
+    if (found) return false;
+    const slotBuf = Buffer.alloc(SLOT_BYTES);
+    slotBuf.writeBigUInt64LE(key, 0);
+    writeAll(this.fd, slotBuf, HEADER_BYTES + index * SLOT_BYTES);
+    this.header.used += 1;
+    writeHeader(this.fd, this.header);
+    if (this.header.used * 2 > 2 ** this.header.log2) this.grow();
+    return true;
+  }
+
+  private grow(): void {
+    const keys = allKeys(this.fd, this.header);
+    writeTable(this.path, buildTable(keys, keys.length * 2));
+    closeSync(this.fd);
+    const reopened = IdTable.open(this.path);
+    if (!reopened) throw new Error("could not reopen the grown id table");
+    this.fd = reopened.fd;
+    this.header = reopened.header;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}

@@ -1,0 +1,136 @@
+// A per-session writer lock that works across unrelated hook processes.
+//
+// Node has no flock(), so the lock is a file created with O_EXCL holding the
+// owner's pid and a random token. A lock whose owner is dead (or that is far
+// older than any append takes) is stale and may be broken; breaking goes
+// through a second O_EXCL file so that two waiters cannot both decide to
+// break it and then delete each other's fresh locks.
+import { randomBytes } from "node:crypto";
+import { closeSync, constants, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { FILE_MODE, isErrno, sleepSync, writeAll } from "./fsutil.ts";
+import { SESSION_FILES } from "./paths.ts";
+
+export interface LockOptions {
+  /** Give up after this long; the caller then spools instead of blocking the agent. */
+  timeoutMs: number;
+  /** A lock held longer than this by a live process is treated as abandoned. */
+  staleMs?: number;
+}
+
+export interface Lock {
+  release(): void;
+}
+
+const DEFAULT_STALE_MS = 30_000;
+const BREAKER_STALE_MS = 5_000;
+
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return isErrno(error, "EPERM");
+  }
+}
+
+function createExclusive(path: string, content: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
+  } catch (error) {
+    if (isErrno(error, "EEXIST")) return false;
+    throw error;
+  }
+  try {
+    writeAll(fd, Buffer.from(content));
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+function readOrEmpty(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if (isErrno(error, "ENOENT")) return undefined;
+    throw error;
+  }
+}
+
+function ageMs(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function isStale(content: string, path: string, staleMs: number): boolean {
+  const pid = Number.parseInt(content.split(" ")[0] ?? "", 10);
+  // An empty file is a lock whose owner has not written its pid yet: young
+  // means "being created", old means its creator died in between.
+  if (!content) return ageMs(path) > BREAKER_STALE_MS;
+  if (!pidAlive(pid)) return true;
+  return ageMs(path) > staleMs;
+}
+
+function tryBreak(lockPath: string, breakerPath: string, observed: string): void {
+  const token = `${process.pid} ${randomBytes(8).toString("hex")}`;
+  if (!createExclusive(breakerPath, token)) {
+    const content = readOrEmpty(breakerPath) ?? "";
+    if (ageMs(breakerPath) > BREAKER_STALE_MS || (content && !pidAlive(Number.parseInt(content, 10)))) {
+      try {
+        unlinkSync(breakerPath);
+      } catch {
+        // someone else cleaned it up
+      }
+    }
+    return;
+  }
+  try {
+    // Only the lock we judged stale may go; a fresh one created meanwhile stays.
+    if (readOrEmpty(lockPath) === observed) unlinkSync(lockPath);
+  } catch (error) {
+    if (!isErrno(error, "ENOENT")) throw error;
+  } finally {
+    try {
+      if (readOrEmpty(breakerPath) === token) unlinkSync(breakerPath);
+    } catch {
+      // breaker removed by a waiter that judged it stale
+    }
+  }
+}
+
+export function acquireLock(sessionDir: string, options: LockOptions): Lock | null {
+  const lockPath = join(sessionDir, SESSION_FILES.lock);
+  const breakerPath = join(sessionDir, SESSION_FILES.breaker);
+  const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
+  const token = `${process.pid} ${randomBytes(12).toString("hex")}`;
+  const deadline = Date.now() + options.timeoutMs;
+  let backoff = 1;
+  for (;;) {
+    if (createExclusive(lockPath, token)) {
+      return {
+        release() {
+          try {
+            if (readOrEmpty(lockPath) === token) unlinkSync(lockPath);
+          } catch {
+            // already broken by a waiter that judged us stale; nothing to undo
+          }
+        },
+      };
+    }
+    const observed = readOrEmpty(lockPath);
+    if (observed !== undefined && isStale(observed, lockPath, staleMs)) {
+      tryBreak(lockPath, breakerPath, observed);
+      if (Date.now() < deadline) continue;
+    }
+    if (Date.now() >= deadline) return null;
+    sleepSync(backoff);
+    backoff = Math.min(backoff * 2, 8);
+  }
+}

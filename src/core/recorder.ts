@@ -1,0 +1,124 @@
+// The hook path from raw stdin bytes to appended events. Shared by the
+// bundled hook entry and `tapedeck hook`; it loads no CLI or schema code.
+import { join } from "node:path";
+import type { ProviderAdapter } from "../providers/types.ts";
+import { effectiveLimits, findProjectRoot, type ProjectConfig, readConfig } from "./config.ts";
+import { errorCode, writeDiagnostic } from "./diagnostics.ts";
+import { readJsonOrUndefined, writeJsonAtomicSync } from "./fsutil.ts";
+import {
+  ensureTapedeckDir,
+  resolveProjectRoot,
+  resolveSessionRoot,
+  SESSION_FILES,
+  tapedeckDir,
+} from "./paths.ts";
+import { type RecordOutcome, recordEvents, sessionDirNameFor } from "./store.ts";
+
+export type HookStatus = "recorded" | "off" | "not-enabled" | "bad-input" | "failed";
+
+export interface HookResult {
+  status: HookStatus;
+  outcome?: RecordOutcome;
+  /** A short reason without payload content, for `--strict` callers. */
+  reason?: string;
+}
+
+/** Hook payloads above this are cut before parsing; the agent is never made to wait on us. */
+export const MAX_HOOK_INPUT_BYTES = 64 * 1024 * 1024;
+
+function parsePayload(input: HookInput): { ok: true; value: unknown } | { ok: false; reason: string } {
+  if (input.overflow) return { ok: false, reason: "input larger than the hook limit" };
+  if (input.data.length === 0) return { ok: false, reason: "empty input" };
+  try {
+    return { ok: true, value: JSON.parse(input.data.toString("utf8")) };
+  } catch {
+    return { ok: false, reason: "input is not valid JSON" };
+  }
+}
+
+function startDir(payload: unknown, env: Record<string, string | undefined>): string {
+  const cwd = (payload as { cwd?: unknown } | null)?.cwd;
+  if (typeof cwd === "string" && cwd.length > 0 && cwd.length < 4096) return cwd;
+  return env.PWD && env.PWD.length < 4096 ? env.PWD : process.cwd();
+}
+
+function locateProject(dir: string): { root: string; config: ProjectConfig } | undefined {
+  let root: string;
+  try {
+    root = resolveProjectRoot(dir);
+  } catch {
+    return undefined;
+  }
+  const found = findProjectRoot(root);
+  if (!found) return undefined;
+  const config = readConfig(found);
+  return config ? { root: found, config } : undefined;
+}
+
+export interface HookInput {
+  data: Buffer;
+  /** the payload was over the limit and was not kept */
+  overflow: boolean;
+}
+
+export function runHook(
+  adapter: ProviderAdapter,
+  input: HookInput,
+  env: Record<string, string | undefined>,
+  explicitProject?: string,
+): HookResult {
+  // Cheap checks first: when recording is off, finding that out is the whole
+  // cost of a hook, so the payload is parsed only once we know it is wanted.
+  const hint =
+    explicitProject ?? env.TAPEDECK_PROJECT_DIR ?? env.CLAUDE_PROJECT_DIR ?? env.GEMINI_PROJECT_DIR ?? null;
+  let located = hint ? locateProject(hint) : undefined;
+  let parsed: ReturnType<typeof parsePayload> | undefined;
+  if (!located && !explicitProject) {
+    parsed = parsePayload(input);
+    located = locateProject(startDir(parsed.ok ? parsed.value : null, env));
+  }
+  if (!located) return { status: "not-enabled" };
+  const providerConfig = located.config.providers[adapter.name];
+  if (!providerConfig || providerConfig.recording !== "on") return { status: "off" };
+  parsed ??= parsePayload(input);
+  if (!parsed.ok) {
+    writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "parse", code: "bad_input" });
+    return { status: "bad-input", reason: parsed.reason };
+  }
+  try {
+    const result = adapter.normalize(parsed.value, env);
+    const sessionRoot = resolveSessionRoot(located.root, providerConfig.session_root, adapter.name);
+    ensureTapedeckDir(located.root);
+    const spec = {
+      projectRoot: located.root,
+      sessionRoot,
+      identity: result.context.identity,
+      mode: providerConfig.mode ?? "capture-only",
+      capabilities: result.context.capabilities,
+      agentPid: result.context.agent_pid,
+      limits: effectiveLimits(located.config),
+      lockTimeoutMs: located.config.lock_timeout_ms,
+      replayOf: env.TAPEDECK_REPLAY_OF ?? null,
+      arm: env.TAPEDECK_ARM ?? null,
+      runType: env.TAPEDECK_REPLAY_OF ? ("replay" as const) : undefined,
+    };
+    // Enrichment (e.g. usage from a transcript) joins the same locked append,
+    // so a hook takes the writer lock once.
+    const statePath = join(
+      sessionRoot,
+      sessionDirNameFor(result.context.identity),
+      SESSION_FILES.providerState,
+    );
+    const extra = adapter.enrich?.(result, readJsonOrUndefined<Record<string, unknown>>(statePath));
+    const outcome = recordEvents(spec, extra ? [...result.events, ...extra.events] : result.events);
+    if (extra) writeJsonAtomicSync(statePath, extra.state);
+    return { status: "recorded", outcome };
+  } catch (error) {
+    writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "record", code: errorCode(error) });
+    return { status: "failed", reason: errorCode(error) };
+  }
+}
+
+function safeDiagDir(projectRoot: string): string {
+  return tapedeckDir(projectRoot);
+}

@@ -1,0 +1,154 @@
+// The on-disk contracts. Hot-path modules import only the *types* from here
+// (`import type`), so zod is never loaded by a hook process.
+import { z } from "zod";
+
+export const SCHEMA_VERSION = 1 as const;
+
+export const EVENT_KINDS = [
+  "session_start",
+  "user_prompt",
+  "assistant_message",
+  "tool_call",
+  "tool_result",
+  "tool_error",
+  "compaction",
+  "subagent_start",
+  "subagent_stop",
+  "session_end",
+  "turn_usage",
+  "provider_event",
+] as const;
+export const EventKind = z.enum(EVENT_KINDS);
+export type EventKind = z.infer<typeof EventKind>;
+
+export const USAGE_SOURCES = [
+  "hook-payload",
+  "claude-transcript",
+  "codex-transcript",
+  "codex-app-server",
+  "gemini-hook",
+  "proxy",
+  "unavailable",
+] as const;
+export const UsageSource = z.enum(USAGE_SOURCES);
+export type UsageSource = z.infer<typeof UsageSource>;
+
+const count = z.number().int().nonnegative();
+
+export const Usage = z
+  .object({
+    source: UsageSource,
+    model: z.string().optional(),
+    message_id: z.string().optional(),
+    input_tokens: count.optional(),
+    output_tokens: count.optional(),
+    cache_creation_input_tokens: count.optional(),
+    cache_read_input_tokens: count.optional(),
+    reasoning_output_tokens: count.optional(),
+    total_tokens: count.optional(),
+  })
+  .loose();
+export type Usage = z.infer<typeof Usage>;
+
+export const Truncation = z.object({
+  path: z.string(),
+  reason: z.enum(["string", "array", "depth", "keys"]),
+  original: count.describe("original length: bytes for strings, items for arrays and objects"),
+});
+export type Truncation = z.infer<typeof Truncation>;
+
+export const Envelope = z.object({
+  schema_version: z.literal(SCHEMA_VERSION),
+  sequence: z.number().int().positive(),
+  event_id: z.string().min(1).max(256),
+  timestamp: z.iso.datetime({ precision: 3 }),
+  kind: EventKind,
+  provider: z.string().min(1),
+  session_id: z.string().min(1),
+  turn_id: z.string().optional(),
+  agent_id: z.string().optional(),
+  payload: z.record(z.string(), z.unknown()),
+  redactions: z.array(z.string()),
+  truncations: z.array(Truncation),
+  omitted: z.array(z.string()),
+  usage: Usage.optional(),
+});
+export type Envelope = z.infer<typeof Envelope>;
+
+export const SESSION_STATUSES = ["active", "complete", "incomplete"] as const;
+export const SessionStatus = z.enum(SESSION_STATUSES);
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+export const Manifest = z.object({
+  schema_version: z.literal(SCHEMA_VERSION),
+  session_id: z.string().min(1),
+  provider: z.string().min(1),
+  provider_session_id: z.string().nullable(),
+  identity_source: z.enum(["provider", "local"]),
+  project_root: z.string(),
+  session_dir: z.string().describe("directory name of this session under the session root"),
+  started_at: z.iso.datetime({ precision: 3 }),
+  ended_at: z.iso.datetime({ precision: 3 }).nullable(),
+  status: SessionStatus,
+  incomplete_reason: z.string().nullable().optional(),
+  recording_mode: z.enum(["capture-only", "ab"]),
+  repository_revision: z.string().nullable(),
+  repository_branch: z.string().nullable(),
+  event_count: count,
+  byte_count: count,
+  redaction_count: count,
+  truncation_count: count,
+  dropped_count: count.default(0),
+  duplicate_count: count.default(0),
+  redaction_policy: z.string(),
+  capabilities: z.array(z.string()),
+  run_type: z.enum(["recorded", "replay", "experiment"]),
+  replay_of_session_id: z.string().nullable(),
+  arm: z.string().nullable(),
+  agent_pid: z.number().int().nullable(),
+  last_event_at: z.iso.datetime({ precision: 3 }).nullable().optional(),
+  limits: z
+    .object({
+      max_string_bytes: count,
+      max_array_items: count,
+      max_depth: count,
+      max_event_bytes: count,
+      max_session_bytes: count,
+    })
+    .optional(),
+});
+export type Manifest = z.infer<typeof Manifest>;
+
+export const Checksums = z.object({
+  schema_version: z.literal(SCHEMA_VERSION),
+  algorithm: z.literal("sha256"),
+  events_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  event_count: count,
+  byte_count: count,
+  finalized_at: z.iso.datetime({ precision: 3 }),
+});
+export type Checksums = z.infer<typeof Checksums>;
+
+export const RecoveryReport = z.object({
+  schema_version: z.literal(SCHEMA_VERSION),
+  scanned_at: z.iso.datetime({ precision: 3 }),
+  valid_events: count,
+  bytes_scanned: count,
+  torn_tail: z
+    .object({ offset: count, bytes: count, reason: z.string() })
+    .nullable()
+    .describe("an incomplete final line that recovery removed"),
+  malformed_lines: z.array(z.object({ line: count, offset: count, bytes: count, reason: z.string() })),
+  duplicate_sequences: z.array(z.object({ line: count, sequence: count })),
+  non_monotonic_sequences: z.array(z.object({ line: count, sequence: count, previous: count })),
+  duplicate_event_ids: z.array(z.object({ line: count, event_id_sha256: z.string() })),
+  marked_incomplete: z.string().nullable(),
+});
+export type RecoveryReport = z.infer<typeof RecoveryReport>;
+
+export const JSON_SCHEMAS = {
+  "envelope.v1.schema.json": Envelope,
+  "manifest.v1.schema.json": Manifest,
+  "checksums.v1.schema.json": Checksums,
+  "recovery.v1.schema.json": RecoveryReport,
+} as const;

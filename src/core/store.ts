@@ -1,0 +1,454 @@
+// The session store: locked, append-only writes of prepared events.
+//
+// Per append, the lock holder reads a small state file (next sequence, byte
+// size, counters) and probes the on-disk id table; it never rescans
+// events.jsonl. If the file is longer than the state says (a writer died
+// between its append and its state update), only that tail is scanned.
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  unlinkSync,
+} from "node:fs";
+import { join } from "node:path";
+import type { Limits } from "./bound.ts";
+import { IdTable, idKey } from "./dedup.ts";
+import { errorCode, writeDiagnostic } from "./diagnostics.ts";
+import type { NormalizedEvent, SessionIdentity } from "./event.ts";
+import { ensureDir, FILE_MODE, nowIso, readJsonOrUndefined, writeAll, writeJsonAtomicSync } from "./fsutil.ts";
+import { gitInfo } from "./git-info.ts";
+import { acquireLock } from "./lock.ts";
+import { ensureSessionDir, SESSION_FILES, sessionDirName } from "./paths.ts";
+import { type PreparedEvent, prepareEvent } from "./prepare.ts";
+import { REDACTION_POLICY } from "./redact.ts";
+import { noteTornTail, tornReason } from "./recovery-report.ts";
+import { parseEventLine, scanLines, sha256OfFd } from "./scan.ts";
+import type { Checksums, Manifest } from "./schemas.ts";
+
+export interface SessionSpec {
+  projectRoot: string;
+  sessionRoot: string;
+  identity: SessionIdentity;
+  mode: "capture-only" | "ab";
+  capabilities: readonly string[];
+  agentPid: number | null;
+  limits: Limits;
+  runType?: Manifest["run_type"];
+  replayOf?: string | null;
+  arm?: string | null;
+  /** How long to wait for the writer lock before spooling (ms). */
+  lockTimeoutMs?: number;
+  /** fsync events.jsonl after each batch: survives power loss, costs a disk flush. */
+  fsync?: boolean;
+}
+
+export interface RecordOutcome {
+  sessionDir: string;
+  appended: number;
+  duplicates: number;
+  dropped: number;
+  spooled: number;
+  finalized: boolean;
+}
+
+export interface SessionState {
+  version: 1;
+  size: number;
+  next_sequence: number;
+  event_count: number;
+  counts: Record<string, number>;
+  redaction_count: number;
+  truncation_count: number;
+  dropped_count: number;
+  duplicate_count: number;
+  /** a terminal event was appended and no session_start has come since */
+  ended: boolean;
+  /** number of session_start events: a resumed session is a new epoch */
+  epoch: number;
+  last_event_at: string | null;
+}
+
+export function emptyState(): SessionState {
+  return {
+    version: 1,
+    size: 0,
+    next_sequence: 1,
+    event_count: 0,
+    counts: {},
+    redaction_count: 0,
+    truncation_count: 0,
+    dropped_count: 0,
+    duplicate_count: 0,
+    ended: false,
+    epoch: 0,
+    last_event_at: null,
+  };
+}
+
+/** Lifecycle events are kept even past the session byte cap, so a capped session still ends cleanly. */
+const LIFECYCLE = new Set(["session_start", "session_end", "subagent_start", "subagent_stop", "compaction"]);
+
+const DEFAULT_LOCK_TIMEOUT_MS = 500;
+
+/** Terminal ids are scoped to the epoch so that a resumed session can end again. */
+function effectiveEventId(event: PreparedEvent, state: SessionState): string {
+  return event.terminal ? `${event.event_id}@${state.epoch}` : event.event_id;
+}
+
+/** Folds one already-written line into the state (used by tail reconciliation and recovery). */
+export function applyLineToState(
+  state: SessionState,
+  line: { sequence: number; kind: string; timestamp?: string; redactions?: unknown[]; truncations?: unknown[] },
+  bytes: number,
+): void {
+  state.size += bytes;
+  state.event_count += 1;
+  state.next_sequence = Math.max(state.next_sequence, line.sequence + 1);
+  state.counts[line.kind] = (state.counts[line.kind] ?? 0) + 1;
+  state.redaction_count += Array.isArray(line.redactions) ? line.redactions.length : 0;
+  state.truncation_count += Array.isArray(line.truncations) ? line.truncations.length : 0;
+  if (line.kind === "session_start") {
+    state.epoch += 1;
+    state.ended = false;
+  }
+  if (line.kind === "session_end") state.ended = true;
+  if (line.timestamp) state.last_event_at = line.timestamp;
+}
+
+class SessionWriter {
+  private fd: number;
+  private ids!: IdTable;
+  state!: SessionState;
+  manifest!: Manifest;
+  private newlyFinalized = false;
+  private wroteSinceFinalize = false;
+
+  constructor(
+    readonly dir: string,
+    private readonly spec: SessionSpec,
+  ) {
+    this.fd = openSync(
+      join(dir, SESSION_FILES.events),
+      constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+      FILE_MODE,
+    );
+  }
+
+  open(firstTimestamp: string): void {
+    const state = readJsonOrUndefined<SessionState>(join(this.dir, SESSION_FILES.state));
+    const size = fstatSync(this.fd).size;
+    const ids = IdTable.open(join(this.dir, SESSION_FILES.ids));
+    if (!state || state.version !== 1 || !ids || state.size > size) {
+      ids?.close();
+      this.rebuild();
+    } else {
+      this.state = state;
+      this.ids = ids;
+      if (state.size < size) this.reconcileTail();
+    }
+    this.manifest = this.loadOrCreateManifest(firstTimestamp);
+  }
+
+  /** Rebuilds state and id table from the whole file: only after a lost or damaged state file. */
+  private rebuild(): void {
+    const state = emptyState();
+    const keys: bigint[] = [];
+    scanLines(this.fd, 0, (line) => {
+      if (!line.terminated) return false;
+      const parsed = parseEventLine(line.bytes);
+      if (parsed) {
+        applyLineToState(state, parsed, line.bytes.length + 1);
+        keys.push(idKey(parsed.event_id));
+      } else {
+        state.size += line.bytes.length + 1;
+      }
+      return true;
+    });
+    this.state = state;
+    this.ids = IdTable.create(join(this.dir, SESSION_FILES.ids), keys);
+    this.truncateTornTail(state.size);
+  }
+
+  /** Folds lines appended by a writer that died before updating the state file. */
+  private reconcileTail(): void {
+    scanLines(this.fd, this.state.size, (line) => {
+      if (!line.terminated) return false;
+      const parsed = parseEventLine(line.bytes);
+      if (parsed) {
+        applyLineToState(this.state, parsed, line.bytes.length + 1);
+        this.ids.add(idKey(parsed.event_id));
+      } else {
+        this.state.size += line.bytes.length + 1;
+      }
+      return true;
+    });
+    this.truncateTornTail(this.state.size);
+  }
+
+  /**
+   * A final line without a newline is a write cut short by a killed writer.
+   * We hold the lock, so nobody is still writing it: drop exactly those bytes,
+   * unless they form a complete event, which is kept by adding its newline.
+   */
+  private truncateTornTail(validEnd: number): void {
+    const size = fstatSync(this.fd).size;
+    if (size <= validEnd) return;
+    const tail = Buffer.alloc(size - validEnd);
+    readSync(this.fd, tail, 0, tail.length, validEnd);
+    const parsed = parseEventLine(tail);
+    if (parsed && this.state.next_sequence <= parsed.sequence) {
+      writeAll(this.fd, Buffer.from("\n"));
+      applyLineToState(this.state, parsed, tail.length + 1);
+      this.ids.add(idKey(parsed.event_id));
+      return;
+    }
+    ftruncateSync(this.fd, validEnd);
+    noteTornTail(this.dir, { offset: validEnd, bytes: tail.length, reason: tornReason(tail) });
+  }
+
+  private loadOrCreateManifest(firstTimestamp: string): Manifest {
+    const path = join(this.dir, SESSION_FILES.manifest);
+    const existing = readJsonOrUndefined<Manifest>(path);
+    if (existing && existing.schema_version === 1) return existing;
+    const spec = this.spec;
+    const git = gitInfo(spec.projectRoot);
+    const manifest: Manifest = {
+      schema_version: 1,
+      session_id: spec.identity.session_id,
+      provider: spec.identity.provider,
+      provider_session_id: spec.identity.provider_session_id,
+      identity_source: spec.identity.identity_source,
+      project_root: spec.projectRoot,
+      session_dir: this.dir.slice(this.dir.lastIndexOf("/") + 1),
+      started_at: firstTimestamp,
+      ended_at: null,
+      status: "active",
+      incomplete_reason: null,
+      recording_mode: spec.mode,
+      repository_revision: git.revision,
+      repository_branch: git.branch,
+      event_count: 0,
+      byte_count: 0,
+      redaction_count: 0,
+      truncation_count: 0,
+      dropped_count: 0,
+      duplicate_count: 0,
+      redaction_policy: REDACTION_POLICY,
+      capabilities: [...spec.capabilities],
+      run_type: spec.runType ?? "recorded",
+      replay_of_session_id: spec.replayOf ?? null,
+      arm: spec.arm ?? null,
+      agent_pid: spec.agentPid,
+      last_event_at: null,
+      limits: {
+        max_string_bytes: spec.limits.max_string_bytes,
+        max_array_items: spec.limits.max_array_items,
+        max_depth: spec.limits.max_depth,
+        max_event_bytes: spec.limits.max_event_bytes,
+        max_session_bytes: spec.limits.max_session_bytes,
+      },
+    };
+    writeJsonAtomicSync(path, manifest);
+    return manifest;
+  }
+
+  /** Appends one event; answers what happened to it. */
+  append(event: PreparedEvent): "appended" | "duplicate" | "dropped" {
+    const state = this.state;
+    if (event.terminal && state.ended) {
+      state.duplicate_count += 1;
+      return "duplicate";
+    }
+    const id = effectiveEventId(event, state);
+    const key = idKey(id);
+    if (this.ids.has(key)) {
+      state.duplicate_count += 1;
+      return "duplicate";
+    }
+    const { terminal, ...rest } = event;
+    const envelope = {
+      schema_version: rest.schema_version,
+      sequence: state.next_sequence,
+      event_id: id,
+      timestamp: rest.timestamp,
+      kind: rest.kind,
+      provider: rest.provider,
+      session_id: rest.session_id,
+      ...(rest.turn_id !== undefined ? { turn_id: rest.turn_id } : {}),
+      ...(rest.agent_id !== undefined ? { agent_id: rest.agent_id } : {}),
+      payload: rest.payload,
+      redactions: rest.redactions,
+      truncations: rest.truncations,
+      omitted: rest.omitted,
+      ...(rest.usage !== undefined ? { usage: rest.usage } : {}),
+    };
+    const line = Buffer.from(`${JSON.stringify(envelope)}\n`);
+    if (state.size + line.length > this.spec.limits.max_session_bytes && !LIFECYCLE.has(event.kind)) {
+      state.dropped_count += 1;
+      return "dropped";
+    }
+    writeAll(this.fd, line);
+    this.ids.add(key);
+    applyLineToState(state, envelope, line.length);
+    if (event.kind === "session_start" && this.manifest.status !== "active") {
+      this.manifest.status = "active";
+      this.manifest.ended_at = null;
+      this.manifest.incomplete_reason = null;
+    }
+    if (terminal && event.kind !== "session_end") state.ended = true;
+    if (terminal) this.newlyFinalized = true;
+    else if (state.ended) this.wroteSinceFinalize = true;
+    return "appended";
+  }
+
+  /** Appends events that earlier writers spooled while they could not get the lock, oldest first. */
+  drainPending(): number {
+    const pendingDir = join(this.dir, SESSION_FILES.pending);
+    let names: string[];
+    try {
+      names = readdirSync(pendingDir)
+        .filter((n) => n.endsWith(".json"))
+        .sort();
+    } catch {
+      return 0;
+    }
+    let appended = 0;
+    for (const name of names) {
+      const path = join(pendingDir, name);
+      let events: PreparedEvent[] | undefined;
+      try {
+        events = JSON.parse(readFileSync(path, "utf8")) as PreparedEvent[];
+      } catch {
+        events = undefined;
+      }
+      if (Array.isArray(events)) {
+        for (const e of events) if (this.append(e) === "appended") appended += 1;
+      } else {
+        writeDiagnostic(this.dir, { what: "spool_unreadable", count: 1 });
+      }
+      unlinkSync(path);
+    }
+    return appended;
+  }
+
+  /** Persists state and manifest; finalizes when a terminal event was appended. */
+  commit(): boolean {
+    if (this.spec.fsync) {
+      try {
+        fsyncSync(this.fd);
+      } catch {
+        // fsync is best effort on filesystems that do not support it
+      }
+    }
+    writeJsonAtomicSync(join(this.dir, SESSION_FILES.state), this.state);
+    const finalize = this.newlyFinalized || this.wroteSinceFinalize;
+    const m = this.manifest;
+    m.event_count = this.state.event_count;
+    m.byte_count = this.state.size;
+    m.redaction_count = this.state.redaction_count;
+    m.truncation_count = this.state.truncation_count;
+    m.dropped_count = this.state.dropped_count;
+    m.duplicate_count = this.state.duplicate_count;
+    m.last_event_at = this.state.last_event_at;
+    if (finalize) {
+      const checksums = this.writeChecksums();
+      m.status = "complete";
+      m.ended_at = m.ended_at && !this.newlyFinalized ? m.ended_at : checksums.finalized_at;
+      m.incomplete_reason = null;
+    }
+    writeJsonAtomicSync(join(this.dir, SESSION_FILES.manifest), m);
+    return this.newlyFinalized;
+  }
+
+  private writeChecksums(): Checksums {
+    const { sha256, bytes } = sha256OfFd(this.fd);
+    const checksums: Checksums = {
+      schema_version: 1,
+      algorithm: "sha256",
+      events_sha256: sha256,
+      event_count: this.state.event_count,
+      byte_count: bytes,
+      finalized_at: nowIso(),
+    };
+    writeJsonAtomicSync(join(this.dir, SESSION_FILES.checksums), checksums);
+    return checksums;
+  }
+
+  close(): void {
+    this.ids?.close();
+    closeSync(this.fd);
+  }
+}
+
+/** A session's directory is named after the provider's id, so people can find it by the id they know. */
+export function sessionDirNameFor(identity: SessionIdentity): string {
+  return sessionDirName(identity.provider_session_id ?? identity.session_id);
+}
+
+function spool(dir: string, events: PreparedEvent[]): boolean {
+  try {
+    const pendingDir = join(dir, SESSION_FILES.pending);
+    ensureDir(pendingDir);
+    // Names sort by time, then writer, so draining keeps the order hooks ran in.
+    const name = `${String(Date.now()).padStart(15, "0")}-${String(process.pid).padStart(8, "0")}-${randomBytes(4).toString("hex")}.json`;
+    writeJsonAtomicSync(join(pendingDir, name), events);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Records normalized events into a session: prepare (redact, bound) outside
+ * the lock, then append under it. Never throws for a lock timeout: the
+ * prepared events are spooled for the next writer instead.
+ */
+export function recordEvents(spec: SessionSpec, events: NormalizedEvent[], now: () => string = nowIso): RecordOutcome {
+  const dir = ensureSessionDir(spec.sessionRoot, sessionDirNameFor(spec.identity));
+  const prepared = events.map((e) => prepareEvent(e, spec.identity, spec.limits, now));
+  const outcome: RecordOutcome = {
+    sessionDir: dir,
+    appended: 0,
+    duplicates: 0,
+    dropped: 0,
+    spooled: 0,
+    finalized: false,
+  };
+  const lock = acquireLock(dir, { timeoutMs: spec.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS });
+  if (!lock) {
+    if (prepared.length > 0 && spool(dir, prepared)) {
+      outcome.spooled = prepared.length;
+    } else if (prepared.length > 0) {
+      outcome.dropped = prepared.length;
+      writeDiagnostic(dir, { what: "dropped", count: prepared.length, stage: "spool" });
+    }
+    return outcome;
+  }
+  let writer: SessionWriter | undefined;
+  try {
+    writer = new SessionWriter(dir, spec);
+    writer.open(prepared[0]?.timestamp ?? now());
+    outcome.appended += writer.drainPending();
+    for (const event of prepared) {
+      const result = writer.append(event);
+      if (result === "appended") outcome.appended += 1;
+      else if (result === "duplicate") outcome.duplicates += 1;
+      else outcome.dropped += 1;
+    }
+    outcome.finalized = writer.commit();
+  } catch (error) {
+    writeDiagnostic(dir, { what: "error", stage: "append", code: errorCode(error) });
+    throw error;
+  } finally {
+    writer?.close();
+    lock.release();
+  }
+  return outcome;
+}

@@ -1,0 +1,10 @@
+import { claudeAdapter } from "./claude/adapter.ts";
+import type { ProviderAdapter } from "./types.ts";
+
+export const ADAPTERS: Record<string, ProviderAdapter> = {
+  claude: claudeAdapter,
+};
+
+export function adapterFor(name: string): ProviderAdapter | undefined {
+  return Object.hasOwn(ADAPTERS, name) ? ADAPTERS[name] : undefined;
+}

@@ -1,0 +1,17 @@
+import type { NormalizedEvent, NormalizeResult } from "../core/event.ts";
+
+/**
+ * A provider adapter maps hook payloads to normalized events. It knows
+ * nothing about storage: opaque per-session state (such as how far a
+ * transcript has been read) is handed in and handed back by the caller.
+ */
+export interface ProviderAdapter {
+  name: string;
+  displayName: string;
+  normalize(payload: unknown, env: Record<string, string | undefined>): NormalizeResult;
+  /** Extra events derived outside the payload (e.g. usage read from a transcript). */
+  enrich?(
+    result: NormalizeResult,
+    state: Record<string, unknown> | undefined,
+  ): { events: NormalizedEvent[]; state: Record<string, unknown> } | undefined;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Two cores: the e2e files drive real agent CLIs and must not starve each other.
+    fileParallelism: true,
+    maxWorkers: 2,
+  },
+});

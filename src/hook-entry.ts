@@ -1,13 +1,31 @@
-// The bundled hook entry: `node dist/hook.js <provider>`. It loads only the
-// hot path (no CLI framework, no schema library), reads the payload, records
-// it, and exits 0 with nothing on stdout whatever happens.
+// The bundled hook entry. `node dist/hook.js <provider>` records one hook
+// payload; `node dist/hook.js --statusline <provider>` prints the compact
+// recording state. It loads only the hot path (no CLI framework, no schema
+// library) and never lets a failure reach the agent: exit 0, stdout empty
+// unless a status line was asked for.
 import { runHook } from "./core/recorder.ts";
+import { projectFromStatusPayload, recordingState } from "./core/status.ts";
 import { readStdinBounded } from "./core/stdin.ts";
 import { adapterFor } from "./providers/registry.ts";
 
+async function statusLine(provider: string): Promise<void> {
+  const input = await readStdinBounded(1024 * 1024, 2000);
+  let payload: unknown = null;
+  try {
+    payload = JSON.parse(input.data.toString("utf8"));
+  } catch {
+    payload = null;
+  }
+  const dir = projectFromStatusPayload(payload) ?? process.env.CLAUDE_PROJECT_DIR ?? process.cwd();
+  process.stdout.write(`${recordingState(dir, provider).display}\n`);
+}
+
 async function main(): Promise<void> {
-  const provider = process.argv[2] ?? "";
-  const adapter = adapterFor(provider);
+  if (process.argv[2] === "--statusline") {
+    await statusLine(process.argv[3] ?? "claude");
+    return;
+  }
+  const adapter = adapterFor(process.argv[2] ?? "");
   if (!adapter) return;
   const input = await readStdinBounded();
   runHook(adapter, input, process.env);
@@ -15,7 +33,7 @@ async function main(): Promise<void> {
 
 main()
   .catch(() => {
-    // Recording never hurts the agent: failures were logged without content where possible.
+    // Recording never hurts the agent; the recorder already logged what it could without content.
   })
   .finally(() => {
     process.exitCode = 0;

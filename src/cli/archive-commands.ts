@@ -1,5 +1,5 @@
 // list, inspect, last, export, delete, repair: thin wrappers over the archive.
-import { constants, openSync, closeSync } from "node:fs";
+import { closeSync, constants, openSync } from "node:fs";
 import { relative } from "node:path";
 import type { Command } from "commander";
 import {
@@ -14,7 +14,15 @@ import {
 import { toJsonl, toMarkdown } from "../core/export.ts";
 import { FILE_MODE, writeAll } from "../core/fsutil.ts";
 import { recoverSession, sessionLiveness } from "../core/recovery.ts";
-import { CliError, confirm, EXIT, formatBytes, formatDuration, printJson, projectFromOption } from "./common.ts";
+import {
+  CliError,
+  confirm,
+  EXIT,
+  formatBytes,
+  formatDuration,
+  printJson,
+  projectFromOption,
+} from "./common.ts";
 import { providerName, renderSummary } from "./summary.ts";
 
 interface CommonOpts {
@@ -58,7 +66,11 @@ function listCommand(opts: CommonOpts): void {
   });
   const header = ["SESSION", "PROVIDER", "STARTED (UTC)", "DURATION", "EVENTS", "SIZE", "STATUS"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  const fmt = (r: string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   process.stdout.write(`${[fmt(header), ...rows.map(fmt)].join("\n")}\n`);
 }
 
@@ -93,7 +105,8 @@ function exportCommand(query: string, opts: ExportOpts): void {
     let fd: number;
     try {
       // The destination is explicit and never silently replaced.
-      const flags = constants.O_WRONLY | constants.O_CREAT | (opts.force ? constants.O_TRUNC : constants.O_EXCL);
+      const flags =
+        constants.O_WRONLY | constants.O_CREAT | (opts.force ? constants.O_TRUNC : constants.O_EXCL);
       fd = openSync(opts.out, flags, FILE_MODE);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "EEXIST") {
@@ -124,7 +137,9 @@ async function deleteCommand(query: string, opts: DeleteOpts): Promise<void> {
   }
   const where = relative(project, ref.dir);
   if (!opts.yes) {
-    const ok = await confirm(`Delete ${ref.manifest.session_id} (${ref.manifest.event_count} events, ${where})?`);
+    const ok = await confirm(
+      `Delete ${ref.manifest.session_id} (${ref.manifest.event_count} events, ${where})?`,
+    );
     if (!ok) {
       throw new CliError(
         process.stdin.isTTY ? "not deleted" : "not deleted: pass --yes to delete without a terminal",
@@ -160,18 +175,25 @@ function repairCommand(query: string, opts: CommonOpts): void {
 export function registerArchiveCommands(program: Command): void {
   const withCommon = (c: Command) =>
     c
-      .option("--project <dir>", "project directory (default: the enabled project above the current directory)")
+      .option(
+        "--project <dir>",
+        "project directory (default: the enabled project above the current directory)",
+      )
       .option("--provider <name>", "only sessions of this provider (claude, codex, gemini, antigravity)")
       .option("--json", "machine-readable output");
 
-  withCommon(program.command("list").description("list recorded sessions (reads manifests only)")).action(listCommand);
+  withCommon(program.command("list").description("list recorded sessions (reads manifests only)")).action(
+    listCommand,
+  );
   withCommon(
     program
       .command("inspect [session]")
-      .description("summarize a session: counts, duration, redactions, completion, health (default: the latest)"),
+      .description(
+        "summarize a session: counts, duration, redactions, completion, health (default: the latest)",
+      ),
   ).action(inspectCommand);
-  withCommon(program.command("last").description("summarize the latest recorded session")).action((opts: CommonOpts) =>
-    inspectCommand("last", opts),
+  withCommon(program.command("last").description("summarize the latest recorded session")).action(
+    (opts: CommonOpts) => inspectCommand("last", opts),
   );
   withCommon(
     program
@@ -191,6 +213,8 @@ export function registerArchiveCommands(program: Command): void {
   withCommon(
     program
       .command("repair <session>")
-      .description("recover an interrupted session: drop a torn final line, report malformed lines, rebuild counters"),
+      .description(
+        "recover an interrupted session: drop a torn final line, report malformed lines, rebuild counters",
+      ),
   ).action(repairCommand);
 }

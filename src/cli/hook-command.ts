@@ -21,7 +21,10 @@ export function registerHookCommand(program: Command): void {
       const result = runHook(adapter, input, process.env, opts.project);
       if (opts.json) printJson(result);
       if (opts.strict && result.status !== "recorded") {
-        throw new CliError(`not recorded: ${result.status}${result.reason ? ` (${result.reason})` : ""}`, EXIT.failed);
+        throw new CliError(
+          `not recorded: ${result.status}${result.reason ? ` (${result.reason})` : ""}`,
+          EXIT.failed,
+        );
       }
     });
 }

@@ -1,7 +1,9 @@
 import { Command, CommanderError } from "commander";
 import { registerArchiveCommands } from "./archive-commands.ts";
 import { CliError, EXIT } from "./common.ts";
+import { registerDemoCommand } from "./demo-command.ts";
 import { registerHookCommand } from "./hook-command.ts";
+import { registerInstallCommands } from "./install-command.ts";
 import { registerRedactCommand } from "./redact-command.ts";
 
 const VERSION = "0.1.0";
@@ -14,8 +16,10 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerHookCommand(program);
+  registerInstallCommands(program);
   registerArchiveCommands(program);
   registerRedactCommand(program);
+  registerDemoCommand(program);
   return program;
 }
 
@@ -35,7 +39,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     // An unexpected error: say what kind without echoing data that may be sensitive.
     const e = error as NodeJS.ErrnoException;
-    process.stderr.write(`tapedeck: unexpected ${e?.code ?? e?.name ?? "error"}${e?.path ? ` at ${e.path}` : ""}\n`);
+    process.stderr.write(
+      `tapedeck: unexpected ${e?.code ?? e?.name ?? "error"}${e?.path ? ` at ${e.path}` : ""}\n`,
+    );
     if (process.env.TAPEDECK_DEBUG) process.stderr.write(`${e?.stack ?? ""}\n`);
     return EXIT.failed;
   }

@@ -22,7 +22,8 @@ export function renderSummary(s: SessionSummary, projectRoot: string): string {
   const rel = relative(projectRoot, s.path) || s.path;
   const shown = rel.startsWith("..") ? s.path : rel;
   const id = s.manifest.provider_session_id ?? s.session_id;
-  const status = s.status === "incomplete" ? `incomplete (${s.incomplete_reason ?? "no terminal event"})` : s.status;
+  const status =
+    s.status === "incomplete" ? `incomplete (${s.incomplete_reason ?? "no terminal event"})` : s.status;
   const lines = [
     "Session recorded",
     "",
@@ -42,8 +43,12 @@ export function renderSummary(s: SessionSummary, projectRoot: string): string {
   const problems: string[] = [];
   if (s.truncation_count > 0) problems.push(plural(s.truncation_count, "truncation"));
   if (s.dropped_count > 0) problems.push(`${s.dropped_count} dropped over the session cap`);
-  if (s.torn_line) problems.push(`torn final line (${s.torn_line.bytes} bytes, ${s.torn_line.removed ? "removed" : "not yet removed"})`);
-  if (s.malformed_lines > 0) problems.push(`${plural(s.malformed_lines, "malformed line")} kept and reported`);
+  if (s.torn_line)
+    problems.push(
+      `torn final line (${s.torn_line.bytes} bytes, ${s.torn_line.removed ? "removed" : "not yet removed"})`,
+    );
+  if (s.malformed_lines > 0)
+    problems.push(`${plural(s.malformed_lines, "malformed line")} kept and reported`);
   if (s.sequence_anomalies > 0) problems.push(plural(s.sequence_anomalies, "sequence anomaly"));
   if (s.checksums && !s.checksums.ok) problems.push(`checksum: ${s.checksums.reason}`);
   if (problems.length > 0) lines.push(`Notes: ${problems.join(" · ")}`);

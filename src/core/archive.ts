@@ -95,7 +95,9 @@ export function findSession(projectRoot: string, query: string, provider?: strin
   const prefix = sessions.filter((s) => keys(s).some((k) => k && k.startsWith(query)));
   if (prefix.length === 1) return prefix[0]!;
   if (prefix.length > 1 || exact.length > 1) {
-    throw new SessionNotFound(`"${query}" matches ${Math.max(prefix.length, exact.length)} sessions; give more of the id`);
+    throw new SessionNotFound(
+      `"${query}" matches ${Math.max(prefix.length, exact.length)} sessions; give more of the id`,
+    );
   }
   throw new SessionNotFound(`no session matches "${query}"`);
 }
@@ -122,13 +124,25 @@ export interface SessionSummary {
   sequence_anomalies: number;
   checksums: { ok: boolean; reason: string } | null;
   capabilities: string[];
-  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number; sources: string[] };
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens: number;
+    cache_creation_input_tokens: number;
+    sources: string[];
+  };
   manifest: Manifest;
   read_only_reason: string | null;
 }
 
 function sumUsage(dir: string): SessionSummary["usage"] {
-  const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, sources: [] as string[] };
+  const usage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    sources: [] as string[],
+  };
   const sources = new Set<string>();
   let fd: number | undefined;
   try {
@@ -171,7 +185,9 @@ function safeParse(bytes: Buffer): Envelope | undefined {
  */
 export function inspectSession(ref: SessionRef): SessionSummary {
   const live = sessionLiveness(ref.manifest).live;
-  const recovered: RecoverResult = recoverSession(ref.dir, { write: !live && ref.manifest.status === "active" });
+  const recovered: RecoverResult = recoverSession(ref.dir, {
+    write: !live && ref.manifest.status === "active",
+  });
   const manifest = recovered.manifest ?? ref.manifest;
   const { report, state } = recovered;
   if (manifest.status === "active" && !live) {

@@ -78,7 +78,9 @@ export function precut<T>(value: T, limits: Limits, basePath = "payload"): Bound
   };
 
   const root: { v: unknown } = { v: undefined };
-  const stack: Frame[] = [{ source: value, target: root as unknown as Container, key: "v", path: basePath, depth: 0 }];
+  const stack: Frame[] = [
+    { source: value, target: root as unknown as Container, key: "v", path: basePath, depth: 0 },
+  ];
   while (stack.length > 0) {
     const frame = stack.pop()!;
     const { source, path, depth } = frame;
@@ -185,7 +187,8 @@ export function bound<T>(value: T, limits: Limits, basePath = "payload"): BoundR
         truncations.push({ path, reason: "string", original: cut.originalBytes });
       }
     } else if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i += 1) stack.push({ holder: v as never, key: i, path: childPath(path, i) });
+      for (let i = 0; i < v.length; i += 1)
+        stack.push({ holder: v as never, key: i, path: childPath(path, i) });
     } else if (v !== null && typeof v === "object") {
       for (const k of Object.keys(v)) stack.push({ holder: v as never, key: k, path: childPath(path, k) });
     }

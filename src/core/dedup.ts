@@ -73,7 +73,11 @@ function buildTable(keys: Iterable<bigint>, minEntries: number): Buffer {
 
 function writeTable(path: string, table: Buffer): void {
   const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, FILE_MODE);
+  const fd = openSync(
+    tmp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+    FILE_MODE,
+  );
   try {
     writeAll(fd, table, 0);
   } finally {

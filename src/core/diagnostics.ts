@@ -25,9 +25,13 @@ export function errorCode(error: unknown): string {
 /** Appends one line; failing to write a diagnostic is itself swallowed. */
 export function writeDiagnostic(dir: string, entry: DiagnosticEntry): void {
   try {
-    appendFileSync(join(dir, "diagnostics.jsonl"), `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`, {
-      mode: FILE_MODE,
-    });
+    appendFileSync(
+      join(dir, "diagnostics.jsonl"),
+      `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`,
+      {
+        mode: FILE_MODE,
+      },
+    );
   } catch {
     // nowhere left to report to; recording must not hurt the agent
   }

@@ -35,7 +35,9 @@ function eventBody(e: Envelope): string {
       return `Tool \`${str(p.tool_name)}\`${e.kind === "tool_error" ? " failed" : ""}\n\n${fence(str(p.tool_response ?? p.error ?? ""))}`;
     case "turn_usage": {
       const u = e.usage;
-      return u ? `${u.input_tokens ?? 0} in · ${u.output_tokens ?? 0} out (${u.source})` : "usage unavailable";
+      return u
+        ? `${u.input_tokens ?? 0} in · ${u.output_tokens ?? 0} out (${u.source})`
+        : "usage unavailable";
     }
     default:
       return fence(str(p));
@@ -63,8 +65,17 @@ export function toMarkdown(summary: SessionSummary, events: Envelope[]): string 
     "",
   ];
   for (const e of events) {
-    const who = [e.turn_id ? `turn ${e.turn_id}` : "", e.agent_id ? `agent ${e.agent_id}` : ""].filter(Boolean).join(" · ");
-    out.push(`## ${e.sequence}. ${e.kind}${who ? ` (${who})` : ""}`, "", `_${e.timestamp}_`, "", eventBody(e), "");
+    const who = [e.turn_id ? `turn ${e.turn_id}` : "", e.agent_id ? `agent ${e.agent_id}` : ""]
+      .filter(Boolean)
+      .join(" · ");
+    out.push(
+      `## ${e.sequence}. ${e.kind}${who ? ` (${who})` : ""}`,
+      "",
+      `_${e.timestamp}_`,
+      "",
+      eventBody(e),
+      "",
+    );
   }
   return out.join("\n");
 }

@@ -39,7 +39,11 @@ function pidAlive(pid: number): boolean {
 function createExclusive(path: string, content: string): boolean {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
+    fd = openSync(
+      path,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      FILE_MODE,
+    );
   } catch (error) {
     if (isErrno(error, "EEXIST")) return false;
     throw error;

@@ -41,7 +41,8 @@ export function tapedeckDir(projectRoot: string): string {
 export function ensureTapedeckDir(projectRoot: string): string {
   const dir = tapedeckDir(projectRoot);
   const st = lstatOrUndefined(dir);
-  if (st?.isSymbolicLink()) throw new UnsafePathError(`${TAPEDECK_DIR} is a symlink; refusing to write through it`);
+  if (st?.isSymbolicLink())
+    throw new UnsafePathError(`${TAPEDECK_DIR} is a symlink; refusing to write through it`);
   if (!st) ensureDir(dir);
   const ignore = join(dir, ".gitignore");
   if (!existsSync(ignore)) writeFileSync(ignore, "*\n", { mode: FILE_MODE, flag: "wx" });
@@ -57,7 +58,11 @@ export function defaultSessionRoot(projectRoot: string, provider: string): strin
  * root that is a symlink leading elsewhere: following it would let a planted
  * link redirect every write.
  */
-export function resolveSessionRoot(projectRoot: string, configured: string | undefined, provider: string): string {
+export function resolveSessionRoot(
+  projectRoot: string,
+  configured: string | undefined,
+  provider: string,
+): string {
   const root = configured ? resolve(projectRoot, configured) : defaultSessionRoot(projectRoot, provider);
   const st = lstatOrUndefined(root);
   if (st?.isSymbolicLink()) {
@@ -75,7 +80,8 @@ export function ensureSessionDir(sessionRoot: string, dirName: string): string {
   if (!rootSt) ensureDir(sessionRoot);
   const dir = join(sessionRoot, dirName);
   const st = lstatOrUndefined(dir);
-  if (st?.isSymbolicLink()) throw new UnsafePathError("session directory is a symlink; refusing to follow it");
+  if (st?.isSymbolicLink())
+    throw new UnsafePathError("session directory is a symlink; refusing to follow it");
   if (st && !st.isDirectory()) throw new UnsafePathError("session path exists and is not a directory");
   if (!st) ensureDir(dir);
   return dir;

@@ -1,7 +1,7 @@
 // normalize -> redact -> bound -> envelope. Everything here happens before a
 // lock is taken and before a byte is written, so what reaches the store is
 // already safe to persist.
-import { type Limits, bound, precut } from "./bound.ts";
+import { bound, type Limits, precut } from "./bound.ts";
 import type { NormalizedEvent, SessionIdentity } from "./event.ts";
 import { redactText, redactValue } from "./redact.ts";
 import type { Envelope, Truncation } from "./schemas.ts";
@@ -10,7 +10,14 @@ import type { Envelope, Truncation } from "./schemas.ts";
 export type PreparedEvent = Omit<Envelope, "sequence"> & { terminal?: boolean };
 
 /** Fields that identify an event; they are never dropped for size. */
-const ALWAYS_KEPT = new Set(["hook_event_name", "tool_name", "tool_use_id", "agent_id", "agent_type", "source"]);
+const ALWAYS_KEPT = new Set([
+  "hook_event_name",
+  "tool_name",
+  "tool_use_id",
+  "agent_id",
+  "agent_type",
+  "source",
+]);
 
 function redactId(id: string | undefined): string | undefined {
   if (id === undefined) return undefined;
@@ -30,7 +37,10 @@ function serializedBytes(event: PreparedEvent): number {
 function enforceEventSize(event: PreparedEvent, optional: readonly string[], maxBytes: number): void {
   if (serializedBytes(event) <= maxBytes) return;
   const payload = event.payload;
-  const order = [...optional, ...Object.keys(payload).filter((k) => !ALWAYS_KEPT.has(k) && !optional.includes(k))];
+  const order = [
+    ...optional,
+    ...Object.keys(payload).filter((k) => !ALWAYS_KEPT.has(k) && !optional.includes(k)),
+  ];
   for (const field of order) {
     if (!(field in payload)) continue;
     delete payload[field];

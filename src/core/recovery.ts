@@ -95,7 +95,8 @@ export function scanSession(fd: number): ScanSummary & { tail: Buffer | null; va
       });
       return;
     }
-    if (sequences.has(parsed.sequence)) report.duplicate_sequences.push({ line: lineNo, sequence: parsed.sequence });
+    if (sequences.has(parsed.sequence))
+      report.duplicate_sequences.push({ line: lineNo, sequence: parsed.sequence });
     else if (parsed.sequence <= previous) {
       report.non_monotonic_sequences.push({ line: lineNo, sequence: parsed.sequence, previous });
     }
@@ -129,16 +130,18 @@ function openEvents(dir: string, write: boolean): number | undefined {
 
 /**
  * Recovers one session directory. With `write: false` (inspection) nothing
- * is changed. With `write: true` a live session (agent alive, recently
- * active) is still only read: recovery never races a writer it cannot see.
+ * is changed. With `write: true` the work happens under the writer lock, and
+ * a live session (agent alive, recently active) is never marked incomplete.
  */
 export function recoverSession(dir: string, options: RecoverOptions): RecoverResult {
   const manifest = readJsonOrUndefined<Manifest>(join(dir, SESSION_FILES.manifest));
   const liveness = manifest
     ? sessionLiveness(manifest, options.idleMs, options.now)
     : { live: false, reason: null as string | null };
+  // Under the writer lock nobody is mid-append, so removing a torn tail and
+  // rebuilding counters is safe even while the agent runs; only marking the
+  // session incomplete waits until its agent is gone.
   let readOnlyReason: string | null = options.write ? null : "inspection is read-only";
-  if (options.write && liveness.live) readOnlyReason = "session is active and its agent is running";
   const lock = readOnlyReason ? null : acquireLock(dir, { timeoutMs: 2000 });
   if (!readOnlyReason && !lock) readOnlyReason = "writer lock is held";
   const write = readOnlyReason === null;
@@ -190,7 +193,13 @@ export function recoverSession(dir: string, options: RecoverOptions): RecoverRes
   }
 }
 
-function persistRecovery(dir: string, fd: number, scan: ScanSummary, manifest: Manifest | undefined, deadReason: string | null): void {
+function persistRecovery(
+  dir: string,
+  fd: number,
+  scan: ScanSummary,
+  manifest: Manifest | undefined,
+  deadReason: string | null,
+): void {
   const { report, state } = scan;
   state.size = fstatSync(fd).size;
   const keys: bigint[] = [];
@@ -231,8 +240,12 @@ export function verifyChecksums(dir: string): { ok: boolean; reason: string } {
   if (fd === undefined) return { ok: false, reason: "no events.jsonl" };
   try {
     const { sha256: digest, bytes: position } = sha256OfFd(fd);
-    if (digest === stored.events_sha256 && position === stored.byte_count) return { ok: true, reason: "sha256 matches" };
-    return { ok: false, reason: position === stored.byte_count ? "sha256 differs" : "events.jsonl changed size since finalize" };
+    if (digest === stored.events_sha256 && position === stored.byte_count)
+      return { ok: true, reason: "sha256 matches" };
+    return {
+      ok: false,
+      reason: position === stored.byte_count ? "sha256 differs" : "events.jsonl changed size since finalize",
+    };
   } finally {
     closeSync(fd);
   }

@@ -14,7 +14,11 @@ export interface ScannedLine {
 const CHUNK = 4 * 1024 * 1024;
 
 /** Calls `onLine` for every line from `from` to EOF; stops early when it returns false. */
-export function scanLines(fd: number, from: number, onLine: (line: ScannedLine) => boolean | undefined | void): number {
+export function scanLines(
+  fd: number,
+  from: number,
+  onLine: (line: ScannedLine) => boolean | undefined | void,
+): number {
   const size = fstatSync(fd).size;
   let position = from;
   let carry: Buffer = Buffer.alloc(0);
@@ -29,7 +33,9 @@ export function scanLines(fd: number, from: number, onLine: (line: ScannedLine) 
     for (;;) {
       const nl = data.indexOf(10, start);
       if (nl < 0) break;
-      if (onLine({ offset: carryOffset + start, bytes: data.subarray(start, nl), terminated: true }) === false) {
+      if (
+        onLine({ offset: carryOffset + start, bytes: data.subarray(start, nl), terminated: true }) === false
+      ) {
         return carryOffset + nl + 1;
       }
       start = nl + 1;
@@ -73,7 +79,8 @@ export function parseEventLine(bytes: Buffer): ParsedEventLine | undefined {
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
   const v = value as Record<string, unknown>;
-  if (typeof v.sequence !== "number" || typeof v.event_id !== "string" || typeof v.kind !== "string") return undefined;
+  if (typeof v.sequence !== "number" || typeof v.event_id !== "string" || typeof v.kind !== "string")
+    return undefined;
   return v as unknown as ParsedEventLine;
 }
 

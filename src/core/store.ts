@@ -22,13 +22,20 @@ import type { Limits } from "./bound.ts";
 import { IdTable, idKey } from "./dedup.ts";
 import { errorCode, writeDiagnostic } from "./diagnostics.ts";
 import type { NormalizedEvent, SessionIdentity } from "./event.ts";
-import { ensureDir, FILE_MODE, nowIso, readJsonOrUndefined, writeAll, writeJsonAtomicSync } from "./fsutil.ts";
+import {
+  ensureDir,
+  FILE_MODE,
+  nowIso,
+  readJsonOrUndefined,
+  writeAll,
+  writeJsonAtomicSync,
+} from "./fsutil.ts";
 import { gitInfo } from "./git-info.ts";
 import { acquireLock } from "./lock.ts";
 import { ensureSessionDir, SESSION_FILES, sessionDirName } from "./paths.ts";
 import { type PreparedEvent, prepareEvent } from "./prepare.ts";
-import { REDACTION_POLICY } from "./redact.ts";
 import { noteTornTail, tornReason } from "./recovery-report.ts";
+import { REDACTION_POLICY } from "./redact.ts";
 import { parseEventLine, scanLines, sha256OfFd } from "./scan.ts";
 import type { Checksums, Manifest } from "./schemas.ts";
 
@@ -105,7 +112,13 @@ function effectiveEventId(event: PreparedEvent, state: SessionState): string {
 /** Folds one already-written line into the state (used by tail reconciliation and recovery). */
 export function applyLineToState(
   state: SessionState,
-  line: { sequence: number; kind: string; timestamp?: string; redactions?: unknown[]; truncations?: unknown[] },
+  line: {
+    sequence: number;
+    kind: string;
+    timestamp?: string;
+    redactions?: unknown[];
+    truncations?: unknown[];
+  },
   bytes: number,
 ): void {
   state.size += bytes;
@@ -410,7 +423,11 @@ function spool(dir: string, events: PreparedEvent[]): boolean {
  * the lock, then append under it. Never throws for a lock timeout: the
  * prepared events are spooled for the next writer instead.
  */
-export function recordEvents(spec: SessionSpec, events: NormalizedEvent[], now: () => string = nowIso): RecordOutcome {
+export function recordEvents(
+  spec: SessionSpec,
+  events: NormalizedEvent[],
+  now: () => string = nowIso,
+): RecordOutcome {
   const dir = ensureSessionDir(spec.sessionRoot, sessionDirNameFor(spec.identity));
   const prepared = events.map((e) => prepareEvent(e, spec.identity, spec.limits, now));
   const outcome: RecordOutcome = {

@@ -1,0 +1,22 @@
+// Writes the JSON Schema files under schemas/ from the zod schemas.
+// `--check` fails instead of writing when a committed file is out of date.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { renderJsonSchemas } from "../src/core/json-schemas.ts";
+
+const check = process.argv.includes("--check");
+let stale = 0;
+for (const [name, text] of Object.entries(renderJsonSchemas())) {
+  const path = join("schemas", name);
+  let current = "";
+  try {
+    current = readFileSync(path, "utf8");
+  } catch {
+    current = "";
+  }
+  if (current === text) continue;
+  stale += 1;
+  if (check) console.error(`${path} is out of date; run npm run schemas`);
+  else writeFileSync(path, text);
+}
+if (check && stale > 0) process.exit(1);

@@ -1,0 +1,291 @@
+// install / uninstall / record / status for a provider. The provider module
+// edits its own settings format; this module shows the enablement view,
+// asks, and keeps tapedeck's project config in step.
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import type { Command } from "commander";
+import { DEFAULT_LIMITS } from "../core/bound.ts";
+import { type ProjectConfig, readConfig, writeConfig } from "../core/config.ts";
+import { ensureDir, FILE_MODE, isErrno, writeFileAtomicSync } from "../core/fsutil.ts";
+import { isInside, resolveProjectRoot, resolveSessionRoot } from "../core/paths.ts";
+import { REDACTION_POLICY } from "../core/redact.ts";
+import { recordingState } from "../core/status.ts";
+import {
+  addStatusLine,
+  addTapedeck,
+  CLAUDE_HOOK_EVENTS,
+  countTapedeckHooks,
+  hasForeignStatusLine,
+  removeTapedeck,
+  shellQuote,
+} from "../providers/claude/settings.ts";
+import { CliError, confirm, EXIT, formatBytes, printJson } from "./common.ts";
+import { builtFile } from "./paths.ts";
+import { providerName } from "./summary.ts";
+
+const INSTALLABLE = ["claude"] as const;
+
+interface InstallOpts {
+  project?: string;
+  mode: string;
+  sessionRoot?: string;
+  transport: string;
+  settings?: string;
+  statusline: boolean;
+  yes?: boolean;
+  json?: boolean;
+}
+
+function projectDir(dir: string | undefined): string {
+  try {
+    return resolveProjectRoot(dir ?? process.cwd());
+  } catch {
+    throw new CliError(`project directory not found: ${dir ?? process.cwd()}`, EXIT.usage);
+  }
+}
+
+function checkProvider(provider: string): void {
+  if (!(INSTALLABLE as readonly string[]).includes(provider)) {
+    throw new CliError(`cannot install "${provider}" yet (available: ${INSTALLABLE.join(", ")})`, EXIT.usage);
+  }
+}
+
+function readSettings(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if (isErrno(error, "ENOENT")) return {};
+    throw new CliError(`cannot read ${path}`);
+  }
+  if (text.trim() === "") return {};
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // fall through: never overwrite a file we could not understand
+  }
+  throw new CliError(`${path} is not a JSON object; fix it first, tapedeck will not overwrite it`);
+}
+
+function writeSettings(path: string, settings: Record<string, unknown>): void {
+  ensureDir(dirname(path));
+  writeFileAtomicSync(path, `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+function settingsPathFor(project: string, explicit: string | undefined): string {
+  return explicit ? resolve(explicit) : join(project, ".claude", "settings.local.json");
+}
+
+function hookCommand(provider: string): string {
+  return `${shellQuote(process.execPath)} ${shellQuote(builtFile("hook.js"))} ${provider}`;
+}
+
+function statusLineCommand(provider: string): string {
+  return `${shellQuote(process.execPath)} ${shellQuote(builtFile("hook.js"))} --statusline ${provider}`;
+}
+
+function enablementView(rows: Array<[string, string]>): string {
+  const width = Math.max(...rows.map(([k]) => k.length)) + 2;
+  return ["Record session", "", ...rows.map(([k, v]) => `${k.padEnd(width)}${v}`)].join("\n");
+}
+
+async function installCommand(provider: string, opts: InstallOpts): Promise<void> {
+  checkProvider(provider);
+  if (opts.mode !== "capture-only")
+    throw new CliError(`unknown mode "${opts.mode}" (use capture-only)`, EXIT.usage);
+  if (opts.transport !== "command" && opts.transport !== "http") {
+    throw new CliError(`unknown transport "${opts.transport}" (use command or http)`, EXIT.usage);
+  }
+  if (opts.transport === "http")
+    throw new CliError("the http transport is not available yet; use --transport command", EXIT.usage);
+  const project = projectDir(opts.project);
+  const settingsPath = settingsPathFor(project, opts.settings);
+  const sessionRootSetting = opts.sessionRoot
+    ? isAbsolute(opts.sessionRoot)
+      ? opts.sessionRoot
+      : relative(project, resolve(opts.sessionRoot))
+    : undefined;
+  let sessionRoot: string;
+  try {
+    sessionRoot = resolveSessionRoot(project, sessionRootSetting, provider);
+  } catch (error) {
+    throw new CliError((error as Error).message, EXIT.usage);
+  }
+  const settings = readSettings(settingsPath);
+  const foreignStatus = hasForeignStatusLine(settings);
+  const shownRoot = isInside(project, sessionRoot) ? relative(project, sessionRoot) : sessionRoot;
+  const rows: Array<[string, string]> = [
+    ["Provider", providerName(provider)],
+    ["Mode", "Capture only"],
+    ["Project", project],
+    ["Session root", shownRoot],
+    ["Retrieval", "Off"],
+    ["Native memory", "Unchanged"],
+    ["Redaction", `Default policy (${REDACTION_POLICY})`],
+    [
+      "Size limits",
+      `${formatBytes(DEFAULT_LIMITS.max_string_bytes)} per string · ${formatBytes(DEFAULT_LIMITS.max_event_bytes)} per event · ${formatBytes(DEFAULT_LIMITS.max_session_bytes)} per session`,
+    ],
+    ["Settings", `${relative(project, settingsPath) || settingsPath} (${CLAUDE_HOOK_EVENTS.length} hooks)`],
+    ["Transport", opts.transport],
+  ];
+  const temporary =
+    isInside(resolveProjectRoot(tmpdir()), resolve(sessionRoot)) || isInside(tmpdir(), sessionRoot);
+  if (!opts.json) process.stdout.write(`${enablementView(rows)}\n\n`);
+  if (!opts.yes && !temporary) {
+    const ok = await confirm("Start recording sessions of this project?");
+    if (!ok) {
+      throw new CliError(
+        process.stdin.isTTY
+          ? "cancelled; nothing was changed"
+          : "not installed: pass --yes to confirm without a terminal",
+        EXIT.usage,
+      );
+    }
+  }
+  const config: ProjectConfig = readConfig(project) ?? { schema_version: 1, providers: {} };
+  config.providers[provider] = {
+    recording: "on",
+    mode: "capture-only",
+    ...(sessionRootSetting ? { session_root: sessionRootSetting } : {}),
+    transport: "command",
+  };
+  writeConfig(project, config);
+  addTapedeck(settings, { command: hookCommand(provider), timeoutSeconds: 10 });
+  const statusLineAdded = opts.statusline && !foreignStatus;
+  if (statusLineAdded) addStatusLine(settings, statusLineCommand(provider));
+  writeSettings(settingsPath, settings);
+  const result = {
+    provider,
+    project,
+    settings: settingsPath,
+    session_root: sessionRoot,
+    hooks: countTapedeckHooks(settings),
+    status_line: statusLineAdded ? "installed" : foreignStatus ? "kept yours" : "not installed",
+    recording: "on",
+  };
+  if (opts.json) {
+    printJson({ ...result, view: Object.fromEntries(rows) });
+    return;
+  }
+  const lines = [
+    `Installed ${result.hooks} hooks in ${relative(project, settingsPath) || settingsPath}. Recording is on.`,
+    "Stop with: tapedeck record stop    Remove with: tapedeck uninstall claude",
+  ];
+  if (foreignStatus && opts.statusline) {
+    lines.push(
+      "Your status line was kept. To show the recording state in it, append the output of:",
+      `  ${statusLineCommand(provider)}`,
+    );
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  void FILE_MODE;
+}
+
+async function uninstallCommand(
+  provider: string,
+  opts: { project?: string; settings?: string; json?: boolean },
+) {
+  checkProvider(provider);
+  const project = projectDir(opts.project);
+  const settingsPath = settingsPathFor(project, opts.settings);
+  const settings = readSettings(settingsPath);
+  const removed = removeTapedeck(settings);
+  if (removed > 0) writeSettings(settingsPath, settings);
+  const config = readConfig(project);
+  if (config?.providers[provider]) {
+    delete config.providers[provider];
+    writeConfig(project, config);
+  }
+  if (opts.json) printJson({ provider, project, settings: settingsPath, removed });
+  else {
+    process.stdout.write(
+      `Removed ${removed} tapedeck entr${removed === 1 ? "y" : "ies"} from ${relative(project, settingsPath) || settingsPath}. Recorded sessions were kept.\n`,
+    );
+  }
+}
+
+function recordCommand(action: string, opts: { project?: string; provider: string; json?: boolean }): void {
+  if (!["start", "stop", "status"].includes(action)) {
+    throw new CliError(`unknown action "${action}" (use start, stop or status)`, EXIT.usage);
+  }
+  const project = projectDir(opts.project);
+  const config = readConfig(project);
+  const entry = config?.providers[opts.provider];
+  if (action !== "status") {
+    if (!config || !entry) {
+      throw new CliError(
+        `${providerName(opts.provider)} is not installed here; run: tapedeck install ${opts.provider}`,
+      );
+    }
+    entry.recording = action === "start" ? "on" : "off";
+    writeConfig(project, config);
+  }
+  const state = recordingState(project, opts.provider);
+  if (opts.json) printJson(state);
+  else process.stdout.write(`${state.display}  (${providerName(opts.provider)}, ${project})\n`);
+}
+
+function statusCommand(opts: {
+  project?: string;
+  provider: string;
+  json?: boolean;
+  statusline?: boolean;
+}): void {
+  const project = projectDir(opts.project);
+  const state = recordingState(project, opts.provider);
+  if (opts.statusline) process.stdout.write(`${state.display}\n`);
+  else if (opts.json) printJson(state);
+  else {
+    process.stdout.write(
+      [
+        state.display,
+        `Provider      ${providerName(opts.provider)}`,
+        `Project       ${state.project ?? `${project} (not enabled)`}`,
+        `Recording     ${state.recording ? "on" : "off"}`,
+        `Mode          ${state.mode ?? "—"}`,
+        `Session root  ${state.session_root ?? "—"}`,
+        "Retrieval     off",
+      ].join("\n") + "\n",
+    );
+  }
+}
+
+export function registerInstallCommands(program: Command): void {
+  program
+    .command("install <provider>")
+    .description("enable recording for a provider in this project (writes project-local settings only)")
+    .option("--project <dir>", "project directory (default: current directory)")
+    .option("--mode <mode>", "recording mode", "capture-only")
+    .option("--session-root <dir>", "where sessions are stored (default: .tapedeck/<provider>-sessions)")
+    .option("--transport <kind>", "how hooks reach tapedeck: command or http", "command")
+    .option("--settings <path>", "edit this settings file instead of .claude/settings.local.json")
+    .option("--no-statusline", "do not add the recording indicator to the status line")
+    .option("-y, --yes", "do not ask for confirmation")
+    .option("--json", "machine-readable output")
+    .action(installCommand);
+  program
+    .command("uninstall <provider>")
+    .description("remove exactly what install added (recorded sessions are kept)")
+    .option("--project <dir>", "project directory (default: current directory)")
+    .option("--settings <path>", "the settings file install was given")
+    .option("--json", "machine-readable output")
+    .action(uninstallCommand);
+  program
+    .command("record <action>")
+    .description("start, stop or show recording; hooks stay installed and are a fast no-op while stopped")
+    .option("--project <dir>", "project directory (default: current directory)")
+    .option("--provider <name>", "provider", "claude")
+    .option("--json", "machine-readable output")
+    .action(recordCommand);
+  program
+    .command("status")
+    .description("show the recording state of this project")
+    .option("--project <dir>", "project directory (default: current directory)")
+    .option("--provider <name>", "provider", "claude")
+    .option("--statusline", "print only the compact state, for status bars")
+    .option("--json", "machine-readable output")
+    .action(statusCommand);
+}

@@ -1,0 +1,1254 @@
+// Redaction for everything tapedeck writes. It runs inside the hook process
+// before a byte reaches disk, so it imports nothing and compiles every regex
+// once at load. Each string is scanned by ONE combined regex whose top-level
+// alternatives each start with a single, fairly rare character; text with no
+// hit costs one linear scan, and the validation only runs where a hit is.
+//
+// Precision matters as much as recall: the archive is for debugging agents,
+// so hashes, UUIDs, images, public keys, code and token counters must survive
+// byte-identical. Where a rule cannot tell, it prefers the cheap signal that
+// real credentials carry (provider prefix, entropy, a literal value).
+
+export const REDACTION_POLICY = "default-v1";
+
+export interface RedactionHit {
+  path: string;
+  kind: string;
+}
+
+export interface RedactResult<T = unknown> {
+  value: T;
+  /** Path of every value (or key) that was changed, once per path. */
+  redactions: string[];
+  /** Kind of each redacted span, in path order; a string with two secrets contributes two. */
+  kinds: string[];
+  /** Paths whose whole string was replaced by an `[OMITTED:...]` marker. */
+  omitted: string[];
+}
+
+// ---------------------------------------------------------------------------
+// Secret-ish keys
+//
+// Rule: split the key into words (camelCase, snake_case, kebab-case, dots),
+// and decide on the LAST word only (plus the one before it for "key" and
+// "string"). That single rule keeps counters and metadata such as
+// `input_tokens`, `token_count`, `token_type`, `password_required`,
+// `secret_name`, `api_key_id` or `tokenizer`, while catching `github_token`,
+// `AWS_SECRET_ACCESS_KEY`, `dbPassword`, `x-api-key` and
+// `proxy-authorization`. `signature` is never secret: Anthropic thinking
+// blocks carry one that is integrity data, not a credential.
+// ---------------------------------------------------------------------------
+
+const PASSWORD_WORDS = new Set(["password", "passwords", "passwd", "pwd", "passphrase", "passcode"]);
+const COOKIE_WORDS = new Set(["cookie", "cookies", "setcookie"]);
+const CREDENTIAL_WORDS = new Set(["credential", "credentials", "creds", "cred"]);
+const AUTH_WORDS = new Set(["authorization", "proxyauthorization", "auth"]);
+// A bare "key" is a map key or a keyboard key; only these qualifiers make it a credential.
+const KEY_QUALIFIERS = new Set(
+  "api access secret private account master encryption signing session subscription client auth app storage shared service hmac jwt".split(
+    " ",
+  ),
+);
+const JOINED_KEYS: Record<string, string> = {
+  apikey: "api_key",
+  xapikey: "api_key",
+  accesskey: "access_key",
+  secretkey: "secret_key",
+  privatekey: "private_key",
+  privkey: "private_key",
+  accountkey: "secret_key",
+  masterkey: "secret_key",
+  signingkey: "secret_key",
+  sessionkey: "secret_key",
+  subscriptionkey: "api_key",
+  clientkey: "secret_key",
+  authkey: "secret_key",
+  appkey: "secret_key",
+  hmackey: "secret_key",
+  encryptionkey: "secret_key",
+  connectionstring: "connection_string",
+  connstr: "connection_string",
+};
+
+function isUpper(c: number): boolean {
+  return c >= 65 && c <= 90;
+}
+function isLower(c: number): boolean {
+  return c >= 97 && c <= 122;
+}
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function charTable(chars: string): Uint8Array {
+  const t = new Uint8Array(128);
+  for (let i = 0; i < chars.length; i++) t[chars.charCodeAt(i)] = 1;
+  return t;
+}
+
+function splitWords(key: string): string[] {
+  const words: string[] = [];
+  const n = key.length;
+  let ws = -1;
+  for (let i = 0; i < n; i++) {
+    const c = key.charCodeAt(i);
+    const up = isUpper(c);
+    if (!up && !isLower(c) && !isDigit(c)) {
+      if (ws >= 0) words.push(key.slice(ws, i).toLowerCase());
+      ws = -1;
+      continue;
+    }
+    if (ws < 0) {
+      ws = i;
+    } else if (up) {
+      const prev = key.charCodeAt(i - 1);
+      // "dbPassword" -> db|password, "APIKey" -> api|key, "AWSSecret" -> aws|secret
+      if (isLower(prev) || isDigit(prev) || (isUpper(prev) && i + 1 < n && isLower(key.charCodeAt(i + 1)))) {
+        words.push(key.slice(ws, i).toLowerCase());
+        ws = i;
+      }
+    }
+  }
+  if (ws >= 0) words.push(key.slice(ws).toLowerCase());
+  return words;
+}
+
+const PASS_SUFFIX = /(?:^|[_.-])pass$/i;
+
+// Every word keyKind can return a kind for contains one of these.
+const KEYISH = /pass|pwd|secret|token|key|auth|cookie|cred|str/i;
+// Payloads repeat the same few hundred keys; remembering the verdict skips the word split.
+const KEY_CACHE = new Map<string, string | null>();
+
+/** The redaction kind a key implies, or null when the key is not secret-ish. */
+function keyKind(key: string): string | null {
+  if (key.length === 0 || key.length > 128 || !KEYISH.test(key)) return null;
+  let kind = KEY_CACHE.get(key);
+  if (kind === undefined) {
+    kind = wordsKind(key);
+    if (KEY_CACHE.size >= 4096) KEY_CACHE.clear();
+    KEY_CACHE.set(key, kind);
+  }
+  return kind;
+}
+
+function wordsKind(key: string): string | null {
+  const words = splitWords(key);
+  const last = words[words.length - 1];
+  if (last === undefined) return null;
+  const prev = words.length > 1 ? words[words.length - 2] : undefined;
+  if (PASSWORD_WORDS.has(last) || (last.endsWith("password") && last.length > 8)) return "password";
+  // "pass" alone is too common a word ("bypass", "canPass"); only `pass` or `_pass`.
+  if (last === "pass") return PASS_SUFFIX.test(key) ? "password" : null;
+  if (last.endsWith("token")) return "token";
+  if (last.endsWith("secret") || last === "secrets") return "secret";
+  if (last === "key") {
+    if (prev === undefined) return null;
+    if (prev === "api" || prev === "subscription" || prev === "xapi") return "api_key";
+    if (prev === "access") return "access_key";
+    if (prev === "private") return "private_key";
+    return KEY_QUALIFIERS.has(prev) ? "secret_key" : null;
+  }
+  const joined = JOINED_KEYS[last];
+  if (joined !== undefined) return joined;
+  if (AUTH_WORDS.has(last)) {
+    // "OAuth" splits into o|auth; it names a mechanism, not a credential.
+    if (last === "auth" && prev === "o") return null;
+    return "authorization";
+  }
+  if (COOKIE_WORDS.has(last)) return "cookie";
+  if (CREDENTIAL_WORDS.has(last)) return "credential";
+  if (last === "string" && (prev === "connection" || prev === "conn")) return "connection_string";
+  return null;
+}
+
+export function isSecretKey(key: string): boolean {
+  return keyKind(key) !== null;
+}
+
+// ---------------------------------------------------------------------------
+// Placeholders and code: values that sit where a secret would, but are not one
+// ---------------------------------------------------------------------------
+
+const SECRET_WORD = /pass|pwd|secret|token|key|auth|cred|cookie/i;
+const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
+const VAR_REF = /^\$(?:\{[^}\s]{1,200}\}|\([^)]{1,500}\)|[A-Za-z_][A-Za-z0-9_]{0,100})$/;
+const MASKED = /^[xX*.•_-]+$/;
+const ONLY_STARS = /^[*.•]+$/;
+const ELIDED = /^[A-Za-z]{1,12}[_-]?(?:\.{3}|…)$/;
+// printf/format templates such as "%s", "%(user)s:%(pw)s" or "{0}:{1}".
+const FORMAT_ONLY =
+  /^(?:%[-#0 +]*[0-9]*(?:\.[0-9]+)?[sdrfxXoiuv]|%\([A-Za-z0-9_]{1,30}\)[sdrf]|\{[A-Za-z0-9_.]{0,30}\}|[ :@/._-])+$/;
+
+// Deliberately narrow: a made-up-looking value such as "your-api-key" is still
+// redacted, because guessing wrong here leaks a real secret.
+function isPlaceholder(v: string): boolean {
+  if (v.length === 0) return true;
+  const c = v.charCodeAt(0);
+  // `$(cmd)` and `${VAR...}` substitute at run time, even when the scan cut them short.
+  if (c === 36 /* $ */) return v.startsWith("$(") || v.startsWith("${") || VAR_REF.test(v);
+  if (c === 60 /* < */) return v.charCodeAt(v.length - 1) === 62;
+  if (c === 91 /* [ */ && (v.startsWith("[REDACTED:") || v.startsWith("[OMITTED:"))) return true;
+  if (c === 123 /* { */ && v.startsWith("{{") && v.endsWith("}}")) return true;
+  if (c === 37 /* % */ && v.length > 2 && v.endsWith("%") && /^%[A-Za-z_][A-Za-z0-9_]*%$/.test(v))
+    return true;
+  if (MASKED.test(v) && (v.length >= 3 || ONLY_STARS.test(v))) return true;
+  // An elided example such as "sk-..." or "ghp_…" shows a prefix, never a secret.
+  if (ELIDED.test(v)) return true;
+  if ((c === 37 || c === 123) && FORMAT_ONLY.test(v)) return true;
+  // The NAME of an environment variable ("GITHUB_TOKEN") is a reference, not a value.
+  return ENV_NAME.test(v) && SECRET_WORD.test(v);
+}
+
+const CODE_KEYWORDS = new Set(
+  "null NULL nil None undefined true false True False TRUE FALSE string String str &str number int i32 i64 u32 u64 bool boolean bytes any unknown object void never optional Optional required await new this self function async lambda yes no on off none inherit | > |- >-".split(
+    " ",
+  ),
+);
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const DECIMAL = /^[0-9][0-9_]*$/;
+const HEX_NUMBER = /^0[xX][0-9a-fA-F]{1,16}$/;
+// Versions, OIDs and IP addresses.
+const DOTTED_NUMBER = /^[0-9]+(?:\.[0-9]+)+$/;
+const GENERIC_TYPE = /^[A-Za-z_$][A-Za-z0-9_$.]*<.*>$/;
+// `process.env.X`, `this.#list.cookies`, `!req.headers.authorization`
+const DOTTED = /^!?[A-Za-z_$][A-Za-z0-9_$]*(?:\??\.#?[A-Za-z_$][A-Za-z0-9_$]*)+$/;
+const HUMP_OR_SNAKE = /[a-z][A-Z]|_/;
+
+// ---------------------------------------------------------------------------
+// Value patterns
+//
+// Speed comes from the shape of the master regex. A big alternation of
+// provider prefixes makes irregexp try every prefix at every position
+// (~25 MB/s). Instead each top-level alternative starts with one anchor
+// character (`_ - . = : /` or a few letters); only where that character
+// occurs do its branches look back for the provider prefix before it, or
+// ahead for the rest. A hit only says "a rule may start here"; the rule's own
+// sticky regex then decides.
+// ---------------------------------------------------------------------------
+
+interface Span {
+  s: number;
+  e: number;
+  kind: string;
+  /** Provider rules outrank key-based ones when spans overlap, for a more useful kind. */
+  p: number;
+}
+
+interface Rule {
+  kind: string;
+  /** Sticky regex anchored at the token start; when it has a group 1, only that group is secret. */
+  re: RegExp;
+  ok?: (secret: string) => boolean;
+}
+
+/**
+ * Agent traffic is full of JSON-escaped text, where a token often follows a
+ * literal `\n`. Every one-character boundary `(?<![...])` is therefore widened
+ * so that a letter right after a backslash still counts as a boundary.
+ */
+function escapeAware(src: string): string {
+  return src.replaceAll("(?<![", "(?<!(?<!\\\\)[");
+}
+
+function rule(kind: string, src: string, ok?: (secret: string) => boolean): Rule {
+  // Indices are only needed to locate a group; compute them only for rules that have one.
+  const flags = /\((?!\?)/.test(src.replace(/\\\\|\\\(|\[[^\]]*\]/g, "")) ? "dy" : "y";
+  return { kind, re: new RegExp(escapeAware(src), flags), ok };
+}
+
+function hasDigit(s: string): boolean {
+  return /[0-9]/.test(s);
+}
+function mixedCase(s: string): boolean {
+  return /[a-z]/.test(s) && /[A-Z]/.test(s);
+}
+// Kebab-case names like "sk-learn-..." never mix upper, lower and digits; keys do.
+function keyLike(s: string): boolean {
+  return hasDigit(s) && mixedCase(s);
+}
+
+const PRINTABLE = /^[\x20-\x7e]+$/;
+
+function decodeB64(s: string, url: boolean): string {
+  return Buffer.from(s, url ? "base64url" : "base64").toString("latin1");
+}
+
+const GITHUB = rule("github_token", "gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])");
+const GITLAB = rule("gitlab_token", "gl[a-z]{2,5}-[0-9A-Za-z_-]{20,255}(?![0-9A-Za-z_-])");
+const SLACK = rule("slack_token", String.raw`xox(?:[abposr]|e(?:\.xox[bp])?)-[0-9A-Za-z-]{10,250}`, hasDigit);
+const STRIPE = rule("stripe_key", "[sr]k_(?:live|test)_[0-9A-Za-z]{10,247}(?![0-9A-Za-z_])");
+const DIGITALOCEAN = rule("digitalocean_token", "do[por]_v1_[a-f0-9]{64}(?![0-9A-Za-z])");
+const SHOPIFY = rule("shopify_token", "shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![0-9A-Za-z])");
+const AWS_KEY_ID = rule(
+  "aws_access_key_id",
+  "(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+);
+const VAULT = rule("vault_token", String.raw`hv[sbr]\.[A-Za-z0-9_-]{24,512}(?![A-Za-z0-9_-])`);
+const NEWRELIC = rule("newrelic_key", "NR(?:AK|II)-[A-Za-z0-9_-]{27,32}(?![A-Za-z0-9_-])");
+const SQUARE = rule("square_token", "sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}(?![0-9A-Za-z_-])");
+// Outside an Authorization header "Bearer" is often prose ("a Bearer token"),
+// so the credential must look machine-made: a digit, or long and mixed-case.
+const BEARER = rule(
+  "bearer",
+  String.raw`(?<![A-Za-z0-9_])(?:[Bb]earer|BEARER)[ \t]+([A-Za-z0-9._~+/-]{7,4095}[A-Za-z0-9_~+/-]=*)`,
+  (s) => hasDigit(s) || (s.length >= 32 && mixedCase(s)),
+);
+// "Basic usage" is prose; a real Basic credential decodes to printable "user:pass".
+const BASIC = rule(
+  "basic_auth",
+  String.raw`(?<![A-Za-z0-9_])(?:[Bb]asic|BASIC)[ \t]+([A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])`,
+  (s) => {
+    const d = decodeB64(s, false);
+    return d.includes(":") && PRINTABLE.test(d);
+  },
+);
+
+/**
+ * Rules keyed by the anchor character (or first letter) plus the prefix the
+ * master regex captured next to it: "_ghp" is "ghp" before an underscore.
+ */
+const BY_PREFIX = new Map<string, Rule[]>();
+function on(keys: string, ...rules: Rule[]): void {
+  for (const k of keys.split(" ")) BY_PREFIX.set(k, [...(BY_PREFIX.get(k) ?? []), ...rules]);
+}
+
+on("_ghp _gho _ghu _ghs _ghr", GITHUB);
+on("_github", rule("github_token", "github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9_])"));
+on("-glpat -gldt -glptt -glrt -glcbt -glimt -gloas -glft -glsoat -glagent -glffct -glwt", GITLAB);
+on("_glc", rule("grafana_token", "glc_[A-Za-z0-9+/]{32,400}={0,2}(?![A-Za-z0-9+/=])"));
+on("_glsa", rule("grafana_token", "glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Za-z0-9_])"));
+on("-xoxa -xoxb -xoxp -xoxo -xoxs -xoxr -xoxe .xoxe", SLACK);
+on("-xapp", rule("slack_token", "xapp-[0-9]-[0-9A-Za-z-]{20,250}"));
+on(
+  ".hooks",
+  rule(
+    "slack_webhook",
+    String.raw`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/+-]{20,300})`,
+  ),
+);
+on("_sk _rk", STRIPE);
+on("_whsec", rule("stripe_key", "whsec_[0-9A-Za-z+/=]{24,100}(?![0-9A-Za-z+/=])"));
+on(
+  "-sk",
+  rule("anthropic_key", "sk-ant-[A-Za-z0-9_-]{20,300}(?![A-Za-z0-9_-])"),
+  rule("openai_key", "sk-[A-Za-z0-9_-]{20,300}(?![A-Za-z0-9_-])", keyLike),
+);
+on("AIza", rule("google_api_key", "(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"));
+on("-GOCSPX", rule("google_oauth_secret", "GOCSPX-[0-9A-Za-z_-]{20,64}(?![0-9A-Za-z_-])"));
+on(".ya29", rule("google_oauth_token", String.raw`ya29\.[0-9A-Za-z._-]{19,2047}[0-9A-Za-z_-]`));
+on("/1", rule("google_oauth_token", "1//0[0-9A-Za-z_-]{40,512}(?![0-9A-Za-z_-])"));
+on("_hf", rule("huggingface_token", "hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])", mixedCase));
+on("_api", rule("huggingface_token", "api_org_[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])", mixedCase));
+on(
+  "_npm",
+  rule("npm_token", "npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])", (s) => hasDigit(s.slice(4)) && /[a-z]/i.test(s)),
+);
+on("-pypi", rule("pypi_token", "pypi-Ag[A-Za-z0-9_-]{50,1000}"));
+on("Bearer bearer BEARER", BEARER);
+on("Basic basic BASIC", BASIC);
+on("SK", rule("twilio_key", "(?<![A-Za-z0-9])SK[0-9a-f]{32}(?![0-9A-Za-z])"));
+on(".SG", rule("sendgrid_key", String.raw`SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}(?![A-Za-z0-9_-])`));
+on("-key", rule("mailgun_key", "key-[0-9a-f]{32}(?![0-9A-Za-z])"));
+on("_dop _doo _dor", DIGITALOCEAN);
+on("_shpat _shpss _shpca _shppa", SHOPIFY);
+on("dapi", rule("databricks_token", "(?<![A-Za-z0-9_])dapi[a-f0-9]{32}(?:-[0-9])?(?![0-9A-Za-z])"));
+on("-sq0atp -sq0csp", SQUARE);
+on("EAAA", rule("square_token", "(?<![A-Za-z0-9+/=_-])EAAA[0-9A-Za-z_-]{60}(?![0-9A-Za-z+/=_-])"));
+on(
+  ".dp",
+  rule("doppler_token", String.raw`dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}(?![A-Za-z0-9])`),
+);
+on(".hvs .hvb .hvr", VAULT);
+on("_lin", rule("linear_key", "lin_(?:api|oauth)_[A-Za-z0-9]{40}(?![A-Za-z0-9])"));
+on("_secret", rule("notion_token", "secret_[A-Za-z0-9]{43}(?![A-Za-z0-9])"));
+on("_ntn", rule("notion_token", "ntn_[A-Za-z0-9]{40,50}(?![A-Za-z0-9])"));
+on("ATATT", rule("atlassian_token", "(?<![A-Za-z0-9])ATATT[A-Za-z0-9_=-]{50,400}(?![A-Za-z0-9_=-])"));
+on("-PMAK", rule("postman_key", "PMAK-[0-9a-f]{24}-[0-9a-f]{34}(?![0-9A-Za-z])"));
+on("-NRAK -NRII", NEWRELIC);
+on("-pul", rule("pulumi_token", "pul-[a-f0-9]{40}(?![0-9A-Za-z])"));
+on("-AGE", rule("age_secret_key", "AGE-SECRET-KEY-1[0-9A-Z]{58}(?![0-9A-Z])"));
+on("AKIA ASIA ABIA ACCA", AWS_KEY_ID);
+// PEM private keys, including JSON-escaped ones with literal "\n". A block cut
+// off before its END line is redacted through the rest of its base64 body.
+on(
+  "-----BEGIN",
+  rule(
+    "private_key",
+    String.raw`-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,65536}?-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`,
+  ),
+  rule(
+    "private_key",
+    String.raw`-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,. \t\r\n-]|\\[nrt]){0,65536}`,
+  ),
+);
+
+const JWT = rule(
+  "jwt",
+  String.raw`eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{0,4096}(?![A-Za-z0-9_-])`,
+);
+const TERRAFORM = rule(
+  "terraform_token",
+  String.raw`(?<![A-Za-z0-9_-])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_=-])`,
+);
+// Discord bot tokens start with the bot's numeric id in base64; decoding it
+// separates them from any other dotted base64url triple.
+const DISCORD = rule(
+  "discord_token",
+  String.raw`[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])`,
+  (s) => /^[0-9]{17,20}$/.test(decodeB64(s.slice(0, s.indexOf(".")), true)),
+);
+const TELEGRAM = rule(
+  "telegram_token",
+  "(?<![A-Za-z0-9_:-])[0-9]{8,10}:AA[0-9A-Za-z_-]{33}(?![0-9A-Za-z_-])",
+);
+const AZURE_SAS = rule("azure_sas", "sig=([A-Za-z0-9%+/=]{20,300})");
+const AWS_PRESIGNED = rule("aws_presigned_signature", "X-Amz-Signature=([0-9a-f]{64})");
+// `mysql -pSECRET`: the password is glued to -p. `-p` alone prompts and is left alone.
+const MYSQL_P = rule("password", String.raw`-p(?!assword)([^\s'"\\-][^\s'"\\]{0,200})`);
+const MYSQL_CMD = new RegExp(escapeAware(String.raw`(?<![A-Za-z0-9_])mysql(?:dump|admin|import|sh)?\s`));
+const CURL_U = rule(
+  "password",
+  String.raw`(?:-u|--user)(?:[ \t]+|=)?\\?['"]?[^\s:'"@\\]{1,128}:([^\s'"\\]{1,256})`,
+);
+const CURL_CMD = new RegExp(escapeAware(String.raw`(?<![A-Za-z0-9_])curl\s`));
+
+function tryRule(r: Rule, text: string, start: number): Span | null {
+  r.re.lastIndex = start;
+  const m = r.re.exec(text);
+  if (m === null) return null;
+  const idx = m.indices?.[1];
+  const s = idx ? idx[0] : start;
+  const e = idx ? idx[1] : start + m[0].length;
+  if (r.ok && !r.ok(text.slice(s, e))) return null;
+  return { s, e, kind: r.kind, p: 2 };
+}
+
+function tryRules(rules: Rule[] | undefined, text: string, start: number): Span | null {
+  if (rules === undefined) return null;
+  for (const r of rules) {
+    const hit = tryRule(r, text, start);
+    if (hit !== null) return hit;
+  }
+  return null;
+}
+
+const AUTHORITY_END = charTable("/?#\"'<>\\`");
+
+function urlCredentials(text: string, end: number): Span | null {
+  // Authority ends at the first / ? # whitespace or quote; userinfo ends at its LAST '@'
+  // so that an unencoded '@' inside a password is still covered.
+  const limit = Math.min(text.length, end + 1024);
+  let at = -1;
+  let i = end;
+  for (; i < limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 64) at = i;
+    else if (c <= 32 || (c < 128 && AUTHORITY_END[c] === 1)) break;
+  }
+  if (at < 0 || text.startsWith("[REDACTED:", end)) return null;
+  const colon = text.indexOf(":", end);
+  if (colon >= 0 && colon < at) {
+    const pw = text.slice(colon + 1, at);
+    if (isPlaceholder(pw)) return null;
+    // Low priority: a provider token used as the password should keep its own kind.
+    return { s: colon + 1, e: at, kind: "url_password", p: 1 };
+  }
+  // Sentry DSNs carry their key as a bare user name.
+  const user = text.slice(end, at);
+  if (/^[0-9a-f]{32}$/.test(user) && text.slice(at, i).includes("sentry")) {
+    return { s: end, e: at, kind: "sentry_dsn", p: 2 };
+  }
+  return null;
+}
+
+/** The text of the line holding `pos`, up to `pos`. */
+function lineBefore(text: string, pos: number): string {
+  const min = Math.max(0, pos - 500);
+  let ls = pos;
+  while (ls > min && text.charCodeAt(ls - 1) !== 10) ls--;
+  return text.slice(ls, pos);
+}
+
+// Words that can END a secret-ish key (see keyKind), matched right before a
+// `=` / `:` separator with optional closing quote, bracket and blanks.
+const KEY_TAIL =
+  "(?:[Pp]ass(?:word|wd|phrase|code)?s?|PASS(?:WORD|WD|PHRASE|CODE)?S?|[Pp]wd|PWD|[Ss]ecrets?|SECRETS?|" +
+  "[Tt]oken|TOKEN|[Kk]ey|KEY|[Aa]uth(?:orization)?|AUTH(?:ORIZATION)?|[Cc]ookies?|COOKIES?|" +
+  "[Cc]red(?:ential)?s?|CRED(?:ENTIAL)?S?|[Ss]tring|STRING|[Cc]onnstr|CONNSTR)";
+
+type Handler = (text: string, m: RegExpExecArray, cap: string, spans: Span[]) => number;
+
+interface Branch {
+  /** Regex source after the anchor character; exactly one capturing group. */
+  src: string;
+  /** "prefix": the group is the prefix before the anchor; "at": a rule starts at the anchor. */
+  handle: Handler | "prefix" | "at";
+  /** Key/flag parsing: skipped when scanning object keys. */
+  keyed?: boolean;
+}
+
+const NOT_WORD = "(?<![A-Za-z0-9_])";
+
+function jwtOrTerraform(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
+  const dot = m.index;
+  let hit: Span | null = null;
+  if (cap === "eyJ") {
+    // `.eyJ` opens the payload of a JWT; its header starts further back.
+    let s = dot;
+    const min = Math.max(0, dot - 4100);
+    while (s > min && isB64UrlCode(text.charCodeAt(s - 1)) && text.charCodeAt(s - 2) !== 92) s--;
+    if (text.startsWith("eyJ", s)) hit = tryRule(JWT, text, s);
+  } else if (dot >= 14) {
+    hit = tryRule(TERRAFORM, text, dot - 14);
+  }
+  return push(spans, hit, dot + 1);
+}
+
+function dashOption(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
+  const at = m.index;
+  const c = cap.charCodeAt(0);
+  if (c === 117 /* u */ || text.startsWith("--user", at)) {
+    const hit = CURL_CMD.test(lineBefore(text, at)) ? tryRule(CURL_U, text, at) : null;
+    if (hit !== null && !isPlaceholder(text.slice(hit.s, hit.e))) return push(spans, hit, at + 1);
+    return at + 1;
+  }
+  if (c === 112 /* p */) {
+    const hit = MYSQL_CMD.test(lineBefore(text, at)) ? tryRule(MYSQL_P, text, at) : null;
+    if (hit !== null && !isPlaceholder(text.slice(hit.s, hit.e))) return push(spans, hit, at + 1);
+    return at + 1;
+  }
+  let ke = at + 2;
+  const max = Math.min(text.length, at + MAX_KEY);
+  while (ke < max && isKeyCode(text.charCodeAt(ke))) ke++;
+  return assignment(text, at, ke, spans);
+}
+
+function colonUrlOrTelegram(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
+  const at = m.index;
+  if (cap.charCodeAt(0) === 47 /* / */) {
+    const hit = urlCredentials(text, at + 3);
+    // Resume inside a low-priority span so a provider token there can claim its kind.
+    return push(spans, hit, at + 3, hit !== null && hit.p === 1 ? hit.s : undefined);
+  }
+  let s = at;
+  while (s > at - 10 && s > 0 && isDigit(text.charCodeAt(s - 1))) s--;
+  return push(spans, tryRule(TELEGRAM, text, s), at + 1);
+}
+
+function signatureParam(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
+  const at = m.index;
+  const hit =
+    text.charCodeAt(at - 1) === 103 /* g */
+      ? tryRule(AZURE_SAS, text, at - 3)
+      : tryRule(AWS_PRESIGNED, text, at - 15);
+  return push(spans, hit, at + 1);
+}
+
+// A cheap one-character test on the key's last letter runs before the word list.
+const KEYED: Branch = {
+  src:
+    `(?<=[dDeEgGhHlLnNrRsStTyY](?:\\\\{0,7}["'\`])?\\]?[ \\t]{0,8}[=:])` +
+    `(?<=${KEY_TAIL}(?:\\\\{0,7}["'\`])?\\]?[ \\t]{0,8}[=:])()`,
+  handle: (text, m, _cap, spans) => fromSeparator(text, m.index, spans),
+  keyed: true,
+};
+
+// Top-level alternatives, one per anchor character. Everything after the
+// character only runs where that character occurs.
+const ANCHORS: Array<[string, Branch[]]> = [
+  [
+    "_",
+    [
+      {
+        src: `(?<=${NOT_WORD}(gh[pousr]|glc|glsa|whsec|hf|npm|ntn|lin|shp(?:at|ss|ca|pa))_)`,
+        handle: "prefix",
+      },
+      { src: `(?<=${NOT_WORD}(github)_)(?=pat_)`, handle: "prefix" },
+      { src: `(?<=${NOT_WORD}([sr]k)_)(?=live_|test_)`, handle: "prefix" },
+      { src: `(?<=${NOT_WORD}(api)_)(?=org_)`, handle: "prefix" },
+      { src: `(?<=${NOT_WORD}(do[por])_)(?=v1_)`, handle: "prefix" },
+      { src: `(?<=${NOT_WORD}(secret)_)(?=[A-Za-z0-9]{43}(?![A-Za-z0-9]))`, handle: "prefix" },
+    ],
+  ],
+  [
+    "-",
+    [
+      {
+        src:
+          "(?<=(?<![A-Za-z0-9_-])(gl(?:pat|dt|ptt|rt|cbt|imt|oas|ft|soat|agent|ffct|wt)|xox[abposre]|xapp|sk|" +
+          "GOCSPX|pypi|PMAK|NR(?:AK|II)|pul|sq0(?:atp|csp)|AGE)-)",
+        handle: "prefix",
+      },
+      { src: "(?<=(?<![A-Za-z0-9_-])(key)-)(?=[0-9a-f]{32})", handle: "prefix" },
+      { src: "(?=(----BEGIN) )", handle: "at" },
+      // Long options (`--token x`), and `-p` / `-u` for the mysql and curl special cases.
+      {
+        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|p[^\s'"\\-]|u[ \t=]))`,
+        handle: dashOption,
+        keyed: true,
+      },
+    ],
+  ],
+  [
+    "\\.",
+    [
+      { src: String.raw`(?<=(?<![A-Za-z0-9_.-])(ya29|SG|dp|hv[sbr]|xoxe|hooks)\.)`, handle: "prefix" },
+      // `.eyJ` is the second segment of a JWT; `.atlasv1.` the middle of a Terraform token.
+      { src: String.raw`(?=(eyJ|atlasv1\.))`, handle: jwtOrTerraform },
+      {
+        src: String.raw`(?<=(?<![A-Za-z0-9_-])([MNO][A-Za-z0-9_-]{23,27})\.)`,
+        handle: (text, m, cap, spans) =>
+          push(spans, tryRule(DISCORD, text, m.index - cap.length), m.index + 1),
+      },
+    ],
+  ],
+  [
+    "[=:]",
+    [
+      { src: "(?<=(?:[?&]sig|X-Amz-Signature)=)()", handle: signatureParam },
+      // URLs only matter when their authority holds an '@'.
+      {
+        src:
+          String.raw`(?<=:)(?=(\/\/[^\s/?#@"'<>\\` +
+          "`" +
+          "]{0,1024}@|AA[0-9A-Za-z_-]{33}(?![0-9A-Za-z_-])))",
+        handle: colonUrlOrTelegram,
+      },
+      KEYED,
+    ],
+  ],
+  ["\\/", [{ src: String.raw`(?<=(?<![A-Za-z0-9_/:.-])(1)\/)(?=\/0)`, handle: "prefix" }]],
+  // Letters that begin a provider token with no punctuation of its own.
+  ["A", [{ src: "(?=(KIA|SIA|BIA|CCA|Iza|TATT))", handle: "at" }]],
+  ["S", [{ src: "(?=(K)[0-9a-f]{32})", handle: "at" }]],
+  ["E", [{ src: "(?=(AAA))", handle: "at" }]],
+  ["d", [{ src: "(?=(api)[a-f0-9]{32})", handle: "at" }]],
+  ["[Bb]", [{ src: String.raw`(?=(earer|asic|EARER|ASIC)[ \t])`, handle: "at" }]],
+];
+
+const BRANCHES: Branch[] = ANCHORS.flatMap(([, bs]) => bs);
+const MASTER = new RegExp(
+  escapeAware(ANCHORS.map(([c, bs]) => `${c}(?:${bs.map((b) => b.src).join("|")})`).join("|")),
+  "g",
+);
+
+function isB64UrlCode(c: number): boolean {
+  return isUpper(c) || isLower(c) || isDigit(c) || c === 95 || c === 45;
+}
+
+function push(spans: Span[], hit: Span | null, miss: number, resume?: number): number {
+  if (hit === null) return miss;
+  spans.push(hit);
+  return resume ?? hit.e;
+}
+
+// ---------------------------------------------------------------------------
+// Key-based text rules: `KEY=value`, `key: value`, `"key": "value"`, `--key value`
+// ---------------------------------------------------------------------------
+
+const MAX_KEY = 64;
+const MAX_VALUE = 4096;
+const SEP_EQ = 1;
+const SEP_COLON = 2;
+const SEP_FLAG = 3;
+const LINE_PREFIX = /^[ \t]*(?:(?:export|declare(?: -[a-zA-Z]+)?|readonly|local|set|ENV|ARG|-)[ \t]+)?$/;
+const AUTH_SCHEME =
+  /^(?:Bearer|Basic|Token|Bot|Digest|Negotiate|NTLM|OAuth|ApiKey|Key|SSWS|AWS4-HMAC-SHA256|Splunk|GenieKey|DeepL-Auth-Key|Klaviyo-API-Key)[ \t]+/i;
+
+// Where an unquoted value in running code or a query string ends.
+const VALUE_STOP = charTable("\"'`,;&)]}<>");
+// What may follow a complete value on its line: end of line, a comment, or a closing delimiter.
+const VALUE_TAIL = charTable("\n\r#,;}])\\/");
+
+/** Whether `text[i]` is the letter of a `\n` / `\r` / `\t` escape in JSON-encoded text. */
+function escapedLetterAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return (c === 110 || c === 114 || c === 116) && text.charCodeAt(i - 1) === 92;
+}
+
+function isKeyCode(c: number): boolean {
+  return isUpper(c) || isLower(c) || isDigit(c) || c === 95 || c === 45 || c === 46;
+}
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9;
+}
+function isQuote(c: number): boolean {
+  return c === 34 || c === 39 || c === 96;
+}
+
+/** Whether only whitespace or a shell/Dockerfile/YAML-list prefix precedes `pos` on its line. */
+function atLineStart(text: string, pos: number): boolean {
+  const min = Math.max(0, pos - 40);
+  let i = pos;
+  while (i > min) {
+    const c = text.charCodeAt(i - 1);
+    if (c === 10 || c === 13) break;
+    // A JSON-escaped newline counts as a line break.
+    if (c === 110 && i >= 2 && text.charCodeAt(i - 2) === 92) break;
+    i--;
+  }
+  if (i === min && min > 0) return false;
+  return LINE_PREFIX.test(text.slice(i, pos));
+}
+
+/** A secret-ish word ends right before the `=` / `:` at `sp`: find the whole key, then parse. */
+function fromSeparator(text: string, sp: number, spans: Span[]): number {
+  let ke = sp;
+  while (ke > 0 && isBlank(text.charCodeAt(ke - 1))) ke--;
+  if (text.charCodeAt(ke - 1) === 93 /* ] */) ke--;
+  if (isQuote(text.charCodeAt(ke - 1))) {
+    ke--;
+    while (text.charCodeAt(ke - 1) === 92) ke--;
+  }
+  let ks = ke;
+  const min = Math.max(0, ke - MAX_KEY);
+  // Stop at an escaped letter: in `\nDB_PASSWORD=` the key starts after the `\n`.
+  while (ks > min && isKeyCode(text.charCodeAt(ks - 1)) && text.charCodeAt(ks - 2) !== 92) ks--;
+  // A "key" longer than any real name is a base64 run or similar.
+  if (ks === ke || (ks === min && ks > 0 && isKeyCode(text.charCodeAt(ks - 1)))) return sp + 1;
+  return Math.max(assignment(text, ks, ke, spans), sp + 1);
+}
+
+/**
+ * Parses `<key><sep><value>` for the key at [ks, ke). Pushes the value span when
+ * the key is secret-ish and the value a literal; returns where scanning resumes.
+ */
+function assignment(text: string, ks: number, ke: number, spans: Span[]): number {
+  const n = text.length;
+  const before = ks > 0 ? text.charCodeAt(ks - 1) : -1;
+  // `$KEY` and `${KEY...}` read a variable; they never assign one.
+  if (before === 36 || (before === 123 && ks > 1 && text.charCodeAt(ks - 2) === 36)) return ke;
+
+  let dashes = 0;
+  while (dashes < 2 && text.charCodeAt(ks + dashes) === 45) dashes++;
+  const flag =
+    dashes > 0 &&
+    (before === -1 || isBlank(before) || before === 10 || isQuote(before) || escapedLetterAt(text, ks - 1));
+
+  // The quote before the key, with the backslashes of however many JSON encodings wrap it.
+  let q0 = "";
+  if (isQuote(before)) {
+    let qs = ks - 1;
+    while (qs > 0 && ks - qs < 16 && text.charCodeAt(qs - 1) === 92) qs--;
+    q0 = text.slice(qs, ks);
+  }
+  let p = ke;
+  let keyQuoted = false;
+  if (q0 && text.startsWith(q0, p)) {
+    p += q0.length;
+    keyQuoted = true;
+    // os.environ["API_KEY"] = ...
+    if (text.charCodeAt(p) === 93) p++;
+  }
+  const p0 = p;
+  while (p < n && isBlank(text.charCodeAt(p))) p++;
+  const spaceBefore = p > p0;
+  let sep: number;
+  const c = text.charCodeAt(p);
+  const c2 = text.charCodeAt(p + 1);
+  if (c === 61) {
+    if (c2 === 61) return ke; // comparison
+    sep = SEP_EQ;
+    p += c2 === 62 ? 2 : 1;
+  } else if (c === 58) {
+    if (c2 === 58) return ke; // scope operator
+    if (c2 === 61) {
+      sep = SEP_EQ;
+      p += 2;
+    } else {
+      sep = SEP_COLON;
+      p += 1;
+    }
+  } else if (flag && spaceBefore && !keyQuoted) {
+    sep = SEP_FLAG;
+  } else {
+    return ke;
+  }
+  if (flag && sep === SEP_EQ && !spaceBefore) sep = SEP_FLAG;
+
+  const key = text.slice(ks + dashes, ke);
+  const kind = key === "AccountKey" ? "azure_storage_key" : keyKind(key);
+  if (kind === null) return ke;
+
+  const p1 = p;
+  while (p < n && isBlank(text.charCodeAt(p))) p++;
+  const spaceAfter = p > p1;
+  if (p >= n) return ke;
+
+  let vs: number;
+  let ve: number;
+  let quoted = false;
+  const vc = text.charCodeAt(p);
+  let bs = p;
+  while (bs < n && bs - p < 16 && text.charCodeAt(bs) === 92) bs++;
+  const escQuote = bs > p && isQuote(text.charCodeAt(bs));
+  // `'password:', password`: the string that held the key closed right after the separator.
+  if (q0 && !keyQuoted && text.startsWith(q0, p)) return ke;
+  if (isQuote(vc) || escQuote) {
+    quoted = true;
+    const limit = Math.min(n, p + MAX_VALUE);
+    if (escQuote) {
+      const qs = text.slice(p, bs + 1);
+      vs = bs + 1;
+      const close = text.substring(vs, limit).indexOf(qs);
+      ve = close < 0 ? limit : vs + close;
+    } else {
+      vs = p + 1;
+      let i = vs;
+      while (i < limit) {
+        const ch = text.charCodeAt(i);
+        if (ch === 92) i += 2;
+        else if (ch === vc || ch === 10) break;
+        else i++;
+      }
+      // A "string" that never closes on its line was the END of another string
+      // (`print("token=" + repr(x))`). One cut off by the end of the text may be real.
+      if (text.charCodeAt(i) === 10) return ke;
+      ve = Math.min(i, limit);
+    }
+  } else {
+    if (sep === SEP_FLAG && vc === 45) return ke; // next flag, not a value
+    const lineStart = atLineStart(text, ks);
+    const tight = sep === SEP_EQ && !spaceBefore && !spaceAfter;
+    // HTTP header lines carry spaces and `;` in their value; a bare `auth:` is usually code.
+    const restOfLine =
+      sep === SEP_COLON &&
+      spaceAfter &&
+      (kind === "cookie" || (kind === "authorization" && !/auth$/i.test(key)));
+    const wholeRun = restOfLine || (lineStart && (tight || sep === SEP_COLON));
+    const q0c = q0 && !keyQuoted ? q0.charCodeAt(q0.length - 1) : -1;
+    const limit = Math.min(n, p + MAX_VALUE);
+    vs = p;
+    let i = p;
+    for (; i < limit; i++) {
+      const ch = text.charCodeAt(i);
+      if (ch === 10 || ch === 13 || ch === q0c) break;
+      if (ch === 92) {
+        const nx = text.charCodeAt(i + 1);
+        if (nx === 110 || nx === 114 || nx === 116 || nx === 34 || nx === 39) break;
+        continue;
+      }
+      if (restOfLine) {
+        // ) ] } close the code around the header, a quote the string that holds it.
+        if (ch === 41 || ch === 93 || ch === 125 || ch === 34 || ch === 39) break;
+        continue;
+      }
+      if (ch === 32 || ch === 9) break;
+      if (wholeRun) continue;
+      // " ' ` , ; & ) ] } < >
+      if (ch < 128 && VALUE_STOP[ch] === 1) break;
+    }
+    ve = i;
+    // A long run is examined once; anchors inside it would re-scan the same text for each one.
+    if (ve - vs >= 512) keyedEnd = ve;
+    // Trailing blanks, and the `,` / `;` that end a line of code or YAML flow.
+    while (ve > vs && isBlank(text.charCodeAt(ve - 1))) ve--;
+    const last = text.charCodeAt(ve - 1);
+    // `KEY=value` on its own line is a .env/shell literal, unless it ends like a
+    // keyword argument in a call split over lines (`credentials=None,`).
+    const envLine = tight && lineStart && last !== 44 && last !== 41;
+    while (ve > vs && (text.charCodeAt(ve - 1) === 44 || text.charCodeAt(ve - 1) === 59)) ve--;
+    const v = text.slice(vs, ve);
+    if (v.length === 0 || CODE_KEYWORDS.has(v)) return ke;
+    // `key:value` with no space is a namespace or URN ("auth:login", "secret:mocks"), not YAML or a header.
+    if (sep === SEP_COLON && !spaceAfter && !keyQuoted) return ke;
+    // Small numbers in code are enum members and constants (`CommaToken = 28`); a numeric
+    // secret is only believed in a config line (`PASSWORD=123456`, `pin: 1234`) or JSON.
+    if (HEX_NUMBER.test(v) || DOTTED_NUMBER.test(v)) return ke;
+    if (DECIMAL.test(v) && (v.length < 4 || (!keyQuoted && !(lineStart && (tight || sep === SEP_COLON)))))
+      return ke;
+    if (restOfLine && !AUTH_SCHEME.test(v)) {
+      const first = v.slice(0, v.search(/\s|$/));
+      if (CODE_KEYWORDS.has(first) || (isUpper(first.charCodeAt(0)) && IDENT.test(first) && !hasDigit(first)))
+        return ke;
+    }
+    if (!restOfLine || kind !== "authorization" || !AUTH_SCHEME.test(v)) {
+      if (!envLine && sep !== SEP_FLAG) {
+        if (/[([{]/.test(v) || DOTTED.test(v) || v.includes("=>") || GENERIC_TYPE.test(v)) return ke;
+        // `token: accessToken`, `api_key=api_key`, `{ password: pw }`: a variable, not a literal.
+        // Long runs mixing letters and digits are generated secrets, whatever their shape.
+        if (IDENT.test(v) && !(v.length >= 16 && hasDigit(v) && /[A-Za-z]/.test(v))) {
+          if (HUMP_OR_SNAKE.test(v) && SECRET_WORD.test(v)) return ke;
+          if (v.toLowerCase() === key.toLowerCase()) return ke;
+          // `token: UUID`, `password: SecretStr`: a type annotation on a field.
+          if (sep === SEP_COLON && isUpper(v.charCodeAt(0)) && (!hasDigit(v) || v.length <= 3)) return ke;
+          // `credentials: kEnumerableProperty,`: a property in an object literal or a statement.
+          if (last === 44 || last === 59) return ke;
+          // `token = element`: an assignment from a variable; a literal password has a digit.
+          if (sep === SEP_EQ && !tight && !hasDigit(v)) return ke;
+          // A quote opened before the key and not closed after it holds a header line: `-H "X-Api-Key: v"`.
+          if (!lineStart && !tight && q0c < 0) return ke;
+        }
+        if (!tight) {
+          // More words after the value: prose ("`token`: the API token") or a type expression.
+          let r = ve;
+          while (r < n && isBlank(text.charCodeAt(r))) r++;
+          const rc = text.charCodeAt(r);
+          if (r < n && rc !== q0c && !(rc < 128 && VALUE_TAIL[rc] === 1)) return ke;
+        }
+      }
+    }
+  }
+
+  if (kind === "authorization") {
+    const m = AUTH_SCHEME.exec(text.slice(vs, Math.min(ve, vs + 40)));
+    if (m) vs += m[0].length;
+  }
+  const value = text.slice(vs, ve);
+  if (isPlaceholder(value) || DOTTED_NUMBER.test(value)) return ke;
+  if (namesItself(key, value)) return ke;
+  // Backticks run a command in a shell and interpolate in JS; neither with spaces or `${` is a literal.
+  if (quoted && vc === 96 && (/\s/.test(value) || value.includes("${"))) return ke;
+  if (quoted) {
+    // `type Creds = "include" | "omit"`, `"cookie": "cookie"`: a type union or a name, not a secret.
+    let r = ve + 1;
+    while (r < n && isBlank(text.charCodeAt(r))) r++;
+    if (text.charCodeAt(r) === 124 /* | */ || QUOTED_ENUMS.has(value)) return ke;
+    // "}" or "?." is punctuation in a lexer, not a credential.
+    if (!/[A-Za-z0-9]/.test(value)) return ke;
+  }
+  if (!quoted && sep === SEP_FLAG) {
+    // `--privkey rsakey.pem`, `--token-file ./t`: a file or host name, not the secret itself.
+    if (CODE_KEYWORDS.has(value) || DOTTED.test(value) || /^(?:\.{0,2}\/|~\/)/.test(value)) return ke;
+    // `--auth` is as often a switch followed by the next argument as an option with a value.
+    if (spaceBefore && /(?:^|[_.-])auth$/i.test(key)) return ke;
+  }
+  // $PWD and friends hold the working directory, not a password.
+  if (/pwd$/i.test(key) && /^[/~]/.test(value)) return ke;
+  spans.push({ s: vs, e: ve, kind, p: 1 });
+  // Resume inside the value so a provider token there can claim a better kind, but
+  // never parse the value itself for assignments again: that would be quadratic.
+  keyedEnd = ve;
+  return vs;
+}
+
+/**
+ * `"js.cookie": "js-cookie"`, `USE_CREDENTIALS = 'use-credentials'`, `auth: auth-and-writes`:
+ * a value that spells the key's own word as one of its parts is a name, not a secret.
+ */
+function namesItself(key: string, value: string): boolean {
+  if (value.length > 64) return false;
+  const word = splitWords(key).at(-1);
+  if (word === undefined) return false;
+  const v = value.toLowerCase();
+  if (v === key.toLowerCase()) return true;
+  for (const part of v.split(/[-_.:/ ]/)) {
+    if (part === word || part === `${word}s` || `${part}s` === word) return true;
+  }
+  return false;
+}
+
+// Literal values that secret-ish keys take in APIs: fetch's `credentials`, SMTP auth modes.
+const QUOTED_ENUMS = new Set(["include", "omit", "same-origin", "none", "true", "false", "null"]);
+
+// ---------------------------------------------------------------------------
+// Whole-string omission: environment dumps and process tables
+// ---------------------------------------------------------------------------
+
+const ENV_LINE = /(?:export |declare -[a-zA-Z]+ |set )?[A-Z_][A-Za-z0-9_]*=/y;
+const PS_COLUMN = /^[A-Z%][A-Z0-9%_+:-]*$/;
+const PS_COMMAND = new Set(["COMMAND", "CMD", "COMM", "ARGS"]);
+
+function isEnvironmentDump(text: string): boolean {
+  // Cheap reject first: a dump shows its NAME=value lines from the start (after a header or two).
+  let seen = 0;
+  let good = 0;
+  for (let from = 0; from < text.length && seen < 10; ) {
+    let nl = text.indexOf("\n", from);
+    if (nl < 0) nl = text.length;
+    if (nl - from > 1 || (nl - from === 1 && text.charCodeAt(from) !== 13)) {
+      seen++;
+      ENV_LINE.lastIndex = from;
+      if (ENV_LINE.test(text)) good++;
+    }
+    from = nl + 1;
+  }
+  if (good < seen - 3 || good < 3) return false;
+  const total = nonEmptyLines(text);
+  if (total < 5) return false;
+  const n = text.length;
+  let from = 0;
+  const allowedBad = total * 0.2;
+  let bad = 0;
+  good = 0;
+  while (from <= n) {
+    let nl = text.indexOf("\n", from);
+    if (nl < 0) nl = n;
+    if (nl - from > 1 || (nl - from === 1 && text.charCodeAt(from) !== 13)) {
+      ENV_LINE.lastIndex = from;
+      if (ENV_LINE.test(text)) good++;
+      else if (++bad > allowedBad) return false;
+    }
+    from = nl + 1;
+  }
+  return good >= 5;
+}
+
+function nonEmptyLines(text: string): number {
+  let total = 0;
+  let from = 0;
+  const n = text.length;
+  while (from <= n) {
+    let nl = text.indexOf("\n", from);
+    if (nl < 0) nl = n;
+    if (nl - from > 1 || (nl - from === 1 && text.charCodeAt(from) !== 13)) total++;
+    from = nl + 1;
+  }
+  return total;
+}
+
+/**
+ * A `ps`/`top` header followed by process rows that make up at least half of
+ * the text. Two rows quoted inside a long document are an example, not a dump.
+ */
+function isProcessTable(text: string): boolean {
+  let from = 0;
+  for (;;) {
+    const i = text.indexOf("PID", from);
+    if (i < 0) return false;
+    const ls = text.lastIndexOf("\n", i) + 1;
+    let le = text.indexOf("\n", i);
+    if (le < 0) le = text.length;
+    from = le;
+    if (le - ls > 400) continue;
+    const cols = text.slice(ls, le).trim().split(/\s+/);
+    const pidAt = cols.indexOf("PID");
+    if (pidAt < 0 || cols.length < 2 || !cols.some((c) => PS_COMMAND.has(c))) continue;
+    if (!cols.every((c) => PS_COLUMN.test(c))) continue;
+    let rows = 0;
+    let pos = le + 1;
+    while (pos < text.length) {
+      let end = text.indexOf("\n", pos);
+      if (end < 0) end = text.length;
+      const fields = text
+        .slice(pos, Math.min(end, pos + 4096))
+        .trim()
+        .split(/\s+/);
+      if (fields.length < cols.length - 1 || !DECIMAL.test(fields[pidAt] ?? "")) break;
+      rows++;
+      pos = end + 1;
+    }
+    if (rows > 0 && (rows + 1) * 2 >= nonEmptyLines(text)) return true;
+  }
+}
+
+function omission(text: string): string | null {
+  const nl = text.indexOf("\n");
+  if (nl < 0) return null;
+  if (text.includes("PID") && isProcessTable(text)) return "process-table";
+  if (text.indexOf("=") >= 0 && isEnvironmentDump(text)) return "environment";
+  return null;
+}
+
+// ---------------------------------------------------------------------------
+// Scanning
+// ---------------------------------------------------------------------------
+
+const SCRATCH: Span[] = [];
+/** End of the last value redacted by key; key/flag anchors before it are already covered. */
+let keyedEnd = 0;
+
+function scan(text: string, withKeys: boolean): Span[] | null {
+  const re = MASTER;
+  const spans = SCRATCH;
+  spans.length = 0;
+  re.lastIndex = 0;
+  keyedEnd = 0;
+  for (;;) {
+    const m = re.exec(text);
+    if (m === null) break;
+    const at = m.index;
+    let g = 1;
+    while (m[g] === undefined) g++;
+    const branch = BRANCHES[g - 1] as Branch;
+    const cap = m[g] as string;
+    let next: number;
+    if (branch.handle === "prefix" || branch.handle === "at") {
+      const start = branch.handle === "prefix" ? at - cap.length : at;
+      next = push(spans, tryRules(BY_PREFIX.get(text[at] + cap), text, start), at + 1);
+    } else if (branch.keyed === true && (!withKeys || at < keyedEnd)) {
+      next = at + 1;
+    } else {
+      next = branch.handle(text, m, cap, spans);
+    }
+    re.lastIndex = next > at ? next : at + 1;
+  }
+  return spans.length > 0 ? spans.slice() : null;
+}
+
+function applySpans(text: string, spans: Span[], kinds: string[]): string {
+  if (spans.length > 1) spans.sort((a, b) => a.s - b.s || b.e - a.e);
+  let out = "";
+  let pos = 0;
+  let i = 0;
+  while (i < spans.length) {
+    const first = spans[i] as Span;
+    let s = first.s;
+    let e = first.e;
+    let kind = first.kind;
+    let p = first.p;
+    i++;
+    // Overlapping spans merge: redacting their union can only hide more.
+    while (i < spans.length && (spans[i] as Span).s < e) {
+      const next = spans[i] as Span;
+      if (next.e > e) e = next.e;
+      if (next.p > p) {
+        p = next.p;
+        kind = next.kind;
+      }
+      i++;
+    }
+    if (s < pos) s = pos;
+    if (e <= s) continue;
+    out += text.slice(pos, s) + `[REDACTED:${kind}]`;
+    kinds.push(kind);
+    pos = e;
+  }
+  return out + text.slice(pos);
+}
+
+export function redactText(text: string): { text: string; kinds: string[] } {
+  if (text.length < 6) return { text, kinds: [] };
+  const omit = omission(text);
+  if (omit !== null) return { text: `[OMITTED:${omit}]`, kinds: [`omitted:${omit}`] };
+  const spans = scan(text, true);
+  if (spans === null) return { text, kinds: [] };
+  const kinds: string[] = [];
+  return { text: applySpans(text, spans, kinds), kinds };
+}
+
+/** Keys get the value patterns only: a key never holds `KEY=value` syntax worth parsing. */
+function redactKeyText(key: string, kinds: string[]): string {
+  if (key.length < 16) return key;
+  const spans = scan(key, false);
+  return spans === null ? key : applySpans(key, spans, kinds);
+}
+
+// ---------------------------------------------------------------------------
+// Structured values
+// ---------------------------------------------------------------------------
+
+const IDENT_KEY = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function childPath(path: string, key: string): string {
+  return IDENT_KEY.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+interface Frame {
+  src: unknown;
+  parent: Record<string, unknown> | unknown[];
+  key: string | number;
+  path: string;
+  /** The path already went into `redactions` because its key was rewritten. */
+  recorded: boolean;
+}
+
+function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    obj[key] = value;
+  }
+}
+
+/** What a secret-keyed value becomes, or undefined when it is kept (booleans, null, placeholders). */
+function redactKeyedValue(kind: string, key: string, v: unknown): string | undefined {
+  if (v === null || v === undefined || typeof v === "boolean") return undefined;
+  if (typeof v === "string") {
+    if (isPlaceholder(v)) return undefined;
+    if (/pwd$/i.test(key) && /^[/~]/.test(v)) return undefined;
+  }
+  return `[REDACTED:${kind}]`;
+}
+
+export function redactValue<T>(value: T, basePath = "payload"): RedactResult<T> {
+  const redactions: string[] = [];
+  const kinds: string[] = [];
+  const omitted: string[] = [];
+  const root: unknown[] = [undefined];
+  // Shared references (and cycles) map to one copy, which also bounds the work.
+  const copies = new Map<object, unknown>();
+  // An explicit stack instead of recursion: hook payloads are untrusted and may nest arbitrarily deep.
+  const stack: Frame[] = [{ src: value, parent: root, key: 0, path: basePath, recorded: false }];
+  const pending: Frame[] = [];
+
+  while (stack.length > 0) {
+    const f = stack.pop() as Frame;
+    let src = f.src;
+    let out: unknown = src;
+    if (
+      src !== null &&
+      typeof src === "object" &&
+      typeof (src as { toJSON?: unknown }).toJSON === "function"
+    ) {
+      // What the archive serializes is toJSON's result (Date -> string), so redact that.
+      src = (src as { toJSON: (k: string) => unknown }).toJSON(String(f.key));
+      out = src;
+    }
+    if (typeof src === "string") {
+      const r = redactText(src);
+      if (r.text !== src) {
+        out = r.text;
+        if (r.kinds[0]?.startsWith("omitted:")) {
+          omitted.push(f.path);
+        } else {
+          if (!f.recorded) redactions.push(f.path);
+          for (const k of r.kinds) kinds.push(k);
+        }
+      }
+    } else if (src !== null && typeof src === "object") {
+      const seen = copies.get(src);
+      if (seen !== undefined) {
+        out = seen;
+      } else if (Array.isArray(src)) {
+        const arr: unknown[] = new Array(src.length);
+        copies.set(src, arr);
+        out = arr;
+        for (let i = src.length - 1; i >= 0; i--) {
+          stack.push({ src: src[i], parent: arr, key: i, path: `${f.path}[${i}]`, recorded: false });
+        }
+      } else {
+        const obj: Record<string, unknown> = {};
+        copies.set(src, obj);
+        out = obj;
+        const rec = src as Record<string, unknown>;
+        pending.length = 0;
+        for (const k of Object.keys(rec)) {
+          const v = rec[k];
+          const keyKinds: string[] = [];
+          let nk = redactKeyText(k, keyKinds);
+          if (nk !== k) {
+            let n = 2;
+            const base = nk;
+            while (Object.hasOwn(obj, nk)) nk = `${base}#${n++}`;
+          }
+          const path = childPath(f.path, nk);
+          const recorded = keyKinds.length > 0;
+          if (recorded) {
+            redactions.push(path);
+            for (const kk of keyKinds) kinds.push(kk);
+          }
+          const kind = keyKind(k);
+          // A bare `auth` key is as often a config section ({type: "oauth"}) as a credential:
+          // walk objects under it, redact only scalars.
+          const section = typeof v === "object" && v !== null && splitWords(k).at(-1) === "auth";
+          const masked = kind === null || section ? undefined : redactKeyedValue(kind, k, v);
+          if (masked !== undefined) {
+            setOwn(obj, nk, masked);
+            if (!recorded) redactions.push(path);
+            kinds.push(kind as string);
+            continue;
+          }
+          // Reserve the slot now so key order survives the depth-first walk.
+          setOwn(obj, nk, undefined);
+          pending.push({ src: v, parent: obj, key: nk, path, recorded });
+        }
+        for (let i = pending.length - 1; i >= 0; i--) stack.push(pending[i] as Frame);
+      }
+    }
+    if (Array.isArray(f.parent)) f.parent[f.key as number] = out;
+    else setOwn(f.parent, f.key as string, out);
+  }
+  return { value: root[0] as T, redactions, kinds, omitted };
+}

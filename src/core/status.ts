@@ -1,0 +1,37 @@
+// The compact recording state shown in status lines and by the MCP status tool.
+import { findProjectRoot, readConfig } from "./config.ts";
+
+export interface RecordingState {
+  project: string | null;
+  provider: string;
+  recording: boolean;
+  mode: string | null;
+  session_root: string | null;
+  display: string;
+}
+
+export function recordingState(startDir: string | null, provider: string): RecordingState {
+  const project = startDir ? (findProjectRoot(startDir) ?? null) : null;
+  const config = project ? readConfig(project) : undefined;
+  const p = config?.providers[provider];
+  const recording = p?.recording === "on";
+  const mode = p?.mode ?? null;
+  return {
+    project,
+    provider,
+    recording,
+    mode,
+    session_root: p ? (p.session_root ?? `.tapedeck/${provider}-sessions`) : null,
+    display: recording ? `tapedeck ● REC ${mode ?? "capture-only"}` : "tapedeck ○ off",
+  };
+}
+
+/** The project a status-line payload is about: Claude sends workspace.project_dir, others a cwd. */
+export function projectFromStatusPayload(payload: unknown): string | null {
+  if (!payload || typeof payload !== "object") return null;
+  const p = payload as { workspace?: { project_dir?: unknown; current_dir?: unknown }; cwd?: unknown };
+  for (const candidate of [p.workspace?.project_dir, p.workspace?.current_dir, p.cwd]) {
+    if (typeof candidate === "string" && candidate.length > 0 && candidate.length < 4096) return candidate;
+  }
+  return null;
+}

@@ -1,0 +1,174 @@
+/**
+ * Runs the real `claude` CLI (devDependency) offline against a local mock of the Messages API, with a throwaway
+ * HOME so that nothing from the developer's own Claude setup leaks into a test or gets modified by it.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Resolved from this file, not the cwd: tests run claude inside temp project dirs. */
+/**
+ * The `claude` of this package's dev dependencies. This module runs from
+ * src/demo/ under the test runner and from dist/ when bundled into the CLI.
+ */
+export const CLAUDE_BIN =
+  process.env.TAPEDECK_CLAUDE_BIN ??
+  ["../../node_modules/.bin/claude", "../node_modules/.bin/claude"]
+    .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
+    .find((p) => existsSync(p)) ??
+  "claude";
+
+/** Any value passes: the mock never checks it. It only has to look like a key so claude skips login. */
+export const DUMMY_API_KEY = "sk-ant-dummy";
+
+export interface ClaudeHome {
+  home: string;
+  /** The realpath of the project dir: claude keys trust and transcripts by it, so tests should use this one. */
+  projectDir: string;
+}
+
+/**
+ * Prepares a HOME in which `claude` starts without any interactive prompt (onboarding, folder trust, "use this
+ * API key?", bypass-mode consent) and a git-initialised project dir, as claude's git context expects one.
+ */
+export function makeClaudeHome(dir: string, projectDir: string): ClaudeHome {
+  mkdirSync(dir, { recursive: true });
+  mkdirSync(projectDir, { recursive: true });
+  const home = realpathSync(dir);
+  const project = realpathSync(projectDir);
+  execFileSync("git", ["init", "-q"], { cwd: project, stdio: "ignore" });
+
+  const projectState = {
+    hasTrustDialogAccepted: true,
+    hasCompletedProjectOnboarding: true,
+    projectOnboardingSeenCount: 1,
+    allowedTools: [],
+  };
+  const config = {
+    hasCompletedOnboarding: true,
+    numStartups: 1,
+    bypassPermissionsModeAccepted: true,
+    // claude remembers approved keys by their last 20 characters; only the interactive TUI asks.
+    customApiKeyResponses: { approved: [DUMMY_API_KEY.trim().slice(-20)], rejected: [] },
+    // Both spellings: the caller may pass a symlinked path (e.g. macOS /var -> /private/var).
+    projects: { [project]: projectState, [projectDir]: projectState },
+  };
+  writeFileSync(join(home, ".claude.json"), JSON.stringify(config, null, 2));
+  mkdirSync(join(home, ".claude"), { recursive: true });
+  return { home, projectDir: project };
+}
+
+export interface RunClaudeOptions {
+  home: string;
+  cwd: string;
+  /** The mock's URL, e.g. `http://127.0.0.1:40123`. */
+  baseUrl: string;
+  /**
+   * Prompt and flags, e.g. `["SCENARIO_BASH echo hi"]` or `["--resume", id, "/compact"]`. `-p`,
+   * `--output-format json` and `--permission-mode bypassPermissions` are added unless already present.
+   */
+  args: string[];
+  env?: Record<string, string>;
+  /** Default 45 s; the process group is killed with SIGKILL once it passes. */
+  timeoutMs?: number;
+}
+
+export interface ClaudeResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  durationMs: number;
+  /** Parsed `--output-format json` result, when stdout was JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: the CLI's result object is an external, unversioned format.
+  json?: any;
+  sessionId?: string;
+}
+
+function withDefaultArgs(args: string[]): string[] {
+  const out = [...args];
+  if (!out.includes("-p") && !out.includes("--print")) out.unshift("-p");
+  if (!out.includes("--output-format")) out.push("--output-format", "json");
+  if (!out.includes("--permission-mode") && !out.includes("--dangerously-skip-permissions")) {
+    out.push("--permission-mode", "bypassPermissions");
+  }
+  return out;
+}
+
+export function runClaude(opts: RunClaudeOptions): Promise<ClaudeResult> {
+  // Keeps claude's per-session scratch (task outputs, sockets) inside HOME, so deleting the test dir cleans it.
+  const scratch = join(opts.home, ".claude-tmp");
+  mkdirSync(scratch, { recursive: true, mode: 0o700 });
+  const env: Record<string, string> = {
+    HOME: opts.home,
+    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    ANTHROPIC_BASE_URL: opts.baseUrl,
+    ANTHROPIC_API_KEY: DUMMY_API_KEY,
+    DISABLE_TELEMETRY: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+    // bypassPermissions refuses to run as root unless claude believes it is sandboxed.
+    IS_SANDBOX: "1",
+    CLAUDE_CODE_TMPDIR: scratch,
+    ...opts.env,
+  };
+  const timeoutMs = opts.timeoutMs ?? 45_000;
+  const started = Date.now();
+
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLAUDE_BIN, withDefaultArgs(opts.args), {
+      cwd: opts.cwd,
+      env,
+      // With an open stdin pipe `claude -p` would wait to read more prompt text.
+      stdio: ["ignore", "pipe", "pipe"],
+      // Own process group, so a timeout also kills the shells and hooks claude started.
+      detached: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    }, timeoutMs);
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      const sessionId =
+        json && typeof json === "object" && typeof (json as { session_id?: unknown }).session_id === "string"
+          ? (json as { session_id: string }).session_id
+          : undefined;
+      resolve({ code, signal, stdout, stderr, timedOut, durationMs: Date.now() - started, json, sessionId });
+    });
+  });
+}
+
+/** claude's project slug: every non-alphanumeric character of the real cwd becomes `-`. */
+export function claudeProjectSlug(projectDir: string): string {
+  return realpathSync(projectDir).replace(/[^a-zA-Z0-9]/g, "-");
+}
+
+export function claudeTranscriptPath(home: string, projectDir: string, sessionId: string): string {
+  return join(home, ".claude", "projects", claudeProjectSlug(projectDir), `${sessionId}.jsonl`);
+}

@@ -58,7 +58,7 @@ export function listSessions(projectRoot: string, provider?: string): SessionRef
       const st = lstatOrUndefined(dir);
       if (!st || st.isSymbolicLink() || !st.isDirectory()) continue;
       const manifest = readJsonOrUndefined<Manifest>(join(dir, SESSION_FILES.manifest));
-      if (!manifest || manifest.schema_version !== 1) continue;
+      if (manifest?.schema_version !== 1) continue;
       if (provider && manifest.provider !== provider) continue;
       const liveness = sessionLiveness(manifest);
       if (manifest.status === "active" && !liveness.live) {
@@ -92,7 +92,7 @@ export function findSession(projectRoot: string, query: string, provider?: strin
   ];
   const exact = sessions.filter((s) => keys(s).includes(query));
   if (exact.length === 1) return exact[0]!;
-  const prefix = sessions.filter((s) => keys(s).some((k) => k && k.startsWith(query)));
+  const prefix = sessions.filter((s) => keys(s).some((k) => k?.startsWith(query)));
   if (prefix.length === 1) return prefix[0]!;
   if (prefix.length > 1 || exact.length > 1) {
     throw new SessionNotFound(

@@ -30,7 +30,7 @@ export function configPath(projectRoot: string): string {
 
 export function readConfig(projectRoot: string): ProjectConfig | undefined {
   const config = readJsonOrUndefined<ProjectConfig>(configPath(projectRoot));
-  if (!config || config.schema_version !== 1 || typeof config.providers !== "object" || !config.providers) {
+  if (config?.schema_version !== 1 || typeof config.providers !== "object" || !config.providers) {
     return undefined;
   }
   return config;

@@ -79,7 +79,7 @@ export function runHook(
   }
   if (!located) return { status: "not-enabled" };
   const providerConfig = located.config.providers[adapter.name];
-  if (!providerConfig || providerConfig.recording !== "on") return { status: "off" };
+  if (providerConfig?.recording !== "on") return { status: "off" };
   parsed ??= parsePayload(input);
   if (!parsed.ok) {
     writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "parse", code: "bad_input" });

@@ -20,7 +20,7 @@ export interface RedactResult<T = unknown> {
   value: T;
   /** Path of every value (or key) that was changed, once per path. */
   redactions: string[];
-  /** Kind of each redacted span, in path order; a string with two secrets contributes two. */
+  /** Kind of each redacted span, in document order; a string with two secrets contributes two. */
   kinds: string[];
   /** Paths whose whole string was replaced by an `[OMITTED:...]` marker. */
   omitted: string[];
@@ -505,16 +505,33 @@ function jwtOrTerraform(text: string, m: RegExpExecArray, cap: string, spans: Sp
   return push(spans, hit, dot + 1);
 }
 
+/**
+ * Whether the line holding `at` invokes `cmd` before `at`. The answer is reused
+ * for later flags on the same line, so a line of a thousand `-u` stays linear.
+ */
+function commandBefore(text: string, at: number, cmd: RegExp): boolean {
+  if (cmdCache.re === cmd && cmdCache.at <= at) {
+    let i = cmdCache.at;
+    while (i < at && text.charCodeAt(i) !== 10) i++;
+    if (i === at) {
+      cmdCache.at = at;
+      return cmdCache.found;
+    }
+  }
+  const found = cmd.test(lineBefore(text, at));
+  cmdCache.re = cmd;
+  cmdCache.at = at;
+  cmdCache.found = found;
+  return found;
+}
+
 function dashOption(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
   const at = m.index;
   const c = cap.charCodeAt(0);
-  if (c === 117 /* u */ || text.startsWith("--user", at)) {
-    const hit = CURL_CMD.test(lineBefore(text, at)) ? tryRule(CURL_U, text, at) : null;
-    if (hit !== null && !isPlaceholder(text.slice(hit.s, hit.e))) return push(spans, hit, at + 1);
-    return at + 1;
-  }
-  if (c === 112 /* p */) {
-    const hit = MYSQL_CMD.test(lineBefore(text, at)) ? tryRule(MYSQL_P, text, at) : null;
+  const curl = c === 117 /* u */ || text.startsWith("--user", at);
+  if (curl || c === 112 /* p */) {
+    const rule = curl ? CURL_U : MYSQL_P;
+    const hit = commandBefore(text, at, curl ? CURL_CMD : MYSQL_CMD) ? tryRule(rule, text, at) : null;
     if (hit !== null && !isPlaceholder(text.slice(hit.s, hit.e))) return push(spans, hit, at + 1);
     return at + 1;
   }
@@ -710,6 +727,23 @@ function fromSeparator(text: string, sp: number, spans: Span[]): number {
   return Math.max(assignment(text, ks, ke, spans), sp + 1);
 }
 
+/** One `<key><sep><value>` site under inspection. */
+interface Site {
+  text: string;
+  ks: number;
+  key: string;
+  kind: string;
+  sep: number;
+  /** The quote (with any escaping backslashes) that opened right before the key, if any. */
+  q0: string;
+  /** The key's own quotes closed after it: `"password": ...`. */
+  keyQuoted: boolean;
+  spaceBefore: boolean;
+  spaceAfter: boolean;
+  /** Start of the value. */
+  p: number;
+}
+
 /**
  * Parses `<key><sep><value>` for the key at [ks, ke). Pushes the value span when
  * the key is secret-ish and the value a literal; returns where scanning resumes.
@@ -753,13 +787,8 @@ function assignment(text: string, ks: number, ke: number, spans: Span[]): number
     p += c2 === 62 ? 2 : 1;
   } else if (c === 58) {
     if (c2 === 58) return ke; // scope operator
-    if (c2 === 61) {
-      sep = SEP_EQ;
-      p += 2;
-    } else {
-      sep = SEP_COLON;
-      p += 1;
-    }
+    sep = c2 === 61 ? SEP_EQ : SEP_COLON;
+    p += c2 === 61 ? 2 : 1;
   } else if (flag && spaceBefore && !keyQuoted) {
     sep = SEP_FLAG;
   } else {
@@ -773,154 +802,166 @@ function assignment(text: string, ks: number, ke: number, spans: Span[]): number
 
   const p1 = p;
   while (p < n && isBlank(text.charCodeAt(p))) p++;
-  const spaceAfter = p > p1;
   if (p >= n) return ke;
-
-  let vs: number;
-  let ve: number;
-  let quoted = false;
-  const vc = text.charCodeAt(p);
-  let bs = p;
-  while (bs < n && bs - p < 16 && text.charCodeAt(bs) === 92) bs++;
-  const escQuote = bs > p && isQuote(text.charCodeAt(bs));
   // `'password:', password`: the string that held the key closed right after the separator.
   if (q0 && !keyQuoted && text.startsWith(q0, p)) return ke;
-  if (isQuote(vc) || escQuote) {
-    quoted = true;
-    const limit = Math.min(n, p + MAX_VALUE);
-    if (escQuote) {
-      const qs = text.slice(p, bs + 1);
-      vs = bs + 1;
-      const close = text.substring(vs, limit).indexOf(qs);
-      ve = close < 0 ? limit : vs + close;
-    } else {
-      vs = p + 1;
-      let i = vs;
-      while (i < limit) {
-        const ch = text.charCodeAt(i);
-        if (ch === 92) i += 2;
-        else if (ch === vc || ch === 10) break;
-        else i++;
-      }
-      // A "string" that never closes on its line was the END of another string
-      // (`print("token=" + repr(x))`). One cut off by the end of the text may be real.
-      if (text.charCodeAt(i) === 10) return ke;
-      ve = Math.min(i, limit);
-    }
-  } else {
-    if (sep === SEP_FLAG && vc === 45) return ke; // next flag, not a value
-    const lineStart = atLineStart(text, ks);
-    const tight = sep === SEP_EQ && !spaceBefore && !spaceAfter;
-    // HTTP header lines carry spaces and `;` in their value; a bare `auth:` is usually code.
-    const restOfLine =
-      sep === SEP_COLON &&
-      spaceAfter &&
-      (kind === "cookie" || (kind === "authorization" && !/auth$/i.test(key)));
-    const wholeRun = restOfLine || (lineStart && (tight || sep === SEP_COLON));
-    const q0c = q0 && !keyQuoted ? q0.charCodeAt(q0.length - 1) : -1;
-    const limit = Math.min(n, p + MAX_VALUE);
-    vs = p;
-    let i = p;
-    for (; i < limit; i++) {
-      const ch = text.charCodeAt(i);
-      if (ch === 10 || ch === 13 || ch === q0c) break;
-      if (ch === 92) {
-        const nx = text.charCodeAt(i + 1);
-        if (nx === 110 || nx === 114 || nx === 116 || nx === 34 || nx === 39) break;
-        continue;
-      }
-      if (restOfLine) {
-        // ) ] } close the code around the header, a quote the string that holds it.
-        if (ch === 41 || ch === 93 || ch === 125 || ch === 34 || ch === 39) break;
-        continue;
-      }
-      if (ch === 32 || ch === 9) break;
-      if (wholeRun) continue;
-      // " ' ` , ; & ) ] } < >
-      if (ch < 128 && VALUE_STOP[ch] === 1) break;
-    }
-    ve = i;
-    // A long run is examined once; anchors inside it would re-scan the same text for each one.
-    if (ve - vs >= 512) keyedEnd = ve;
-    // Trailing blanks, and the `,` / `;` that end a line of code or YAML flow.
-    while (ve > vs && isBlank(text.charCodeAt(ve - 1))) ve--;
-    const last = text.charCodeAt(ve - 1);
-    // `KEY=value` on its own line is a .env/shell literal, unless it ends like a
-    // keyword argument in a call split over lines (`credentials=None,`).
-    const envLine = tight && lineStart && last !== 44 && last !== 41;
-    while (ve > vs && (text.charCodeAt(ve - 1) === 44 || text.charCodeAt(ve - 1) === 59)) ve--;
-    const v = text.slice(vs, ve);
-    if (v.length === 0 || CODE_KEYWORDS.has(v)) return ke;
-    // `key:value` with no space is a namespace or URN ("auth:login", "secret:mocks"), not YAML or a header.
-    if (sep === SEP_COLON && !spaceAfter && !keyQuoted) return ke;
-    // Small numbers in code are enum members and constants (`CommaToken = 28`); a numeric
-    // secret is only believed in a config line (`PASSWORD=123456`, `pin: 1234`) or JSON.
-    if (HEX_NUMBER.test(v) || DOTTED_NUMBER.test(v)) return ke;
-    if (DECIMAL.test(v) && (v.length < 4 || (!keyQuoted && !(lineStart && (tight || sep === SEP_COLON)))))
-      return ke;
-    if (restOfLine && !AUTH_SCHEME.test(v)) {
-      const first = v.slice(0, v.search(/\s|$/));
-      if (CODE_KEYWORDS.has(first) || (isUpper(first.charCodeAt(0)) && IDENT.test(first) && !hasDigit(first)))
-        return ke;
-    }
-    if (!restOfLine || kind !== "authorization" || !AUTH_SCHEME.test(v)) {
-      if (!envLine && sep !== SEP_FLAG) {
-        if (/[([{]/.test(v) || DOTTED.test(v) || v.includes("=>") || GENERIC_TYPE.test(v)) return ke;
-        // `token: accessToken`, `api_key=api_key`, `{ password: pw }`: a variable, not a literal.
-        // Long runs mixing letters and digits are generated secrets, whatever their shape.
-        if (IDENT.test(v) && !(v.length >= 16 && hasDigit(v) && /[A-Za-z]/.test(v))) {
-          if (HUMP_OR_SNAKE.test(v) && SECRET_WORD.test(v)) return ke;
-          if (v.toLowerCase() === key.toLowerCase()) return ke;
-          // `token: UUID`, `password: SecretStr`: a type annotation on a field.
-          if (sep === SEP_COLON && isUpper(v.charCodeAt(0)) && (!hasDigit(v) || v.length <= 3)) return ke;
-          // `credentials: kEnumerableProperty,`: a property in an object literal or a statement.
-          if (last === 44 || last === 59) return ke;
-          // `token = element`: an assignment from a variable; a literal password has a digit.
-          if (sep === SEP_EQ && !tight && !hasDigit(v)) return ke;
-          // A quote opened before the key and not closed after it holds a header line: `-H "X-Api-Key: v"`.
-          if (!lineStart && !tight && q0c < 0) return ke;
-        }
-        if (!tight) {
-          // More words after the value: prose ("`token`: the API token") or a type expression.
-          let r = ve;
-          while (r < n && isBlank(text.charCodeAt(r))) r++;
-          const rc = text.charCodeAt(r);
-          if (r < n && rc !== q0c && !(rc < 128 && VALUE_TAIL[rc] === 1)) return ke;
-        }
-      }
-    }
-  }
+
+  const site: Site = { text, ks, key, kind, sep, q0, keyQuoted, spaceBefore, spaceAfter: p > p1, p };
+  let bs = p;
+  while (bs < n && bs - p < 16 && text.charCodeAt(bs) === 92) bs++;
+  const quote = text.charCodeAt(bs);
+  const quoted = isQuote(quote);
+  const range = quoted ? quotedValue(site, bs) : unquotedValue(site);
+  if (range === null) return ke;
+  let [vs, ve] = range;
 
   if (kind === "authorization") {
     const m = AUTH_SCHEME.exec(text.slice(vs, Math.min(ve, vs + 40)));
     if (m) vs += m[0].length;
   }
   const value = text.slice(vs, ve);
-  if (isPlaceholder(value) || DOTTED_NUMBER.test(value)) return ke;
-  if (namesItself(key, value)) return ke;
-  // Backticks run a command in a shell and interpolate in JS; neither with spaces or `${` is a literal.
-  if (quoted && vc === 96 && (/\s/.test(value) || value.includes("${"))) return ke;
-  if (quoted) {
-    // `type Creds = "include" | "omit"`, `"cookie": "cookie"`: a type union or a name, not a secret.
-    let r = ve + 1;
-    while (r < n && isBlank(text.charCodeAt(r))) r++;
-    if (text.charCodeAt(r) === 124 /* | */ || QUOTED_ENUMS.has(value)) return ke;
-    // "}" or "?." is punctuation in a lexer, not a credential.
-    if (!/[A-Za-z0-9]/.test(value)) return ke;
-  }
-  if (!quoted && sep === SEP_FLAG) {
-    // `--privkey rsakey.pem`, `--token-file ./t`: a file or host name, not the secret itself.
-    if (CODE_KEYWORDS.has(value) || DOTTED.test(value) || /^(?:\.{0,2}\/|~\/)/.test(value)) return ke;
-    // `--auth` is as often a switch followed by the next argument as an option with a value.
-    if (spaceBefore && /(?:^|[_.-])auth$/i.test(key)) return ke;
-  }
-  // $PWD and friends hold the working directory, not a password.
-  if (/pwd$/i.test(key) && /^[/~]/.test(value)) return ke;
+  if (!isLiteral(site, value, quoted ? quote : -1, ve)) return ke;
   spans.push({ s: vs, e: ve, kind, p: 1 });
   // Resume inside the value so a provider token there can claim a better kind, but
   // never parse the value itself for assignments again: that would be quadratic.
   keyedEnd = ve;
   return vs;
+}
+
+/** The inside of a quoted value whose (possibly escaped) opening quote is at `qAt`. */
+function quotedValue(site: Site, qAt: number): [number, number] | null {
+  const { text, p } = site;
+  const n = text.length;
+  const limit = Math.min(n, p + MAX_VALUE);
+  const vs = qAt + 1;
+  if (qAt > p) {
+    // `\"...\"` in JSON-encoded text closes with the same escaped quote.
+    const close = text.substring(vs, limit).indexOf(text.slice(p, vs));
+    return [vs, close < 0 ? limit : vs + close];
+  }
+  const q = text.charCodeAt(qAt);
+  let i = vs;
+  while (i < limit) {
+    const ch = text.charCodeAt(i);
+    if (ch === 92) i += 2;
+    else if (ch === q || ch === 10) break;
+    else i++;
+  }
+  // A "string" that never closes on its line was the END of another string
+  // (`print("token=" + repr(x))`). One cut off by the end of the text may be real.
+  if (text.charCodeAt(i) === 10) return null;
+  return [vs, Math.min(i, limit)];
+}
+
+/** The extent of an unquoted value, or null when it reads as code, a type or prose. */
+function unquotedValue(site: Site): [number, number] | null {
+  const { text, p, sep, kind, key, keyQuoted, spaceBefore, spaceAfter } = site;
+  const n = text.length;
+  if (sep === SEP_FLAG && text.charCodeAt(p) === 45) return null; // next flag, not a value
+  const lineStart = atLineStart(text, site.ks);
+  const tight = sep === SEP_EQ && !spaceBefore && !spaceAfter;
+  // HTTP header lines carry spaces and `;` in their value; a bare `auth:` is usually code.
+  const restOfLine =
+    sep === SEP_COLON &&
+    spaceAfter &&
+    (kind === "cookie" || (kind === "authorization" && !/auth$/i.test(key)));
+  const wholeRun = restOfLine || (lineStart && (tight || sep === SEP_COLON));
+  const q0c = site.q0 && !keyQuoted ? site.q0.charCodeAt(site.q0.length - 1) : -1;
+  const limit = Math.min(n, p + MAX_VALUE);
+  const vs = p;
+  let i = p;
+  for (; i < limit; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 10 || ch === 13 || ch === q0c) break;
+    if (ch === 92) {
+      const nx = text.charCodeAt(i + 1);
+      if (nx === 110 || nx === 114 || nx === 116 || nx === 34 || nx === 39) break;
+      continue;
+    }
+    if (restOfLine) {
+      // ) ] } close the code around the header, a quote the string that holds it.
+      if (ch === 41 || ch === 93 || ch === 125 || ch === 34 || ch === 39) break;
+      continue;
+    }
+    if (ch === 32 || ch === 9) break;
+    if (wholeRun) continue;
+    if (ch < 128 && VALUE_STOP[ch] === 1) break;
+  }
+  let ve = i;
+  // A long run is examined once; anchors inside it would re-scan the same text for each one.
+  if (ve - vs >= 512) keyedEnd = ve;
+  while (ve > vs && isBlank(text.charCodeAt(ve - 1))) ve--;
+  const last = text.charCodeAt(ve - 1);
+  // `KEY=value` on its own line is a .env/shell literal, unless it ends like a
+  // keyword argument in a call split over lines (`credentials=None,`).
+  const envLine = tight && lineStart && last !== 44 && last !== 41;
+  // The `,` / `;` that end a line of code or YAML flow are not part of the value.
+  while (ve > vs && (text.charCodeAt(ve - 1) === 44 || text.charCodeAt(ve - 1) === 59)) ve--;
+  const v = text.slice(vs, ve);
+  if (v.length === 0 || CODE_KEYWORDS.has(v)) return null;
+  // `key:value` with no space is a namespace or URN ("auth:login", "secret:mocks"), not YAML or a header.
+  if (sep === SEP_COLON && !spaceAfter && !keyQuoted) return null;
+  // Small numbers in code are enum members and constants (`CommaToken = 28`); a numeric
+  // secret is only believed in a config line (`PASSWORD=123456`, `pin: 1234`) or JSON.
+  if (HEX_NUMBER.test(v) || DOTTED_NUMBER.test(v)) return null;
+  if (DECIMAL.test(v) && (v.length < 4 || (!keyQuoted && !(lineStart && (tight || sep === SEP_COLON))))) {
+    return null;
+  }
+  if (restOfLine && AUTH_SCHEME.test(v)) return [vs, ve];
+  if (restOfLine) {
+    const first = v.slice(0, v.search(/\s|$/));
+    if (CODE_KEYWORDS.has(first) || (isUpper(first.charCodeAt(0)) && IDENT.test(first) && !hasDigit(first))) {
+      return null;
+    }
+  }
+  if (envLine || sep === SEP_FLAG) return [vs, ve];
+  if (/[([{]/.test(v) || DOTTED.test(v) || v.includes("=>") || GENERIC_TYPE.test(v)) return null;
+  // Long runs mixing letters and digits are generated secrets, whatever their shape.
+  if (IDENT.test(v) && !(v.length >= 16 && hasDigit(v) && /[A-Za-z]/.test(v))) {
+    // `token: accessToken`, `api_key=api_key`: a variable, not a literal.
+    if (HUMP_OR_SNAKE.test(v) && SECRET_WORD.test(v)) return null;
+    if (v.toLowerCase() === key.toLowerCase()) return null;
+    // `token: UUID`, `password: SecretStr`: a type annotation on a field.
+    if (sep === SEP_COLON && isUpper(v.charCodeAt(0)) && (!hasDigit(v) || v.length <= 3)) return null;
+    // `credentials: kEnumerableProperty,`: a property in an object literal or a statement.
+    if (last === 44 || last === 59) return null;
+    // `token = element`: an assignment from a variable; a literal password has a digit.
+    if (sep === SEP_EQ && !tight && !hasDigit(v)) return null;
+    // `{ password: pw }` inline is code; a quote opened before the key and not closed after it
+    // holds a header line instead: `-H "X-Api-Key: v"`.
+    if (!lineStart && !tight && q0c < 0) return null;
+  }
+  if (!tight) {
+    // More words after the value: prose ("`token`: the API token") or a type expression.
+    let r = ve;
+    while (r < n && isBlank(text.charCodeAt(r))) r++;
+    const rc = text.charCodeAt(r);
+    if (r < n && rc !== q0c && !(rc < 128 && VALUE_TAIL[rc] === 1)) return null;
+  }
+  return [vs, ve];
+}
+
+/** Checks shared by quoted and unquoted values. `quote` is the quote character, or -1. */
+function isLiteral(site: Site, value: string, quote: number, ve: number): boolean {
+  const { text, key, sep } = site;
+  if (isPlaceholder(value) || DOTTED_NUMBER.test(value) || namesItself(key, value)) return false;
+  if (quote >= 0) {
+    // Backticks run a command in a shell and interpolate in JS; neither with spaces or `${` is a literal.
+    if (quote === 96 && (/\s/.test(value) || value.includes("${"))) return false;
+    // `type Creds = "include" | "omit"`: a type union.
+    let r = ve + 1;
+    while (r < text.length && isBlank(text.charCodeAt(r))) r++;
+    if (text.charCodeAt(r) === 124 /* | */ || QUOTED_ENUMS.has(value)) return false;
+    // "}" or "?." is punctuation in a lexer, not a credential.
+    if (!/[A-Za-z0-9]/.test(value)) return false;
+  } else if (sep === SEP_FLAG) {
+    // `--privkey rsakey.pem`, `--token-file ./t`: a file or host name, not the secret itself.
+    if (CODE_KEYWORDS.has(value) || DOTTED.test(value) || /^(?:\.{0,2}\/|~\/)/.test(value)) return false;
+    // `--auth` is as often a switch followed by the next argument as an option with a value.
+    if (site.spaceBefore && /(?:^|[_.-])auth$/i.test(key)) return false;
+  }
+  // $PWD and friends hold the working directory, not a password.
+  return !(/pwd$/i.test(key) && /^[/~]/.test(value));
 }
 
 /**
@@ -1048,6 +1089,8 @@ function omission(text: string): string | null {
 const SCRATCH: Span[] = [];
 /** End of the last value redacted by key; key/flag anchors before it are already covered. */
 let keyedEnd = 0;
+/** Per-scan memo for commandBefore. */
+const cmdCache: { re: RegExp | null; at: number; found: boolean } = { re: null, at: 0, found: false };
 
 function scan(text: string, withKeys: boolean): Span[] | null {
   const re = MASTER;
@@ -1055,6 +1098,7 @@ function scan(text: string, withKeys: boolean): Span[] | null {
   spans.length = 0;
   re.lastIndex = 0;
   keyedEnd = 0;
+  cmdCache.re = null;
   for (;;) {
     const m = re.exec(text);
     if (m === null) break;
@@ -1140,8 +1184,11 @@ interface Frame {
   parent: Record<string, unknown> | unknown[];
   key: string | number;
   path: string;
-  /** The path already went into `redactions` because its key was rewritten. */
-  recorded: boolean;
+  /** Kinds found in the object key itself; the path is then already a redaction. */
+  keyKinds?: string[];
+  /** The whole value is replaced, because its key is secret-ish. */
+  mask?: string;
+  maskKind?: string;
 }
 
 function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
@@ -1169,14 +1216,26 @@ export function redactValue<T>(value: T, basePath = "payload"): RedactResult<T> 
   const root: unknown[] = [undefined];
   // Shared references (and cycles) map to one copy, which also bounds the work.
   const copies = new Map<object, unknown>();
-  // An explicit stack instead of recursion: hook payloads are untrusted and may nest arbitrarily deep.
-  const stack: Frame[] = [{ src: value, parent: root, key: 0, path: basePath, recorded: false }];
+  // An explicit stack instead of recursion: hook payloads are untrusted and may nest arbitrarily
+  // deep. Children are pushed in reverse so that paths are reported in document order.
+  const stack: Frame[] = [{ src: value, parent: root, key: 0, path: basePath }];
   const pending: Frame[] = [];
+  const keyKinds: string[] = [];
 
   while (stack.length > 0) {
     const f = stack.pop() as Frame;
+    if (f.keyKinds !== undefined) {
+      redactions.push(f.path);
+      for (const k of f.keyKinds) kinds.push(k);
+    }
     let src = f.src;
     let out: unknown = src;
+    if (f.mask !== undefined) {
+      out = f.mask;
+      if (f.keyKinds === undefined) redactions.push(f.path);
+      kinds.push(f.maskKind as string);
+      src = undefined;
+    }
     if (
       src !== null &&
       typeof src === "object" &&
@@ -1193,7 +1252,7 @@ export function redactValue<T>(value: T, basePath = "payload"): RedactResult<T> 
         if (r.kinds[0]?.startsWith("omitted:")) {
           omitted.push(f.path);
         } else {
-          if (!f.recorded) redactions.push(f.path);
+          if (f.keyKinds === undefined) redactions.push(f.path);
           for (const k of r.kinds) kinds.push(k);
         }
       }
@@ -1206,7 +1265,7 @@ export function redactValue<T>(value: T, basePath = "payload"): RedactResult<T> 
         copies.set(src, arr);
         out = arr;
         for (let i = src.length - 1; i >= 0; i--) {
-          stack.push({ src: src[i], parent: arr, key: i, path: `${f.path}[${i}]`, recorded: false });
+          stack.push({ src: src[i], parent: arr, key: i, path: `${f.path}[${i}]` });
         }
       } else {
         const obj: Record<string, unknown> = {};
@@ -1216,33 +1275,30 @@ export function redactValue<T>(value: T, basePath = "payload"): RedactResult<T> 
         pending.length = 0;
         for (const k of Object.keys(rec)) {
           const v = rec[k];
-          const keyKinds: string[] = [];
+          keyKinds.length = 0;
           let nk = redactKeyText(k, keyKinds);
           if (nk !== k) {
+            // Two keys redacted to the same marker must not overwrite each other.
             let n = 2;
             const base = nk;
             while (Object.hasOwn(obj, nk)) nk = `${base}#${n++}`;
           }
-          const path = childPath(f.path, nk);
-          const recorded = keyKinds.length > 0;
-          if (recorded) {
-            redactions.push(path);
-            for (const kk of keyKinds) kinds.push(kk);
-          }
+          const child: Frame = { src: v, parent: obj, key: nk, path: childPath(f.path, nk) };
+          if (keyKinds.length > 0) child.keyKinds = keyKinds.slice();
           const kind = keyKind(k);
           // A bare `auth` key is as often a config section ({type: "oauth"}) as a credential:
           // walk objects under it, redact only scalars.
           const section = typeof v === "object" && v !== null && splitWords(k).at(-1) === "auth";
-          const masked = kind === null || section ? undefined : redactKeyedValue(kind, k, v);
-          if (masked !== undefined) {
-            setOwn(obj, nk, masked);
-            if (!recorded) redactions.push(path);
-            kinds.push(kind as string);
-            continue;
+          if (kind !== null && !section) {
+            const mask = redactKeyedValue(kind, k, v);
+            if (mask !== undefined) {
+              child.mask = mask;
+              child.maskKind = kind;
+            }
           }
           // Reserve the slot now so key order survives the depth-first walk.
           setOwn(obj, nk, undefined);
-          pending.push({ src: v, parent: obj, key: nk, path, recorded });
+          pending.push(child);
         }
         for (let i = pending.length - 1; i >= 0; i--) stack.push(pending[i] as Frame);
       }

@@ -158,7 +158,7 @@ class SessionWriter {
     const state = readJsonOrUndefined<SessionState>(join(this.dir, SESSION_FILES.state));
     const size = fstatSync(this.fd).size;
     const ids = IdTable.open(join(this.dir, SESSION_FILES.ids));
-    if (!state || state.version !== 1 || !ids || state.size > size) {
+    if (state?.version !== 1 || !ids || state.size > size) {
       ids?.close();
       this.rebuild();
     } else {

@@ -48,7 +48,10 @@ function allFiles(dir: string): string[] {
   return out;
 }
 
-function sessionLines(root: string, id: string): Array<Record<string, any>> {
+// biome-ignore lint/suspicious/noExplicitAny: assertions reach into arbitrary payload shapes
+type Loose = Record<string, any>;
+
+function sessionLines(root: string, id: string): Loose[] {
   return readFileSync(join(root, ".tapedeck", "claude-sessions", id, "events.jsonl"), "utf8")
     .split("\n")
     .filter(Boolean)

@@ -14,11 +14,7 @@ export interface ScannedLine {
 const CHUNK = 4 * 1024 * 1024;
 
 /** Calls `onLine` for every line from `from` to EOF; stops early when it returns exactly `false`. */
-export function scanLines(
-  fd: number,
-  from: number,
-  onLine: (line: ScannedLine) => unknown,
-): number {
+export function scanLines(fd: number, from: number, onLine: (line: ScannedLine) => unknown): number {
   const size = fstatSync(fd).size;
   let position = from;
   let carry: Buffer = Buffer.alloc(0);

@@ -5,11 +5,11 @@
 // unless a status line was asked for.
 import { runHook } from "./core/recorder.ts";
 import { projectFromStatusPayload, recordingState } from "./core/status.ts";
-import { readStdinBounded } from "./core/stdin.ts";
+import { readStdinSync } from "./core/stdin.ts";
 import { adapterFor } from "./providers/registry.ts";
 
-async function statusLine(provider: string): Promise<void> {
-  const input = await readStdinBounded(1024 * 1024, 2000);
+function statusLine(provider: string): void {
+  const input = readStdinSync(1024 * 1024, 2000);
   let payload: unknown = null;
   try {
     payload = JSON.parse(input.data.toString("utf8"));
@@ -20,21 +20,19 @@ async function statusLine(provider: string): Promise<void> {
   process.stdout.write(`${recordingState(dir, provider).display}\n`);
 }
 
-async function main(): Promise<void> {
+function main(): void {
   if (process.argv[2] === "--statusline") {
-    await statusLine(process.argv[3] ?? "claude");
+    statusLine(process.argv[3] ?? "claude");
     return;
   }
   const adapter = adapterFor(process.argv[2] ?? "");
   if (!adapter) return;
-  const input = await readStdinBounded();
-  runHook(adapter, input, process.env);
+  runHook(adapter, readStdinSync(), process.env);
 }
 
-main()
-  .catch(() => {
-    // Recording never hurts the agent; the recorder already logged what it could without content.
-  })
-  .finally(() => {
-    process.exitCode = 0;
-  });
+try {
+  main();
+} catch {
+  // Recording never hurts the agent; the recorder already logged what it could without content.
+}
+process.exitCode = 0;

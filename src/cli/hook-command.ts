@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { runHook } from "../core/recorder.ts";
-import { readStdinBounded } from "../core/stdin.ts";
+import { readStdinSync } from "../core/stdin.ts";
 import { ADAPTERS, adapterFor } from "../providers/registry.ts";
 import { CliError, EXIT, printJson } from "./common.ts";
 
@@ -17,7 +17,7 @@ export function registerHookCommand(program: Command): void {
         if (opts.strict) throw new CliError(`unknown provider "${provider}"`, EXIT.usage);
         return;
       }
-      const input = await readStdinBounded();
+      const input = readStdinSync();
       const result = runHook(adapter, input, process.env, opts.project);
       if (opts.json) printJson(result);
       if (opts.strict && result.status !== "recorded") {

@@ -1,0 +1,70 @@
+// Per-event cost of the command hook transport, beside the floors it cannot
+// beat: `/bin/true` (process spawn) and `node -e 0` (Node start-up).
+// Run: npm run build && npx tsx bench/hook.bench.ts
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { writeConfig } from "../src/core/config.ts";
+import { interleaved, median, percentile, round, tempDir, timeCommand } from "./lib.ts";
+
+const REFERENCE = join("..", "shared", "reference", "claude");
+const FIXTURES = join("test", "fixtures", "claude");
+
+function payload(name: string, project: string): string {
+  let text: string;
+  try {
+    text = readFileSync(join(FIXTURES, name), "utf8");
+  } catch {
+    text = readFileSync(join(REFERENCE, name), "utf8");
+  }
+  const p = JSON.parse(text) as Record<string, unknown>;
+  return JSON.stringify({ ...p, cwd: project, transcript_path: join(project, "none.jsonl") });
+}
+
+export async function runHookBench(runs = 40) {
+  const { dir, cleanup } = tempDir("tapedeck-hookbench-");
+  try {
+    writeConfig(dir, { schema_version: 1, providers: { claude: { recording: "on", mode: "capture-only" } } });
+    const off = tempDir("tapedeck-hookbench-off-");
+    writeConfig(off.dir, {
+      schema_version: 1,
+      providers: { claude: { recording: "off", mode: "capture-only" } },
+    });
+    const hook = join(process.cwd(), "dist", "hook.js");
+    const node = process.execPath;
+    const postToolUse = payload("PostToolUse.json", dir);
+    const prompt = payload("UserPromptSubmit.json", dir);
+    let n = 0;
+    // Each recorded run gets a distinct tool_use_id so that deduplication does not skip the write.
+    const fresh = (p: string) => p.replace(/"tool_use_id":"[^"]+"/, `"tool_use_id":"t${n++}"`);
+    const env = (project: string) => ({ ...process.env, CLAUDE_PROJECT_DIR: project });
+    const samples = interleaved(runs, {
+      "/bin/true": () => timeCommand("/bin/true", []),
+      "node -e 0": () => timeCommand(node, ["-e", "0"]),
+      "hook, recording off": () => timeCommand(node, [hook, "claude"], prompt, env(off.dir)),
+      "hook, UserPromptSubmit": () =>
+        timeCommand(
+          node,
+          [hook, "claude"],
+          prompt.replace(/"prompt_id":"[^"]+"/, `"prompt_id":"p${n++}"`),
+          env(dir),
+        ),
+      "hook, PostToolUse": () => timeCommand(node, [hook, "claude"], fresh(postToolUse), env(dir)),
+    });
+    off.cleanup();
+    const floor = median(samples["node -e 0"]!);
+    const rows = Object.entries(samples).map(([name, xs]) => ({
+      name,
+      median_ms: round(median(xs)),
+      p90_ms: round(percentile(xs, 90)),
+      vs_node: round(median(xs) / floor),
+    }));
+    return { name: "hook", runs, rows };
+  } finally {
+    cleanup();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(JSON.stringify(await runHookBench(), null, 2));
+}

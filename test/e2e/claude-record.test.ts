@@ -1,0 +1,807 @@
+/**
+ * End to end: tapedeck records the real `claude` CLI (offline, against the mock Messages API) through the hooks
+ * `tapedeck install claude` writes. One multi-turn session (Bash, a failing tool, a subagent, /compact, text) is
+ * checked event by event against what the client really does, then the archive as a whole: tool pairing, usage
+ * against the mock's own log, completion and checksums, redaction, file modes. Then the switches around
+ * recording: `record stop`/`start`, a broken session root, an API error (StopFailure), and `uninstall`.
+ *
+ * Event kinds per `claude -p` run, as Claude Code 2.1.332 fires them (every run is its own epoch):
+ *   SCENARIO_BASH    session_start(startup) user_prompt tool_call tool_result assistant_message turn_usage×2
+ *                    session_end
+ *   SCENARIO_FAIL    session_start(resume) user_prompt tool_call tool_error assistant_message turn_usage×2
+ *                    session_end
+ *   SCENARIO_AGENT   session_start(resume) user_prompt tool_call(Agent) subagent_start tool_call(sub)
+ *                    tool_result(sub) subagent_stop tool_result(Agent) assistant_message turn_usage×2 session_end
+ *   /compact         session_start(resume) compaction(pre) subagent_stop(compaction agent, no start)
+ *                    session_start(compact) compaction(post) session_end
+ *   SCENARIO_TEXT    session_start(resume) user_prompt assistant_message turn_usage session_end
+ *   SCENARIO_APIERROR session_start user_prompt [provider_event StopFailure, usually lost] session_end
+ */
+import { type ExecFileException, execFile, execFileSync } from "node:child_process";
+import { createHash, randomInt } from "node:crypto";
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Checksums, Envelope, Manifest } from "../../src/core/schemas.ts";
+import { CLAUDE_HOOK_EVENTS } from "../../src/providers/claude/settings.ts";
+import { type AnthropicMock, type MockUsage, startAnthropicMock, type UsageRecord } from "../mocks/anthropic-mock.ts";
+import { type ClaudeResult, claudeTranscriptPath, makeClaudeHome, runClaude } from "./claude-runner.ts";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const CLI_JS = join(REPO, "dist", "cli.js");
+const HOOK_JS = join(REPO, "dist", "hook.js");
+
+beforeAll(() => {
+  // CI builds before vitest; a local run of just this file may not have.
+  if (!existsSync(HOOK_JS) || !existsSync(CLI_JS)) {
+    execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
+  }
+}, 120_000);
+
+// ---------------------------------------------------------------------------
+// Planted secrets: random on every run and assembled from pieces, so no literal secret sits in this file.
+
+const UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+const ALNUM = `${UPPER_DIGITS}abcdefghijklmnopqrstuvwxyz`;
+const randomChars = (n: number, alphabet: string) =>
+  Array.from({ length: n }, () => alphabet[randomInt(alphabet.length)]).join("");
+
+const AWS_KEY_ID = "AK" + "IA" + randomChars(16, UPPER_DIGITS);
+const GITHUB_TOKEN = "gh" + "p_" + randomChars(36, ALNUM);
+const ANTHROPIC_KEY = "sk-" + "ant-api03-" + randomChars(80, ALNUM);
+const SECRETS = { aws_access_key_id: AWS_KEY_ID, github_token: GITHUB_TOKEN, anthropic_key: ANTHROPIC_KEY };
+/** The secrets and a distinctive 12-character middle slice of each: a partial leak is a leak too. */
+const NEEDLES = Object.values(SECRETS).flatMap((s) => {
+  const mid = Math.floor(s.length / 2) - 6;
+  return [s, s.slice(mid, mid + 12)];
+});
+const marker = (kind: keyof typeof SECRETS) => `[REDACTED:${kind}]`;
+/** What the recorder should have made of a text holding the planted secrets. */
+function redacted(text: string): string {
+  let out = text;
+  for (const [kind, secret] of Object.entries(SECRETS)) {
+    out = out.split(secret).join(marker(kind as keyof typeof SECRETS));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Sandbox: a temp HOME and project, a mock on port 0, cleaned up afterwards.
+
+interface Sandbox {
+  root: string;
+  home: string;
+  projectDir: string;
+  mock: AnthropicMock;
+}
+
+function useSandbox(prefix: string): Sandbox {
+  const sb = {} as Sandbox;
+  beforeAll(async () => {
+    sb.root = mkdtempSync(join(tmpdir(), `tapedeck-${prefix}-`));
+    const { home, projectDir } = makeClaudeHome(join(sb.root, "home"), join(sb.root, "project"));
+    sb.home = home;
+    sb.projectDir = projectDir;
+    sb.mock = await startAnthropicMock({ port: 0 });
+  });
+  afterAll(async () => {
+    await sb.mock?.close();
+    if (sb.root) rmSync(sb.root, { recursive: true, force: true });
+  });
+  return sb;
+}
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI; asynchronous, because the mock lives in this process and must keep serving. */
+function tapedeck(sb: Sandbox, args: string[]): Promise<CliResult> {
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sb.home };
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI_JS, ...args],
+      { cwd: sb.projectDir, env, encoding: "utf8", timeout: 30_000 },
+      (error: ExecFileException | null, stdout: string, stderr: string) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+async function tapedeckJson<T>(sb: Sandbox, args: string[]): Promise<T> {
+  const res = await tapedeck(sb, [...args, "--json"]);
+  expect(res.code, res.stderr).toBe(0);
+  return JSON.parse(res.stdout) as T;
+}
+
+async function claude(sb: Sandbox, args: string[]): Promise<ClaudeResult> {
+  const res = await runClaude({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args });
+  expect(res.timedOut, res.stderr).toBe(false);
+  expect(res.json, `stdout: ${res.stdout}\nstderr: ${res.stderr}`).toBeDefined();
+  expect(res.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+  return res;
+}
+
+const tapedeckDir = (sb: Sandbox) => join(sb.projectDir, ".tapedeck");
+const sessionsRoot = (sb: Sandbox) => join(tapedeckDir(sb), "claude-sessions");
+const sessionDir = (sb: Sandbox, id: string) => join(sessionsRoot(sb), id);
+const settingsPath = (sb: Sandbox) => join(sb.projectDir, ".claude", "settings.local.json");
+const readJson = <T>(path: string) => JSON.parse(readFileSync(path, "utf8")) as T;
+
+function readEvents(sb: Sandbox, id: string): Envelope[] {
+  const path = join(sessionDir(sb, id), "events.jsonl");
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Envelope);
+}
+
+/** Every path under `dir` (itself included), by lstat, depth first. */
+function walk(dir: string): Array<{ path: string; stat: ReturnType<typeof lstatSync> }> {
+  const out = [{ path: dir, stat: lstatSync(dir) }];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stat = lstatSync(path);
+    if (stat.isDirectory()) out.push(...walk(path));
+    else out.push({ path, stat });
+  }
+  return out;
+}
+
+/** Relative path -> mode and content hash of everything under `dir`: equal snapshots mean nothing was written. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { path, stat } of walk(dir)) {
+    const mode = (stat.mode & 0o7777).toString(8);
+    const hash = stat.isFile() ? createHash("sha256").update(readFileSync(path)).digest("hex") : "dir";
+    out[relative(dir, path) || "."] = `${mode} ${hash}`;
+  }
+  return out;
+}
+
+function expectNoSecretsUnder(dir: string): void {
+  for (const { path, stat } of walk(dir)) {
+    if (!stat.isFile()) continue;
+    const bytes = readFileSync(path);
+    for (const needle of NEEDLES) {
+      expect(bytes.includes(Buffer.from(needle)), `${needle} found in ${path}`).toBe(false);
+    }
+  }
+}
+
+function expectPrivateModes(dir: string): void {
+  const modes = walk(dir).map(({ path, stat }) => ({
+    path: relative(dir, path) || ".",
+    type: stat.isDirectory() ? "dir" : stat.isFile() ? "file" : "other",
+    mode: (stat.mode & 0o7777).toString(8),
+  }));
+  expect(modes.filter((m) => m.type === "other")).toEqual([]);
+  expect(modes.filter((m) => m.type === "dir" && m.mode !== "700")).toEqual([]);
+  expect(modes.filter((m) => m.type === "file" && m.mode !== "600")).toEqual([]);
+}
+
+/**
+ * Signs that a hook misbehaved, from claude's own transcripts: a failing or timed-out hook leaves a
+ * `hook_non_blocking_error`/`hook_cancelled` attachment (or, in `-p` mode, any hook attachment with output), and
+ * Stop hooks are summed up in `stop_hook_summary`. A silent, successful hook leaves none of these.
+ */
+function hookTrouble(transcripts: string[]): unknown[] {
+  const trouble: unknown[] = [];
+  for (const file of transcripts) {
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      if (!line.trim()) continue;
+      const rec = JSON.parse(line) as {
+        type?: string;
+        subtype?: string;
+        attachment?: { type?: string; stdout?: string; stderr?: string; exitCode?: number };
+        hookErrors?: unknown[];
+        hasOutput?: boolean;
+      };
+      const att = rec.attachment;
+      if (rec.type === "attachment" && att?.type?.startsWith("hook")) {
+        const silent = att.type === "hook_success" && !att.stdout && !att.stderr && !att.exitCode;
+        if (!silent) trouble.push(att);
+      }
+      if (rec.subtype === "stop_hook_summary" && ((rec.hookErrors?.length ?? 0) > 0 || rec.hasOutput)) {
+        trouble.push({ hookErrors: rec.hookErrors, hasOutput: rec.hasOutput });
+      }
+    }
+  }
+  return trouble;
+}
+
+function transcriptsUnder(dir: string): string[] {
+  return walk(dir)
+    .filter(({ path, stat }) => stat.isFile() && path.endsWith(".jsonl"))
+    .map(({ path }) => path);
+}
+
+const pickUsage = (u: Partial<MockUsage> | undefined): MockUsage => ({
+  input_tokens: u?.input_tokens ?? -1,
+  output_tokens: u?.output_tokens ?? -1,
+  cache_read_input_tokens: u?.cache_read_input_tokens ?? -1,
+  cache_creation_input_tokens: u?.cache_creation_input_tokens ?? -1,
+});
+
+/** message id -> usage of the turn_usage events; a repeated id would be a double count, so it fails here. */
+function turnUsageById(events: Envelope[]): Record<string, MockUsage> {
+  const out: Record<string, MockUsage> = {};
+  for (const e of events.filter((x) => x.kind === "turn_usage")) {
+    const id = String(e.payload.message_id);
+    expect(out[id], `turn_usage for ${id} recorded twice`).toBeUndefined();
+    expect(e.usage).toMatchObject({ source: "claude-transcript", message_id: id });
+    out[id] = pickUsage(e.usage);
+  }
+  return out;
+}
+
+/**
+ * What the transcript can tell a recorder: main-thread responses (agentId null) except the /compact summary.
+ * Claude stores the summary as a user message (`isCompactSummary`), never as an assistant record with usage, and
+ * no Stop fires in a /compact run; subagent responses go to their own transcript (their total reaches the archive
+ * as the Agent tool_result's hook-payload usage instead).
+ */
+function expectedTurnUsage(served: UsageRecord[]): Record<string, MockUsage> {
+  return Object.fromEntries(
+    served.filter((u) => u.agentId === null && u.scenario !== "compact").map((u) => [u.messageId, u.usage]),
+  );
+}
+
+function sha256File(path: string): string {
+  return createHash("sha256").update(readFileSync(path)).digest("hex");
+}
+
+interface InspectJson {
+  session_id: string;
+  status: string;
+  event_count: number;
+  byte_count: number;
+  counts_by_kind: Record<string, number>;
+  redaction_count: number;
+  malformed_lines: number;
+  sequence_anomalies: number;
+  checksums: { ok: boolean; reason: string } | null;
+  usage: MockUsage & { sources: string[] };
+}
+
+function countKinds(events: Envelope[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const e of events) counts[e.kind] = (counts[e.kind] ?? 0) + 1;
+  return counts;
+}
+
+/** A finished session: complete, checksums over the exact bytes, and `inspect --json` agreeing. */
+async function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
+  const dir = sessionDir(sb, id);
+  const events = readEvents(sb, id);
+  const manifest = readJson<Manifest>(join(dir, "manifest.json"));
+  expect(manifest).toMatchObject({
+    session_id: `claude:${id}`,
+    provider: "claude",
+    provider_session_id: id,
+    status: "complete",
+    event_count: events.length,
+  });
+  expect(manifest.ended_at).not.toBeNull();
+  const checksums = readJson<Checksums>(join(dir, "checksums.json"));
+  expect(checksums).toMatchObject({
+    algorithm: "sha256",
+    events_sha256: sha256File(join(dir, "events.jsonl")),
+    event_count: events.length,
+    byte_count: lstatSync(join(dir, "events.jsonl")).size,
+  });
+  const inspected = await tapedeckJson<InspectJson>(sb, ["inspect", id, "--project", sb.projectDir]);
+  expect(inspected).toMatchObject({
+    session_id: `claude:${id}`,
+    status: "complete",
+    event_count: events.length,
+    counts_by_kind: countKinds(events),
+    malformed_lines: 0,
+    sequence_anomalies: 0,
+    checksums: { ok: true },
+  });
+  // Sequences are gapless across all epochs of the session.
+  expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+  return inspected;
+}
+
+// ---------------------------------------------------------------------------
+
+describe("tapedeck records the real claude CLI", () => {
+  const sb = useSandbox("claude-record");
+  let sessionId = "";
+
+  interface Run {
+    res: ClaudeResult;
+    /** Events this run appended to the main session. */
+    events: Envelope[];
+    /** The mock's responses during this run. */
+    served: UsageRecord[];
+  }
+  const runs: Record<string, Run> = {};
+  let seen = 0;
+
+  /** Runs one `claude -p` in the main session and collects what it appended. */
+  async function turn(name: string, args: string[]): Promise<Run> {
+    const served0 = sb.mock.usageLog.length;
+    const res = await claude(sb, sessionId ? ["--resume", sessionId, ...args] : args);
+    expect(res.code, res.stderr).toBe(0);
+    sessionId ||= res.sessionId!;
+    expect(res.sessionId).toBe(sessionId);
+    const all = readEvents(sb, sessionId);
+    const run = { res, events: all.slice(seen), served: sb.mock.usageLog.slice(served0) };
+    seen = all.length;
+    runs[name] = run;
+    // Every run after the opening session_start belongs to one turn id (the prompt_id), distinct per run.
+    const turnId = run.events[1]?.turn_id;
+    expect(turnId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(run.events.slice(1).map((e) => e.turn_id)).toEqual(run.events.slice(1).map(() => turnId));
+    for (const other of Object.values(runs)) {
+      if (other !== run) expect(other.events[1]?.turn_id).not.toBe(turnId);
+    }
+    for (const e of run.events) expect(e).toMatchObject({ provider: "claude", session_id: `claude:${sessionId}` });
+    // Per run, turn_usage holds exactly the main-thread responses the mock served in it.
+    expect(turnUsageById(run.events)).toEqual(expectedTurnUsage(run.served));
+    return run;
+  }
+
+  const kinds = (events: Envelope[]) => events.map((e) => e.kind);
+  const only = (events: Envelope[], kind: string) => events.filter((e) => e.kind === kind);
+
+  it("install writes our hooks, the status line and the project config", async () => {
+    const res = await tapedeck(sb, ["install", "claude", "--project", sb.projectDir, "--yes"]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain("Recording is on");
+
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const hookCommand = `${q(process.execPath)} ${q(HOOK_JS)} claude # tapedeck`;
+    const settings = readJson<{
+      hooks: Record<string, Array<{ matcher?: string; hooks: Array<Record<string, unknown>> }>>;
+      statusLine: Record<string, unknown>;
+    }>(settingsPath(sb));
+    expect(CLAUDE_HOOK_EVENTS).toHaveLength(17);
+    expect(Object.keys(settings.hooks).sort()).toEqual(CLAUDE_HOOK_EVENTS.map((h) => h.event).sort());
+    for (const { event, toolMatcher } of CLAUDE_HOOK_EVENTS) {
+      const groups = settings.hooks[event]!;
+      expect(groups, event).toHaveLength(1);
+      expect(groups[0]!.matcher, event).toBe(toolMatcher ? "*" : undefined);
+      expect(groups[0]!.hooks, event).toEqual([{ type: "command", command: hookCommand, timeout: 10 }]);
+    }
+    // The events this test relies on are among them.
+    for (const event of ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure"]) {
+      expect(settings.hooks[event], event).toBeDefined();
+    }
+    for (const event of ["Stop", "StopFailure", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact"]) {
+      expect(settings.hooks[event], event).toBeDefined();
+    }
+    expect(settings.hooks.SessionEnd).toBeDefined();
+    expect(settings.statusLine).toEqual({
+      type: "command",
+      command: `${q(process.execPath)} ${q(HOOK_JS)} --statusline claude # tapedeck`,
+      padding: 0,
+    });
+    expect(readJson(join(tapedeckDir(sb), "config.json"))).toMatchObject({
+      schema_version: 1,
+      providers: { claude: { recording: "on", mode: "capture-only" } },
+    });
+    expect(await tapedeckJson(sb, ["status", "--project", sb.projectDir])).toMatchObject({ recording: true });
+  });
+
+  it("turn 1: Bash with planted secrets in the prompt, the command and its output", async () => {
+    const prompt =
+      `Remember these for later: ${AWS_KEY_ID} and ${ANTHROPIC_KEY}\n` + `SCENARIO_BASH echo hello token=${GITHUB_TOKEN}`;
+    const { res, events, served } = await turn("bash", [prompt]);
+    expect(res.json.result).toBe(`Done: hello token=${GITHUB_TOKEN}`);
+    expect(served.map((u) => [u.scenario, u.agentId])).toEqual([
+      ["bash", null],
+      ["bash-result", null],
+    ]);
+    expect(kinds(events)).toEqual([
+      "session_start",
+      "user_prompt",
+      "tool_call",
+      "tool_result",
+      "assistant_message",
+      "turn_usage",
+      "turn_usage",
+      "session_end",
+    ]);
+    const [start, userPrompt, call, result, message, , , end] = events;
+    expect(start!.payload).toMatchObject({ hook_event_name: "SessionStart", source: "startup" });
+    expect(userPrompt!.payload).toEqual({ hook_event_name: "UserPromptSubmit", prompt: redacted(prompt) });
+    expect(userPrompt!.redactions).toEqual(["payload.prompt"]);
+    const command = `echo hello token=${marker("github_token")}`;
+    expect(call!.payload).toMatchObject({ tool_name: "Bash", tool_input: { command } });
+    expect(call!.redactions).toContain("payload.tool_input.command");
+    expect(result!.payload).toMatchObject({
+      tool_name: "Bash",
+      tool_use_id: call!.payload.tool_use_id,
+      tool_input: { command },
+      tool_response: { stdout: `hello token=${marker("github_token")}`, stderr: "" },
+      success: true,
+    });
+    expect(result!.redactions).toContain("payload.tool_response.stdout");
+    expect(message!.payload).toMatchObject({ hook_event_name: "Stop", text: redacted(res.json.result) });
+    expect(end!.payload).toEqual({ hook_event_name: "SessionEnd", reason: "other" });
+    for (const e of events) expect(e.agent_id).toBeUndefined();
+    // The session is finalized at every SessionEnd, and reopened by the next run's session_start.
+    expect(readJson<Manifest>(join(sessionDir(sb, sessionId), "manifest.json")).status).toBe("complete");
+  });
+
+  it("turn 2 (resume): a failing Bash command becomes a tool_error", async () => {
+    const { res, events } = await turn("fail", ["SCENARIO_FAIL"]);
+    expect(res.json.result).toContain("Exit code 3");
+    expect(kinds(events)).toEqual([
+      "session_start",
+      "user_prompt",
+      "tool_call",
+      "tool_error",
+      "assistant_message",
+      "turn_usage",
+      "turn_usage",
+      "session_end",
+    ]);
+    expect(events[0]!.payload).toMatchObject({ source: "resume" });
+    const [, , call, failure] = events;
+    expect(call!.payload).toMatchObject({ tool_name: "Bash", tool_input: { command: "echo oops >&2; exit 3" } });
+    expect(failure!.payload).toMatchObject({
+      hook_event_name: "PostToolUseFailure",
+      tool_name: "Bash",
+      tool_use_id: call!.payload.tool_use_id,
+      success: false,
+    });
+    expect(String(failure!.payload.error)).toContain("Exit code 3");
+  });
+
+  it("turn 3 (resume): a foreground subagent, its tool calls attributed by agent_id", async () => {
+    const { res, events, served } = await turn("agent", ["SCENARIO_AGENT echo sub"]);
+    expect(res.json.result).toBe("Agent finished: Done: sub");
+    expect(kinds(events)).toEqual([
+      "session_start",
+      "user_prompt",
+      "tool_call",
+      "subagent_start",
+      "tool_call",
+      "tool_result",
+      "subagent_stop",
+      "tool_result",
+      "assistant_message",
+      "turn_usage",
+      "turn_usage",
+      "session_end",
+    ]);
+    // The agent id tapedeck recorded is the one claude sent to the API from inside the subagent.
+    const subServed = served.filter((u) => u.agentId !== null);
+    expect(subServed.map((u) => u.scenario)).toEqual(["bash", "bash-result"]);
+    const agentId = subServed[0]!.agentId!;
+    expect(agentId).toMatch(/^a[0-9a-f]+$/);
+
+    const [, , agentCall, subStart, subCall, subResult, subStop, agentResult] = events;
+    expect(agentCall!.agent_id).toBeUndefined();
+    expect(agentCall!.payload).toMatchObject({ tool_name: "Agent" });
+    expect(subStart).toMatchObject({ agent_id: agentId, payload: { agent_id: agentId, agent_type: "general-purpose" } });
+    expect(subCall).toMatchObject({ agent_id: agentId, payload: { tool_name: "Bash", tool_input: { command: "echo sub" } } });
+    expect(subResult).toMatchObject({
+      agent_id: agentId,
+      payload: { tool_use_id: subCall!.payload.tool_use_id, tool_response: { stdout: "sub" } },
+    });
+    expect(subStop).toMatchObject({ agent_id: agentId, payload: { agent_id: agentId, agent_type: "general-purpose" } });
+    expect(agentResult!.agent_id).toBeUndefined();
+    expect(agentResult!.payload).toMatchObject({ tool_name: "Agent", tool_use_id: agentCall!.payload.tool_use_id });
+    // Claude reports the subagent's usage (its final response) in the Agent tool response.
+    const last = subServed.at(-1)!.usage;
+    expect(agentResult!.usage).toMatchObject({ source: "hook-payload", ...last });
+    expect(events[8]!.payload).toMatchObject({ text: res.json.result });
+  });
+
+  it("turn 4 (resume /compact): compaction events around the summary request", async () => {
+    const { events, served } = await turn("compact", ["/compact"]);
+    expect(served.map((u) => [u.scenario, u.agentId])).toEqual([["compact", null]]);
+    expect(kinds(events)).toEqual([
+      "session_start",
+      "compaction",
+      "subagent_stop",
+      "session_start",
+      "compaction",
+      "session_end",
+    ]);
+    const [resume, pre, compactAgent, restart, post] = events;
+    expect(resume!.payload).toMatchObject({ source: "resume" });
+    expect(pre!.payload).toMatchObject({ hook_event_name: "PreCompact", phase: "pre", trigger: "manual" });
+    // The compaction agent stops without a SubagentStart and with an empty agent_type.
+    expect(compactAgent).toMatchObject({ payload: { hook_event_name: "SubagentStop", agent_type: "" } });
+    expect(compactAgent!.agent_id).toMatch(/^a[0-9a-f]+$/);
+    expect(restart!.payload).toMatchObject({ hook_event_name: "SessionStart", source: "compact" });
+    expect(post!.payload).toMatchObject({ hook_event_name: "PostCompact", phase: "post", trigger: "manual" });
+    expect(String(post!.payload.compact_summary)).toContain("Mock summary");
+  });
+
+  it("turn 5 (resume): plain text", async () => {
+    const { res, events } = await turn("text", ["SCENARIO_TEXT final"]);
+    expect(res.json.result).toBe("Mock reply.");
+    expect(kinds(events)).toEqual(["session_start", "user_prompt", "assistant_message", "turn_usage", "session_end"]);
+    expect(events[0]!.payload).toMatchObject({ source: "resume" });
+    expect(events[2]!.payload).toMatchObject({ text: "Mock reply." });
+  });
+
+  it("the whole session: epochs, tool pairing, usage, completion, checksums", async () => {
+    const events = readEvents(sb, sessionId);
+    expect(events).toEqual(Object.values(runs).flatMap((r) => r.events));
+    expect(only(events, "session_start").map((e) => e.payload.source)).toEqual([
+      "startup",
+      "resume",
+      "resume",
+      "resume",
+      "compact",
+      "resume",
+    ]);
+    expect(only(events, "session_end")).toHaveLength(5);
+    expect(only(events, "provider_event")).toEqual([]);
+
+    // Every tool_call has exactly one result or error with its tool_use_id, later and from the same agent.
+    const calls = only(events, "tool_call");
+    const outcomes = events.filter((e) => e.kind === "tool_result" || e.kind === "tool_error");
+    expect(calls).toHaveLength(4);
+    expect(outcomes).toHaveLength(calls.length);
+    for (const call of calls) {
+      const id = call.payload.tool_use_id;
+      expect(id).toMatch(/^toolu_/);
+      const matching = outcomes.filter((o) => o.payload.tool_use_id === id);
+      expect(matching, String(id)).toHaveLength(1);
+      expect(matching[0]!.sequence).toBeGreaterThan(call.sequence);
+      expect(matching[0]!.agent_id).toBe(call.agent_id);
+    }
+    expect(new Set(calls.map((c) => c.payload.tool_use_id)).size).toBe(calls.length);
+
+    // Usage: the session's turn_usage is exactly the mock's main-thread log minus the compaction summary.
+    const main = sb.mock.usageLog.filter((u) => u.agentId === null);
+    expect(main.filter((u) => u.scenario === "compact")).toHaveLength(1);
+    const expected = expectedTurnUsage(sb.mock.usageLog);
+    expect(Object.keys(expected)).toHaveLength(main.length - 1);
+    expect(turnUsageById(events)).toEqual(expected);
+    for (const e of only(events, "turn_usage")) {
+      const served = main.find((u) => u.messageId === e.payload.message_id)!;
+      expect(e.usage?.model).toBe(served.model);
+      expect(e.event_id).toBe(`turn_usage:${served.messageId}`);
+    }
+
+    const inspected = await expectComplete(sb, sessionId);
+    const sum = (k: keyof MockUsage) => Object.values(expected).reduce((acc, u) => acc + u[k], 0);
+    expect(inspected.usage).toEqual({
+      input_tokens: sum("input_tokens"),
+      output_tokens: sum("output_tokens"),
+      cache_read_input_tokens: sum("cache_read_input_tokens"),
+      cache_creation_input_tokens: sum("cache_creation_input_tokens"),
+      sources: ["claude-transcript"],
+    });
+    expect(inspected.redaction_count).toBeGreaterThan(0);
+
+    const list = await tapedeckJson<Array<{ session_id: string; status: string }>>(sb, [
+      "list",
+      "--project",
+      sb.projectDir,
+    ]);
+    expect(list).toMatchObject([{ session_id: `claude:${sessionId}`, status: "complete" }]);
+
+    const out = join(sb.root, "export.jsonl");
+    const exported = await tapedeck(sb, [
+      "export",
+      sessionId,
+      "--format",
+      "jsonl",
+      "--out",
+      out,
+      "--project",
+      sb.projectDir,
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const lines = readFileSync(out, "utf8").trim().split("\n");
+    expect(JSON.parse(lines[0]!)).toMatchObject({ record: "manifest", session_id: `claude:${sessionId}` });
+    expect(lines.slice(1).map((l) => (JSON.parse(l) as Envelope).sequence)).toEqual(events.map((e) => e.sequence));
+    for (const needle of NEEDLES) expect(readFileSync(out, "utf8")).not.toContain(needle);
+
+    // No hook of any run (main thread or subagent) failed, timed out or printed anything.
+    expect(hookTrouble(transcriptsUnder(join(sb.home, ".claude", "projects")))).toEqual([]);
+  });
+
+  it("no planted secret reaches .tapedeck; every file is 0600 and every directory 0700", () => {
+    const tree = tapedeckDir(sb);
+    expectNoSecretsUnder(tree);
+    const raw = readFileSync(join(sessionDir(sb, sessionId), "events.jsonl"), "utf8");
+    for (const kind of Object.keys(SECRETS)) expect(raw).toContain(marker(kind as keyof typeof SECRETS));
+    expectPrivateModes(tree);
+  });
+
+  let probe: ClaudeResult | undefined;
+
+  it("record stop: a new claude run writes nothing; record start records again", async () => {
+    const stop = await tapedeck(sb, ["record", "stop", "--project", sb.projectDir]);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(await tapedeckJson(sb, ["status", "--project", sb.projectDir])).toMatchObject({ recording: false });
+    const before = snapshot(tapedeckDir(sb));
+
+    const off = await claude(sb, ["SCENARIO_BASH echo while-stopped"]);
+    expect(off.code).toBe(0);
+    expect(off.json.result).toBe("Done: while-stopped");
+    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+    expect(existsSync(sessionDir(sb, off.sessionId!))).toBe(false);
+
+    const start = await tapedeck(sb, ["record", "start", "--project", sb.projectDir]);
+    expect(start.code, start.stderr).toBe(0);
+    probe = await claude(sb, ["SCENARIO_BASH echo probe"]);
+    expect(probe.code).toBe(0);
+    expect(probe.json.result).toBe("Done: probe");
+    expect(kinds(readEvents(sb, probe.sessionId!))).toEqual([
+      "session_start",
+      "user_prompt",
+      "tool_call",
+      "tool_result",
+      "assistant_message",
+      "turn_usage",
+      "turn_usage",
+      "session_end",
+    ]);
+    await expectComplete(sb, probe.sessionId!);
+    expect(readEvents(sb, sessionId)).toHaveLength(seen);
+  });
+
+  it("a broken session root never disturbs claude", async () => {
+    expect(probe).toBeDefined();
+    // chmod cannot stop root (CI runs as root), so the session root becomes a regular file: every mkdir/open
+    // below it fails with ENOTDIR for any user.
+    const saved = join(sb.root, "saved-sessions");
+    const diagnostics = join(tapedeckDir(sb), "diagnostics.jsonl");
+    const diagBefore = existsSync(diagnostics) ? readFileSync(diagnostics, "utf8") : "";
+    const archived = snapshot(sessionsRoot(sb));
+    renameSync(sessionsRoot(sb), saved);
+    writeFileSync(sessionsRoot(sb), "not a directory\n", { mode: 0o600 });
+    let broken: ClaudeResult;
+    try {
+      broken = await claude(sb, ["SCENARIO_BASH echo probe"]);
+      expect(readFileSync(sessionsRoot(sb), "utf8")).toBe("not a directory\n");
+    } finally {
+      rmSync(sessionsRoot(sb), { force: true });
+      renameSync(saved, sessionsRoot(sb));
+    }
+    // Same outcome as the recorded run of the same prompt (the mock is deterministic per prompt).
+    expect(broken.code).toBe(0);
+    expect(broken.json.is_error).toBe(false);
+    expect(broken.json.result).toBe(probe!.json.result);
+    expect(broken.stderr).toBe("");
+    expect(broken.stdout).not.toMatch(/hook|tapedeck|ENOTDIR/i);
+    expect(hookTrouble([claudeTranscriptPath(sb.home, sb.projectDir, broken.sessionId!)])).toEqual([]);
+    // Nothing was recorded, the archive is untouched, and the failure was noted without content.
+    expect(existsSync(sessionDir(sb, broken.sessionId!))).toBe(false);
+    expect(snapshot(sessionsRoot(sb))).toEqual(archived);
+    const diagNew = readFileSync(diagnostics, "utf8").slice(diagBefore.length).trim().split("\n");
+    expect(diagNew.length).toBeGreaterThan(0);
+    for (const line of diagNew) expect(JSON.parse(line)).toMatchObject({ what: "error", code: "ENOTDIR" });
+    await expectComplete(sb, sessionId);
+  });
+
+  it("StopFailure (API error): the session still ends and the run's other events are recorded", async () => {
+    const served0 = sb.mock.usageLog.length;
+    const res = await claude(sb, ["SCENARIO_APIERROR"]);
+    expect(res.code).toBe(1);
+    expect(res.json).toMatchObject({ is_error: true, api_error_status: 400 });
+    expect(sb.mock.usageLog.length).toBe(served0);
+    const events = readEvents(sb, res.sessionId!);
+    // claude -p kills the StopFailure command hook ~20 ms after spawning it, before node has even loaded the
+    // hook, so it is normally lost. If it does land, it is a provider_event between the prompt and the end.
+    const failures = only(events, "provider_event");
+    expect(failures.length).toBeLessThanOrEqual(1);
+    for (const f of failures) {
+      expect(f.payload).toMatchObject({ hook_event_name: "StopFailure", failure: true });
+      expect(typeof f.payload.error).toBe("string");
+    }
+    expect(kinds(events.filter((e) => e.kind !== "provider_event"))).toEqual([
+      "session_start",
+      "user_prompt",
+      "session_end",
+    ]);
+    expect(kinds(events).at(-1)).toBe("session_end");
+    expect(events[1]!.payload).toMatchObject({ prompt: "SCENARIO_APIERROR" });
+    await expectComplete(sb, res.sessionId!);
+  });
+
+  it("after every run: still no secrets, still private modes", () => {
+    expectNoSecretsUnder(tapedeckDir(sb));
+    expectPrivateModes(tapedeckDir(sb));
+  });
+});
+
+// ---------------------------------------------------------------------------
+
+type Settings = Record<string, unknown>;
+
+/** Settings a user might already have: none of it may change across install and uninstall. */
+function userSettings(statusLine?: Settings): Settings {
+  return {
+    permissions: { allow: ["Bash(npm test:*)"], deny: [] },
+    env: { MY_PROJECT_FLAG: "1" },
+    hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true" }] }] },
+    ...(statusLine ? { statusLine } : {}),
+  };
+}
+
+function writeUserSettings(sb: Sandbox, settings: Settings): void {
+  execFileSync("mkdir", ["-p", join(sb.projectDir, ".claude")]);
+  writeFileSync(settingsPath(sb), `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+describe("uninstall removes exactly what install added", () => {
+  const sb = useSandbox("claude-uninstall");
+
+  it("keeps the user's hook, permissions and env; recording stops with the hooks", async () => {
+    const original = userSettings();
+    writeUserSettings(sb, original);
+
+    const install = await tapedeck(sb, ["install", "claude", "--project", sb.projectDir, "--yes"]);
+    expect(install.code, install.stderr).toBe(0);
+    const installed = readJson<Settings & { hooks: Record<string, unknown[]> }>(settingsPath(sb));
+    expect(installed.permissions).toEqual(original.permissions);
+    expect(installed.env).toEqual(original.env);
+    expect(installed.hooks.PreToolUse).toHaveLength(2);
+    expect(installed.hooks.PreToolUse![0]).toEqual((original.hooks as Settings).PreToolUse![0 as never]);
+    expect(JSON.stringify(installed.hooks.PreToolUse![1])).toContain("# tapedeck");
+    expect(Object.keys(installed.hooks)).toHaveLength(17);
+    expect(JSON.stringify(installed.statusLine)).toContain("--statusline claude # tapedeck");
+
+    // Both hooks run side by side: the user's PreToolUse does not stop ours from recording.
+    const recorded = await claude(sb, ["SCENARIO_BASH echo both"]);
+    expect(recorded.json.result).toBe("Done: both");
+    expect(readEvents(sb, recorded.sessionId!).map((e) => e.kind)).toContain("tool_result");
+
+    const uninstall = await tapedeck(sb, ["uninstall", "claude", "--project", sb.projectDir]);
+    expect(uninstall.code, uninstall.stderr).toBe(0);
+    expect(readJson(settingsPath(sb))).toEqual(original);
+    const config = readJson<{ providers: Record<string, unknown> }>(join(tapedeckDir(sb), "config.json"));
+    expect(config.providers.claude).toBeUndefined();
+
+    // With the hooks gone nothing is recorded, and the recorded session is kept.
+    const before = snapshot(tapedeckDir(sb));
+    const after = await claude(sb, ["SCENARIO_BASH echo gone"]);
+    expect(after.json.result).toBe("Done: gone");
+    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+    expect(existsSync(join(sessionDir(sb, recorded.sessionId!), "events.jsonl"))).toBe(true);
+  });
+
+  it("keeps a custom status line instead of replacing it", async () => {
+    rmSync(tapedeckDir(sb), { recursive: true, force: true });
+    const original = userSettings({ type: "command", command: "echo my-status", padding: 1 });
+    writeUserSettings(sb, original);
+
+    const install = await tapedeckJson<{ status_line: string; hooks: number }>(sb, [
+      "install",
+      "claude",
+      "--project",
+      sb.projectDir,
+      "--yes",
+    ]);
+    expect(install).toMatchObject({ status_line: "kept yours", hooks: 17 });
+    const installed = readJson<Settings & { hooks: Record<string, unknown[]> }>(settingsPath(sb));
+    expect(installed.statusLine).toEqual(original.statusLine);
+    expect(installed.hooks.PreToolUse).toHaveLength(2);
+
+    const uninstall = await tapedeck(sb, ["uninstall", "claude", "--project", sb.projectDir]);
+    expect(uninstall.code, uninstall.stderr).toBe(0);
+    expect(readJson(settingsPath(sb))).toEqual(original);
+  });
+});

@@ -52,9 +52,9 @@ async function demo(opts: { keep?: boolean; json?: boolean }): Promise<void> {
     step("turn 1: a prompt carrying a credential; Claude runs a shell command");
     const first = await runClaude({
       ...base,
-      args: [
-        `SCENARIO_BASH run echo hello from tapedeck   (deploy key ${plantedKey()} must never reach the archive)`,
-      ],
+      // The mock model runs the rest of the prompt as a Bash command, so the key
+      // shows up in the prompt, the tool call and the tool's output.
+      args: [`SCENARIO_BASH echo deploying with key ${plantedKey()}`],
     });
     check(first, "turn 1");
     const sessionId = first.sessionId;

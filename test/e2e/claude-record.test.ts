@@ -22,11 +22,13 @@ import { createHash, randomInt } from "node:crypto";
 import {
   existsSync,
   lstatSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  type Stats,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,7 +37,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Checksums, Envelope, Manifest } from "../../src/core/schemas.ts";
 import { CLAUDE_HOOK_EVENTS } from "../../src/providers/claude/settings.ts";
-import { type AnthropicMock, type MockUsage, startAnthropicMock, type UsageRecord } from "../mocks/anthropic-mock.ts";
+import {
+  type AnthropicMock,
+  type MockUsage,
+  startAnthropicMock,
+  type UsageRecord,
+} from "../mocks/anthropic-mock.ts";
 import { type ClaudeResult, claudeTranscriptPath, makeClaudeHome, runClaude } from "./claude-runner.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -154,7 +161,7 @@ function readEvents(sb: Sandbox, id: string): Envelope[] {
 }
 
 /** Every path under `dir` (itself included), by lstat, depth first. */
-function walk(dir: string): Array<{ path: string; stat: ReturnType<typeof lstatSync> }> {
+function walk(dir: string): Array<{ path: string; stat: Stats }> {
   const out = [{ path: dir, stat: lstatSync(dir) }];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
@@ -356,7 +363,8 @@ describe("tapedeck records the real claude CLI", () => {
     for (const other of Object.values(runs)) {
       if (other !== run) expect(other.events[1]?.turn_id).not.toBe(turnId);
     }
-    for (const e of run.events) expect(e).toMatchObject({ provider: "claude", session_id: `claude:${sessionId}` });
+    for (const e of run.events)
+      expect(e).toMatchObject({ provider: "claude", session_id: `claude:${sessionId}` });
     // Per run, turn_usage holds exactly the main-thread responses the mock served in it.
     expect(turnUsageById(run.events)).toEqual(expectedTurnUsage(run.served));
     return run;
@@ -385,10 +393,23 @@ describe("tapedeck records the real claude CLI", () => {
       expect(groups[0]!.hooks, event).toEqual([{ type: "command", command: hookCommand, timeout: 10 }]);
     }
     // The events this test relies on are among them.
-    for (const event of ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure"]) {
+    for (const event of [
+      "SessionStart",
+      "UserPromptSubmit",
+      "PreToolUse",
+      "PostToolUse",
+      "PostToolUseFailure",
+    ]) {
       expect(settings.hooks[event], event).toBeDefined();
     }
-    for (const event of ["Stop", "StopFailure", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact"]) {
+    for (const event of [
+      "Stop",
+      "StopFailure",
+      "SubagentStart",
+      "SubagentStop",
+      "PreCompact",
+      "PostCompact",
+    ]) {
       expect(settings.hooks[event], event).toBeDefined();
     }
     expect(settings.hooks.SessionEnd).toBeDefined();
@@ -406,7 +427,8 @@ describe("tapedeck records the real claude CLI", () => {
 
   it("turn 1: Bash with planted secrets in the prompt, the command and its output", async () => {
     const prompt =
-      `Remember these for later: ${AWS_KEY_ID} and ${ANTHROPIC_KEY}\n` + `SCENARIO_BASH echo hello token=${GITHUB_TOKEN}`;
+      `Remember these for later: ${AWS_KEY_ID} and ${ANTHROPIC_KEY}\n` +
+      `SCENARIO_BASH echo hello token=${GITHUB_TOKEN}`;
     const { res, events, served } = await turn("bash", [prompt]);
     expect(res.json.result).toBe(`Done: hello token=${GITHUB_TOKEN}`);
     expect(served.map((u) => [u.scenario, u.agentId])).toEqual([
@@ -460,7 +482,10 @@ describe("tapedeck records the real claude CLI", () => {
     ]);
     expect(events[0]!.payload).toMatchObject({ source: "resume" });
     const [, , call, failure] = events;
-    expect(call!.payload).toMatchObject({ tool_name: "Bash", tool_input: { command: "echo oops >&2; exit 3" } });
+    expect(call!.payload).toMatchObject({
+      tool_name: "Bash",
+      tool_input: { command: "echo oops >&2; exit 3" },
+    });
     expect(failure!.payload).toMatchObject({
       hook_event_name: "PostToolUseFailure",
       tool_name: "Bash",
@@ -496,15 +521,27 @@ describe("tapedeck records the real claude CLI", () => {
     const [, , agentCall, subStart, subCall, subResult, subStop, agentResult] = events;
     expect(agentCall!.agent_id).toBeUndefined();
     expect(agentCall!.payload).toMatchObject({ tool_name: "Agent" });
-    expect(subStart).toMatchObject({ agent_id: agentId, payload: { agent_id: agentId, agent_type: "general-purpose" } });
-    expect(subCall).toMatchObject({ agent_id: agentId, payload: { tool_name: "Bash", tool_input: { command: "echo sub" } } });
+    expect(subStart).toMatchObject({
+      agent_id: agentId,
+      payload: { agent_id: agentId, agent_type: "general-purpose" },
+    });
+    expect(subCall).toMatchObject({
+      agent_id: agentId,
+      payload: { tool_name: "Bash", tool_input: { command: "echo sub" } },
+    });
     expect(subResult).toMatchObject({
       agent_id: agentId,
       payload: { tool_use_id: subCall!.payload.tool_use_id, tool_response: { stdout: "sub" } },
     });
-    expect(subStop).toMatchObject({ agent_id: agentId, payload: { agent_id: agentId, agent_type: "general-purpose" } });
+    expect(subStop).toMatchObject({
+      agent_id: agentId,
+      payload: { agent_id: agentId, agent_type: "general-purpose" },
+    });
     expect(agentResult!.agent_id).toBeUndefined();
-    expect(agentResult!.payload).toMatchObject({ tool_name: "Agent", tool_use_id: agentCall!.payload.tool_use_id });
+    expect(agentResult!.payload).toMatchObject({
+      tool_name: "Agent",
+      tool_use_id: agentCall!.payload.tool_use_id,
+    });
     // Claude reports the subagent's usage (its final response) in the Agent tool response.
     const last = subServed.at(-1)!.usage;
     expect(agentResult!.usage).toMatchObject({ source: "hook-payload", ...last });
@@ -536,7 +573,13 @@ describe("tapedeck records the real claude CLI", () => {
   it("turn 5 (resume): plain text", async () => {
     const { res, events } = await turn("text", ["SCENARIO_TEXT final"]);
     expect(res.json.result).toBe("Mock reply.");
-    expect(kinds(events)).toEqual(["session_start", "user_prompt", "assistant_message", "turn_usage", "session_end"]);
+    expect(kinds(events)).toEqual([
+      "session_start",
+      "user_prompt",
+      "assistant_message",
+      "turn_usage",
+      "session_end",
+    ]);
     expect(events[0]!.payload).toMatchObject({ source: "resume" });
     expect(events[2]!.payload).toMatchObject({ text: "Mock reply." });
   });
@@ -614,7 +657,9 @@ describe("tapedeck records the real claude CLI", () => {
     expect(exported.code, exported.stderr).toBe(0);
     const lines = readFileSync(out, "utf8").trim().split("\n");
     expect(JSON.parse(lines[0]!)).toMatchObject({ record: "manifest", session_id: `claude:${sessionId}` });
-    expect(lines.slice(1).map((l) => (JSON.parse(l) as Envelope).sequence)).toEqual(events.map((e) => e.sequence));
+    expect(lines.slice(1).map((l) => (JSON.parse(l) as Envelope).sequence)).toEqual(
+      events.map((e) => e.sequence),
+    );
     for (const needle of NEEDLES) expect(readFileSync(out, "utf8")).not.toContain(needle);
 
     // No hook of any run (main thread or subagent) failed, timed out or printed anything.
@@ -626,6 +671,9 @@ describe("tapedeck records the real claude CLI", () => {
     expectNoSecretsUnder(tree);
     const raw = readFileSync(join(sessionDir(sb, sessionId), "events.jsonl"), "utf8");
     for (const kind of Object.keys(SECRETS)) expect(raw).toContain(marker(kind as keyof typeof SECRETS));
+    // Positive control: claude's own transcript holds every needle, so the scan above would have found a leak.
+    const transcript = readFileSync(claudeTranscriptPath(sb.home, sb.projectDir, sessionId));
+    for (const needle of NEEDLES) expect(transcript.includes(Buffer.from(needle)), needle).toBe(true);
     expectPrivateModes(tree);
   });
 
@@ -634,7 +682,9 @@ describe("tapedeck records the real claude CLI", () => {
   it("record stop: a new claude run writes nothing; record start records again", async () => {
     const stop = await tapedeck(sb, ["record", "stop", "--project", sb.projectDir]);
     expect(stop.code, stop.stderr).toBe(0);
-    expect(await tapedeckJson(sb, ["status", "--project", sb.projectDir])).toMatchObject({ recording: false });
+    expect(await tapedeckJson(sb, ["status", "--project", sb.projectDir])).toMatchObject({
+      recording: false,
+    });
     const before = snapshot(tapedeckDir(sb));
 
     const off = await claude(sb, ["SCENARIO_BASH echo while-stopped"]);
@@ -721,9 +771,11 @@ describe("tapedeck records the real claude CLI", () => {
     await expectComplete(sb, res.sessionId!);
   });
 
-  it("after every run: still no secrets, still private modes", () => {
+  it("after every run: still no secrets, still private modes, no hook trouble in any transcript", () => {
     expectNoSecretsUnder(tapedeckDir(sb));
     expectPrivateModes(tapedeckDir(sb));
+    // Includes the runs with recording stopped, with the broken root and with the killed StopFailure hook.
+    expect(hookTrouble(transcriptsUnder(join(sb.home, ".claude", "projects")))).toEqual([]);
   });
 });
 
@@ -731,18 +783,20 @@ describe("tapedeck records the real claude CLI", () => {
 
 type Settings = Record<string, unknown>;
 
+const USER_HOOK = { matcher: "Bash", hooks: [{ type: "command", command: "true" }] };
+
 /** Settings a user might already have: none of it may change across install and uninstall. */
 function userSettings(statusLine?: Settings): Settings {
   return {
     permissions: { allow: ["Bash(npm test:*)"], deny: [] },
     env: { MY_PROJECT_FLAG: "1" },
-    hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true" }] }] },
+    hooks: { PreToolUse: [USER_HOOK] },
     ...(statusLine ? { statusLine } : {}),
   };
 }
 
 function writeUserSettings(sb: Sandbox, settings: Settings): void {
-  execFileSync("mkdir", ["-p", join(sb.projectDir, ".claude")]);
+  mkdirSync(join(sb.projectDir, ".claude"), { recursive: true });
   writeFileSync(settingsPath(sb), `${JSON.stringify(settings, null, 2)}\n`);
 }
 
@@ -759,7 +813,7 @@ describe("uninstall removes exactly what install added", () => {
     expect(installed.permissions).toEqual(original.permissions);
     expect(installed.env).toEqual(original.env);
     expect(installed.hooks.PreToolUse).toHaveLength(2);
-    expect(installed.hooks.PreToolUse![0]).toEqual((original.hooks as Settings).PreToolUse![0 as never]);
+    expect(installed.hooks.PreToolUse![0]).toEqual(USER_HOOK);
     expect(JSON.stringify(installed.hooks.PreToolUse![1])).toContain("# tapedeck");
     expect(Object.keys(installed.hooks)).toHaveLength(17);
     expect(JSON.stringify(installed.statusLine)).toContain("--statusline claude # tapedeck");
@@ -784,7 +838,6 @@ describe("uninstall removes exactly what install added", () => {
   });
 
   it("keeps a custom status line instead of replacing it", async () => {
-    rmSync(tapedeckDir(sb), { recursive: true, force: true });
     const original = userSettings({ type: "command", command: "echo my-status", padding: 1 });
     writeUserSettings(sb, original);
 

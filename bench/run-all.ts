@@ -1,0 +1,32 @@
+// Runs every benchmark in one process, side by side, and prints the results
+// as JSON (bench/out/results.json) and as the Markdown tables of docs/benchmarks.md.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { runHookBench } from "./hook.bench.ts";
+import { runRedactBench } from "./redact.bench.ts";
+import { runAppendBench, runScanBench } from "./store.bench.ts";
+
+const scanMb = Number(process.env.TAPEDECK_BENCH_SCAN_MB ?? 200);
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+const hook = await runHookBench();
+const append = runAppendBench();
+const scan = runScanBench(scanMb);
+const redact = (await runRedactBench()) as Record<string, unknown>;
+const results = { machine, date: new Date().toISOString(), hook, append, scan, redact };
+mkdirSync("bench/out", { recursive: true });
+writeFileSync("bench/out/results.json", `${JSON.stringify(results, null, 2)}\n`);
+
+const md: string[] = [];
+md.push(`Machine: ${machine}`, "");
+md.push("| hook transport: command | median ms | p90 ms | × `node -e 0` |", "|---|---|---|---|");
+for (const r of hook.rows) md.push(`| ${r.name} | ${r.median_ms} | ${r.p90_ms} | ${r.vs_node} |`);
+md.push("", "| append | value |", "|---|---|");
+md.push(`| events/s (one event per call, lock + state + manifest) | ${append.events_per_s} |`);
+md.push(`| ms per event, first ${append.events} | ${append.ms_per_event_first} |`);
+md.push(`| ms per event, after ${append.events} | ${append.ms_per_event_after} |`);
+md.push("", "| scan of events.jsonl | MB/s |", "|---|---|");
+md.push(`| tapedeck recovery scan (${scan.mb} MB, ${scan.events} events, every line parsed) | ${scan.tapedeck_mb_per_s} |`);
+md.push(`| \`wc -l\` on the same file | ${scan.wc_l_mb_per_s} |`);
+md.push("", "| redaction | MB/s |", "|---|---|");
+md.push(`| redactText | ${redact.mb_per_s} |`, `| redactValue | ${redact.value_mb_per_s} |`);
+console.log(md.join("\n"));

@@ -25,7 +25,9 @@ md.push(`| events/s (one event per call, lock + state + manifest) | ${append.eve
 md.push(`| ms per event, first ${append.events} | ${append.ms_per_event_first} |`);
 md.push(`| ms per event, after ${append.events} | ${append.ms_per_event_after} |`);
 md.push("", "| scan of events.jsonl | MB/s |", "|---|---|");
-md.push(`| tapedeck recovery scan (${scan.mb} MB, ${scan.events} events, every line parsed) | ${scan.tapedeck_mb_per_s} |`);
+md.push(
+  `| tapedeck recovery scan (${scan.mb} MB, ${scan.events} events, every line parsed) | ${scan.tapedeck_mb_per_s} |`,
+);
 md.push(`| \`wc -l\` on the same file | ${scan.wc_l_mb_per_s} |`);
 md.push("", "| redaction | MB/s |", "|---|---|");
 md.push(`| redactText | ${redact.mb_per_s} |`, `| redactValue | ${redact.value_mb_per_s} |`);

@@ -25,4 +25,17 @@ await build({
   outfile: "dist/hook.js",
   minify: true,
 });
+// Loaded by the hook only under the http transport.
+await build({
+  ...common,
+  entryPoints: ["src/serve/launch.ts"],
+  outfile: "dist/launch.js",
+  minify: true,
+});
+await build({
+  ...common,
+  entryPoints: ["src/serve-entry.ts"],
+  outfile: "dist/serve.js",
+  minify: true,
+});
 chmodSync("dist/cli.js", 0o755);

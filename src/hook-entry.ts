@@ -20,19 +20,31 @@ function statusLine(provider: string): void {
   process.stdout.write(`${recordingState(dir, provider).display}\n`);
 }
 
-function main(): void {
+async function main(): Promise<void> {
   if (process.argv[2] === "--statusline") {
     statusLine(process.argv[3] ?? "claude");
     return;
   }
   const adapter = adapterFor(process.argv[2] ?? "");
   if (!adapter) return;
-  runHook(adapter, readStdinSync(), process.env);
+  const result = runHook(adapter, readStdinSync(), process.env);
+  // Under the http transport only session-starting hooks run as commands:
+  // they bring up the project's hook server for the http hooks that follow.
+  const config = result.providerConfig;
+  if (result.project && config?.transport === "http" && config.recording === "on" && config.http_port) {
+    const pid = Number.parseInt(process.env.CLAUDE_PID ?? "", 10);
+    // A separate file (dist/launch.js), so that node:http and child_process
+    // are never loaded by the hooks of the command transport.
+    const launcher = new URL("./launch.js", import.meta.url).href;
+    const { ensureHookServer } = (await import(launcher)) as typeof import("./serve/launch.ts");
+    await ensureHookServer(result.project, config.http_port, Number.isInteger(pid) && pid > 0 ? pid : null);
+  }
 }
 
-try {
-  main();
-} catch {
-  // Recording never hurts the agent; the recorder already logged what it could without content.
-}
-process.exitCode = 0;
+main()
+  .catch(() => {
+    // Recording never hurts the agent; the recorder already logged what it could without content.
+  })
+  .finally(() => {
+    process.exitCode = 0;
+  });

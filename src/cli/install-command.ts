@@ -1,7 +1,9 @@
 // install / uninstall / record / status for a provider. The provider module
 // edits its own settings format; this module shows the enablement view,
 // asks, and keeps tapedeck's project config in step.
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
@@ -86,6 +88,18 @@ function statusLineCommand(provider: string): string {
   return `${shellQuote(process.execPath)} ${shellQuote(builtFile("hook.js"))} --statusline ${provider}`;
 }
 
+/** A port that is free now; the hook server binds it when its first session starts. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 function enablementView(rows: Array<[string, string]>): string {
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   return ["Record session", "", ...rows.map(([k, v]) => `${k.padEnd(width)}${v}`)].join("\n");
@@ -98,8 +112,6 @@ async function installCommand(provider: string, opts: InstallOpts): Promise<void
   if (opts.transport !== "command" && opts.transport !== "http") {
     throw new CliError(`unknown transport "${opts.transport}" (use command or http)`, EXIT.usage);
   }
-  if (opts.transport === "http")
-    throw new CliError("the http transport is not available yet; use --transport command", EXIT.usage);
   const project = projectDir(opts.project);
   const settingsPath = settingsPathFor(project, opts.settings);
   const sessionRootSetting = opts.sessionRoot
@@ -146,14 +158,33 @@ async function installCommand(provider: string, opts: InstallOpts): Promise<void
     }
   }
   const config: ProjectConfig = readConfig(project) ?? { schema_version: 1, providers: {} };
+  const previous = config.providers[provider];
+  const http =
+    opts.transport === "http"
+      ? {
+          // Keep the port and token across re-installs so a running server stays valid.
+          http_port: previous?.http_port ?? (await freePort()),
+          http_token: previous?.http_token ?? randomBytes(24).toString("hex"),
+        }
+      : undefined;
   config.providers[provider] = {
     recording: "on",
     mode: "capture-only",
     ...(sessionRootSetting ? { session_root: sessionRootSetting } : {}),
-    transport: "command",
+    transport: opts.transport as "command" | "http",
+    ...(http ?? {}),
   };
   writeConfig(project, config);
-  addTapedeck(settings, { command: hookCommand(provider), timeoutSeconds: 10 });
+  addTapedeck(settings, {
+    command: hookCommand(provider),
+    timeoutSeconds: 10,
+    ...(http
+      ? {
+          httpUrl: () => `http://127.0.0.1:${http.http_port}/hook/${provider}`,
+          httpHeaders: { "X-Tapedeck-Token": http.http_token },
+        }
+      : {}),
+  });
   const statusLineAdded = opts.statusline && !foreignStatus;
   if (statusLineAdded) addStatusLine(settings, statusLineCommand(provider));
   writeSettings(settingsPath, settings);
@@ -253,7 +284,39 @@ function statusCommand(opts: {
   }
 }
 
+async function serveCommand(opts: { project?: string; port?: string; provider: string }): Promise<void> {
+  const project = projectDir(opts.project);
+  const entry = readConfig(project)?.providers[opts.provider];
+  const port = opts.port ? Number(opts.port) : entry?.http_port;
+  if (!port || !Number.isInteger(port) || port <= 0 || port > 65535) {
+    throw new CliError("no port: install with --transport http, or pass --port", EXIT.usage);
+  }
+  const { startHookServer } = await import("../serve/server.ts");
+  const server = await startHookServer({
+    project,
+    port,
+    writeStateFile: true,
+    idleMs: 365 * 24 * 3600 * 1000,
+  });
+  process.stderr.write(
+    `tapedeck hook server for ${project} on http://127.0.0.1:${server.port} (Ctrl-C to stop)\n`,
+  );
+  const stop = () => void server.close();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  await server.done;
+}
+
 export function registerInstallCommands(program: Command): void {
+  program
+    .command("serve")
+    .description(
+      "run the http hook server in the foreground (hooks start it on demand; this is for debugging)",
+    )
+    .option("--project <dir>", "project directory (default: current directory)")
+    .option("--provider <name>", "provider whose port to use", "claude")
+    .option("--port <n>", "port (default: the one chosen at install)")
+    .action(serveCommand);
   program
     .command("install <provider>")
     .description("enable recording for a provider in this project (writes project-local settings only)")

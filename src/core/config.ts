@@ -12,7 +12,9 @@ export interface ProviderConfig {
   /** Relative to the project root unless absolute. */
   session_root?: string;
   transport?: "command" | "http";
+  /** http transport: the project's hook server port and the token its hooks send */
   http_port?: number;
+  http_token?: string;
 }
 
 export interface ProjectConfig {

@@ -2,7 +2,13 @@
 // bundled hook entry and `tapedeck hook`; it loads no CLI or schema code.
 import { join } from "node:path";
 import type { ProviderAdapter } from "../providers/types.ts";
-import { effectiveLimits, findProjectRoot, type ProjectConfig, readConfig } from "./config.ts";
+import {
+  effectiveLimits,
+  findProjectRoot,
+  type ProjectConfig,
+  type ProviderConfig,
+  readConfig,
+} from "./config.ts";
 import { errorCode, writeDiagnostic } from "./diagnostics.ts";
 import { readJsonOrUndefined, writeJsonAtomicSync } from "./fsutil.ts";
 import {
@@ -18,6 +24,9 @@ export type HookStatus = "recorded" | "off" | "not-enabled" | "bad-input" | "fai
 
 export interface HookResult {
   status: HookStatus;
+  /** the enabled project the hook belongs to, when one was found */
+  project?: string;
+  providerConfig?: ProviderConfig;
   outcome?: RecordOutcome;
   /** A short reason without payload content, for `--strict` callers. */
   reason?: string;
@@ -83,7 +92,7 @@ export function runHook(
   parsed ??= parsePayload(input);
   if (!parsed.ok) {
     writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "parse", code: "bad_input" });
-    return { status: "bad-input", reason: parsed.reason };
+    return { status: "bad-input", reason: parsed.reason, project: located.root, providerConfig };
   }
   try {
     const result = adapter.normalize(parsed.value, env);
@@ -112,10 +121,10 @@ export function runHook(
     const extra = adapter.enrich?.(result, readJsonOrUndefined<Record<string, unknown>>(statePath));
     const outcome = recordEvents(spec, extra ? [...result.events, ...extra.events] : result.events);
     if (extra) writeJsonAtomicSync(statePath, extra.state);
-    return { status: "recorded", outcome };
+    return { status: "recorded", outcome, project: located.root, providerConfig };
   } catch (error) {
     writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "record", code: errorCode(error) });
-    return { status: "failed", reason: errorCode(error) };
+    return { status: "failed", reason: errorCode(error), project: located.root, providerConfig };
   }
 }
 

@@ -15,7 +15,7 @@
  *   /compact         session_start(resume) compaction(pre) subagent_stop(compaction agent, no start)
  *                    session_start(compact) compaction(post) session_end
  *   SCENARIO_TEXT    session_start(resume) user_prompt assistant_message turn_usage session_end
- *   SCENARIO_APIERROR session_start user_prompt [provider_event StopFailure, usually lost] session_end
+ *   SCENARIO_APIERROR session_start user_prompt [provider_event(StopFailure), often lost] session_end
  */
 import { type ExecFileException, execFile, execFileSync } from "node:child_process";
 import { createHash, randomInt } from "node:crypto";
@@ -753,13 +753,15 @@ describe("tapedeck records the real claude CLI", () => {
     expect(res.json).toMatchObject({ is_error: true, api_error_status: 400 });
     expect(sb.mock.usageLog.length).toBe(served0);
     const events = readEvents(sb, res.sessionId!);
-    // claude -p kills the StopFailure command hook ~20 ms after spawning it, before node has even loaded the
-    // hook, so it is normally lost. If it does land, it is a provider_event between the prompt and the end.
+    // claude -p kills the StopFailure command hook ~20 ms after spawning it, about when node has loaded the
+    // hook, so it is recorded only sometimes (2 of 5 runs in a sample). When it lands, it is a provider_event
+    // of the same turn, between the prompt and the end.
     const failures = only(events, "provider_event");
     expect(failures.length).toBeLessThanOrEqual(1);
     for (const f of failures) {
-      expect(f.payload).toMatchObject({ hook_event_name: "StopFailure", failure: true });
-      expect(typeof f.payload.error).toBe("string");
+      expect(f.payload).toMatchObject({ hook_event_name: "StopFailure", failure: true, error: "unknown" });
+      expect(String(f.payload.last_assistant_message)).toContain("API Error: 400");
+      expect(f.turn_id).toBe(events[1]!.turn_id);
     }
     expect(kinds(events.filter((e) => e.kind !== "provider_event"))).toEqual([
       "session_start",

@@ -33,6 +33,7 @@ export interface HookCommandSpec {
   command: string;
   /** for the http transport: the local server's URL for a given event */
   httpUrl?: (event: string) => string;
+  httpHeaders?: Record<string, string>;
   timeoutSeconds: number;
 }
 
@@ -107,7 +108,7 @@ export function addTapedeck(settings: Json, spec: HookCommandSpec): void {
         ? {
             type: "http",
             url: spec.httpUrl(event),
-            headers: { "X-Tapedeck": "1" },
+            headers: { ...spec.httpHeaders, "X-Tapedeck": "1" },
             timeout: spec.timeoutSeconds,
           }
         : { type: "command", command: `${spec.command} ${HOOK_MARKER}`, timeout: spec.timeoutSeconds };

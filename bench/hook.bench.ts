@@ -1,7 +1,9 @@
 // Per-event cost of the command hook transport, beside the floors it cannot
 // beat: `/bin/true` (process spawn) and `node -e 0` (Node start-up).
 // Run: npm run build && npx tsx bench/hook.bench.ts
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import http from "node:http";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { writeConfig } from "../src/core/config.ts";
@@ -65,6 +67,73 @@ export async function runHookBench(runs = 40) {
   }
 }
 
+function postOnce(port: number, body: string, agent: http.Agent | false): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/hook/claude",
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "x-tapedeck-token": TOKEN },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(Number(process.hrtime.bigint() - t0) / 1e6));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const TOKEN = "bench-token";
+
+/** The http transport end to end: POST of a real payload to the spawned dist/serve.js until its reply. */
+export async function runHttpBench(runs = 300) {
+  const { dir, cleanup } = tempDir("tapedeck-httpbench-");
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  writeConfig(dir, {
+    schema_version: 1,
+    providers: { claude: { recording: "on", mode: "capture-only", transport: "http", http_port: port, http_token: TOKEN } },
+  });
+  const child = spawn(process.execPath, [join("dist", "serve.js"), "--project", dir, "--port", String(port)], {
+    stdio: "ignore",
+  });
+  try {
+    for (let i = 0; i < 200; i += 1) {
+      try {
+        await postOnce(port, "{}", false);
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    const base = JSON.parse(payload("PostToolUse.json", dir)) as Record<string, unknown>;
+    const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const samples: Record<string, number[]> = { "http, new connection": [], "http, keep-alive": [] };
+    for (let i = 0; i < runs; i += 1) {
+      samples["http, new connection"]!.push(await postOnce(port, JSON.stringify({ ...base, tool_use_id: `n${i}` }), false));
+      samples["http, keep-alive"]!.push(await postOnce(port, JSON.stringify({ ...base, tool_use_id: `k${i}` }), keepAlive));
+    }
+    keepAlive.destroy();
+    return {
+      name: "http",
+      runs,
+      rows: Object.entries(samples).map(([name, xs]) => ({
+        name,
+        median_ms: round(median(xs), 3),
+        p90_ms: round(percentile(xs, 90), 3),
+      })),
+    };
+  } finally {
+    child.kill();
+    cleanup();
+  }
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log(JSON.stringify(await runHookBench(), null, 2));
+  console.log(JSON.stringify([await runHookBench(), await runHttpBench()], null, 2));
 }

@@ -2,17 +2,18 @@
 // as JSON (bench/out/results.json) and as the Markdown tables of docs/benchmarks.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { runHookBench } from "./hook.bench.ts";
+import { runHookBench, runHttpBench } from "./hook.bench.ts";
 import { runRedactBench } from "./redact.bench.ts";
 import { runAppendBench, runScanBench } from "./store.bench.ts";
 
 const scanMb = Number(process.env.TAPEDECK_BENCH_SCAN_MB ?? 200);
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const hook = await runHookBench();
+const httpHook = await runHttpBench();
 const append = runAppendBench();
 const scan = runScanBench(scanMb);
 const redact = (await runRedactBench()) as Record<string, unknown>;
-const results = { machine, date: new Date().toISOString(), hook, append, scan, redact };
+const results = { machine, date: new Date().toISOString(), hook, http: httpHook, append, scan, redact };
 mkdirSync("bench/out", { recursive: true });
 writeFileSync("bench/out/results.json", `${JSON.stringify(results, null, 2)}\n`);
 
@@ -20,6 +21,8 @@ const md: string[] = [];
 md.push(`Machine: ${machine}`, "");
 md.push("| hook transport: command | median ms | p90 ms | × `node -e 0` |", "|---|---|---|---|");
 for (const r of hook.rows) md.push(`| ${r.name} | ${r.median_ms} | ${r.p90_ms} | ${r.vs_node} |`);
+md.push("", "| hook transport: http (POST to reply, event appended) | median ms | p90 ms |", "|---|---|---|");
+for (const r of httpHook.rows) md.push(`| ${r.name} | ${r.median_ms} | ${r.p90_ms} |`);
 md.push("", "| append | value |", "|---|---|");
 md.push(`| events/s (one event per call, lock + state + manifest) | ${append.events_per_s} |`);
 md.push(`| ms per event, first ${append.events} | ${append.ms_per_event_first} |`);

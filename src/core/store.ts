@@ -15,6 +15,7 @@ import {
   readdirSync,
   readFileSync,
   readSync,
+  statSync,
   unlinkSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -103,6 +104,28 @@ export function emptyState(): SessionState {
 const LIFECYCLE = new Set(["session_start", "session_end", "subagent_start", "subagent_stop", "compaction"]);
 
 const DEFAULT_LOCK_TIMEOUT_MS = 500;
+const MANIFEST_REFRESH_MS = 250;
+const STATE_BYTES = 4096;
+
+/**
+ * The state file is rewritten in place with one positional write of a
+ * padded buffer, instead of write-and-rename: it is the per-append cost we
+ * control. A write torn by a crash leaves invalid JSON, and the next writer
+ * then rebuilds the state from events.jsonl.
+ */
+function writeStateInPlace(path: string, state: SessionState): void {
+  const json = JSON.stringify(state);
+  const buf = Buffer.alloc(Math.max(STATE_BYTES, Buffer.byteLength(json) + 1), 0x20);
+  buf.write(json, 0);
+  buf[buf.length - 1] = 0x0a;
+  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, FILE_MODE);
+  try {
+    writeAll(fd, buf, 0);
+    if (fstatSync(fd).size !== buf.length) ftruncateSync(fd, buf.length);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Terminal ids are scoped to the epoch so that a resumed session can end again. */
 function effectiveEventId(event: PreparedEvent, state: SessionState): string {
@@ -141,6 +164,7 @@ class SessionWriter {
   state!: SessionState;
   manifest!: Manifest;
   private newlyFinalized = false;
+  private manifestDirty = false;
   private wroteSinceFinalize = false;
 
   constructor(
@@ -230,6 +254,7 @@ class SessionWriter {
     const path = join(this.dir, SESSION_FILES.manifest);
     const existing = readJsonOrUndefined<Manifest>(path);
     if (existing && existing.schema_version === 1) return existing;
+    this.manifestDirty = true;
     const spec = this.spec;
     const git = gitInfo(spec.projectRoot);
     const manifest: Manifest = {
@@ -311,6 +336,7 @@ class SessionWriter {
     this.ids.add(key);
     applyLineToState(state, envelope, line.length);
     if (event.kind === "session_start" && this.manifest.status !== "active") {
+      this.manifestDirty = true;
       this.manifest.status = "active";
       this.manifest.ended_at = null;
       this.manifest.incomplete_reason = null;
@@ -360,7 +386,7 @@ class SessionWriter {
         // fsync is best effort on filesystems that do not support it
       }
     }
-    writeJsonAtomicSync(join(this.dir, SESSION_FILES.state), this.state);
+    writeStateInPlace(join(this.dir, SESSION_FILES.state), this.state);
     const finalize = this.newlyFinalized || this.wroteSinceFinalize;
     const m = this.manifest;
     m.event_count = this.state.event_count;
@@ -376,8 +402,23 @@ class SessionWriter {
       m.ended_at = m.ended_at && !this.newlyFinalized ? m.ended_at : checksums.finalized_at;
       m.incomplete_reason = null;
     }
-    writeJsonAtomicSync(join(this.dir, SESSION_FILES.manifest), m);
+    if (finalize || this.manifestDirty || this.manifestIsStale()) {
+      writeJsonAtomicSync(join(this.dir, SESSION_FILES.manifest), m);
+    }
     return this.newlyFinalized;
+  }
+
+  /**
+   * Manifest counters are advisory (state.json and events.jsonl are the
+   * truth), so a burst of appends refreshes them at most every
+   * MANIFEST_REFRESH_MS; status changes are written at once.
+   */
+  private manifestIsStale(): boolean {
+    try {
+      return Date.now() - statSync(join(this.dir, SESSION_FILES.manifest)).mtimeMs >= MANIFEST_REFRESH_MS;
+    } catch {
+      return true;
+    }
   }
 
   private writeChecksums(): Checksums {

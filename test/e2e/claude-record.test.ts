@@ -260,15 +260,13 @@ function turnUsageById(events: Envelope[]): Record<string, MockUsage> {
 }
 
 /**
- * What the transcript can tell a recorder: main-thread responses (agentId null) except the /compact summary.
- * Claude stores the summary as a user message (`isCompactSummary`), never as an assistant record with usage, and
- * no Stop fires in a /compact run; subagent responses go to their own transcript (their total reaches the archive
- * as the Agent tool_result's hook-payload usage instead).
+ * What the transcripts can tell a recorder: every response, the main thread's (read at Stop) and each
+ * subagent's (read from its own transcript at SubagentStop), except the /compact summary. Claude stores the
+ * summary as a user message (`isCompactSummary`), never as an assistant record with usage, and no Stop fires in
+ * a /compact run.
  */
 function expectedTurnUsage(served: UsageRecord[]): Record<string, MockUsage> {
-  return Object.fromEntries(
-    served.filter((u) => u.agentId === null && u.scenario !== "compact").map((u) => [u.messageId, u.usage]),
-  );
+  return Object.fromEntries(served.filter((u) => u.scenario !== "compact").map((u) => [u.messageId, u.usage]));
 }
 
 function sha256File(path: string): string {
@@ -365,7 +363,7 @@ describe("tapedeck records the real claude CLI", () => {
     }
     for (const e of run.events)
       expect(e).toMatchObject({ provider: "claude", session_id: `claude:${sessionId}` });
-    // Per run, turn_usage holds exactly the main-thread responses the mock served in it.
+    // Per run, turn_usage holds exactly the responses the mock served in it.
     expect(turnUsageById(run.events)).toEqual(expectedTurnUsage(run.served));
     return run;
   }
@@ -506,6 +504,8 @@ describe("tapedeck records the real claude CLI", () => {
       "tool_call",
       "tool_result",
       "subagent_stop",
+      "turn_usage",
+      "turn_usage",
       "tool_result",
       "assistant_message",
       "turn_usage",
@@ -518,7 +518,10 @@ describe("tapedeck records the real claude CLI", () => {
     const agentId = subServed[0]!.agentId!;
     expect(agentId).toMatch(/^a[0-9a-f]+$/);
 
-    const [, , agentCall, subStart, subCall, subResult, subStop, agentResult] = events;
+    const [, , agentCall, subStart, subCall, subResult, subStop, subUsage1, subUsage2, agentResult] = events;
+    // The subagent's own responses, read from its transcript at SubagentStop, carry its agent id.
+    expect([subUsage1!.agent_id, subUsage2!.agent_id]).toEqual([agentId, agentId]);
+    expect([subUsage1!.payload.message_id, subUsage2!.payload.message_id]).toEqual(subServed.map((u) => u.messageId));
     expect(agentCall!.agent_id).toBeUndefined();
     expect(agentCall!.payload).toMatchObject({ tool_name: "Agent" });
     expect(subStart).toMatchObject({
@@ -545,7 +548,7 @@ describe("tapedeck records the real claude CLI", () => {
     // Claude reports the subagent's usage (its final response) in the Agent tool response.
     const last = subServed.at(-1)!.usage;
     expect(agentResult!.usage).toMatchObject({ source: "hook-payload", ...last });
-    expect(events[8]!.payload).toMatchObject({ text: res.json.result });
+    expect(events[10]!.payload).toMatchObject({ text: res.json.result });
   });
 
   it("turn 4 (resume /compact): compaction events around the summary request", async () => {
@@ -613,14 +616,16 @@ describe("tapedeck records the real claude CLI", () => {
     }
     expect(new Set(calls.map((c) => c.payload.tool_use_id)).size).toBe(calls.length);
 
-    // Usage: the session's turn_usage is exactly the mock's main-thread log minus the compaction summary.
-    const main = sb.mock.usageLog.filter((u) => u.agentId === null);
-    expect(main.filter((u) => u.scenario === "compact")).toHaveLength(1);
-    const expected = expectedTurnUsage(sb.mock.usageLog);
-    expect(Object.keys(expected)).toHaveLength(main.length - 1);
+    // Usage: the session's turn_usage is exactly the mock's whole log (subagents included) minus the
+    // compaction summary.
+    const all = sb.mock.usageLog;
+    expect(all.filter((u) => u.scenario === "compact")).toHaveLength(1);
+    const expected = expectedTurnUsage(all);
+    expect(Object.keys(expected)).toHaveLength(all.length - 1);
     expect(turnUsageById(events)).toEqual(expected);
     for (const e of only(events, "turn_usage")) {
-      const served = main.find((u) => u.messageId === e.payload.message_id)!;
+      const served = all.find((u) => u.messageId === e.payload.message_id)!;
+      expect(e.agent_id ?? null).toBe(served.agentId);
       expect(e.usage?.model).toBe(served.model);
       expect(e.event_id).toBe(`turn_usage:${served.messageId}`);
     }

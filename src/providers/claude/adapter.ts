@@ -3,47 +3,74 @@ import type { ProviderAdapter } from "../types.ts";
 import { normalizeClaudeHook } from "./normalize.ts";
 import { readNewUsage } from "./transcript-usage.ts";
 
-interface ClaudeState {
-  transcript_path?: string;
-  transcript_offset?: number;
-  seen_message_ids?: string[];
+interface TranscriptCursor {
+  offset: number;
+  seen: string[];
 }
 
-/** Enough to recognise a message whose blocks straddle two Stop reads. */
-const SEEN_IDS_KEPT = 64;
+interface ClaudeState {
+  /** read position per transcript: the session's own and each subagent's */
+  cursors?: Record<string, TranscriptCursor>;
+}
 
-/**
- * At Stop, reads the usage Claude wrote to its transcript since the last
- * Stop. Each message id becomes one turn_usage event whose id is derived from
- * the message id, so losing this state can repeat a read but never a count.
- */
-function usageAtStop(result: NormalizeResult, previous: ClaudeState | undefined) {
-  const stop = result.events.find((e) => e.kind === "assistant_message");
-  const transcript = result.context.transcript_path;
-  if (!stop || !transcript) return undefined;
-  const sameFile = previous?.transcript_path === transcript;
-  const from = sameFile ? (previous?.transcript_offset ?? 0) : 0;
-  const seen = sameFile ? (previous?.seen_message_ids ?? []) : [];
-  const read = readNewUsage(transcript, from, seen);
-  const events: NormalizedEvent[] = read.usages.map((u) => ({
+/** Enough to recognise a message whose blocks straddle two reads. */
+const SEEN_IDS_KEPT = 64;
+/** Subagent transcripts are read once, at their SubagentStop; old cursors can go. */
+const CURSORS_KEPT = 32;
+
+function readUsage(
+  path: string,
+  cursors: Record<string, TranscriptCursor>,
+  turnId: string | undefined,
+  agentId: string | undefined,
+): NormalizedEvent[] {
+  const cursor = cursors[path] ?? { offset: 0, seen: [] };
+  const read = readNewUsage(path, cursor.offset, cursor.seen);
+  delete cursors[path];
+  cursors[path] = {
+    offset: read.offset,
+    seen: [...cursor.seen, ...read.usages.map((u) => u.message_id)].slice(-SEEN_IDS_KEPT),
+  };
+  return read.usages.map((u) => ({
     kind: "turn_usage",
+    // Derived from the message id: losing the cursor can repeat a read, never a count.
     event_id: `turn_usage:${u.message_id}`,
-    turn_id: stop.turn_id,
-    agent_id: stop.agent_id,
+    turn_id: turnId,
+    agent_id: agentId,
     payload: { message_id: u.message_id, model: u.model, request_id: u.request_id },
     usage: u.usage,
   }));
-  const state: ClaudeState = {
-    transcript_path: transcript,
-    transcript_offset: read.offset,
-    seen_message_ids: [...seen, ...read.usages.map((u) => u.message_id)].slice(-SEEN_IDS_KEPT),
-  };
-  return { events, state: state as Record<string, unknown> };
+}
+
+/**
+ * At Stop, reads the usage Claude wrote to the session transcript since the
+ * last Stop; at SubagentStop, the subagent's own transcript (its messages
+ * never reach the main one). Each message becomes one turn_usage event.
+ */
+function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | undefined) {
+  const cursors: Record<string, TranscriptCursor> = { ...(previous?.cursors ?? {}) };
+  const events: NormalizedEvent[] = [];
+  let read = false;
+  for (const e of result.events) {
+    if (e.kind === "assistant_message" && result.context.transcript_path && !e.agent_id) {
+      events.push(...readUsage(result.context.transcript_path, cursors, e.turn_id, undefined));
+      read = true;
+    }
+    const agentTranscript = e.payload.agent_transcript_path;
+    if (e.kind === "subagent_stop" && typeof agentTranscript === "string" && agentTranscript.length < 4096) {
+      events.push(...readUsage(agentTranscript, cursors, e.turn_id, e.agent_id));
+      read = true;
+    }
+  }
+  if (!read) return undefined;
+  const keys = Object.keys(cursors);
+  for (const key of keys.slice(0, Math.max(0, keys.length - CURSORS_KEPT))) delete cursors[key];
+  return { events, state: { cursors } as Record<string, unknown> };
 }
 
 export const claudeAdapter: ProviderAdapter = {
   name: "claude",
   displayName: "Claude Code",
   normalize: (payload, env) => normalizeClaudeHook(payload, env),
-  enrich: (result, state) => usageAtStop(result, state as ClaudeState | undefined),
+  enrich: (result, state) => usageFromTranscripts(result, state as ClaudeState | undefined),
 };

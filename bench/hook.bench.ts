@@ -32,7 +32,7 @@ export async function runHookBench(runs = 40) {
       schema_version: 1,
       providers: { claude: { recording: "off", mode: "capture-only" } },
     });
-    const hook = join(process.cwd(), "dist", "hook.js");
+    const hook = join(process.cwd(), "dist", "hook.cjs");
     const node = process.execPath;
     const postToolUse = payload("PostToolUse.json", dir);
     const prompt = payload("UserPromptSubmit.json", dir);

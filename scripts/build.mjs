@@ -22,7 +22,8 @@ await build({
 await build({
   ...common,
   entryPoints: ["src/hook-entry.ts"],
-  outfile: "dist/hook.js",
+  outfile: "dist/hook.cjs",
+  format: "cjs",
   minify: true,
 });
 // Loaded by the hook only under the http transport.

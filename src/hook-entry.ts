@@ -1,8 +1,12 @@
-// The bundled hook entry. `node dist/hook.js <provider>` records one hook
-// payload; `node dist/hook.js --statusline <provider>` prints the compact
+// The bundled hook entry, built as CommonJS (dist/hook.cjs): Node starts a
+// CommonJS script faster than an ES module, and start-up is a hook's cost. `node dist/hook.cjs <provider>` records one hook
+// payload; `node dist/hook.cjs --statusline <provider>` prints the compact
 // recording state. It loads only the hot path (no CLI framework, no schema
 // library) and never lets a failure reach the agent: exit 0, stdout empty
 // unless a status line was asked for.
+import { realpathSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { runHook } from "./core/recorder.ts";
 import { projectFromStatusPayload, recordingState } from "./core/status.ts";
 import { readStdinSync } from "./core/stdin.ts";
@@ -35,7 +39,7 @@ async function main(): Promise<void> {
     const pid = Number.parseInt(process.env.CLAUDE_PID ?? "", 10);
     // A separate file (dist/launch.js), so that node:http and child_process
     // are never loaded by the hooks of the command transport.
-    const launcher = new URL("./launch.js", import.meta.url).href;
+    const launcher = pathToFileURL(join(dirname(realpathSync(process.argv[1] ?? "")), "launch.js")).href;
     const { ensureHookServer } = (await import(launcher)) as typeof import("./serve/launch.ts");
     await ensureHookServer(result.project, config.http_port, Number.isInteger(pid) && pid > 0 ? pid : null);
   }

@@ -6,7 +6,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { tempProject } from "./helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
-const HOOK = join(process.cwd(), "dist", "hook.js");
+const HOOK = join(process.cwd(), "dist", "hook.cjs");
 
 beforeAll(() => {
   if (!existsSync(CLI) || !existsSync(HOOK))

@@ -81,11 +81,11 @@ function settingsPathFor(project: string, explicit: string | undefined): string 
 }
 
 function hookCommand(provider: string): string {
-  return `${shellQuote(process.execPath)} ${shellQuote(builtFile("hook.js"))} ${provider}`;
+  return `${shellQuote(process.execPath)} ${shellQuote(builtFile("hook.cjs"))} ${provider}`;
 }
 
 function statusLineCommand(provider: string): string {
-  return `${shellQuote(process.execPath)} ${shellQuote(builtFile("hook.js"))} --statusline ${provider}`;
+  return `${shellQuote(process.execPath)} ${shellQuote(builtFile("hook.cjs"))} --statusline ${provider}`;
 }
 
 /** A port that is free now; the hook server binds it when its first session starts. */

@@ -97,11 +97,23 @@ export async function runHttpBench(runs = 300) {
   const port = 20000 + Math.floor(Math.random() * 20000);
   writeConfig(dir, {
     schema_version: 1,
-    providers: { claude: { recording: "on", mode: "capture-only", transport: "http", http_port: port, http_token: TOKEN } },
+    providers: {
+      claude: {
+        recording: "on",
+        mode: "capture-only",
+        transport: "http",
+        http_port: port,
+        http_token: TOKEN,
+      },
+    },
   });
-  const child = spawn(process.execPath, [join("dist", "serve.js"), "--project", dir, "--port", String(port)], {
-    stdio: "ignore",
-  });
+  const child = spawn(
+    process.execPath,
+    [join("dist", "serve.js"), "--project", dir, "--port", String(port)],
+    {
+      stdio: "ignore",
+    },
+  );
   try {
     for (let i = 0; i < 200; i += 1) {
       try {
@@ -115,8 +127,12 @@ export async function runHttpBench(runs = 300) {
     const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const samples: Record<string, number[]> = { "http, new connection": [], "http, keep-alive": [] };
     for (let i = 0; i < runs; i += 1) {
-      samples["http, new connection"]!.push(await postOnce(port, JSON.stringify({ ...base, tool_use_id: `n${i}` }), false));
-      samples["http, keep-alive"]!.push(await postOnce(port, JSON.stringify({ ...base, tool_use_id: `k${i}` }), keepAlive));
+      samples["http, new connection"]!.push(
+        await postOnce(port, JSON.stringify({ ...base, tool_use_id: `n${i}` }), false),
+      );
+      samples["http, keep-alive"]!.push(
+        await postOnce(port, JSON.stringify({ ...base, tool_use_id: `k${i}` }), keepAlive),
+      );
     }
     keepAlive.destroy();
     return {

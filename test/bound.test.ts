@@ -63,7 +63,13 @@ describe("bounding", () => {
       {
         kind: "tool_result",
         event_id: "e1",
-        payload: { hook_event_name: "PostToolUse", tool_use_id: "t", tool_input: big, tool_response: big, extra: big },
+        payload: {
+          hook_event_name: "PostToolUse",
+          tool_use_id: "t",
+          tool_input: big,
+          tool_response: big,
+          extra: big,
+        },
         optional_fields: ["extra", "tool_input"],
       },
       identity(),
@@ -76,7 +82,13 @@ describe("bounding", () => {
       {
         kind: "tool_result",
         event_id: "e1",
-        payload: { hook_event_name: "PostToolUse", tool_use_id: "t", tool_input: big, tool_response: big, extra: big },
+        payload: {
+          hook_event_name: "PostToolUse",
+          tool_use_id: "t",
+          tool_input: big,
+          tool_response: big,
+          extra: big,
+        },
         optional_fields: ["extra", "tool_input"],
       },
       identity(),

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { runHookBench, runHttpBench } from "./hook.bench.ts";
 import { runRedactBench } from "./redact.bench.ts";
-import { runAppendBench, runScanBench } from "./store.bench.ts";
+import { runAppendBench, runListBench, runScanBench } from "./store.bench.ts";
 
 const scanMb = Number(process.env.TAPEDECK_BENCH_SCAN_MB ?? 200);
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -12,8 +12,9 @@ const hook = await runHookBench();
 const httpHook = await runHttpBench();
 const append = runAppendBench();
 const scan = runScanBench(scanMb);
+const list = runListBench();
 const redact = (await runRedactBench()) as Record<string, unknown>;
-const results = { machine, date: new Date().toISOString(), hook, http: httpHook, append, scan, redact };
+const results = { machine, date: new Date().toISOString(), hook, http: httpHook, append, scan, list, redact };
 mkdirSync("bench/out", { recursive: true });
 writeFileSync("bench/out/results.json", `${JSON.stringify(results, null, 2)}\n`);
 
@@ -32,6 +33,10 @@ md.push(
   `| tapedeck recovery scan (${scan.mb} MB, ${scan.events} events, every line parsed) | ${scan.tapedeck_mb_per_s} |`,
 );
 md.push(`| \`wc -l\` on the same file | ${scan.wc_l_mb_per_s} |`);
+md.push("", "| list | value |", "|---|---|");
+md.push(
+  `| \`tapedeck list\` over ${list.sessions} sessions (manifests only) | ${list.ms} ms (${list.us_per_session} µs per session) |`,
+);
 md.push("", "| redaction | MB/s |", "|---|---|");
 md.push(`| redactText | ${redact.mb_per_s} |`, `| redactValue | ${redact.value_mb_per_s} |`);
 console.log(md.join("\n"));

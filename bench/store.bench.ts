@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { closeSync, openSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { listSessions } from "../src/core/archive.ts";
 import { DEFAULT_LIMITS } from "../src/core/bound.ts";
 import { recoverSession } from "../src/core/recovery.ts";
 import { recordEvents } from "../src/core/store.ts";
@@ -130,8 +131,29 @@ export function runScanBench(mb = 200) {
   }
 }
 
+/** `tapedeck list` reads manifests only: time it over many sessions. */
+export function runListBench(sessions = 2000) {
+  const { dir, cleanup } = tempDir("tapedeck-listbench-");
+  try {
+    const base = spec(dir);
+    for (let i = 0; i < sessions; i += 1) {
+      recordEvents(
+        { ...base, identity: { ...base.identity, provider_session_id: `s${i}`, session_id: `claude:s${i}` } },
+        [toolResult(0)],
+      );
+    }
+    const t0 = performance.now();
+    const listed = listSessions(dir);
+    const ms = performance.now() - t0;
+    if (listed.length !== sessions) throw new Error("list miscounted");
+    return { name: "list", sessions, ms: round(ms, 1), us_per_session: round((ms * 1000) / sessions, 1) };
+  } finally {
+    cleanup();
+  }
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const i = process.argv.indexOf("--scan-mb");
   const mb = i > 0 ? Number(process.argv[i + 1]) : 200;
-  console.log(JSON.stringify([runAppendBench(), runScanBench(mb)], null, 2));
+  console.log(JSON.stringify([runAppendBench(), runScanBench(mb), runListBench()], null, 2));
 }

@@ -9,7 +9,7 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_LIMITS } from "../core/bound.ts";
 import { type ProjectConfig, readConfig, writeConfig } from "../core/config.ts";
-import { ensureDir, FILE_MODE, isErrno, writeFileAtomicSync } from "../core/fsutil.ts";
+import { ensureDir, isErrno, writeFileAtomicSync } from "../core/fsutil.ts";
 import { isInside, resolveProjectRoot, resolveSessionRoot } from "../core/paths.ts";
 import { REDACTION_POLICY } from "../core/redact.ts";
 import { recordingState } from "../core/status.ts";
@@ -140,7 +140,10 @@ async function installCommand(provider: string, opts: InstallOpts): Promise<void
       "Size limits",
       `${formatBytes(DEFAULT_LIMITS.max_string_bytes)} per string · ${formatBytes(DEFAULT_LIMITS.max_event_bytes)} per event · ${formatBytes(DEFAULT_LIMITS.max_session_bytes)} per session`,
     ],
-    ["Settings", `${relative(project, settingsPath) || settingsPath} (${CLAUDE_HOOK_EVENTS.length} hooks)`],
+    [
+      "Settings",
+      `${relative(project, settingsPath) || settingsPath} (${CLAUDE_HOOK_EVENTS.length} hooks${opts.statusline && !foreignStatus ? ", status line" : ""})`,
+    ],
     ["Transport", opts.transport],
   ];
   const temporary =
@@ -212,7 +215,6 @@ async function installCommand(provider: string, opts: InstallOpts): Promise<void
     );
   }
   process.stdout.write(`${lines.join("\n")}\n`);
-  void FILE_MODE;
 }
 
 async function uninstallCommand(

@@ -18,6 +18,7 @@ import {
   SESSION_FILES,
   tapedeckDir,
 } from "./paths.ts";
+import { registerSession } from "./registry.ts";
 import { type RecordOutcome, recordEvents, sessionDirNameFor } from "./store.ts";
 
 export type HookStatus = "recorded" | "off" | "not-enabled" | "bad-input" | "failed";
@@ -120,6 +121,22 @@ export function runHook(
     );
     const extra = adapter.enrich?.(result, readJsonOrUndefined<Record<string, unknown>>(statePath));
     const outcome = recordEvents(spec, extra ? [...result.events, ...extra.events] : result.events);
+    const id = result.context.identity;
+    if (id.provider_session_id && result.events.some((e) => e.kind === "session_start")) {
+      // Lets the API proxy, which sees only the session id, find this project's archive.
+      try {
+        registerSession(
+          { provider: id.provider, provider_session_id: id.provider_session_id, project_root: located.root },
+          env,
+        );
+      } catch (error) {
+        writeDiagnostic(safeDiagDir(located.root), {
+          what: "error",
+          stage: "registry",
+          code: errorCode(error),
+        });
+      }
+    }
     if (extra) writeJsonAtomicSync(statePath, extra.state);
     return { status: "recorded", outcome, project: located.root, providerConfig };
   } catch (error) {

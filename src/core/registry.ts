@@ -1,0 +1,47 @@
+// Session registry: provider session id -> project root, for recorders that
+// see a session from outside its project (the API proxy sees only an id in a
+// header). Filled when a session starts; one small file per session under
+// the user's tapedeck home, so concurrent writers never contend.
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { ensureDir, readJsonOrUndefined, writeJsonAtomicSync } from "./fsutil.ts";
+import { sessionDirName } from "./paths.ts";
+
+export interface RegistryEntry {
+  provider: string;
+  provider_session_id: string;
+  project_root: string;
+  registered_at: string;
+}
+
+export function tapedeckHome(env: Record<string, string | undefined> = process.env): string {
+  return (
+    env.TAPEDECK_HOME ??
+    process.env.TAPEDECK_HOME ??
+    join(env.HOME ?? process.env.HOME ?? homedir(), ".tapedeck")
+  );
+}
+
+function entryPath(provider: string, sessionId: string, env?: Record<string, string | undefined>): string {
+  return join(tapedeckHome(env), "registry", sessionDirName(provider), `${sessionDirName(sessionId)}.json`);
+}
+
+export function registerSession(
+  entry: Omit<RegistryEntry, "registered_at">,
+  env?: Record<string, string | undefined>,
+): void {
+  const path = entryPath(entry.provider, entry.provider_session_id, env);
+  const existing = readJsonOrUndefined<RegistryEntry>(path);
+  if (existing?.project_root === entry.project_root) return;
+  ensureDir(join(path, ".."));
+  writeJsonAtomicSync(path, { ...entry, registered_at: new Date().toISOString() } satisfies RegistryEntry);
+}
+
+export function lookupSession(
+  provider: string,
+  sessionId: string,
+  env?: Record<string, string | undefined>,
+): RegistryEntry | undefined {
+  const entry = readJsonOrUndefined<RegistryEntry>(entryPath(provider, sessionId, env));
+  return entry && entry.provider_session_id === sessionId ? entry : undefined;
+}

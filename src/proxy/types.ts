@@ -1,0 +1,50 @@
+// The proxy's extension contract. The server forwards bytes first; extensions
+// observe copies afterwards and can never delay, alter or break the response.
+
+/** Per-request context, shared by every extension hook of one request. */
+export interface ProxyContext {
+  /** Unique per request (for logs). */
+  id: string;
+  method: string;
+  /** Path and query as the client sent them, e.g. `/v1/messages?beta=true`. */
+  url: string;
+  /** Request headers, lower-cased names. Secrets (x-api-key, authorization) are present: never log them. */
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON request body, when the body was JSON; otherwise undefined. */
+  body: unknown;
+  /** Raw request body bytes. */
+  rawBody: Buffer;
+  /** Response status and headers, set before onResponseStart. */
+  status?: number;
+  responseHeaders?: Record<string, string | string[] | undefined>;
+  /** Scratch space for extensions, keyed by extension name by convention. Request-scoped. */
+  meta: Record<string, unknown>;
+  /** Set when the client went away or the upstream failed before the response completed. */
+  aborted?: { by: "client" | "upstream"; reason: string };
+}
+
+/** One parsed server-sent event of a streamed response. */
+export interface StreamEvent {
+  /** The SSE `event:` field (Anthropic sends it; OpenAI Responses sends it too). */
+  event: string | undefined;
+  /** The raw `data:` payload. */
+  data: string;
+  /** `data` parsed as JSON when it is JSON. */
+  json: unknown;
+}
+
+export interface ProxyExtension {
+  name: string;
+  /** Lower runs first. */
+  order: number;
+  /** Before the request is forwarded. Must not modify ctx.body/rawBody (they are not re-serialized). */
+  onRequest?(ctx: ProxyContext): void | Promise<void>;
+  /** When upstream response headers arrive (bytes are already flowing to the client). */
+  onResponseStart?(ctx: ProxyContext): void | Promise<void>;
+  /** For each SSE event of a streamed (text/event-stream) response, in order. */
+  onStreamEvent?(ctx: ProxyContext, event: StreamEvent): void | Promise<void>;
+  /** Once, for a non-streamed response, with the whole body. */
+  onResponse?(ctx: ProxyContext, body: Buffer): void | Promise<void>;
+  /** Once per request at the very end: completed, aborted by the client, or failed upstream. */
+  onEnd?(ctx: ProxyContext): void | Promise<void>;
+}

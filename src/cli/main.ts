@@ -4,6 +4,7 @@ import { CliError, EXIT } from "./common.ts";
 import { registerDemoCommand } from "./demo-command.ts";
 import { registerHookCommand } from "./hook-command.ts";
 import { registerInstallCommands } from "./install-command.ts";
+import { registerProxyCommands } from "./proxy-command.ts";
 import { registerRedactCommand } from "./redact-command.ts";
 
 const VERSION = "0.1.0";
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerInstallCommands(program);
   registerArchiveCommands(program);
   registerRedactCommand(program);
+  registerProxyCommands(program);
   registerDemoCommand(program);
   return program;
 }

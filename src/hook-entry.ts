@@ -35,7 +35,9 @@ async function main(): Promise<void> {
   // Under the http transport only session-starting hooks run as commands:
   // they bring up the project's hook server for the http hooks that follow.
   const config = result.providerConfig;
-  if (result.project && config?.transport === "http" && config.recording === "on" && config.http_port) {
+  // The server runs even while recording is stopped: it then records nothing,
+  // but Claude's http hooks still get their empty 2xx instead of an error.
+  if (result.project && config?.transport === "http" && config.http_port) {
     const pid = Number.parseInt(process.env.CLAUDE_PID ?? "", 10);
     // A separate file (dist/launch.js), so that node:http and child_process
     // are never loaded by the hooks of the command transport.

@@ -89,7 +89,8 @@ export function runHook(
   }
   if (!located) return { status: "not-enabled" };
   const providerConfig = located.config.providers[adapter.name];
-  if (providerConfig?.recording !== "on") return { status: "off" };
+  if (!providerConfig) return { status: "off", project: located.root };
+  if (providerConfig.recording !== "on") return { status: "off", project: located.root, providerConfig };
   parsed ??= parsePayload(input);
   if (!parsed.ok) {
     writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "parse", code: "bad_input" });

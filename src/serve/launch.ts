@@ -58,9 +58,14 @@ export async function ensureHookServer(
   const args = [serveEntryPath(), "--project", project, "--port", String(port)];
   if (agentPid) args.push("--agent-pid", String(agentPid));
   const child = spawn(process.execPath, args, { detached: true, stdio: "ignore", cwd: project });
+  // A server that cannot bind (the port is taken) exits at once: stop waiting then.
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
   child.unref();
   const deadline = Date.now() + 3000;
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !exited) {
     await new Promise((r) => setTimeout(r, 15));
     if (await health(port, 200)) return true;
   }

@@ -1,9 +1,12 @@
 /**
  * End to end: tapedeck records the real `claude` CLI (offline, against the mock Messages API) through the hooks
- * `tapedeck install claude` writes. One multi-turn session (Bash, a failing tool, a subagent, /compact, text) is
- * checked event by event against what the client really does, then the archive as a whole: tool pairing, usage
- * against the mock's own log, completion and checksums, redaction, file modes. Then the switches around
- * recording: `record stop`/`start`, a broken session root, an API error (StopFailure), and `uninstall`.
+ * `tapedeck install claude` writes, once per transport: `command` (every hook runs `node dist/hook.cjs claude`) and
+ * `http` (every hook but SessionStart is a POST to the project's hook server, which the SessionStart command hook
+ * starts on demand). One multi-turn session (Bash, a failing tool, a subagent, /compact, text) is checked event by
+ * event against what the client really does, then the archive as a whole: tool pairing, usage against the mock's
+ * own log, completion and checksums, redaction, file modes. Then the switches around recording: `record stop`/
+ * `start`, a broken session root, a hook server that is gone (http), an API error (StopFailure), and `uninstall`.
+ * Both transports must record exactly the same events; what differs is asserted where it differs.
  *
  * Event kinds per `claude -p` run, as Claude Code 2.1.332 fires them (every run is its own epoch):
  *   SCENARIO_BASH    session_start(startup) user_prompt tool_call tool_result assistant_message turn_usage×2
@@ -11,11 +14,13 @@
  *   SCENARIO_FAIL    session_start(resume) user_prompt tool_call tool_error assistant_message turn_usage×2
  *                    session_end
  *   SCENARIO_AGENT   session_start(resume) user_prompt tool_call(Agent) subagent_start tool_call(sub)
- *                    tool_result(sub) subagent_stop tool_result(Agent) assistant_message turn_usage×2 session_end
+ *                    tool_result(sub) subagent_stop turn_usage×2(sub) tool_result(Agent) assistant_message
+ *                    turn_usage×2 session_end
  *   /compact         session_start(resume) compaction(pre) subagent_stop(compaction agent, no start)
  *                    session_start(compact) compaction(post) session_end
  *   SCENARIO_TEXT    session_start(resume) user_prompt assistant_message turn_usage session_end
- *   SCENARIO_APIERROR session_start user_prompt [provider_event(StopFailure), often lost] session_end
+ *   SCENARIO_APIERROR session_start user_prompt provider_event(StopFailure) session_end
+ *                    (command transport: the StopFailure hook is often killed before it records; http: always there)
  */
 import { type ExecFileException, execFile, execFileSync } from "node:child_process";
 import { createHash, randomInt } from "node:crypto";
@@ -31,6 +36,7 @@ import {
   type Stats,
   writeFileSync,
 } from "node:fs";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -47,7 +53,11 @@ import { type ClaudeResult, claudeTranscriptPath, makeClaudeHome, runClaude } fr
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const CLI_JS = join(REPO, "dist", "cli.js");
-const HOOK_JS = join(REPO, "dist", "hook.js");
+const HOOK_JS = join(REPO, "dist", "hook.cjs");
+const SERVE_JS = join(REPO, "dist", "serve.js");
+
+const TRANSPORTS = ["command", "http"] as const;
+type Transport = (typeof TRANSPORTS)[number];
 
 beforeAll(() => {
   // CI builds before vitest; a local run of just this file may not have.
@@ -91,10 +101,14 @@ interface Sandbox {
   home: string;
   projectDir: string;
   mock: AnthropicMock;
+  /** When the last claude run of this sandbox ended (ms since the epoch). */
+  lastRunEnd: number;
+  /** Pids of every hook server (`dist/serve.js`) seen running for this project. */
+  servers: Set<number>;
 }
 
 function useSandbox(prefix: string): Sandbox {
-  const sb = {} as Sandbox;
+  const sb = { lastRunEnd: 0, servers: new Set<number>() } as Sandbox;
   beforeAll(async () => {
     sb.root = mkdtempSync(join(tmpdir(), `tapedeck-${prefix}-`));
     const { home, projectDir } = makeClaudeHome(join(sb.root, "home"), join(sb.root, "project"));
@@ -104,6 +118,16 @@ function useSandbox(prefix: string): Sandbox {
   });
   afterAll(async () => {
     await sb.mock?.close();
+    // Only if a test failed before its hook servers were gone: they were started for this project by this file.
+    if (sb.projectDir) {
+      for (const pid of hookServerPids(sb.projectDir)) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
     if (sb.root) rmSync(sb.root, { recursive: true, force: true });
   });
   return sb;
@@ -139,6 +163,10 @@ async function tapedeckJson<T>(sb: Sandbox, args: string[]): Promise<T> {
 
 async function claude(sb: Sandbox, args: string[]): Promise<ClaudeResult> {
   const res = await runClaude({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args });
+  sb.lastRunEnd = Date.now();
+  for (const pid of hookServerPids(sb.projectDir)) sb.servers.add(pid);
+  const state = serveState(sb);
+  if (state) sb.servers.add(state.pid);
   expect(res.timedOut, res.stderr).toBe(false);
   expect(res.json, `stdout: ${res.stdout}\nstderr: ${res.stderr}`).toBeDefined();
   expect(res.sessionId).toMatch(/^[0-9a-f-]{36}$/);
@@ -150,6 +178,110 @@ const sessionsRoot = (sb: Sandbox) => join(tapedeckDir(sb), "claude-sessions");
 const sessionDir = (sb: Sandbox, id: string) => join(sessionsRoot(sb), id);
 const settingsPath = (sb: Sandbox) => join(sb.projectDir, ".claude", "settings.local.json");
 const readJson = <T>(path: string) => JSON.parse(readFileSync(path, "utf8")) as T;
+const transcriptOf = (sb: Sandbox, res: ClaudeResult) =>
+  claudeTranscriptPath(sb.home, sb.projectDir, res.sessionId!);
+
+// ---------------------------------------------------------------------------
+// The http transport's hook server: one `node dist/serve.js --project DIR --port N` per project, started by the
+// SessionStart command hook, announced in .tapedeck/serve.json while it runs.
+
+interface ServeState {
+  pid: number;
+  port: number;
+  started_at: string;
+}
+
+const serveStatePath = (sb: Sandbox) => join(tapedeckDir(sb), "serve.json");
+const serveState = (sb: Sandbox): ServeState | undefined =>
+  existsSync(serveStatePath(sb)) ? readJson<ServeState>(serveStatePath(sb)) : undefined;
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Pids of the hook servers running for `projectDir`, from the process table (also those that never got to write serve.json). */
+function hookServerPids(projectDir: string): number[] {
+  const table = execFileSync("ps", ["-ax", "-o", "pid=,args="], { encoding: "utf8" });
+  return table
+    .split("\n")
+    .filter((line) => line.includes(SERVE_JS) && line.includes(` --project ${projectDir} `))
+    .map((line) => Number.parseInt(line.trim(), 10));
+}
+
+async function until(cond: () => boolean, deadline: number): Promise<boolean> {
+  while (!cond()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
+/** GET /health; also resets the server's idle clock, as any request does. */
+function health(port: number): Promise<unknown> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: "127.0.0.1", port, path: "/health", timeout: 1000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(undefined));
+  });
+}
+
+interface Squatter {
+  requests: Array<{ method: string; url: string; token: string | undefined; event: unknown }>;
+  close(): Promise<void>;
+}
+
+/** Another program on the hook server's port: it answers every request with a 500. */
+async function squat(port: number): Promise<Squatter> {
+  const requests: Squatter["requests"] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      let event: unknown;
+      try {
+        event = (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { hook_event_name?: unknown })
+          .hook_event_name;
+      } catch {
+        event = undefined;
+      }
+      const token = req.headers["x-tapedeck-token"];
+      requests.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        token: typeof token === "string" ? token : undefined,
+        event,
+      });
+      res.writeHead(500, { "content-type": "text/plain" }).end("squatting\n");
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  return {
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 function readEvents(sb: Sandbox, id: string): Envelope[] {
   const path = join(sessionDir(sb, id), "events.jsonl");
@@ -234,6 +366,46 @@ function hookTrouble(transcripts: string[]): unknown[] {
   return trouble;
 }
 
+/** Every stop_hook_summary of a transcript: the hooks claude ran for Stop (command text or URL) and their errors. */
+function stopHookSummaries(transcript: string): Array<{ hooks: string[]; errors: unknown[] }> {
+  return readFileSync(transcript, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          subtype?: string;
+          hookInfos?: Array<{ command: string }>;
+          hookErrors?: unknown[];
+        },
+    )
+    .filter((rec) => rec.subtype === "stop_hook_summary")
+    .map((rec) => ({ hooks: (rec.hookInfos ?? []).map((h) => h.command), errors: rec.hookErrors ?? [] }));
+}
+
+/**
+ * What claude's transcript holds for a SCENARIO_BASH run whose http hooks all failed with `error`: a
+ * non-blocking error for each hook of the run (SessionEnd's goes to stderr instead, the transcript is closed by
+ * then), and the error again in the Stop summary.
+ */
+function httpHookFailures(error: string, exitCode: number): unknown[] {
+  const failure = (hookEvent: string, hookName = hookEvent) => ({
+    type: "hook_non_blocking_error",
+    hookEvent,
+    hookName,
+    stderr: error,
+    stdout: "",
+    exitCode,
+  });
+  return [
+    failure("UserPromptSubmit"),
+    failure("PreToolUse", "PreToolUse:Bash"),
+    failure("PostToolUse", "PostToolUse:Bash"),
+    failure("Stop"),
+    { hookErrors: [error], hasOutput: true },
+  ];
+}
+
 function transcriptsUnder(dir: string): string[] {
   return walk(dir)
     .filter(({ path, stat }) => stat.isFile() && path.endsWith(".jsonl"))
@@ -266,7 +438,9 @@ function turnUsageById(events: Envelope[]): Record<string, MockUsage> {
  * a /compact run.
  */
 function expectedTurnUsage(served: UsageRecord[]): Record<string, MockUsage> {
-  return Object.fromEntries(served.filter((u) => u.scenario !== "compact").map((u) => [u.messageId, u.usage]));
+  return Object.fromEntries(
+    served.filter((u) => u.scenario !== "compact").map((u) => [u.messageId, u.usage]),
+  );
 }
 
 function sha256File(path: string): string {
@@ -329,9 +503,26 @@ async function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
 
 // ---------------------------------------------------------------------------
 
-describe("tapedeck records the real claude CLI", () => {
-  const sb = useSandbox("claude-record");
+describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)", (transport: Transport) => {
+  const sb = useSandbox(`claude-record-${transport}`);
   let sessionId = "";
+  /** http transport: the port, token and URL install chose. */
+  let hookServer: { port: number; token: string; url: string } | undefined;
+  /** Runs whose transcripts are expected to hold hook errors (http with the server unreachable). */
+  const troubled = new Set<string>();
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const hookCommand = `${q(process.execPath)} ${q(HOOK_JS)} claude # tapedeck`;
+  /** How claude's Stop summary names our Stop hook. */
+  const stopHookLabel = () => (transport === "http" ? hookServer!.url : hookCommand);
+
+  /** http: the project's server is up, on the installed port, announced in serve.json, and answers for this project. */
+  async function expectHookServerUp(): Promise<ServeState> {
+    const state = serveState(sb);
+    expect(state, "serve.json").toMatchObject({ port: hookServer!.port, pid: expect.any(Number) });
+    expect(pidAlive(state!.pid)).toBe(true);
+    expect(await health(hookServer!.port)).toEqual({ ok: true, pid: state!.pid, project: sb.projectDir });
+    return state!;
+  }
 
   interface Run {
     res: ClaudeResult;
@@ -365,6 +556,8 @@ describe("tapedeck records the real claude CLI", () => {
       expect(e).toMatchObject({ provider: "claude", session_id: `claude:${sessionId}` });
     // Per run, turn_usage holds exactly the responses the mock served in it.
     expect(turnUsageById(run.events)).toEqual(expectedTurnUsage(run.served));
+    // http: everything after session_start went through the project's hook server, which is still up.
+    if (transport === "http") await expectHookServerUp();
     return run;
   }
 
@@ -372,23 +565,68 @@ describe("tapedeck records the real claude CLI", () => {
   const only = (events: Envelope[], kind: string) => events.filter((e) => e.kind === kind);
 
   it("install writes our hooks, the status line and the project config", async () => {
-    const res = await tapedeck(sb, ["install", "claude", "--project", sb.projectDir, "--yes"]);
+    const res = await tapedeck(sb, [
+      "install",
+      "claude",
+      "--project",
+      sb.projectDir,
+      "--transport",
+      transport,
+      "--yes",
+    ]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain("Recording is on");
+    expect(res.stdout).toMatch(new RegExp(`^Transport +${transport}$`, "m"));
 
-    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const hookCommand = `${q(process.execPath)} ${q(HOOK_JS)} claude # tapedeck`;
+    const config = readJson<{ schema_version: number; providers: { claude: Record<string, unknown> } }>(
+      join(tapedeckDir(sb), "config.json"),
+    );
+    if (transport === "http") {
+      expect(config).toEqual({
+        schema_version: 1,
+        providers: {
+          claude: {
+            recording: "on",
+            mode: "capture-only",
+            transport: "http",
+            http_port: expect.any(Number),
+            http_token: expect.stringMatching(/^[0-9a-f]{48}$/),
+          },
+        },
+      });
+      const port = config.providers.claude.http_port as number;
+      expect(Number.isInteger(port) && port > 0 && port < 65536).toBe(true);
+      const token = config.providers.claude.http_token as string;
+      hookServer = { port, token, url: `http://127.0.0.1:${port}/hook/claude` };
+    } else {
+      expect(config).toEqual({
+        schema_version: 1,
+        providers: { claude: { recording: "on", mode: "capture-only", transport: "command" } },
+      });
+    }
+
     const settings = readJson<{
       hooks: Record<string, Array<{ matcher?: string; hooks: Array<Record<string, unknown>> }>>;
       statusLine: Record<string, unknown>;
     }>(settingsPath(sb));
     expect(CLAUDE_HOOK_EVENTS).toHaveLength(17);
     expect(Object.keys(settings.hooks).sort()).toEqual(CLAUDE_HOOK_EVENTS.map((h) => h.event).sort());
+    const commandHook = { type: "command", command: hookCommand, timeout: 10 };
     for (const { event, toolMatcher } of CLAUDE_HOOK_EVENTS) {
       const groups = settings.hooks[event]!;
       expect(groups, event).toHaveLength(1);
       expect(groups[0]!.matcher, event).toBe(toolMatcher ? "*" : undefined);
-      expect(groups[0]!.hooks, event).toEqual([{ type: "command", command: hookCommand, timeout: 10 }]);
+      // Claude sends no http hook for SessionStart: that one stays a command, and starts the hook server.
+      const expected =
+        transport === "http" && event !== "SessionStart"
+          ? {
+              type: "http",
+              url: hookServer!.url,
+              headers: { "X-Tapedeck-Token": hookServer!.token, "X-Tapedeck": "1" },
+              timeout: 10,
+            }
+          : commandHook;
+      expect(groups[0]!.hooks, event).toEqual([expected]);
     }
     // The events this test relies on are among them.
     for (const event of [
@@ -397,30 +635,25 @@ describe("tapedeck records the real claude CLI", () => {
       "PreToolUse",
       "PostToolUse",
       "PostToolUseFailure",
-    ]) {
-      expect(settings.hooks[event], event).toBeDefined();
-    }
-    for (const event of [
       "Stop",
       "StopFailure",
       "SubagentStart",
       "SubagentStop",
       "PreCompact",
       "PostCompact",
+      "SessionEnd",
     ]) {
       expect(settings.hooks[event], event).toBeDefined();
     }
-    expect(settings.hooks.SessionEnd).toBeDefined();
     expect(settings.statusLine).toEqual({
       type: "command",
       command: `${q(process.execPath)} ${q(HOOK_JS)} --statusline claude # tapedeck`,
       padding: 0,
     });
-    expect(readJson(join(tapedeckDir(sb), "config.json"))).toMatchObject({
-      schema_version: 1,
-      providers: { claude: { recording: "on", mode: "capture-only" } },
-    });
     expect(await tapedeckJson(sb, ["status", "--project", sb.projectDir])).toMatchObject({ recording: true });
+    // Nothing runs before the first session: the hook server is started on demand.
+    expect(serveState(sb)).toBeUndefined();
+    expect(hookServerPids(sb.projectDir)).toEqual([]);
   });
 
   it("turn 1: Bash with planted secrets in the prompt, the command and its output", async () => {
@@ -521,7 +754,9 @@ describe("tapedeck records the real claude CLI", () => {
     const [, , agentCall, subStart, subCall, subResult, subStop, subUsage1, subUsage2, agentResult] = events;
     // The subagent's own responses, read from its transcript at SubagentStop, carry its agent id.
     expect([subUsage1!.agent_id, subUsage2!.agent_id]).toEqual([agentId, agentId]);
-    expect([subUsage1!.payload.message_id, subUsage2!.payload.message_id]).toEqual(subServed.map((u) => u.messageId));
+    expect([subUsage1!.payload.message_id, subUsage2!.payload.message_id]).toEqual(
+      subServed.map((u) => u.messageId),
+    );
     expect(agentCall!.agent_id).toBeUndefined();
     expect(agentCall!.payload).toMatchObject({ tool_name: "Agent" });
     expect(subStart).toMatchObject({
@@ -669,6 +904,13 @@ describe("tapedeck records the real claude CLI", () => {
 
     // No hook of any run (main thread or subagent) failed, timed out or printed anything.
     expect(hookTrouble(transcriptsUnder(join(sb.home, ".claude", "projects")))).toEqual([]);
+    // Claude's own account: at the end of every turn (all but /compact) it ran our Stop hook, by command or by URL.
+    expect(stopHookSummaries(claudeTranscriptPath(sb.home, sb.projectDir, sessionId))).toEqual(
+      ["bash", "fail", "agent", "text"].map(() => ({ hooks: [stopHookLabel()], errors: [] })),
+    );
+    // http: the server outlives its last agent for a grace period, so late hooks still land (the next test
+    // relies on it being up; asking restarts its idle clock).
+    if (transport === "http") await expectHookServerUp();
   });
 
   it("no planted secret reaches .tapedeck; every file is 0600 and every directory 0700", () => {
@@ -684,25 +926,60 @@ describe("tapedeck records the real claude CLI", () => {
 
   let probe: ClaudeResult | undefined;
 
+  /**
+   * What a run with recording stopped may change under .tapedeck: nothing but the hook server's own
+   * serve.json (a server exits ~5 s after its agents and removes it; a stopped run's SessionStart starts one
+   * and writes it). The command transport runs no server, so there nothing at all may change.
+   */
+  function expectNothingWritten(before: Record<string, string>, after: Record<string, string>): void {
+    const { "serve.json": _servedBefore, ...restBefore } = before;
+    const { "serve.json": _servedAfter, ...restAfter } = after;
+    expect(restAfter).toEqual(restBefore);
+    if (transport === "command") expect(after).toEqual(before);
+  }
+
   it("record stop: a new claude run writes nothing; record start records again", async () => {
     const stop = await tapedeck(sb, ["record", "stop", "--project", sb.projectDir]);
     expect(stop.code, stop.stderr).toBe(0);
     expect(await tapedeckJson(sb, ["status", "--project", sb.projectDir])).toMatchObject({
       recording: false,
     });
+    // http: the last run's server is still up (and this request restarts its idle clock), so it answers the
+    // hooks of this run with an empty 2xx and, reading the config on every request, records nothing.
+    const lingering = transport === "http" ? await expectHookServerUp() : undefined;
     const before = snapshot(tapedeckDir(sb));
 
     const off = await claude(sb, ["SCENARIO_BASH echo while-stopped"]);
     expect(off.code).toBe(0);
     expect(off.json.result).toBe("Done: while-stopped");
-    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+    expect(off.stderr).toBe("");
+    expect(hookTrouble([transcriptOf(sb, off)])).toEqual([]);
+    expectNothingWritten(before, snapshot(tapedeckDir(sb)));
     expect(existsSync(sessionDir(sb, off.sessionId!))).toBe(false);
+
+    if (transport === "http") {
+      // Once the lingering server is gone (on its own, within 10 s of its last agent), the stopped run's
+      // SessionStart command hook starts a new one: it answers every http hook with an empty 2xx and, with
+      // recording stopped, records nothing. Stopped recording stays a silent no-op.
+      expect(await until(() => !pidAlive(lingering!.pid), sb.lastRunEnd + 10_000), "server exit").toBe(true);
+      expect(serveState(sb)).toBeUndefined();
+      const beforeDown = snapshot(tapedeckDir(sb));
+      const down = await claude(sb, ["SCENARIO_BASH echo while-stopped"]);
+      expect(down.code).toBe(0);
+      expect(down.json.is_error).toBe(false);
+      expect(down.json.result).toBe(off.json.result);
+      expect(down.stderr).toBe("");
+      expect(hookTrouble([transcriptOf(sb, down)])).toEqual([]);
+      expectNothingWritten(beforeDown, snapshot(tapedeckDir(sb)));
+      expect(existsSync(sessionDir(sb, down.sessionId!))).toBe(false);
+    }
 
     const start = await tapedeck(sb, ["record", "start", "--project", sb.projectDir]);
     expect(start.code, start.stderr).toBe(0);
     probe = await claude(sb, ["SCENARIO_BASH echo probe"]);
     expect(probe.code).toBe(0);
     expect(probe.json.result).toBe("Done: probe");
+    expect(probe.stderr).toBe("");
     expect(kinds(readEvents(sb, probe.sessionId!))).toEqual([
       "session_start",
       "user_prompt",
@@ -715,6 +992,11 @@ describe("tapedeck records the real claude CLI", () => {
     ]);
     await expectComplete(sb, probe.sessionId!);
     expect(readEvents(sb, sessionId)).toHaveLength(seen);
+    if (transport === "http") {
+      // Recording again: this run's SessionStart started a new server before the first http hook.
+      const restarted = await expectHookServerUp();
+      expect(restarted.pid).not.toBe(lingering!.pid);
+    }
   });
 
   it("a broken session root never disturbs claude", async () => {
@@ -749,20 +1031,90 @@ describe("tapedeck records the real claude CLI", () => {
     expect(diagNew.length).toBeGreaterThan(0);
     for (const line of diagNew) expect(JSON.parse(line)).toMatchObject({ what: "error", code: "ENOTDIR" });
     await expectComplete(sb, sessionId);
+    // http: the server swallowed the failures too (an empty 2xx each time) and is still up.
+    if (transport === "http") await expectHookServerUp();
   });
 
+  it.runIf(transport === "http")(
+    "a hook server that crashed, with its port taken by another program, never disturbs claude",
+    async () => {
+      expect(probe).toBeDefined();
+      // The server dies mid-session (SIGKILL: a crash, so its serve.json stays behind), and before any
+      // SessionStart can bring it back another program binds the port and answers everything with a 500.
+      const crashed = await expectHookServerUp();
+      process.kill(crashed.pid, "SIGKILL");
+      expect(await until(() => !pidAlive(crashed.pid), Date.now() + 5000)).toBe(true);
+      const squatter = await squat(hookServer!.port);
+      const archived = snapshot(sessionsRoot(sb));
+      let down: ClaudeResult;
+      try {
+        down = await claude(sb, ["SCENARIO_BASH echo probe"]);
+        // SessionStart's attempt to start a server on the taken port gave up, and left no process behind.
+        expect(await until(() => hookServerPids(sb.projectDir).length === 0, Date.now() + 3000)).toBe(true);
+      } finally {
+        await squatter.close();
+      }
+      troubled.add(down.sessionId!);
+      // Same outcome as the recorded run of the same prompt.
+      expect(down.code).toBe(0);
+      expect(down.json.is_error).toBe(false);
+      expect(down.json.result).toBe(probe!.json.result);
+      expect(down.stdout).not.toMatch(/hook|tapedeck|ECONNREFUSED|HTTP 500/i);
+      // Unlike a failing command hook (tapedeck's always exits 0 silently), a failing http hook is reported by
+      // claude itself: a non-blocking error per hook in the transcript, and SessionEnd's on stderr.
+      const failed = `HTTP 500 from ${hookServer!.url}`;
+      expect(down.stderr).toBe(`SessionEnd hook [${hookServer!.url}] failed: ${failed}\n`);
+      expect(hookTrouble([transcriptOf(sb, down)])).toMatchObject(httpHookFailures(failed, 500));
+      // Every hook of the run reached the squatter, in order, with the project's token; SessionStart had
+      // polled /health (no server answered) before.
+      const posts = squatter.requests.filter((r) => r.method === "POST");
+      expect(posts.map((r) => [r.url, r.event])).toEqual(
+        ["UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"].map((e) => [
+          "/hook/claude",
+          e,
+        ]),
+      );
+      for (const r of posts) expect(r.token).toBe(hookServer!.token);
+      const firstPost = squatter.requests.findIndex((r) => r.method === "POST");
+      expect(firstPost).toBeGreaterThan(0);
+      for (const r of squatter.requests.slice(0, firstPost))
+        expect([r.method, r.url]).toEqual(["GET", "/health"]);
+      // Only the SessionStart command hook recorded: the session stays open, the rest of the archive is untouched.
+      const events = readEvents(sb, down.sessionId!);
+      expect(kinds(events)).toEqual(["session_start"]);
+      expect(readJson<Manifest>(join(sessionDir(sb, down.sessionId!), "manifest.json")).status).toBe(
+        "active",
+      );
+      const id = down.sessionId!;
+      const others = Object.entries(snapshot(sessionsRoot(sb))).filter(
+        ([k]) => k !== id && !k.startsWith(`${id}/`),
+      );
+      expect(Object.fromEntries(others)).toEqual(archived);
+      // The crashed server's serve.json is stale until the next server takes over.
+      expect(serveState(sb)).toEqual(crashed);
+    },
+  );
+
   it("StopFailure (API error): the session still ends and the run's other events are recorded", async () => {
+    // http: no server is up (the last one crashed), so this run's SessionStart starts one from cold, and it must
+    // be listening before the run's first http hook (UserPromptSubmit).
+    if (transport === "http") expect(hookServerPids(sb.projectDir)).toEqual([]);
     const served0 = sb.mock.usageLog.length;
     const res = await claude(sb, ["SCENARIO_APIERROR"]);
     expect(res.code).toBe(1);
     expect(res.json).toMatchObject({ is_error: true, api_error_status: 400 });
+    expect(res.stderr).toBe("");
     expect(sb.mock.usageLog.length).toBe(served0);
     const events = readEvents(sb, res.sessionId!);
-    // claude -p kills the StopFailure command hook ~20 ms after spawning it, about when node has loaded the
-    // hook, so it is recorded only sometimes (2 of 5 runs in a sample). When it lands, it is a provider_event
-    // of the same turn, between the prompt and the end.
+    // command: claude -p kills the StopFailure command hook ~20 ms after spawning it, about when node has loaded
+    // the hook, so it is recorded only sometimes (2 of 5 runs in a sample). http: the hook is a POST claude makes
+    // itself and the server records it on arrival, so it is always there (16 of 16 runs, cold or warm server).
+    // It is a provider_event of the same turn, between the prompt and the end.
     const failures = only(events, "provider_event");
-    expect(failures.length).toBeLessThanOrEqual(1);
+    if (transport === "http") {
+      expect(kinds(events)).toEqual(["session_start", "user_prompt", "provider_event", "session_end"]);
+      await expectHookServerUp();
+    } else expect(failures.length).toBeLessThanOrEqual(1);
     for (const f of failures) {
       expect(f.payload).toMatchObject({ hook_event_name: "StopFailure", failure: true, error: "unknown" });
       expect(String(f.payload.last_assistant_message)).toContain("API Error: 400");
@@ -781,9 +1133,27 @@ describe("tapedeck records the real claude CLI", () => {
   it("after every run: still no secrets, still private modes, no hook trouble in any transcript", () => {
     expectNoSecretsUnder(tapedeckDir(sb));
     expectPrivateModes(tapedeckDir(sb));
-    // Includes the runs with recording stopped, with the broken root and with the killed StopFailure hook.
-    expect(hookTrouble(transcriptsUnder(join(sb.home, ".claude", "projects")))).toEqual([]);
+    // Includes the runs with recording stopped, with the broken root and with the StopFailure hook; only the http
+    // runs without a reachable server (checked above) have hook errors.
+    expect(troubled.size).toBe(transport === "http" ? 1 : 0);
+    const transcripts = transcriptsUnder(join(sb.home, ".claude", "projects"));
+    const clean = transcripts.filter((t) => ![...troubled].some((id) => t.includes(id)));
+    expect(clean.length).toBeGreaterThan(0);
+    expect(clean.length).toBe(transcripts.length - troubled.size);
+    expect(hookTrouble(clean)).toEqual([]);
   });
+
+  it("no hook server outlives its agents", async () => {
+    // command: there is never one. http: each exits on its own ~5 s after its last agent is gone and the last
+    // request came; here within 10 s of the last claude run, with its serve.json removed.
+    if (transport === "command") expect(sb.servers.size).toBe(0);
+    else expect(sb.servers.size).toBeGreaterThan(0);
+    const gone = () =>
+      serveState(sb) === undefined &&
+      hookServerPids(sb.projectDir).length === 0 &&
+      [...sb.servers].every((pid) => !pidAlive(pid));
+    expect(await until(gone, sb.lastRunEnd + 10_000), `servers ${[...sb.servers]}`).toBe(true);
+  }, 20_000);
 });
 
 // ---------------------------------------------------------------------------

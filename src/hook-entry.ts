@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const config = result.providerConfig;
   // The server runs even while recording is stopped: it then records nothing,
   // but Claude's http hooks still get their empty 2xx instead of an error.
-  if (result.project && config?.transport === "http" && config.http_port) {
+  if (result.project && result.sessionStart && config?.transport === "http" && config.http_port) {
     const pid = Number.parseInt(process.env.CLAUDE_PID ?? "", 10);
     // A separate file (dist/launch.js), so that node:http and child_process
     // are never loaded by the hooks of the command transport.

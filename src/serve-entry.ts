@@ -24,6 +24,9 @@ try {
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : undefined,
     writeStateFile: true,
   });
+  const stop = () => void server.close();
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
   await server.done;
   process.exit(0);
 } catch {

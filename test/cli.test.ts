@@ -81,11 +81,11 @@ describe("install, record, status", () => {
       env: { FOO: "1" },
     };
     writeFileSync(settingsPath, JSON.stringify(mine));
-    const first = cli(["install", "claude", "--project", root, "--yes", "--json"]);
+    const first = cli(["install", "claude", "--project", root, "--yes", "--transport", "command", "--json"]);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ hooks: 17, status_line: "kept yours", recording: "on" });
     const once = readFileSync(settingsPath, "utf8");
-    expect(cli(["install", "claude", "--project", root, "--yes"]).code).toBe(0);
+    expect(cli(["install", "claude", "--project", root, "--yes", "--transport", "command"]).code).toBe(0);
     expect(readFileSync(settingsPath, "utf8")).toBe(once);
     const installed = JSON.parse(once);
     expect(installed.statusLine).toEqual(mine.statusLine);
@@ -109,7 +109,7 @@ describe("install, record, status", () => {
 
   it("record stop makes hooks a no-op; status reflects it", () => {
     const root = project();
-    cli(["install", "claude", "--project", root, "--yes"]);
+    cli(["install", "claude", "--project", root, "--yes", "--transport", "command"]);
     expect(cli(["status", "--project", root, "--statusline"]).stdout).toBe("tapedeck ● REC capture-only\n");
     expect(cli(["record", "stop", "--project", root]).code).toBe(0);
     hook(root, { ...ids, hook_event_name: "UserPromptSubmit", prompt: "x" });
@@ -135,7 +135,7 @@ describe("install, record, status", () => {
 describe("archive commands", () => {
   it("list, inspect, last, export, repair, delete", () => {
     const root = project();
-    cli(["install", "claude", "--project", root, "--yes"]);
+    cli(["install", "claude", "--project", root, "--yes", "--transport", "command"]);
     recordSampleSession(root);
 
     const list = JSON.parse(cli(["list", "--project", root, "--json"]).stdout);

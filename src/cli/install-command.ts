@@ -2,15 +2,15 @@
 // edits its own settings format; this module shows the enablement view,
 // asks, and keeps tapedeck's project config in step.
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_LIMITS } from "../core/bound.ts";
 import { type ProjectConfig, readConfig, writeConfig } from "../core/config.ts";
-import { ensureDir, isErrno, writeFileAtomicSync } from "../core/fsutil.ts";
-import { isInside, resolveProjectRoot, resolveSessionRoot } from "../core/paths.ts";
+import { ensureDir, isErrno, readJsonOrUndefined, writeFileAtomicSync } from "../core/fsutil.ts";
+import { isInside, resolveProjectRoot, resolveSessionRoot, tapedeckDir } from "../core/paths.ts";
 import { REDACTION_POLICY } from "../core/redact.ts";
 import { recordingState } from "../core/status.ts";
 import {
@@ -22,6 +22,8 @@ import {
   removeTapedeck,
   shellQuote,
 } from "../providers/claude/settings.ts";
+import { health } from "../serve/launch.ts";
+import { SERVE_STATE_FILE } from "../serve/server.ts";
 import { CliError, confirm, EXIT, formatBytes, printJson } from "./common.ts";
 import { builtFile } from "./paths.ts";
 import { providerName } from "./summary.ts";
@@ -217,6 +219,23 @@ async function installCommand(provider: string, opts: InstallOpts): Promise<void
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
+/** Stops the project's http hook server, if one runs: uninstall leaves nothing of tapedeck running. */
+async function stopHookServer(project: string): Promise<void> {
+  const statePath = join(tapedeckDir(project), SERVE_STATE_FILE);
+  const state = readJsonOrUndefined<{ pid?: number; port?: number }>(statePath);
+  if (!state?.pid || !state.port) return;
+  // Only a server that answers as this project's, with that pid: never signal a reused pid.
+  const running = await health(state.port, 500);
+  if (running?.pid !== state.pid || running.project !== project) return;
+  try {
+    process.kill(state.pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + 3000;
+  while (Date.now() < deadline && existsSync(statePath)) await new Promise((r) => setTimeout(r, 20));
+}
+
 async function uninstallCommand(
   provider: string,
   opts: { project?: string; settings?: string; json?: boolean },
@@ -232,6 +251,7 @@ async function uninstallCommand(
     delete config.providers[provider];
     writeConfig(project, config);
   }
+  await stopHookServer(project);
   if (opts.json) printJson({ provider, project, settings: settingsPath, removed });
   else {
     process.stdout.write(
@@ -325,7 +345,11 @@ export function registerInstallCommands(program: Command): void {
     .option("--project <dir>", "project directory (default: current directory)")
     .option("--mode <mode>", "recording mode", "capture-only")
     .option("--session-root <dir>", "where sessions are stored (default: .tapedeck/<provider>-sessions)")
-    .option("--transport <kind>", "how hooks reach tapedeck: command or http", "command")
+    .option(
+      "--transport <kind>",
+      "how hooks reach tapedeck: http (a per-project server, ~1 ms per event) or command (a process per event)",
+      "http",
+    )
     .option("--settings <path>", "edit this settings file instead of .claude/settings.local.json")
     .option("--no-statusline", "do not add the recording indicator to the status line")
     .option("-y, --yes", "do not ask for confirmation")

@@ -28,6 +28,8 @@ export interface HookResult {
   /** the enabled project the hook belongs to, when one was found */
   project?: string;
   providerConfig?: ProviderConfig;
+  /** the payload starts a session (parsed only when the project is enabled) */
+  sessionStart?: boolean;
   outcome?: RecordOutcome;
   /** A short reason without payload content, for `--strict` callers. */
   reason?: string;
@@ -44,6 +46,11 @@ function parsePayload(input: HookInput): { ok: true; value: unknown } | { ok: fa
   } catch {
     return { ok: false, reason: "input is not valid JSON" };
   }
+}
+
+function startsSession(adapter: ProviderAdapter, input: HookInput): boolean {
+  const parsed = parsePayload(input);
+  return parsed.ok && adapter.isSessionStart(parsed.value);
 }
 
 function startDir(payload: unknown, env: Record<string, string | undefined>): string {
@@ -90,7 +97,11 @@ export function runHook(
   if (!located) return { status: "not-enabled" };
   const providerConfig = located.config.providers[adapter.name];
   if (!providerConfig) return { status: "off", project: located.root };
-  if (providerConfig.recording !== "on") return { status: "off", project: located.root, providerConfig };
+  if (providerConfig.recording !== "on") {
+    // Still worth knowing under the http transport, whose server a session start brings up.
+    const sessionStart = providerConfig.transport === "http" ? startsSession(adapter, input) : false;
+    return { status: "off", project: located.root, providerConfig, sessionStart };
+  }
   parsed ??= parsePayload(input);
   if (!parsed.ok) {
     writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "parse", code: "bad_input" });
@@ -139,7 +150,13 @@ export function runHook(
       }
     }
     if (extra) writeJsonAtomicSync(statePath, extra.state);
-    return { status: "recorded", outcome, project: located.root, providerConfig };
+    return {
+      status: "recorded",
+      outcome,
+      project: located.root,
+      providerConfig,
+      sessionStart: adapter.isSessionStart(parsed.value),
+    };
   } catch (error) {
     writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "record", code: errorCode(error) });
     return { status: "failed", reason: errorCode(error), project: located.root, providerConfig };

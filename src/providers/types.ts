@@ -9,6 +9,8 @@ export interface ProviderAdapter {
   name: string;
   displayName: string;
   normalize(payload: unknown, env: Record<string, string | undefined>): NormalizeResult;
+  /** Whether a raw payload starts a session (for the http transport, whose server such a hook starts). */
+  isSessionStart(payload: unknown): boolean;
   /** Extra events derived outside the payload (e.g. usage read from a transcript). */
   enrich?(
     result: NormalizeResult,

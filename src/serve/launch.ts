@@ -5,7 +5,10 @@ import { spawn } from "node:child_process";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 
-function health(port: number, timeoutMs: number): Promise<{ pid: number; project: string } | undefined> {
+export function health(
+  port: number,
+  timeoutMs: number,
+): Promise<{ pid: number; project: string } | undefined> {
   return new Promise((resolve) => {
     const req = http.get({ host: "127.0.0.1", port, path: "/health", timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];

@@ -1191,7 +1191,8 @@ describe("uninstall removes exactly what install added", () => {
     expect(installed.env).toEqual(original.env);
     expect(installed.hooks.PreToolUse).toHaveLength(2);
     expect(installed.hooks.PreToolUse![0]).toEqual(USER_HOOK);
-    expect(JSON.stringify(installed.hooks.PreToolUse![1])).toContain("# tapedeck");
+    // The default transport is http: tapedeck's entries carry its header (a command would carry "# tapedeck").
+    expect(JSON.stringify(installed.hooks.PreToolUse![1])).toContain('"X-Tapedeck":"1"');
     expect(Object.keys(installed.hooks)).toHaveLength(17);
     expect(JSON.stringify(installed.statusLine)).toContain("--statusline claude # tapedeck");
 

@@ -72,5 +72,7 @@ export const claudeAdapter: ProviderAdapter = {
   name: "claude",
   displayName: "Claude Code",
   normalize: (payload, env) => normalizeClaudeHook(payload, env),
+  isSessionStart: (payload) =>
+    (payload as { hook_event_name?: unknown } | null)?.hook_event_name === "SessionStart",
   enrich: (result, state) => usageFromTranscripts(result, state as ClaudeState | undefined),
 };

@@ -1,0 +1,350 @@
+// What the API proxy costs an agent: added time to first byte and total time
+// for streamed responses, throughput with many concurrent streams, and memory
+// per open stream, all against a direct connection to the same mock upstream.
+//
+// The mock upstream and the load-generating client each run in a child process,
+// so this process's CPU time and RSS are the proxy's alone. Direct and proxied
+// runs are interleaved so that a slow moment of the machine hits both alike.
+// "proxy+ext" adds one onStreamEvent extension, i.e. the SSE copy is decoded and
+// parsed as it is with the archive feed installed. "relay" is the reference floor:
+// a raw TCP relay (socket.pipe both ways) in this same process, the cheapest thing
+// that can sit between client and upstream; whatever it costs over "direct" on a
+// machine, no user-space proxy there can avoid.
+// Run: npx tsx bench/proxy.bench.ts
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import net from "node:net";
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
+import { type RunningProxy, startProxy } from "../src/proxy/server.ts";
+import type { ProxyExtension } from "../src/proxy/types.ts";
+import { median, percentile, round } from "./lib.ts";
+
+// SSE of 1 KiB events, written in 16 KiB pieces with backpressure, like a busy upstream.
+const MOCK_UPSTREAM = String.raw`
+const http = require("node:http");
+const cache = new Map();
+function body(bytes) {
+  let b = cache.get(bytes);
+  if (!b) {
+    const head = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"';
+    const tail = '"}}\n\n';
+    const one = Buffer.from(head + "x".repeat(1024 - head.length - tail.length) + tail);
+    b = Buffer.concat(Array(Math.max(1, Math.ceil(bytes / 1024))).fill(one));
+    cache.set(bytes, b);
+  }
+  return b;
+}
+const server = http.createServer((req, res) => {
+  const u = new URL(req.url, "http://x");
+  req.resume();
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  if (u.pathname === "/hold") {
+    res.write(body(1024));
+    setTimeout(() => res.end(), Number(u.searchParams.get("ms")));
+    return;
+  }
+  const b = body(Number(u.searchParams.get("bytes")));
+  let i = 0;
+  const pump = () => {
+    while (i < b.length) {
+      const ok = res.write(b.subarray(i, i + 16384));
+      i += 16384;
+      if (!ok) return void res.once("drain", pump);
+    }
+    res.end();
+  };
+  pump();
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port: server.address().port })));
+`;
+
+// Commands in on stdin, one JSON per line; results out on stdout.
+const LOAD_CLIENT = String.raw`
+const http = require("node:http");
+const agent = new http.Agent({ keepAlive: true, maxSockets: 2000 });
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
+function one(url, onFirst) {
+  return new Promise((resolve, reject) => {
+    const t0 = now();
+    let ttfb = -1, bytes = 0;
+    http.get(url, { agent }, (res) => {
+      res.on("data", (c) => {
+        if (ttfb < 0) { ttfb = now() - t0; if (onFirst) onFirst(); }
+        bytes += c.length;
+      });
+      res.on("end", () => resolve({ ttfb, total: now() - t0, bytes }));
+      res.on("error", reject);
+    }).on("error", reject);
+  });
+}
+async function run(cmd) {
+  if (cmd.op === "one") return one(cmd.url);
+  if (cmd.op === "many") {
+    const t0 = now();
+    const rs = await Promise.all(Array.from({ length: cmd.n }, () => one(cmd.url)));
+    return { ms: now() - t0, bytes: rs.reduce((s, r) => s + r.bytes, 0) };
+  }
+  if (cmd.op === "hold") {
+    let first = 0;
+    const all = Promise.all(Array.from({ length: cmd.n }, () =>
+      one(cmd.url, () => { if (++first === cmd.n) out({ id: cmd.id, holding: true }); })));
+    await all;
+    return { held: cmd.n };
+  }
+  throw new Error("unknown op");
+}
+require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const cmd = JSON.parse(line);
+  run(cmd).then((r) => out({ id: cmd.id, ...r }), (e) => out({ id: cmd.id, error: String(e) }));
+});
+out({ ready: true });
+`;
+
+type Reply = Record<string, unknown> & { id?: number };
+
+class Child {
+  readonly proc: ChildProcessByStdio<Writable, Readable, null>;
+  #next = 1;
+  #waiters = new Map<number, Array<(r: Reply) => void>>();
+  #first: Promise<Reply>;
+
+  constructor(code: string) {
+    this.proc = spawn(process.execPath, ["-e", code], { stdio: ["pipe", "pipe", "inherit"] });
+    let resolveFirst: (r: Reply) => void;
+    this.#first = new Promise((r) => {
+      resolveFirst = r;
+    });
+    let gotFirst = false;
+    createInterface({ input: this.proc.stdout }).on("line", (line) => {
+      const msg = JSON.parse(line) as Reply;
+      if (!gotFirst) {
+        gotFirst = true;
+        resolveFirst(msg);
+        return;
+      }
+      const ws = this.#waiters.get(msg.id ?? 0);
+      ws?.shift()?.(msg);
+    });
+  }
+
+  ready(): Promise<Reply> {
+    return this.#first;
+  }
+
+  /** Sends a command; answers its replies in order (one, or two for "hold"). */
+  send(cmd: Record<string, unknown>, replies = 1): Array<Promise<Reply>> {
+    const id = this.#next++;
+    const ps = Array.from({ length: replies }, () => new Promise<Reply>((r) => this.#push(id, r)));
+    this.proc.stdin.write(`${JSON.stringify({ ...cmd, id })}\n`);
+    return ps;
+  }
+
+  async call(cmd: Record<string, unknown>): Promise<Reply> {
+    const r = await this.send(cmd)[0]!;
+    if (r.error) throw new Error(String(r.error));
+    return r;
+  }
+
+  #push(id: number, r: (r: Reply) => void): void {
+    const ws = this.#waiters.get(id) ?? [];
+    ws.push(r);
+    this.#waiters.set(id, ws);
+  }
+
+  kill(): void {
+    this.proc.kill();
+  }
+}
+
+type Target = "direct" | "relay" | "proxy" | "proxy+ext";
+const TARGETS: Target[] = ["direct", "relay", "proxy", "proxy+ext"];
+const byTarget = (): Record<Target, number[]> => ({ direct: [], relay: [], proxy: [], "proxy+ext": [] });
+const MB = 1024 * 1024;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The reference floor: bytes relayed both ways without looking at them. */
+async function startRelay(port: number): Promise<{ url: string; close(): void }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((down) => {
+    const up = net.connect(port, "127.0.0.1");
+    for (const s of [down, up]) {
+      s.setNoDelay(true);
+      s.on("error", () => s.destroy());
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+    }
+    down.pipe(up);
+    up.pipe(down);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    close: () => {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
+
+/** An extension as light as the archive feed on non-final events: looks at each event's type. */
+function observer(): ProxyExtension {
+  let events = 0;
+  return {
+    name: "bench-observer",
+    order: 1,
+    onStreamEvent: (_ctx, ev) => {
+      if ((ev.json as { type?: string } | undefined)?.type) events += 1;
+    },
+    onEnd: () => {
+      if (events < 0) throw new Error("unreachable");
+    },
+  };
+}
+
+export interface ProxyBenchOptions {
+  /** Runs per size for the latency rows. */
+  runs?: { "1KB": number; "100KB": number; "10MB": number };
+  concurrency?: number;
+  /** Bytes per stream in the concurrent-throughput rounds, and how many rounds. */
+  throughputBytes?: number;
+  throughputRounds?: number;
+  /** Streams held open for the memory measurement. */
+  heldStreams?: number;
+}
+
+export async function runProxyBench(opts: ProxyBenchOptions = {}) {
+  const runs = opts.runs ?? { "1KB": 200, "100KB": 100, "10MB": 25 };
+  const concurrency = opts.concurrency ?? 50;
+  const tpBytes = opts.throughputBytes ?? 4 * MB;
+  const tpRounds = opts.throughputRounds ?? 5;
+  const held = opts.heldStreams ?? 200;
+
+  const mock = new Child(MOCK_UPSTREAM);
+  const client = new Child(LOAD_CLIENT);
+  const proxies: RunningProxy[] = [];
+  let relay: { url: string; close(): void } | undefined;
+  try {
+    const { port } = (await mock.ready()) as { port: number };
+    await client.ready();
+    const upstream = `http://127.0.0.1:${port}`;
+    const bare = await startProxy({ upstream });
+    const observed = await startProxy({ upstream, extensions: [observer()] });
+    proxies.push(bare, observed);
+    relay = await startRelay(port);
+    const base: Record<Target, string> = {
+      direct: upstream,
+      relay: relay.url,
+      proxy: bare.url,
+      "proxy+ext": observed.url,
+    };
+
+    // Warm up connections, JIT and the mock's body cache.
+    for (let i = 0; i < 30; i += 1) {
+      for (const t of TARGETS) {
+        await client.call({ op: "one", url: `${base[t]}/stream?bytes=${100 * 1024}` });
+        await client.call({ op: "one", url: `${base[t]}/stream?bytes=${10 * MB}` });
+      }
+    }
+
+    // Memory first, while the heap is still small: RSS with `held` streams open through the proxy.
+    await sleep(300);
+    const rss0 = process.memoryUsage().rss;
+    const heap0 = process.memoryUsage().heapUsed;
+    const [holding, done] = client.send({ op: "hold", url: `${observed.url}/hold?ms=1500`, n: held }, 2);
+    await holding;
+    const rss1 = process.memoryUsage().rss;
+    const heap1 = process.memoryUsage().heapUsed;
+    await done;
+    const memory = {
+      streams: held,
+      through: "proxy+ext",
+      rss_delta_kb_per_stream: round((rss1 - rss0) / 1024 / held, 1),
+      heap_delta_kb_per_stream: round((heap1 - heap0) / 1024 / held, 1),
+    };
+
+    // Latency: time to first byte and to the last, per size.
+    const sizes = { "1KB": 1024, "100KB": 100 * 1024, "10MB": 10 * MB } as const;
+    const latency: Record<string, unknown>[] = [];
+    for (const [label, bytes] of Object.entries(sizes) as Array<[keyof typeof sizes, number]>) {
+      const ttfb = byTarget();
+      const total = byTarget();
+      for (let i = 0; i < runs[label]; i += 1) {
+        // Rotate the order so no target always goes first.
+        for (let k = 0; k < TARGETS.length; k += 1) {
+          const t = TARGETS[(i + k) % TARGETS.length]!;
+          const r = (await client.call({ op: "one", url: `${base[t]}/stream?bytes=${bytes}` })) as {
+            ttfb: number;
+            total: number;
+          };
+          ttfb[t].push(r.ttfb);
+          total[t].push(r.total);
+        }
+      }
+      const row: Record<string, unknown> = { size: label, runs: runs[label] };
+      for (const t of TARGETS) {
+        row[`${t}_ttfb_ms`] = round(median(ttfb[t]), 3);
+        row[`${t}_total_ms`] = round(median(total[t]), 3);
+      }
+      for (const t of ["relay", "proxy", "proxy+ext"] as const) {
+        row[`${t}_added_ttfb_ms`] = round(median(ttfb[t]) - median(ttfb.direct), 3);
+        row[`${t}_added_total_ms`] = round(median(total[t]) - median(total.direct), 3);
+        row[`${t}_added_ttfb_p90_ms`] = round(percentile(ttfb[t], 90) - percentile(ttfb.direct, 90), 3);
+      }
+      latency.push(row);
+    }
+
+    // Throughput: `concurrency` streams at once; the proxy's CPU time per MB alongside.
+    const mbps = byTarget();
+    const cpuMsPerMb = byTarget();
+    for (let i = 0; i < tpRounds; i += 1) {
+      for (let k = 0; k < TARGETS.length; k += 1) {
+        const t = TARGETS[(i + k) % TARGETS.length]!;
+        const cpu0 = process.cpuUsage();
+        const r = (await client.call({
+          op: "many",
+          url: `${base[t]}/stream?bytes=${tpBytes}`,
+          n: concurrency,
+        })) as { ms: number; bytes: number };
+        const cpu = process.cpuUsage(cpu0);
+        mbps[t].push(r.bytes / MB / (r.ms / 1000));
+        cpuMsPerMb[t].push((cpu.user + cpu.system) / 1000 / (r.bytes / MB));
+      }
+    }
+    const throughput = {
+      concurrency,
+      mb_per_stream: tpBytes / MB,
+      rounds: tpRounds,
+      direct_mb_s: round(median(mbps.direct), 1),
+      relay_mb_s: round(median(mbps.relay), 1),
+      proxy_mb_s: round(median(mbps.proxy), 1),
+      "proxy+ext_mb_s": round(median(mbps["proxy+ext"]), 1),
+      relay_vs_direct: round(median(mbps.relay) / median(mbps.direct), 3),
+      proxy_vs_direct: round(median(mbps.proxy) / median(mbps.direct), 3),
+      "proxy+ext_vs_direct": round(median(mbps["proxy+ext"]) / median(mbps.direct), 3),
+      proxy_vs_relay: round(median(mbps.proxy) / median(mbps.relay), 3),
+      relay_cpu_ms_per_mb: round(median(cpuMsPerMb.relay), 3),
+      proxy_cpu_ms_per_mb: round(median(cpuMsPerMb.proxy), 3),
+      "proxy+ext_cpu_ms_per_mb": round(median(cpuMsPerMb["proxy+ext"]), 3),
+    };
+
+    return {
+      name: "proxy",
+      targets: { ttfb_added_ms: 1, throughput_vs_direct: 0.95 },
+      latency,
+      throughput,
+      memory,
+    };
+  } finally {
+    await Promise.all(proxies.map((p) => p.close()));
+    relay?.close();
+    client.kill();
+    mock.kill();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(JSON.stringify(await runProxyBench(), null, 2));
+}

@@ -1,0 +1,487 @@
+// Shapes mirror records like Claude Code's own transcript records, so that a
+// reader of `~/.claude/projects/<slug>/<session>.jsonl` (record.message.content
+// and friends) can read a mirror file unchanged.
+//
+// Key sets: taken from Claude Code 2.1.332 transcripts
+// (reference/claude/transcript.sample.jsonl and transcript.subagent.sample.jsonl),
+// which differ from the seed's 2.1.148 list: new `promptSource`, `sentAtMs`,
+// `rowSource`, `turnOrigin`, `turnPosition`, `apiBlockIndex`, `requestRef`,
+// `requestedModel`, `promptCacheRequested`, `effort`, `perTurnEffort`,
+// `madeBy`; `slug` only on records written after a compaction, so not here.
+//
+// Synthetic or null, and why (the proxy sees HTTP, not Claude Code's state):
+//   uuid, parentUuid   synthetic: sha256(sessionId+timestamp+messageId) as 8-4-4-4-12, a linear chain per
+//                      file (the real tree is not visible on the wire). Version/variant bits are not RFC-valid,
+//                      which is honest about the origin.
+//   cwd, gitBranch     null: not on the wire (restore fills cwd, which resume needs).
+//   promptId           null: Claude Code's prompt grouping is internal.
+//   permissionMode, promptSource, rowSource, turnOrigin, turnPosition
+//                      null: harness state that never reaches the API.
+//   sentAtMs           the proxy's arrival time of the request, a close upper bound of the real send time.
+//   apiBlockIndex      null: a mirror record holds the whole message, not one block (restore splits).
+//   requestRef         null: points at Claude Code's own `api-request` record, which the mirror has not.
+//   promptCacheRequested, attributionAgent   null: harness-internal.
+//   requestedModel, effort, perTurnEffort   from the request body (`model`, `output_config.effort`);
+//                      perTurnEffort repeats effort, the only effort the request carries.
+//   madeBy             "model": every mirrored assistant record is a model response.
+//   userType           from the user-agent `claude-cli/<v> (<userType>, <entrypoint>)`, else "external".
+//   entrypoint, version   "tapedeck-mirror" and "tapedeck/<version>": provenance, with `source`.
+// Omitted: toolUseResult, sourceToolAssistantUUID, sandboxed, permissionDecision on tool-result records
+// (Claude Code's enriched tool objects and permission state cannot be rebuilt from a request body;
+// restore derives sourceToolAssistantUUID), and the per-block timing keys thinkingDurationMs,
+// thinkingDisplay, toolInputStreamMs (present on some real records only).
+// Added: `source: "tapedeck-mirror"`, the one field that tells a mirror record from a real one.
+// Also written: `attachment` records (key set of the real ones) holding the request's system-role
+// messages, which Claude Code replays from `rendered` on resume (see ATTACHMENT_KEYS).
+import { createHash } from "node:crypto";
+import { redactValue } from "../../core/redact.ts";
+import type { AccumulatedMessage, Json, JsonObject } from "./accumulator.ts";
+import { TAPEDECK_VERSION } from "./settings.ts";
+
+export const MIRROR_SOURCE = "tapedeck-mirror";
+export const MIRROR_ENTRYPOINT = "tapedeck-mirror";
+export const MIRROR_VERSION = `tapedeck/${TAPEDECK_VERSION}`;
+
+/** Top-level keys, in the order Claude Code writes them. */
+export const USER_PROMPT_KEYS = [
+  "parentUuid",
+  "isSidechain",
+  "promptId",
+  "type",
+  "message",
+  "uuid",
+  "timestamp",
+  "permissionMode",
+  "promptSource",
+  "sentAtMs",
+  "rowSource",
+  "turnOrigin",
+  "turnPosition",
+  "userType",
+  "entrypoint",
+  "cwd",
+  "sessionId",
+  "version",
+  "gitBranch",
+  "source",
+] as const;
+
+export const USER_TOOL_RESULT_KEYS = [
+  "parentUuid",
+  "isSidechain",
+  "promptId",
+  "type",
+  "message",
+  "uuid",
+  "timestamp",
+  "userType",
+  "entrypoint",
+  "cwd",
+  "sessionId",
+  "version",
+  "gitBranch",
+  "source",
+] as const;
+
+/** Subagent prompt records carry `agentId` and `rowSource` but none of the main thread's prompt state. */
+export const AGENT_USER_PROMPT_KEYS = [
+  "parentUuid",
+  "isSidechain",
+  "promptId",
+  "agentId",
+  "type",
+  "message",
+  "rowSource",
+  "uuid",
+  "timestamp",
+  "userType",
+  "entrypoint",
+  "cwd",
+  "sessionId",
+  "version",
+  "gitBranch",
+  "source",
+] as const;
+
+export const AGENT_USER_TOOL_RESULT_KEYS = [
+  "parentUuid",
+  "isSidechain",
+  "promptId",
+  "agentId",
+  "type",
+  "message",
+  "uuid",
+  "timestamp",
+  "userType",
+  "entrypoint",
+  "cwd",
+  "sessionId",
+  "version",
+  "gitBranch",
+  "source",
+] as const;
+
+export const ASSISTANT_KEYS = [
+  "parentUuid",
+  "isSidechain",
+  "message",
+  "apiBlockIndex",
+  "requestId",
+  "requestRef",
+  "requestedModel",
+  "promptCacheRequested",
+  "type",
+  "uuid",
+  "timestamp",
+  "effort",
+  "perTurnEffort",
+  "madeBy",
+  "userType",
+  "entrypoint",
+  "cwd",
+  "sessionId",
+  "version",
+  "gitBranch",
+  "source",
+] as const;
+
+export const AGENT_ASSISTANT_KEYS = [
+  "parentUuid",
+  "isSidechain",
+  "agentId",
+  "message",
+  "apiBlockIndex",
+  "requestId",
+  "requestRef",
+  "requestedModel",
+  "promptCacheRequested",
+  "attributionAgent",
+  "type",
+  "uuid",
+  "timestamp",
+  "effort",
+  "perTurnEffort",
+  "madeBy",
+  "userType",
+  "entrypoint",
+  "cwd",
+  "sessionId",
+  "version",
+  "gitBranch",
+  "source",
+] as const;
+
+/**
+ * Claude Code keeps the per-turn system context (environment, model,
+ * reminders) as `attachment` records whose `rendered[].content` it sends
+ * verbatim as a `system`-role message; on resume a transcript without them
+ * yields an empty system message. The mirror writes the system messages it
+ * saw in the same shape, under an attachment type of its own.
+ */
+export const ATTACHMENT_KEYS = [
+  "parentUuid",
+  "isSidechain",
+  "attachment",
+  "type",
+  "uuid",
+  "timestamp",
+  "rendered",
+  "renderedRole",
+  "userType",
+  "entrypoint",
+  "cwd",
+  "sessionId",
+  "version",
+  "gitBranch",
+  "source",
+] as const;
+
+export const AGENT_ATTACHMENT_KEYS = [
+  "parentUuid",
+  "isSidechain",
+  "agentId",
+  "attachment",
+  "type",
+  "uuid",
+  "timestamp",
+  "rendered",
+  "renderedRole",
+  "userType",
+  "entrypoint",
+  "cwd",
+  "sessionId",
+  "version",
+  "gitBranch",
+  "source",
+] as const;
+
+export const MIRRORED_SYSTEM_ATTACHMENT = "mirrored_system_message";
+
+export const ASSISTANT_MESSAGE_KEYS = [
+  "id",
+  "type",
+  "role",
+  "model",
+  "content",
+  "stop_reason",
+  "stop_sequence",
+  "usage",
+  "stop_details",
+] as const;
+
+/** What the records of one request share. */
+export interface RecordContext {
+  sessionId: string;
+  /** `x-claude-code-agent-id` of a subagent request, else null. */
+  agentId: string | null;
+  userType: string;
+  requestedModel: string | null;
+  effort: string | null;
+}
+
+export interface ContentOptions {
+  redact: boolean;
+  includeThinking: boolean;
+}
+
+export type MirrorRecord = JsonObject & {
+  type: "user" | "assistant";
+  uuid: string;
+  parentUuid: string | null;
+};
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** sha256(sessionId + timestamp + messageId), first 32 hex digits, dashed 8-4-4-4-12. */
+export function syntheticUuid(sessionId: string, timestamp: string, messageId: string): string {
+  const h = createHash("sha256")
+    .update(sessionId + timestamp + messageId)
+    .digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Claude Code's user-agent is `claude-cli/<version> (<userType>, <entrypoint>)`. */
+export function userTypeFromUserAgent(ua: string | undefined): string {
+  const m = ua ? /^claude-cli\/\S+ \(([a-z-]+)[,)]/.exec(ua) : null;
+  return m?.[1] ?? "external";
+}
+
+const BYTE_SOURCES = new Set(["image", "document"]);
+
+/**
+ * Content blocks as they are worth keeping: base64 images and documents
+ * become `{type:"reference", sha256, media_type}` (the bytes are large and
+ * recoverable from the user's files, the hash identifies them), and
+ * `cache_control` markers go, since Claude Code moves them between requests
+ * and its own transcript never stores them. Walks into tool_result content;
+ * never into tool inputs, which are the model's data.
+ */
+export function referenceBlocks(content: unknown): Json {
+  if (!Array.isArray(content)) return (content ?? null) as Json;
+  return content.map((block) => {
+    if (!isObject(block)) return block as Json;
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(block)) {
+      if (k === "cache_control") continue;
+      out[k] = v as Json;
+    }
+    const source = block.source;
+    if (
+      typeof block.type === "string" &&
+      BYTE_SOURCES.has(block.type) &&
+      isObject(source) &&
+      source.type === "base64" &&
+      typeof source.data === "string"
+    ) {
+      out.source = {
+        type: "reference",
+        sha256: createHash("sha256").update(Buffer.from(source.data, "base64")).digest("hex"),
+        media_type: typeof source.media_type === "string" ? source.media_type : null,
+      };
+    }
+    if (block.type === "tool_result" && Array.isArray(block.content))
+      out.content = referenceBlocks(block.content);
+    return out;
+  });
+}
+
+const THINKING_TYPES = new Set(["thinking", "redacted_thinking"]);
+
+function finishContent(content: Json, opts: ContentOptions, path: string): Json {
+  return opts.redact ? redactValue(content, path).value : content;
+}
+
+export function prepareUserContent(content: unknown, opts: ContentOptions): Json {
+  return finishContent(referenceBlocks(content), opts, "message.content");
+}
+
+export function prepareAssistantContent(blocks: JsonObject[], opts: ContentOptions): JsonObject[] {
+  const kept = opts.includeThinking
+    ? blocks
+    : blocks.filter((b) => !(typeof b.type === "string" && THINKING_TYPES.has(b.type)));
+  return finishContent(referenceBlocks(kept), opts, "message.content") as JsonObject[];
+}
+
+/**
+ * A system message's content as attachment renderings: one `{content}` per
+ * text block (Claude Code joins renderings itself). Non-text blocks are kept
+ * as their JSON text rather than dropped.
+ */
+export function prepareSystemRendering(content: unknown, opts: ContentOptions): Json {
+  const blocks = typeof content === "string" ? [content] : Array.isArray(content) ? content : [];
+  const rendered = blocks.map((b) => ({
+    content:
+      typeof b === "string"
+        ? b
+        : isObject(b) && b.type === "text" && typeof b.text === "string"
+          ? b.text
+          : JSON.stringify(b),
+  }));
+  return finishContent(rendered, opts, "rendered");
+}
+
+export function hasToolResult(content: unknown): boolean {
+  return Array.isArray(content) && content.some((b) => isObject(b) && b.type === "tool_result");
+}
+
+export interface UserRecordInput {
+  /** Already prepared (prepareUserContent). */
+  content: Json;
+  /** Position among the request's user-role messages: makes the synthetic id unique per record. */
+  ordinal: number;
+  timestamp: string;
+  sentAtMs: number;
+  parentUuid: string | null;
+}
+
+export function shapeUserRecord(ctx: RecordContext, input: UserRecordInput): MirrorRecord {
+  const key = `user:${ctx.agentId ?? ""}:${input.ordinal}`;
+  const uuid = syntheticUuid(ctx.sessionId, input.timestamp, key);
+  const toolResult = hasToolResult(input.content);
+  const agent = ctx.agentId !== null;
+  const values: JsonObject = {
+    parentUuid: input.parentUuid,
+    isSidechain: agent,
+    promptId: null,
+    agentId: ctx.agentId,
+    type: "user",
+    message: { role: "user", content: input.content },
+    uuid,
+    timestamp: input.timestamp,
+    permissionMode: null,
+    promptSource: null,
+    sentAtMs: input.sentAtMs,
+    rowSource: null,
+    turnOrigin: null,
+    turnPosition: null,
+    userType: ctx.userType,
+    entrypoint: MIRROR_ENTRYPOINT,
+    cwd: null,
+    sessionId: ctx.sessionId,
+    version: MIRROR_VERSION,
+    gitBranch: null,
+    source: MIRROR_SOURCE,
+  };
+  const keys = agent
+    ? toolResult
+      ? AGENT_USER_TOOL_RESULT_KEYS
+      : AGENT_USER_PROMPT_KEYS
+    : toolResult
+      ? USER_TOOL_RESULT_KEYS
+      : USER_PROMPT_KEYS;
+  return pick(values, keys) as MirrorRecord;
+}
+
+export interface AttachmentRecordInput {
+  /** Already prepared (prepareSystemRendering). */
+  rendered: Json;
+  /** The user message it follows, and its position after it. */
+  ordinal: number;
+  index: number;
+  timestamp: string;
+  parentUuid: string | null;
+}
+
+export function shapeSystemAttachment(ctx: RecordContext, input: AttachmentRecordInput): MirrorRecord {
+  const key = `system:${ctx.agentId ?? ""}:${input.ordinal}:${input.index}`;
+  const values: JsonObject = {
+    parentUuid: input.parentUuid,
+    isSidechain: ctx.agentId !== null,
+    agentId: ctx.agentId,
+    attachment: { type: MIRRORED_SYSTEM_ATTACHMENT },
+    type: "attachment",
+    uuid: syntheticUuid(ctx.sessionId, input.timestamp, key),
+    timestamp: input.timestamp,
+    rendered: input.rendered,
+    renderedRole: "system",
+    userType: ctx.userType,
+    entrypoint: MIRROR_ENTRYPOINT,
+    cwd: null,
+    sessionId: ctx.sessionId,
+    version: MIRROR_VERSION,
+    gitBranch: null,
+    source: MIRROR_SOURCE,
+  };
+  return pick(values, ctx.agentId !== null ? AGENT_ATTACHMENT_KEYS : ATTACHMENT_KEYS) as MirrorRecord;
+}
+
+export interface AssistantRecordInput {
+  /** Content already prepared (prepareAssistantContent). */
+  message: AccumulatedMessage;
+  requestId: string | null;
+  timestamp: string;
+  parentUuid: string | null;
+}
+
+export function shapeAssistantRecord(ctx: RecordContext, input: AssistantRecordInput): MirrorRecord {
+  const m = input.message;
+  // A message without an id (a stream cut before message_start finished) still needs a unique key.
+  const uuid = syntheticUuid(ctx.sessionId, input.timestamp, m.id ?? `assistant:${ctx.agentId ?? ""}`);
+  const message: JsonObject = {
+    id: m.id,
+    type: "message",
+    role: "assistant",
+    model: m.model,
+    content: m.content,
+    stop_reason: m.stop_reason,
+    stop_sequence: m.stop_sequence,
+    usage: m.usage,
+    stop_details: m.stop_details,
+    ...m.extra,
+  };
+  const agent = ctx.agentId !== null;
+  const values: JsonObject = {
+    parentUuid: input.parentUuid,
+    isSidechain: agent,
+    agentId: ctx.agentId,
+    message,
+    apiBlockIndex: null,
+    requestId: input.requestId,
+    requestRef: null,
+    requestedModel: ctx.requestedModel,
+    promptCacheRequested: null,
+    attributionAgent: null,
+    type: "assistant",
+    uuid,
+    timestamp: input.timestamp,
+    effort: ctx.effort,
+    perTurnEffort: ctx.effort,
+    madeBy: "model",
+    userType: ctx.userType,
+    entrypoint: MIRROR_ENTRYPOINT,
+    cwd: null,
+    sessionId: ctx.sessionId,
+    version: MIRROR_VERSION,
+    gitBranch: null,
+    source: MIRROR_SOURCE,
+  };
+  return pick(values, agent ? AGENT_ASSISTANT_KEYS : ASSISTANT_KEYS) as MirrorRecord;
+}
+
+function pick(values: JsonObject, keys: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const k of keys) out[k] = values[k] ?? null;
+  return out;
+}

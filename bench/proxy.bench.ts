@@ -13,6 +13,7 @@
 // Run: npx tsx bench/proxy.bench.ts
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import net from "node:net";
+import { loadavg } from "node:os";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -222,6 +223,8 @@ export async function runProxyBench(opts: ProxyBenchOptions = {}) {
   const tpRounds = opts.throughputRounds ?? 5;
   const held = opts.heldStreams ?? 200;
 
+  // The machine may be shared: its load average is part of the result.
+  const load = [round(loadavg()[0]!, 2)];
   const mock = new Child(MOCK_UPSTREAM);
   const client = new Child(LOAD_CLIENT);
   const proxies: RunningProxy[] = [];
@@ -330,8 +333,10 @@ export async function runProxyBench(opts: ProxyBenchOptions = {}) {
       "proxy+ext_cpu_ms_per_mb": round(median(cpuMsPerMb["proxy+ext"]), 3),
     };
 
+    load.push(round(loadavg()[0]!, 2));
     return {
       name: "proxy",
+      load_avg_1m_start_end: load,
       targets: { ttfb_added_ms: 1, throughput_vs_direct: 0.95 },
       latency,
       throughput,

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import zlib from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ProxyLogEntry } from "../src/proxy/pipeline.ts";
+import { Pipeline, type ProxyLogEntry, RequestContext } from "../src/proxy/pipeline.ts";
 import { type ProxyOptions, type RunningProxy, startProxy } from "../src/proxy/server.ts";
 import type { ProxyContext, ProxyExtension, StreamEvent } from "../src/proxy/types.ts";
 
@@ -797,6 +797,29 @@ describe("extension hooks", () => {
     expect(got.body.toString()).toBe(JSON_BODY);
     await until(() => seen.length === 1);
     expect(logs.some((l) => l.extension === "stuck" && l.error === "EXTENSION_TIMEOUT")).toBe(true);
+  });
+
+  it("a slow extension's queue is capped: it misses events past the cap, never onEnd", async () => {
+    const seen: string[] = [];
+    const slow: ProxyExtension = {
+      name: "slow",
+      order: 1,
+      onStreamEvent: async (_c, ev) => {
+        await sleep(5);
+        seen.push(ev.data);
+      },
+      onEnd: () => void seen.push("end"),
+    };
+    const local: ProxyLogEntry[] = [];
+    const pipeline = new Pipeline([slow], { log: (e) => local.push(e), maxBacklogBytes: 4 * (256 + 10) });
+    const run = pipeline.begin(new RequestContext("r1", "POST", "/", {}, Buffer.alloc(0)));
+    // The first call runs at once; the next four fit in the queue; the rest are dropped.
+    for (let i = 0; i < 10; i += 1)
+      run.streamEvent({ event: "e", data: `event ${i}`.padEnd(10), json: undefined });
+    run.end();
+    await pipeline.idle();
+    expect(seen).toEqual([0, 1, 2, 3, 4].map((i) => `event ${i}`.padEnd(10)).concat("end"));
+    expect(local.filter((l) => l.msg === "extension_backlog_overflow")).toHaveLength(1);
   });
 
   it("a slow async extension does not delay the bytes", async () => {

@@ -79,6 +79,15 @@ export function safeLog(log: ProxyLog | undefined, entry: ProxyLogEntry): void {
   }
 }
 
+/** An extension's name for a log line: a string, bounded, whatever the extension put there. */
+function extName(ext: ProxyExtension): string {
+  try {
+    return String(ext.name).slice(0, 64);
+  } catch {
+    return "?";
+  }
+}
+
 function isJsonType(contentType: string | string[] | undefined): boolean {
   const ct = (Array.isArray(contentType) ? contentType[0] : contentType)?.toLowerCase() ?? "";
   const mime = ct.split(";", 1)[0]!.trim();
@@ -285,7 +294,7 @@ export class RequestRun {
             level: "warn",
             msg: "extension_backlog_overflow",
             id: this.ctx.id,
-            extension: this.#pipeline.extensions[i]!.name,
+            extension: extName(this.#pipeline.extensions[i]!),
             hook,
           });
         }
@@ -347,17 +356,11 @@ export class RequestRun {
   }
 
   #report(ext: ProxyExtension, hook: HookName, err: unknown): void {
-    let name = "?";
-    try {
-      name = String(ext.name).slice(0, 64);
-    } catch {
-      // keep "?"
-    }
     safeLog(this.#pipeline.log, {
       level: "warn",
       msg: "extension_error",
       id: this.ctx.id,
-      extension: name,
+      extension: extName(ext),
       hook,
       error: errorCode(err),
     });

@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { runHookBench, runHttpBench } from "./hook.bench.ts";
+import { runProxyBench } from "./proxy.bench.ts";
 import { runRedactBench } from "./redact.bench.ts";
 import { runAppendBench, runListBench, runScanBench } from "./store.bench.ts";
 
@@ -14,7 +15,18 @@ const append = runAppendBench();
 const scan = runScanBench(scanMb);
 const list = runListBench();
 const redact = (await runRedactBench()) as Record<string, unknown>;
-const results = { machine, date: new Date().toISOString(), hook, http: httpHook, append, scan, list, redact };
+const proxy = await runProxyBench();
+const results = {
+  machine,
+  date: new Date().toISOString(),
+  hook,
+  http: httpHook,
+  append,
+  scan,
+  list,
+  redact,
+  proxy,
+};
 mkdirSync("bench/out", { recursive: true });
 writeFileSync("bench/out/results.json", `${JSON.stringify(results, null, 2)}\n`);
 
@@ -39,4 +51,17 @@ md.push(
 );
 md.push("", "| redaction | MB/s |", "|---|---|");
 md.push(`| redactText | ${redact.mb_per_s} |`, `| redactValue | ${redact.value_mb_per_s} |`);
+md.push("", "| proxy vs direct (same mock upstream) | value |", "|---|---|");
+for (const row of proxy.latency as Array<Record<string, number | string>>) {
+  md.push(
+    `| added time to first byte, ${row.size}: proxy / proxy+SSE extension | ${row.proxy_added_ttfb_ms} ms / ${row["proxy+ext_added_ttfb_ms"]} ms |`,
+  );
+  md.push(`| added total time, ${row.size}: proxy | ${row.proxy_added_total_ms} ms |`);
+}
+const tp = proxy.throughput;
+md.push(
+  `| throughput, ${tp.concurrency} concurrent streams: direct / raw TCP relay / proxy / proxy+ext | ${tp.direct_mb_s} / ${tp.relay_mb_s} / ${tp.proxy_mb_s} / ${tp["proxy+ext_mb_s"]} MB/s |`,
+);
+md.push(`| proxy throughput vs direct (relay vs direct) | ${tp.proxy_vs_direct} (${tp.relay_vs_direct}) |`);
+md.push(`| memory per open stream (RSS) | ${JSON.stringify(proxy.memory)} |`);
 console.log(md.join("\n"));

@@ -62,12 +62,8 @@ export function writeAll(fd: number, data: Buffer, position?: number): void {
 
 let tmpCounter = 0;
 
-/**
- * Replaces a file atomically (write a sibling temp file, then rename), so a
- * reader never sees half a manifest. O_NOFOLLOW on the temp file and the
- * rename onto the final name mean a planted symlink is replaced, not followed.
- */
-export function writeFileAtomicSync(path: string, data: string | Buffer, fsync = false): void {
+/** Writes `data` to a fresh sibling temp file of `path` (O_EXCL, O_NOFOLLOW, 0600) and answers its name. */
+export function writeTempSibling(path: string, data: string | Buffer, fsync = false): string {
   tmpCounter += 1;
   const tmp = `${path}.${process.pid}.${tmpCounter}.tmp`;
   const fd = openSync(
@@ -81,6 +77,16 @@ export function writeFileAtomicSync(path: string, data: string | Buffer, fsync =
   } finally {
     closeSync(fd);
   }
+  return tmp;
+}
+
+/**
+ * Replaces a file atomically (write a sibling temp file, then rename), so a
+ * reader never sees half a manifest. O_NOFOLLOW on the temp file and the
+ * rename onto the final name mean a planted symlink is replaced, not followed.
+ */
+export function writeFileAtomicSync(path: string, data: string | Buffer, fsync = false): void {
+  const tmp = writeTempSibling(path, data, fsync);
   try {
     renameSync(tmp, path);
   } catch (error) {

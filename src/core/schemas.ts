@@ -1,23 +1,11 @@
 // The on-disk contracts. Hot-path modules import only the *types* from here
 // (`import type`), so zod is never loaded by a hook process.
 import { z } from "zod";
+import { EVENT_KINDS } from "./kinds.ts";
 
 export const SCHEMA_VERSION = 1 as const;
 
-export const EVENT_KINDS = [
-  "session_start",
-  "user_prompt",
-  "assistant_message",
-  "tool_call",
-  "tool_result",
-  "tool_error",
-  "compaction",
-  "subagent_start",
-  "subagent_stop",
-  "session_end",
-  "turn_usage",
-  "provider_event",
-] as const;
+export { EVENT_KINDS };
 export const EventKind = z.enum(EVENT_KINDS);
 export type EventKind = z.infer<typeof EventKind>;
 

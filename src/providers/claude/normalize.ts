@@ -3,8 +3,10 @@
 // This runs in the hook hot path: it imports only types from the core (never
 // zod) and never throws, because a failing recorder must not disturb Claude.
 // It selects fields but does not redact or bound them; the core does that.
+
 import { createHash, randomUUID } from "node:crypto";
 import type { HookContext, NormalizedEvent, NormalizeResult, SessionIdentity } from "../../core/event.ts";
+import { EVENT_KINDS } from "../../core/kinds.ts";
 import type { EventKind, Usage } from "../../core/schemas.ts";
 import { agentUsageFromToolResponse } from "./transcript-usage.ts";
 
@@ -15,18 +17,7 @@ export const CLAUDE_PROVIDER = "claude";
  * `<area>:<source>` names are features and where their data comes from.
  */
 export const CLAUDE_CAPABILITIES: readonly string[] = Object.freeze([
-  "session_start",
-  "user_prompt",
-  "assistant_message",
-  "tool_call",
-  "tool_result",
-  "tool_error",
-  "compaction",
-  "subagent_start",
-  "subagent_stop",
-  "session_end",
-  "turn_usage",
-  "provider_event",
+  ...EVENT_KINDS,
   // Per-message usage read from the transcript at turn end (see transcript-usage.ts).
   "turn_usage:claude-transcript",
   // Usage of a completed, synchronous Agent tool call, from its PostToolUse payload.

@@ -42,7 +42,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { DIR_MODE, FILE_MODE, lstatOrUndefined, writeAll } from "../../core/fsutil.ts";
+import { DIR_MODE, lstatOrUndefined, writeTempSibling } from "../../core/fsutil.ts";
 import { sessionDirName } from "../../core/paths.ts";
 import type { Json, JsonObject } from "./accumulator.ts";
 import { syntheticUuid } from "./envelope.ts";
@@ -282,25 +282,6 @@ export function toTranscript(
   return out;
 }
 
-let tmpCounter = 0;
-
-/** Writes `data` to a fresh temp file next to `path` (O_EXCL, O_NOFOLLOW, 0600) and returns its name. */
-function writeTemp(path: string, data: Buffer): string {
-  tmpCounter += 1;
-  const tmp = `${path}.${process.pid}.${tmpCounter}.tmp`;
-  const fd = openSync(
-    tmp,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    FILE_MODE,
-  );
-  try {
-    writeAll(fd, data);
-  } finally {
-    closeSync(fd);
-  }
-  return tmp;
-}
-
 export function restoreMirror(opts: RestoreOptions): RestoreResult {
   const { sessionId } = opts;
   // The id becomes a file name in Claude Code's tree: only the safe charset, as Claude Code's own UUIDs are.
@@ -338,7 +319,7 @@ export function restoreMirror(opts: RestoreOptions): RestoreResult {
   }
 
   const data = Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(""));
-  const tmp = writeTemp(path, data);
+  const tmp = writeTempSibling(path, data);
   try {
     if (opts.force) {
       renameSync(tmp, path);

@@ -29,6 +29,8 @@ describe("dist/hook.cjs", () => {
   it("requires only small node built-ins at load", () => {
     const code = readFileSync(HOOK, "utf8");
     const required = [...code.matchAll(/require\("(node:[a-z_]+)"\)/g)].map((m) => m[1]);
-    expect(new Set(required)).toEqual(new Set(["node:crypto", "node:fs", "node:os", "node:path", "node:url"]));
+    expect(new Set(required)).toEqual(
+      new Set(["node:crypto", "node:fs", "node:os", "node:path", "node:url"]),
+    );
   });
 });

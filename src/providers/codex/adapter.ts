@@ -1,0 +1,200 @@
+import { createHash } from "node:crypto";
+import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
+import type { ProviderAdapter } from "../types.ts";
+import { normalizeCodexHook } from "./normalize.ts";
+import { type RolloutCommand, type RolloutUsage, readRollout } from "./rollout.ts";
+
+interface RolloutCursorState {
+  offset: number;
+  seen: string[];
+  model?: string;
+}
+
+interface CodexState {
+  /** read position per rollout file: the session's own and each subagent's */
+  cursors?: Record<string, RolloutCursorState>;
+}
+
+/** Enough to recognise a response reported before a restart from offset 0. */
+const SEEN_IDS_KEPT = 64;
+/** Subagent rollouts are read at their SubagentStop; old cursors can go. */
+const CURSORS_KEPT = 32;
+const MAX_PATH_CHARS = 4096;
+const MAX_EVENT_ID_CHARS = 256;
+
+/** Whom a read is for, when the rollout's own records do not say. */
+interface ReadScope {
+  turnId: string | undefined;
+  agentId: string | undefined;
+  /** The root thread id (the hooks' session_id); a record from another thread is a subagent's. */
+  rootThreadId: string | null;
+}
+
+function readInto(
+  path: string,
+  cursors: Record<string, RolloutCursorState>,
+  scope: ReadScope,
+): NormalizedEvent[] {
+  const cursor = cursors[path] ?? { offset: 0, seen: [] };
+  const read = readRollout(path, cursor);
+  delete cursors[path];
+  const next: RolloutCursorState = {
+    offset: read.offset,
+    seen: [...cursor.seen, ...read.usages.map((u) => u.response_id)].slice(-SEEN_IDS_KEPT),
+  };
+  if (read.model !== undefined) next.model = read.model;
+  cursors[path] = next;
+  return [
+    ...read.usages.map((u) => usageEvent(u, scope)),
+    // Codex has no failure hook: a command that exited non-zero got an
+    // ordinary PostToolUse, so the failure is recorded from the rollout.
+    ...read.commands
+      .filter((c) => c.exit_code !== null && c.exit_code !== 0)
+      .map((c) => errorEvent(c, scope)),
+  ];
+}
+
+function usageEvent(u: RolloutUsage, scope: ReadScope): NormalizedEvent {
+  const payload: Record<string, unknown> = { response_id: u.response_id };
+  if (u.model !== undefined) payload.model = u.model;
+  if (u.thread_id !== undefined) payload.thread_id = u.thread_id;
+  const event: NormalizedEvent = {
+    kind: "turn_usage",
+    // Derived from the response id: losing the cursor can repeat a read, never a count.
+    event_id: derivedId("turn_usage", u.response_id),
+    payload,
+    usage: u.usage,
+  };
+  attribute(event, u.turn_id, agentFor(u.thread_id, u.session_id ?? scope.rootThreadId, scope), scope);
+  return event;
+}
+
+function errorEvent(c: RolloutCommand, scope: ReadScope): NormalizedEvent {
+  const payload: Record<string, unknown> = {
+    // Codex reports every CommandExecution to hooks as tool_name "Bash" (the model's exec_command).
+    tool_name: "Bash",
+    tool_use_id: c.call_id,
+    exit_code: c.exit_code,
+    error: `Exit code ${c.exit_code}`,
+  };
+  if (c.command !== undefined) payload.command = c.command;
+  if (c.duration_ms !== undefined) payload.duration_ms = c.duration_ms;
+  if (c.status !== undefined) payload.status = c.status;
+  if (c.source !== undefined) payload.source = c.source;
+  if (c.output !== undefined) payload.output = c.output;
+  payload.derived_from = "rollout";
+  const event: NormalizedEvent = {
+    kind: "tool_error",
+    // One per call: the PostToolUse tool_result with the same tool_use_id is the other half.
+    event_id: derivedId("tool_error", c.call_id),
+    payload,
+    // The tool_result already holds the output; the exit code is what only this event has.
+    optional_fields: ["output", "command"].filter((f) => f in payload),
+  };
+  attribute(event, c.turn_id, agentFor(c.thread_id, scope.rootThreadId, scope), scope);
+  return event;
+}
+
+/**
+ * A rollout record names its own thread. A thread other than the root is a
+ * subagent, whose id (the child thread id) is the hooks' agent_id. Without
+ * both ids the reading hook's agent applies.
+ */
+function agentFor(threadId: string | undefined, rootThreadId: string | null, scope: ReadScope) {
+  if (threadId === undefined || rootThreadId === null) return scope.agentId;
+  return threadId === rootThreadId ? undefined : threadId;
+}
+
+function attribute(
+  event: NormalizedEvent,
+  turnId: string | undefined,
+  agentId: string | undefined,
+  scope: ReadScope,
+): void {
+  const turn = turnId ?? scope.turnId;
+  if (turn !== undefined) event.turn_id = turn;
+  if (agentId !== undefined) event.agent_id = agentId;
+}
+
+/** `<kind>:<provider id>`, or a hash of the id when that would not fit an event id. */
+function derivedId(kind: string, id: string): string {
+  const plain = `${kind}:${id}`;
+  if (plain.length <= MAX_EVENT_ID_CHARS) return plain;
+  return `${kind}:sha256-${createHash("sha256").update(id).digest("hex")}`;
+}
+
+/** State comes back from disk: keep only well-formed cursors. */
+function loadCursors(state: CodexState | undefined): Record<string, RolloutCursorState> {
+  // No prototype: a path is only ever a key, even one spelled "__proto__".
+  const out: Record<string, RolloutCursorState> = Object.create(null);
+  const cursors = state?.cursors;
+  if (typeof cursors !== "object" || cursors === null || Array.isArray(cursors)) return out;
+  for (const [path, raw] of Object.entries(cursors)) {
+    if (typeof raw !== "object" || raw === null) continue;
+    const { offset, seen, model } = raw as Partial<Record<keyof RolloutCursorState, unknown>>;
+    if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) continue;
+    const cursor: RolloutCursorState = {
+      offset,
+      seen: Array.isArray(seen) ? seen.filter((s): s is string => typeof s === "string") : [],
+    };
+    if (typeof model === "string") cursor.model = model;
+    out[path] = cursor;
+  }
+  return out;
+}
+
+function usablePath(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" && value.length < MAX_PATH_CHARS ? value : undefined;
+}
+
+/**
+ * At Stop, reads what Codex wrote to the session's rollout since the last
+ * read; at SubagentStop, the child's own rollout (`agent_transcript_path`);
+ * at SessionEnd, the session's rollout once more, for a last turn that ended
+ * without Stop (Stop does not fire when the API call fails). Each new
+ * token_usage_record becomes a turn_usage event, each command that exited
+ * non-zero a tool_error linked to its call by tool_use_id.
+ */
+function enrichFromRollouts(result: NormalizeResult, previous: CodexState | undefined) {
+  const cursors = loadCursors(previous);
+  const rootThreadId = result.context.identity.provider_session_id;
+  const rootRollout = usablePath(result.context.transcript_path);
+  const events: NormalizedEvent[] = [];
+  let read = false;
+  for (const e of result.events) {
+    const atTurnEnd = e.kind === "assistant_message" && e.payload.hook_event_name === "Stop" && !e.agent_id;
+    if ((atTurnEnd || e.kind === "session_end") && rootRollout !== undefined) {
+      events.push(...readInto(rootRollout, cursors, { turnId: e.turn_id, agentId: undefined, rootThreadId }));
+      read = true;
+    }
+    const childRollout = e.kind === "subagent_stop" ? usablePath(e.payload.agent_transcript_path) : undefined;
+    if (childRollout !== undefined) {
+      events.push(
+        ...readInto(childRollout, cursors, { turnId: e.turn_id, agentId: e.agent_id, rootThreadId }),
+      );
+      read = true;
+    }
+  }
+  if (!read) return undefined;
+  const keys = Object.keys(cursors);
+  for (const key of keys.slice(0, Math.max(0, keys.length - CURSORS_KEPT))) delete cursors[key];
+  return { events, state: { cursors } as Record<string, unknown> };
+}
+
+export const codexAdapter: ProviderAdapter = {
+  name: "codex",
+  displayName: "Codex CLI",
+  normalize: (payload, env) => normalizeCodexHook(payload, env),
+  isSessionStart: (payload) =>
+    typeof payload === "object" &&
+    payload !== null &&
+    (payload as { hook_event_name?: unknown }).hook_event_name === "SessionStart",
+  enrich: (result, state) => {
+    try {
+      return enrichFromRollouts(result, state as CodexState | undefined);
+    } catch {
+      // Enrichment is extra: it must never cost the hook's own event.
+      return undefined;
+    }
+  },
+};

@@ -1,0 +1,314 @@
+// Reads what the hooks do not carry from a Codex rollout file
+// (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`):
+//
+// (a) Token usage per API response. Each response writes one
+//     `token_usage_record` line: `{response_id, turn_id, thread_id,
+//     session_id, usage{...}, turn_token_usage, thread_token_usage}`. Only
+//     `usage` is that response's own count; `turn_token_usage` and
+//     `thread_token_usage` are running totals (as are `token_count` events and
+//     `codex exec --json`'s `turn.completed.usage`), so they are never used.
+//
+// (b) Exit codes of shell commands. Codex has no failure hook: a command that
+//     exits non-zero gets an ordinary PostToolUse. The rollout's
+//     `event_msg` / `item_completed` line with a `CommandExecution` item has
+//     `exit_code`, `command` (argv), `duration{secs,nanos}` and `status`, and
+//     its item `id` IS the Responses `call_id` of the model's `function_call`
+//     (`exec_command`), which is also the hooks' `tool_use_id`. So the link is
+//     direct; nothing is inferred from order.
+//
+// A rollout grows for the whole session (resume appends to the same file) and
+// holds big lines (session_meta with the base instructions, world_state,
+// compacted history), so callers keep the returned offset and read only what
+// was appended since. Only complete lines are parsed.
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import type { Usage } from "../../core/schemas.ts";
+
+export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
+const NEWLINE = 0x0a;
+
+export interface RolloutUsage {
+  response_id: string;
+  turn_id?: string;
+  /** The thread that made the request: the child's thread id inside a subagent. */
+  thread_id?: string;
+  /** The root thread (the hooks' session_id). */
+  session_id?: string;
+  model?: string;
+  usage: Usage;
+}
+
+export interface RolloutCommand {
+  /** The CommandExecution item id = the function_call's call_id = the hooks' tool_use_id. */
+  call_id: string;
+  turn_id?: string;
+  thread_id?: string;
+  exit_code: number | null;
+  /** As Codex wrote it: usually argv, e.g. ["/bin/bash", "-lc", "echo hello"]. */
+  command?: unknown;
+  duration_ms?: number;
+  status?: string;
+  source?: string;
+  output?: string;
+}
+
+export interface RolloutCursor {
+  /** Byte offset just past the last complete line read. */
+  offset: number;
+  /** Response ids already reported (a restart from 0 must not report them again). */
+  seen?: Iterable<string>;
+  /** The model of the last turn_context read, for usage whose turn context came in an earlier read. */
+  model?: string;
+}
+
+export interface RolloutRead {
+  /** Where the next call should start. */
+  offset: number;
+  /** The model of the last turn_context seen so far (this read or the cursor's). */
+  model?: string;
+  /** One entry per new response id, in file order. */
+  usages: RolloutUsage[];
+  /** One entry per CommandExecution call id completed in this read, in file order. */
+  commands: RolloutCommand[];
+}
+
+/**
+ * Reads the records appended to a rollout since `cursor.offset`.
+ *
+ * A file now smaller than the offset was rewritten or replaced: reading
+ * restarts at 0 (response ids in `cursor.seen` are still skipped). A trailing
+ * partial line (Codex may be mid-write) is left for the next call. Never
+ * throws: an unreadable file leaves the cursor where it was.
+ */
+export function readRollout(
+  path: string,
+  cursor: RolloutCursor = { offset: 0 },
+  maxBytes: number = DEFAULT_MAX_BYTES,
+): RolloutRead {
+  const fromOffset = cursor.offset;
+  const unchanged: RolloutRead = { offset: fromOffset, usages: [], commands: [] };
+  if (cursor.model !== undefined) unchanged.model = cursor.model;
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return unchanged;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = Number.isSafeInteger(fromOffset) && fromOffset >= 0 && fromOffset <= size ? fromOffset : 0;
+    const window = Number.isFinite(maxBytes) && maxBytes >= 1 ? Math.floor(maxBytes) : DEFAULT_MAX_BYTES;
+    const end = Math.min(size, start + window);
+    const collector = new RolloutCollector(
+      cursor.seen ?? [],
+      start === fromOffset ? cursor.model : undefined,
+    );
+    const lineEnd = scanCompleteLines(fd, start, end, (line) => collector.add(line));
+    // A line longer than the whole window would pin the offset forever. Skip
+    // past the window; the rest of that line fails to parse next time and is
+    // dropped like any malformed line.
+    const offset = lineEnd === start && end < size ? end : lineEnd;
+    return { offset, ...collector.result() };
+  } catch {
+    // Best effort: a read error must never fail the hook.
+    return unchanged;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Calls `onLine` for each newline-terminated line in [start, end) and returns
+ * the offset just past the last newline. Reads fixed-size chunks at explicit
+ * positions, so memory is bounded by the longest line, not the file.
+ */
+function scanCompleteLines(fd: number, start: number, end: number, onLine: (line: Buffer) => void): number {
+  const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, end - start)));
+  let position = start;
+  let lineEnd = start;
+  let pending: Buffer[] = [];
+  while (position < end) {
+    const read = readSync(fd, chunk, 0, Math.min(chunk.length, end - position), position);
+    if (read <= 0) break;
+    const view = chunk.subarray(0, read);
+    let from = 0;
+    for (let nl = view.indexOf(NEWLINE); nl !== -1; nl = view.indexOf(NEWLINE, from)) {
+      const piece = view.subarray(from, nl);
+      onLine(pending.length > 0 ? Buffer.concat([...pending, piece]) : piece);
+      pending = [];
+      from = nl + 1;
+      lineEnd = position + from;
+    }
+    // The chunk buffer is reused, so the start of a partial line is copied out.
+    if (from < read) pending.push(Buffer.from(view.subarray(from)));
+    position += read;
+  }
+  return lineEnd;
+}
+
+const TOKEN_USAGE_MARK = Buffer.from('"token_usage_record"');
+const COMMAND_MARK = Buffer.from('"CommandExecution"');
+const TURN_CONTEXT_MARK = Buffer.from('"turn_context"');
+
+class RolloutCollector {
+  private readonly seen: Set<string>;
+  private readonly usages = new Map<string, { entry: RolloutUsage; modelAtLine: string | undefined }>();
+  private readonly commands = new Map<string, RolloutCommand>();
+  private readonly turnModels = new Map<string, string>();
+  private model: string | undefined;
+
+  constructor(seenResponseIds: Iterable<string>, model: string | undefined) {
+    this.seen = new Set(seenResponseIds);
+    this.model = model;
+  }
+
+  add(line: Buffer): void {
+    // Cheap byte tests first: most lines are irrelevant, some are large, and
+    // JSON.parse dominates the cost.
+    if (
+      !line.includes(TOKEN_USAGE_MARK) &&
+      !line.includes(COMMAND_MARK) &&
+      !line.includes(TURN_CONTEXT_MARK)
+    ) {
+      return;
+    }
+    const record = parseJson(line.toString("utf8"));
+    if (!isRecord(record) || !isRecord(record.payload)) return;
+    const payload = record.payload;
+    if (record.type === "token_usage_record") this.addUsage(payload);
+    else if (record.type === "event_msg") this.addCommand(payload);
+    else if (record.type === "turn_context") this.addTurnContext(payload);
+  }
+
+  private addUsage(p: Record<string, unknown>): void {
+    const responseId = nonEmptyString(p.response_id);
+    if (responseId === undefined || this.seen.has(responseId) || this.usages.has(responseId)) return;
+    const usage = codexUsage(p.usage, responseId);
+    if (!usage) return;
+    const entry: RolloutUsage = { response_id: responseId, usage };
+    setString(entry, "turn_id", p.turn_id);
+    setString(entry, "thread_id", p.thread_id);
+    setString(entry, "session_id", p.session_id);
+    // The first record of a response wins; a repeat (e.g. after a resume) is not counted twice.
+    this.usages.set(responseId, { entry, modelAtLine: this.model });
+  }
+
+  private addCommand(p: Record<string, unknown>): void {
+    if (p.type !== "item_completed" || !isRecord(p.item) || p.item.type !== "CommandExecution") return;
+    const item = p.item;
+    const callId = nonEmptyString(item.id);
+    if (callId === undefined) return;
+    const command: RolloutCommand = { call_id: callId, exit_code: integer(item.exit_code) ?? null };
+    setString(command, "turn_id", p.turn_id);
+    setString(command, "thread_id", p.thread_id);
+    if (item.command !== undefined) command.command = item.command;
+    const duration = durationMs(item.duration);
+    if (duration !== undefined) command.duration_ms = duration;
+    setString(command, "status", item.status);
+    setString(command, "source", item.source);
+    if (typeof item.aggregated_output === "string") command.output = item.aggregated_output;
+    // A call completes once; should it appear again, the later state is the final one.
+    this.commands.delete(callId);
+    this.commands.set(callId, command);
+  }
+
+  private addTurnContext(p: Record<string, unknown>): void {
+    const model = nonEmptyString(p.model);
+    if (model === undefined) return;
+    this.model = model;
+    const turnId = nonEmptyString(p.turn_id);
+    if (turnId !== undefined) this.turnModels.set(turnId, model);
+  }
+
+  result(): Omit<RolloutRead, "offset"> {
+    const usages = [...this.usages.values()].map(({ entry, modelAtLine }) => {
+      // A compaction turn writes its usage before its turn_context, so the
+      // turn's own context (from anywhere in this read) wins over the last one seen.
+      const model =
+        (entry.turn_id !== undefined ? this.turnModels.get(entry.turn_id) : undefined) ?? modelAtLine;
+      if (model !== undefined) {
+        entry.model = model;
+        entry.usage.model = model;
+      }
+      return entry;
+    });
+    const out: Omit<RolloutRead, "offset"> = { usages, commands: [...this.commands.values()] };
+    if (this.model !== undefined) out.model = this.model;
+    return out;
+  }
+}
+
+/**
+ * Maps a Codex (OpenAI Responses) usage object. Note the OpenAI semantics:
+ * `input_tokens` includes the cached tokens (`cached_input_tokens` is a
+ * subset), `output_tokens` includes `reasoning_output_tokens`, and
+ * `total_tokens` = input + output. Counts are kept as reported.
+ */
+export function codexUsage(raw: unknown, responseId?: string): Usage | undefined {
+  if (!isRecord(raw)) return undefined;
+  const usage: Usage = { source: "codex-transcript" };
+  if (responseId !== undefined) usage.message_id = responseId;
+  let any = false;
+  for (const [from, to] of USAGE_FIELDS) {
+    const value = count(raw[from]);
+    if (value === undefined) continue;
+    usage[to] = value;
+    any = true;
+  }
+  return any ? usage : undefined;
+}
+
+type UsageCountField =
+  | "input_tokens"
+  | "output_tokens"
+  | "cache_creation_input_tokens"
+  | "cache_read_input_tokens"
+  | "reasoning_output_tokens"
+  | "total_tokens";
+
+const USAGE_FIELDS: ReadonlyArray<readonly [string, UsageCountField]> = [
+  ["input_tokens", "input_tokens"],
+  ["cached_input_tokens", "cache_read_input_tokens"],
+  ["cache_write_input_tokens", "cache_creation_input_tokens"],
+  ["output_tokens", "output_tokens"],
+  ["reasoning_output_tokens", "reasoning_output_tokens"],
+  ["total_tokens", "total_tokens"],
+];
+
+/** Rust's Duration as serialized by Codex: `{secs, nanos}`; to milliseconds with microsecond precision. */
+function durationMs(value: unknown): number | undefined {
+  if (!isRecord(value)) return undefined;
+  const secs = count(value.secs);
+  const nanos = count(value.nanos);
+  if (secs === undefined || nanos === undefined) return undefined;
+  return Math.round(secs * 1e6 + nanos / 1e3) / 1e3;
+}
+
+function setString<T extends object>(target: T, key: keyof T & string, value: unknown): void {
+  const text = nonEmptyString(value);
+  if (text !== undefined) (target as Record<string, unknown>)[key] = text;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+function integer(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isSafeInteger(value) ? value : undefined;
+}
+
+function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

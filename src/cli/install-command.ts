@@ -13,22 +13,14 @@ import { ensureDir, isErrno, readJsonOrUndefined, writeFileAtomicSync } from "..
 import { isInside, resolveProjectRoot, resolveSessionRoot, tapedeckDir } from "../core/paths.ts";
 import { REDACTION_POLICY } from "../core/redact.ts";
 import { recordingState } from "../core/status.ts";
-import {
-  addStatusLine,
-  addTapedeck,
-  CLAUDE_HOOK_EVENTS,
-  countTapedeckHooks,
-  hasForeignStatusLine,
-  removeTapedeck,
-  shellQuote,
-} from "../providers/claude/settings.ts";
+import { shellQuote } from "../providers/claude/settings.ts";
+import type { ProviderInstaller } from "../providers/installer.ts";
+import { INSTALLERS } from "../providers/installers.ts";
 import { health } from "../serve/launch.ts";
 import { SERVE_STATE_FILE } from "../serve/server.ts";
 import { CliError, confirm, EXIT, formatBytes, printJson } from "./common.ts";
 import { builtFile } from "./paths.ts";
 import { providerName } from "./summary.ts";
-
-const INSTALLABLE = ["claude"] as const;
 
 interface InstallOpts {
   project?: string;
@@ -49,10 +41,13 @@ function projectDir(dir: string | undefined): string {
   }
 }
 
-function checkProvider(provider: string): void {
-  if (!(INSTALLABLE as readonly string[]).includes(provider)) {
-    throw new CliError(`cannot install "${provider}" yet (available: ${INSTALLABLE.join(", ")})`, EXIT.usage);
-  }
+function installerFor(provider: string): ProviderInstaller {
+  const installer = Object.hasOwn(INSTALLERS, provider) ? INSTALLERS[provider] : undefined;
+  if (installer) return installer;
+  throw new CliError(
+    `cannot install "${provider}" yet (available: ${Object.keys(INSTALLERS).join(", ")})`,
+    EXIT.usage,
+  );
 }
 
 function readSettings(path: string): Record<string, unknown> {
@@ -78,8 +73,12 @@ function writeSettings(path: string, settings: Record<string, unknown>): void {
   writeFileAtomicSync(path, `${JSON.stringify(settings, null, 2)}\n`);
 }
 
-function settingsPathFor(project: string, explicit: string | undefined): string {
-  return explicit ? resolve(explicit) : join(project, ".claude", "settings.local.json");
+function settingsPathFor(
+  installer: ProviderInstaller,
+  project: string,
+  explicit: string | undefined,
+): string {
+  return explicit ? resolve(explicit) : installer.settingsPath(project);
 }
 
 function hookCommand(provider: string): string {
@@ -108,14 +107,20 @@ function enablementView(rows: Array<[string, string]>): string {
 }
 
 async function installCommand(provider: string, opts: InstallOpts): Promise<void> {
-  checkProvider(provider);
+  const installer = installerFor(provider);
   if (opts.mode !== "capture-only")
     throw new CliError(`unknown mode "${opts.mode}" (use capture-only)`, EXIT.usage);
   if (opts.transport !== "command" && opts.transport !== "http") {
     throw new CliError(`unknown transport "${opts.transport}" (use command or http)`, EXIT.usage);
   }
   const project = projectDir(opts.project);
-  const settingsPath = settingsPathFor(project, opts.settings);
+  if (!installer.transports.includes(opts.transport as "command" | "http")) {
+    throw new CliError(
+      `${providerName(provider)} supports --transport ${installer.transports.join(" or ")}`,
+      EXIT.usage,
+    );
+  }
+  const settingsPath = settingsPathFor(installer, project, opts.settings);
   const sessionRootSetting = opts.sessionRoot
     ? isAbsolute(opts.sessionRoot)
       ? opts.sessionRoot
@@ -128,7 +133,7 @@ async function installCommand(provider: string, opts: InstallOpts): Promise<void
     throw new CliError((error as Error).message, EXIT.usage);
   }
   const settings = readSettings(settingsPath);
-  const foreignStatus = hasForeignStatusLine(settings);
+  const foreignStatus = installer.statusLine?.hasForeign(settings) ?? false;
   const shownRoot = isInside(project, sessionRoot) ? relative(project, sessionRoot) : sessionRoot;
   const rows: Array<[string, string]> = [
     ["Provider", providerName(provider)],
@@ -144,7 +149,7 @@ async function installCommand(provider: string, opts: InstallOpts): Promise<void
     ],
     [
       "Settings",
-      `${relative(project, settingsPath) || settingsPath} (${CLAUDE_HOOK_EVENTS.length} hooks${opts.statusline && !foreignStatus ? ", status line" : ""})`,
+      `${relative(project, settingsPath) || settingsPath} (${installer.hookEvents} hooks${opts.statusline && installer.statusLine && !foreignStatus ? ", status line" : ""})`,
     ],
     ["Transport", opts.transport],
   ];
@@ -180,7 +185,7 @@ async function installCommand(provider: string, opts: InstallOpts): Promise<void
     ...(http ?? {}),
   };
   writeConfig(project, config);
-  addTapedeck(settings, {
+  installer.add(settings, {
     command: hookCommand(provider),
     timeoutSeconds: 10,
     ...(http
@@ -190,15 +195,15 @@ async function installCommand(provider: string, opts: InstallOpts): Promise<void
         }
       : {}),
   });
-  const statusLineAdded = opts.statusline && !foreignStatus;
-  if (statusLineAdded) addStatusLine(settings, statusLineCommand(provider));
+  const statusLineAdded = opts.statusline && !!installer.statusLine && !foreignStatus;
+  if (statusLineAdded) installer.statusLine?.add(settings, statusLineCommand(provider));
   writeSettings(settingsPath, settings);
   const result = {
     provider,
     project,
     settings: settingsPath,
     session_root: sessionRoot,
-    hooks: countTapedeckHooks(settings),
+    hooks: installer.count(settings),
     status_line: statusLineAdded ? "installed" : foreignStatus ? "kept yours" : "not installed",
     recording: "on",
   };
@@ -208,7 +213,8 @@ async function installCommand(provider: string, opts: InstallOpts): Promise<void
   }
   const lines = [
     `Installed ${result.hooks} hooks in ${relative(project, settingsPath) || settingsPath}. Recording is on.`,
-    "Stop with: tapedeck record stop    Remove with: tapedeck uninstall claude",
+    `Stop with: tapedeck record stop --provider ${provider}    Remove with: tapedeck uninstall ${provider}`,
+    ...(installer.afterInstall?.(project) ?? []),
   ];
   if (foreignStatus && opts.statusline) {
     lines.push(
@@ -240,11 +246,11 @@ async function uninstallCommand(
   provider: string,
   opts: { project?: string; settings?: string; json?: boolean },
 ) {
-  checkProvider(provider);
+  const installer = installerFor(provider);
   const project = projectDir(opts.project);
-  const settingsPath = settingsPathFor(project, opts.settings);
+  const settingsPath = settingsPathFor(installer, project, opts.settings);
   const settings = readSettings(settingsPath);
-  const removed = removeTapedeck(settings);
+  const removed = installer.remove(settings);
   if (removed > 0) writeSettings(settingsPath, settings);
   const config = readConfig(project);
   if (config?.providers[provider]) {

@@ -1,0 +1,6 @@
+import { claudeInstaller } from "./claude/installer.ts";
+import type { ProviderInstaller } from "./installer.ts";
+
+export const INSTALLERS: Record<string, ProviderInstaller> = {
+  claude: claudeInstaller,
+};

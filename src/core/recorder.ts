@@ -12,6 +12,7 @@ import {
 import { errorCode, writeDiagnostic } from "./diagnostics.ts";
 import { readJsonOrUndefined, writeJsonAtomicSync } from "./fsutil.ts";
 import {
+  ensureSessionDir,
   ensureTapedeckDir,
   resolveProjectRoot,
   resolveSessionRoot,
@@ -36,6 +37,8 @@ export interface HookResult {
 }
 
 /** Hook payloads above this are cut before parsing; the agent is never made to wait on us. */
+const NOTHING_RECORDED = { appended: 0, duplicates: 0, dropped: 0, spooled: 0, finalized: false };
+
 export const MAX_HOOK_INPUT_BYTES = 64 * 1024 * 1024;
 
 function parsePayload(input: HookInput): { ok: true; value: unknown } | { ok: false; reason: string } {
@@ -132,7 +135,16 @@ export function runHook(
       SESSION_FILES.providerState,
     );
     const extra = adapter.enrich?.(result, readJsonOrUndefined<Record<string, unknown>>(statePath));
-    const outcome = recordEvents(spec, extra ? [...result.events, ...extra.events] : result.events);
+    const events = extra ? [...result.events, ...extra.events] : result.events;
+    // A hook that only moves provider state (Gemini's per-chunk AfterModel)
+    // takes no lock and writes no event.
+    const outcome =
+      events.length > 0
+        ? recordEvents(spec, events)
+        : {
+            ...NOTHING_RECORDED,
+            sessionDir: ensureSessionDir(sessionRoot, sessionDirNameFor(result.context.identity)),
+          };
     const id = result.context.identity;
     if (id.provider_session_id && result.events.some((e) => e.kind === "session_start")) {
       // Lets the API proxy, which sees only the session id, find this project's archive.

@@ -11,7 +11,11 @@ export interface ProviderAdapter {
   normalize(payload: unknown, env: Record<string, string | undefined>): NormalizeResult;
   /** Whether a raw payload starts a session (for the http transport, whose server such a hook starts). */
   isSessionStart(payload: unknown): boolean;
-  /** Extra events derived outside the payload (e.g. usage read from a transcript). */
+  /**
+   * Extra events derived outside the payload (e.g. usage read from a transcript).
+   * Called before anything is appended; it may also complete `result.events`
+   * in place (ids that need the per-session state), which are recorded after it.
+   */
   enrich?(
     result: NormalizeResult,
     state: Record<string, unknown> | undefined,

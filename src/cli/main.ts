@@ -50,5 +50,6 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 main(process.argv).then((code) => {
-  process.exitCode = code;
+  // A command that runs another program (`run`) sets that program's exit code itself.
+  if (code !== EXIT.ok || process.exitCode === undefined) process.exitCode = code;
 });

@@ -1,6 +1,6 @@
 // The CLI as a user runs it: the built dist/cli.js in a child process.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { tempProject } from "./helpers/session.ts";
@@ -97,11 +97,10 @@ describe("install, record, status", () => {
   });
 
   it("refuses to install without a terminal unless --yes, changing nothing", () => {
-    // A project outside the temp directory: a temporary session root needs no confirmation.
-    const root = join(process.cwd(), ".test-tmp", `install-${process.pid}`);
-    mkdirSync(root, { recursive: true });
-    cleanups.push(() => rmSync(join(process.cwd(), ".test-tmp"), { recursive: true, force: true }));
-    const r = cli(["install", "claude", "--project", root]);
+    // A session root under the temp directory needs no confirmation, so the CLI is given another
+    // temp directory: for it this project is a lasting one.
+    const root = project();
+    const r = cli(["install", "claude", "--project", root], { env: { TMPDIR: join(root, "elsewhere") } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--yes");
     expect(existsSync(join(root, ".claude", "settings.local.json"))).toBe(false);

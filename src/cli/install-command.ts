@@ -89,6 +89,18 @@ function statusLineCommand(provider: string): string {
   return `${shellQuote(process.execPath)} ${shellQuote(builtFile("hook.cjs"))} --statusline ${provider}`;
 }
 
+/** Under the system temp directory (by path or by realpath): no confirmation needed there. */
+function isTemporary(path: string): boolean {
+  const tmp = tmpdir();
+  let realTmp = tmp;
+  try {
+    realTmp = resolveProjectRoot(tmp);
+  } catch {
+    // a TMPDIR that does not exist cannot contain anything
+  }
+  return isInside(tmp, resolve(path)) || isInside(realTmp, resolve(path));
+}
+
 /** A port that is free now; the hook server binds it when its first session starts. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -153,8 +165,7 @@ async function installCommand(provider: string, opts: InstallOpts): Promise<void
     ],
     ["Transport", opts.transport],
   ];
-  const temporary =
-    isInside(resolveProjectRoot(tmpdir()), resolve(sessionRoot)) || isInside(tmpdir(), sessionRoot);
+  const temporary = isTemporary(sessionRoot);
   if (!opts.json) process.stdout.write(`${enablementView(rows)}\n\n`);
   if (!opts.yes && !temporary) {
     const ok = await confirm("Start recording sessions of this project?");

@@ -26,7 +26,7 @@ interface InstallOpts {
   project?: string;
   mode: string;
   sessionRoot?: string;
-  transport: string;
+  transport?: string;
   settings?: string;
   statusline: boolean;
   yes?: boolean;
@@ -118,8 +118,9 @@ function enablementView(rows: Array<[string, string]>): string {
   return ["Record session", "", ...rows.map(([k, v]) => `${k.padEnd(width)}${v}`)].join("\n");
 }
 
-async function installCommand(provider: string, opts: InstallOpts): Promise<void> {
+async function installCommand(provider: string, given: InstallOpts): Promise<void> {
   const installer = installerFor(provider);
+  const opts = { ...given, transport: given.transport ?? installer.transports[0] ?? "command" };
   if (opts.mode !== "capture-only")
     throw new CliError(`unknown mode "${opts.mode}" (use capture-only)`, EXIT.usage);
   if (opts.transport !== "command" && opts.transport !== "http") {
@@ -364,8 +365,7 @@ export function registerInstallCommands(program: Command): void {
     .option("--session-root <dir>", "where sessions are stored (default: .tapedeck/<provider>-sessions)")
     .option(
       "--transport <kind>",
-      "how hooks reach tapedeck: http (a per-project server, ~1 ms per event) or command (a process per event)",
-      "http",
+      "how hooks reach tapedeck: http (a per-project server, ~1 ms per event; the default where the agent supports it) or command (a process per event)",
     )
     .option("--settings <path>", "edit this settings file instead of .claude/settings.local.json")
     .option("--no-statusline", "do not add the recording indicator to the status line")

@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { registerArchiveCommands } from "./archive-commands.ts";
 import { CliError, EXIT } from "./common.ts";
 import { registerDemoCommand } from "./demo-command.ts";
+import { registerDoctorCommand } from "./doctor-command.ts";
 import { registerHookCommand } from "./hook-command.ts";
 import { registerInstallCommands } from "./install-command.ts";
 import { registerProxyCommands } from "./proxy-command.ts";
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerRedactCommand(program);
   registerProxyCommands(program);
   registerDemoCommand(program);
+  registerDoctorCommand(program);
   return program;
 }
 

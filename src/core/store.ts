@@ -127,9 +127,17 @@ function writeStateInPlace(path: string, state: SessionState): void {
   }
 }
 
-/** Terminal ids are scoped to the epoch so that a resumed session can end again. */
+/**
+ * Ids of lifecycle events are scoped to the epoch (one run of a resumed
+ * session): a resumed session can end again, and a resume whose start
+ * payload is byte-identical to an earlier one (Codex sends exactly that)
+ * still starts a new epoch once the previous one ended. A retry within an
+ * epoch keeps its plain id and is deduplicated.
+ */
 function effectiveEventId(event: PreparedEvent, state: SessionState): string {
-  return event.terminal ? `${event.event_id}@${state.epoch}` : event.event_id;
+  if (event.terminal) return `${event.event_id}@${state.epoch}`;
+  if (event.kind === "session_start" && state.ended) return `${event.event_id}@${state.epoch}`;
+  return event.event_id;
 }
 
 /** Folds one already-written line into the state (used by tail reconciliation and recovery). */

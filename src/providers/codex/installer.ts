@@ -1,0 +1,592 @@
+// `tapedeck install codex`: tapedeck's hooks in the project's `.codex/hooks.json`
+// (Codex 0.171 reads `<repo>/.codex/hooks.json` once the project is trusted),
+// in the same shape as Claude Code's hooks, recognised by the same
+// `# tapedeck` marker at the end of their command. Every other entry is kept;
+// install replaces older tapedeck entries (idempotent), uninstall removes
+// exactly them.
+//
+// Codex runs a hook only once it is TRUSTED and silently skips it otherwise:
+// no warning, no error, the session just goes unrecorded. Trust lives in
+// `$CODEX_HOME/config.toml`, one table per hook:
+//
+//   [hooks.state."<abs path of hooks.json>:<event_snake>:<group index>:<hook index>"]
+//   trusted_hash = "sha256:<hex>"
+//
+// The hash (measured against `codex app-server`'s `hooks/list`, which reports
+// each hook's `key`, `currentHash` and `trustStatus`) is the sha256 of the
+// compact JSON, keys sorted at every level, of the hook's normalized identity:
+//   {"event_name": "<event_snake>", "matcher": "<m>" (only when set),
+//    "hooks": [{"type": "command", "command": "...", "timeout": <s>, "async": false}]}
+// with the timeout as Codex applies it (SessionEnd and Interrupt clamped to
+// 3 s). A stored hash that differs means "modified": Codex skips that hook
+// until it is trusted again. tapedeck never writes trust itself: trusting a
+// hook is the user's decision (the TUI's /hooks), or an automation's
+// (`--dangerously-bypass-hook-trust`).
+import { createHash } from "node:crypto";
+import { readFileSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { HOOK_MARKER, type HookCommandSpec } from "../claude/settings.ts";
+import type { ProviderInstaller } from "../installer.ts";
+
+type Json = Record<string, unknown>;
+
+/** The 12 hook events of Codex 0.171, and whether their matcher applies to tools. */
+export const CODEX_HOOK_EVENTS: ReadonlyArray<{ event: string; key: string; toolMatcher: boolean }> = [
+  { event: "SessionStart", key: "session_start", toolMatcher: false },
+  { event: "UserPromptSubmit", key: "user_prompt_submit", toolMatcher: false },
+  { event: "PreToolUse", key: "pre_tool_use", toolMatcher: true },
+  // Record-only: a PermissionRequest hook that exits 0 with empty stdout gives no decision
+  // (`hookSpecificOutput.decision` is optional in the output schema), so Codex asks the user as
+  // it would without the hook; only an explicit `{"decision":{"behavior":"allow"|"deny"}}` decides.
+  // Measured (test/e2e/codex-record.test.ts): with this hook trusted, the approval request still
+  // reaches the client, and its accept or decline is what happens.
+  { event: "PermissionRequest", key: "permission_request", toolMatcher: true },
+  { event: "PostToolUse", key: "post_tool_use", toolMatcher: true },
+  { event: "PreCompact", key: "pre_compact", toolMatcher: false },
+  { event: "PostCompact", key: "post_compact", toolMatcher: false },
+  { event: "SubagentStart", key: "subagent_start", toolMatcher: false },
+  { event: "SubagentStop", key: "subagent_stop", toolMatcher: false },
+  { event: "Stop", key: "stop", toolMatcher: false },
+  { event: "Interrupt", key: "interrupt", toolMatcher: false },
+  { event: "SessionEnd", key: "session_end", toolMatcher: false },
+];
+
+/** Codex clamps these events' hook timeouts to 3 s (and says so in a warning item on every run). */
+const CLAMPED_TIMEOUT_EVENTS = new Set(["SessionEnd", "Interrupt"]);
+const CLAMPED_TIMEOUT_SECONDS = 3;
+const DEFAULT_TIMEOUT_SECONDS = 600;
+
+interface HookEntry {
+  type?: unknown;
+  command?: unknown;
+  timeout?: unknown;
+  async?: unknown;
+  [k: string]: unknown;
+}
+
+interface MatcherGroup {
+  matcher?: unknown;
+  hooks: unknown[];
+  [k: string]: unknown;
+}
+
+export function codexHooksPath(project: string): string {
+  return join(project, ".codex", "hooks.json");
+}
+
+function isOurs(entry: unknown): boolean {
+  if (!entry || typeof entry !== "object") return false;
+  const command = (entry as HookEntry).command;
+  return typeof command === "string" && command.trimEnd().endsWith(HOOK_MARKER);
+}
+
+function isGroup(value: unknown): value is MatcherGroup {
+  return !!value && typeof value === "object" && Array.isArray((value as MatcherGroup).hooks);
+}
+
+function hooksTable(settings: Json): Json | undefined {
+  const hooks = settings.hooks;
+  return hooks && typeof hooks === "object" && !Array.isArray(hooks) ? (hooks as Json) : undefined;
+}
+
+/** The timeout Codex runs (and hashes) a command hook with. */
+export function effectiveTimeout(event: string, timeout: unknown): number {
+  const t = typeof timeout === "number" && Number.isFinite(timeout) ? Math.floor(timeout) : undefined;
+  if (CLAMPED_TIMEOUT_EVENTS.has(event)) {
+    return Math.min(Math.max(t ?? CLAMPED_TIMEOUT_SECONDS, 1), CLAMPED_TIMEOUT_SECONDS);
+  }
+  return Math.max(t ?? DEFAULT_TIMEOUT_SECONDS, 1);
+}
+
+export function removeCodexHooks(settings: Json): number {
+  const hooks = hooksTable(settings);
+  if (!hooks) return 0;
+  let removed = 0;
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    const kept: unknown[] = [];
+    for (const group of groups) {
+      if (!isGroup(group)) {
+        kept.push(group);
+        continue;
+      }
+      const rest = group.hooks.filter((h) => !isOurs(h));
+      removed += group.hooks.length - rest.length;
+      if (rest.length > 0) kept.push({ ...group, hooks: rest });
+      else if (group.hooks.length === 0) kept.push(group);
+    }
+    if (kept.length > 0) hooks[event] = kept;
+    else delete hooks[event];
+  }
+  if (Object.keys(hooks).length === 0) delete settings.hooks;
+  return removed;
+}
+
+export function addCodexHooks(settings: Json, spec: HookCommandSpec): void {
+  removeCodexHooks(settings);
+  const hooks = hooksTable(settings) ?? {};
+  for (const { event, toolMatcher } of CODEX_HOOK_EVENTS) {
+    // Codex has no http hooks: always a command, whatever the spec offers.
+    const timeout = CLAMPED_TIMEOUT_EVENTS.has(event)
+      ? Math.min(spec.timeoutSeconds, CLAMPED_TIMEOUT_SECONDS)
+      : spec.timeoutSeconds;
+    const entry = { type: "command", command: `${spec.command} ${HOOK_MARKER}`, timeout };
+    const group = toolMatcher ? { matcher: "*", hooks: [entry] } : { hooks: [entry] };
+    const existing = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
+    hooks[event] = [...existing, group];
+  }
+  settings.hooks = hooks;
+}
+
+export function countCodexHooks(settings: Json): number {
+  const hooks = hooksTable(settings);
+  if (!hooks) return 0;
+  let n = 0;
+  for (const groups of Object.values(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    for (const g of groups) if (isGroup(g)) n += g.hooks.filter(isOurs).length;
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------------------
+// Trust
+
+/** JSON with object keys sorted at every level, compact: what Codex hashes. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Json)[k]]),
+        )
+      : v,
+  );
+}
+
+/**
+ * The hash Codex 0.171 trusts a command hook by (`currentHash` in `hooks/list`). Only for plain command hooks
+ * like tapedeck's: `statusMessage`, `commandWindows` or other handler fields would be part of the identity.
+ */
+export function codexCommandHookHash(
+  event: string,
+  matcher: string | undefined,
+  command: string,
+  timeout: unknown,
+): string {
+  const spec = CODEX_HOOK_EVENTS.find((e) => e.event === event);
+  const identity: Json = {
+    event_name: spec?.key ?? event,
+    hooks: [{ type: "command", command, timeout: effectiveTimeout(event, timeout), async: false }],
+  };
+  if (matcher !== undefined) identity.matcher = matcher;
+  return `sha256:${createHash("sha256").update(canonicalJson(identity)).digest("hex")}`;
+}
+
+export interface InstalledCodexHook {
+  event: string;
+  /** `<hooks.json path>:<event_snake>:<group index>:<hook index>`: the key of `[hooks.state."<key>"]`. */
+  key: string;
+  /** The trusted_hash that would make Codex run this hook as it stands. */
+  hash: string;
+}
+
+/** tapedeck's hooks in a parsed hooks.json, with the trust key and hash Codex gives each. */
+export function installedCodexHooks(settings: Json, hooksPath: string): InstalledCodexHook[] {
+  const hooks = hooksTable(settings);
+  if (!hooks) return [];
+  const out: InstalledCodexHook[] = [];
+  for (const { event, key: eventKey } of CODEX_HOOK_EVENTS) {
+    const groups = hooks[event];
+    if (!Array.isArray(groups)) continue;
+    groups.forEach((group, g) => {
+      if (!isGroup(group)) return;
+      group.hooks.forEach((entry, h) => {
+        if (!isOurs(entry)) return;
+        const e = entry as HookEntry;
+        const matcher = typeof group.matcher === "string" && group.matcher !== "" ? group.matcher : undefined;
+        out.push({
+          event,
+          key: `${hooksPath}:${eventKey}:${g}:${h}`,
+          hash: codexCommandHookHash(event, matcher, e.command as string, e.timeout),
+        });
+      });
+    });
+  }
+  return out;
+}
+
+export type CodexHookTrustState =
+  /** every tapedeck hook has a stored trusted_hash equal to its current hash */
+  | "trusted"
+  /** none of tapedeck's hooks has a trust entry: Codex silently skips them all */
+  | "untrusted"
+  /** some are trusted, some not (or trusted for an older version of the hook: "modified") */
+  | "partial"
+  /** tapedeck's hooks are not in the project's .codex/hooks.json */
+  | "not-installed";
+
+export interface CodexHookTrust {
+  state: CodexHookTrustState;
+  hooks_path: string;
+  config_path: string;
+  /** Whether config.toml marks the project trusted; without it Codex ignores `.codex/hooks.json` entirely. */
+  project_trusted: boolean;
+  installed: number;
+  trusted: number;
+  /** Trust entries whose hash differs from the hook's current one (Codex reports them as "modified"). */
+  modified: number;
+  untrusted: number;
+  /** Hooks switched off with `enabled = false`. */
+  disabled: number;
+  /** Events whose tapedeck hook will not run. */
+  not_running: string[];
+  /** Problems reading the files (a config.toml that could not be parsed is read as having no trust). */
+  warnings: string[];
+}
+
+/**
+ * Whether Codex will run tapedeck's installed hooks for `project`: reads the project's `.codex/hooks.json` and
+ * `<codexHome>/config.toml` (`[hooks.state."<key>"]` trusted_hash / enabled, `[projects."<dir>"]` trust_level)
+ * and compares each stored hash with the one Codex computes (see codexCommandHookHash). Never throws.
+ */
+export function codexHookTrust(project: string, codexHome: string = defaultCodexHome()): CodexHookTrust {
+  const hooksPath = codexHooksPath(resolve(project));
+  const configPath = join(codexHome, "config.toml");
+  const warnings: string[] = [];
+  let settings: Json = {};
+  try {
+    const parsed = JSON.parse(readFileSync(hooksPath, "utf8")) as unknown;
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) settings = parsed as Json;
+    else warnings.push(`${hooksPath} is not a JSON object`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") warnings.push(`cannot read ${hooksPath}`);
+  }
+  let toml: TomlTables = new Map();
+  try {
+    toml = parseTomlTables(readFileSync(configPath, "utf8"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") warnings.push(`cannot read ${configPath}`);
+  }
+  const projectTrusted = [resolve(project), realpathOr(resolve(project))].some(
+    (dir) => projectTrustLevel(toml, dir) === "trusted",
+  );
+  // Codex keys by the path it discovered hooks.json at; accept the realpath spelling too.
+  const installed = installedCodexHooks(settings, hooksPath);
+  const realHooksPath = codexHooksPath(realpathOr(resolve(project)));
+  let trusted = 0;
+  let modified = 0;
+  let untrusted = 0;
+  let disabled = 0;
+  const notRunning: string[] = [];
+  for (const hook of installed) {
+    const keys = [hook.key];
+    if (realHooksPath !== hooksPath) keys.push(realHooksPath + hook.key.slice(hooksPath.length));
+    const state = keys.map((k) => toml.get(tableKey(["hooks", "state", k]))).find((s) => s !== undefined);
+    const stored = state?.get("trusted_hash");
+    let runs = false;
+    if (state?.get("enabled") === false) disabled += 1;
+    else if (stored === undefined) untrusted += 1;
+    else if (stored === hook.hash) {
+      trusted += 1;
+      runs = true;
+    } else modified += 1;
+    if (!runs) notRunning.push(hook.event);
+  }
+  const state: CodexHookTrustState =
+    installed.length === 0
+      ? "not-installed"
+      : trusted === installed.length
+        ? "trusted"
+        : trusted === 0 && modified === 0 && disabled === 0
+          ? "untrusted"
+          : "partial";
+  return {
+    state,
+    hooks_path: hooksPath,
+    config_path: configPath,
+    project_trusted: projectTrusted,
+    installed: installed.length,
+    trusted,
+    modified,
+    untrusted,
+    disabled,
+    not_running: notRunning,
+    warnings,
+  };
+}
+
+/** The nearest `[projects."<dir>"] trust_level` at or above `dir` (a trusted repository covers its folders). */
+function projectTrustLevel(toml: TomlTables, dir: string): TomlScalar | undefined {
+  for (let d = dir; ; d = dirname(d)) {
+    const level = toml.get(tableKey(["projects", d]))?.get("trust_level");
+    if (level !== undefined) return level;
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+export function defaultCodexHome(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.CODEX_HOME;
+  return configured && configured.trim() !== "" ? resolve(configured) : join(homedir(), ".codex");
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** What to do so that Codex runs tapedeck's hooks in `project`, one action per line. */
+export function codexTrustFixes(project: string): string[] {
+  return [
+    `Trust them: run \`codex\` in ${project}, type /hooks and trust the tapedeck hooks (Codex stores that in $CODEX_HOME/config.toml).`,
+    "Automation only: `codex exec --dangerously-bypass-hook-trust ...` runs them without stored trust.",
+    "Codex must trust the project folder too, or it ignores .codex/hooks.json.",
+  ];
+}
+
+/** Printed after `tapedeck install codex`. */
+export function codexTrustAdvice(project: string): string[] {
+  return [
+    "Codex runs these hooks only once you TRUST them; until then it skips them silently and records nothing.",
+    ...codexTrustFixes(project).map((line) => `  ${line}`),
+    "  Check with: tapedeck doctor --provider codex",
+  ];
+}
+
+export const codexInstaller: ProviderInstaller = {
+  provider: "codex",
+  settingsPath: codexHooksPath,
+  transports: ["command"],
+  hookEvents: CODEX_HOOK_EVENTS.length,
+  add: addCodexHooks,
+  remove: removeCodexHooks,
+  count: countCodexHooks,
+  afterInstall: codexTrustAdvice,
+};
+
+// ---------------------------------------------------------------------------
+// A small TOML reader: enough to find `[table]` headers and `key = value` pairs whose values are strings or
+// booleans, in the files Codex writes. Everything else is skipped without being interpreted. Multi-line strings
+// and arrays are skipped as a whole, so text inside them is never taken for a header.
+
+type TomlScalar = string | boolean | number;
+/** Table key (see tableKey) -> key -> value. Dotted keys and inline tables are flattened into their tables. */
+type TomlTables = Map<string, Map<string, TomlScalar>>;
+
+function tableKey(path: readonly string[]): string {
+  return JSON.stringify(path);
+}
+
+class TomlCursor {
+  pos = 0;
+  constructor(readonly text: string) {}
+  peek(): string {
+    return this.text[this.pos] ?? "";
+  }
+  eof(): boolean {
+    return this.pos >= this.text.length;
+  }
+  skipSpaces(): void {
+    while (this.peek() === " " || this.peek() === "\t") this.pos += 1;
+  }
+  skipToLineEnd(): void {
+    while (!this.eof() && this.peek() !== "\n") this.pos += 1;
+  }
+  startsWith(s: string): boolean {
+    return this.text.startsWith(s, this.pos);
+  }
+}
+
+function parseKey(c: TomlCursor): string[] | undefined {
+  const parts: string[] = [];
+  for (;;) {
+    c.skipSpaces();
+    let part: string | undefined;
+    if (c.peek() === '"') part = parseBasicString(c);
+    else if (c.peek() === "'") part = parseLiteralString(c);
+    else {
+      const m = /^[A-Za-z0-9_-]+/.exec(c.text.slice(c.pos, c.pos + 4096));
+      if (m) {
+        part = m[0];
+        c.pos += m[0].length;
+      }
+    }
+    if (part === undefined) return undefined;
+    parts.push(part);
+    c.skipSpaces();
+    if (c.peek() !== ".") return parts;
+    c.pos += 1;
+  }
+}
+
+function parseBasicString(c: TomlCursor): string | undefined {
+  if (c.startsWith('"""')) return undefined;
+  c.pos += 1;
+  let out = "";
+  while (!c.eof()) {
+    const ch = c.peek();
+    if (ch === '"') {
+      c.pos += 1;
+      return out;
+    }
+    if (ch === "\n") return undefined;
+    if (ch === "\\") {
+      const esc = c.text[c.pos + 1] ?? "";
+      const simple: Record<string, string> = {
+        b: "\b",
+        t: "\t",
+        n: "\n",
+        f: "\f",
+        r: "\r",
+        '"': '"',
+        "\\": "\\",
+      };
+      if (esc in simple) {
+        out += simple[esc];
+        c.pos += 2;
+        continue;
+      }
+      if (esc === "u" || esc === "U") {
+        const len = esc === "u" ? 4 : 8;
+        const hex = c.text.slice(c.pos + 2, c.pos + 2 + len);
+        if (!/^[0-9A-Fa-f]+$/.test(hex) || hex.length !== len) return undefined;
+        out += String.fromCodePoint(Number.parseInt(hex, 16));
+        c.pos += 2 + len;
+        continue;
+      }
+      return undefined;
+    }
+    out += ch;
+    c.pos += 1;
+  }
+  return undefined;
+}
+
+function parseLiteralString(c: TomlCursor): string | undefined {
+  if (c.startsWith("'''")) return undefined;
+  const end = c.text.indexOf("'", c.pos + 1);
+  const nl = c.text.indexOf("\n", c.pos + 1);
+  if (end < 0 || (nl >= 0 && nl < end)) return undefined;
+  const out = c.text.slice(c.pos + 1, end);
+  c.pos = end + 1;
+  return out;
+}
+
+/** Skips any value (multi-line strings and nested arrays included); answers the scalar when it is one. */
+function parseValue(c: TomlCursor, table: string[], tables: TomlTables, key: string[]): void {
+  c.skipSpaces();
+  const set = (value: TomlScalar) => {
+    const path = [...table, ...key.slice(0, -1)];
+    const t = tables.get(tableKey(path)) ?? new Map<string, TomlScalar>();
+    t.set(key.at(-1)!, value);
+    tables.set(tableKey(path), t);
+  };
+  for (const quote of ['"""', "'''"]) {
+    if (c.startsWith(quote)) {
+      const end = c.text.indexOf(quote, c.pos + 3);
+      c.pos = end < 0 ? c.text.length : end + 3;
+      while (c.peek() === quote[0]) c.pos += 1;
+      return;
+    }
+  }
+  if (c.peek() === '"' || c.peek() === "'") {
+    const s = c.peek() === '"' ? parseBasicString(c) : parseLiteralString(c);
+    if (s !== undefined) set(s);
+    return;
+  }
+  if (c.peek() === "{") {
+    c.pos += 1;
+    for (;;) {
+      c.skipSpaces();
+      if (c.peek() === "}") {
+        c.pos += 1;
+        return;
+      }
+      const inner = parseKey(c);
+      c.skipSpaces();
+      if (!inner || c.peek() !== "=") return;
+      c.pos += 1;
+      parseValue(c, table, tables, [...key, ...inner]);
+      c.skipSpaces();
+      if (c.peek() === ",") c.pos += 1;
+      else if (c.peek() !== "}") return;
+    }
+  }
+  if (c.peek() === "[") {
+    // An array: skipped, strings inside it included, however many lines it spans.
+    let depth = 0;
+    while (!c.eof()) {
+      const ch = c.peek();
+      if (ch === "[") depth += 1;
+      else if (ch === "]") {
+        depth -= 1;
+        if (depth === 0) {
+          c.pos += 1;
+          return;
+        }
+      } else if (ch === "#") {
+        c.skipToLineEnd();
+        continue;
+      } else if (ch === '"' || ch === "'") {
+        const tripled = c.startsWith(ch.repeat(3));
+        if (tripled) {
+          const end = c.text.indexOf(ch.repeat(3), c.pos + 3);
+          c.pos = end < 0 ? c.text.length : end + 3;
+          continue;
+        }
+        if ((ch === '"' ? parseBasicString(c) : parseLiteralString(c)) === undefined) c.skipToLineEnd();
+        continue;
+      }
+      c.pos += 1;
+    }
+    return;
+  }
+  const m = /^(true|false|[+-]?[0-9][0-9_]*)(?=[\s,}#]|$)/.exec(c.text.slice(c.pos, c.pos + 64));
+  if (m) {
+    c.pos += m[0].length;
+    set(m[1] === "true" ? true : m[1] === "false" ? false : Number(m[1]!.replace(/_/g, "")));
+  }
+}
+
+export function parseTomlTables(text: string): TomlTables {
+  const tables: TomlTables = new Map();
+  const c = new TomlCursor(text.replace(/\r\n/g, "\n"));
+  let table: string[] = [];
+  while (!c.eof()) {
+    c.skipSpaces();
+    const ch = c.peek();
+    if (ch === "\n") {
+      c.pos += 1;
+      continue;
+    }
+    if (ch === "#") {
+      c.skipToLineEnd();
+      continue;
+    }
+    if (ch === "[") {
+      const array = c.startsWith("[[");
+      c.pos += array ? 2 : 1;
+      const path = parseKey(c);
+      c.skipSpaces();
+      // Array-of-tables entries are not addressable by key here: their pairs go to an unreachable table.
+      table = path && !array ? path : ["\u0000unreachable"];
+      c.skipToLineEnd();
+      continue;
+    }
+    const key = parseKey(c);
+    c.skipSpaces();
+    if (!key || c.peek() !== "=") {
+      c.skipToLineEnd();
+      continue;
+    }
+    c.pos += 1;
+    parseValue(c, table, tables, key);
+    c.skipToLineEnd();
+  }
+  return tables;
+}

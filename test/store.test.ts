@@ -147,6 +147,23 @@ describe("session store", () => {
     ]);
   });
 
+  it("a resume with a byte-identical start starts a new epoch; a retried start within an epoch does not", () => {
+    const root = project();
+    const s = spec(root);
+    recordEvents(s, [event("session_start", "start"), event("session_start", "start")]);
+    recordEvents(s, [event("session_end", "end")]);
+    const resumed = recordEvents(s, [event("session_start", "start"), event("session_start", "start")]);
+    expect(resumed.appended).toBe(1);
+    expect(resumed.duplicates).toBe(1);
+    recordEvents(s, [event("session_end", "end")]);
+    expect(envelopes(resumed.sessionDir).map((e) => e.kind)).toEqual([
+      "session_start",
+      "session_end",
+      "session_start",
+      "session_end",
+    ]);
+  });
+
   it("spools when the lock cannot be had and the next writer drains the spool in order", () => {
     const root = project();
     const s = spec(root, { lockTimeoutMs: 20 });

@@ -23,10 +23,11 @@
 //   error ("" when none), and its toolCall may be null.
 // - Stop: terminationReason, fullyIdle, executionNum, error.
 // - SessionStart: only the common fields. There is no session end.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { HookContext, NormalizedEvent, NormalizeResult, SessionIdentity } from "../../core/event.ts";
 import type { EventKind } from "../../core/schemas.ts";
+import { canonicalJson, idFor, isoNow, isRecord, type Payload, safeNow } from "../shared.ts";
 
 export const ANTIGRAVITY_PROVIDER = "antigravity";
 
@@ -53,8 +54,6 @@ export const ANTIGRAVITY_CAPABILITIES: readonly string[] = Object.freeze([
   // Built from public reports, never run against the real client.
   "adapter:unverified",
 ]);
-
-type Payload = Record<string, unknown>;
 
 interface Mapped {
   kind: EventKind;
@@ -424,26 +423,6 @@ function errorText(value: unknown): string | undefined {
 // ---------------------------------------------------------------------------
 // Ids and helpers
 
-function idFor(kind: EventKind, material: unknown[]): string {
-  const digest = createHash("sha256").update(canonicalJson(material)).digest("hex");
-  return `${kind}-${digest.slice(0, 32)}`;
-}
-
-/** JSON with object keys sorted at every level, so equal data hashes equally. */
-function canonicalJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) =>
-      isRecord(v)
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, v[k]]),
-          )
-        : v,
-    ) ?? "undefined"
-  );
-}
-
 /** The first of `keys` present in `p` (own properties only). */
 function pick(p: Payload, keys: readonly string[]): unknown {
   for (const key of keys) {
@@ -486,20 +465,4 @@ function payloadTime(p: Payload): string | undefined {
 
 function nonEmptyString(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() !== "" ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Payload {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isoNow(): string {
-  return new Date().toISOString();
-}
-
-function safeNow(now: () => string): string {
-  try {
-    return now();
-  } catch {
-    return isoNow();
-  }
 }

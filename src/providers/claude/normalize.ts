@@ -4,10 +4,21 @@
 // zod) and never throws, because a failing recorder must not disturb Claude.
 // It selects fields but does not redact or bound them; the core does that.
 
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { HookContext, NormalizedEvent, NormalizeResult, SessionIdentity } from "../../core/event.ts";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import type { EventKind, Usage } from "../../core/schemas.ts";
+import {
+  canonicalJson,
+  hookName,
+  idFor,
+  isoNow,
+  isRecord,
+  nonEmptyString,
+  type Payload,
+  safeNow,
+  select,
+} from "../shared.ts";
 import { agentUsageFromToolResponse } from "./transcript-usage.ts";
 
 export const CLAUDE_PROVIDER = "claude";
@@ -27,8 +38,6 @@ export const CLAUDE_CAPABILITIES: readonly string[] = Object.freeze([
   "tool_use_id:hook-payload",
   "turn_failure:StopFailure",
 ]);
-
-type Payload = Record<string, unknown>;
 
 /** What a per-event mapper decides; ids, identity and timing are added around it. */
 interface Mapped {
@@ -209,26 +218,6 @@ function eventId(kind: EventKind, name: string, p: Payload, providerSessionId: s
   return idFor(kind, material);
 }
 
-function idFor(kind: EventKind, material: unknown[]): string {
-  const digest = createHash("sha256").update(canonicalJson(material)).digest("hex");
-  return `${kind}-${digest.slice(0, 32)}`;
-}
-
-/** JSON with object keys sorted at every level, so equal data hashes equally. */
-function canonicalJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) =>
-      isRecord(v)
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, v[k]]),
-          )
-        : v,
-    ) ?? "undefined"
-  );
-}
-
 // ---------------------------------------------------------------------------
 // Per-event mapping
 //
@@ -403,15 +392,6 @@ function mapGeneric(name: string, p: Payload): Mapped {
 // ---------------------------------------------------------------------------
 // Helpers
 
-/** hook_event_name first, then the listed fields that are present, then fixed extras. */
-function select(name: string, p: Payload, fields: readonly string[], extra?: Payload): Payload {
-  const out: Payload = { hook_event_name: name };
-  for (const field of fields) {
-    if (p[field] !== undefined) out[field] = p[field];
-  }
-  return extra ? Object.assign(out, extra) : out;
-}
-
 function toolUseIds(p: Payload): string[] {
   if (!Array.isArray(p.tool_calls)) return [];
   const ids: string[] = [];
@@ -434,28 +414,4 @@ function summarizeBackgroundTasks(value: unknown): Payload | undefined {
   });
   const running = tasks.filter((task) => task.status === "running").length;
   return { count: value.length, running, tasks };
-}
-
-function hookName(p: unknown): string {
-  return (isRecord(p) ? nonEmptyString(p.hook_event_name) : undefined) ?? "unknown";
-}
-
-function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Payload {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isoNow(): string {
-  return new Date().toISOString();
-}
-
-function safeNow(now: () => string): string {
-  try {
-    return now();
-  } catch {
-    return isoNow();
-  }
 }

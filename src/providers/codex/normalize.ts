@@ -17,10 +17,21 @@
 //   success. Failures are derived from the rollout at Stop (adapter.ts).
 // - No hook payload has a timestamp, and the hook environment has neither a
 //   session id nor the agent's pid.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { HookContext, NormalizedEvent, NormalizeResult, SessionIdentity } from "../../core/event.ts";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import type { EventKind } from "../../core/schemas.ts";
+import {
+  canonicalJson,
+  hookName,
+  idFor,
+  isoNow,
+  isRecord,
+  nonEmptyString,
+  type Payload,
+  safeNow,
+  select,
+} from "../shared.ts";
 
 export const CODEX_PROVIDER = "codex";
 
@@ -39,8 +50,6 @@ export const CODEX_CAPABILITIES: readonly string[] = Object.freeze([
   "tool_use_id:hook-payload",
   "interrupt:Interrupt",
 ]);
-
-type Payload = Record<string, unknown>;
 
 /** What a per-event mapper decides; ids, identity and timing are added around it. */
 interface Mapped {
@@ -215,27 +224,6 @@ function eventId(kind: EventKind, name: string, p: Payload, providerSessionId: s
   return idFor(kind, material);
 }
 
-/** `<kind>-<32 hex>`: the first 128 bits of the sha256 of the canonical material. */
-export function idFor(kind: EventKind, material: unknown[]): string {
-  const digest = createHash("sha256").update(canonicalJson(material)).digest("hex");
-  return `${kind}-${digest.slice(0, 32)}`;
-}
-
-/** JSON with object keys sorted at every level, so equal data hashes equally. */
-export function canonicalJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) =>
-      isRecord(v)
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, v[k]]),
-          )
-        : v,
-    ) ?? "undefined"
-  );
-}
-
 // ---------------------------------------------------------------------------
 // Per-event mapping
 //
@@ -345,36 +333,3 @@ function mapGeneric(name: string, p: Payload): Mapped {
 
 // ---------------------------------------------------------------------------
 // Helpers
-
-/** hook_event_name first, then the listed fields that are present, then fixed extras. */
-function select(name: string, p: Payload, fields: readonly string[], extra?: Payload): Payload {
-  const out: Payload = { hook_event_name: name };
-  for (const field of fields) {
-    if (p[field] !== undefined) out[field] = p[field];
-  }
-  return extra ? Object.assign(out, extra) : out;
-}
-
-function hookName(p: unknown): string {
-  return (isRecord(p) ? nonEmptyString(p.hook_event_name) : undefined) ?? "unknown";
-}
-
-export function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-export function isRecord(value: unknown): value is Payload {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function isoNow(): string {
-  return new Date().toISOString();
-}
-
-export function safeNow(now: () => string): string {
-  try {
-    return now();
-  } catch {
-    return isoNow();
-  }
-}

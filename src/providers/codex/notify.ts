@@ -14,15 +14,8 @@
 // and dropped (see isTuiTitleThread), so the result has no events.
 import type { HookContext, NormalizedEvent, NormalizeResult } from "../../core/event.ts";
 import type { EventKind } from "../../core/schemas.ts";
-import {
-  canonicalJson,
-  codexIdentity,
-  idFor,
-  isoNow,
-  isRecord,
-  nonEmptyString,
-  safeNow,
-} from "./normalize.ts";
+import { canonicalJson, idFor, isoNow, isRecord, nonEmptyString, safeNow } from "../shared.ts";
+import { codexIdentity } from "./normalize.ts";
 
 export const CODEX_NOTIFY_CAPABILITIES: readonly string[] = Object.freeze([
   "user_prompt",

@@ -46,8 +46,9 @@
 // but no event is lost.
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
 import type { Usage } from "../../core/schemas.ts";
+import { digest, idFor } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
-import { digest, type GeminiObservation, idFor, normalizeGeminiHookObserved } from "./normalize.ts";
+import { type GeminiObservation, normalizeGeminiHookObserved } from "./normalize.ts";
 
 /** Per tool key in the current turn: BeforeTool hooks seen, and ordinals still waiting for a result. */
 interface ToolSlot {

@@ -23,9 +23,21 @@
 // really happened, closing a response whose stream never finished) is done by
 // the adapter's enrich step from the observation returned alongside the
 // result (see adapter.ts).
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { HookContext, NormalizedEvent, NormalizeResult, SessionIdentity } from "../../core/event.ts";
 import type { EventKind, Usage } from "../../core/schemas.ts";
+import {
+  canonicalJson,
+  digest,
+  hookName,
+  idFor,
+  isoNow,
+  isRecord,
+  nonEmptyString,
+  type Payload,
+  safeNow,
+  select,
+} from "../shared.ts";
 
 export const GEMINI_PROVIDER = "gemini";
 
@@ -56,8 +68,6 @@ export const GEMINI_CAPABILITIES: readonly string[] = Object.freeze([
   "compaction:PreCompress(manual)",
   "compaction:inferred(auto)",
 ]);
-
-type Payload = Record<string, unknown>;
 
 /** What a per-event mapper decides; ids, identity and timing are added around it. */
 interface Mapped {
@@ -246,31 +256,6 @@ function eventId(
       ? ["ts", name, providerSessionId, timestamp, selected]
       : ["payload", name, providerSessionId, p];
   return idFor(kind, material);
-}
-
-/** `<kind>-<32 hex>` from the canonical JSON of the material. */
-export function idFor(kind: EventKind, material: unknown[]): string {
-  return `${kind}-${digest(material).slice(0, 32)}`;
-}
-
-/** sha256 hex of the canonical JSON of a value. */
-export function digest(value: unknown): string {
-  return createHash("sha256").update(canonicalJson(value)).digest("hex");
-}
-
-/** JSON with object keys sorted at every level, so equal data hashes equally. */
-export function canonicalJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) =>
-      isRecord(v)
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, v[k]]),
-          )
-        : v,
-    ) ?? "undefined"
-  );
 }
 
 // ---------------------------------------------------------------------------
@@ -587,15 +572,6 @@ function observe(p: Payload): GeminiObservation {
 // ---------------------------------------------------------------------------
 // Helpers
 
-/** hook_event_name first, then the listed fields that are present, then fixed extras. */
-function select(name: string, p: Payload, fields: readonly string[], extra?: Payload): Payload {
-  const out: Payload = { hook_event_name: name };
-  for (const field of fields) {
-    if (p[field] !== undefined) out[field] = p[field];
-  }
-  return extra ? Object.assign(out, extra) : out;
-}
-
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 /** The hook's own timestamp as canonical ISO with milliseconds, or undefined. */
@@ -604,28 +580,4 @@ function payloadTime(p: Payload): string | undefined {
   if (typeof value !== "string" || !ISO_TIME.test(value)) return undefined;
   const ms = Date.parse(value);
   return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
-}
-
-function hookName(p: unknown): string {
-  return (isRecord(p) ? nonEmptyString(p.hook_event_name) : undefined) ?? "unknown";
-}
-
-function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Payload {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isoNow(): string {
-  return new Date().toISOString();
-}
-
-function safeNow(now: () => string): string {
-  try {
-    return now();
-  } catch {
-    return isoNow();
-  }
 }

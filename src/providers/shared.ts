@@ -1,0 +1,65 @@
+// Helpers every provider normalizer uses: payload access and the stable,
+// order-independent hashing that event ids are derived from. Hot path:
+// node built-ins only, and only types from the core.
+import { createHash } from "node:crypto";
+import type { EventKind } from "../core/schemas.ts";
+
+export type Payload = Record<string, unknown>;
+
+export function isRecord(value: unknown): value is Payload {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** JSON with object keys sorted, so that equal payloads hash equally whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, v: unknown) =>
+      isRecord(v)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, v[k]]),
+          )
+        : v,
+    ) ?? "undefined"
+  );
+}
+
+export function digest(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value)).digest("hex");
+}
+
+/** `<kind>-<32 hex>`: hashing a JSON array means no separator can make two different inputs collide. */
+export function idFor(kind: EventKind, material: unknown[]): string {
+  return `${kind}-${digest(material).slice(0, 32)}`;
+}
+
+export function hookName(p: unknown): string {
+  return (isRecord(p) ? nonEmptyString(p.hook_event_name) : undefined) ?? "unknown";
+}
+
+export function isoNow(): string {
+  return new Date().toISOString();
+}
+
+/** The injected clock, falling back to the real one if it throws. */
+export function safeNow(now: () => string): string {
+  try {
+    return now();
+  } catch {
+    return isoNow();
+  }
+}
+
+/** The named fields of a payload that are present, under the hook's name. */
+export function select(name: string, p: Payload, fields: readonly string[], extra?: Payload): Payload {
+  const out: Payload = { hook_event_name: name };
+  for (const field of fields) {
+    if (p[field] !== undefined) out[field] = p[field];
+  }
+  return extra ? Object.assign(out, extra) : out;
+}

@@ -367,7 +367,10 @@ export function registerInstallCommands(program: Command): void {
       "--transport <kind>",
       "how hooks reach tapedeck: http (a per-project server, ~1 ms per event; the default where the agent supports it) or command (a process per event)",
     )
-    .option("--settings <path>", "edit this settings file instead of .claude/settings.local.json")
+    .option(
+      "--settings <path>",
+      "edit this settings file instead of the project-local one (e.g. .claude/settings.local.json)",
+    )
     .option("--no-statusline", "do not add the recording indicator to the status line")
     .option("-y, --yes", "do not ask for confirmation")
     .option("--json", "machine-readable output")

@@ -1,0 +1,1007 @@
+/**
+ * End to end: tapedeck records the real `gemini` CLI (0.61, offline, against the mock Gemini API in
+ * src/demo/gemini-mock.ts) through the hooks `tapedeck install gemini --transport command` writes into the
+ * project's `.gemini/settings.json` (Gemini has command hooks only). One session of four `gemini -p` runs (a shell
+ * call with planted secrets, a failing command, an automatic compression, text), each after the first a
+ * `--resume latest`, is checked event by event against what the client really does, then as a whole: tool
+ * pairing by the adapter's synthetic ids, usage against the mock's own log, completion and checksums, redaction,
+ * file modes. Then the switches around recording: a repeated SessionEnd, `record stop`, a broken session root,
+ * and `uninstall`.
+ *
+ * Event kinds per `gemini -p` run, as Gemini CLI 0.61 fires them (every run is its own epoch; AfterModel fires
+ * once per streamed chunk and only the final chunk of a response is recorded, as one turn_usage):
+ *   SCENARIO_BASH      session_start(startup) user_prompt turn_usage tool_call tool_result turn_usage
+ *                      assistant_message session_end
+ *   SCENARIO_FAIL      session_start(resume) user_prompt turn_usage tool_call tool_error turn_usage
+ *                      assistant_message session_end
+ *   SCENARIO_COMPRESS  session_start(resume) user_prompt turn_usage tool_call tool_result compaction turn_usage
+ *                      assistant_message session_end
+ *                      (the mock claims a 900k-token prompt on the tool call, so Gemini compresses the history
+ *                      before its next model call: two generateContent calls, then a request that starts with
+ *                      the new <state_snapshot>, which is where the adapter sees the compression)
+ *   SCENARIO_TEXT      session_start(resume) user_prompt turn_usage assistant_message session_end
+ *
+ * Not here: `/compress`. In `-p` mode Gemini 0.61 runs the manual compression concurrently with sending
+ * "/compress" to the model as a prompt, and whether the compressed history is the one saved races with that
+ * turn, so a run is not repeatable.
+ */
+import { type ExecFileException, execFile, execFileSync, spawn } from "node:child_process";
+import { createHash, randomInt } from "node:crypto";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Checksums, Envelope, Manifest } from "../../src/core/schemas.ts";
+import {
+  type GeminiMock,
+  type GeminiUsageRecord,
+  HUGE_PROMPT_TOKENS,
+  startGeminiMock,
+} from "../../src/demo/gemini-mock.ts";
+import {
+  type GeminiResult,
+  geminiChatFiles,
+  makeGeminiHome,
+  runGemini,
+} from "../../src/demo/gemini-offline.ts";
+import {
+  GEMINI_HOOK_EVENTS,
+  GEMINI_HOOK_NAME,
+  GEMINI_MARKER_KEY,
+  GEMINI_SKIPPED_HOOK_EVENTS,
+} from "../../src/providers/gemini/installer.ts";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const CLI_JS = join(REPO, "dist", "cli.js");
+const HOOK_JS = join(REPO, "dist", "hook.cjs");
+
+beforeAll(() => {
+  // CI builds before vitest; a local run of just this file may not have.
+  if (!existsSync(HOOK_JS) || !existsSync(CLI_JS)) {
+    execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
+  }
+}, 120_000);
+
+// ---------------------------------------------------------------------------
+// Planted secrets: random on every run and assembled from pieces, so no literal secret sits in this file.
+
+const UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+const ALNUM = `${UPPER_DIGITS}abcdefghijklmnopqrstuvwxyz`;
+const randomChars = (n: number, alphabet: string) =>
+  Array.from({ length: n }, () => alphabet[randomInt(alphabet.length)]).join("");
+
+const AWS_KEY_ID = `AK${"IA"}${randomChars(16, UPPER_DIGITS)}`;
+const GITHUB_TOKEN = `gh${"p_"}${randomChars(36, ALNUM)}`;
+const GOOGLE_API_KEY = `AI${"za"}${randomChars(35, ALNUM)}`;
+const SECRETS = { aws_access_key_id: AWS_KEY_ID, github_token: GITHUB_TOKEN, google_api_key: GOOGLE_API_KEY };
+/** The secrets and a distinctive 12-character middle slice of each: a partial leak is a leak too. */
+const NEEDLES = Object.values(SECRETS).flatMap((s) => {
+  const mid = Math.floor(s.length / 2) - 6;
+  return [s, s.slice(mid, mid + 12)];
+});
+const marker = (kind: keyof typeof SECRETS) => `[REDACTED:${kind}]`;
+/** What the recorder should have made of a text holding the planted secrets. */
+function redacted(text: string): string {
+  let out = text;
+  for (const [kind, secret] of Object.entries(SECRETS)) {
+    out = out.split(secret).join(marker(kind as keyof typeof SECRETS));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Sandbox: a temp HOME and project, a mock on port 0, cleaned up afterwards.
+
+interface Sandbox {
+  root: string;
+  home: string;
+  projectDir: string;
+  mock: GeminiMock;
+}
+
+function useSandbox(prefix: string): Sandbox {
+  const sb = {} as Sandbox;
+  beforeAll(async () => {
+    sb.root = mkdtempSync(join(tmpdir(), `tapedeck-${prefix}-`));
+    const { home, projectDir } = makeGeminiHome(join(sb.root, "home"), join(sb.root, "project"));
+    sb.home = home;
+    sb.projectDir = projectDir;
+    sb.mock = await startGeminiMock({ port: 0 });
+  });
+  afterAll(async () => {
+    await sb.mock?.close();
+    if (sb.root) rmSync(sb.root, { recursive: true, force: true });
+  });
+  return sb;
+}
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI; asynchronous, because the mock lives in this process and must keep serving. */
+function tapedeck(sb: Sandbox, args: string[]): Promise<CliResult> {
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sb.home };
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI_JS, ...args],
+      { cwd: sb.projectDir, env, encoding: "utf8", timeout: 30_000 },
+      (error: ExecFileException | null, stdout: string, stderr: string) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+async function tapedeckJson<T>(sb: Sandbox, args: string[]): Promise<T> {
+  const res = await tapedeck(sb, [...args, "--json"]);
+  expect(res.code, res.stderr).toBe(0);
+  return JSON.parse(res.stdout) as T;
+}
+
+async function gemini(sb: Sandbox, args: string[]): Promise<GeminiResult> {
+  const res = await runGemini({
+    home: sb.home,
+    cwd: sb.projectDir,
+    baseUrl: sb.mock.url,
+    args,
+    timeoutMs: 45_000,
+  });
+  expect(res.timedOut, res.stderr).toBe(false);
+  expect(res.json, `stdout: ${res.stdout}\nstderr: ${res.stderr}`).toBeDefined();
+  expect(res.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+  return res;
+}
+
+/** Feeds one hook payload to `node dist/hook.cjs gemini` as Gemini would (stdin, project cwd and env). */
+function hook(sb: Sandbox, payload: Record<string, unknown>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [HOOK_JS, "gemini"], {
+      cwd: sb.projectDir,
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: sb.home,
+        GEMINI_PROJECT_DIR: sb.projectDir,
+        GEMINI_CWD: sb.projectDir,
+        GEMINI_SESSION_ID: String(payload.session_id),
+        CLAUDE_PROJECT_DIR: sb.projectDir,
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+const tapedeckDir = (sb: Sandbox) => join(sb.projectDir, ".tapedeck");
+const sessionsRoot = (sb: Sandbox) => join(tapedeckDir(sb), "gemini-sessions");
+const sessionDir = (sb: Sandbox, id: string) => join(sessionsRoot(sb), id);
+const settingsPath = (sb: Sandbox) => join(sb.projectDir, ".gemini", "settings.json");
+const readJson = <T>(path: string) => JSON.parse(readFileSync(path, "utf8")) as T;
+
+function readEvents(sb: Sandbox, id: string): Envelope[] {
+  const path = join(sessionDir(sb, id), "events.jsonl");
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Envelope);
+}
+
+/** Every path under `dir` (itself included), by lstat, depth first. */
+function walk(dir: string): Array<{ path: string; stat: Stats }> {
+  const out = [{ path: dir, stat: lstatSync(dir) }];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stat = lstatSync(path);
+    if (stat.isDirectory()) out.push(...walk(path));
+    else out.push({ path, stat });
+  }
+  return out;
+}
+
+/** Relative path -> mode and content hash of everything under `dir`: equal snapshots mean nothing was written. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { path, stat } of walk(dir)) {
+    const mode = (stat.mode & 0o7777).toString(8);
+    const hash = stat.isFile() ? createHash("sha256").update(readFileSync(path)).digest("hex") : "dir";
+    out[relative(dir, path) || "."] = `${mode} ${hash}`;
+  }
+  return out;
+}
+
+function expectNoSecretsUnder(dir: string): void {
+  for (const { path, stat } of walk(dir)) {
+    if (!stat.isFile()) continue;
+    const bytes = readFileSync(path);
+    for (const needle of NEEDLES) {
+      expect(bytes.includes(Buffer.from(needle)), `${needle} found in ${path}`).toBe(false);
+    }
+  }
+}
+
+function expectPrivateModes(dir: string): void {
+  const modes = walk(dir).map(({ path, stat }) => ({
+    path: relative(dir, path) || ".",
+    type: stat.isDirectory() ? "dir" : stat.isFile() ? "file" : "other",
+    mode: (stat.mode & 0o7777).toString(8),
+  }));
+  expect(modes.filter((m) => m.type === "other")).toEqual([]);
+  expect(modes.filter((m) => m.type === "dir" && m.mode !== "700")).toEqual([]);
+  expect(modes.filter((m) => m.type === "file" && m.mode !== "600")).toEqual([]);
+}
+
+function sha256File(path: string): string {
+  return createHash("sha256").update(readFileSync(path)).digest("hex");
+}
+
+interface InspectJson {
+  session_id: string;
+  status: string;
+  event_count: number;
+  counts_by_kind: Record<string, number>;
+  redaction_count: number;
+  malformed_lines: number;
+  sequence_anomalies: number;
+  checksums: { ok: boolean; reason: string } | null;
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens: number;
+    cache_creation_input_tokens: number;
+    sources: string[];
+  };
+}
+
+function countKinds(events: Envelope[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const e of events) counts[e.kind] = (counts[e.kind] ?? 0) + 1;
+  return counts;
+}
+
+/** A finished session: complete, checksums over the exact bytes, and `inspect --json` agreeing. */
+async function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
+  const dir = sessionDir(sb, id);
+  const events = readEvents(sb, id);
+  const manifest = readJson<Manifest>(join(dir, "manifest.json"));
+  expect(manifest).toMatchObject({
+    session_id: `gemini:${id}`,
+    provider: "gemini",
+    provider_session_id: id,
+    status: "complete",
+    event_count: events.length,
+  });
+  expect(manifest.ended_at).not.toBeNull();
+  const checksums = readJson<Checksums>(join(dir, "checksums.json"));
+  expect(checksums).toMatchObject({
+    algorithm: "sha256",
+    events_sha256: sha256File(join(dir, "events.jsonl")),
+    event_count: events.length,
+    byte_count: lstatSync(join(dir, "events.jsonl")).size,
+  });
+  const inspected = await tapedeckJson<InspectJson>(sb, [
+    "inspect",
+    id,
+    "--provider",
+    "gemini",
+    "--project",
+    sb.projectDir,
+  ]);
+  expect(inspected).toMatchObject({
+    session_id: `gemini:${id}`,
+    status: "complete",
+    event_count: events.length,
+    counts_by_kind: countKinds(events),
+    malformed_lines: 0,
+    sequence_anomalies: 0,
+    checksums: { ok: true },
+  });
+  // Sequences are gapless across all epochs of the session.
+  expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+  return inspected;
+}
+
+/** What a streamed response's final chunk tells the hooks: Gemini passes only these three counts to AfterModel. */
+function hookUsage(served: GeminiUsageRecord) {
+  return {
+    source: "gemini-hook",
+    model: served.model,
+    input_tokens: served.usage.promptTokenCount,
+    output_tokens: served.usage.candidatesTokenCount,
+    total_tokens: served.usage.totalTokenCount,
+  };
+}
+
+const streamed = (served: GeminiUsageRecord[]) => served.filter((u) => u.kind === "streamGenerateContent");
+const kinds = (events: Envelope[]) => events.map((e) => e.kind);
+const only = (events: Envelope[], kind: string) => events.filter((e) => e.kind === kind);
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const HOOK_COMMAND = `${q(process.execPath)} ${q(HOOK_JS)} gemini # tapedeck`;
+/**
+ * Gemini's stderr without the notes of its start-up profiler ("[STARTUP] Phase 'cleanup_ops' was started but
+ * never ended..."), which come and go from run to run with timing alone.
+ */
+const stableStderr = (stderr: string) =>
+  stderr
+    .split("\n")
+    .filter((line) => !line.startsWith("[STARTUP] "))
+    .join("\n");
+/** Gemini's one-time notice about new project hooks, as it prints it on stderr. */
+const TRUST_WARNING = `WARNING: The following project-level hooks have been detected in this workspace:\n  - ${GEMINI_HOOK_NAME}\n`;
+
+// ---------------------------------------------------------------------------
+
+describe("tapedeck records the real gemini CLI (command transport)", () => {
+  const sb = useSandbox("gemini-record");
+  let sessionId = "";
+
+  interface Run {
+    res: GeminiResult;
+    /** Events this run appended to the session. */
+    events: Envelope[];
+    /** The mock's responses during this run (router and compression calls included). */
+    served: GeminiUsageRecord[];
+  }
+  const runs: Record<string, Run> = {};
+  let seen = 0;
+
+  /** Runs one `gemini -p` in the session (resuming it after the first) and collects what it appended. */
+  async function turn(name: string, prompt: string): Promise<Run> {
+    const served0 = sb.mock.usageLog.length;
+    const res = await gemini(sb, sessionId ? ["--resume", "latest", prompt] : [prompt]);
+    expect(res.code, res.stderr).toBe(0);
+    sessionId ||= res.sessionId!;
+    expect(res.sessionId).toBe(sessionId);
+    const all = readEvents(sb, sessionId);
+    const run = { res, events: all.slice(seen), served: sb.mock.usageLog.slice(served0) };
+    seen = all.length;
+    runs[name] = run;
+    const { events } = run;
+    expect(events[0]!.kind).toBe("session_start");
+    expect(events.at(-1)!.kind).toBe("session_end");
+    for (const e of events)
+      expect(e).toMatchObject({ provider: "gemini", session_id: `gemini:${sessionId}` });
+    // One synthetic turn id for everything between the run's session_start and session_end, new in every run.
+    const turnId = events[1]!.turn_id;
+    expect(turnId).toMatch(/^turn-[0-9a-f]{24}$/);
+    expect(events.slice(1, -1).map((e) => e.turn_id)).toEqual(events.slice(1, -1).map(() => turnId));
+    expect([events[0]!.turn_id, events.at(-1)!.turn_id]).toEqual([undefined, undefined]);
+    for (const other of Object.values(runs)) {
+      if (other !== run) expect(other.events[1]!.turn_id).not.toBe(turnId);
+    }
+    // Exactly one turn_usage per streamed response, in order, with the usage of its final chunk, although
+    // AfterModel fired once per chunk. The router's and the compressor's generateContent calls reach no hook.
+    const usages = only(events, "turn_usage");
+    expect(usages.map((e) => e.usage)).toEqual(streamed(run.served).map(hookUsage));
+    for (const [i, e] of usages.entries()) {
+      const served = streamed(run.served)[i]!;
+      expect(e.payload).toMatchObject({
+        hook_event_name: "AfterModel",
+        finish_reason: "STOP",
+        model: served.model,
+      });
+      // Gemini hands a hook only these three counts: the mock's cachedContentTokenCount and
+      // thoughtsTokenCount never reach the recorder.
+      expect(e.payload.usage_metadata).toEqual({
+        promptTokenCount: served.usage.promptTokenCount,
+        candidatesTokenCount: served.usage.candidatesTokenCount,
+        totalTokenCount: served.usage.totalTokenCount,
+      });
+    }
+    // Every run's first call is the model router's (a generateContent with a JSON schema).
+    expect(run.served[0]).toMatchObject({ kind: "generateContent", scenario: "router" });
+    // The session is finalized at every SessionEnd, and reopened by the next run's session_start.
+    await expectComplete(sb, sessionId);
+    return run;
+  }
+
+  it("install writes our hooks into .gemini/settings.json and the project config", async () => {
+    const res = await tapedeck(sb, [
+      "install",
+      "gemini",
+      "--project",
+      sb.projectDir,
+      "--yes",
+      "--transport",
+      "command",
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/^Transport +command$/m);
+    expect(res.stdout).toContain(`Installed ${GEMINI_HOOK_EVENTS.length} hooks in .gemini/settings.json.`);
+    expect(res.stdout).toContain("Gemini CLI runs project hooks only in a trusted folder");
+    expect(res.stdout).toContain(`warns once that project hooks ("${GEMINI_HOOK_NAME}") were added`);
+
+    expect(readJson(join(tapedeckDir(sb), "config.json"))).toEqual({
+      schema_version: 1,
+      providers: { gemini: { recording: "on", mode: "capture-only", transport: "command" } },
+    });
+    const settings = readJson<{ hooks: Record<string, unknown[]> } & Record<string, unknown>>(
+      settingsPath(sb),
+    );
+    // All of Gemini 0.61's hook events but BeforeToolSelection (recorded by nobody, one process per model call).
+    expect(GEMINI_HOOK_EVENTS).toHaveLength(10);
+    expect(GEMINI_SKIPPED_HOOK_EVENTS).toEqual(["BeforeToolSelection"]);
+    expect(Object.keys(settings.hooks).sort()).toEqual([...GEMINI_HOOK_EVENTS].sort());
+    for (const event of GEMINI_HOOK_EVENTS) {
+      expect(settings.hooks[event], event).toEqual([
+        {
+          matcher: "*",
+          hooks: [
+            {
+              type: "command",
+              name: GEMINI_HOOK_NAME,
+              command: HOOK_COMMAND,
+              // Milliseconds: Gemini's unit.
+              timeout: 10_000,
+              description: expect.stringContaining("tapedeck"),
+            },
+          ],
+        },
+      ]);
+    }
+    // The master switch was not set in the file, so install set it, and noted that it did.
+    expect(settings.hooksConfig).toEqual({ enabled: true });
+    expect(settings[GEMINI_MARKER_KEY]).toEqual({ added: ["hooksConfig.enabled"] });
+    expect(Object.keys(settings).sort()).toEqual(["hooks", "hooksConfig", GEMINI_MARKER_KEY].sort());
+
+    // Install is idempotent: a second one leaves the very same file.
+    const before = readFileSync(settingsPath(sb), "utf8");
+    const again = await tapedeck(sb, [
+      "install",
+      "gemini",
+      "--project",
+      sb.projectDir,
+      "--yes",
+      "--transport",
+      "command",
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(settingsPath(sb), "utf8")).toBe(before);
+    // Gemini has no http hooks: asking for them is refused and changes nothing; without --transport, install
+    // uses the command transport, the only one there is.
+    const http = await tapedeck(sb, [
+      "install",
+      "gemini",
+      "--project",
+      sb.projectDir,
+      "--yes",
+      "--transport",
+      "http",
+    ]);
+    expect(http.code).toBe(2);
+    expect(http.stderr).toContain("supports --transport command");
+    expect(readFileSync(settingsPath(sb), "utf8")).toBe(before);
+    const byDefault = await tapedeck(sb, ["install", "gemini", "--project", sb.projectDir, "--yes"]);
+    expect(byDefault.code, byDefault.stderr).toBe(0);
+    expect(byDefault.stdout).toMatch(/^Transport +command$/m);
+    expect(readFileSync(settingsPath(sb), "utf8")).toBe(before);
+    expect(
+      await tapedeckJson(sb, ["status", "--provider", "gemini", "--project", sb.projectDir]),
+    ).toMatchObject({
+      recording: true,
+    });
+  });
+
+  it("turn 1: a shell call with planted secrets in the prompt, the command and its output", async () => {
+    const prompt =
+      `Remember these for later: ${AWS_KEY_ID} and ${GOOGLE_API_KEY}\n` +
+      `SCENARIO_BASH echo hello token=${GITHUB_TOKEN}`;
+    const { res, events, served } = await turn("bash", prompt);
+    expect(res.response).toBe(`Done: hello token=${GITHUB_TOKEN}`);
+    expect(served.map((u) => [u.kind, u.scenario, u.chunks])).toEqual([
+      ["generateContent", "router", 1],
+      ["streamGenerateContent", "bash", 3],
+      ["streamGenerateContent", "bash-result", 1],
+    ]);
+    expect(kinds(events)).toEqual([
+      "session_start",
+      "user_prompt",
+      "turn_usage",
+      "tool_call",
+      "tool_result",
+      "turn_usage",
+      "assistant_message",
+      "session_end",
+    ]);
+    const [start, userPrompt, , call, result, , message, end] = events;
+    expect(start!.payload).toEqual({
+      hook_event_name: "SessionStart",
+      source: "startup",
+      cwd: sb.projectDir,
+    });
+    expect(userPrompt!.payload).toEqual({ hook_event_name: "BeforeAgent", prompt: redacted(prompt) });
+    expect(userPrompt!.redactions).toEqual(["payload.prompt"]);
+    const command = `echo hello token=${marker("github_token")}`;
+    expect(call!.payload).toEqual({
+      hook_event_name: "BeforeTool",
+      tool_name: "run_shell_command",
+      tool_input: { command, description: "Run a command" },
+      tool_use_id: expect.stringMatching(/^gemini-tool-[0-9a-f]{24}$/),
+    });
+    expect(call!.redactions).toContain("payload.tool_input.command");
+    expect(result!.payload).toMatchObject({
+      hook_event_name: "AfterTool",
+      tool_name: "run_shell_command",
+      tool_use_id: call!.payload.tool_use_id,
+      tool_input: { command },
+      tool_response: {
+        llmContent: expect.stringContaining(`Output: hello token=${marker("github_token")}\n`),
+        returnDisplay: `hello token=${marker("github_token")}`,
+      },
+    });
+    expect(result!.redactions).toContain("payload.tool_response.returnDisplay");
+    expect(message!.payload).toEqual({
+      hook_event_name: "AfterAgent",
+      text: redacted(` Running the command now. \n${res.response}`),
+      stop_hook_active: false,
+    });
+    expect(end!.payload).toEqual({ hook_event_name: "SessionEnd", reason: "exit" });
+    // The first start with our hooks: Gemini names them once, then trusts them for this project.
+    expect(res.stderr.split(TRUST_WARNING)).toHaveLength(2);
+    expect(readJson<Record<string, string[]>>(join(sb.home, ".gemini", "trusted_hooks.json"))).toEqual({
+      [sb.projectDir]: [`${GEMINI_HOOK_NAME}:${HOOK_COMMAND}`],
+    });
+  }, 90_000);
+
+  it("turn 2 (resume): a failing command becomes a tool_error with its exit code", async () => {
+    const { res, events } = await turn("fail", "SCENARIO_FAIL");
+    expect(res.response).toBe("Done: oops (exit 3)");
+    expect(kinds(events)).toEqual([
+      "session_start",
+      "user_prompt",
+      "turn_usage",
+      "tool_call",
+      "tool_error",
+      "turn_usage",
+      "assistant_message",
+      "session_end",
+    ]);
+    expect(events[0]!.payload).toMatchObject({ source: "resume" });
+    const [, , , call, failure] = events;
+    expect(call!.payload).toMatchObject({
+      tool_name: "run_shell_command",
+      tool_input: { command: "echo oops >&2; exit 3", description: "Fail on purpose" },
+    });
+    expect(failure!.payload).toMatchObject({
+      hook_event_name: "AfterTool",
+      tool_name: "run_shell_command",
+      tool_use_id: call!.payload.tool_use_id,
+      success: false,
+      error: "Exit Code: 3",
+      exit_code: 3,
+      tool_response: { returnDisplay: "oops" },
+    });
+    // Trusted since the first run: no warning any more.
+    expect(res.stderr).not.toContain("project-level hooks");
+  }, 90_000);
+
+  it("turn 3 (resume): an automatic compression between two model calls of one turn", async () => {
+    const { res, events, served } = await turn("compress", "SCENARIO_COMPRESS echo big");
+    expect(res.response).toBe("Done: big");
+    expect(served.map((u) => [u.kind, u.scenario])).toEqual([
+      ["generateContent", "router"],
+      ["streamGenerateContent", "compress"],
+      ["generateContent", "compress"],
+      ["generateContent", "compress-verify"],
+      ["streamGenerateContent", "bash-result"],
+    ]);
+    expect(served[1]!.usage.promptTokenCount).toBe(HUGE_PROMPT_TOKENS);
+    expect(kinds(events)).toEqual([
+      "session_start",
+      "user_prompt",
+      "turn_usage",
+      "tool_call",
+      "tool_result",
+      "compaction",
+      "turn_usage",
+      "assistant_message",
+      "session_end",
+    ]);
+    const compaction = events[5]!;
+    expect(compaction.payload).toMatchObject({
+      hook_event_name: "PreCompress",
+      trigger: "auto",
+      phase: "post",
+      detected_by: "state_snapshot",
+      pre_compress_at: expect.any(String),
+    });
+    const { messages_before, messages_after } = compaction.payload as Record<string, number>;
+    expect(messages_after).toBeLessThan(messages_before!);
+    // The request after it is the compressed history: the usage of that response says so too.
+    expect(events[6]!.payload.message_count).toBe(messages_after);
+    // The compaction is dated by the PreCompress that preceded it, before the request that showed it.
+    expect(Date.parse(String(compaction.payload.pre_compress_at))).toBeLessThanOrEqual(
+      Date.parse(compaction.timestamp),
+    );
+  }, 90_000);
+
+  it("turn 4 (resume): plain text; the compressed history is what Gemini resumes, no second compaction", async () => {
+    const { res, events } = await turn("text", "SCENARIO_TEXT final");
+    expect(res.response).toBe("Mock reply.");
+    expect(kinds(events)).toEqual([
+      "session_start",
+      "user_prompt",
+      "turn_usage",
+      "assistant_message",
+      "session_end",
+    ]);
+    expect(events[3]!.payload).toMatchObject({ text: "Mock reply." });
+  }, 90_000);
+
+  it("the whole session: epochs, tool pairing, usage, completion, checksums", async () => {
+    const events = readEvents(sb, sessionId);
+    expect(events).toEqual(Object.values(runs).flatMap((r) => r.events));
+    expect(only(events, "session_start").map((e) => e.payload.source)).toEqual([
+      "startup",
+      "resume",
+      "resume",
+      "resume",
+    ]);
+    expect(only(events, "session_end")).toHaveLength(4);
+    expect(only(events, "compaction")).toHaveLength(1);
+    expect(only(events, "provider_event")).toEqual([]);
+
+    // Every tool_call has exactly one later result or error carrying its synthetic tool_use_id.
+    const calls = only(events, "tool_call");
+    const outcomes = events.filter((e) => e.kind === "tool_result" || e.kind === "tool_error");
+    expect(calls).toHaveLength(3);
+    expect(outcomes).toHaveLength(calls.length);
+    for (const call of calls) {
+      const id = call.payload.tool_use_id;
+      expect(id).toMatch(/^gemini-tool-[0-9a-f]{24}$/);
+      const matching = outcomes.filter((o) => o.payload.tool_use_id === id);
+      expect(matching, String(id)).toHaveLength(1);
+      expect(matching[0]!.sequence).toBe(call.sequence + 1);
+      expect(matching[0]!.turn_id).toBe(call.turn_id);
+      expect(matching[0]!.payload.tool_input).toEqual(call.payload.tool_input);
+    }
+    expect(new Set(calls.map((c) => c.payload.tool_use_id)).size).toBe(calls.length);
+    expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);
+
+    // Usage: exactly the mock's streamed responses, one turn_usage each; never the router's or compressor's.
+    const all = sb.mock.usageLog;
+    expect(all.filter((u) => u.kind === "generateContent").map((u) => u.scenario)).toEqual([
+      "router",
+      "router",
+      "router",
+      "compress",
+      "compress-verify",
+      "router",
+    ]);
+    expect(only(events, "turn_usage").map((e) => e.usage)).toEqual(streamed(all).map(hookUsage));
+    const inspected = await expectComplete(sb, sessionId);
+    const sum = (k: "promptTokenCount" | "candidatesTokenCount") =>
+      streamed(all).reduce((acc, u) => acc + u.usage[k], 0);
+    // Gemini's hooks carry no cache or thought counts (the mock sent both), so none are recorded.
+    expect(streamed(all).every((u) => u.usage.cachedContentTokenCount > 0)).toBe(true);
+    expect(inspected.usage).toEqual({
+      input_tokens: sum("promptTokenCount"),
+      output_tokens: sum("candidatesTokenCount"),
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+      sources: ["gemini-hook"],
+    });
+    expect(inspected.redaction_count).toBeGreaterThan(0);
+
+    const list = await tapedeckJson<Array<{ session_id: string; status: string }>>(sb, [
+      "list",
+      "--provider",
+      "gemini",
+      "--project",
+      sb.projectDir,
+    ]);
+    expect(list).toMatchObject([{ session_id: `gemini:${sessionId}`, status: "complete" }]);
+  });
+
+  it("SessionEnd is idempotent: repeats (as /quit fires them) add nothing and keep the checksums", async () => {
+    const dir = sessionDir(sb, sessionId);
+    const before = snapshot(dir);
+    const manifestBefore = readJson<Manifest>(join(dir, "manifest.json"));
+    const stateBefore = readJson<{ duplicate_count: number }>(join(dir, "state.json"));
+    const transcript = geminiChatFiles(sb.home).find((f) => f.includes(sessionId.slice(0, 8)));
+    expect(transcript).toBeDefined();
+    for (const offset of [1, 2]) {
+      const res = await hook(sb, {
+        session_id: sessionId,
+        transcript_path: transcript,
+        cwd: sb.projectDir,
+        hook_event_name: "SessionEnd",
+        timestamp: new Date(Date.now() + offset).toISOString(),
+        reason: "exit",
+      });
+      expect(res).toEqual({ code: 0, stdout: "", stderr: "" });
+    }
+    // Not a byte of the record changes; the writer only counts the duplicates it ignored (state.json has the
+    // exact count; the manifest's counters are advisory and refreshed at most every few hundred ms).
+    const { "manifest.json": _m0, "state.json": _s0, ...recordBefore } = before;
+    const { "manifest.json": _m1, "state.json": _s1, ...recordAfter } = snapshot(dir);
+    expect(recordAfter).toEqual(recordBefore);
+    const { duplicate_count: duplicatesBefore, ...manifestRestBefore } = manifestBefore;
+    const { duplicate_count: duplicatesAfter, ...manifestRestAfter } = readJson<Manifest>(
+      join(dir, "manifest.json"),
+    );
+    expect(manifestRestAfter).toEqual(manifestRestBefore);
+    expect(duplicatesAfter).toBeGreaterThan(duplicatesBefore ?? 0);
+    expect(readJson<{ duplicate_count: number }>(join(dir, "state.json")).duplicate_count).toBe(
+      stateBefore.duplicate_count + 2,
+    );
+    await expectComplete(sb, sessionId);
+  });
+
+  it("no planted secret reaches .tapedeck; every file is 0600 and every directory 0700", () => {
+    const tree = tapedeckDir(sb);
+    expectNoSecretsUnder(tree);
+    const raw = readFileSync(join(sessionDir(sb, sessionId), "events.jsonl"), "utf8");
+    for (const kind of Object.keys(SECRETS)) expect(raw).toContain(marker(kind as keyof typeof SECRETS));
+    // Positive control: gemini's own chat recording holds every needle, so the scan above would find a leak.
+    const chats = geminiChatFiles(sb.home).map((f) => readFileSync(f));
+    for (const needle of NEEDLES)
+      expect(
+        chats.some((c) => c.includes(Buffer.from(needle))),
+        needle,
+      ).toBe(true);
+    expectPrivateModes(tree);
+  });
+
+  let probe: GeminiResult | undefined;
+
+  it("record stop: a new gemini run writes nothing; record start records again", async () => {
+    const stop = await tapedeck(sb, ["record", "stop", "--provider", "gemini", "--project", sb.projectDir]);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(
+      await tapedeckJson(sb, ["status", "--provider", "gemini", "--project", sb.projectDir]),
+    ).toMatchObject({
+      recording: false,
+    });
+    const before = snapshot(tapedeckDir(sb));
+    const off = await gemini(sb, ["SCENARIO_BASH echo probe"]);
+    expect(off.code).toBe(0);
+    expect(off.response).toBe("Done: probe");
+    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+    expect(existsSync(sessionDir(sb, off.sessionId!))).toBe(false);
+
+    const start = await tapedeck(sb, ["record", "start", "--provider", "gemini", "--project", sb.projectDir]);
+    expect(start.code, start.stderr).toBe(0);
+    probe = await gemini(sb, ["SCENARIO_BASH echo probe"]);
+    expect(probe.code).toBe(0);
+    // Recording or not, gemini's own output is the same.
+    expect([probe.response, stableStderr(probe.stderr)]).toEqual([off.response, stableStderr(off.stderr)]);
+    expect(probe.stderr).not.toMatch(/hook|tapedeck/i);
+    expect(kinds(readEvents(sb, probe.sessionId!))).toEqual(kinds(runs.bash!.events));
+    await expectComplete(sb, probe.sessionId!);
+  }, 90_000);
+
+  it("a broken session root never disturbs gemini", async () => {
+    expect(probe).toBeDefined();
+    // chmod cannot stop root (CI runs as root), so the session root becomes a regular file: every mkdir/open
+    // below it fails with ENOTDIR for any user.
+    const saved = join(sb.root, "saved-sessions");
+    const diagnostics = join(tapedeckDir(sb), "diagnostics.jsonl");
+    const diagBefore = existsSync(diagnostics) ? readFileSync(diagnostics, "utf8") : "";
+    const archived = snapshot(sessionsRoot(sb));
+    renameSync(sessionsRoot(sb), saved);
+    writeFileSync(sessionsRoot(sb), "not a directory\n", { mode: 0o600 });
+    let broken: GeminiResult;
+    try {
+      broken = await gemini(sb, ["SCENARIO_BASH echo probe"]);
+      expect(readFileSync(sessionsRoot(sb), "utf8")).toBe("not a directory\n");
+    } finally {
+      rmSync(sessionsRoot(sb), { force: true });
+      renameSync(saved, sessionsRoot(sb));
+    }
+    // Same outcome as the recorded run of the same prompt (the mock is deterministic per prompt).
+    expect(broken.code).toBe(0);
+    expect(broken.response).toBe(probe!.response);
+    expect(stableStderr(broken.stderr)).toBe(stableStderr(probe!.stderr));
+    expect(broken.stderr).not.toMatch(/hook|tapedeck|ENOTDIR/i);
+    expect(broken.stdout).not.toMatch(/hook|tapedeck|ENOTDIR/i);
+    // Nothing was recorded, the archive is untouched, and the failure was noted without content.
+    expect(existsSync(sessionDir(sb, broken.sessionId!))).toBe(false);
+    expect(snapshot(sessionsRoot(sb))).toEqual(archived);
+    const diagNew = readFileSync(diagnostics, "utf8").slice(diagBefore.length).trim().split("\n");
+    expect(diagNew.length).toBeGreaterThan(0);
+    for (const line of diagNew) expect(JSON.parse(line)).toMatchObject({ what: "error", code: "ENOTDIR" });
+    await expectComplete(sb, sessionId);
+  }, 90_000);
+
+  it("after every run: still no secrets, still private modes", () => {
+    expectNoSecretsUnder(tapedeckDir(sb));
+    expectPrivateModes(tapedeckDir(sb));
+  });
+});
+
+// ---------------------------------------------------------------------------
+
+type Settings = Record<string, unknown>;
+
+/** Settings a user might already have: none of it may change across install and uninstall. */
+function userSettings(extra: Settings = {}): Settings {
+  return {
+    general: { vimMode: true },
+    model: { compressionThreshold: 0.6 },
+    hooks: {
+      BeforeTool: [
+        {
+          matcher: "run_shell_command",
+          hooks: [{ type: "command", name: "mine", command: "touch user-hook-ran" }],
+        },
+      ],
+    },
+    hooksConfig: { notifications: false },
+    ...extra,
+  };
+}
+
+function writeUserSettings(sb: Sandbox, settings: Settings): void {
+  mkdirSync(join(sb.projectDir, ".gemini"), { recursive: true });
+  writeFileSync(settingsPath(sb), `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+describe("uninstall removes exactly what install added", () => {
+  const sb = useSandbox("gemini-uninstall");
+  const install = () =>
+    tapedeck(sb, ["install", "gemini", "--project", sb.projectDir, "--yes", "--transport", "command"]);
+  const uninstall = () => tapedeck(sb, ["uninstall", "gemini", "--project", sb.projectDir]);
+
+  it("keeps the user's hook and settings; both hooks run; recording stops with ours", async () => {
+    const original = userSettings();
+    writeUserSettings(sb, original);
+
+    const installed = await install();
+    expect(installed.code, installed.stderr).toBe(0);
+    const settings = readJson<Settings & { hooks: Record<string, unknown[]> }>(settingsPath(sb));
+    expect(settings.general).toEqual(original.general);
+    expect(settings.model).toEqual(original.model);
+    const userHook = (original.hooks as Record<string, unknown[]>).BeforeTool![0];
+    expect(settings.hooks.BeforeTool).toHaveLength(2);
+    expect(settings.hooks.BeforeTool![0]).toEqual(userHook);
+    expect(JSON.stringify(settings.hooks.BeforeTool![1])).toContain("gemini # tapedeck");
+    expect(Object.keys(settings.hooks)).toHaveLength(GEMINI_HOOK_EVENTS.length);
+    // The user's hooksConfig is kept; the switch it did not set is added, and noted.
+    expect(settings.hooksConfig).toEqual({ notifications: false, enabled: true });
+    expect(settings[GEMINI_MARKER_KEY]).toEqual({ added: ["hooksConfig.enabled"] });
+
+    const recorded = await gemini(sb, ["SCENARIO_BASH echo both"]);
+    expect(recorded.response).toBe("Done: both");
+    expect(existsSync(join(sb.projectDir, "user-hook-ran"))).toBe(true);
+    expect(kinds(readEvents(sb, recorded.sessionId!))).toContain("tool_result");
+    // The warning names both new hooks, the user's too: Gemini trusts hooks one by one.
+    expect(recorded.stderr).toContain(`  - mine\n  - ${GEMINI_HOOK_NAME}\n`);
+
+    const removed = await uninstall();
+    expect(removed.code, removed.stderr).toBe(0);
+    // Ten hooks plus the hooksConfig.enabled it added.
+    expect(removed.stdout).toContain(`Removed ${GEMINI_HOOK_EVENTS.length + 1} tapedeck entries`);
+    expect(readJson(settingsPath(sb))).toEqual(original);
+    expect(readFileSync(settingsPath(sb), "utf8")).toBe(`${JSON.stringify(original, null, 2)}\n`);
+    const config = readJson<{ providers: Record<string, unknown> }>(join(tapedeckDir(sb), "config.json"));
+    expect(config.providers.gemini).toBeUndefined();
+
+    // With our hooks gone nothing is recorded, and the recorded session is kept.
+    rmSync(join(sb.projectDir, "user-hook-ran"));
+    const before = snapshot(tapedeckDir(sb));
+    const after = await gemini(sb, ["SCENARIO_BASH echo gone"]);
+    expect(after.response).toBe("Done: gone");
+    expect(existsSync(join(sb.projectDir, "user-hook-ran"))).toBe(true);
+    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+    expect(existsSync(join(sessionDir(sb, recorded.sessionId!), "events.jsonl"))).toBe(true);
+  }, 120_000);
+
+  it("never overrides or removes a hooksConfig.enabled the file sets itself", async () => {
+    for (const enabled of [true, false]) {
+      const original = userSettings({ hooksConfig: { enabled, notifications: false } });
+      writeUserSettings(sb, original);
+      const installed = await install();
+      expect(installed.code, installed.stderr).toBe(0);
+      const settings = readJson<Settings>(settingsPath(sb));
+      expect(settings.hooksConfig).toEqual(original.hooksConfig);
+      expect(settings[GEMINI_MARKER_KEY]).toBeUndefined();
+      // A file that switches hooks off is kept as it is, and install says what that means.
+      if (enabled) expect(installed.stdout).not.toContain("hooksConfig.enabled is false");
+      else expect(installed.stdout).toContain("hooksConfig.enabled is false in .gemini/settings.json");
+      const removed = await uninstall();
+      expect(removed.stdout).toContain(`Removed ${GEMINI_HOOK_EVENTS.length} tapedeck entries`);
+      expect(readJson(settingsPath(sb))).toEqual(original);
+    }
+  });
+
+  it("takes back only its own value: a switch the user changed after install stays theirs", async () => {
+    const original = userSettings();
+    writeUserSettings(sb, original);
+    expect((await install()).code).toBe(0);
+    const settings = readJson<Settings & { hooksConfig: Record<string, unknown> }>(settingsPath(sb));
+    settings.hooksConfig.enabled = false;
+    writeUserSettings(sb, settings);
+    expect((await uninstall()).code).toBe(0);
+    expect(readJson(settingsPath(sb))).toEqual({
+      ...original,
+      hooksConfig: { notifications: false, enabled: false },
+    });
+  });
+
+  it("a project without settings: install creates the file, uninstall leaves it empty", async () => {
+    rmSync(join(sb.projectDir, ".gemini"), { recursive: true, force: true });
+    expect((await install()).code).toBe(0);
+    expect(Object.keys(readJson<Settings>(settingsPath(sb))).sort()).toEqual(
+      ["hooks", "hooksConfig", GEMINI_MARKER_KEY].sort(),
+    );
+    expect((await uninstall()).code).toBe(0);
+    expect(readJson(settingsPath(sb))).toEqual({});
+  });
+});
+
+describe("folder trust decides whether Gemini runs the project's hooks", () => {
+  const sb = useSandbox("gemini-trust");
+  const run = (args: string[], env?: Record<string, string>) =>
+    runGemini({
+      home: sb.home,
+      cwd: sb.projectDir,
+      baseUrl: sb.mock.url,
+      args,
+      timeoutMs: 45_000,
+      ...(env ? { env } : {}),
+    });
+  const recorded = () => (existsSync(sessionsRoot(sb)) ? readdirSync(sessionsRoot(sb)) : []);
+
+  beforeAll(() => {
+    // Folder trust on, and this project in no trust rule: what a user has before answering Gemini's dialog.
+    rmSync(join(sb.home, ".gemini", "trustedFolders.json"));
+  });
+
+  it("untrusted: gemini -p refuses; --skip-trust runs without our hooks; GEMINI_CLI_TRUST_WORKSPACE records", async () => {
+    const installed = await tapedeck(sb, [
+      "install",
+      "gemini",
+      "--project",
+      sb.projectDir,
+      "--yes",
+      "--transport",
+      "command",
+    ]);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain("--skip-trust runs without this project's settings");
+
+    const refused = await run(["SCENARIO_BASH echo untrusted"]);
+    expect(refused.code).toBe(55);
+    expect(refused.stderr).toContain("Gemini CLI is not running in a trusted directory");
+    expect(sb.mock.requests).toEqual([]);
+
+    // Gemini 0.61 reads the settings before it handles the flag, so the project's settings (our hooks) are left out.
+    const skipped = await run(["--skip-trust", "SCENARIO_BASH echo skipped"]);
+    expect([skipped.code, skipped.response]).toEqual([0, "Done: skipped"]);
+    expect(skipped.stderr).not.toContain("project-level hooks");
+    expect(recorded()).toEqual([]);
+
+    const trusted = await run(["SCENARIO_BASH echo trusted"], { GEMINI_CLI_TRUST_WORKSPACE: "true" });
+    expect([trusted.code, trusted.response]).toEqual([0, "Done: trusted"]);
+    expect(trusted.stderr).toContain(TRUST_WARNING);
+    expect(recorded()).toEqual([trusted.sessionId]);
+    await expectComplete(sb, trusted.sessionId!);
+  }, 120_000);
+});

@@ -1035,9 +1035,9 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     if (transport === "http") await expectHookServerUp();
   });
 
-  it.runIf(transport === "http")(
-    "a hook server that crashed, with its port taken by another program, never disturbs claude",
-    async () => {
+  // http only: the command transport has no server to crash (defined, not skipped, per transport).
+  if (transport === "http")
+    it("a hook server that crashed, with its port taken by another program, never disturbs claude", async () => {
       expect(probe).toBeDefined();
       // The server dies mid-session (SIGKILL: a crash, so its serve.json stays behind), and before any
       // SessionStart can bring it back another program binds the port and answers everything with a 500.
@@ -1092,8 +1092,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
       expect(Object.fromEntries(others)).toEqual(archived);
       // The crashed server's serve.json is stale until the next server takes over.
       expect(serveState(sb)).toEqual(crashed);
-    },
-  );
+    });
 
   it("StopFailure (API error): the session still ends and the run's other events are recorded", async () => {
     // http: no server is up (the last one crashed), so this run's SessionStart starts one from cold, and it must

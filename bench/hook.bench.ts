@@ -9,17 +9,10 @@ import { pathToFileURL } from "node:url";
 import { writeConfig } from "../src/core/config.ts";
 import { interleaved, median, percentile, round, tempDir, timeCommand } from "./lib.ts";
 
-const REFERENCE = join("..", "shared", "reference", "claude");
 const FIXTURES = join("test", "fixtures", "claude");
 
 function payload(name: string, project: string): string {
-  let text: string;
-  try {
-    text = readFileSync(join(FIXTURES, name), "utf8");
-  } catch {
-    text = readFileSync(join(REFERENCE, name), "utf8");
-  }
-  const p = JSON.parse(text) as Record<string, unknown>;
+  const p = JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as Record<string, unknown>;
   return JSON.stringify({ ...p, cwd: project, transcript_path: join(project, "none.jsonl") });
 }
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { EventKind } from "../src/core/schemas.ts";
 import { CLAUDE_CAPABILITIES, normalizeClaudeHook } from "../src/providers/claude/normalize.ts";
 
-// Captured Claude Code 2.1.332 hook payloads (see /work/shared/reference/real-clients.md, section 1).
+// Captured Claude Code 2.1.332 hook payloads (the project's reference notes on the real clients, section 1).
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "claude");
 const NOW = "2026-11-29T18:40:22.865Z";
 const now = () => NOW;

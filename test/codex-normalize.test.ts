@@ -7,7 +7,7 @@ import { codexAdapter } from "../src/providers/codex/adapter.ts";
 import { CODEX_CAPABILITIES, normalizeCodexHook } from "../src/providers/codex/normalize.ts";
 
 // Captured Codex CLI 0.171.0 hook payloads and the input JSON schemas taken from
-// the binary (see /work/shared/reference/real-clients.md, section 2).
+// the binary (the project's reference notes on the real clients, section 2).
 const HERE = dirname(fileURLToPath(import.meta.url));
 const FIXTURES = join(HERE, "fixtures", "codex");
 const SCHEMAS = join(FIXTURES, "hook-schemas");

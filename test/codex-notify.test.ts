@@ -9,7 +9,7 @@ import {
   normalizeCodexNotify,
 } from "../src/providers/codex/notify.ts";
 
-// Captured Codex CLI 0.171.0 `notify` calls (see /work/shared/reference/real-clients.md, section 2).
+// Captured Codex CLI 0.171.0 `notify` calls (the project's reference notes on the real clients, section 2).
 // notify.agent-turn-complete.json wraps the argument as the capture script saw it
 // ({argv_last_element, stdin}); the other two files are the argument itself.
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "codex");

@@ -19,7 +19,7 @@ import { codexAdapter } from "../src/providers/codex/adapter.ts";
 import { normalizeCodexHook } from "../src/providers/codex/normalize.ts";
 import { codexUsage, readRollout } from "../src/providers/codex/rollout.ts";
 
-// Captured Codex CLI 0.171.0 rollouts (see /work/shared/reference/real-clients.md, section 2):
+// Captured Codex CLI 0.171.0 rollouts (the project's reference notes on the real clients, section 2):
 // rollout.sample.jsonl (exec, then exec resume: two turns), rollout.subagent.sample.jsonl (a
 // spawned child thread) and rollout.compacted.sample.jsonl (TUI, a permission turn, then /compact).
 //

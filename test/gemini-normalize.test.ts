@@ -10,7 +10,7 @@ import {
   toolFailure,
 } from "../src/providers/gemini/normalize.ts";
 
-// Captured Gemini CLI 0.61.0 hook payloads (see /work/shared/reference/real-clients.md, section 3).
+// Captured Gemini CLI 0.61.0 hook payloads (the project's reference notes on the real clients, section 3).
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "gemini");
 const NOW = "2026-11-29T19:00:00.000Z";
 const now = () => NOW;

@@ -29,16 +29,14 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
-  type Stats,
   writeFileSync,
 } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Checksums, Envelope, Manifest } from "../../src/core/schemas.ts";
@@ -49,6 +47,7 @@ import {
   startAnthropicMock,
   type UsageRecord,
 } from "../mocks/anthropic-mock.ts";
+import { expectNoSecrets, expectPrivateModes, readEventsFile, snapshot, walk } from "./archive-checks.ts";
 import { type ClaudeResult, claudeTranscriptPath, makeClaudeHome, runClaude } from "./claude-runner.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -284,56 +283,11 @@ async function squat(port: number): Promise<Squatter> {
 }
 
 function readEvents(sb: Sandbox, id: string): Envelope[] {
-  const path = join(sessionDir(sb, id), "events.jsonl");
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as Envelope);
-}
-
-/** Every path under `dir` (itself included), by lstat, depth first. */
-function walk(dir: string): Array<{ path: string; stat: Stats }> {
-  const out = [{ path: dir, stat: lstatSync(dir) }];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const stat = lstatSync(path);
-    if (stat.isDirectory()) out.push(...walk(path));
-    else out.push({ path, stat });
-  }
-  return out;
-}
-
-/** Relative path -> mode and content hash of everything under `dir`: equal snapshots mean nothing was written. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const { path, stat } of walk(dir)) {
-    const mode = (stat.mode & 0o7777).toString(8);
-    const hash = stat.isFile() ? createHash("sha256").update(readFileSync(path)).digest("hex") : "dir";
-    out[relative(dir, path) || "."] = `${mode} ${hash}`;
-  }
-  return out;
+  return readEventsFile(join(sessionDir(sb, id), "events.jsonl"));
 }
 
 function expectNoSecretsUnder(dir: string): void {
-  for (const { path, stat } of walk(dir)) {
-    if (!stat.isFile()) continue;
-    const bytes = readFileSync(path);
-    for (const needle of NEEDLES) {
-      expect(bytes.includes(Buffer.from(needle)), `${needle} found in ${path}`).toBe(false);
-    }
-  }
-}
-
-function expectPrivateModes(dir: string): void {
-  const modes = walk(dir).map(({ path, stat }) => ({
-    path: relative(dir, path) || ".",
-    type: stat.isDirectory() ? "dir" : stat.isFile() ? "file" : "other",
-    mode: (stat.mode & 0o7777).toString(8),
-  }));
-  expect(modes.filter((m) => m.type === "other")).toEqual([]);
-  expect(modes.filter((m) => m.type === "dir" && m.mode !== "700")).toEqual([]);
-  expect(modes.filter((m) => m.type === "file" && m.mode !== "600")).toEqual([]);
+  expectNoSecrets(dir, NEEDLES);
 }
 
 /**

@@ -1,0 +1,61 @@
+// Checks on a recorded archive shared by the real-client e2e tests: what is
+// on disk, byte for byte, and with which modes.
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
+import { join, relative } from "node:path";
+import { expect } from "vitest";
+import type { Envelope } from "../../src/core/schemas.ts";
+
+/** The envelopes of an events.jsonl, or none when it does not exist. */
+export function readEventsFile(path: string): Envelope[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Envelope);
+}
+
+/** Every path under `dir` (itself included), by lstat, depth first. */
+export function walk(dir: string): Array<{ path: string; stat: Stats }> {
+  const out = [{ path: dir, stat: lstatSync(dir) }];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stat = lstatSync(path);
+    if (stat.isDirectory()) out.push(...walk(path));
+    else out.push({ path, stat });
+  }
+  return out;
+}
+
+/** Relative path -> mode and content hash of everything under `dir`: equal snapshots mean nothing was written. */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { path, stat } of walk(dir)) {
+    const mode = (stat.mode & 0o7777).toString(8);
+    const hash = stat.isFile() ? createHash("sha256").update(readFileSync(path)).digest("hex") : "dir";
+    out[relative(dir, path) || "."] = `${mode} ${hash}`;
+  }
+  return out;
+}
+
+/** No file under `dir` holds any of the needles, searched in the raw bytes. */
+export function expectNoSecrets(dir: string, needles: readonly string[]): void {
+  for (const { path, stat } of walk(dir)) {
+    if (!stat.isFile()) continue;
+    const bytes = readFileSync(path);
+    for (const needle of needles) {
+      expect(bytes.includes(Buffer.from(needle)), `${needle} found in ${path}`).toBe(false);
+    }
+  }
+}
+
+export function expectPrivateModes(dir: string): void {
+  const modes = walk(dir).map(({ path, stat }) => ({
+    path: relative(dir, path) || ".",
+    type: stat.isDirectory() ? "dir" : stat.isFile() ? "file" : "other",
+    mode: (stat.mode & 0o7777).toString(8),
+  }));
+  expect(modes.filter((m) => m.type === "other")).toEqual([]);
+  expect(modes.filter((m) => m.type === "dir" && m.mode !== "700")).toEqual([]);
+  expect(modes.filter((m) => m.type === "file" && m.mode !== "600")).toEqual([]);
+}

@@ -2,10 +2,11 @@
  * Runs the real `claude` CLI (devDependency) offline against a local mock of the Messages API, with a throwaway
  * HOME so that nothing from the developer's own Claude setup leaks into a test or gets modified by it.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseJsonOutput, runAgentProcess } from "./run-agent.ts";
 
 /** Resolved from this file, not the cwd: tests run claude inside temp project dirs. */
 /**
@@ -97,7 +98,7 @@ function withDefaultArgs(args: string[]): string[] {
   return out;
 }
 
-export function runClaude(opts: RunClaudeOptions): Promise<ClaudeResult> {
+export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeResult> {
   // Keeps claude's per-session scratch (task outputs, sockets) inside HOME, so deleting the test dir cleans it.
   const scratch = join(opts.home, ".claude-tmp");
   mkdirSync(scratch, { recursive: true, mode: 0o700 });
@@ -114,54 +115,17 @@ export function runClaude(opts: RunClaudeOptions): Promise<ClaudeResult> {
     CLAUDE_CODE_TMPDIR: scratch,
     ...opts.env,
   };
-  const timeoutMs = opts.timeoutMs ?? 45_000;
-  const started = Date.now();
-
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLAUDE_BIN, withDefaultArgs(opts.args), {
-      cwd: opts.cwd,
-      env,
-      // With an open stdin pipe `claude -p` would wait to read more prompt text.
-      stdio: ["ignore", "pipe", "pipe"],
-      // Own process group, so a timeout also kills the shells and hooks claude started.
-      detached: true,
-    });
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    }, timeoutMs);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      const sessionId =
-        json && typeof json === "object" && typeof (json as { session_id?: unknown }).session_id === "string"
-          ? (json as { session_id: string }).session_id
-          : undefined;
-      resolve({ code, signal, stdout, stderr, timedOut, durationMs: Date.now() - started, json, sessionId });
-    });
+  const run = await runAgentProcess(CLAUDE_BIN, withDefaultArgs(opts.args), {
+    cwd: opts.cwd,
+    env,
+    timeoutMs: opts.timeoutMs ?? 45_000,
   });
+  const json = parseJsonOutput(run.stdout);
+  const sessionId =
+    json && typeof json === "object" && typeof (json as { session_id?: unknown }).session_id === "string"
+      ? (json as { session_id: string }).session_id
+      : undefined;
+  return { ...run, json, sessionId };
 }
 
 /** claude's project slug: every non-alphanumeric character of the real cwd becomes `-`. */

@@ -9,10 +9,11 @@
  * `.codex/` layer (hooks included). Hooks in `.codex/hooks.json` then still need trust: `runCodex` passes
  * `--dangerously-bypass-hook-trust` unless told otherwise.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runAgentProcess } from "./run-agent.ts";
 
 /** The `codex` of this package's dev dependencies; this module runs from src/demo/ (tests) or dist/ (bundled). */
 export const CODEX_BIN =
@@ -224,7 +225,7 @@ export function parseCodexJson(
   return out;
 }
 
-export function runCodex(opts: RunCodexOptions): Promise<CodexResult> {
+export async function runCodex(opts: RunCodexOptions): Promise<CodexResult> {
   const tmp = join(opts.home, ".tmp");
   mkdirSync(tmp, { recursive: true, mode: 0o700 });
   const env: Record<string, string> = {
@@ -239,49 +240,10 @@ export function runCodex(opts: RunCodexOptions): Promise<CodexResult> {
     NO_COLOR: "1",
     ...opts.env,
   };
-  const timeoutMs = opts.timeoutMs ?? 60_000;
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(CODEX_BIN, withDefaultArgs(opts.args, opts.trustHooks ?? "bypass"), {
-      cwd: opts.cwd,
-      env,
-      // With an open stdin pipe `codex exec` would append it to the prompt.
-      stdio: ["ignore", "pipe", "pipe"],
-      // Own process group, so a timeout also kills the shells and hooks codex started.
-      detached: true,
-    });
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    }, timeoutMs);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({
-        code,
-        signal,
-        stdout,
-        stderr,
-        timedOut,
-        durationMs: Date.now() - started,
-        ...parseCodexJson(stdout),
-      });
-    });
+  const run = await runAgentProcess(CODEX_BIN, withDefaultArgs(opts.args, opts.trustHooks ?? "bypass"), {
+    cwd: opts.cwd,
+    env,
+    timeoutMs: opts.timeoutMs ?? 60_000,
   });
+  return { ...run, ...parseCodexJson(run.stdout) };
 }

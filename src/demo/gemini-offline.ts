@@ -13,10 +13,11 @@
  *   Either folder trust is off (`security.folderTrust.enabled: false`) or `~/.gemini/trustedFolders.json`
  *   names the project (`TRUST_FOLDER`), which is what a user who trusted the folder has.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseJsonOutput, runAgentProcess } from "./run-agent.ts";
 
 /** The `gemini` of this package's dev dependencies (from src/demo/ under the test runner, from dist/ bundled). */
 export const GEMINI_BIN =
@@ -120,7 +121,7 @@ function withDefaultArgs(args: string[]): string[] {
   return out;
 }
 
-export function runGemini(opts: RunGeminiOptions): Promise<GeminiResult> {
+export async function runGemini(opts: RunGeminiOptions): Promise<GeminiResult> {
   const env: Record<string, string> = {
     HOME: opts.home,
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
@@ -129,66 +130,22 @@ export function runGemini(opts: RunGeminiOptions): Promise<GeminiResult> {
     GEMINI_CLI_NO_RELAUNCH: "true",
     ...opts.env,
   };
-  const timeoutMs = opts.timeoutMs ?? 60_000;
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    // The package's bin is a node script: run it with this node (no PATH lookup of `node`); a bare command
-    // name (a gemini on PATH) is run as it is.
-    const [command, argv] = existsSync(GEMINI_BIN)
-      ? [process.execPath, [GEMINI_BIN, ...withDefaultArgs(opts.args)]]
-      : [GEMINI_BIN, withDefaultArgs(opts.args)];
-    const child = spawn(command, argv, {
-      cwd: opts.cwd,
-      env,
-      // A piped stdin would be read as more prompt text.
-      stdio: ["ignore", "pipe", "pipe"],
-      // Own process group, so a timeout also kills the shells and hooks gemini started.
-      detached: true,
-    });
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    }, timeoutMs);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      const record = json && typeof json === "object" ? (json as Record<string, unknown>) : undefined;
-      const result: GeminiResult = {
-        code,
-        signal,
-        stdout,
-        stderr,
-        timedOut,
-        durationMs: Date.now() - started,
-        json,
-      };
-      if (typeof record?.session_id === "string") result.sessionId = record.session_id;
-      if (typeof record?.response === "string") result.response = record.response;
-      resolve(result);
-    });
+  // The package's bin is a node script: run it with this node (no PATH lookup of `node`); a bare command
+  // name (a gemini on PATH) is run as it is.
+  const [command, argv] = existsSync(GEMINI_BIN)
+    ? [process.execPath, [GEMINI_BIN, ...withDefaultArgs(opts.args)]]
+    : [GEMINI_BIN, withDefaultArgs(opts.args)];
+  const run = await runAgentProcess(command, argv, {
+    cwd: opts.cwd,
+    env,
+    timeoutMs: opts.timeoutMs ?? 60_000,
   });
+  const json = parseJsonOutput(run.stdout);
+  const record = json && typeof json === "object" ? (json as Record<string, unknown>) : undefined;
+  const result: GeminiResult = { ...run, json };
+  if (typeof record?.session_id === "string") result.sessionId = record.session_id;
+  if (typeof record?.response === "string") result.response = record.response;
+  return result;
 }
 
 /** Every chat recording under `<home>/.gemini/tmp/<project-slug>/chats/`. */

@@ -8,7 +8,7 @@
 import { appendFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { gunzipSync, inflateSync } from "node:zlib";
+import { flatHeaders, readBody } from "./mock-http.ts";
 
 export interface MockUsage {
   input_tokens: number;
@@ -448,32 +448,6 @@ function buildMessage(
   return { events, json };
 }
 
-function flatHeaders(req: http.IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (v === undefined) continue;
-    out[k] = REDACTED_HEADERS.has(k) ? "[redacted]" : Array.isArray(v) ? v.join(", ") : v;
-  }
-  return out;
-}
-
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks);
-      const enc = req.headers["content-encoding"];
-      try {
-        resolve(enc === "gzip" ? gunzipSync(raw) : enc === "deflate" ? inflateSync(raw) : raw);
-      } catch (err) {
-        reject(err);
-      }
-    });
-    req.on("error", reject);
-  });
-}
-
 export async function startAnthropicMock(opts: AnthropicMockOptions = {}): Promise<AnthropicMock> {
   const requests: LoggedRequest[] = [];
   const usageLog: UsageRecord[] = [];
@@ -491,7 +465,7 @@ export async function startAnthropicMock(opts: AnthropicMockOptions = {}): Promi
     const requestId = `req_mock_${n}`;
     const path = req.url ?? "/";
     const pathname = new URL(path, "http://mock").pathname;
-    const headers = flatHeaders(req);
+    const headers = flatHeaders(req, REDACTED_HEADERS);
     const agentId = headers["x-claude-code-agent-id"] ?? null;
     const sessionId = headers["x-claude-code-session-id"] ?? null;
     const raw = await readBody(req);

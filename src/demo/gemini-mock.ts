@@ -25,7 +25,7 @@
 import { appendFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { gunzipSync, inflateSync } from "node:zlib";
+import { flatHeaders, readBody } from "./mock-http.ts";
 
 export interface GeminiUsage {
   promptTokenCount: number;
@@ -313,32 +313,6 @@ function generateReply(body: GenerateRequest, a: Analysis, nextCompression: () =
   return { scenario: "generate-text", parts: [{ text: "Mock reply." }] };
 }
 
-function flatHeaders(req: http.IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (v === undefined) continue;
-    out[k] = REDACTED_HEADERS.has(k) ? "[redacted]" : Array.isArray(v) ? v.join(", ") : v;
-  }
-  return out;
-}
-
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks);
-      const enc = req.headers["content-encoding"];
-      try {
-        resolve(enc === "gzip" ? gunzipSync(raw) : enc === "deflate" ? inflateSync(raw) : raw);
-      } catch (err) {
-        reject(err);
-      }
-    });
-    req.on("error", reject);
-  });
-}
-
 /** `/v1beta/models/gemini-x:streamGenerateContent` → kind and model. */
 function route(pathname: string): { kind: GeminiCallKind; model: string | null } {
   const m = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):([A-Za-z]+)$/.exec(pathname);
@@ -429,7 +403,7 @@ export async function startGeminiMock(opts: GeminiMockOptions = {}): Promise<Gem
       path,
       kind,
       model,
-      headers: flatHeaders(req),
+      headers: flatHeaders(req, REDACTED_HEADERS),
       body,
       scenario: "",
       status: 200,

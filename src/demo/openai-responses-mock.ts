@@ -30,7 +30,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { flatHeaders, readBody } from "./mock-http.ts";
 
 /** The usage object of `response.completed`, in the Responses API's own shape. */
 export interface ResponsesUsage {
@@ -488,35 +488,6 @@ function buildEvents(
   return events;
 }
 
-function flatHeaders(req: http.IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (v === undefined) continue;
-    out[k] = REDACTED_HEADERS.has(k) ? "[redacted]" : Array.isArray(v) ? v.join(", ") : v;
-  }
-  return out;
-}
-
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks);
-      const enc = req.headers["content-encoding"];
-      try {
-        if (enc === "gzip") resolve(gunzipSync(raw));
-        else if (enc === "deflate") resolve(inflateSync(raw));
-        else if (enc === "br") resolve(brotliDecompressSync(raw));
-        else resolve(raw);
-      } catch (err) {
-        reject(err);
-      }
-    });
-    req.on("error", reject);
-  });
-}
-
 export async function startOpenAIResponsesMock(
   opts: OpenAIResponsesMockOptions = {},
 ): Promise<OpenAIResponsesMock> {
@@ -537,7 +508,7 @@ export async function startOpenAIResponsesMock(
     const n = ++seq;
     const path = req.url ?? "/";
     const pathname = new URL(path, "http://mock").pathname;
-    const headers = flatHeaders(req);
+    const headers = flatHeaders(req, REDACTED_HEADERS);
     const sessionId = headers["session-id"] ?? null;
     const threadId = headers["thread-id"] ?? null;
     const subagent =

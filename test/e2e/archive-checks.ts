@@ -1,5 +1,6 @@
 // Checks on a recorded archive shared by the real-client e2e tests: what is
 // on disk, byte for byte, and with which modes.
+import { type ExecFileException, execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
 import { join, relative } from "node:path";
@@ -58,4 +59,25 @@ export function expectPrivateModes(dir: string): void {
   expect(modes.filter((m) => m.type === "other")).toEqual([]);
   expect(modes.filter((m) => m.type === "dir" && m.mode !== "700")).toEqual([]);
   expect(modes.filter((m) => m.type === "file" && m.mode !== "600")).toEqual([]);
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI; asynchronous, because a mock in the test's process must keep serving meanwhile. */
+export function runCli(cliJs: string, args: string[], opts: { cwd: string; env: Record<string, string> }) {
+  return new Promise<CliResult>((resolve) => {
+    execFile(
+      process.execPath,
+      [cliJs, ...args],
+      { cwd: opts.cwd, env: opts.env, encoding: "utf8", timeout: 30_000 },
+      (error: ExecFileException | null, stdout: string, stderr: string) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
 }

@@ -22,7 +22,7 @@
  *   SCENARIO_APIERROR session_start user_prompt provider_event(StopFailure) session_end
  *                    (command transport: the StopFailure hook is often killed before it records; http: always there)
  */
-import { type ExecFileException, execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { createHash, randomInt } from "node:crypto";
 import {
   existsSync,
@@ -47,7 +47,15 @@ import {
   startAnthropicMock,
   type UsageRecord,
 } from "../mocks/anthropic-mock.ts";
-import { expectNoSecrets, expectPrivateModes, readEventsFile, snapshot, walk } from "./archive-checks.ts";
+import {
+  type CliResult,
+  expectNoSecrets,
+  expectPrivateModes,
+  readEventsFile,
+  runCli,
+  snapshot,
+  walk,
+} from "./archive-checks.ts";
 import { type ClaudeResult, claudeTranscriptPath, makeClaudeHome, runClaude } from "./claude-runner.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -132,25 +140,11 @@ function useSandbox(prefix: string): Sandbox {
   return sb;
 }
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the built CLI; asynchronous, because the mock lives in this process and must keep serving. */
 function tapedeck(sb: Sandbox, args: string[]): Promise<CliResult> {
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sb.home };
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI_JS, ...args],
-      { cwd: sb.projectDir, env, encoding: "utf8", timeout: 30_000 },
-      (error: ExecFileException | null, stdout: string, stderr: string) => {
-        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
+  return runCli(CLI_JS, args, {
+    cwd: sb.projectDir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sb.home },
   });
 }
 

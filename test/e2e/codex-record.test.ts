@@ -27,7 +27,7 @@
  * session_start(resume) repeats the first resume's event id and is dropped as a duplicate, and then its
  * session_end is dropped too (the session already ended).
  */
-import { type ExecFileException, execFile, execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomInt } from "node:crypto";
 import {
   existsSync,
@@ -60,7 +60,15 @@ import {
   startOpenAIResponsesMock,
 } from "../../src/demo/openai-responses-mock.ts";
 import { CODEX_HOOK_EVENTS } from "../../src/providers/codex/installer.ts";
-import { expectNoSecrets, expectPrivateModes, readEventsFile, snapshot, walk } from "./archive-checks.ts";
+import {
+  type CliResult,
+  expectNoSecrets,
+  expectPrivateModes,
+  readEventsFile,
+  runCli,
+  snapshot,
+  walk,
+} from "./archive-checks.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const CLI_JS = join(REPO, "dist", "cli.js");
@@ -122,12 +130,6 @@ function useSandbox(prefix: string): Sandbox {
   return sb;
 }
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the built CLI; asynchronous, because the mock lives in this process and must keep serving. */
 function tapedeck(sb: Sandbox, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const fullEnv = {
@@ -136,17 +138,7 @@ function tapedeck(sb: Sandbox, args: string[], env: Record<string, string> = {})
     CODEX_HOME: sb.codexHome,
     ...env,
   };
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI_JS, ...args],
-      { cwd: sb.projectDir, env: fullEnv, encoding: "utf8", timeout: 30_000 },
-      (error: ExecFileException | null, stdout: string, stderr: string) => {
-        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
+  return runCli(CLI_JS, args, { cwd: sb.projectDir, env: fullEnv });
 }
 
 async function tapedeckJson<T>(sb: Sandbox, args: string[]): Promise<T> {

@@ -25,7 +25,7 @@
  * "/compress" to the model as a prompt, and whether the compressed history is the one saved races with that
  * turn, so a run is not repeatable.
  */
-import { type ExecFileException, execFile, execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomInt } from "node:crypto";
 import {
   existsSync,
@@ -61,7 +61,14 @@ import {
   GEMINI_MARKER_KEY,
   GEMINI_SKIPPED_HOOK_EVENTS,
 } from "../../src/providers/gemini/installer.ts";
-import { expectNoSecrets, expectPrivateModes, readEventsFile, snapshot } from "./archive-checks.ts";
+import {
+  type CliResult,
+  expectNoSecrets,
+  expectPrivateModes,
+  readEventsFile,
+  runCli,
+  snapshot,
+} from "./archive-checks.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const CLI_JS = join(REPO, "dist", "cli.js");
@@ -127,25 +134,11 @@ function useSandbox(prefix: string): Sandbox {
   return sb;
 }
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the built CLI; asynchronous, because the mock lives in this process and must keep serving. */
 function tapedeck(sb: Sandbox, args: string[]): Promise<CliResult> {
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sb.home };
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI_JS, ...args],
-      { cwd: sb.projectDir, env, encoding: "utf8", timeout: 30_000 },
-      (error: ExecFileException | null, stdout: string, stderr: string) => {
-        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
+  return runCli(CLI_JS, args, {
+    cwd: sb.projectDir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sb.home },
   });
 }
 

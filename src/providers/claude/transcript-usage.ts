@@ -9,12 +9,11 @@
 // (request blobs, prompt snapshots), so a hook must read only what was
 // appended since its last visit: callers keep the returned offset and the
 // message ids they already counted.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync } from "node:fs";
 import type { Usage } from "../../core/schemas.ts";
+import { scanCompleteLines } from "../read-lines.ts";
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
-const CHUNK_BYTES = 1024 * 1024;
-const NEWLINE = 0x0a;
 
 export interface TranscriptUsage {
   message_id: string;
@@ -69,35 +68,6 @@ export function readNewUsage(
   } finally {
     closeSync(fd);
   }
-}
-
-/**
- * Calls `onLine` for each newline-terminated line in [start, end) and returns
- * the offset just past the last newline seen. Reads in fixed-size chunks at
- * explicit positions so memory stays bounded by the longest line.
- */
-function scanCompleteLines(fd: number, start: number, end: number, onLine: (line: Buffer) => void): number {
-  const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, end - start)));
-  let position = start;
-  let lineEnd = start;
-  let carry: Buffer[] = [];
-  while (position < end) {
-    const read = readSync(fd, chunk, 0, Math.min(chunk.length, end - position), position);
-    if (read <= 0) break;
-    const view = chunk.subarray(0, read);
-    let from = 0;
-    for (let nl = view.indexOf(NEWLINE, from); nl !== -1; nl = view.indexOf(NEWLINE, from)) {
-      const piece = view.subarray(from, nl);
-      onLine(carry.length > 0 ? Buffer.concat([...carry, piece]) : piece);
-      carry = [];
-      from = nl + 1;
-      lineEnd = position + from;
-    }
-    // The chunk buffer is reused, so a partial line must be copied out.
-    if (from < read) carry.push(Buffer.from(view.subarray(from)));
-    position += read;
-  }
-  return lineEnd;
 }
 
 class UsageCollector {

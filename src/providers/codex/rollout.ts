@@ -20,12 +20,11 @@
 // holds big lines (session_meta with the base instructions, world_state,
 // compacted history), so callers keep the returned offset and read only what
 // was appended since. Only complete lines are parsed.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync } from "node:fs";
 import type { Usage } from "../../core/schemas.ts";
+import { scanCompleteLines } from "../read-lines.ts";
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
-const CHUNK_BYTES = 1024 * 1024;
-const NEWLINE = 0x0a;
 
 export interface RolloutUsage {
   response_id: string;
@@ -115,35 +114,6 @@ export function readRollout(
   } finally {
     closeSync(fd);
   }
-}
-
-/**
- * Calls `onLine` for each newline-terminated line in [start, end) and returns
- * the offset just past the last newline. Reads fixed-size chunks at explicit
- * positions, so memory is bounded by the longest line, not the file.
- */
-function scanCompleteLines(fd: number, start: number, end: number, onLine: (line: Buffer) => void): number {
-  const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, end - start)));
-  let position = start;
-  let lineEnd = start;
-  let pending: Buffer[] = [];
-  while (position < end) {
-    const read = readSync(fd, chunk, 0, Math.min(chunk.length, end - position), position);
-    if (read <= 0) break;
-    const view = chunk.subarray(0, read);
-    let from = 0;
-    for (let nl = view.indexOf(NEWLINE); nl !== -1; nl = view.indexOf(NEWLINE, from)) {
-      const piece = view.subarray(from, nl);
-      onLine(pending.length > 0 ? Buffer.concat([...pending, piece]) : piece);
-      pending = [];
-      from = nl + 1;
-      lineEnd = position + from;
-    }
-    // The chunk buffer is reused, so the start of a partial line is copied out.
-    if (from < read) pending.push(Buffer.from(view.subarray(from)));
-    position += read;
-  }
-  return lineEnd;
 }
 
 const TOKEN_USAGE_MARK = Buffer.from('"token_usage_record"');

@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
+import { codexBaseUrlOverride, codexEndpoint } from "../providers/codex/endpoint.ts";
 import { createArchiveFeed } from "../proxy/archive-feed.ts";
 import { createMirrorExtension } from "../proxy/mirror/extension.ts";
 import { RestoreError, restoreMirror } from "../proxy/mirror/restore.ts";
@@ -106,22 +107,74 @@ async function proxyCommand(opts: ProxyOpts): Promise<void> {
   });
 }
 
-/** The `claude` to run: the one on PATH, else this package's dev dependency. */
-function claudeBinary(): string {
-  if (process.env.TAPEDECK_CLAUDE_BIN) return process.env.TAPEDECK_CLAUDE_BIN;
-  const local = join(builtFile("cli.js"), "..", "..", "node_modules", ".bin", "claude");
-  const onPath = (process.env.PATH ?? "").split(":").some((d) => d && existsSync(join(d, "claude")));
-  return onPath || !existsSync(local) ? "claude" : local;
+/** The agent binary to run: the one on PATH, else this package's dev dependency. */
+function agentBinary(name: string, override: string | undefined): string {
+  if (override) return override;
+  const local = join(builtFile("cli.js"), "..", "..", "node_modules", ".bin", name);
+  const onPath = (process.env.PATH ?? "").split(":").some((d) => d && existsSync(join(d, name)));
+  return onPath || !existsSync(local) ? name : local;
 }
 
+interface AgentLaunch {
+  binary: string;
+  /** The API the agent would have called. */
+  upstream: string;
+  /** The agent's command line and environment, pointed at the proxy. */
+  through(proxyUrl: string): { args: string[]; env: NodeJS.ProcessEnv };
+}
+
+function claudeLaunch(args: string[], opts: ProxyOpts): AgentLaunch {
+  return {
+    binary: agentBinary("claude", process.env.TAPEDECK_CLAUDE_BIN),
+    upstream: opts.upstream ?? process.env.ANTHROPIC_BASE_URL ?? ANTHROPIC_API,
+    through: (url) => ({ args, env: { ...process.env, ANTHROPIC_BASE_URL: url } }),
+  };
+}
+
+/**
+ * Codex keeps its API URL in config: the run gets a `-c` override of the active provider's base URL. The proxy
+ * forwards to the URL's origin and Codex keeps the path, so the proxy sees `/v1/responses` as the API would.
+ */
+function codexLaunch(args: string[], opts: ProxyOpts): AgentLaunch {
+  const endpoint = codexEndpoint(args);
+  const base = opts.upstream ?? endpoint.baseUrl;
+  if (!base) {
+    throw new CliError(
+      `codex's model provider "${endpoint.provider}" has no base_url in ${endpoint.from}; pass --upstream <url>`,
+      EXIT.usage,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new CliError(`invalid upstream URL "${base}"`, EXIT.usage);
+  }
+  const path = url.pathname.replace(/\/+$/, "");
+  return {
+    binary: agentBinary("codex", process.env.TAPEDECK_CODEX_BIN),
+    upstream: url.origin,
+    through: (proxyUrl) => ({
+      args: [...codexBaseUrlOverride(endpoint.provider, `${proxyUrl}${path}`), ...args],
+      env: process.env,
+    }),
+  };
+}
+
+const LAUNCHERS: Record<string, (args: string[], opts: ProxyOpts) => AgentLaunch> = {
+  claude: claudeLaunch,
+  codex: codexLaunch,
+};
+
 async function runCommand(agent: string, args: string[], opts: ProxyOpts): Promise<void> {
-  if (agent !== "claude") throw new CliError(`cannot run "${agent}" yet (available: claude)`, EXIT.usage);
-  const upstream = opts.upstream ?? process.env.ANTHROPIC_BASE_URL ?? ANTHROPIC_API;
-  const { proxy } = await start(opts, upstream);
-  const child = spawn(claudeBinary(), args, {
-    stdio: "inherit",
-    env: { ...process.env, ANTHROPIC_BASE_URL: proxy.url },
-  });
+  const launcher = LAUNCHERS[agent];
+  if (!launcher) {
+    throw new CliError(`cannot run "${agent}" (available: ${Object.keys(LAUNCHERS).join(", ")})`, EXIT.usage);
+  }
+  const launch = launcher(args, opts);
+  const { proxy } = await start(opts, launch.upstream);
+  const spec = launch.through(proxy.url);
+  const child = spawn(launch.binary, spec.args, { stdio: "inherit", env: spec.env });
   const forward = (signal: NodeJS.Signals) => () => {
     child.kill(signal);
   };
@@ -131,7 +184,7 @@ async function runCommand(agent: string, args: string[], opts: ProxyOpts): Promi
   const code = await new Promise<number>((resolve) => {
     child.on("error", (error) => {
       process.stderr.write(
-        `tapedeck: cannot run claude: ${(error as NodeJS.ErrnoException).code ?? "error"}\n`,
+        `tapedeck: cannot run ${agent}: ${(error as NodeJS.ErrnoException).code ?? "error"}\n`,
       );
       resolve(127);
     });
@@ -199,10 +252,12 @@ export function registerProxyCommands(program: Command): void {
   proxyOptions(
     program
       .command("run <agent> [args...]")
-      .description("run an agent through a temporary proxy: tapedeck run claude -- -p 'hello'")
+      .description(
+        "run claude or codex through a temporary proxy: tapedeck run claude -- -p 'hello', tapedeck run codex -- exec 'hello'",
+      )
       .option(
         "--upstream <url>",
-        "the API to forward to (default: $ANTHROPIC_BASE_URL or the Anthropic API)",
+        "the API to forward to (default: claude: $ANTHROPIC_BASE_URL or the Anthropic API; codex: its provider's base_url)",
       ),
   ).action(runCommand);
   const mirror = program.command("mirror").description("the proxy's transcript mirror");

@@ -127,6 +127,8 @@ export interface RunCodexOptions {
   trustHooks?: "bypass" | "stored";
   /** Default 60 s; the process group is killed with SIGKILL once it passes. */
   timeoutMs?: number;
+  /** Run through `tapedeck run codex --` (the built CLI at this path) so the calls pass the proxy. */
+  viaTapedeck?: string;
 }
 
 /** One line of `codex exec --json`. */
@@ -240,7 +242,12 @@ export async function runCodex(opts: RunCodexOptions): Promise<CodexResult> {
     NO_COLOR: "1",
     ...opts.env,
   };
-  const run = await runAgentProcess(CODEX_BIN, withDefaultArgs(opts.args, opts.trustHooks ?? "bypass"), {
+  const args = withDefaultArgs(opts.args, opts.trustHooks ?? "bypass");
+  const [command, argv] = opts.viaTapedeck
+    ? [process.execPath, [opts.viaTapedeck, "run", "codex", "--", ...args]]
+    : [CODEX_BIN, args];
+  if (opts.viaTapedeck) env.TAPEDECK_CODEX_BIN = CODEX_BIN;
+  const run = await runAgentProcess(command, argv, {
     cwd: opts.cwd,
     env,
     timeoutMs: opts.timeoutMs ?? 60_000,

@@ -38,6 +38,20 @@ export function idFor(kind: EventKind, material: unknown[]): string {
   return `${kind}-${digest(material).slice(0, 32)}`;
 }
 
+/** Event ids are at most this long (the envelope's limit). */
+export const MAX_EVENT_ID_CHARS = 256;
+
+/**
+ * `<kind>:<provider id>` for an event named by the provider's own id (a message or response id), so that two
+ * recorders that see the same message (the hooks and the proxy) give it the same id; a hash of the id when the
+ * plain form would not fit.
+ */
+export function derivedId(kind: EventKind, id: string): string {
+  const plain = `${kind}:${id}`;
+  if (plain.length <= MAX_EVENT_ID_CHARS) return plain;
+  return `${kind}:sha256-${createHash("sha256").update(id).digest("hex")}`;
+}
+
 export function hookName(p: unknown): string {
   return (isRecord(p) ? nonEmptyString(p.hook_event_name) : undefined) ?? "unknown";
 }

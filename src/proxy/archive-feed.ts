@@ -1,75 +1,43 @@
-// The archive feed: exact token usage of every assistant message, as the
-// API reported it, appended to the session's archive as a turn_usage event
-// (source `proxy`). It writes only for a project whose recording is on.
+// The archive feed: exact token usage of every model response, as the API
+// reported it, appended to the calling session's archive as a turn_usage event
+// (source `proxy`). It writes only for a project whose recording is on for
+// that provider. Which calls count, whose session they are and where the
+// usage sits is each provider's reader (src/providers/*/api-usage.ts).
 //
-// The event id is `turn_usage:<message id>`, the same id the hook path gives
-// usage it reads from Claude's transcript, so a message is counted once
-// whichever recorder sees it first; the proxy also sees requests no
-// transcript keeps (the /compact summary).
+// The event id is `turn_usage:<message or response id>`, the id the hook path
+// gives usage it reads from the agent's own transcript, so a response is
+// counted once whichever recorder sees it first; the proxy also sees calls no
+// transcript keeps (Claude's /compact summary).
 import { effectiveLimits, findProjectRoot, readConfig } from "../core/config.ts";
 import type { NormalizedEvent } from "../core/event.ts";
 import { resolveProjectRoot, resolveSessionRoot } from "../core/paths.ts";
 import { lookupSession } from "../core/registry.ts";
-import type { Usage } from "../core/schemas.ts";
 import { recordEvents } from "../core/store.ts";
-import { CLAUDE_CAPABILITIES } from "../providers/claude/normalize.ts";
-import type { ProxyContext, ProxyExtension, StreamEvent } from "./types.ts";
+import type {
+  ApiCallIdentity,
+  ApiUsageAccumulator,
+  ApiUsageReader,
+  ApiUsageResult,
+} from "../providers/api-usage.ts";
+import { claudeApiUsage } from "../providers/claude/api-usage.ts";
+import { codexApiUsage } from "../providers/codex/api-usage.ts";
+import { derivedId } from "../providers/shared.ts";
+import type { ProxyContext, ProxyExtension } from "./types.ts";
+
+export const API_USAGE_READERS: readonly ApiUsageReader[] = [claudeApiUsage, codexApiUsage];
 
 interface FeedState {
-  sessionId: string;
-  agentId: string | undefined;
-  messageId?: string;
-  model?: string;
-  usage: Record<string, number>;
+  reader: ApiUsageReader;
+  call: ApiCallIdentity;
+  accumulator: ApiUsageAccumulator;
 }
 
 const KEY = "archive-feed";
 
-function header(ctx: ProxyContext, name: string): string | undefined {
-  const v = ctx.headers[name];
-  const s = Array.isArray(v) ? v[0] : v;
-  return s && s.length <= 256 ? s : undefined;
-}
-
-/** Claude puts the project in its environment block: "Primary working directory: /path". */
-export function primaryWorkingDirectory(rawBody: Buffer): string | undefined {
-  const text = rawBody.toString("utf8");
-  const m = /Primary working directory: ((?:[^"\\]|\\[^n])+?)(?:\\n|")/.exec(text);
-  if (!m?.[1]) return undefined;
-  try {
-    return JSON.parse(`"${m[1]}"`) as string;
-  } catch {
-    return undefined;
-  }
-}
-
-function mergeUsage(into: Record<string, number>, from: unknown): void {
-  if (!from || typeof from !== "object") return;
-  for (const [k, v] of Object.entries(from as Record<string, unknown>)) {
-    if (typeof v === "number" && Number.isFinite(v) && v >= 0) into[k] = v;
-  }
-}
-
-function toUsage(state: FeedState): Usage {
-  const u = state.usage;
-  const usage: Usage = { source: "proxy" };
-  if (state.model) usage.model = state.model;
-  if (state.messageId) usage.message_id = state.messageId;
-  for (const k of [
-    "input_tokens",
-    "output_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-  ] as const) {
-    if (u[k] !== undefined) usage[k] = Math.floor(u[k]!);
-  }
-  return usage;
-}
-
-function findProject(ctx: ProxyContext, sessionId: string): string | undefined {
-  const registered = lookupSession("claude", sessionId);
+function findProject(ctx: ProxyContext, reader: ApiUsageReader, sessionId: string): string | undefined {
+  const registered = lookupSession(reader.provider, sessionId);
   if (registered) return registered.project_root;
-  const dir = primaryWorkingDirectory(ctx.rawBody);
+  const dir = reader.workingDirectory(ctx);
   if (!dir) return undefined;
   try {
     return findProjectRoot(resolveProjectRoot(dir));
@@ -78,36 +46,45 @@ function findProject(ctx: ProxyContext, sessionId: string): string | undefined {
   }
 }
 
-function record(ctx: ProxyContext, state: FeedState): void {
-  if (!state.messageId) return;
-  const project = findProject(ctx, state.sessionId);
+function requestId(ctx: ProxyContext): string | undefined {
+  for (const name of ["request-id", "x-request-id"]) {
+    const v = ctx.responseHeaders?.[name];
+    const s = Array.isArray(v) ? v[0] : v;
+    if (s && s.length <= 256) return s;
+  }
+  return undefined;
+}
+
+function record(ctx: ProxyContext, state: FeedState, result: ApiUsageResult): void {
+  const { reader, call } = state;
+  const project = findProject(ctx, reader, call.sessionId);
   if (!project) return;
   const config = readConfig(project);
-  const provider = config?.providers.claude;
+  const provider = config?.providers[reader.provider];
   if (!config || provider?.recording !== "on") return;
+  const payload = { ...result.payload };
+  const rid = requestId(ctx);
+  if (rid) payload.request_id = rid;
   const event: NormalizedEvent = {
     kind: "turn_usage",
-    event_id: `turn_usage:${state.messageId}`,
-    agent_id: state.agentId,
-    payload: {
-      message_id: state.messageId,
-      model: state.model,
-      request_id: (ctx.responseHeaders?.["request-id"] as string | undefined) ?? undefined,
-    },
-    usage: toUsage(state),
+    event_id: derivedId("turn_usage", result.responseId),
+    agent_id: call.agentId,
+    payload,
+    usage: result.usage,
   };
+  if (call.turnId) event.turn_id = call.turnId;
   recordEvents(
     {
       projectRoot: project,
-      sessionRoot: resolveSessionRoot(project, provider.session_root, "claude"),
+      sessionRoot: resolveSessionRoot(project, provider.session_root, reader.provider),
       identity: {
-        provider: "claude",
-        provider_session_id: state.sessionId,
-        session_id: `claude:${state.sessionId}`,
+        provider: reader.provider,
+        provider_session_id: call.sessionId,
+        session_id: `${reader.provider}:${call.sessionId}`,
         identity_source: "provider",
       },
       mode: provider.mode ?? "capture-only",
-      capabilities: CLAUDE_CAPABILITIES,
+      capabilities: reader.capabilities,
       agentPid: null,
       limits: effectiveLimits(config),
       lockTimeoutMs: config.lock_timeout_ms,
@@ -116,55 +93,35 @@ function record(ctx: ProxyContext, state: FeedState): void {
   );
 }
 
-function isMessagesCall(ctx: ProxyContext): boolean {
-  return ctx.method === "POST" && /^\/v1\/messages(\?|$)/.test(ctx.url);
-}
-
-export function createArchiveFeed(): ProxyExtension {
+export function createArchiveFeed(readers: readonly ApiUsageReader[] = API_USAGE_READERS): ProxyExtension {
   return {
     name: KEY,
     order: 800,
     onRequest(ctx) {
-      if (!isMessagesCall(ctx)) return;
-      const sessionId = header(ctx, "x-claude-code-session-id");
-      if (!sessionId) return;
-      ctx.meta[KEY] = {
-        sessionId,
-        agentId: header(ctx, "x-claude-code-agent-id"),
-        usage: {},
-      } satisfies FeedState;
-    },
-    onStreamEvent(ctx, event: StreamEvent) {
-      const state = ctx.meta[KEY] as FeedState | undefined;
-      if (!state || !event.json || typeof event.json !== "object") return;
-      const data = event.json as {
-        type?: string;
-        message?: { id?: string; model?: string; usage?: unknown };
-        usage?: unknown;
-      };
-      if (data.type === "message_start") {
-        state.messageId = data.message?.id;
-        state.model = data.message?.model;
-        mergeUsage(state.usage, data.message?.usage);
-      } else if (data.type === "message_delta") {
-        mergeUsage(state.usage, data.usage);
-      } else if (data.type === "message_stop") {
-        record(ctx, state);
+      for (const reader of readers) {
+        const call = reader.identify(ctx);
+        if (!call) continue;
+        ctx.meta[KEY] = { reader, call, accumulator: reader.accumulator() } satisfies FeedState;
+        return;
       }
+    },
+    onStreamEvent(ctx, event) {
+      const state = ctx.meta[KEY] as FeedState | undefined;
+      if (!state || event.json === undefined) return;
+      const result = state.accumulator.event(event.json);
+      if (result) record(ctx, state, result);
     },
     onResponse(ctx, body) {
       const state = ctx.meta[KEY] as FeedState | undefined;
       if (!state || (ctx.status ?? 0) >= 400) return;
-      let json: { id?: string; model?: string; usage?: unknown } | undefined;
+      let json: unknown;
       try {
         json = JSON.parse(body.toString("utf8"));
       } catch {
         return;
       }
-      state.messageId = json?.id;
-      state.model = json?.model;
-      mergeUsage(state.usage, json?.usage);
-      record(ctx, state);
+      const result = state.accumulator.body(json);
+      if (result) record(ctx, state, result);
     },
   };
 }

@@ -153,13 +153,19 @@ const BYPASS_WARNING =
 const MODEL_WARNING =
   "Model metadata for `gpt-mock` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.";
 
-async function codex(sb: Sandbox, args: string[], trustHooks: "bypass" | "stored" = "bypass") {
+async function codex(
+  sb: Sandbox,
+  args: string[],
+  trustHooks: "bypass" | "stored" = "bypass",
+  through?: "proxy",
+) {
   const res = await runCodex({
     codexHome: sb.codexHome,
     home: sb.home,
     cwd: sb.projectDir,
     args,
     trustHooks,
+    ...(through === "proxy" ? { viaTapedeck: CLI_JS } : {}),
   });
   expect(res.timedOut, res.stderr).toBe(false);
   expect(res.code, `stdout: ${res.stdout}\nstderr: ${res.stderr}`).toBe(0);
@@ -192,15 +198,18 @@ function sha256File(path: string): string {
   return createHash("sha256").update(readFileSync(path)).digest("hex");
 }
 
-/** tapedeck's usage for one response, as the mock served it (Responses names mapped to the envelope's). */
-function expectedUsage(u: ResponsesUsageRecord) {
+/**
+ * tapedeck's usage for one response, as the mock served it (Responses names mapped to the envelope's). The
+ * rollout's record also says how many input tokens were cache writes (none here); the API's usage does not.
+ */
+function expectedUsage(u: ResponsesUsageRecord, source: "codex-transcript" | "proxy" = "codex-transcript") {
   return {
-    source: "codex-transcript",
+    source,
     message_id: u.responseId,
     model: u.model,
     input_tokens: u.usage.input_tokens,
     cache_read_input_tokens: u.usage.input_tokens_details.cached_tokens,
-    cache_creation_input_tokens: 0,
+    ...(source === "codex-transcript" ? { cache_creation_input_tokens: 0 } : {}),
     output_tokens: u.usage.output_tokens,
     reasoning_output_tokens: u.usage.output_tokens_details.reasoning_tokens,
     total_tokens: u.usage.total_tokens,
@@ -1069,5 +1078,72 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
       "--json",
     ]);
     expect(doctor.code).toBe(1);
+  });
+});
+
+describe("tapedeck run codex: the Responses API through the proxy", () => {
+  const sb = useSandbox("codex-proxy");
+  const CLEAN_SUB = "SCENARIO_AGENT echo via-proxy";
+
+  it("install, then a direct run and a proxied run of the same prompt give codex the same output", async () => {
+    const install = await tapedeck(sb, ["install", "codex", "--yes", "--project", sb.projectDir]);
+    expect(install.code, install.stderr).toBe(0);
+    const direct = await codex(sb, ["SCENARIO_BASH echo same"]);
+    const served0 = sb.mock.usageLog.length;
+    const proxied = await codex(sb, ["SCENARIO_BASH echo same"], "bypass", "proxy");
+    expect(comparable(proxied.events)).toEqual(comparable(direct.events));
+    expect(proxied.finalMessage).toBe("Done: same");
+    // Both recorders saw each response (the Stop hook reads the rollout, the proxy the stream): one count each,
+    // with the mock's numbers, whichever wrote first.
+    const served = sb.mock.usageLog.slice(served0);
+    expect(served).toHaveLength(2);
+    const usage = turnUsageById(readEvents(sb, proxied.threadId!));
+    expect(Object.keys(usage).sort()).toEqual(served.map((u) => u.responseId).sort());
+    for (const u of served) {
+      const got = usage[u.responseId] as { source: "proxy" | "codex-transcript" };
+      expect(["proxy", "codex-transcript"]).toContain(got.source);
+      expect(got).toEqual(expectedUsage(u, got.source));
+    }
+    await expectComplete(sb, proxied.threadId!);
+  });
+
+  it("hooks not trusted (skipped silently by codex): the proxy alone records every response, subagent's included", async () => {
+    const served0 = sb.mock.usageLog.length;
+    const res = await codex(sb, [CLEAN_SUB], "stored", "proxy");
+    expect(res.finalMessage).toBe("Subagent reported: Done: via-proxy");
+    const served = sb.mock.usageLog.slice(served0);
+    expect(served.some((u) => u.subagent)).toBe(true);
+    const events = readEvents(sb, res.threadId!);
+    // No hook ran: only what the proxy saw, one turn_usage per response the mock served.
+    expect(events.map((e) => e.kind)).toEqual(served.map(() => "turn_usage"));
+    expect(turnUsageById(events)).toEqual(
+      Object.fromEntries(served.map((u) => [u.responseId, expectedUsage(u, "proxy")])),
+    );
+    for (const e of events) {
+      const u = served.find((x) => x.responseId === e.payload.response_id)!;
+      expect(e.agent_id).toBe(u.subagent ? u.threadId! : undefined);
+      expect(e.turn_id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(e).toMatchObject({ provider: "codex", session_id: `codex:${res.threadId}` });
+    }
+    expectNoSecretsUnder(tapedeckDir(sb));
+    expect(JSON.stringify(events)).not.toContain("sk-mock-dummy");
+    expectPrivateModes(tapedeckDir(sb));
+  });
+
+  it("record stop: a proxied run writes nothing", async () => {
+    const stop = await tapedeck(sb, ["record", "stop", "--provider", "codex", "--project", sb.projectDir]);
+    expect(stop.code, stop.stderr).toBe(0);
+    const before = snapshot(tapedeckDir(sb));
+    const res = await codex(sb, ["SCENARIO_BASH echo quiet"], "bypass", "proxy");
+    expect(res.finalMessage).toBe("Done: quiet");
+    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+  });
+
+  it("a provider without a base_url is a usage error that names the provider, and codex is not started", async () => {
+    const res = await tapedeck(sb, ["run", "codex", "--", "-c", "model_provider=nowhere", "exec", "hi"], {
+      TAPEDECK_CODEX_BIN: "/nonexistent/codex",
+    });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('"nowhere" has no base_url');
   });
 });

@@ -1,4 +1,5 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
+import { derivedId } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { normalizeClaudeHook } from "./normalize.ts";
 import { readNewUsage } from "./transcript-usage.ts";
@@ -34,7 +35,7 @@ function readUsage(
   return read.usages.map((u) => ({
     kind: "turn_usage",
     // Derived from the message id: losing the cursor can repeat a read, never a count.
-    event_id: `turn_usage:${u.message_id}`,
+    event_id: derivedId("turn_usage", u.message_id),
     turn_id: turnId,
     agent_id: agentId,
     payload: { message_id: u.message_id, model: u.model, request_id: u.request_id },

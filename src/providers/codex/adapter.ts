@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
+import { derivedId } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { normalizeCodexHook } from "./normalize.ts";
 import { type RolloutCommand, type RolloutUsage, readRollout } from "./rollout.ts";
@@ -20,7 +20,6 @@ const SEEN_IDS_KEPT = 64;
 /** Subagent rollouts are read at their SubagentStop; old cursors can go. */
 const CURSORS_KEPT = 32;
 const MAX_PATH_CHARS = 4096;
-const MAX_EVENT_ID_CHARS = 256;
 
 /** Whom a read is for, when the rollout's own records do not say. */
 interface ReadScope {
@@ -114,13 +113,6 @@ function attribute(
   const turn = turnId ?? scope.turnId;
   if (turn !== undefined) event.turn_id = turn;
   if (agentId !== undefined) event.agent_id = agentId;
-}
-
-/** `<kind>:<provider id>`, or a hash of the id when that would not fit an event id. */
-function derivedId(kind: string, id: string): string {
-  const plain = `${kind}:${id}`;
-  if (plain.length <= MAX_EVENT_ID_CHARS) return plain;
-  return `${kind}:sha256-${createHash("sha256").update(id).digest("hex")}`;
 }
 
 /** State comes back from disk: keep only well-formed cursors. */

@@ -1,0 +1,129 @@
+// Where a `codex` run sends its model calls, and the config override that
+// sends them elsewhere (through tapedeck's proxy). Codex picks the provider
+// from `-c model_provider=…`, a profile, the project's `.codex/config.toml`
+// or `$CODEX_HOME/config.toml`, in that order of precedence; the built-in
+// `openai` provider takes its URL from `openai_base_url` or OPENAI_BASE_URL,
+// a custom one from `[model_providers.<id>] base_url`.
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { defaultCodexHome } from "./installer.ts";
+import { parseTomlTables, type TomlScalar, type TomlTables, tableKey } from "./toml.ts";
+
+export const OPENAI_API_BASE = "https://api.openai.com/v1";
+const BUILT_IN_OPENAI = "openai";
+
+export interface CodexEndpoint {
+  /** The model provider id the run uses. */
+  provider: string;
+  /** Its base URL (the Responses API is `<baseUrl>/responses`), or undefined when no config names one. */
+  baseUrl: string | undefined;
+  /** Where the provider and URL were found, for messages. */
+  from: string;
+}
+
+/** `-c key=value` / `--config key=value` / `--config=key=value` overrides on a codex command line. */
+function cliOverrides(args: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") break;
+    let kv: string | undefined;
+    if (a === "-c" || a === "--config") kv = args[++i];
+    else if (a.startsWith("--config=")) kv = a.slice("--config=".length);
+    else if (a.startsWith("-c") && a.length > 2 && a[2] !== "-") kv = a.slice(2);
+    if (kv === undefined) continue;
+    const eq = kv.indexOf("=");
+    if (eq > 0) out.set(kv.slice(0, eq).trim(), tomlValueText(kv.slice(eq + 1).trim()));
+  }
+  return out;
+}
+
+/** A `-c` value is TOML when it parses as TOML, else the literal text (Codex's own rule). */
+function tomlValueText(raw: string): string {
+  const v = parseTomlTables(`v = ${raw}\n`).get(tableKey([]))?.get("v");
+  return typeof v === "string" ? v : raw;
+}
+
+function profileOf(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") break;
+    if (a === "-p" || a === "--profile") return args[i + 1];
+    if (a.startsWith("--profile=")) return a.slice("--profile=".length);
+  }
+  return undefined;
+}
+
+function readToml(path: string): TomlTables | undefined {
+  try {
+    return parseTomlTables(readFileSync(path, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The nearest `.codex/config.toml` at or above `cwd` that is not CODEX_HOME's own. */
+function projectConfig(cwd: string, codexHome: string): string | undefined {
+  for (let d = resolve(cwd); ; d = dirname(d)) {
+    const p = join(d, ".codex", "config.toml");
+    if (existsSync(p) && resolve(d, ".codex") !== resolve(codexHome)) return p;
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+function str(v: TomlScalar | undefined): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+export function codexEndpoint(
+  args: readonly string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): CodexEndpoint {
+  const env = opts.env ?? process.env;
+  const codexHome = defaultCodexHome(env);
+  const userPath = join(codexHome, "config.toml");
+  const projectPath = projectConfig(opts.cwd ?? process.cwd(), codexHome);
+  // Later layers win.
+  const layers: { name: string; tables: TomlTables }[] = [];
+  const user = readToml(userPath);
+  if (user) layers.push({ name: userPath, tables: user });
+  const project = projectPath ? readToml(projectPath) : undefined;
+  if (project && projectPath) layers.push({ name: projectPath, tables: project });
+  const cli = cliOverrides(args);
+  const profile = cli.get("profile") ?? profileOf(args);
+
+  const lookup = (table: string[], key: string): { value: string; from: string } | undefined => {
+    const dotted = [...table, key].join(".");
+    const fromCli = cli.get(dotted);
+    if (fromCli !== undefined && fromCli !== "") return { value: fromCli, from: "the command line" };
+    for (const layer of [...layers].reverse()) {
+      const v = str(layer.tables.get(tableKey(table))?.get(key));
+      if (v !== undefined) return { value: v, from: layer.name };
+    }
+    return undefined;
+  };
+
+  const chosen =
+    (profile ? lookup(["profiles", profile], "model_provider") : undefined) ?? lookup([], "model_provider");
+  const provider = chosen?.value ?? BUILT_IN_OPENAI;
+  if (provider === BUILT_IN_OPENAI) {
+    const configured = lookup([], "openai_base_url");
+    if (configured) return { provider, baseUrl: configured.value, from: configured.from };
+    if (env.OPENAI_BASE_URL) return { provider, baseUrl: env.OPENAI_BASE_URL, from: "OPENAI_BASE_URL" };
+    return { provider, baseUrl: OPENAI_API_BASE, from: "the default" };
+  }
+  const base = lookup(["model_providers", provider], "base_url");
+  return { provider, baseUrl: base?.value, from: base?.from ?? chosen?.from ?? "the config" };
+}
+
+/** A TOML key segment: bare when it can be, else quoted. */
+function keySegment(s: string): string {
+  return /^[A-Za-z0-9_-]+$/.test(s) ? s : JSON.stringify(s);
+}
+
+/** The `-c` arguments that point the run's provider at `baseUrl`. */
+export function codexBaseUrlOverride(provider: string, baseUrl: string): string[] {
+  const key =
+    provider === BUILT_IN_OPENAI ? "openai_base_url" : `model_providers.${keySegment(provider)}.base_url`;
+  return ["-c", `${key}=${JSON.stringify(baseUrl)}`];
+}

@@ -7,9 +7,10 @@
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { runHook } from "./core/recorder.ts";
+import { MAX_HOOK_INPUT_BYTES, runHook } from "./core/recorder.ts";
 import { projectFromStatusPayload, recordingState } from "./core/status.ts";
 import { readStdinSync } from "./core/stdin.ts";
+import { codexNotifyAdapter } from "./providers/codex/notify.ts";
 import { adapterFor } from "./providers/registry.ts";
 
 function statusLine(provider: string): void {
@@ -27,6 +28,14 @@ function statusLine(provider: string): void {
 async function main(): Promise<void> {
   if (process.argv[2] === "--statusline") {
     statusLine(process.argv[3] ?? "claude");
+    return;
+  }
+  if (process.argv[2] === "codex" && process.argv[3] === "--notify") {
+    // Codex's notify program gets its JSON as the last argument, and nothing on stdin.
+    const json = process.argv.length > 4 ? (process.argv.at(-1) ?? "") : "";
+    const data = Buffer.from(json, "utf8");
+    const overflow = data.length > MAX_HOOK_INPUT_BYTES;
+    runHook(codexNotifyAdapter, { data: overflow ? Buffer.alloc(0) : data, overflow }, process.env);
     return;
   }
   const adapter = adapterFor(process.argv[2] ?? "");

@@ -14,7 +14,7 @@ import { isInside, resolveProjectRoot, resolveSessionRoot, tapedeckDir } from ".
 import { REDACTION_POLICY } from "../core/redact.ts";
 import { recordingState } from "../core/status.ts";
 import { shellQuote } from "../providers/claude/settings.ts";
-import type { ProviderInstaller } from "../providers/installer.ts";
+import type { ExtraCommand, InstallExtra, ProviderInstaller } from "../providers/installer.ts";
 import { INSTALLERS } from "../providers/installers.ts";
 import { health } from "../serve/launch.ts";
 import { SERVE_STATE_FILE } from "../serve/server.ts";
@@ -29,8 +29,31 @@ interface InstallOpts {
   transport?: string;
   settings?: string;
   statusline: boolean;
+  notify?: boolean;
+  mcp?: boolean;
   yes?: boolean;
   json?: boolean;
+}
+
+type ExtraFlag = InstallExtra["flag"];
+
+/** The extras the options ask for; a flag the provider has no extra for is a usage error. */
+function requestedExtras(
+  installer: ProviderInstaller,
+  opts: Partial<Record<ExtraFlag, boolean>>,
+): InstallExtra[] {
+  const out: InstallExtra[] = [];
+  for (const flag of ["notify", "mcp"] as const) {
+    if (!opts[flag]) continue;
+    const extra = installer.extras?.find((e) => e.flag === flag);
+    if (!extra) throw new CliError(`${providerName(installer.provider)} has no --${flag}`, EXIT.usage);
+    out.push(extra);
+  }
+  return out;
+}
+
+function extraCommand(): ExtraCommand {
+  return { node: process.execPath, hook: builtFile("hook.cjs"), cli: builtFile("cli.js") };
 }
 
 function projectDir(dir: string | undefined): string {
@@ -166,6 +189,9 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
     ],
     ["Transport", opts.transport],
   ];
+  const extras = requestedExtras(installer, opts);
+  for (const extra of extras)
+    rows.push([extra.flag === "mcp" ? "MCP server" : "Notify", extra.describe(project)]);
   const temporary = isTemporary(sessionRoot);
   if (!opts.json) process.stdout.write(`${enablementView(rows)}\n\n`);
   if (!opts.yes && !temporary) {
@@ -196,6 +222,15 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
     transport: opts.transport as "command" | "http",
     ...(http ?? {}),
   };
+  for (const extra of extras) {
+    try {
+      extra.add(project, extraCommand());
+    } catch (error) {
+      throw new CliError(`${(error as Error).message}; nothing was changed`);
+    }
+  }
+  if (installer.extras?.some((e) => e.fallback && e.present(project)))
+    config.providers[provider]!.fallback = true;
   writeConfig(project, config);
   installer.add(settings, {
     command: hookCommand(provider),
@@ -217,6 +252,7 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
     session_root: sessionRoot,
     hooks: installer.count(settings),
     status_line: statusLineAdded ? "installed" : foreignStatus ? "kept yours" : "not installed",
+    extras: Object.fromEntries(extras.map((e) => [e.flag, e.path(project)])),
     recording: "on",
   };
   if (opts.json) {
@@ -226,6 +262,9 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
   const lines = [
     `Installed ${result.hooks} hooks in ${relative(project, settingsPath) || settingsPath}. Recording is on.`,
     `Stop with: tapedeck record stop --provider ${provider}    Remove with: tapedeck uninstall ${provider}`,
+    ...extras.map(
+      (e) => `Added tapedeck's ${e.flag === "mcp" ? "MCP server" : "notify program"} to ${e.path(project)}.`,
+    ),
     ...(installer.afterInstall?.(project) ?? []),
   ];
   if (foreignStatus && opts.statusline) {
@@ -264,17 +303,30 @@ async function uninstallCommand(
   const settings = readSettings(settingsPath);
   const removed = installer.remove(settings);
   if (removed > 0) writeSettings(settingsPath, settings);
+  const extrasRemoved: Record<string, string> = {};
+  for (const extra of installer.extras ?? []) {
+    try {
+      if (extra.remove(project)) extrasRemoved[extra.flag] = extra.path(project);
+    } catch (error) {
+      process.stderr.write(`tapedeck: ${(error as Error).message}\n`);
+    }
+  }
   const config = readConfig(project);
   if (config?.providers[provider]) {
     delete config.providers[provider];
     writeConfig(project, config);
   }
   await stopHookServer(project);
-  if (opts.json) printJson({ provider, project, settings: settingsPath, removed });
+  if (opts.json) printJson({ provider, project, settings: settingsPath, removed, extras: extrasRemoved });
   else {
     process.stdout.write(
       `Removed ${removed} tapedeck entr${removed === 1 ? "y" : "ies"} from ${relative(project, settingsPath) || settingsPath}. Recorded sessions were kept.\n`,
     );
+    for (const [flag, path] of Object.entries(extrasRemoved)) {
+      process.stdout.write(
+        `Removed tapedeck's ${flag === "mcp" ? "MCP server" : "notify program"} from ${path}.\n`,
+      );
+    }
   }
 }
 
@@ -372,6 +424,14 @@ export function registerInstallCommands(program: Command): void {
       "edit this settings file instead of the project-local one (e.g. .claude/settings.local.json)",
     )
     .option("--no-statusline", "do not add the recording indicator to the status line")
+    .option(
+      "--notify",
+      "codex: also install the notify program (in the user-level $CODEX_HOME/config.toml), which records turns the hooks miss",
+    )
+    .option(
+      "--mcp",
+      "also install the tapedeck MCP server, so the agent can start and stop recording when you ask it",
+    )
     .option("-y, --yes", "do not ask for confirmation")
     .option("--json", "machine-readable output")
     .action(installCommand);

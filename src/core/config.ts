@@ -15,6 +15,8 @@ export interface ProviderConfig {
   /** http transport: the project's hook server port and the token its hooks send */
   http_port?: number;
   http_token?: string;
+  /** A fallback capture path is installed (Codex's notify): the hooks mark the turns they record. */
+  fallback?: boolean;
 }
 
 export interface ProjectConfig {

@@ -44,4 +44,9 @@ export interface HookContext {
 export interface NormalizeResult {
   context: HookContext;
   events: NormalizedEvent[];
+  /**
+   * Set by a fallback capture path (Codex's notify): these events report this turn, and are recorded only when
+   * the provider's primary path (its hooks) did not record the turn.
+   */
+  fallbackForTurn?: string;
 }

@@ -10,6 +10,7 @@ import {
   readConfig,
 } from "./config.ts";
 import { errorCode, writeDiagnostic } from "./diagnostics.ts";
+import type { NormalizedEvent } from "./event.ts";
 import { readJsonOrUndefined, writeJsonAtomicSync } from "./fsutil.ts";
 import {
   ensureSessionDir,
@@ -21,8 +22,10 @@ import {
 } from "./paths.ts";
 import { registerSession } from "./registry.ts";
 import { type RecordOutcome, recordEvents, sessionDirNameFor } from "./store.ts";
+import { markTurn, takeTurnMark } from "./turn-marks.ts";
 
-export type HookStatus = "recorded" | "off" | "not-enabled" | "bad-input" | "failed";
+/** `covered`: a fallback report of a turn the hooks already recorded; nothing written. */
+export type HookStatus = "recorded" | "covered" | "off" | "not-enabled" | "bad-input" | "failed";
 
 export interface HookResult {
   status: HookStatus;
@@ -112,6 +115,16 @@ export function runHook(
   }
   try {
     const result = adapter.normalize(parsed.value, env);
+    if (
+      result.fallbackForTurn !== undefined &&
+      takeTurnMark(located.root, adapter.name, result.fallbackForTurn)
+    ) {
+      return { status: "covered", project: located.root, providerConfig };
+    }
+    // Nothing to record and no provider state to move (the TUI's hidden title thread): not even a directory.
+    if (result.events.length === 0 && !adapter.enrich) {
+      return { status: "covered", project: located.root, providerConfig };
+    }
     const sessionRoot = resolveSessionRoot(located.root, providerConfig.session_root, adapter.name);
     ensureTapedeckDir(located.root);
     const spec = {
@@ -145,6 +158,8 @@ export function runHook(
             ...NOTHING_RECORDED,
             sessionDir: ensureSessionDir(sessionRoot, sessionDirNameFor(result.context.identity)),
           };
+    if (providerConfig.fallback && result.fallbackForTurn === undefined)
+      markPromptTurns(located.root, adapter, events);
     const id = result.context.identity;
     if (id.provider_session_id && result.events.some((e) => e.kind === "session_start")) {
       // Lets the API proxy, which sees only the session id, find this project's archive.
@@ -172,6 +187,22 @@ export function runHook(
   } catch (error) {
     writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "record", code: errorCode(error) });
     return { status: "failed", reason: errorCode(error), project: located.root, providerConfig };
+  }
+}
+
+/** A turn whose prompt the hooks recorded is theirs: its fallback report is then dropped. */
+function markPromptTurns(projectRoot: string, adapter: ProviderAdapter, events: NormalizedEvent[]): void {
+  for (const e of events) {
+    if (e.kind !== "user_prompt" || !e.turn_id) continue;
+    try {
+      markTurn(projectRoot, adapter.name, e.turn_id);
+    } catch (error) {
+      writeDiagnostic(safeDiagDir(projectRoot), {
+        what: "error",
+        stage: "turn-mark",
+        code: errorCode(error),
+      });
+    }
   }
 }
 

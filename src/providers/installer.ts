@@ -25,4 +25,32 @@ export interface ProviderInstaller {
   };
   /** What the user must still do after install (e.g. trust the hooks). */
   afterInstall?(project: string): string[];
+  /** Optional pieces installed only when asked for by their flag (`--notify`, `--mcp`). */
+  extras?: readonly InstallExtra[];
+}
+
+/** How an extra's entry runs tapedeck: this Node and the built files. */
+export interface ExtraCommand {
+  node: string;
+  /** dist/hook.cjs */
+  hook: string;
+  /** dist/cli.js */
+  cli: string;
+}
+
+/** A piece of configuration beside the hooks, e.g. Codex's notify program or an MCP server entry. */
+export interface InstallExtra {
+  /** The install/uninstall flag that asks for it, without dashes. */
+  flag: "notify" | "mcp";
+  /** A line for the enablement view. */
+  describe(project: string): string;
+  /** The file it writes. */
+  path(project: string): string;
+  /** Adds (or refreshes) the entry; throws an Error with a message for the user when it must not. */
+  add(project: string, command: ExtraCommand): void;
+  /** Removes exactly tapedeck's entry; answers whether there was one. */
+  remove(project: string): boolean;
+  present(project: string): boolean;
+  /** Whether the project config marks a fallback capture path (see ProviderConfig.fallback). */
+  fallback?: boolean;
 }

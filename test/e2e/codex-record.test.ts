@@ -34,6 +34,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -1145,5 +1146,100 @@ describe("tapedeck run codex: the Responses API through the proxy", () => {
     });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('"nowhere" has no base_url');
+  });
+});
+
+describe("codex notify: the fallback for turns the hooks miss", () => {
+  const sb = useSandbox("codex-notify");
+  const userConfig = () => join(sb.codexHome, "config.toml");
+  let configBefore = "";
+
+  /** Codex starts the notify program as the turn ends and may exit first: wait for its write. */
+  async function eventsOf(threadId: string, count: number): Promise<Envelope[]> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const events = existsSync(join(sessionDir(sb, threadId), "events.jsonl"))
+        ? readEvents(sb, threadId)
+        : [];
+      if (events.length >= count || Date.now() > deadline) return events;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  it("install --notify adds one marked notify line at the top of the user-level config.toml", async () => {
+    configBefore = readFileSync(userConfig(), "utf8");
+    const res = await tapedeck(sb, [
+      "install",
+      "codex",
+      "--yes",
+      "--notify",
+      "--json",
+      "--project",
+      sb.projectDir,
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout).extras).toEqual({ notify: userConfig() });
+    const after = readFileSync(userConfig(), "utf8");
+    expect(after.endsWith(configBefore)).toBe(true);
+    const added = after.slice(0, after.length - configBefore.length).split("\n");
+    expect(added[0]).toMatch(/^# >>> tapedeck notify/);
+    expect(added[1]).toBe(
+      `notify = ${JSON.stringify([process.execPath, HOOK_JS, "codex", "--notify"]).replace(/,/g, ", ")}`,
+    );
+    expect(added[2]).toBe("# <<< tapedeck notify");
+    expect(
+      readJson<{ providers: { codex: { fallback?: boolean } } }>(join(tapedeckDir(sb), "config.json"))
+        .providers.codex.fallback,
+    ).toBe(true);
+  });
+
+  it("with the hooks running, notify records nothing: the turn is the hooks'", async () => {
+    const res = await codex(sb, ["SCENARIO_BASH echo hooked"]);
+    expect(res.finalMessage).toBe("Done: hooked");
+    const events = await eventsOf(res.threadId!, 8);
+    // Give a late notify time to write, if it were going to.
+    await new Promise((r) => setTimeout(r, 1500));
+    const settled = readEvents(sb, res.threadId!);
+    expect(settled).toEqual(events);
+    expect(settled.filter((e) => e.payload.hook_event_name === "notify")).toEqual([]);
+    expect(settled.filter((e) => e.kind === "user_prompt")).toHaveLength(1);
+    // The hooks' mark of the turn was consumed by notify's report of it.
+    const marks = join(tapedeckDir(sb), "turn-marks");
+    expect(existsSync(marks) ? readdirSync(marks) : []).toEqual([]);
+  });
+
+  it("with the hooks untrusted (skipped silently), notify records the turn's prompt and reply", async () => {
+    const res = await codex(sb, [`SCENARIO_BASH echo fallback ${GITHUB_TOKEN}`], "stored");
+    expect(res.finalMessage).toBe(`Done: fallback ${GITHUB_TOKEN}`);
+    const events = await eventsOf(res.threadId!, 2);
+    expect(events.map((e) => [e.kind, e.payload.hook_event_name])).toEqual([
+      ["user_prompt", "notify"],
+      ["assistant_message", "notify"],
+    ]);
+    expect(events[0]!.payload.prompt).toBe(redacted(`SCENARIO_BASH echo fallback ${GITHUB_TOKEN}`));
+    expect(events[1]!.payload.text).toBe(redacted(res.finalMessage!));
+    expect(
+      events.every((e) => e.turn_id === events[0]!.turn_id && e.session_id === `codex:${res.threadId}`),
+    ).toBe(true);
+    expectNoSecretsUnder(tapedeckDir(sb));
+    expectPrivateModes(tapedeckDir(sb));
+  });
+
+  it("uninstall removes the notify line and leaves the user's config.toml as it was", async () => {
+    const res = await tapedeck(sb, ["uninstall", "codex", "--project", sb.projectDir]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain("notify program");
+    expect(readFileSync(userConfig(), "utf8")).toBe(configBefore);
+  });
+
+  it("a user's own notify program is never replaced", async () => {
+    writeFileSync(userConfig(), `notify = ["my-notifier"]\n${configBefore}`);
+    const before = snapshot(sb.projectDir);
+    const res = await tapedeck(sb, ["install", "codex", "--yes", "--notify", "--project", sb.projectDir]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("already sets a notify program");
+    expect(readFileSync(userConfig(), "utf8")).toBe(`notify = ["my-notifier"]\n${configBefore}`);
+    // Refused before anything was written: no hooks, no config change.
+    expect(snapshot(sb.projectDir)).toEqual(before);
   });
 });

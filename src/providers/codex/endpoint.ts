@@ -6,8 +6,8 @@
 // a custom one from `[model_providers.<id>] base_url`.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { defaultCodexHome } from "./installer.ts";
-import { parseTomlTables, type TomlScalar, type TomlTables, tableKey } from "./toml.ts";
+import { defaultCodexHome } from "./home.ts";
+import { parseTomlTables, type TomlTables, type TomlValue, tableKey } from "./toml.ts";
 
 export const OPENAI_API_BASE = "https://api.openai.com/v1";
 const BUILT_IN_OPENAI = "openai";
@@ -71,7 +71,7 @@ function projectConfig(cwd: string, codexHome: string): string | undefined {
   }
 }
 
-function str(v: TomlScalar | undefined): string | undefined {
+function str(v: TomlValue | undefined): string | undefined {
   return typeof v === "string" && v !== "" ? v : undefined;
 }
 

@@ -24,11 +24,12 @@
 // (`--dangerously-bypass-hook-trust`).
 import { createHash } from "node:crypto";
 import { readFileSync, realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { HOOK_MARKER, type HookCommandSpec } from "../claude/settings.ts";
 import type { ProviderInstaller } from "../installer.ts";
-import { parseTomlTables, type TomlScalar, type TomlTables, tableKey } from "./toml.ts";
+import { defaultCodexHome } from "./home.ts";
+import { codexNotifyExtra } from "./notify-installer.ts";
+import { parseTomlTables, type TomlTables, type TomlValue, tableKey } from "./toml.ts";
 
 type Json = Record<string, unknown>;
 
@@ -219,6 +220,8 @@ export function installedCodexHooks(settings: Json, hooksPath: string): Installe
   return out;
 }
 
+export { defaultCodexHome };
+
 export type CodexHookTrustState =
   /** every tapedeck hook has a stored trusted_hash equal to its current hash */
   | "trusted"
@@ -320,17 +323,12 @@ export function codexHookTrust(project: string, codexHome: string = defaultCodex
 }
 
 /** The nearest `[projects."<dir>"] trust_level` at or above `dir` (a trusted repository covers its folders). */
-function projectTrustLevel(toml: TomlTables, dir: string): TomlScalar | undefined {
+function projectTrustLevel(toml: TomlTables, dir: string): TomlValue | undefined {
   for (let d = dir; ; d = dirname(d)) {
     const level = toml.get(tableKey(["projects", d]))?.get("trust_level");
     if (level !== undefined) return level;
     if (dirname(d) === d) return undefined;
   }
-}
-
-export function defaultCodexHome(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.CODEX_HOME;
-  return configured && configured.trim() !== "" ? resolve(configured) : join(homedir(), ".codex");
 }
 
 function realpathOr(path: string): string {
@@ -368,4 +366,5 @@ export const codexInstaller: ProviderInstaller = {
   remove: removeCodexHooks,
   count: countCodexHooks,
   afterInstall: codexTrustAdvice,
+  extras: [codexNotifyExtra],
 };

@@ -15,7 +15,8 @@
 import type { HookContext, NormalizedEvent, NormalizeResult } from "../../core/event.ts";
 import type { EventKind } from "../../core/schemas.ts";
 import { canonicalJson, idFor, isoNow, isRecord, nonEmptyString, safeNow } from "../shared.ts";
-import { codexIdentity } from "./normalize.ts";
+import type { ProviderAdapter } from "../types.ts";
+import { CODEX_PROVIDER, codexIdentity } from "./normalize.ts";
 
 export const CODEX_NOTIFY_CAPABILITIES: readonly string[] = Object.freeze([
   "user_prompt",
@@ -59,9 +60,23 @@ export function normalizeCodexNotify(
       now,
     );
   }
+  return normalizeCodexNotifyValue(parsed, now, argvJson);
+}
+
+/** As normalizeCodexNotify, for the argument already parsed. */
+export function normalizeCodexNotifyValue(
+  parsed: unknown,
+  now: () => string = isoNow,
+  raw: unknown = parsed,
+): NormalizeResult {
   if (!isRecord(parsed)) {
     const type = parsed === null ? "null" : Array.isArray(parsed) ? "array" : typeof parsed;
-    return invalid("notify argument is not a JSON object", type, argvJson, now);
+    return invalid(
+      "notify argument is not a JSON object",
+      type,
+      typeof raw === "string" ? raw : canonicalJson(raw),
+      now,
+    );
   }
   try {
     return normalizeObject(parsed, now);
@@ -136,7 +151,8 @@ function normalizeObject(n: Payload, now: () => string): NormalizeResult {
   if (n.client !== undefined) reply.client = n.client;
   reply.input_message_count = inputs.length;
   events.push(make("assistant_message", ["last-assistant-message"], reply, "text"));
-  return { context, events };
+  // A turn the hooks recorded is theirs: these events then go nowhere.
+  return turnId !== undefined ? { context, events, fallbackForTurn: turnId } : { context, events };
 }
 
 /** A notification type this adapter does not know: keep its own fields, never reject. */
@@ -182,3 +198,14 @@ function buildContext(n: Payload | undefined): HookContext {
     capabilities: CODEX_NOTIFY_CAPABILITIES,
   };
 }
+
+/**
+ * The notify program as an adapter: `node hook.cjs codex --notify '<json>'`. It records a turn only when
+ * Codex's hooks did not (see fallbackForTurn), so it can stay installed beside them.
+ */
+export const codexNotifyAdapter: ProviderAdapter = {
+  name: CODEX_PROVIDER,
+  displayName: "Codex CLI (notify)",
+  normalize: (payload) => normalizeCodexNotifyValue(payload),
+  isSessionStart: () => false,
+};

@@ -3,8 +3,11 @@
 // and arrays are skipped as a whole, so text inside them is never taken for a header.
 
 export type TomlScalar = string | boolean | number;
+/** An array's value is not read; that the key is set is. */
+export const TOML_ARRAY: { readonly opaque: "array" } = Object.freeze({ opaque: "array" });
+export type TomlValue = TomlScalar | typeof TOML_ARRAY;
 /** Table key (see tableKey) -> key -> value. Dotted keys and inline tables are flattened into their tables. */
-export type TomlTables = Map<string, Map<string, TomlScalar>>;
+export type TomlTables = Map<string, Map<string, TomlValue>>;
 
 export function tableKey(path: readonly string[]): string {
   return JSON.stringify(path);
@@ -108,9 +111,9 @@ function parseLiteralString(c: TomlCursor): string | undefined {
 /** Skips any value (multi-line strings and nested arrays included); answers the scalar when it is one. */
 function parseValue(c: TomlCursor, table: string[], tables: TomlTables, key: string[]): void {
   c.skipSpaces();
-  const set = (value: TomlScalar) => {
+  const set = (value: TomlValue) => {
     const path = [...table, ...key.slice(0, -1)];
-    const t = tables.get(tableKey(path)) ?? new Map<string, TomlScalar>();
+    const t = tables.get(tableKey(path)) ?? new Map<string, TomlValue>();
     t.set(key.at(-1)!, value);
     tables.set(tableKey(path), t);
   };
@@ -147,6 +150,7 @@ function parseValue(c: TomlCursor, table: string[], tables: TomlTables, key: str
   }
   if (c.peek() === "[") {
     // An array: skipped, strings inside it included, however many lines it spans.
+    set(TOML_ARRAY);
     let depth = 0;
     while (!c.eof()) {
       const ch = c.peek();

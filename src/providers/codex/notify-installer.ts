@@ -1,0 +1,65 @@
+// `tapedeck install codex --notify`: Codex's legacy notify program, the
+// fallback capture of turns where the hooks do not run (untrusted, switched
+// off, or a Codex without hooks). Codex 0.171 reads `notify` only from the
+// user-level `$CODEX_HOME/config.toml` (a project's `.codex/config.toml` is
+// refused with "Ignored unsupported project-local config keys ... notify"),
+// so this is the one user-level file tapedeck writes, and only when asked.
+// The program records only in projects whose codex recording is on, and only
+// turns the hooks missed. Codex runs one notify program: a user's own is never
+// replaced.
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { ensureDir, isErrno, writeFileAtomicSync } from "../../core/fsutil.ts";
+import type { ExtraCommand, InstallExtra } from "../installer.ts";
+import { defaultCodexHome } from "./home.ts";
+import { hasBlock, removeBlock, setBlock, setsOutsideBlock } from "./toml-blocks.ts";
+
+const BLOCK = "notify";
+
+export function codexUserConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(defaultCodexHome(env), "config.toml");
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if (isErrno(error, "ENOENT")) return "";
+    throw new Error(`cannot read ${path}`);
+  }
+}
+
+function writeText(path: string, text: string): void {
+  ensureDir(dirname(path));
+  writeFileAtomicSync(path, text);
+}
+
+/** The TOML array `["node", "<hook.cjs>", "codex", "--notify"]` (JSON strings are TOML basic strings). */
+export function notifyLine(command: ExtraCommand): string {
+  return `notify = ${JSON.stringify([command.node, command.hook, "codex", "--notify"]).replace(/,/g, ", ")}`;
+}
+
+export const codexNotifyExtra: InstallExtra = {
+  flag: "notify",
+  fallback: true,
+  describe: () => `notify program in ${codexUserConfigPath()} (user-level; records turns the hooks miss)`,
+  path: () => codexUserConfigPath(),
+  add(_project, command) {
+    const path = codexUserConfigPath();
+    const text = readText(path);
+    if (setsOutsideBlock(text, BLOCK, [], "notify")) {
+      throw new Error(
+        `${path} already sets a notify program; Codex runs only one, and tapedeck will not replace yours`,
+      );
+    }
+    writeText(path, setBlock(text, BLOCK, [notifyLine(command)], "top"));
+  },
+  remove() {
+    const path = codexUserConfigPath();
+    const text = readText(path);
+    if (!hasBlock(text, BLOCK)) return false;
+    writeText(path, removeBlock(text, BLOCK));
+    return true;
+  },
+  present: () => hasBlock(readText(codexUserConfigPath()), BLOCK),
+};

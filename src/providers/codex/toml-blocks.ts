@@ -1,0 +1,63 @@
+// tapedeck's own blocks in a Codex config.toml, added and removed as text so
+// that every other byte of the user's file (comments, order, formatting) is
+// kept. A block is delimited by marker comments naming it:
+//
+//   # >>> tapedeck <name>: written by `tapedeck install`, removed by `tapedeck uninstall`
+//   ...
+//   # <<< tapedeck <name>
+//
+// Top-level keys (Codex's `notify`) must come before the first table, so such a
+// block goes at the top of the file; a table block goes at the end.
+import { parseTomlTables, tableKey } from "./toml.ts";
+
+const open = (name: string) => `# >>> tapedeck ${name}`;
+const close = (name: string) => `# <<< tapedeck ${name}`;
+
+/** Where a block of `name` sits: [first line, last line], or undefined. */
+function findBlock(lines: string[], name: string): [number, number] | undefined {
+  const start = lines.findIndex((l) => l.startsWith(`${open(name)}:`) || l === open(name));
+  if (start < 0) return undefined;
+  const end = lines.indexOf(close(name), start + 1);
+  return end < 0 ? undefined : [start, end];
+}
+
+export function hasBlock(text: string, name: string): boolean {
+  return findBlock(text.split("\n"), name) !== undefined;
+}
+
+/** The text without tapedeck's block `name` and the blank line that separated it (unchanged when there is none). */
+export function removeBlock(text: string, name: string): string {
+  const lines = text.split("\n");
+  const at = findBlock(lines, name);
+  if (!at) return text;
+  lines.splice(at[0], at[1] - at[0] + 1);
+  if (at[0] === 0 && lines[0] === "" && lines.length > 1) lines.splice(0, 1);
+  else if (at[0] > 0 && lines[at[0] - 1] === "") lines.splice(at[0] - 1, 1);
+  return lines.join("\n");
+}
+
+/** Replaces (or adds) tapedeck's block `name`: at the top for top-level keys, at the end for a table. */
+export function setBlock(text: string, name: string, body: string[], where: "top" | "end"): string {
+  const rest = removeBlock(text, name);
+  const block = [
+    `${open(name)}: written by \`tapedeck install\`, removed by \`tapedeck uninstall\``,
+    ...body,
+    close(name),
+  ].join("\n");
+  if (rest === "") return `${block}\n`;
+  if (where === "top") return `${block}\n\n${rest}`;
+  return `${rest}${rest.endsWith("\n") ? "" : "\n"}\n${block}\n`;
+}
+
+/** Whether the file sets `key` in `table` ([] for top level) outside tapedeck's block `name`. */
+export function setsOutsideBlock(text: string, name: string, table: string[], key: string): boolean {
+  return parseTomlTables(removeBlock(text, name)).get(tableKey(table))?.has(key) ?? false;
+}
+
+/** Whether the file has the table `[a.b]` (or keys under it) outside tapedeck's block `name`. */
+export function hasTableOutsideBlock(text: string, name: string, table: string[]): boolean {
+  const tables = parseTomlTables(removeBlock(text, name));
+  if (tables.has(tableKey(table))) return true;
+  const prefix = tableKey(table).slice(0, -1);
+  return [...tables.keys()].some((k) => k.startsWith(`${prefix},`));
+}

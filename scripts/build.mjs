@@ -39,4 +39,11 @@ await build({
   outfile: "dist/serve.js",
   minify: true,
 });
+// The MCP server, loaded by `tapedeck mcp` only: the SDK stays out of every other command's start-up.
+await build({
+  ...common,
+  entryPoints: ["src/mcp/server.ts"],
+  outfile: "dist/mcp.js",
+  packages: "external",
+});
 chmodSync("dist/cli.js", 0o755);

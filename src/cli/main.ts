@@ -5,6 +5,7 @@ import { registerDemoCommand } from "./demo-command.ts";
 import { registerDoctorCommand } from "./doctor-command.ts";
 import { registerHookCommand } from "./hook-command.ts";
 import { registerInstallCommands } from "./install-command.ts";
+import { registerMcpCommand } from "./mcp-command.ts";
 import { registerProxyCommands } from "./proxy-command.ts";
 import { registerRedactCommand } from "./redact-command.ts";
 
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerProxyCommands(program);
   registerDemoCommand(program);
   registerDoctorCommand(program);
+  registerMcpCommand(program, VERSION);
   return program;
 }
 

@@ -4,9 +4,13 @@ import { findProjectRoot, readConfig } from "./config.ts";
 export interface RecordingState {
   project: string | null;
   provider: string;
+  /** tapedeck is installed for this provider in this project */
+  installed: boolean;
   recording: boolean;
   mode: string | null;
   session_root: string | null;
+  /** Memory retrieval into the agent's context; not built yet, so always off. */
+  retrieval: "off";
   display: string;
 }
 
@@ -19,9 +23,11 @@ export function recordingState(startDir: string | null, provider: string): Recor
   return {
     project,
     provider,
+    installed: p !== undefined,
     recording,
     mode,
     session_root: p ? (p.session_root ?? `.tapedeck/${provider}-sessions`) : null,
+    retrieval: "off",
     display: recording ? `tapedeck ● REC ${mode ?? "capture-only"}` : "tapedeck ○ off",
   };
 }

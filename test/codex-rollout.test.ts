@@ -468,9 +468,10 @@ function hook(name: string, overrides: Json = {}): Json {
   return { ...fixture(name), ...overrides };
 }
 
-function enrich(payload: Json, state?: Record<string, unknown>) {
+/** `state` defaults to an empty one (a session already being recorded); null: the session's first event. */
+function enrich(payload: Json, state: Record<string, unknown> | null = {}) {
   const result = normalizeCodexHook(payload, {});
-  return { result, extra: codexAdapter.enrich!(result, state) };
+  return { result, extra: codexAdapter.enrich!(result, state ?? undefined) };
 }
 
 function kinds(events: NormalizedEvent[]) {
@@ -478,6 +479,22 @@ function kinds(events: NormalizedEvent[]) {
 }
 
 describe("codexAdapter.enrich", () => {
+  it("the session's first recorded event decides where reading starts: a new conversation from the top", () => {
+    const path = tempCopy(SAMPLE);
+    const size = readFileSync(path).length;
+    const cursorOf = (extra: ReturnType<typeof enrich>["extra"]) =>
+      (extra!.state.cursors as Record<string, { offset: number }>)[path]!.offset;
+    expect(cursorOf(enrich(hook("SessionStart.json", { transcript_path: path }), null).extra)).toBe(0);
+    // A resume, or recording started midway (the first event is not a session start): from the current end,
+    // so the turns from before recording began are not counted.
+    expect(cursorOf(enrich(hook("SessionStart.resume.json", { transcript_path: path }), null).extra)).toBe(
+      size,
+    );
+    const midway = enrich(hook("Stop.json", { transcript_path: path }), null).extra!;
+    expect(midway.events).toEqual([]);
+    expect(cursorOf(midway)).toBe(size);
+  });
+
   it("at Stop adds one turn_usage per response, with ids from the response ids", () => {
     const path = tempCopy(SAMPLE);
     const { extra } = enrich(hook("Stop.json", { transcript_path: path }));
@@ -539,7 +556,7 @@ describe("codexAdapter.enrich", () => {
     const result = post.events[0]!;
     expect(result.kind).toBe("tool_result");
     // PostToolUse alone reads nothing.
-    expect(codexAdapter.enrich!(post, undefined)).toBeUndefined();
+    expect(codexAdapter.enrich!(post, {})).toBeUndefined();
 
     const stop = hook("Stop.json", {
       session_id: "01a228a2-010b-7020-b099-725fb563b46f",
@@ -643,7 +660,7 @@ describe("codexAdapter.enrich", () => {
       expect(enrich(hook(file)).extra, file).toBeUndefined();
     }
     expect(enrich(hook("Stop.json", { transcript_path: null })).extra).toBeUndefined();
-    expect(codexAdapter.enrich!(normalizeCodexHook("garbage", {}), undefined)).toBeUndefined();
+    expect(codexAdapter.enrich!(normalizeCodexHook("garbage", {}), {})).toBeUndefined();
   });
 
   it("keeps the cursor at 0 for a rollout that does not exist yet", () => {

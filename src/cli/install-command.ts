@@ -215,22 +215,29 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
           http_token: previous?.http_token ?? randomBytes(24).toString("hex"),
         }
       : undefined;
+  // With the MCP control installed recording starts dormant: the user starts it from inside the agent
+  // (record_session) or with `tapedeck record start`. A re-install keeps the state it finds.
+  const recording = opts.mcp ? (previous?.recording ?? "off") : "on";
   config.providers[provider] = {
-    recording: "on",
+    recording,
     mode: "capture-only",
     ...(sessionRootSetting ? { session_root: sessionRootSetting } : {}),
     transport: opts.transport as "command" | "http",
     ...(http ?? {}),
   };
-  for (const extra of extras) {
+  for (const [i, extra] of extras.entries()) {
     try {
-      extra.add(project, extraCommand());
+      extra.add(project, extraCommand(), settings);
     } catch (error) {
-      throw new CliError(`${(error as Error).message}; nothing was changed`);
+      const done = extras.slice(0, i).map((e) => `--${e.flag}`);
+      throw new CliError(
+        `${(error as Error).message}; ${done.length === 0 ? "nothing was changed" : `only ${done.join(" ")} was installed`}`,
+      );
     }
   }
-  if (installer.extras?.some((e) => e.fallback && e.present(project)))
+  if (installer.extras?.some((e) => e.fallback && e.present(project, settings))) {
     config.providers[provider]!.fallback = true;
+  }
   writeConfig(project, config);
   installer.add(settings, {
     command: hookCommand(provider),
@@ -253,15 +260,21 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
     hooks: installer.count(settings),
     status_line: statusLineAdded ? "installed" : foreignStatus ? "kept yours" : "not installed",
     extras: Object.fromEntries(extras.map((e) => [e.flag, e.path(project)])),
-    recording: "on",
+    recording,
   };
   if (opts.json) {
     printJson({ ...result, view: Object.fromEntries(rows) });
     return;
   }
   const lines = [
-    `Installed ${result.hooks} hooks in ${relative(project, settingsPath) || settingsPath}. Recording is on.`,
-    `Stop with: tapedeck record stop --provider ${provider}    Remove with: tapedeck uninstall ${provider}`,
+    `Installed ${result.hooks} hooks in ${relative(project, settingsPath) || settingsPath}. ${
+      recording === "on"
+        ? "Recording is on."
+        : `Recording is dormant until you ask the agent to start it (record_session), or run: tapedeck record start --provider ${provider}`
+    }`,
+    recording === "on"
+      ? `Stop with: tapedeck record stop --provider ${provider}    Remove with: tapedeck uninstall ${provider}`
+      : `Remove with: tapedeck uninstall ${provider}`,
     ...extras.map(
       (e) => `Added tapedeck's ${e.flag === "mcp" ? "MCP server" : "notify program"} to ${e.path(project)}.`,
     ),
@@ -301,16 +314,17 @@ async function uninstallCommand(
   const project = projectDir(opts.project);
   const settingsPath = settingsPathFor(installer, project, opts.settings);
   const settings = readSettings(settingsPath);
+  const before = JSON.stringify(settings);
   const removed = installer.remove(settings);
-  if (removed > 0) writeSettings(settingsPath, settings);
   const extrasRemoved: Record<string, string> = {};
   for (const extra of installer.extras ?? []) {
     try {
-      if (extra.remove(project)) extrasRemoved[extra.flag] = extra.path(project);
+      if (extra.remove(project, settings)) extrasRemoved[extra.flag] = extra.path(project);
     } catch (error) {
       process.stderr.write(`tapedeck: ${(error as Error).message}\n`);
     }
   }
+  if (JSON.stringify(settings) !== before) writeSettings(settingsPath, settings);
   const config = readConfig(project);
   if (config?.providers[provider]) {
     delete config.providers[provider];

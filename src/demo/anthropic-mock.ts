@@ -1,7 +1,7 @@
 /**
  * Scripted stand-in for the Anthropic Messages API, good enough for the real `claude` CLI to run a whole
  * session offline. Replies are chosen by `SCENARIO_*` keywords in the current user prompt so that a test can
- * steer the agent (run Bash, fail a tool, spawn a subagent, error out) without a real model.
+ * steer the agent (run Bash, fail a tool, spawn a subagent, call an MCP tool, error out) without a real model.
  *
  * Standalone: `npx tsx test/mocks/anthropic-mock.ts --port 18081 --log requests.jsonl`
  */
@@ -164,9 +164,18 @@ function blocksOf(message: ApiMessage | undefined): ContentBlock[] {
  * User-typed text: Claude Code prepends `<system-reminder>` blocks that must not be mistaken for a prompt.
  * Blocks are joined in order, so the typed prompt (always the last block) ends the string.
  */
+/** Text Claude Code itself adds beside a tool result: never the user's prompt. */
+const CLIENT_NOTES = new Set(["Tool loaded."]);
+
 function promptTextOf(message: ApiMessage | undefined): string {
   return blocksOf(message)
-    .filter((b) => b.type === "text" && typeof b.text === "string" && !SYSTEM_REMINDER.test(b.text))
+    .filter(
+      (b) =>
+        b.type === "text" &&
+        typeof b.text === "string" &&
+        !SYSTEM_REMINDER.test(b.text) &&
+        !CLIENT_NOTES.has(b.text),
+    )
     .map((b) => b.text as string)
     .join("\n")
     .trim();
@@ -320,6 +329,10 @@ function defaultReply(body: MessagesRequest, agentId: string | null, a: Analysis
     /haiku/i.test(body.model ?? "");
   if (noTools && small) return text("short", "Mock title");
 
+  if (a.toolResult?.toolName === "ToolSearch") {
+    const { name, arg } = parseScenario(a.promptText);
+    if (name === "MCP") return mcpCall(body, arg, true);
+  }
   if (a.toolResult) {
     const excerpt = a.toolResult.text.slice(0, 200);
     const name = a.toolResult.toolName ?? "tool";
@@ -348,9 +361,54 @@ function defaultReply(body: MessagesRequest, agentId: string | null, a: Analysis
       // A subagent must not spawn another one, or a keyword it inherited would recurse forever.
       if (agentId) return text("subagent-text", "Subagent reply.");
       return agentCall(body, name === "AGENT" ? "agent" : "agent-bg", arg, name === "AGENT_BG");
+    case "MCP":
+      return mcpCall(body, arg, false);
     default:
       return text(agentId ? "subagent-text" : "text", "Mock reply.");
   }
+}
+
+/**
+ * `SCENARIO_MCP <tool> <json input>`: calls an MCP tool by its server-side name, whatever prefix the client gives
+ * it (`mcp__tapedeck__record_session` in Claude Code), as a model would. Claude Code 2.1 defers MCP tools: it
+ * lists their names in a system message and sends only a `ToolSearch` tool, whose `select:<name>` call loads a
+ * tool's schema; only then may the tool be called. Without the tool anywhere, the reply says so.
+ */
+function mcpCall(body: MessagesRequest, arg: string, searched: boolean): MockReply {
+  const m = /^(\S+)\s*(.*)$/.exec(arg);
+  const wanted = m?.[1] ?? "";
+  let input: unknown = {};
+  try {
+    input = m?.[2] ? JSON.parse(m[2]) : {};
+  } catch {
+    return text("mcp-bad-input", "The MCP scenario input is not JSON.");
+  }
+  const matches = (name: string) => name === wanted || name.endsWith(`__${wanted}`);
+  const listed = (body.tools ?? []).find((t) => t.name !== undefined && matches(t.name))?.name;
+  const deferred = listed
+    ? undefined
+    : [...JSON.stringify(body).matchAll(/\\n(mcp__[A-Za-z0-9_-]+)(?=\\n)/g)].map((x) => x[1]!).find(matches);
+  const name = listed ?? (searched ? deferred : undefined);
+  if (name) {
+    return {
+      kind: "message",
+      scenario: "mcp",
+      content: [
+        { type: "text", text: `Calling ${wanted}.` },
+        { type: "tool_use", name, input: input as Record<string, unknown> },
+      ],
+      stopReason: "tool_use",
+    };
+  }
+  if (deferred && (body.tools ?? []).some((t) => t.name === "ToolSearch")) {
+    return {
+      kind: "message",
+      scenario: "mcp-search",
+      content: [{ type: "tool_use", name: "ToolSearch", input: { query: `select:${deferred}` } }],
+      stopReason: "tool_use",
+    };
+  }
+  return text("mcp-no-tool", `No ${wanted} tool is available.`);
 }
 
 type SseEvent = { event: string; data: unknown };

@@ -10,6 +10,7 @@
  *                         approval_policy on-request (`touch stamp.txt` by default)
  *   SCENARIO_AGENT <cmd>  `spawn_agent {"message": "SCENARIO_BASH <cmd>"}`, then `wait_agent` on the new agent,
  *                         then `Subagent reported: <its final message>` (a subagent never spawns another one)
+ *   SCENARIO_MCP <tool> <json>  a call of that MCP tool (namespaced as codex declares it), then `Done: <output>`
  *   SCENARIO_APIERROR     an HTTP 400
  *   the compaction prompt ("You are performing a CONTEXT CHECKPOINT COMPACTION...")  a summary message
  *   anything else         a short text reply
@@ -380,6 +381,20 @@ function defaultReply(body: ResponsesRequest, subagent: boolean, a: Analysis): R
       if (!hasTool(body, "spawn_agent")) return text("agent-no-tool", "No subagent tool is available.");
       const task = arg ? `SCENARIO_BASH ${arg}` : "SCENARIO_TEXT subagent";
       return agentToolCall(body, "agent", "spawn_agent", { message: task });
+    }
+    case "MCP": {
+      // `SCENARIO_MCP <tool> <json input>`: codex 0.171 declares an MCP server's tools in a namespace named
+      // `mcp__<server>`; the call names the tool and its namespace.
+      const m = /^(\S+)\s*(.*)$/.exec(arg);
+      const tool = m?.[1] ?? "";
+      let input: Record<string, unknown> = {};
+      try {
+        input = m?.[2] ? (JSON.parse(m[2]) as Record<string, unknown>) : {};
+      } catch {
+        return text("mcp-bad-input", "The MCP scenario input is not JSON.");
+      }
+      if (!hasTool(body, tool)) return text("mcp-no-tool", `No ${tool} tool is available.`);
+      return agentToolCall(body, "mcp", tool, input);
     }
     default:
       return text(subagent ? "subagent-text" : "text", "Mock reply.");

@@ -31,14 +31,14 @@ export const STATUS_DESCRIPTION = [
 ].join(" ");
 
 const stateShape = {
+  display: z.string(),
+  recording: z.boolean(),
   project: z.string().nullable(),
   provider: z.string(),
   installed: z.boolean(),
-  recording: z.boolean(),
   mode: z.string().nullable(),
   session_root: z.string().nullable(),
   retrieval: z.literal("off"),
-  display: z.string(),
 };
 
 function stateResult(
@@ -46,9 +46,12 @@ function stateResult(
   state: RecordingState,
   extra: Record<string, unknown> = {},
 ): CallToolResult {
+  // The compact string and the on/off answer first: clients that show the structured result as JSON (Claude
+  // Code does) may cut it, and these are what the user asked about.
+  const { display, recording, ...rest } = state;
   return {
-    content: [{ type: "text", text: `${message}\n${state.display}` }],
-    structuredContent: { ...state, ...extra },
+    content: [{ type: "text", text: `${message}\n${display}` }],
+    structuredContent: { display, recording, ...extra, ...rest },
   };
 }
 

@@ -46,11 +46,14 @@ export interface InstallExtra {
   describe(project: string): string;
   /** The file it writes. */
   path(project: string): string;
-  /** Adds (or refreshes) the entry; throws an Error with a message for the user when it must not. */
-  add(project: string, command: ExtraCommand): void;
+  /**
+   * Adds (or refreshes) the entry; throws an Error with a message for the user when it must not. `settings` is
+   * the provider's hook settings file as install is about to write it, for an extra that lives there too.
+   */
+  add(project: string, command: ExtraCommand, settings: Settings): void;
   /** Removes exactly tapedeck's entry; answers whether there was one. */
-  remove(project: string): boolean;
-  present(project: string): boolean;
+  remove(project: string, settings: Settings): boolean;
+  present(project: string, settings: Settings): boolean;
   /** Whether the project config marks a fallback capture path (see ProviderConfig.fallback). */
   fallback?: boolean;
 }

@@ -2,6 +2,8 @@
 // order-independent hashing that event ids are derived from. Hot path:
 // node built-ins only, and only types from the core.
 import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
+import type { NormalizeResult } from "../core/event.ts";
 import type { EventKind } from "../core/schemas.ts";
 
 export type Payload = Record<string, unknown>;
@@ -76,4 +78,24 @@ export function select(name: string, p: Payload, fields: readonly string[], extr
     if (p[field] !== undefined) out[field] = p[field];
   }
   return extra ? Object.assign(out, extra) : out;
+}
+
+/**
+ * Where usage reading starts in a session's transcript, decided by the first event recorded in the session:
+ * from the beginning when that event starts a new conversation, else from the transcript's current end. A
+ * resumed conversation or a recording started midway (record_session, `record start`) does not get the turns
+ * from before it began.
+ */
+export function firstReadOffset(result: NormalizeResult, transcript: string): number {
+  const start = result.events.find((e) => e.kind === "session_start");
+  return start && start.payload.source !== "resume" ? 0 : fileSize(transcript);
+}
+
+/** A file's size, 0 when it does not exist (yet) or cannot be read. */
+export function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }

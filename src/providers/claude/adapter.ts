@@ -1,5 +1,5 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
-import { derivedId } from "../shared.ts";
+import { derivedId, firstReadOffset } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { normalizeClaudeHook } from "./normalize.ts";
 import { readNewUsage } from "./transcript-usage.ts";
@@ -52,6 +52,11 @@ function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | u
   const cursors: Record<string, TranscriptCursor> = { ...(previous?.cursors ?? {}) };
   const events: NormalizedEvent[] = [];
   let read = false;
+  const transcript = result.context.transcript_path;
+  if (previous === undefined && transcript && result.events.length > 0) {
+    cursors[transcript] = { offset: firstReadOffset(result, transcript), seen: [] };
+    read = true;
+  }
   for (const e of result.events) {
     if (e.kind === "assistant_message" && result.context.transcript_path && !e.agent_id) {
       events.push(...readUsage(result.context.transcript_path, cursors, e.turn_id, undefined));

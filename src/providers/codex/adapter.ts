@@ -1,5 +1,5 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
-import { derivedId } from "../shared.ts";
+import { derivedId, firstReadOffset } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { normalizeCodexHook } from "./normalize.ts";
 import { type RolloutCommand, type RolloutUsage, readRollout } from "./rollout.ts";
@@ -153,6 +153,10 @@ function enrichFromRollouts(result: NormalizeResult, previous: CodexState | unde
   const rootRollout = usablePath(result.context.transcript_path);
   const events: NormalizedEvent[] = [];
   let read = false;
+  if (previous === undefined && rootRollout !== undefined && result.events.length > 0) {
+    cursors[rootRollout] = { offset: firstReadOffset(result, rootRollout), seen: [] };
+    read = true;
+  }
   for (const e of result.events) {
     const atTurnEnd = e.kind === "assistant_message" && e.payload.hook_event_name === "Stop" && !e.agent_id;
     if ((atTurnEnd || e.kind === "session_end") && rootRollout !== undefined) {

@@ -28,7 +28,6 @@ import { dirname, join, resolve } from "node:path";
 import { HOOK_MARKER, type HookCommandSpec } from "../claude/settings.ts";
 import type { ProviderInstaller } from "../installer.ts";
 import { defaultCodexHome } from "./home.ts";
-import { codexNotifyExtra } from "./notify-installer.ts";
 import { parseTomlTables, type TomlTables, type TomlValue, tableKey } from "./toml.ts";
 
 type Json = Record<string, unknown>;
@@ -366,5 +365,4 @@ export const codexInstaller: ProviderInstaller = {
   remove: removeCodexHooks,
   count: countCodexHooks,
   afterInstall: codexTrustAdvice,
-  extras: [codexNotifyExtra],
 };

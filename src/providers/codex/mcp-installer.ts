@@ -1,0 +1,54 @@
+// `tapedeck install codex --mcp`: the tapedeck MCP server as
+// `[mcp_servers.tapedeck]` in the project's `.codex/config.toml` (Codex 0.171
+// reads mcp_servers from a trusted project's config, measured; it refuses a
+// project-local `notify`), in a marked block at the end of the file so that
+// every other byte is kept and uninstall removes exactly it.
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { ensureDir, isErrno, writeFileAtomicSync } from "../../core/fsutil.ts";
+import type { InstallExtra } from "../installer.ts";
+import { MCP_SERVER_NAME, mcpArgs } from "../mcp-entry.ts";
+import { hasBlock, hasTableOutsideBlock, removeBlock, setBlock } from "./toml-blocks.ts";
+
+const BLOCK = "mcp";
+
+export const codexProjectConfigPath = (project: string) => join(project, ".codex", "config.toml");
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if (isErrno(error, "ENOENT")) return "";
+    throw new Error(`cannot read ${path}`);
+  }
+}
+
+const tomlArray = (items: string[]) => `[${items.map((i) => JSON.stringify(i)).join(", ")}]`;
+
+export const codexMcpExtra: InstallExtra = {
+  flag: "mcp",
+  describe: (project) => `${codexProjectConfigPath(project)} ([mcp_servers.${MCP_SERVER_NAME}])`,
+  path: codexProjectConfigPath,
+  add(project, command) {
+    const path = codexProjectConfigPath(project);
+    const text = readText(path);
+    if (hasTableOutsideBlock(text, BLOCK, ["mcp_servers", MCP_SERVER_NAME])) {
+      throw new Error(`${path} already has an MCP server named "${MCP_SERVER_NAME}" that is not tapedeck's`);
+    }
+    const body = [
+      `[mcp_servers.${MCP_SERVER_NAME}]`,
+      `command = ${JSON.stringify(command.node)}`,
+      `args = ${tomlArray(mcpArgs(command, "codex"))}`,
+    ];
+    ensureDir(dirname(path));
+    writeFileAtomicSync(path, setBlock(text, BLOCK, body, "end"));
+  },
+  remove(project) {
+    const path = codexProjectConfigPath(project);
+    const text = readText(path);
+    if (!hasBlock(text, BLOCK)) return false;
+    writeFileAtomicSync(path, removeBlock(text, BLOCK));
+    return true;
+  },
+  present: (project) => hasBlock(readText(codexProjectConfigPath(project)), BLOCK),
+};

@@ -1,0 +1,274 @@
+/**
+ * End to end: the user asks the agent to start or stop recording, and the agent does it through the tapedeck
+ * MCP server that `tapedeck install <provider> --mcp` set up, with the real `claude` and `codex` CLIs offline
+ * against the mock model servers. The mocks play the model: `SCENARIO_MCP <tool> <json>` makes them call the
+ * MCP tool as the client declares it (Claude Code 2.1 defers MCP tools behind ToolSearch; Codex 0.171 puts them
+ * in an `mcp__tapedeck` namespace). Per agent, one conversation over several runs (resumed):
+ *   before    a command run while recording is dormant: nothing is written
+ *   start     record_session {"action":"start"}: recording is on from that call on, nothing earlier is kept
+ *   after     a command: recorded in full
+ *   status    tapedeck_status: the same compact string as the status line and `tapedeck status --statusline`
+ *   stop      record_session {"action":"stop"}: off again, hooks and MCP entry left in place
+ *   stopped   a command: nothing is written
+ * Then the server is made to fail to start: the agent's run still completes, and nothing starts recording.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Envelope } from "../../src/core/schemas.ts";
+import { runClaude } from "../../src/demo/claude-offline.ts";
+import { runCodex } from "../../src/demo/codex-offline.ts";
+import { expectPrivateModes, readEventsFile, snapshot } from "./archive-checks.ts";
+import { CLI_JS, HOOK_JS, type Sandbox, useBuild, useClaudeSandbox, useCodexSandbox } from "./sandboxes.ts";
+
+useBuild();
+
+const START = 'SCENARIO_MCP record_session {"action":"start"}';
+const STOP = 'SCENARIO_MCP record_session {"action":"stop"}';
+const STATUS = "SCENARIO_MCP tapedeck_status {}";
+const REC = "tapedeck ● REC capture-only";
+const OFF = "tapedeck ○ off";
+
+const tapedeckDir = (sb: Sandbox) => join(sb.projectDir, ".tapedeck");
+const configOf = (sb: Sandbox, provider: string) =>
+  JSON.parse(readFileSync(join(tapedeckDir(sb), "config.json"), "utf8")).providers[provider];
+const eventsOf = (sb: Sandbox, provider: string, id: string): Envelope[] => {
+  try {
+    return readEventsFile(join(tapedeckDir(sb), `${provider}-sessions`, id, "events.jsonl"));
+  } catch {
+    return [];
+  }
+};
+const text = (events: Envelope[]) => JSON.stringify(events);
+
+async function statusLine(sb: Sandbox, provider: string): Promise<string> {
+  const res = await sb.cli(["status", "--statusline", "--provider", provider]);
+  expect(res.code, res.stderr).toBe(0);
+  return res.stdout.trim();
+}
+
+describe("record_session from inside claude", () => {
+  const sb = useClaudeSandbox("mcp-claude");
+  let session = "";
+
+  async function claude(prompt: string, resume = true) {
+    const args = resume && session ? ["--resume", session, prompt] : [prompt];
+    const res = await runClaude({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args });
+    expect(res.timedOut).toBe(false);
+    expect(res.code, res.stderr).toBe(0);
+    session ||= res.sessionId!;
+    return res;
+  }
+
+  it("install --mcp: the server in .mcp.json, approved in settings.local.json, recording dormant", async () => {
+    writeFileSync(
+      join(sb.projectDir, ".mcp.json"),
+      JSON.stringify({ mcpServers: { other: { command: "true" } } }),
+    );
+    const res = await sb.cli(["install", "claude", "--yes", "--mcp", "--transport", "command", "--json"]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      recording: "off",
+      extras: { mcp: join(sb.projectDir, ".mcp.json") },
+    });
+    const mcp = JSON.parse(readFileSync(join(sb.projectDir, ".mcp.json"), "utf8"));
+    expect(mcp.mcpServers).toEqual({
+      other: { command: "true" },
+      tapedeck: { type: "stdio", command: process.execPath, args: [CLI_JS, "mcp", "--provider", "claude"] },
+    });
+    const local = JSON.parse(readFileSync(join(sb.projectDir, ".claude", "settings.local.json"), "utf8"));
+    expect(local.enabledMcpjsonServers).toEqual(["tapedeck"]);
+    expect(await statusLine(sb, "claude")).toBe(OFF);
+  });
+
+  it("before: a run while recording is dormant writes nothing", async () => {
+    const res = await claude("SCENARIO_BASH echo before-start", false);
+    expect(res.json.result).toBe("Done: before-start");
+    expect(eventsOf(sb, "claude", session)).toEqual([]);
+  });
+
+  it("start: the agent's record_session call turns recording on from that point", async () => {
+    const served = sb.mock.usageLog.length;
+    const res = await claude(START);
+    expect(res.json.result).toContain('"recording":true');
+    expect(configOf(sb, "claude")).toMatchObject({ recording: "on", mode: "capture-only" });
+    const events = eventsOf(sb, "claude", session);
+    // The prompt that asked, and the ToolSearch before the call, came before recording: not kept.
+    expect(events.some((e) => e.kind === "user_prompt")).toBe(false);
+    expect(events[0]).toMatchObject({
+      kind: "tool_result",
+      payload: { tool_name: "mcp__tapedeck__record_session" },
+    });
+    expect(text(events)).not.toContain("before-start");
+    // Only usage of what the model answered after the call: the final reply.
+    const after = sb.mock.usageLog.slice(served).map((u) => u.messageId);
+    const usage = events.filter((e) => e.kind === "turn_usage").map((e) => e.payload.message_id);
+    expect(usage).toEqual([after.at(-1)]);
+  });
+
+  it("after: the next turn is recorded in full", async () => {
+    const before = eventsOf(sb, "claude", session).length;
+    const res = await claude("SCENARIO_BASH echo after-start");
+    expect(res.json.result).toBe("Done: after-start");
+    const kinds = eventsOf(sb, "claude", session)
+      .slice(before)
+      .map((e) => e.kind)
+      .filter((k) => k !== "turn_usage");
+    expect(kinds).toEqual([
+      "session_start",
+      "user_prompt",
+      "tool_call",
+      "tool_result",
+      "assistant_message",
+      "session_end",
+    ]);
+  });
+
+  it("status: tapedeck_status, the status line and `tapedeck status --statusline` show the same string", async () => {
+    const res = await claude(STATUS);
+    expect(res.json.result).toContain(`"display":"${REC}"`);
+    expect(await statusLine(sb, "claude")).toBe(REC);
+    const { execFileSync } = await import("node:child_process");
+    const line = execFileSync(process.execPath, [HOOK_JS, "--statusline", "claude"], {
+      input: JSON.stringify({ workspace: { project_dir: sb.projectDir } }),
+      encoding: "utf8",
+    });
+    expect(line.trim()).toBe(REC);
+  });
+
+  it("stop, then a run that writes nothing; hooks and the MCP entry stay", async () => {
+    const res = await claude(STOP);
+    expect(res.json.result).toContain('"recording":false');
+    expect(configOf(sb, "claude").recording).toBe("off");
+    expect(await statusLine(sb, "claude")).toBe(OFF);
+    const before = snapshot(tapedeckDir(sb));
+    const quiet = await claude("SCENARIO_BASH echo while-stopped");
+    expect(quiet.json.result).toBe("Done: while-stopped");
+    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+    expect(readFileSync(join(sb.projectDir, ".mcp.json"), "utf8")).toContain('"tapedeck"');
+    expectPrivateModes(tapedeckDir(sb));
+  });
+
+  it("a server that fails to start: claude still completes and nothing starts recording", async () => {
+    const path = join(sb.projectDir, ".mcp.json");
+    const mcp = JSON.parse(readFileSync(path, "utf8"));
+    mcp.mcpServers.tapedeck.args[0] = join(sb.root, "missing", "cli.js");
+    writeFileSync(path, JSON.stringify(mcp));
+    const before = snapshot(tapedeckDir(sb));
+    const res = await claude(START, false);
+    expect(res.json.result).toBe("No record_session tool is available.");
+    expect(configOf(sb, "claude").recording).toBe("off");
+    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+  });
+
+  it("uninstall removes the server and its approval, keeping the user's server", async () => {
+    // The entry was edited above; put tapedeck's own back so uninstall recognises it.
+    const path = join(sb.projectDir, ".mcp.json");
+    const mcp = JSON.parse(readFileSync(path, "utf8"));
+    mcp.mcpServers.tapedeck.args[0] = CLI_JS;
+    writeFileSync(path, JSON.stringify(mcp));
+    const res = await sb.cli(["uninstall", "claude"]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ mcpServers: { other: { command: "true" } } });
+    const local = JSON.parse(readFileSync(join(sb.projectDir, ".claude", "settings.local.json"), "utf8"));
+    expect(local.enabledMcpjsonServers).toBeUndefined();
+  });
+});
+
+describe("record_session from inside codex", () => {
+  const sb = useCodexSandbox("mcp-codex");
+  let thread = "";
+
+  async function codex(prompt: string, resume = true) {
+    const args = resume && thread ? ["resume", thread, prompt] : [prompt];
+    const res = await runCodex({ codexHome: sb.codexHome, home: sb.home, cwd: sb.projectDir, args });
+    expect(res.timedOut).toBe(false);
+    expect(res.code, res.stderr).toBe(0);
+    thread ||= res.threadId!;
+    return res;
+  }
+
+  it("install --mcp: a marked [mcp_servers.tapedeck] block in .codex/config.toml, recording dormant", async () => {
+    const res = await sb.cli(["install", "codex", "--yes", "--mcp", "--json"]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ recording: "off" });
+    const toml = readFileSync(join(sb.projectDir, ".codex", "config.toml"), "utf8");
+    expect(toml).toContain("[mcp_servers.tapedeck]");
+    expect(toml).toContain(
+      `args = ${JSON.stringify([CLI_JS, "mcp", "--provider", "codex"]).replace(/,/g, ", ")}`,
+    );
+    expect(await statusLine(sb, "codex")).toBe(OFF);
+  });
+
+  it("before: a run while recording is dormant writes nothing", async () => {
+    const res = await codex("SCENARIO_BASH echo before-start", false);
+    expect(res.finalMessage).toBe("Done: before-start");
+    expect(eventsOf(sb, "codex", thread)).toEqual([]);
+  });
+
+  it("start: the agent's record_session call turns recording on from that point", async () => {
+    const served = sb.mock.usageLog.length;
+    const res = await codex(START);
+    expect(res.finalMessage).toContain('"recording":true');
+    expect(configOf(sb, "codex")).toMatchObject({ recording: "on", mode: "capture-only" });
+    const events = eventsOf(sb, "codex", thread);
+    expect(events.some((e) => e.kind === "user_prompt")).toBe(false);
+    expect(text(events)).not.toContain("before-start");
+    expect(events.map((e) => e.kind)).toContain("assistant_message");
+    const after = sb.mock.usageLog.slice(served).map((u) => u.responseId);
+    for (const e of events.filter((x) => x.kind === "turn_usage"))
+      expect(after).toContain(e.payload.response_id);
+  });
+
+  it("after: the next turn is recorded in full", async () => {
+    const before = eventsOf(sb, "codex", thread).length;
+    const res = await codex("SCENARIO_BASH echo after-start");
+    expect(res.finalMessage).toBe("Done: after-start");
+    const kinds = eventsOf(sb, "codex", thread)
+      .slice(before)
+      .map((e) => e.kind)
+      .filter((k) => k !== "turn_usage");
+    expect(kinds).toEqual([
+      "session_start",
+      "user_prompt",
+      "tool_call",
+      "tool_result",
+      "assistant_message",
+      "session_end",
+    ]);
+  });
+
+  it("status, stop, and a run that writes nothing", async () => {
+    const status = await codex(STATUS);
+    expect(status.finalMessage).toContain(`"display":"${REC}"`);
+    expect(await statusLine(sb, "codex")).toBe(REC);
+    const stop = await codex(STOP);
+    expect(stop.finalMessage).toContain('"recording":false');
+    expect(await statusLine(sb, "codex")).toBe(OFF);
+    const before = snapshot(tapedeckDir(sb));
+    const quiet = await codex("SCENARIO_BASH echo while-stopped");
+    expect(quiet.finalMessage).toBe("Done: while-stopped");
+    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+  });
+
+  it("a server that fails to start: codex still completes and nothing starts recording", async () => {
+    const path = join(sb.projectDir, ".codex", "config.toml");
+    const toml = readFileSync(path, "utf8");
+    writeFileSync(
+      path,
+      toml.replace(JSON.stringify(CLI_JS), JSON.stringify(join(sb.root, "missing", "cli.js"))),
+    );
+    const before = snapshot(tapedeckDir(sb));
+    const res = await codex(START, false);
+    expect(res.finalMessage).toBe("No record_session tool is available.");
+    expect(configOf(sb, "codex").recording).toBe("off");
+    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+    writeFileSync(path, toml);
+  });
+
+  it("uninstall removes exactly the block", async () => {
+    const res = await sb.cli(["uninstall", "codex"]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(readFileSync(join(sb.projectDir, ".codex", "config.toml"), "utf8")).toBe("");
+  });
+});

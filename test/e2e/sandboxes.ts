@@ -1,0 +1,95 @@
+// Throwaway HOME + project + mock model server for an end-to-end test file, one per describe block, removed
+// afterwards; and the built CLI run inside it.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
+import { type AnthropicMock, startAnthropicMock } from "../../src/demo/anthropic-mock.ts";
+import { makeClaudeHome } from "../../src/demo/claude-offline.ts";
+import { makeCodexHome } from "../../src/demo/codex-offline.ts";
+import { type OpenAIResponsesMock, startOpenAIResponsesMock } from "../../src/demo/openai-responses-mock.ts";
+import { type CliResult, runCli } from "./archive-checks.ts";
+
+export const REPO = fileURLToPath(new URL("../../", import.meta.url));
+export const CLI_JS = join(REPO, "dist", "cli.js");
+export const HOOK_JS = join(REPO, "dist", "hook.cjs");
+
+/** CI builds before vitest; a local run of one file may not have. */
+export function useBuild(): void {
+  beforeAll(() => {
+    if (!["cli.js", "hook.cjs", "mcp.js"].every((f) => existsSync(join(REPO, "dist", f)))) {
+      execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
+    }
+  }, 120_000);
+}
+
+export interface Sandbox {
+  root: string;
+  home: string;
+  projectDir: string;
+  /** The environment the CLI and the agent run with (HOME and, for codex, CODEX_HOME). */
+  env: Record<string, string>;
+  /** Runs the built CLI in the project. */
+  cli(args: string[]): Promise<CliResult>;
+}
+
+function sandbox<T extends Sandbox>(
+  prefix: string,
+  setUp: (sb: T) => Promise<void>,
+  tearDown: (sb: T) => Promise<void>,
+): T {
+  const sb = {} as T;
+  beforeAll(async () => {
+    sb.root = mkdtempSync(join(tmpdir(), `tapedeck-${prefix}-`));
+    await setUp(sb);
+    sb.cli = (args) =>
+      runCli(CLI_JS, args, {
+        cwd: sb.projectDir,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...sb.env },
+      });
+  });
+  afterAll(async () => {
+    await tearDown(sb);
+    if (sb.root) rmSync(sb.root, { recursive: true, force: true });
+  });
+  return sb;
+}
+
+export interface ClaudeSandbox extends Sandbox {
+  mock: AnthropicMock;
+}
+
+export function useClaudeSandbox(prefix: string): ClaudeSandbox {
+  return sandbox<ClaudeSandbox>(
+    prefix,
+    async (sb) => {
+      Object.assign(sb, makeClaudeHome(join(sb.root, "home"), join(sb.root, "project")));
+      sb.env = { HOME: sb.home };
+      sb.mock = await startAnthropicMock({ port: 0 });
+    },
+    async (sb) => {
+      await sb.mock?.close();
+    },
+  );
+}
+
+export interface CodexSandbox extends Sandbox {
+  codexHome: string;
+  mock: OpenAIResponsesMock;
+}
+
+export function useCodexSandbox(prefix: string): CodexSandbox {
+  return sandbox<CodexSandbox>(
+    prefix,
+    async (sb) => {
+      sb.mock = await startOpenAIResponsesMock({ port: 0 });
+      Object.assign(sb, makeCodexHome(join(sb.root, "home"), join(sb.root, "project"), sb.mock.url));
+      sb.env = { HOME: sb.home, CODEX_HOME: sb.codexHome };
+    },
+    async (sb) => {
+      await sb.mock?.close();
+    },
+  );
+}

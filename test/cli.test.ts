@@ -239,8 +239,37 @@ describe("help", () => {
       "redact",
       "demo",
       "hook",
+      "mcp",
+      "proxy",
+      "run",
     ]) {
       expect(r.stdout).toContain(c);
     }
+  });
+});
+
+describe("install extras", () => {
+  it("a flag the provider has no extra for is a usage error that changes nothing", () => {
+    const root = project();
+    const r = cli(["install", "claude", "--notify", "--yes", "--project", root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("Claude Code has no --notify");
+    expect(existsSync(join(root, ".tapedeck"))).toBe(false);
+  });
+
+  it("--mcp leaves recording dormant and says how to start it; a re-install keeps the state it finds", () => {
+    const root = project();
+    const first = cli(["install", "gemini", "--mcp", "--yes", "--project", root]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain("Recording is dormant");
+    expect(first.stdout).toContain("tapedeck record start --provider gemini");
+    expect(cli(["status", "--statusline", "--provider", "gemini", "--project", root]).stdout.trim()).toBe(
+      "tapedeck ○ off",
+    );
+    expect(cli(["record", "start", "--provider", "gemini", "--project", root]).code).toBe(0);
+    expect(cli(["install", "gemini", "--mcp", "--yes", "--project", root]).code).toBe(0);
+    expect(cli(["status", "--statusline", "--provider", "gemini", "--project", root]).stdout.trim()).toBe(
+      "tapedeck ● REC capture-only",
+    );
   });
 });

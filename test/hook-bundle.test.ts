@@ -19,6 +19,7 @@ describe("dist/hook.cjs", () => {
       "ZodError",
       "undici",
       "eventsource",
+      "modelcontextprotocol",
       'require("node:http")',
       "node:child_process",
     ]) {

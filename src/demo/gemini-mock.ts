@@ -14,6 +14,7 @@
  *   SCENARIO_BASH <cmd>      a `run_shell_command {command, description}` call, then (after the
  *                            functionResponse) `Done: <output>`
  *   SCENARIO_FAIL            the same with `echo oops >&2; exit 3`
+ *   SCENARIO_MCP <tool> <json>  a call of that MCP tool, then `Done: <its output>`
  *   SCENARIO_COMPRESS <cmd>  like BASH, but the call's usage claims a prompt of 900k tokens, past Gemini's
  *                            compression threshold: the CLI compresses the history before its next model call
  *                            (if there is anything old enough to compress)
@@ -234,11 +235,54 @@ function shellCall(scenario: string, command: string, description: string, promp
   return reply;
 }
 
-function streamReply(a: Analysis): Reply {
+/** The function names the request declares (Gemini CLI puts every tool, MCP ones included, in functionDeclarations). */
+function declaredTools(body: GenerateRequest): string[] {
+  const tools = Array.isArray(body.tools) ? (body.tools as Array<{ functionDeclarations?: unknown }>) : [];
+  return tools.flatMap((t) =>
+    Array.isArray(t?.functionDeclarations)
+      ? (t.functionDeclarations as Array<{ name?: unknown }>).flatMap((d) =>
+          typeof d?.name === "string" ? [d.name] : [],
+        )
+      : [],
+  );
+}
+
+/** `SCENARIO_MCP <tool> <json input>`: a call of that MCP tool under whatever name the client declared it. */
+function mcpCall(body: GenerateRequest, arg: string): Reply {
+  const m = /^(\S+)\s*(.*)$/.exec(arg);
+  const wanted = m?.[1] ?? "";
+  let args: Record<string, unknown> = {};
+  try {
+    args = m?.[2] ? (JSON.parse(m[2]) as Record<string, unknown>) : {};
+  } catch {
+    return { scenario: "mcp-bad-input", parts: [{ text: "The MCP scenario input is not JSON." }] };
+  }
+  // Gemini CLI 0.61 declares an MCP tool as `mcp_<server>_<tool>`.
+  const name = declaredTools(body).find(
+    (n) => n === wanted || (n.startsWith("mcp_") && n.endsWith(`_${wanted}`)),
+  );
+  if (!name) return { scenario: "mcp-no-tool", parts: [{ text: `No ${wanted} tool is available.` }] };
+  return {
+    scenario: "mcp",
+    parts: [
+      { text: `Calling ${wanted}.` },
+      {
+        functionCall: { name, args },
+        thoughtSignature: Buffer.from("mock-signature:mcp").toString("base64"),
+      },
+    ],
+  };
+}
+
+function streamReply(body: GenerateRequest, a: Analysis): Reply {
   if (a.toolResponse) {
     const name = a.toolResponse.name;
     const text =
-      name === SHELL_TOOL ? `Done: ${shellSummary(a.toolResponse.output)}` : `Done: ${name} answered.`;
+      name === SHELL_TOOL
+        ? `Done: ${shellSummary(a.toolResponse.output)}`
+        : name.startsWith("mcp_")
+          ? `Done: ${a.toolResponse.output.slice(0, 200)}`
+          : `Done: ${name} answered.`;
     return { scenario: `${name === SHELL_TOOL ? "bash" : name}-result`, parts: [{ text }] };
   }
   const { name, arg } = parseScenario(a.promptText);
@@ -250,6 +294,8 @@ function streamReply(a: Analysis): Reply {
       return shellCall("fail", "echo oops >&2; exit 3", "Fail on purpose");
     case "COMPRESS":
       return shellCall("compress", command || "echo compress", "Run a command", HUGE_PROMPT_TOKENS);
+    case "MCP":
+      return mcpCall(body, arg);
     default:
       return { scenario: "text", parts: [{ text: "Mock reply." }] };
   }
@@ -440,7 +486,7 @@ export async function startGeminiMock(opts: GeminiMockOptions = {}): Promise<Gem
     const analysis = analyze(request);
     const reply =
       kind === "streamGenerateContent"
-        ? streamReply(analysis)
+        ? streamReply(request, analysis)
         : generateReply(request, analysis, () => ++compressions);
     const r = ++responses;
     const responseId = `mock-response-${r}`;

@@ -1,6 +1,6 @@
 /**
  * End to end: the user asks the agent to start or stop recording, and the agent does it through the tapedeck
- * MCP server that `tapedeck install <provider> --mcp` set up, with the real `claude` and `codex` CLIs offline
+ * MCP server that `tapedeck install <provider> --mcp` set up, with the real `claude`, `codex` and `gemini` CLIs offline
  * against the mock model servers. The mocks play the model: `SCENARIO_MCP <tool> <json>` makes them call the
  * MCP tool as the client declares it (Claude Code 2.1 defers MCP tools behind ToolSearch; Codex 0.171 puts them
  * in an `mcp__tapedeck` namespace). Per agent, one conversation over several runs (resumed):
@@ -18,8 +18,17 @@ import { describe, expect, it } from "vitest";
 import type { Envelope } from "../../src/core/schemas.ts";
 import { runClaude } from "../../src/demo/claude-offline.ts";
 import { runCodex } from "../../src/demo/codex-offline.ts";
+import { runGemini } from "../../src/demo/gemini-offline.ts";
 import { expectPrivateModes, readEventsFile, snapshot } from "./archive-checks.ts";
-import { CLI_JS, HOOK_JS, type Sandbox, useBuild, useClaudeSandbox, useCodexSandbox } from "./sandboxes.ts";
+import {
+  CLI_JS,
+  HOOK_JS,
+  type Sandbox,
+  useBuild,
+  useClaudeSandbox,
+  useCodexSandbox,
+  useGeminiSandbox,
+} from "./sandboxes.ts";
 
 useBuild();
 
@@ -270,5 +279,57 @@ describe("record_session from inside codex", () => {
     const res = await sb.cli(["uninstall", "codex"]);
     expect(res.code, res.stderr).toBe(0);
     expect(readFileSync(join(sb.projectDir, ".codex", "config.toml"), "utf8")).toBe("");
+  });
+});
+
+describe("record_session from inside gemini", () => {
+  const sb = useGeminiSandbox("mcp-gemini");
+  let session = "";
+
+  async function gemini(prompt: string, resume = true) {
+    const args = resume && session ? ["--resume", "latest", prompt] : [prompt];
+    const res = await runGemini({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args });
+    expect(res.timedOut).toBe(false);
+    expect(res.code, res.stderr).toBe(0);
+    session ||= res.sessionId!;
+    return res;
+  }
+
+  it("install --mcp, a dormant run, start, a recorded run, stop, a run that writes nothing", async () => {
+    const install = await sb.cli(["install", "gemini", "--yes", "--mcp", "--json"]);
+    expect(install.code, install.stderr).toBe(0);
+    const settings = JSON.parse(readFileSync(join(sb.projectDir, ".gemini", "settings.json"), "utf8"));
+    expect(settings.mcpServers.tapedeck).toEqual({
+      command: process.execPath,
+      args: [CLI_JS, "mcp", "--provider", "gemini"],
+    });
+    expect((await gemini("SCENARIO_BASH echo before-start", false)).response).toBe("Done: before-start");
+    expect(eventsOf(sb, "gemini", session)).toEqual([]);
+
+    const start = await gemini(START);
+    // Gemini hands the model the tool's text content (in an <untrusted_context> frame), not the JSON.
+    expect(start.response).toContain("Recording started (capture-only) for gemini");
+    expect(configOf(sb, "gemini").recording).toBe("on");
+    const after = await gemini("SCENARIO_BASH echo after-start");
+    expect(after.response).toBe("Done: after-start");
+    const events = eventsOf(sb, "gemini", session);
+    expect(text(events)).not.toContain("before-start");
+    expect(text(events)).toContain("after-start");
+    expect(events.filter((e) => e.kind === "user_prompt").map((e) => e.payload.prompt)).toEqual([
+      "SCENARIO_BASH echo after-start",
+    ]);
+
+    const status = await gemini(STATUS);
+    expect(status.response).toContain(REC);
+    const stop = await gemini(STOP);
+    expect(stop.response).toContain("Recording stopped for gemini");
+    const before = snapshot(tapedeckDir(sb));
+    expect((await gemini("SCENARIO_BASH echo while-stopped")).response).toBe("Done: while-stopped");
+    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+
+    const uninstall = await sb.cli(["uninstall", "gemini"]);
+    expect(uninstall.code, uninstall.stderr).toBe(0);
+    const left = JSON.parse(readFileSync(join(sb.projectDir, ".gemini", "settings.json"), "utf8"));
+    expect(left.mcpServers).toBeUndefined();
   });
 });

@@ -9,6 +9,8 @@ import { afterAll, beforeAll } from "vitest";
 import { type AnthropicMock, startAnthropicMock } from "../../src/demo/anthropic-mock.ts";
 import { makeClaudeHome } from "../../src/demo/claude-offline.ts";
 import { makeCodexHome } from "../../src/demo/codex-offline.ts";
+import { type GeminiMock, startGeminiMock } from "../../src/demo/gemini-mock.ts";
+import { makeGeminiHome } from "../../src/demo/gemini-offline.ts";
 import { type OpenAIResponsesMock, startOpenAIResponsesMock } from "../../src/demo/openai-responses-mock.ts";
 import { type CliResult, runCli } from "./archive-checks.ts";
 
@@ -87,6 +89,24 @@ export function useCodexSandbox(prefix: string): CodexSandbox {
       sb.mock = await startOpenAIResponsesMock({ port: 0 });
       Object.assign(sb, makeCodexHome(join(sb.root, "home"), join(sb.root, "project"), sb.mock.url));
       sb.env = { HOME: sb.home, CODEX_HOME: sb.codexHome };
+    },
+    async (sb) => {
+      await sb.mock?.close();
+    },
+  );
+}
+
+export interface GeminiSandbox extends Sandbox {
+  mock: GeminiMock;
+}
+
+export function useGeminiSandbox(prefix: string): GeminiSandbox {
+  return sandbox<GeminiSandbox>(
+    prefix,
+    async (sb) => {
+      Object.assign(sb, makeGeminiHome(join(sb.root, "home"), join(sb.root, "project")));
+      sb.env = { HOME: sb.home };
+      sb.mock = await startGeminiMock({ port: 0 });
     },
     async (sb) => {
       await sb.mock?.close();

@@ -447,6 +447,31 @@ function checkCodexTrust(project: string, codexHome: string): DoctorCheck[] {
   return checks;
 }
 
+/** The MCP server entry and the notify program, reported when installed (they are optional). */
+function checkExtras(project: string, installer: ProviderInstaller): DoctorCheck[] {
+  let settings: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(readFileSync(installer.settingsPath(project), "utf8")) as unknown;
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
+      settings = parsed as Record<string, unknown>;
+  } catch {
+    // no settings file: an extra kept there is simply not present
+  }
+  const out: DoctorCheck[] = [];
+  for (const extra of installer.extras ?? []) {
+    let present = false;
+    try {
+      present = extra.present(project, settings);
+    } catch {
+      present = false;
+    }
+    if (!present) continue;
+    const what = extra.flag === "mcp" ? "MCP server" : "notify";
+    out.push(check(what, "ok", `installed in ${shown(project, extra.path(project))}`));
+  }
+  return out;
+}
+
 function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
@@ -557,6 +582,7 @@ async function providerReport(
     checks.push(...checkCodexTrust(project, opts.codexHome ?? defaultCodexHome()));
   }
   if (entry.transport === "http") checks.push(await checkHookServer(project, provider, entry));
+  if (installer) checks.push(...checkExtras(project, installer));
   return { provider, ok: !checks.some((c) => c.status === "fail"), checks };
 }
 

@@ -88,6 +88,12 @@ describe("record_session from inside claude", () => {
     const local = JSON.parse(readFileSync(join(sb.projectDir, ".claude", "settings.local.json"), "utf8"));
     expect(local.enabledMcpjsonServers).toEqual(["tapedeck"]);
     expect(await statusLine(sb, "claude")).toBe(OFF);
+    const doctor = JSON.parse((await sb.cli(["doctor", "--json"])).stdout);
+    expect(doctor.providers[0].checks).toContainEqual({
+      name: "MCP server",
+      status: "ok",
+      message: "installed in .mcp.json",
+    });
   });
 
   it("before: a run while recording is dormant writes nothing", async () => {

@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { runHookBench, runHttpBench } from "./hook.bench.ts";
+import { runMcpBench } from "./mcp.bench.ts";
 import { runProxyBench } from "./proxy.bench.ts";
 import { runRedactBench } from "./redact.bench.ts";
 import { runAppendBench, runListBench, runScanBench } from "./store.bench.ts";
@@ -16,6 +17,7 @@ const scan = runScanBench(scanMb);
 const list = runListBench();
 const redact = (await runRedactBench()) as Record<string, unknown>;
 const proxy = await runProxyBench();
+const mcp = await runMcpBench();
 const results = {
   machine,
   date: new Date().toISOString(),
@@ -26,6 +28,7 @@ const results = {
   list,
   redact,
   proxy,
+  mcp,
 };
 mkdirSync("bench/out", { recursive: true });
 writeFileSync("bench/out/results.json", `${JSON.stringify(results, null, 2)}\n`);
@@ -64,4 +67,11 @@ md.push(
 );
 md.push(`| proxy throughput vs direct (relay vs direct) | ${tp.proxy_vs_direct} (${tp.relay_vs_direct}) |`);
 md.push(`| memory per open stream (RSS) | ${JSON.stringify(proxy.memory)} |`);
+md.push("", "| MCP server and CLI start-up | median ms | × `node -e 0` |", "|---|---|---|");
+md.push(`| \`node -e 0\` | ${mcp.node_ms} | 1 |`);
+md.push(`| \`tapedeck --version\` (CLI start-up) | ${mcp.cli_version_ms} | ${mcp.cli_vs_node} |`);
+md.push(
+  `| \`tapedeck mcp\`: spawn to first tools/list answer (p90 ${mcp.mcp_start_p90_ms}) | ${mcp.mcp_start_to_tools_ms} | ${mcp.mcp_start_vs_node} |`,
+);
+md.push(`| one tapedeck_status call, round trip (p90 ${mcp.tool_call_p90_ms}) | ${mcp.tool_call_ms} | |`);
 console.log(md.join("\n"));

@@ -23,9 +23,8 @@
  *   (resume with a    user_prompt assistant_message turn_usage×2 (the summary's and the reply's) session_end
  *   low model_auto_compact_token_limit: `codex exec` has no /compact, but compacts before a turn whose context
  *   is over the limit, and the mock's usage decides that)
- * A second or later resume of the same thread is affected by a tapedeck bug (see "known bug" below): its
- * session_start(resume) repeats the first resume's event id and is dropped as a duplicate, and then its
- * session_end is dropped too (the session already ended).
+ * A second or later resume of the same thread sends a byte-identical SessionStart(resume): the store starts a new
+ * epoch for it after an ended one, so every resume keeps its own session_start and session_end (checked below).
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomInt } from "node:crypto";

@@ -478,6 +478,65 @@ function kinds(events: NormalizedEvent[]) {
   return events.map((e) => e.kind);
 }
 
+describe("commands that never ran", () => {
+  // The lines Codex 0.171 wrote for a command the user declined (through its app-server), trimmed.
+  const declined = [
+    {
+      timestamp: "2026-11-29T22:28:40.030Z",
+      type: "response_item",
+      payload: {
+        type: "function_call",
+        name: "exec_command",
+        arguments: '{"cmd":"touch declined.txt"}',
+        call_id: "call_mock_13",
+        internal_chat_message_metadata_passthrough: { turn_id: "turn-d" },
+      },
+    },
+    {
+      timestamp: "2026-11-29T22:28:40.157Z",
+      type: "response_item",
+      payload: {
+        type: "function_call_output",
+        call_id: "call_mock_13",
+        output: 'exec_command failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }',
+        internal_chat_message_metadata_passthrough: { turn_id: "turn-d" },
+      },
+    },
+  ];
+
+  it("a declined command becomes a tool_error without an exit code, linked by call id", () => {
+    const path = tempCopy(SAMPLE);
+    appendFileSync(path, `${declined.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const { commands } = readRollout(path, { offset: 0 });
+    expect(commands.find((c) => c.call_id === "call_mock_13")).toEqual({
+      call_id: "call_mock_13",
+      exit_code: null,
+      turn_id: "turn-d",
+      start_error: 'exec_command failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }',
+    });
+    const { extra } = enrich(hook("Stop.json", { transcript_path: path }));
+    const error = extra!.events.find(
+      (e) => e.kind === "tool_error" && e.payload.tool_use_id === "call_mock_13",
+    );
+    expect(error).toMatchObject({
+      event_id: "tool_error:call_mock_13",
+      turn_id: "turn-d",
+      payload: { exit_code: null, never_ran: true, derived_from: "rollout" },
+    });
+    expect(String(error!.payload.error)).toContain("rejected by user");
+  });
+
+  it("an ordinary function output, or one of a command that ran, is no start failure", () => {
+    const path = tempCopy(SAMPLE);
+    const ok = {
+      type: "response_item",
+      payload: { type: "function_call_output", call_id: "c1", output: "Process exited with code 0" },
+    };
+    appendFileSync(path, `${JSON.stringify(ok)}\n`);
+    expect(readRollout(path, { offset: 0 }).commands.some((c) => c.start_error !== undefined)).toBe(false);
+  });
+});
+
 describe("codexAdapter.enrich", () => {
   it("the session's first recorded event decides where reading starts: a new conversation from the top", () => {
     const path = tempCopy(SAMPLE);

@@ -1049,15 +1049,28 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
       await runTurn("decline", "declined.txt");
       expect(server.serverRequests.map((r) => r.decision)).toEqual(["accept", "decline"]);
       expect(existsSync(join(sb.projectDir, "declined.txt"))).toBe(false);
-      // A declined command gets no PostToolUse from Codex: its tool_call stays without a result.
-      expect(kinds(readEvents(sb, thread).slice(first.length))).toEqual([
+      // A declined command gets no PostToolUse from Codex; at Stop the rollout's function_call_output
+      // ("exec_command failed: ... rejected by user") closes its tool_call as a tool_error.
+      const declined = readEvents(sb, thread).slice(first.length);
+      expect(kinds(declined)).toEqual([
         "user_prompt",
         "tool_call",
         "provider_event",
         "assistant_message",
         "turn_usage",
         "turn_usage",
+        "tool_error",
       ]);
+      const declinedCall = declined[1]!;
+      const declinedError = declined.at(-1)!;
+      expect(declinedError.payload).toMatchObject({
+        tool_use_id: declinedCall.payload.tool_use_id,
+        exit_code: null,
+        never_ran: true,
+        derived_from: "rollout",
+      });
+      expect(String(declinedError.payload.error)).toContain("rejected by user");
+      expect(declinedError.turn_id).toBe(declinedCall.turn_id);
     });
   });
 

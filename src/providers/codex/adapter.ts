@@ -48,7 +48,7 @@ function readInto(
     // Codex has no failure hook: a command that exited non-zero got an
     // ordinary PostToolUse, so the failure is recorded from the rollout.
     ...read.commands
-      .filter((c) => c.exit_code !== null && c.exit_code !== 0)
+      .filter((c) => (c.exit_code !== null && c.exit_code !== 0) || c.start_error !== undefined)
       .map((c) => errorEvent(c, scope)),
   ];
 }
@@ -74,8 +74,10 @@ function errorEvent(c: RolloutCommand, scope: ReadScope): NormalizedEvent {
     tool_name: "Bash",
     tool_use_id: c.call_id,
     exit_code: c.exit_code,
-    error: `Exit code ${c.exit_code}`,
+    // A declined or unstartable command has no exit code; Codex's own message says why.
+    error: c.start_error ?? `Exit code ${c.exit_code}`,
   };
+  if (c.start_error !== undefined) payload.never_ran = true;
   if (c.command !== undefined) payload.command = c.command;
   if (c.duration_ms !== undefined) payload.duration_ms = c.duration_ms;
   if (c.status !== undefined) payload.status = c.status;

@@ -16,6 +16,13 @@
 //     (`exec_command`), which is also the hooks' `tool_use_id`. So the link is
 //     direct; nothing is inferred from order.
 //
+// (c) Commands that never ran. A command the user declined (or that could
+//     not be started) gets no CommandExecution and no PostToolUse, only the
+//     model's `function_call_output` with the call id, whose output reads
+//     `exec_command failed: CreateProcess { message: "Rejected(\"rejected by
+//     user\")" }` (measured with Codex 0.171's app-server). It is reported
+//     as a command with no exit code and a `start_error`.
+//
 // A rollout grows for the whole session (resume appends to the same file) and
 // holds big lines (session_meta with the base instructions, world_state,
 // compacted history), so callers keep the returned offset and read only what
@@ -49,6 +56,8 @@ export interface RolloutCommand {
   status?: string;
   source?: string;
   output?: string;
+  /** Why the command never ran (declined, or it could not be started): the function_call_output's text. */
+  start_error?: string;
 }
 
 export interface RolloutCursor {
@@ -119,6 +128,8 @@ export function readRollout(
 const TOKEN_USAGE_MARK = Buffer.from('"token_usage_record"');
 const COMMAND_MARK = Buffer.from('"CommandExecution"');
 const TURN_CONTEXT_MARK = Buffer.from('"turn_context"');
+const START_FAILED_PREFIX = "exec_command failed: ";
+const START_FAILED_MARK = Buffer.from(START_FAILED_PREFIX);
 
 class RolloutCollector {
   private readonly seen: Set<string>;
@@ -138,7 +149,8 @@ class RolloutCollector {
     if (
       !line.includes(TOKEN_USAGE_MARK) &&
       !line.includes(COMMAND_MARK) &&
-      !line.includes(TURN_CONTEXT_MARK)
+      !line.includes(TURN_CONTEXT_MARK) &&
+      !line.includes(START_FAILED_MARK)
     ) {
       return;
     }
@@ -148,6 +160,19 @@ class RolloutCollector {
     if (record.type === "token_usage_record") this.addUsage(payload);
     else if (record.type === "event_msg") this.addCommand(payload);
     else if (record.type === "turn_context") this.addTurnContext(payload);
+    else if (record.type === "response_item") this.addStartFailure(payload);
+  }
+
+  private addStartFailure(p: Record<string, unknown>): void {
+    if (p.type !== "function_call_output" || typeof p.output !== "string") return;
+    if (!p.output.startsWith(START_FAILED_PREFIX)) return;
+    const callId = nonEmptyString(p.call_id);
+    // A command that ran has its CommandExecution: that record says more.
+    if (callId === undefined || this.commands.has(callId)) return;
+    const command: RolloutCommand = { call_id: callId, exit_code: null, start_error: p.output };
+    const meta = p.internal_chat_message_metadata_passthrough;
+    if (isRecord(meta)) setString(command, "turn_id", meta.turn_id);
+    this.commands.set(callId, command);
   }
 
   private addUsage(p: Record<string, unknown>): void {

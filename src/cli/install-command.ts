@@ -2,20 +2,21 @@
 // edits its own settings format; this module shows the enablement view,
 // asks, and keeps tapedeck's project config in step.
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_LIMITS } from "../core/bound.ts";
 import { type ProjectConfig, readConfig, writeConfig } from "../core/config.ts";
-import { ensureDir, isErrno, readJsonOrUndefined, writeFileAtomicSync } from "../core/fsutil.ts";
+import { readJsonOrUndefined } from "../core/fsutil.ts";
 import { isInside, resolveProjectRoot, resolveSessionRoot, tapedeckDir } from "../core/paths.ts";
 import { REDACTION_POLICY } from "../core/redact.ts";
 import { recordingState } from "../core/status.ts";
 import { shellQuote } from "../providers/claude/settings.ts";
 import type { ExtraCommand, InstallExtra, ProviderInstaller } from "../providers/installer.ts";
 import { INSTALLERS } from "../providers/installers.ts";
+import { readSettingsFile, writeSettingsFile } from "../providers/settings-file.ts";
 import { health } from "../serve/launch.ts";
 import { SERVE_STATE_FILE } from "../serve/server.ts";
 import { CliError, confirm, EXIT, formatBytes, printJson } from "./common.ts";
@@ -74,27 +75,14 @@ function installerFor(provider: string): ProviderInstaller {
 }
 
 function readSettings(path: string): Record<string, unknown> {
-  let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    return readSettingsFile(path);
   } catch (error) {
-    if (isErrno(error, "ENOENT")) return {};
-    throw new CliError(`cannot read ${path}`);
+    throw new CliError((error as Error).message);
   }
-  if (text.trim() === "") return {};
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // fall through: never overwrite a file we could not understand
-  }
-  throw new CliError(`${path} is not a JSON object; fix it first, tapedeck will not overwrite it`);
 }
 
-function writeSettings(path: string, settings: Record<string, unknown>): void {
-  ensureDir(dirname(path));
-  writeFileAtomicSync(path, `${JSON.stringify(settings, null, 2)}\n`);
-}
+const writeSettings = writeSettingsFile;
 
 function settingsPathFor(
   installer: ProviderInstaller,

@@ -8,7 +8,7 @@
 import { appendFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { flatHeaders, readBody } from "./mock-http.ts";
+import { flatHeaders, parseMcpScenario, readBody } from "./mock-http.ts";
 
 export interface MockUsage {
   input_tokens: number;
@@ -375,14 +375,9 @@ function defaultReply(body: MessagesRequest, agentId: string | null, a: Analysis
  * tool's schema; only then may the tool be called. Without the tool anywhere, the reply says so.
  */
 function mcpCall(body: MessagesRequest, arg: string, searched: boolean): MockReply {
-  const m = /^(\S+)\s*(.*)$/.exec(arg);
-  const wanted = m?.[1] ?? "";
-  let input: unknown = {};
-  try {
-    input = m?.[2] ? JSON.parse(m[2]) : {};
-  } catch {
-    return text("mcp-bad-input", "The MCP scenario input is not JSON.");
-  }
+  const parsed = parseMcpScenario(arg);
+  if ("error" in parsed) return text("mcp-bad-input", parsed.error);
+  const { tool: wanted, input } = parsed;
   const matches = (name: string) => name === wanted || name.endsWith(`__${wanted}`);
   const listed = (body.tools ?? []).find((t) => t.name !== undefined && matches(t.name))?.name;
   const deferred = listed
@@ -395,7 +390,7 @@ function mcpCall(body: MessagesRequest, arg: string, searched: boolean): MockRep
       scenario: "mcp",
       content: [
         { type: "text", text: `Calling ${wanted}.` },
-        { type: "tool_use", name, input: input as Record<string, unknown> },
+        { type: "tool_use", name, input },
       ],
       stopReason: "tool_use",
     };

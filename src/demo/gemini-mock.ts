@@ -26,7 +26,7 @@
 import { appendFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { flatHeaders, readBody } from "./mock-http.ts";
+import { flatHeaders, parseMcpScenario, readBody } from "./mock-http.ts";
 
 export interface GeminiUsage {
   promptTokenCount: number;
@@ -249,14 +249,9 @@ function declaredTools(body: GenerateRequest): string[] {
 
 /** `SCENARIO_MCP <tool> <json input>`: a call of that MCP tool under whatever name the client declared it. */
 function mcpCall(body: GenerateRequest, arg: string): Reply {
-  const m = /^(\S+)\s*(.*)$/.exec(arg);
-  const wanted = m?.[1] ?? "";
-  let args: Record<string, unknown> = {};
-  try {
-    args = m?.[2] ? (JSON.parse(m[2]) as Record<string, unknown>) : {};
-  } catch {
-    return { scenario: "mcp-bad-input", parts: [{ text: "The MCP scenario input is not JSON." }] };
-  }
+  const parsed = parseMcpScenario(arg);
+  if ("error" in parsed) return { scenario: "mcp-bad-input", parts: [{ text: parsed.error }] };
+  const { tool: wanted, input: args } = parsed;
   // Gemini CLI 0.61 declares an MCP tool as `mcp_<server>_<tool>`.
   const name = declaredTools(body).find(
     (n) => n === wanted || (n.startsWith("mcp_") && n.endsWith(`_${wanted}`)),

@@ -31,7 +31,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { flatHeaders, readBody } from "./mock-http.ts";
+import { flatHeaders, parseMcpScenario, readBody } from "./mock-http.ts";
 
 /** The usage object of `response.completed`, in the Responses API's own shape. */
 export interface ResponsesUsage {
@@ -383,18 +383,12 @@ function defaultReply(body: ResponsesRequest, subagent: boolean, a: Analysis): R
       return agentToolCall(body, "agent", "spawn_agent", { message: task });
     }
     case "MCP": {
-      // `SCENARIO_MCP <tool> <json input>`: codex 0.171 declares an MCP server's tools in a namespace named
-      // `mcp__<server>`; the call names the tool and its namespace.
-      const m = /^(\S+)\s*(.*)$/.exec(arg);
-      const tool = m?.[1] ?? "";
-      let input: Record<string, unknown> = {};
-      try {
-        input = m?.[2] ? (JSON.parse(m[2]) as Record<string, unknown>) : {};
-      } catch {
-        return text("mcp-bad-input", "The MCP scenario input is not JSON.");
-      }
-      if (!hasTool(body, tool)) return text("mcp-no-tool", `No ${tool} tool is available.`);
-      return agentToolCall(body, "mcp", tool, input);
+      // Codex 0.171 declares an MCP server's tools in a namespace named `mcp__<server>`; the call names the tool
+      // and its namespace.
+      const parsed = parseMcpScenario(arg);
+      if ("error" in parsed) return text("mcp-bad-input", parsed.error);
+      if (!hasTool(body, parsed.tool)) return text("mcp-no-tool", `No ${parsed.tool} tool is available.`);
+      return agentToolCall(body, "mcp", parsed.tool, parsed.input);
     }
     default:
       return text(subagent ? "subagent-text" : "text", "Mock reply.");

@@ -49,6 +49,20 @@ const eventsOf = (sb: Sandbox, provider: string, id: string): Envelope[] => {
   }
 };
 const text = (events: Envelope[]) => JSON.stringify(events);
+/** A resumed run with one shell command, recorded in full (usage aside, checked elsewhere). */
+const FULL_TURN = [
+  "session_start",
+  "user_prompt",
+  "tool_call",
+  "tool_result",
+  "assistant_message",
+  "session_end",
+];
+const kindsAfter = (sb: Sandbox, provider: string, id: string, before: number) =>
+  eventsOf(sb, provider, id)
+    .slice(before)
+    .map((e) => e.kind)
+    .filter((k) => k !== "turn_usage");
 
 async function statusLine(sb: Sandbox, provider: string): Promise<string> {
   const res = await sb.cli(["status", "--statusline", "--provider", provider]);
@@ -125,18 +139,7 @@ describe("record_session from inside claude", () => {
     const before = eventsOf(sb, "claude", session).length;
     const res = await claude("SCENARIO_BASH echo after-start");
     expect(res.json.result).toBe("Done: after-start");
-    const kinds = eventsOf(sb, "claude", session)
-      .slice(before)
-      .map((e) => e.kind)
-      .filter((k) => k !== "turn_usage");
-    expect(kinds).toEqual([
-      "session_start",
-      "user_prompt",
-      "tool_call",
-      "tool_result",
-      "assistant_message",
-      "session_end",
-    ]);
+    expect(kindsAfter(sb, "claude", session, before)).toEqual(FULL_TURN);
   });
 
   it("status: tapedeck_status, the status line and `tapedeck status --statusline` show the same string", async () => {
@@ -239,18 +242,7 @@ describe("record_session from inside codex", () => {
     const before = eventsOf(sb, "codex", thread).length;
     const res = await codex("SCENARIO_BASH echo after-start");
     expect(res.finalMessage).toBe("Done: after-start");
-    const kinds = eventsOf(sb, "codex", thread)
-      .slice(before)
-      .map((e) => e.kind)
-      .filter((k) => k !== "turn_usage");
-    expect(kinds).toEqual([
-      "session_start",
-      "user_prompt",
-      "tool_call",
-      "tool_result",
-      "assistant_message",
-      "session_end",
-    ]);
+    expect(kindsAfter(sb, "codex", thread, before)).toEqual(FULL_TURN);
   });
 
   it("status, stop, and a run that writes nothing", async () => {

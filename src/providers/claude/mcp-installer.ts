@@ -3,9 +3,8 @@
 // approved for this user in `.claude/settings.local.json`
 // (`enabledMcpjsonServers`), because Claude does not start a project server
 // nobody approved, and `claude -p` has nobody to ask.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { isErrno, writeFileAtomicSync } from "../../core/fsutil.ts";
 import type { InstallExtra, Settings } from "../installer.ts";
 import {
   addJsonMcpServer,
@@ -14,26 +13,9 @@ import {
   mcpArgs,
   removeJsonMcpServer,
 } from "../mcp-entry.ts";
+import { readSettingsFile, writeSettingsFile } from "../settings-file.ts";
 
 export const mcpJsonPath = (project: string) => join(project, ".mcp.json");
-
-function readMcpJson(path: string): Settings {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if (isErrno(error, "ENOENT")) return {};
-    throw new Error(`cannot read ${path}`);
-  }
-  if (text.trim() === "") return {};
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (value && typeof value === "object" && !Array.isArray(value)) return value as Settings;
-  } catch {
-    // below
-  }
-  throw new Error(`${path} is not a JSON object; fix it first, tapedeck will not overwrite it`);
-}
 
 function approvals(settings: Settings): string[] {
   const v = settings.enabledMcpjsonServers;
@@ -47,12 +29,12 @@ export const claudeMcpExtra: InstallExtra = {
   path: mcpJsonPath,
   add(project, command, settings) {
     const path = mcpJsonPath(project);
-    const json = readMcpJson(path);
+    const json = readSettingsFile(path);
     addJsonMcpServer(json, { type: "stdio", command: command.node, args: mcpArgs(command, "claude") }, path);
     if (!approvals(settings).includes(MCP_SERVER_NAME)) {
       settings.enabledMcpjsonServers = [...approvals(settings), MCP_SERVER_NAME];
     }
-    writeFileAtomicSync(path, `${JSON.stringify(json, null, 2)}\n`);
+    writeSettingsFile(path, json);
   },
   remove(project, settings) {
     const list = approvals(settings);
@@ -63,16 +45,16 @@ export const claudeMcpExtra: InstallExtra = {
     }
     const path = mcpJsonPath(project);
     if (!existsSync(path)) return false;
-    const json = readMcpJson(path);
+    const json = readSettingsFile(path);
     if (!removeJsonMcpServer(json)) return false;
     // A .mcp.json that held only tapedeck's server goes with it.
     if (Object.keys(json).length === 0) rmSync(path, { force: true });
-    else writeFileAtomicSync(path, `${JSON.stringify(json, null, 2)}\n`);
+    else writeSettingsFile(path, json);
     return true;
   },
   present(project) {
     try {
-      return hasJsonMcpServer(readMcpJson(mcpJsonPath(project)));
+      return hasJsonMcpServer(readSettingsFile(mcpJsonPath(project)));
     } catch {
       return false;
     }

@@ -3,25 +3,15 @@
 // reads mcp_servers from a trusted project's config, measured; it refuses a
 // project-local `notify`), in a marked block at the end of the file so that
 // every other byte is kept and uninstall removes exactly it.
-import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ensureDir, isErrno, writeFileAtomicSync } from "../../core/fsutil.ts";
+import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
 import type { InstallExtra } from "../installer.ts";
 import { MCP_SERVER_NAME, mcpArgs } from "../mcp-entry.ts";
-import { hasBlock, hasTableOutsideBlock, removeBlock, setBlock } from "./toml-blocks.ts";
+import { hasBlock, hasTableOutsideBlock, readConfigText, removeBlock, setBlock } from "./toml-blocks.ts";
 
 const BLOCK = "mcp";
 
 export const codexProjectConfigPath = (project: string) => join(project, ".codex", "config.toml");
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if (isErrno(error, "ENOENT")) return "";
-    throw new Error(`cannot read ${path}`);
-  }
-}
 
 const tomlArray = (items: string[]) => `[${items.map((i) => JSON.stringify(i)).join(", ")}]`;
 
@@ -31,7 +21,7 @@ export const codexMcpExtra: InstallExtra = {
   path: codexProjectConfigPath,
   add(project, command) {
     const path = codexProjectConfigPath(project);
-    const text = readText(path);
+    const text = readConfigText(path);
     if (hasTableOutsideBlock(text, BLOCK, ["mcp_servers", MCP_SERVER_NAME])) {
       throw new Error(`${path} already has an MCP server named "${MCP_SERVER_NAME}" that is not tapedeck's`);
     }
@@ -45,10 +35,10 @@ export const codexMcpExtra: InstallExtra = {
   },
   remove(project) {
     const path = codexProjectConfigPath(project);
-    const text = readText(path);
+    const text = readConfigText(path);
     if (!hasBlock(text, BLOCK)) return false;
     writeFileAtomicSync(path, removeBlock(text, BLOCK));
     return true;
   },
-  present: (project) => hasBlock(readText(codexProjectConfigPath(project)), BLOCK),
+  present: (project) => hasBlock(readConfigText(codexProjectConfigPath(project)), BLOCK),
 };

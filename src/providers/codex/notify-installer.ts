@@ -7,26 +7,16 @@
 // The program records only in projects whose codex recording is on, and only
 // turns the hooks missed. Codex runs one notify program: a user's own is never
 // replaced.
-import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ensureDir, isErrno, writeFileAtomicSync } from "../../core/fsutil.ts";
+import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
 import type { ExtraCommand, InstallExtra } from "../installer.ts";
 import { defaultCodexHome } from "./home.ts";
-import { hasBlock, removeBlock, setBlock, setsOutsideBlock } from "./toml-blocks.ts";
+import { hasBlock, readConfigText, removeBlock, setBlock, setsOutsideBlock } from "./toml-blocks.ts";
 
 const BLOCK = "notify";
 
 export function codexUserConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(defaultCodexHome(env), "config.toml");
-}
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if (isErrno(error, "ENOENT")) return "";
-    throw new Error(`cannot read ${path}`);
-  }
 }
 
 function writeText(path: string, text: string): void {
@@ -46,7 +36,7 @@ export const codexNotifyExtra: InstallExtra = {
   path: () => codexUserConfigPath(),
   add(_project, command) {
     const path = codexUserConfigPath();
-    const text = readText(path);
+    const text = readConfigText(path);
     if (setsOutsideBlock(text, BLOCK, [], "notify")) {
       throw new Error(
         `${path} already sets a notify program; Codex runs only one, and tapedeck will not replace yours`,
@@ -56,10 +46,10 @@ export const codexNotifyExtra: InstallExtra = {
   },
   remove() {
     const path = codexUserConfigPath();
-    const text = readText(path);
+    const text = readConfigText(path);
     if (!hasBlock(text, BLOCK)) return false;
     writeText(path, removeBlock(text, BLOCK));
     return true;
   },
-  present: () => hasBlock(readText(codexUserConfigPath()), BLOCK),
+  present: () => hasBlock(readConfigText(codexUserConfigPath()), BLOCK),
 };

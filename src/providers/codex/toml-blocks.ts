@@ -8,7 +8,19 @@
 //
 // Top-level keys (Codex's `notify`) must come before the first table, so such a
 // block goes at the top of the file; a table block goes at the end.
+import { readFileSync } from "node:fs";
+import { isErrno } from "../../core/fsutil.ts";
 import { parseTomlTables, tableKey } from "./toml.ts";
+
+/** A config file's text; "" when it does not exist yet. */
+export function readConfigText(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if (isErrno(error, "ENOENT")) return "";
+    throw new Error(`cannot read ${path}`);
+  }
+}
 
 const open = (name: string) => `# >>> tapedeck ${name}`;
 const close = (name: string) => `# <<< tapedeck ${name}`;

@@ -88,7 +88,7 @@ describe("record_session from inside claude", () => {
       join(sb.projectDir, ".mcp.json"),
       JSON.stringify({ mcpServers: { other: { command: "true" } } }),
     );
-    const res = await sb.cli(["install", "claude", "--yes", "--mcp", "--transport", "command", "--json"]);
+    const res = await sb.cli(["install", "claude", "--yes", "--mcp", "--json"]);
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({
       recording: "off",
@@ -129,10 +129,14 @@ describe("record_session from inside claude", () => {
       payload: { tool_name: "mcp__tapedeck__record_session" },
     });
     expect(text(events)).not.toContain("before-start");
-    // Only usage of what the model answered after the call: the final reply.
-    const after = sb.mock.usageLog.slice(served).map((u) => u.messageId);
+    // This run's model calls: the ToolSearch, the record_session call, the final reply. Usage counts from the
+    // first recorded event; whether the calling message is in the transcript by then is a race (with the http
+    // transport it usually is not yet), so it may be counted; the ToolSearch before it never is.
+    const [search, call, reply] = sb.mock.usageLog.slice(served).map((u) => u.messageId);
     const usage = events.filter((e) => e.kind === "turn_usage").map((e) => e.payload.message_id);
-    expect(usage).toEqual([after.at(-1)]);
+    expect(usage).not.toContain(search);
+    expect(usage.at(-1)).toBe(reply);
+    expect(usage.every((id) => id === call || id === reply)).toBe(true);
   });
 
   it("after: the next turn is recorded in full", async () => {

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
 import { join, relative } from "node:path";
 import { expect } from "vitest";
-import type { Envelope } from "../../src/core/schemas.ts";
+import type { Checksums, Envelope, Manifest } from "../../src/core/schemas.ts";
 
 /** The envelopes of an events.jsonl, or none when it does not exist. */
 export function readEventsFile(path: string): Envelope[] {
@@ -80,4 +80,58 @@ export function runCli(cliJs: string, args: string[], opts: { cwd: string; env: 
       },
     );
   });
+}
+
+export function countKinds(events: Envelope[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const e of events) counts[e.kind] = (counts[e.kind] ?? 0) + 1;
+  return counts;
+}
+
+export function sha256File(path: string): string {
+  return createHash("sha256").update(readFileSync(path)).digest("hex");
+}
+
+const readJson = <T>(path: string) => JSON.parse(readFileSync(path, "utf8")) as T;
+
+/**
+ * A finished session: manifest complete, checksums over the exact bytes, sequences gapless across all epochs,
+ * and `tapedeck inspect --json` (run by `inspect`) agreeing. Answers what inspect said.
+ */
+export async function expectCompleteSession<T>(opts: {
+  dir: string;
+  provider: string;
+  id: string;
+  inspect: () => Promise<T>;
+}): Promise<T> {
+  const { dir, provider, id } = opts;
+  const events = readEventsFile(join(dir, "events.jsonl"));
+  const manifest = readJson<Manifest>(join(dir, "manifest.json"));
+  expect(manifest).toMatchObject({
+    session_id: `${provider}:${id}`,
+    provider,
+    provider_session_id: id,
+    status: "complete",
+    event_count: events.length,
+  });
+  expect(manifest.ended_at).not.toBeNull();
+  const checksums = readJson<Checksums>(join(dir, "checksums.json"));
+  expect(checksums).toMatchObject({
+    algorithm: "sha256",
+    events_sha256: sha256File(join(dir, "events.jsonl")),
+    event_count: events.length,
+    byte_count: lstatSync(join(dir, "events.jsonl")).size,
+  });
+  const inspected = await opts.inspect();
+  expect(inspected).toMatchObject({
+    session_id: `${provider}:${id}`,
+    status: "complete",
+    event_count: events.length,
+    counts_by_kind: countKinds(events),
+    malformed_lines: 0,
+    sequence_anomalies: 0,
+    checksums: { ok: true },
+  });
+  expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+  return inspected;
 }

@@ -23,23 +23,13 @@
  *                    (command transport: the StopFailure hook is often killed before it records; http: always there)
  */
 import { execFileSync } from "node:child_process";
-import { createHash, randomInt } from "node:crypto";
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Checksums, Envelope, Manifest } from "../../src/core/schemas.ts";
+import type { Envelope, Manifest } from "../../src/core/schemas.ts";
 import { CLAUDE_HOOK_EVENTS } from "../../src/providers/claude/settings.ts";
 import {
   type AnthropicMock,
@@ -49,6 +39,7 @@ import {
 } from "../mocks/anthropic-mock.ts";
 import {
   type CliResult,
+  expectCompleteSession,
   expectNoSecrets,
   expectPrivateModes,
   readEventsFile,
@@ -57,6 +48,7 @@ import {
   walk,
 } from "./archive-checks.ts";
 import { type ClaudeResult, claudeTranscriptPath, makeClaudeHome, runClaude } from "./claude-runner.ts";
+import { ANTHROPIC_KEY, AWS_KEY_ID, GITHUB_TOKEN, plantSecrets } from "./planted-secrets.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const CLI_JS = join(REPO, "dist", "cli.js");
@@ -74,31 +66,14 @@ beforeAll(() => {
 }, 120_000);
 
 // ---------------------------------------------------------------------------
-// Planted secrets: random on every run and assembled from pieces, so no literal secret sits in this file.
+// Planted secrets (see planted-secrets.ts).
 
-const UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-const ALNUM = `${UPPER_DIGITS}abcdefghijklmnopqrstuvwxyz`;
-const randomChars = (n: number, alphabet: string) =>
-  Array.from({ length: n }, () => alphabet[randomInt(alphabet.length)]).join("");
-
-const AWS_KEY_ID = "AK" + "IA" + randomChars(16, UPPER_DIGITS);
-const GITHUB_TOKEN = "gh" + "p_" + randomChars(36, ALNUM);
-const ANTHROPIC_KEY = "sk-" + "ant-api03-" + randomChars(80, ALNUM);
-const SECRETS = { aws_access_key_id: AWS_KEY_ID, github_token: GITHUB_TOKEN, anthropic_key: ANTHROPIC_KEY };
-/** The secrets and a distinctive 12-character middle slice of each: a partial leak is a leak too. */
-const NEEDLES = Object.values(SECRETS).flatMap((s) => {
-  const mid = Math.floor(s.length / 2) - 6;
-  return [s, s.slice(mid, mid + 12)];
-});
-const marker = (kind: keyof typeof SECRETS) => `[REDACTED:${kind}]`;
-/** What the recorder should have made of a text holding the planted secrets. */
-function redacted(text: string): string {
-  let out = text;
-  for (const [kind, secret] of Object.entries(SECRETS)) {
-    out = out.split(secret).join(marker(kind as keyof typeof SECRETS));
-  }
-  return out;
-}
+const {
+  secrets: SECRETS,
+  needles: NEEDLES,
+  marker,
+  redacted,
+} = plantSecrets({ aws_access_key_id: AWS_KEY_ID, github_token: GITHUB_TOKEN, anthropic_key: ANTHROPIC_KEY });
 
 // ---------------------------------------------------------------------------
 // Sandbox: a temp HOME and project, a mock on port 0, cleaned up afterwards.
@@ -391,10 +366,6 @@ function expectedTurnUsage(served: UsageRecord[]): Record<string, MockUsage> {
   );
 }
 
-function sha256File(path: string): string {
-  return createHash("sha256").update(readFileSync(path)).digest("hex");
-}
-
 interface InspectJson {
   session_id: string;
   status: string;
@@ -408,45 +379,14 @@ interface InspectJson {
   usage: MockUsage & { sources: string[] };
 }
 
-function countKinds(events: Envelope[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const e of events) counts[e.kind] = (counts[e.kind] ?? 0) + 1;
-  return counts;
-}
-
 /** A finished session: complete, checksums over the exact bytes, and `inspect --json` agreeing. */
-async function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
-  const dir = sessionDir(sb, id);
-  const events = readEvents(sb, id);
-  const manifest = readJson<Manifest>(join(dir, "manifest.json"));
-  expect(manifest).toMatchObject({
-    session_id: `claude:${id}`,
+function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
+  return expectCompleteSession({
+    dir: sessionDir(sb, id),
     provider: "claude",
-    provider_session_id: id,
-    status: "complete",
-    event_count: events.length,
+    id,
+    inspect: () => tapedeckJson<InspectJson>(sb, ["inspect", id, "--project", sb.projectDir]),
   });
-  expect(manifest.ended_at).not.toBeNull();
-  const checksums = readJson<Checksums>(join(dir, "checksums.json"));
-  expect(checksums).toMatchObject({
-    algorithm: "sha256",
-    events_sha256: sha256File(join(dir, "events.jsonl")),
-    event_count: events.length,
-    byte_count: lstatSync(join(dir, "events.jsonl")).size,
-  });
-  const inspected = await tapedeckJson<InspectJson>(sb, ["inspect", id, "--project", sb.projectDir]);
-  expect(inspected).toMatchObject({
-    session_id: `claude:${id}`,
-    status: "complete",
-    event_count: events.length,
-    counts_by_kind: countKinds(events),
-    malformed_lines: 0,
-    sequence_anomalies: 0,
-    checksums: { ok: true },
-  });
-  // Sequences are gapless across all epochs of the session.
-  expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
-  return inspected;
 }
 
 // ---------------------------------------------------------------------------

@@ -26,119 +26,54 @@
  * A second or later resume of the same thread sends a byte-identical SessionStart(resume): the store starts a new
  * epoch for it after an ended one, so every resume keeps its own session_start and session_end (checked below).
  */
-import { execFileSync, spawn } from "node:child_process";
-import { createHash, randomInt } from "node:crypto";
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Checksums, Envelope, Manifest } from "../../src/core/schemas.ts";
+import { describe, expect, it } from "vitest";
+import type { Envelope, Manifest } from "../../src/core/schemas.ts";
 import {
   CODEX_BIN,
-  type CodexHome,
   type CodexJsonEvent,
   type CodexResult,
   MOCK_KEY_ENV,
-  makeCodexHome,
   runCodex,
 } from "../../src/demo/codex-offline.ts";
-import {
-  type OpenAIResponsesMock,
-  type ResponsesUsageRecord,
-  startOpenAIResponsesMock,
-} from "../../src/demo/openai-responses-mock.ts";
+import type { ResponsesUsageRecord } from "../../src/demo/openai-responses-mock.ts";
 import { CODEX_HOOK_EVENTS } from "../../src/providers/codex/installer.ts";
 import {
   type CliResult,
+  expectCompleteSession,
   expectNoSecrets,
   expectPrivateModes,
   readEventsFile,
-  runCli,
   snapshot,
   walk,
 } from "./archive-checks.ts";
+import { AWS_KEY_ID, GITHUB_TOKEN, OPENAI_KEY, plantSecrets } from "./planted-secrets.ts";
+import { CLI_JS, type CodexSandbox, HOOK_JS, useBuild, useCodexSandbox } from "./sandboxes.ts";
 
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
-const CLI_JS = join(REPO, "dist", "cli.js");
-const HOOK_JS = join(REPO, "dist", "hook.cjs");
-
-beforeAll(() => {
-  // CI builds before vitest; a local run of just this file may not have.
-  if (!existsSync(HOOK_JS) || !existsSync(CLI_JS)) {
-    execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
-  }
-}, 120_000);
+useBuild();
 
 // ---------------------------------------------------------------------------
-// Planted secrets: random on every run and assembled from pieces, so no literal secret sits in this file.
+// Planted secrets (see planted-secrets.ts).
 
-const UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-const ALNUM = `${UPPER_DIGITS}abcdefghijklmnopqrstuvwxyz`;
-const randomChars = (n: number, alphabet: string) =>
-  Array.from({ length: n }, () => alphabet[randomInt(alphabet.length)]).join("");
-
-const AWS_KEY_ID = "AK" + "IA" + randomChars(16, UPPER_DIGITS);
-const GITHUB_TOKEN = "gh" + "p_" + randomChars(36, ALNUM);
-// Upper, lower and a digit up front: the redactor wants an OpenAI-style key to look like a key.
-const OPENAI_KEY = "sk-" + "proj-" + "Q7k" + randomChars(45, ALNUM);
-const SECRETS = { aws_access_key_id: AWS_KEY_ID, github_token: GITHUB_TOKEN, openai_key: OPENAI_KEY };
-/** The secrets and a distinctive 12-character middle slice of each: a partial leak is a leak too. */
-const NEEDLES = Object.values(SECRETS).flatMap((s) => {
-  const mid = Math.floor(s.length / 2) - 6;
-  return [s, s.slice(mid, mid + 12)];
-});
-const marker = (kind: keyof typeof SECRETS) => `[REDACTED:${kind}]`;
-function redacted(text: string): string {
-  let out = text;
-  for (const [kind, secret] of Object.entries(SECRETS)) {
-    out = out.split(secret).join(marker(kind as keyof typeof SECRETS));
-  }
-  return out;
-}
+const {
+  secrets: SECRETS,
+  needles: NEEDLES,
+  marker,
+  redacted,
+} = plantSecrets({ aws_access_key_id: AWS_KEY_ID, github_token: GITHUB_TOKEN, openai_key: OPENAI_KEY });
 
 // ---------------------------------------------------------------------------
 // Sandbox: a temp HOME (with CODEX_HOME inside) and project, a mock on port 0, cleaned up afterwards.
 
-interface Sandbox extends CodexHome {
-  root: string;
-  mock: OpenAIResponsesMock;
-}
-
-function useSandbox(prefix: string): Sandbox {
-  const sb = {} as Sandbox;
-  beforeAll(async () => {
-    sb.root = mkdtempSync(join(tmpdir(), `tapedeck-${prefix}-`));
-    sb.mock = await startOpenAIResponsesMock({ port: 0 });
-    Object.assign(sb, makeCodexHome(join(sb.root, "home"), join(sb.root, "project"), sb.mock.url));
-  });
-  afterAll(async () => {
-    await sb.mock?.close();
-    if (sb.root) rmSync(sb.root, { recursive: true, force: true });
-  });
-  return sb;
-}
+type Sandbox = CodexSandbox;
+const useSandbox = useCodexSandbox;
 
 /** Runs the built CLI; asynchronous, because the mock lives in this process and must keep serving. */
 function tapedeck(sb: Sandbox, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const fullEnv = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: sb.home,
-    CODEX_HOME: sb.codexHome,
-    ...env,
-  };
-  return runCli(CLI_JS, args, { cwd: sb.projectDir, env: fullEnv });
+  return sb.cli(args, env);
 }
 
 async function tapedeckJson<T>(sb: Sandbox, args: string[]): Promise<T> {
@@ -194,10 +129,6 @@ function expectNoSecretsUnder(dir: string): void {
   expectNoSecrets(dir, NEEDLES);
 }
 
-function sha256File(path: string): string {
-  return createHash("sha256").update(readFileSync(path)).digest("hex");
-}
-
 /**
  * tapedeck's usage for one response, as the mock served it (Responses names mapped to the envelope's). The
  * rollout's record also says how many input tokens were cache writes (none here); the API's usage does not.
@@ -240,51 +171,15 @@ interface InspectJson {
   usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; sources: string[] };
 }
 
-function countKinds(events: Envelope[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const e of events) counts[e.kind] = (counts[e.kind] ?? 0) + 1;
-  return counts;
-}
-
 /** A finished session: complete, checksums over the exact bytes, and `inspect --json` agreeing. */
-async function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
-  const dir = sessionDir(sb, id);
-  const events = readEvents(sb, id);
-  const manifest = readJson<Manifest>(join(dir, "manifest.json"));
-  expect(manifest).toMatchObject({
-    session_id: `codex:${id}`,
+function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
+  return expectCompleteSession({
+    dir: sessionDir(sb, id),
     provider: "codex",
-    provider_session_id: id,
-    status: "complete",
-    event_count: events.length,
-  });
-  expect(manifest.ended_at).not.toBeNull();
-  const checksums = readJson<Checksums>(join(dir, "checksums.json"));
-  expect(checksums).toMatchObject({
-    algorithm: "sha256",
-    events_sha256: sha256File(join(dir, "events.jsonl")),
-    event_count: events.length,
-    byte_count: lstatSync(join(dir, "events.jsonl")).size,
-  });
-  const inspected = await tapedeckJson<InspectJson>(sb, [
-    "inspect",
     id,
-    "--provider",
-    "codex",
-    "--project",
-    sb.projectDir,
-  ]);
-  expect(inspected).toMatchObject({
-    session_id: `codex:${id}`,
-    status: "complete",
-    event_count: events.length,
-    counts_by_kind: countKinds(events),
-    malformed_lines: 0,
-    sequence_anomalies: 0,
-    checksums: { ok: true },
+    inspect: () =>
+      tapedeckJson<InspectJson>(sb, ["inspect", id, "--provider", "codex", "--project", sb.projectDir]),
   });
-  expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
-  return inspected;
 }
 
 /** `codex exec --json` without what legitimately differs between two runs of the same prompt. */

@@ -25,36 +25,13 @@
  * "/compress" to the model as a prompt, and whether the compressed history is the one saved races with that
  * turn, so a run is not repeatable.
  */
-import { execFileSync, spawn } from "node:child_process";
-import { createHash, randomInt } from "node:crypto";
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Checksums, Envelope, Manifest } from "../../src/core/schemas.ts";
-import {
-  type GeminiMock,
-  type GeminiUsageRecord,
-  HUGE_PROMPT_TOKENS,
-  startGeminiMock,
-} from "../../src/demo/gemini-mock.ts";
-import {
-  type GeminiResult,
-  geminiChatFiles,
-  makeGeminiHome,
-  runGemini,
-} from "../../src/demo/gemini-offline.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Envelope, Manifest } from "../../src/core/schemas.ts";
+import { type GeminiUsageRecord, HUGE_PROMPT_TOKENS } from "../../src/demo/gemini-mock.ts";
+import { type GeminiResult, geminiChatFiles, runGemini } from "../../src/demo/gemini-offline.ts";
 import {
   GEMINI_HOOK_EVENTS,
   GEMINI_HOOK_NAME,
@@ -63,83 +40,40 @@ import {
 } from "../../src/providers/gemini/installer.ts";
 import {
   type CliResult,
+  expectCompleteSession,
   expectNoSecrets,
   expectPrivateModes,
   readEventsFile,
-  runCli,
   snapshot,
 } from "./archive-checks.ts";
+import { AWS_KEY_ID, GITHUB_TOKEN, GOOGLE_API_KEY, plantSecrets } from "./planted-secrets.ts";
+import { type GeminiSandbox, HOOK_JS, useBuild, useGeminiSandbox } from "./sandboxes.ts";
 
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
-const CLI_JS = join(REPO, "dist", "cli.js");
-const HOOK_JS = join(REPO, "dist", "hook.cjs");
-
-beforeAll(() => {
-  // CI builds before vitest; a local run of just this file may not have.
-  if (!existsSync(HOOK_JS) || !existsSync(CLI_JS)) {
-    execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
-  }
-}, 120_000);
+useBuild();
 
 // ---------------------------------------------------------------------------
-// Planted secrets: random on every run and assembled from pieces, so no literal secret sits in this file.
+// Planted secrets (see planted-secrets.ts).
 
-const UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-const ALNUM = `${UPPER_DIGITS}abcdefghijklmnopqrstuvwxyz`;
-const randomChars = (n: number, alphabet: string) =>
-  Array.from({ length: n }, () => alphabet[randomInt(alphabet.length)]).join("");
-
-const AWS_KEY_ID = `AK${"IA"}${randomChars(16, UPPER_DIGITS)}`;
-const GITHUB_TOKEN = `gh${"p_"}${randomChars(36, ALNUM)}`;
-const GOOGLE_API_KEY = `AI${"za"}${randomChars(35, ALNUM)}`;
-const SECRETS = { aws_access_key_id: AWS_KEY_ID, github_token: GITHUB_TOKEN, google_api_key: GOOGLE_API_KEY };
-/** The secrets and a distinctive 12-character middle slice of each: a partial leak is a leak too. */
-const NEEDLES = Object.values(SECRETS).flatMap((s) => {
-  const mid = Math.floor(s.length / 2) - 6;
-  return [s, s.slice(mid, mid + 12)];
+const {
+  secrets: SECRETS,
+  needles: NEEDLES,
+  marker,
+  redacted,
+} = plantSecrets({
+  aws_access_key_id: AWS_KEY_ID,
+  github_token: GITHUB_TOKEN,
+  google_api_key: GOOGLE_API_KEY,
 });
-const marker = (kind: keyof typeof SECRETS) => `[REDACTED:${kind}]`;
-/** What the recorder should have made of a text holding the planted secrets. */
-function redacted(text: string): string {
-  let out = text;
-  for (const [kind, secret] of Object.entries(SECRETS)) {
-    out = out.split(secret).join(marker(kind as keyof typeof SECRETS));
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------------------
 // Sandbox: a temp HOME and project, a mock on port 0, cleaned up afterwards.
 
-interface Sandbox {
-  root: string;
-  home: string;
-  projectDir: string;
-  mock: GeminiMock;
-}
-
-function useSandbox(prefix: string): Sandbox {
-  const sb = {} as Sandbox;
-  beforeAll(async () => {
-    sb.root = mkdtempSync(join(tmpdir(), `tapedeck-${prefix}-`));
-    const { home, projectDir } = makeGeminiHome(join(sb.root, "home"), join(sb.root, "project"));
-    sb.home = home;
-    sb.projectDir = projectDir;
-    sb.mock = await startGeminiMock({ port: 0 });
-  });
-  afterAll(async () => {
-    await sb.mock?.close();
-    if (sb.root) rmSync(sb.root, { recursive: true, force: true });
-  });
-  return sb;
-}
+type Sandbox = GeminiSandbox;
+const useSandbox = useGeminiSandbox;
 
 /** Runs the built CLI; asynchronous, because the mock lives in this process and must keep serving. */
 function tapedeck(sb: Sandbox, args: string[]): Promise<CliResult> {
-  return runCli(CLI_JS, args, {
-    cwd: sb.projectDir,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sb.home },
-  });
+  return sb.cli(args);
 }
 
 async function tapedeckJson<T>(sb: Sandbox, args: string[]): Promise<T> {
@@ -205,10 +139,6 @@ function expectNoSecretsUnder(dir: string): void {
   expectNoSecrets(dir, NEEDLES);
 }
 
-function sha256File(path: string): string {
-  return createHash("sha256").update(readFileSync(path)).digest("hex");
-}
-
 interface InspectJson {
   session_id: string;
   status: string;
@@ -227,52 +157,15 @@ interface InspectJson {
   };
 }
 
-function countKinds(events: Envelope[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const e of events) counts[e.kind] = (counts[e.kind] ?? 0) + 1;
-  return counts;
-}
-
 /** A finished session: complete, checksums over the exact bytes, and `inspect --json` agreeing. */
-async function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
-  const dir = sessionDir(sb, id);
-  const events = readEvents(sb, id);
-  const manifest = readJson<Manifest>(join(dir, "manifest.json"));
-  expect(manifest).toMatchObject({
-    session_id: `gemini:${id}`,
+function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
+  return expectCompleteSession({
+    dir: sessionDir(sb, id),
     provider: "gemini",
-    provider_session_id: id,
-    status: "complete",
-    event_count: events.length,
-  });
-  expect(manifest.ended_at).not.toBeNull();
-  const checksums = readJson<Checksums>(join(dir, "checksums.json"));
-  expect(checksums).toMatchObject({
-    algorithm: "sha256",
-    events_sha256: sha256File(join(dir, "events.jsonl")),
-    event_count: events.length,
-    byte_count: lstatSync(join(dir, "events.jsonl")).size,
-  });
-  const inspected = await tapedeckJson<InspectJson>(sb, [
-    "inspect",
     id,
-    "--provider",
-    "gemini",
-    "--project",
-    sb.projectDir,
-  ]);
-  expect(inspected).toMatchObject({
-    session_id: `gemini:${id}`,
-    status: "complete",
-    event_count: events.length,
-    counts_by_kind: countKinds(events),
-    malformed_lines: 0,
-    sequence_anomalies: 0,
-    checksums: { ok: true },
+    inspect: () =>
+      tapedeckJson<InspectJson>(sb, ["inspect", id, "--provider", "gemini", "--project", sb.projectDir]),
   });
-  // Sequences are gapless across all epochs of the session.
-  expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
-  return inspected;
 }
 
 /** What a streamed response's final chunk tells the hooks: Gemini passes only these three counts to AfterModel. */

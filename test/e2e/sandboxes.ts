@@ -33,8 +33,8 @@ export interface Sandbox {
   projectDir: string;
   /** The environment the CLI and the agent run with (HOME and, for codex, CODEX_HOME). */
   env: Record<string, string>;
-  /** Runs the built CLI in the project. */
-  cli(args: string[]): Promise<CliResult>;
+  /** Runs the built CLI in the project, with `env` on top of the sandbox's. */
+  cli(args: string[], env?: Record<string, string>): Promise<CliResult>;
 }
 
 function sandbox<T extends Sandbox>(

@@ -43,6 +43,13 @@ describe("claude --mcp", () => {
     });
     expect(settings.enabledMcpjsonServers).toEqual(["docs", "tapedeck"]);
     expect(claudeMcpExtra.present(root, settings)).toBe(true);
+    expect(claudeMcpExtra.runs?.(root, settings)).toEqual([
+      "/usr/bin/node",
+      CMD.cli,
+      "mcp",
+      "--provider",
+      "claude",
+    ]);
     expect(claudeMcpExtra.remove(root, settings)).toBe(true);
     expect(JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8"))).toEqual(user);
     expect(settings.enabledMcpjsonServers).toEqual(["docs"]);
@@ -79,6 +86,13 @@ describe("gemini --mcp", () => {
       tapedeck: { command: "/usr/bin/node", args: [CMD.cli, "mcp", "--provider", "gemini"] },
     });
     expect(geminiMcpExtra.present("/p", settings)).toBe(true);
+    expect(geminiMcpExtra.runs?.("/p", settings)).toEqual([
+      "/usr/bin/node",
+      CMD.cli,
+      "mcp",
+      "--provider",
+      "gemini",
+    ]);
     expect(geminiMcpExtra.remove("/p", settings)).toBe(true);
     expect(settings).toEqual({ mcpServers: { other: { command: "x" } }, hooks: {} });
     const bad: Settings = { mcpServers: [] };
@@ -98,6 +112,7 @@ describe("codex --mcp", () => {
     expect(text.startsWith(user)).toBe(true);
     expect(text.match(/\[mcp_servers\.tapedeck\]/g)).toHaveLength(1);
     expect(codexMcpExtra.present(root, {})).toBe(true);
+    expect(codexMcpExtra.runs?.(root, {})).toEqual(["/usr/bin/node", CMD.cli, "mcp", "--provider", "codex"]);
     expect(codexMcpExtra.remove(root, {})).toBe(true);
     expect(readFileSync(join(root, ".codex", "config.toml"), "utf8")).toBe(user);
   });

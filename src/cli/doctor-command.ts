@@ -7,7 +7,7 @@
 // nothing is wrong, 1 when a problem was found (warnings alone do not fail).
 import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { type ProjectConfig, type ProviderConfig, readConfig } from "../core/config.ts";
 import { lstatOrUndefined } from "../core/fsutil.ts";
@@ -467,7 +467,19 @@ function checkExtras(project: string, installer: ProviderInstaller): DoctorCheck
     }
     if (!present) continue;
     const what = extra.flag === "mcp" ? "MCP server" : "notify";
-    out.push(check(what, "ok", `installed in ${shown(project, extra.path(project))}`));
+    const where = shown(project, extra.path(project));
+    // The entry runs this Node and a file of this tapedeck: a moved or removed checkout breaks it silently
+    // (the agent just has no tool, or no notify).
+    const missing = (extra.runs?.(project, settings) ?? [])
+      .slice(0, 2)
+      .filter((p) => isAbsolute(p) && !existsSync(p));
+    out.push(
+      missing.length > 0
+        ? check(what, "fail", `the entry in ${where} runs ${missing.join(" and ")}, which does not exist`, [
+            `tapedeck install ${installer.provider} --${extra.flag} --project ${project}`,
+          ])
+        : check(what, "ok", `installed in ${where}`),
+    );
   }
   return out;
 }

@@ -94,6 +94,7 @@ async function proxyCommand(opts: ProxyOpts): Promise<void> {
         `tapedeck proxy on ${proxy.url} -> ${upstream}`,
         `mirror: ${mirror ? `on (${mirrorDir})` : "off"}   archive feed: on for projects with recording on`,
         `use it with: ANTHROPIC_BASE_URL=${proxy.url} claude`,
+        `         or: codex -c 'model_providers.<id>.base_url="${proxy.url}/v1"' (a proxy per upstream; tapedeck run codex sets this up)`,
         "Ctrl-C to stop",
       ].join("\n") + "\n",
     );

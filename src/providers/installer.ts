@@ -54,6 +54,8 @@ export interface InstallExtra {
   /** Removes exactly tapedeck's entry; answers whether there was one. */
   remove(project: string, settings: Settings): boolean;
   present(project: string, settings: Settings): boolean;
+  /** The command line the installed entry runs (for `tapedeck doctor`), when it can be read back. */
+  runs?(project: string, settings: Settings): string[] | undefined;
   /** Whether the project config marks a fallback capture path (see ProviderConfig.fallback). */
   fallback?: boolean;
 }

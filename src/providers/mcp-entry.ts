@@ -56,3 +56,12 @@ export function removeJsonMcpServer(settings: Json): boolean {
 export function hasJsonMcpServer(settings: Json): boolean {
   return isOurMcpEntry(mcpServers(settings, false)?.[MCP_SERVER_NAME]);
 }
+
+/** The command line of tapedeck's server entry in `mcpServers`. */
+export function jsonMcpCommandLine(settings: Json): string[] | undefined {
+  const entry = mcpServers(settings, false)?.[MCP_SERVER_NAME] as
+    | { command?: unknown; args?: unknown }
+    | undefined;
+  if (!isOurMcpEntry(entry) || typeof entry?.command !== "string") return undefined;
+  return [entry.command, ...(entry.args as unknown[]).filter((a): a is string => typeof a === "string")];
+}

@@ -1098,6 +1098,12 @@ describe("codex notify: the fallback for turns the hooks miss", () => {
       readJson<{ providers: { codex: { fallback?: boolean } } }>(join(tapedeckDir(sb), "config.json"))
         .providers.codex.fallback,
     ).toBe(true);
+    const doctor = JSON.parse((await tapedeck(sb, ["doctor", "--json", "--project", sb.projectDir])).stdout);
+    expect(doctor.providers[0].checks).toContainEqual({
+      name: "notify",
+      status: "ok",
+      message: `installed in ${userConfig()}`,
+    });
   });
 
   it("with the hooks running, notify records nothing: the turn is the hooks'", async () => {

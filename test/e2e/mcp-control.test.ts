@@ -181,6 +181,14 @@ describe("record_session from inside claude", () => {
     expect(res.json.result).toBe("No record_session tool is available.");
     expect(configOf(sb, "claude").recording).toBe("off");
     expect(snapshot(tapedeckDir(sb))).toEqual(before);
+    // doctor names the cause.
+    const doctor = JSON.parse((await sb.cli(["doctor", "--json"])).stdout);
+    const mcpCheck = doctor.providers[0].checks.find((c: { name: string }) => c.name === "MCP server");
+    expect(mcpCheck).toMatchObject({
+      status: "fail",
+      fix: [expect.stringContaining("install claude --mcp")],
+    });
+    expect(mcpCheck.message).toContain(join(sb.root, "missing", "cli.js"));
   });
 
   it("uninstall removes the server and its approval, keeping the user's server", async () => {

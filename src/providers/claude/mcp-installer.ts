@@ -9,6 +9,7 @@ import type { InstallExtra, Settings } from "../installer.ts";
 import {
   addJsonMcpServer,
   hasJsonMcpServer,
+  jsonMcpCommandLine,
   MCP_SERVER_NAME,
   mcpArgs,
   removeJsonMcpServer,
@@ -57,6 +58,13 @@ export const claudeMcpExtra: InstallExtra = {
       return hasJsonMcpServer(readSettingsFile(mcpJsonPath(project)));
     } catch {
       return false;
+    }
+  },
+  runs(project) {
+    try {
+      return jsonMcpCommandLine(readSettingsFile(mcpJsonPath(project)));
+    } catch {
+      return undefined;
     }
   },
 };

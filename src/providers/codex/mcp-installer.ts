@@ -7,7 +7,15 @@ import { dirname, join } from "node:path";
 import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
 import type { InstallExtra } from "../installer.ts";
 import { MCP_SERVER_NAME, mcpArgs } from "../mcp-entry.ts";
-import { hasBlock, hasTableOutsideBlock, readConfigText, removeBlock, setBlock } from "./toml-blocks.ts";
+import {
+  blockBody,
+  blockValue,
+  hasBlock,
+  hasTableOutsideBlock,
+  readConfigText,
+  removeBlock,
+  setBlock,
+} from "./toml-blocks.ts";
 
 const BLOCK = "mcp";
 
@@ -41,4 +49,11 @@ export const codexMcpExtra: InstallExtra = {
     return true;
   },
   present: (project) => hasBlock(readConfigText(codexProjectConfigPath(project)), BLOCK),
+  runs(project) {
+    const body = blockBody(readConfigText(codexProjectConfigPath(project)), BLOCK);
+    const command = blockValue(body, "command");
+    const args = blockValue(body, "args");
+    if (typeof command !== "string" || !Array.isArray(args)) return undefined;
+    return [command, ...args.filter((a): a is string => typeof a === "string")];
+  },
 };

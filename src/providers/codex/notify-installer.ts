@@ -11,7 +11,15 @@ import { dirname, join } from "node:path";
 import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
 import type { ExtraCommand, InstallExtra } from "../installer.ts";
 import { defaultCodexHome } from "./home.ts";
-import { hasBlock, readConfigText, removeBlock, setBlock, setsOutsideBlock } from "./toml-blocks.ts";
+import {
+  blockBody,
+  blockValue,
+  hasBlock,
+  readConfigText,
+  removeBlock,
+  setBlock,
+  setsOutsideBlock,
+} from "./toml-blocks.ts";
 
 const BLOCK = "notify";
 
@@ -52,4 +60,8 @@ export const codexNotifyExtra: InstallExtra = {
     return true;
   },
   present: () => hasBlock(readConfigText(codexUserConfigPath()), BLOCK),
+  runs() {
+    const argv = blockValue(blockBody(readConfigText(codexUserConfigPath()), BLOCK), "notify");
+    return Array.isArray(argv) ? argv.filter((a): a is string => typeof a === "string") : undefined;
+  },
 };

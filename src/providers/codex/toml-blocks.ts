@@ -73,3 +73,21 @@ export function hasTableOutsideBlock(text: string, name: string, table: string[]
   const prefix = tableKey(table).slice(0, -1);
   return [...tables.keys()].some((k) => k.startsWith(`${prefix},`));
 }
+
+/** The lines inside tapedeck's block `name`, or undefined when there is none. */
+export function blockBody(text: string, name: string): string[] | undefined {
+  const lines = text.split("\n");
+  const at = findBlock(lines, name);
+  return at ? lines.slice(at[0] + 1, at[1]) : undefined;
+}
+
+/** A `key = <value>` line of a block tapedeck wrote, whose value is JSON (as tapedeck writes it). */
+export function blockValue(body: string[] | undefined, key: string): unknown {
+  const line = body?.find((l) => l.startsWith(`${key} = `));
+  if (line === undefined) return undefined;
+  try {
+    return JSON.parse(line.slice(key.length + 3)) as unknown;
+  } catch {
+    return undefined;
+  }
+}

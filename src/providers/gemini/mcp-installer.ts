@@ -5,6 +5,7 @@ import type { InstallExtra } from "../installer.ts";
 import {
   addJsonMcpServer,
   hasJsonMcpServer,
+  jsonMcpCommandLine,
   MCP_SERVER_NAME,
   mcpArgs,
   removeJsonMcpServer,
@@ -24,4 +25,5 @@ export const geminiMcpExtra: InstallExtra = {
   },
   remove: (_project, settings) => removeJsonMcpServer(settings),
   present: (_project, settings) => hasJsonMcpServer(settings),
+  runs: (_project, settings) => jsonMcpCommandLine(settings),
 };

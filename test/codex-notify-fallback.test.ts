@@ -2,7 +2,7 @@
 // mark each turn whose prompt they record (while a fallback is installed), and
 // notify's report of a marked turn writes nothing. Also the marked blocks
 // tapedeck keeps in a user's config.toml.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { writeConfig } from "../src/core/config.ts";
@@ -77,10 +77,30 @@ describe("notify after the hooks", () => {
     ]);
   });
 
-  it("without a fallback installed the hooks leave no marks", () => {
+  it("without a fallback installed here, the hooks leave no marks and notify records nothing", () => {
     const root = project(false);
     runHook(codexAdapter, input(prompt), { TAPEDECK_PROJECT_DIR: root });
     expect(existsSync(join(root, ".tapedeck", "turn-marks"))).toBe(false);
+    const before = eventsOf(root, thread);
+    // The user-level notify also runs for this project; its hooks mark nothing, so notify must stay out.
+    expect(
+      runHook(codexNotifyAdapter, input(notice(prompt.turn_id)), { TAPEDECK_PROJECT_DIR: root }).status,
+    ).toBe("off");
+    expect(eventsOf(root, thread)).toEqual(before);
+  });
+
+  it("a symlinked turn-marks directory is refused, and nothing is deleted through it", () => {
+    const root = project(true);
+    const outside = tempProject("tapedeck-outside-");
+    cleanups.push(outside.cleanup);
+    const victim = join(outside.root, "codex-victim");
+    writeFileSync(victim, "keep");
+    symlinkSync(outside.root, join(root, ".tapedeck", "turn-marks"));
+    const env = { TAPEDECK_PROJECT_DIR: root };
+    expect(runHook(codexNotifyAdapter, input(notice("codex-victim".slice(6))), env).status).toBe("failed");
+    expect(runHook(codexAdapter, input(prompt), env).status).toBe("recorded");
+    expect(readdirSync(outside.root)).toEqual(["codex-victim"]);
+    expect(readFileSync(victim, "utf8")).toBe("keep");
   });
 
   it("the TUI's hidden title thread creates no session directory", () => {

@@ -93,7 +93,11 @@ describe("tapedeck mcp", () => {
       mode: "capture-only",
       project: root,
     });
-    expect(configOf(root).providers.claude).toEqual({ recording: "on", mode: "capture-only" });
+    expect(configOf(root).providers.claude).toEqual({
+      recording: "on",
+      mode: "capture-only",
+      recording_since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
     expect((await call(client, "record_session", { action: "start" })).structuredContent).toMatchObject({
       changed: false,
     });
@@ -140,7 +144,7 @@ describe("tapedeck mcp", () => {
     await call(client, "record_session", { action: "start" });
     expect(configOf(root).providers).toEqual({
       claude: { recording: "off", mode: "capture-only" },
-      codex: { recording: "on", mode: "capture-only" },
+      codex: { recording: "on", mode: "capture-only", recording_since: expect.any(String) },
     });
   });
 

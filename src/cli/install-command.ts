@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_LIMITS } from "../core/bound.ts";
-import { type ProjectConfig, readConfig, writeConfig } from "../core/config.ts";
+import { type ProjectConfig, readConfig, setRecording, writeConfig } from "../core/config.ts";
 import { readJsonOrUndefined } from "../core/fsutil.ts";
 import { isInside, resolveProjectRoot, resolveSessionRoot, tapedeckDir } from "../core/paths.ts";
 import { REDACTION_POLICY } from "../core/redact.ts";
@@ -208,6 +208,9 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
   const recording = opts.mcp ? (previous?.recording ?? "off") : "on";
   config.providers[provider] = {
     recording,
+    ...(recording === "on"
+      ? { recording_since: previous?.recording === "on" ? previous.recording_since : new Date().toISOString() }
+      : {}),
     mode: "capture-only",
     ...(sessionRootSetting ? { session_root: sessionRootSetting } : {}),
     transport: opts.transport as "command" | "http",
@@ -296,7 +299,7 @@ async function stopHookServer(project: string): Promise<void> {
 
 async function uninstallCommand(
   provider: string,
-  opts: { project?: string; settings?: string; json?: boolean },
+  opts: { project?: string; settings?: string; notify?: boolean; json?: boolean },
 ) {
   const installer = installerFor(provider);
   const project = projectDir(opts.project);
@@ -305,8 +308,16 @@ async function uninstallCommand(
   const before = JSON.stringify(settings);
   const removed = installer.remove(settings);
   const extrasRemoved: Record<string, string> = {};
+  const extrasKept: Record<string, string> = {};
+  if (opts.notify && !installer.extras?.some((e) => e.flag === "notify")) {
+    throw new CliError(`${providerName(provider)} has no --notify`, EXIT.usage);
+  }
   for (const extra of installer.extras ?? []) {
     try {
+      if (extra.userLevel && !opts[extra.flag as "notify"]) {
+        if (extra.present(project, settings)) extrasKept[extra.flag] = extra.path(project);
+        continue;
+      }
       if (extra.remove(project, settings)) extrasRemoved[extra.flag] = extra.path(project);
     } catch (error) {
       process.stderr.write(`tapedeck: ${(error as Error).message}\n`);
@@ -319,7 +330,9 @@ async function uninstallCommand(
     writeConfig(project, config);
   }
   await stopHookServer(project);
-  if (opts.json) printJson({ provider, project, settings: settingsPath, removed, extras: extrasRemoved });
+  if (opts.json) {
+    printJson({ provider, project, settings: settingsPath, removed, extras: extrasRemoved, kept: extrasKept });
+  }
   else {
     process.stdout.write(
       `Removed ${removed} tapedeck entr${removed === 1 ? "y" : "ies"} from ${relative(project, settingsPath) || settingsPath}. Recorded sessions were kept.\n`,
@@ -327,6 +340,11 @@ async function uninstallCommand(
     for (const [flag, path] of Object.entries(extrasRemoved)) {
       process.stdout.write(
         `Removed tapedeck's ${flag === "mcp" ? "MCP server" : "notify program"} from ${path}.\n`,
+      );
+    }
+    for (const [flag, path] of Object.entries(extrasKept)) {
+      process.stdout.write(
+        `The ${flag} program in ${path} stays: it is user-level, shared by your projects, and records nothing here now. Remove it with: tapedeck uninstall ${provider} --${flag}\n`,
       );
     }
   }
@@ -345,7 +363,7 @@ function recordCommand(action: string, opts: { project?: string; provider: strin
         `${providerName(opts.provider)} is not installed here; run: tapedeck install ${opts.provider}`,
       );
     }
-    entry.recording = action === "start" ? "on" : "off";
+    setRecording(entry, action === "start");
     writeConfig(project, config);
   }
   const state = recordingState(project, opts.provider);
@@ -442,6 +460,7 @@ export function registerInstallCommands(program: Command): void {
     .description("remove exactly what install added (recorded sessions are kept)")
     .option("--project <dir>", "project directory (default: current directory)")
     .option("--settings <path>", "the settings file install was given")
+    .option("--notify", "codex: also remove the user-level notify program (shared by all your projects)")
     .option("--json", "machine-readable output")
     .action(uninstallCommand);
   program

@@ -17,6 +17,20 @@ export interface ProviderConfig {
   http_token?: string;
   /** A fallback capture path is installed (Codex's notify): the hooks mark the turns they record. */
   fallback?: boolean;
+  /**
+   * When recording last went from off to on. A session whose reading position (of its transcript) dates from
+   * an earlier period starts reading afresh, so the turns made while recording was off are never recorded.
+   */
+  recording_since?: string;
+}
+
+/** Switches recording on or off; answers whether that changed anything. */
+export function setRecording(entry: ProviderConfig, on: boolean): boolean {
+  const want = on ? "on" : "off";
+  if (entry.recording === want) return false;
+  entry.recording = want;
+  if (on) entry.recording_since = new Date().toISOString();
+  return true;
 }
 
 export interface ProjectConfig {

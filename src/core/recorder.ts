@@ -108,6 +108,8 @@ export function runHook(
     const sessionStart = providerConfig.transport === "http" ? startsSession(adapter, input) : false;
     return { status: "off", project: located.root, providerConfig, sessionStart };
   }
+  // A fallback path elsewhere would record turns whose hooks leave no marks: twice.
+  if (adapter.fallback && !providerConfig.fallback) return { status: "off", project: located.root, providerConfig };
   parsed ??= parsePayload(input);
   if (!parsed.ok) {
     writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "parse", code: "bad_input" });
@@ -147,7 +149,7 @@ export function runHook(
       sessionDirNameFor(result.context.identity),
       SESSION_FILES.providerState,
     );
-    const extra = adapter.enrich?.(result, readJsonOrUndefined<Record<string, unknown>>(statePath));
+    const extra = adapter.enrich?.(result, currentState(statePath, providerConfig.recording_since));
     const events = extra ? [...result.events, ...extra.events] : result.events;
     // A hook that only moves provider state (Gemini's per-chunk AfterModel)
     // takes no lock and writes no event.
@@ -176,7 +178,11 @@ export function runHook(
         });
       }
     }
-    if (extra) writeJsonAtomicSync(statePath, extra.state);
+    if (extra) {
+      const state: Record<string, unknown> = { ...extra.state };
+      if (providerConfig.recording_since) state[RECORDING_SINCE] = providerConfig.recording_since;
+      writeJsonAtomicSync(statePath, state);
+    }
     return {
       status: "recorded",
       outcome,
@@ -188,6 +194,20 @@ export function runHook(
     writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "record", code: errorCode(error) });
     return { status: "failed", reason: errorCode(error), project: located.root, providerConfig };
   }
+}
+
+const RECORDING_SINCE = "recording_since";
+
+/**
+ * The adapter's state for this session, unless it dates from before recording was last switched on: then the
+ * adapter starts as on a session's first event, and reads nothing of what happened while recording was off.
+ */
+function currentState(statePath: string, since: string | undefined): Record<string, unknown> | undefined {
+  const state = readJsonOrUndefined<Record<string, unknown>>(statePath);
+  if (!state || typeof state !== "object") return undefined;
+  if (since !== undefined && state[RECORDING_SINCE] !== since) return undefined;
+  const { [RECORDING_SINCE]: _since, ...rest } = state;
+  return rest;
 }
 
 /** A turn whose prompt the hooks recorded is theirs: its fallback report is then dropped. */

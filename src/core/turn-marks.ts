@@ -4,37 +4,61 @@
 // switched off, or broken. One empty file per turn in the project's
 // `.tapedeck/turn-marks/`, written only while a fallback is installed, and
 // taken (deleted) by the fallback's report of that turn.
-import { closeSync, openSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
+//
+// The directory is inside a project a cloned repository controls: it is
+// never followed through a symlink, and only files named like marks are ever
+// deleted from it.
+import { closeSync, constants, openSync, readdirSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ensureDir } from "./fsutil.ts";
-import { sessionDirName, tapedeckDir } from "./paths.ts";
+import { ensureDir, lstatOrUndefined } from "./fsutil.ts";
+import { ensureTapedeckDir, sessionDirName, UnsafePathError } from "./paths.ts";
 
 const DIR = "turn-marks";
-/** Marks whose fallback report never came (the agent died) are dropped after a day. */
+/** Marks whose fallback report never came (the agent died, the fallback was removed) go after a day. */
 const STALE_MS = 24 * 3600 * 1000;
 const PRUNE_ABOVE = 256;
+const MARK_NAME = /^[A-Za-z0-9_.-]+-[A-Za-z0-9_.-]+$/;
 
-function markPath(projectRoot: string, provider: string, turnId: string): string {
-  return join(tapedeckDir(projectRoot), DIR, `${sessionDirName(provider)}-${sessionDirName(turnId)}`);
+/** The marks directory, created on demand; refuses one that is a symlink or not a directory. */
+function marksDir(projectRoot: string, create: boolean): string | undefined {
+  const dir = join(ensureTapedeckDir(projectRoot), DIR);
+  const st = lstatOrUndefined(dir);
+  if (st && (st.isSymbolicLink() || !st.isDirectory())) {
+    throw new UnsafePathError(`${DIR} is not a plain directory; refusing to use it`);
+  }
+  if (!st) {
+    if (!create) return undefined;
+    ensureDir(dir);
+  }
+  return dir;
+}
+
+function markName(provider: string, turnId: string): string {
+  return `${sessionDirName(provider)}-${sessionDirName(turnId)}`;
 }
 
 export function markTurn(projectRoot: string, provider: string, turnId: string): void {
-  const dir = join(tapedeckDir(projectRoot), DIR);
-  ensureDir(dir);
-  closeSync(openSync(markPath(projectRoot, provider, turnId), "a", 0o600));
+  const dir = marksDir(projectRoot, true)!;
+  closeSync(
+    openSync(
+      join(dir, markName(provider, turnId)),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW,
+      0o600,
+    ),
+  );
+  pruneStale(dir);
 }
 
-/** Whether the primary path recorded this turn; the mark is consumed either way it is found. */
+/** Whether the primary path recorded this turn; the mark is consumed when it is found. */
 export function takeTurnMark(projectRoot: string, provider: string, turnId: string): boolean {
-  let taken = false;
+  const dir = marksDir(projectRoot, false);
+  if (!dir) return false;
   try {
-    unlinkSync(markPath(projectRoot, provider, turnId));
-    taken = true;
+    unlinkSync(join(dir, markName(provider, turnId)));
+    return true;
   } catch {
-    taken = false;
+    return false;
   }
-  pruneStale(join(tapedeckDir(projectRoot), DIR));
-  return taken;
 }
 
 function pruneStale(dir: string): void {
@@ -47,11 +71,9 @@ function pruneStale(dir: string): void {
   if (names.length <= PRUNE_ABOVE) return;
   const cutoff = Date.now() - STALE_MS;
   for (const name of names) {
-    const p = join(dir, name);
-    try {
-      if (statSync(p).mtimeMs < cutoff) rmSync(p, { force: true });
-    } catch {
-      // another fallback took it meanwhile
-    }
+    if (!MARK_NAME.test(name)) continue;
+    const path = join(dir, name);
+    const st = lstatOrUndefined(path);
+    if (st?.isFile() && st.mtimeMs < cutoff) rmSync(path, { force: true });
   }
 }

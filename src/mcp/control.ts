@@ -2,7 +2,7 @@
 // for one provider in one project. Starting only switches recording on in the
 // project's tapedeck config (capture-only); it needs tapedeck installed for the
 // provider there, and it never installs, injects or enables anything else.
-import { findProjectRoot, readConfig, writeConfig } from "../core/config.ts";
+import { findProjectRoot, readConfig, setRecording, writeConfig } from "../core/config.ts";
 import { resolveProjectRoot } from "../core/paths.ts";
 import { type RecordingState, recordingState } from "../core/status.ts";
 
@@ -64,13 +64,12 @@ export function recordSession(action: string, scope: ControlScope): ControlResul
       `tapedeck is not installed for ${scope.provider} in ${scope.startDir}; the user can run: tapedeck install ${scope.provider}`,
     );
   }
-  const want = act === "start" ? "on" : "off";
-  const changed = entry.recording !== want || (act === "start" && entry.mode !== "capture-only");
-  if (changed) {
-    entry.recording = want;
-    if (act === "start") entry.mode = "capture-only";
-    writeConfig(project, config);
+  let changed = setRecording(entry, act === "start");
+  if (act === "start" && entry.mode !== "capture-only") {
+    entry.mode = "capture-only";
+    changed = true;
   }
+  if (changed) writeConfig(project, config);
   const state = recordingState(project, scope.provider);
   const message =
     act === "start"

@@ -56,6 +56,11 @@ export interface InstallExtra {
   present(project: string, settings: Settings): boolean;
   /** The command line the installed entry runs (for `tapedeck doctor`), when it can be read back. */
   runs?(project: string, settings: Settings): string[] | undefined;
+  /**
+   * The entry is in a user-level file that every project shares (Codex's notify): uninstalling one project
+   * leaves it unless its flag is given to uninstall too.
+   */
+  userLevel?: boolean;
   /** Whether the project config marks a fallback capture path (see ProviderConfig.fallback). */
   fallback?: boolean;
 }

@@ -81,14 +81,15 @@ export function select(name: string, p: Payload, fields: readonly string[], extr
 }
 
 /**
- * Where usage reading starts in a session's transcript, decided by the first event recorded in the session:
- * from the beginning when that event starts a new conversation, else from the transcript's current end. A
- * resumed conversation or a recording started midway (record_session, `record start`) does not get the turns
- * from before it began.
+ * Where usage reading starts in a session's transcript, decided by the first event recorded in the session (or
+ * since recording was last switched on): from the beginning when that event starts a new conversation
+ * (startup, clear), else from the transcript's current end. A resumed, compacted or forked conversation, or a
+ * recording started midway (record_session, `record start`), does not get the turns from before it began.
  */
 export function firstReadOffset(result: NormalizeResult, transcript: string): number {
   const start = result.events.find((e) => e.kind === "session_start");
-  return start && start.payload.source !== "resume" ? 0 : fileSize(transcript);
+  const fresh = start !== undefined && (start.payload.source === "startup" || start.payload.source === "clear");
+  return fresh ? 0 : fileSize(transcript);
 }
 
 /** A file's size, 0 when it does not exist (yet) or cannot be read. */

@@ -9,6 +9,11 @@ export interface ProviderAdapter {
   name: string;
   displayName: string;
   normalize(payload: unknown, env: Record<string, string | undefined>): NormalizeResult;
+  /**
+   * A fallback capture path (Codex's notify): it records only in projects where it was installed as one
+   * (ProviderConfig.fallback), because only there do the hooks mark the turns they already recorded.
+   */
+  fallback?: boolean;
   /** Whether a raw payload starts a session (for the http transport, whose server such a hook starts). */
   isSessionStart(payload: unknown): boolean;
   /**

@@ -1110,15 +1110,19 @@ describe("codex notify: the fallback for turns the hooks miss", () => {
     const res = await codex(sb, ["SCENARIO_BASH echo hooked"]);
     expect(res.finalMessage).toBe("Done: hooked");
     const events = await eventsOf(res.threadId!, 8);
-    // Give a late notify time to write, if it were going to.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Codex starts notify detached as the turn ends: its report has arrived once it consumed the hooks' mark
+    // of the turn (the mark is written when the hooks record the prompt).
+    const marks = join(tapedeckDir(sb), "turn-marks");
+    const deadline = Date.now() + 15_000;
+    while (existsSync(marks) && readdirSync(marks).length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(existsSync(marks) ? readdirSync(marks) : []).toEqual([]);
+    // ...and it wrote nothing: the turn is the hooks'.
     const settled = readEvents(sb, res.threadId!);
     expect(settled).toEqual(events);
     expect(settled.filter((e) => e.payload.hook_event_name === "notify")).toEqual([]);
     expect(settled.filter((e) => e.kind === "user_prompt")).toHaveLength(1);
-    // The hooks' mark of the turn was consumed by notify's report of it.
-    const marks = join(tapedeckDir(sb), "turn-marks");
-    expect(existsSync(marks) ? readdirSync(marks) : []).toEqual([]);
   });
 
   it("with the hooks untrusted (skipped silently), notify records the turn's prompt and reply", async () => {
@@ -1138,10 +1142,21 @@ describe("codex notify: the fallback for turns the hooks miss", () => {
     expectPrivateModes(tapedeckDir(sb));
   });
 
-  it("uninstall removes the notify line and leaves the user's config.toml as it was", async () => {
+  it("uninstall keeps the user-level notify line (other projects share it); uninstall --notify removes it exactly", async () => {
+    const withNotify = readFileSync(userConfig(), "utf8");
     const res = await tapedeck(sb, ["uninstall", "codex", "--project", sb.projectDir]);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toContain("notify program");
+    expect(res.stdout).toContain("tapedeck uninstall codex --notify");
+    expect(readFileSync(userConfig(), "utf8")).toBe(withNotify);
+    // This project no longer records: a notify call for it writes nothing.
+    const before = snapshot(tapedeckDir(sb));
+    const quiet = await codex(sb, ["SCENARIO_BASH echo after-uninstall"], "stored");
+    expect(quiet.finalMessage).toBe("Done: after-uninstall");
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+    const all = await tapedeck(sb, ["uninstall", "codex", "--notify", "--project", sb.projectDir]);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toContain("notify program");
     expect(readFileSync(userConfig(), "utf8")).toBe(configBefore);
   });
 

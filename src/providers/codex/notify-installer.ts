@@ -40,6 +40,7 @@ export function notifyLine(command: ExtraCommand): string {
 export const codexNotifyExtra: InstallExtra = {
   flag: "notify",
   fallback: true,
+  userLevel: true,
   describe: () => `notify program in ${codexUserConfigPath()} (user-level; records turns the hooks miss)`,
   path: () => codexUserConfigPath(),
   add(_project, command) {

@@ -206,6 +206,7 @@ function buildContext(n: Payload | undefined): HookContext {
 export const codexNotifyAdapter: ProviderAdapter = {
   name: CODEX_PROVIDER,
   displayName: "Codex CLI (notify)",
+  fallback: true,
   normalize: (payload) => normalizeCodexNotifyValue(payload),
   isSessionStart: () => false,
 };

@@ -209,7 +209,9 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
   config.providers[provider] = {
     recording,
     ...(recording === "on"
-      ? { recording_since: previous?.recording === "on" ? previous.recording_since : new Date().toISOString() }
+      ? {
+          recording_since: previous?.recording === "on" ? previous.recording_since : new Date().toISOString(),
+        }
       : {}),
     mode: "capture-only",
     ...(sessionRootSetting ? { session_root: sessionRootSetting } : {}),
@@ -331,9 +333,15 @@ async function uninstallCommand(
   }
   await stopHookServer(project);
   if (opts.json) {
-    printJson({ provider, project, settings: settingsPath, removed, extras: extrasRemoved, kept: extrasKept });
-  }
-  else {
+    printJson({
+      provider,
+      project,
+      settings: settingsPath,
+      removed,
+      extras: extrasRemoved,
+      kept: extrasKept,
+    });
+  } else {
     process.stdout.write(
       `Removed ${removed} tapedeck entr${removed === 1 ? "y" : "ies"} from ${relative(project, settingsPath) || settingsPath}. Recorded sessions were kept.\n`,
     );

@@ -109,7 +109,8 @@ export function runHook(
     return { status: "off", project: located.root, providerConfig, sessionStart };
   }
   // A fallback path elsewhere would record turns whose hooks leave no marks: twice.
-  if (adapter.fallback && !providerConfig.fallback) return { status: "off", project: located.root, providerConfig };
+  if (adapter.fallback && !providerConfig.fallback)
+    return { status: "off", project: located.root, providerConfig };
   parsed ??= parsePayload(input);
   if (!parsed.ok) {
     writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "parse", code: "bad_input" });

@@ -88,7 +88,8 @@ export function select(name: string, p: Payload, fields: readonly string[], extr
  */
 export function firstReadOffset(result: NormalizeResult, transcript: string): number {
   const start = result.events.find((e) => e.kind === "session_start");
-  const fresh = start !== undefined && (start.payload.source === "startup" || start.payload.source === "clear");
+  const fresh =
+    start !== undefined && (start.payload.source === "startup" || start.payload.source === "clear");
   return fresh ? 0 : fileSize(transcript);
 }
 

@@ -126,6 +126,19 @@ describe("codex Responses usage reader", () => {
     expect(codexApiUsage.identify(ctx)).toEqual({ sessionId: THREAD, agentId: CHILD });
   });
 
+  it("takes the working directory only from the environment context", () => {
+    const ctx = codexCtx("/real/project");
+    const decoy = Buffer.from(
+      JSON.stringify({
+        instructions: "docs say <cwd>/elsewhere</cwd>",
+        input: JSON.parse(ctx.rawBody.toString()).input,
+      }),
+    );
+    expect(codexApiUsage.workingDirectory({ ...ctx, rawBody: decoy })).toBe("/real/project");
+    const onlyDecoy = Buffer.from(JSON.stringify({ instructions: "<cwd>/elsewhere</cwd>" }));
+    expect(codexApiUsage.workingDirectory({ ...ctx, rawBody: onlyDecoy })).toBeUndefined();
+  });
+
   it("reads the working directory from the environment context, JSON escapes decoded", () => {
     expect(codexApiUsage.workingDirectory(codexCtx('/home/u/my "proj"'))).toBe('/home/u/my "proj"');
     const noCwd = { ...codexCtx("/p"), rawBody: Buffer.from('{"input":[]}') };

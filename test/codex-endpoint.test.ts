@@ -3,7 +3,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { codexBaseUrlOverride, codexEndpoint, OPENAI_API_BASE } from "../src/providers/codex/endpoint.ts";
+import {
+  chatGptLogin,
+  codexBaseUrlOverride,
+  codexEndpoint,
+  OPENAI_API_BASE,
+} from "../src/providers/codex/endpoint.ts";
 import { parseTomlTables, tableKey } from "../src/providers/codex/toml.ts";
 import { tempProject } from "./helpers/session.ts";
 
@@ -85,6 +90,53 @@ describe("codexEndpoint", () => {
       provider: "nowhere",
       baseUrl: undefined,
     });
+  });
+
+  it("a default profile in config.toml chooses the provider too", () => {
+    const o = setup(`profile = "work"\n${USER}`);
+    expect(codexEndpoint(["exec"], o).provider).toBe("my corp");
+  });
+
+  it("-C/--cd moves where the project config is looked for, and the search stops at the repository root", () => {
+    const o = setup(
+      USER,
+      'model_provider = "proj"\n[model_providers.proj]\nbase_url = "http://127.0.0.1:9/v1"\n',
+    );
+    const elsewhere = join(o.cwd, "..", "..", "codex-home");
+    expect(codexEndpoint(["exec"], { ...o, cwd: elsewhere }).provider).toBe("mock");
+    expect(codexEndpoint(["-C", o.cwd, "exec"], { ...o, cwd: elsewhere }).provider).toBe("proj");
+    expect(codexEndpoint([`--cd=${o.cwd}`, "exec"], { ...o, cwd: elsewhere }).provider).toBe("proj");
+    // A repository inside the project is a project of its own: the outer config is not its.
+    mkdirSync(join(o.cwd, "inner", ".git"), { recursive: true });
+    expect(codexEndpoint(["exec"], { ...o, cwd: join(o.cwd, "inner") }).provider).toBe("mock");
+  });
+
+  it("says when the command line already overrides the URL tapedeck would set", () => {
+    const o = setup(USER);
+    expect(codexEndpoint(["-c", 'model_providers.mock.base_url="http://x/v1"', "exec"], o).userOverride).toBe(
+      "model_providers.mock.base_url",
+    );
+    expect(
+      codexEndpoint(["-c", "model_provider=openai", "-c", 'openai_base_url="http://x/v1"'], o),
+    ).toMatchObject({
+      userOverride: "openai_base_url",
+    });
+    expect(codexEndpoint(["exec"], o).userOverride).toBeUndefined();
+  });
+
+  it("recognises a ChatGPT sign-in (its calls do not go to the OpenAI API)", () => {
+    const o = setup("");
+    const home = o.env.CODEX_HOME!;
+    writeFileSync(
+      join(home, "auth.json"),
+      JSON.stringify({ OPENAI_API_KEY: null, tokens: { id_token: "x" } }),
+    );
+    expect(codexEndpoint([], o).chatgpt).toBe(true);
+    expect(codexEndpoint([], { ...o, env: { ...o.env, OPENAI_API_KEY: "sk-x" } }).chatgpt).toBeUndefined();
+    writeFileSync(join(home, "auth.json"), JSON.stringify({ auth_mode: "apikey", OPENAI_API_KEY: "sk-x" }));
+    expect(codexEndpoint([], o).chatgpt).toBeUndefined();
+    writeFileSync(join(home, "auth.json"), JSON.stringify({ auth_mode: "chatgpt" }));
+    expect(chatGptLogin(home, {})).toBe(true);
   });
 
   it("ignores arguments after -- (they belong to the prompt)", () => {

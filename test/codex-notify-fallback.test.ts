@@ -136,6 +136,40 @@ describe("tapedeck's blocks in config.toml", () => {
     expect(removeBlock(withBlock, "mcp")).toBe(USER);
   });
 
+  it("keeps a path with commas intact in the notify line", () => {
+    const withComma = notifyLine({ node: "/usr/bin/node", hook: "/home/u/a,b/dist/hook.cjs", cli: "" });
+    expect(withComma).toBe('notify = ["/usr/bin/node", "/home/u/a,b/dist/hook.cjs", "codex", "--notify"]');
+  });
+
+  it("keeps a byte-order mark first and CRLF line endings, and removes the block from such a file exactly", () => {
+    for (const text of [
+      '\uFEFFmodel = "o3"\n',
+      'model = "o3"\r\n[x]\r\ny = 1\r\n',
+      '\uFEFF# c\r\nmodel = "o3"\r\n',
+    ]) {
+      const withBlock = setBlock(text, "notify", [line], "top");
+      if (text.startsWith("\uFEFF")) expect(withBlock.startsWith("\uFEFF# >>> tapedeck notify")).toBe(true);
+      if (text.includes("\r\n"))
+        expect(
+          withBlock
+            .split("\n")
+            .slice(0, -1)
+            .every((l) => l.endsWith("\r")),
+        ).toBe(true);
+      expect(removeBlock(withBlock, "notify")).toBe(text);
+    }
+    // A user's own notify behind a byte-order mark is still seen.
+    expect(setsOutsideBlock('\uFEFFnotify = ["mine"]\n', "notify", [], "notify")).toBe(true);
+  });
+
+  it("keeps another program's line that landed inside the block when told which lines are tapedeck's", () => {
+    const edited = setBlock(USER, "notify", [line], "top").replace(
+      line,
+      `${line}\nmodel_reasoning_effort = "high"`,
+    );
+    expect(removeBlock(edited, "notify", ["notify = "])).toBe(`model_reasoning_effort = "high"\n\n${USER}`);
+  });
+
   it("sees a user's own key outside the block, arrays included", () => {
     expect(setsOutsideBlock('notify = ["x", "y"]\n', "notify", [], "notify")).toBe(true);
     expect(setsOutsideBlock(setBlock("", "notify", [line], "top"), "notify", [], "notify")).toBe(false);

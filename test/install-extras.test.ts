@@ -1,7 +1,15 @@
 // The pieces `tapedeck install <provider> --mcp / --notify` adds beside the
 // hooks: each is added once (idempotent), never replaces a user's entry of the
 // same name, and is removed exactly, leaving the user's file as it was.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeMcpExtra } from "../src/providers/claude/mcp-installer.ts";
@@ -9,6 +17,7 @@ import { codexMcpExtra } from "../src/providers/codex/mcp-installer.ts";
 import { geminiMcpExtra } from "../src/providers/gemini/mcp-installer.ts";
 import type { ExtraCommand, Settings } from "../src/providers/installer.ts";
 import { isOurMcpEntry } from "../src/providers/mcp-entry.ts";
+import { writeAgentFile } from "../src/providers/settings-file.ts";
 import { tempProject } from "./helpers/session.ts";
 
 const CMD: ExtraCommand = {
@@ -39,7 +48,11 @@ describe("claude --mcp", () => {
     const json = JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8"));
     expect(json.mcpServers).toEqual({
       docs: { command: "docs-server", args: ["--stdio"] },
-      tapedeck: { type: "stdio", command: "/usr/bin/node", args: [CMD.cli, "mcp", "--provider", "claude"] },
+      tapedeck: {
+        type: "stdio",
+        command: "/usr/bin/node",
+        args: [CMD.cli, "mcp", "--provider", "claude", "--project", root],
+      },
     });
     expect(settings.enabledMcpjsonServers).toEqual(["docs", "tapedeck"]);
     expect(claudeMcpExtra.present(root, settings)).toBe(true);
@@ -49,6 +62,8 @@ describe("claude --mcp", () => {
       "mcp",
       "--provider",
       "claude",
+      "--project",
+      root,
     ]);
     expect(claudeMcpExtra.remove(root, settings)).toBe(true);
     expect(JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8"))).toEqual(user);
@@ -70,7 +85,10 @@ describe("claude --mcp", () => {
     const theirs = JSON.stringify({ mcpServers: { tapedeck: { command: "tapedeck-cloud" } } });
     writeFileSync(join(root, ".mcp.json"), theirs);
     expect(() => claudeMcpExtra.add(root, CMD, {})).toThrow(/not tapedeck's/);
-    expect(claudeMcpExtra.remove(root, {})).toBe(false);
+    const approved: Settings = { enabledMcpjsonServers: ["tapedeck"] };
+    expect(claudeMcpExtra.remove(root, approved)).toBe(false);
+    // Their server keeps its approval too.
+    expect(approved.enabledMcpjsonServers).toEqual(["tapedeck"]);
     expect(readFileSync(join(root, ".mcp.json"), "utf8")).toBe(theirs);
     writeFileSync(join(root, ".mcp.json"), "{ nope");
     expect(() => claudeMcpExtra.add(root, CMD, {})).toThrow(/not a JSON object/);
@@ -83,7 +101,10 @@ describe("gemini --mcp", () => {
     geminiMcpExtra.add("/p", CMD, settings);
     expect(settings.mcpServers).toEqual({
       other: { command: "x" },
-      tapedeck: { command: "/usr/bin/node", args: [CMD.cli, "mcp", "--provider", "gemini"] },
+      tapedeck: {
+        command: "/usr/bin/node",
+        args: [CMD.cli, "mcp", "--provider", "gemini", "--project", "/p"],
+      },
     });
     expect(geminiMcpExtra.present("/p", settings)).toBe(true);
     expect(geminiMcpExtra.runs?.("/p", settings)).toEqual([
@@ -92,6 +113,8 @@ describe("gemini --mcp", () => {
       "mcp",
       "--provider",
       "gemini",
+      "--project",
+      "/p",
     ]);
     expect(geminiMcpExtra.remove("/p", settings)).toBe(true);
     expect(settings).toEqual({ mcpServers: { other: { command: "x" } }, hooks: {} });
@@ -112,7 +135,15 @@ describe("codex --mcp", () => {
     expect(text.startsWith(user)).toBe(true);
     expect(text.match(/\[mcp_servers\.tapedeck\]/g)).toHaveLength(1);
     expect(codexMcpExtra.present(root, {})).toBe(true);
-    expect(codexMcpExtra.runs?.(root, {})).toEqual(["/usr/bin/node", CMD.cli, "mcp", "--provider", "codex"]);
+    expect(codexMcpExtra.runs?.(root, {})).toEqual([
+      "/usr/bin/node",
+      CMD.cli,
+      "mcp",
+      "--provider",
+      "codex",
+      "--project",
+      root,
+    ]);
     expect(codexMcpExtra.remove(root, {})).toBe(true);
     expect(readFileSync(join(root, ".codex", "config.toml"), "utf8")).toBe(user);
   });
@@ -122,6 +153,30 @@ describe("codex --mcp", () => {
     mkdirSync(join(root, ".codex"));
     writeFileSync(join(root, ".codex", "config.toml"), '[mcp_servers.tapedeck.env]\nX = "1"\n');
     expect(() => codexMcpExtra.add(root, CMD, {})).toThrow(/not tapedeck's/);
+  });
+});
+
+describe("agent config files", () => {
+  it("a symlinked file is written at its target (the link stays) and keeps its mode", () => {
+    const root = project();
+    const target = join(root, "dotfiles", "config.toml");
+    mkdirSync(join(root, "dotfiles"));
+    writeFileSync(target, 'model = "o3"\n', { mode: 0o644 });
+    const link = join(root, "config.toml");
+    symlinkSync(target, link);
+    writeAgentFile(link, 'model = "o4"\n');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, "utf8")).toBe('model = "o4"\n');
+    expect(statSync(target).mode & 0o777).toBe(0o644);
+    writeAgentFile(join(root, "new.toml"), "x = 1\n");
+    expect(statSync(join(root, "new.toml")).mode & 0o777).toBe(0o600);
+  });
+
+  it("a .codex/config.toml that held only tapedeck's block goes with it", () => {
+    const root = project();
+    codexMcpExtra.add(root, CMD, {});
+    expect(codexMcpExtra.remove(root, {})).toBe(true);
+    expect(existsSync(join(root, ".codex", "config.toml"))).toBe(false);
   });
 });
 

@@ -448,10 +448,12 @@ function checkCodexTrust(project: string, codexHome: string): DoctorCheck[] {
 }
 
 /** The MCP server entry and the notify program, reported when installed (they are optional). */
-function checkExtras(project: string, installer: ProviderInstaller): DoctorCheck[] {
+function checkExtras(project: string, installer: ProviderInstaller, settingsPath?: string): DoctorCheck[] {
   let settings: Record<string, unknown> = {};
   try {
-    const parsed = JSON.parse(readFileSync(installer.settingsPath(project), "utf8")) as unknown;
+    const parsed = JSON.parse(
+      readFileSync(settingsPath ? resolve(settingsPath) : installer.settingsPath(project), "utf8"),
+    ) as unknown;
     if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
       settings = parsed as Record<string, unknown>;
   } catch {
@@ -470,9 +472,7 @@ function checkExtras(project: string, installer: ProviderInstaller): DoctorCheck
     const where = shown(project, extra.path(project));
     // The entry runs this Node and a file of this tapedeck: a moved or removed checkout breaks it silently
     // (the agent just has no tool, or no notify).
-    const missing = (extra.runs?.(project, settings) ?? [])
-      .slice(0, 2)
-      .filter((p) => isAbsolute(p) && !existsSync(p));
+    const missing = (extra.runs?.(project, settings) ?? []).filter((p) => isAbsolute(p) && !existsSync(p));
     out.push(
       missing.length > 0
         ? check(what, "fail", `the entry in ${where} runs ${missing.join(" and ")}, which does not exist`, [
@@ -594,7 +594,7 @@ async function providerReport(
     checks.push(...checkCodexTrust(project, opts.codexHome ?? defaultCodexHome()));
   }
   if (entry.transport === "http") checks.push(await checkHookServer(project, provider, entry));
-  if (installer) checks.push(...checkExtras(project, installer));
+  if (installer) checks.push(...checkExtras(project, installer, opts.settings));
   return { provider, ok: !checks.some((c) => c.status === "fail"), checks };
 }
 

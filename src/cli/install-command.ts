@@ -9,6 +9,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_LIMITS } from "../core/bound.ts";
 import { type ProjectConfig, readConfig, setRecording, writeConfig } from "../core/config.ts";
+import { lastControlChange, logControlChange } from "../core/control-log.ts";
 import { readJsonOrUndefined } from "../core/fsutil.ts";
 import { isInside, resolveProjectRoot, resolveSessionRoot, tapedeckDir } from "../core/paths.ts";
 import { REDACTION_POLICY } from "../core/redact.ts";
@@ -371,8 +372,10 @@ function recordCommand(action: string, opts: { project?: string; provider: strin
         `${providerName(opts.provider)} is not installed here; run: tapedeck install ${opts.provider}`,
       );
     }
-    setRecording(entry, action === "start");
-    writeConfig(project, config);
+    if (setRecording(entry, action === "start")) {
+      writeConfig(project, config);
+      logControlChange(project, { provider: opts.provider, action: action as "start" | "stop", via: "cli" });
+    }
   }
   const state = recordingState(project, opts.provider);
   if (opts.json) printJson(state);
@@ -387,8 +390,9 @@ function statusCommand(opts: {
 }): void {
   const project = projectDir(opts.project);
   const state = recordingState(project, opts.provider);
+  const last = state.project ? lastControlChange(state.project, opts.provider) : undefined;
   if (opts.statusline) process.stdout.write(`${state.display}\n`);
-  else if (opts.json) printJson(state);
+  else if (opts.json) printJson({ ...state, last_change: last ?? null });
   else {
     process.stdout.write(
       [
@@ -399,6 +403,9 @@ function statusCommand(opts: {
         `Mode          ${state.mode ?? "—"}`,
         `Session root  ${state.session_root ?? "—"}`,
         "Retrieval     off",
+        ...(last
+          ? [`Last change   ${last.action === "start" ? "started" : "stopped"} via ${last.via} at ${last.at}`]
+          : []),
       ].join("\n") + "\n",
     );
   }

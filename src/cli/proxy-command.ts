@@ -94,7 +94,7 @@ async function proxyCommand(opts: ProxyOpts): Promise<void> {
         `tapedeck proxy on ${proxy.url} -> ${upstream}`,
         `mirror: ${mirror ? `on (${mirrorDir})` : "off"}   archive feed: on for projects with recording on`,
         `use it with: ANTHROPIC_BASE_URL=${proxy.url} claude`,
-        `         or: codex -c 'model_providers.<id>.base_url="${proxy.url}/v1"' (a proxy per upstream; tapedeck run codex sets this up)`,
+        `         or: codex -c 'openai_base_url="${proxy.url}/v1"' with --upstream https://api.openai.com (a custom provider: model_providers.<id>.base_url); tapedeck run codex sets this up`,
         "Ctrl-C to stop",
       ].join("\n") + "\n",
     );
@@ -138,6 +138,18 @@ function claudeLaunch(args: string[], opts: ProxyOpts): AgentLaunch {
  */
 function codexLaunch(args: string[], opts: ProxyOpts): AgentLaunch {
   const endpoint = codexEndpoint(args);
+  if (endpoint.userOverride) {
+    throw new CliError(
+      `the command line sets -c ${endpoint.userOverride}, which would send codex around the proxy; drop it and pass its URL as --upstream`,
+      EXIT.usage,
+    );
+  }
+  if (endpoint.chatgpt && !opts.upstream) {
+    throw new CliError(
+      "codex is signed in with ChatGPT, so it calls ChatGPT's backend, not the OpenAI API the proxy forwards to; use an API key (OPENAI_API_KEY or `codex login --with-api-key`) or a custom model provider, or pass --upstream",
+      EXIT.usage,
+    );
+  }
   const base = opts.upstream ?? endpoint.baseUrl;
   if (!base) {
     throw new CliError(

@@ -3,6 +3,7 @@
 // project's tapedeck config (capture-only); it needs tapedeck installed for the
 // provider there, and it never installs, injects or enables anything else.
 import { findProjectRoot, readConfig, setRecording, writeConfig } from "../core/config.ts";
+import { logControlChange } from "../core/control-log.ts";
 import { resolveProjectRoot } from "../core/paths.ts";
 import { type RecordingState, recordingState } from "../core/status.ts";
 
@@ -69,7 +70,10 @@ export function recordSession(action: string, scope: ControlScope): ControlResul
     entry.mode = "capture-only";
     changed = true;
   }
-  if (changed) writeConfig(project, config);
+  if (changed) {
+    writeConfig(project, config);
+    logControlChange(project, { provider: scope.provider, action: act, via: "mcp" });
+  }
   const state = recordingState(project, scope.provider);
   const message =
     act === "start"

@@ -6,8 +6,12 @@ import type { ExtraCommand } from "./installer.ts";
 
 export const MCP_SERVER_NAME = "tapedeck";
 
-export function mcpArgs(command: ExtraCommand, provider: string): string[] {
-  return [command.cli, "mcp", "--provider", provider];
+/**
+ * The server's arguments. The project is named, not left to the directory the agent starts the server in
+ * (`codex -C <dir>` started elsewhere would otherwise switch the recording of another project).
+ */
+export function mcpArgs(command: ExtraCommand, provider: string, project: string): string[] {
+  return [command.cli, "mcp", "--provider", provider, "--project", project];
 }
 
 export function isOurMcpEntry(entry: unknown): boolean {

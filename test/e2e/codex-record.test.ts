@@ -1091,7 +1091,7 @@ describe("codex notify: the fallback for turns the hooks miss", () => {
     const added = after.slice(0, after.length - configBefore.length).split("\n");
     expect(added[0]).toMatch(/^# >>> tapedeck notify/);
     expect(added[1]).toBe(
-      `notify = ${JSON.stringify([process.execPath, HOOK_JS, "codex", "--notify"]).replace(/,/g, ", ")}`,
+      `notify = [${[process.execPath, HOOK_JS, "codex", "--notify"].map((a) => JSON.stringify(a)).join(", ")}]`,
     );
     expect(added[2]).toBe("# <<< tapedeck notify");
     expect(

@@ -97,7 +97,11 @@ describe("record_session from inside claude", () => {
     const mcp = JSON.parse(readFileSync(join(sb.projectDir, ".mcp.json"), "utf8"));
     expect(mcp.mcpServers).toEqual({
       other: { command: "true" },
-      tapedeck: { type: "stdio", command: process.execPath, args: [CLI_JS, "mcp", "--provider", "claude"] },
+      tapedeck: {
+        type: "stdio",
+        command: process.execPath,
+        args: [CLI_JS, "mcp", "--provider", "claude", "--project", sb.projectDir],
+      },
     });
     const local = JSON.parse(readFileSync(join(sb.projectDir, ".claude", "settings.local.json"), "utf8"));
     expect(local.enabledMcpjsonServers).toEqual(["tapedeck"]);
@@ -225,7 +229,7 @@ describe("record_session from inside codex", () => {
     const toml = readFileSync(join(sb.projectDir, ".codex", "config.toml"), "utf8");
     expect(toml).toContain("[mcp_servers.tapedeck]");
     expect(toml).toContain(
-      `args = ${JSON.stringify([CLI_JS, "mcp", "--provider", "codex"]).replace(/,/g, ", ")}`,
+      `args = [${[CLI_JS, "mcp", "--provider", "codex", "--project", sb.projectDir].map((a) => JSON.stringify(a)).join(", ")}]`,
     );
     expect(await statusLine(sb, "codex")).toBe(OFF);
   });
@@ -311,7 +315,7 @@ describe("record_session from inside gemini", () => {
     const settings = JSON.parse(readFileSync(join(sb.projectDir, ".gemini", "settings.json"), "utf8"));
     expect(settings.mcpServers.tapedeck).toEqual({
       command: process.execPath,
-      args: [CLI_JS, "mcp", "--provider", "gemini"],
+      args: [CLI_JS, "mcp", "--provider", "gemini", "--project", sb.projectDir],
     });
     expect((await gemini("SCENARIO_BASH echo before-start", false)).response).toBe("Done: before-start");
     expect(eventsOf(sb, "gemini", session)).toEqual([]);

@@ -3,7 +3,7 @@
 // approved for this user in `.claude/settings.local.json`
 // (`enabledMcpjsonServers`), because Claude does not start a project server
 // nobody approved, and `claude -p` has nobody to ask.
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { InstallExtra, Settings } from "../installer.ts";
 import {
@@ -14,7 +14,7 @@ import {
   mcpArgs,
   removeJsonMcpServer,
 } from "../mcp-entry.ts";
-import { readSettingsFile, writeSettingsFile } from "../settings-file.ts";
+import { readSettingsFile, removeAgentFile, writeSettingsFile } from "../settings-file.ts";
 
 export const mcpJsonPath = (project: string) => join(project, ".mcp.json");
 
@@ -31,25 +31,33 @@ export const claudeMcpExtra: InstallExtra = {
   add(project, command, settings) {
     const path = mcpJsonPath(project);
     const json = readSettingsFile(path);
-    addJsonMcpServer(json, { type: "stdio", command: command.node, args: mcpArgs(command, "claude") }, path);
+    addJsonMcpServer(
+      json,
+      { type: "stdio", command: command.node, args: mcpArgs(command, "claude", project) },
+      path,
+    );
     if (!approvals(settings).includes(MCP_SERVER_NAME)) {
       settings.enabledMcpjsonServers = [...approvals(settings), MCP_SERVER_NAME];
     }
     writeSettingsFile(path, json);
   },
   remove(project, settings) {
+    const path = mcpJsonPath(project);
+    const json = existsSync(path) ? readSettingsFile(path) : {};
+    const servers = json.mcpServers as Record<string, unknown> | undefined;
+    // A server named "tapedeck" that is not tapedeck's keeps its entry and its approval.
+    if (servers && typeof servers === "object" && MCP_SERVER_NAME in servers && !hasJsonMcpServer(json)) {
+      return false;
+    }
     const list = approvals(settings);
     if (list.includes(MCP_SERVER_NAME)) {
       const rest = list.filter((n) => n !== MCP_SERVER_NAME);
       if (rest.length > 0) settings.enabledMcpjsonServers = rest;
       else delete settings.enabledMcpjsonServers;
     }
-    const path = mcpJsonPath(project);
-    if (!existsSync(path)) return false;
-    const json = readSettingsFile(path);
     if (!removeJsonMcpServer(json)) return false;
     // A .mcp.json that held only tapedeck's server goes with it.
-    if (Object.keys(json).length === 0) rmSync(path, { force: true });
+    if (Object.keys(json).length === 0) removeAgentFile(path);
     else writeSettingsFile(path, json);
     return true;
   },

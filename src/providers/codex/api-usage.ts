@@ -103,9 +103,15 @@ export const codexApiUsage: ApiUsageReader = {
     if (turn) out.turnId = turn;
     return out;
   },
-  /** Codex opens each conversation with an `<environment_context>` whose `<cwd>` is the working directory. */
+  /**
+   * Codex opens each conversation with an `<environment_context>` whose first element is `<cwd>`, the working
+   * directory. Only that one counts: a `<cwd>` anywhere else (instructions, a file's text) is not the session's.
+   */
   workingDirectory(req) {
-    return taggedBodyText(req.rawBody, /<cwd>((?:[^<"\\]|\\.){1,4096}?)<\/cwd>/);
+    return taggedBodyText(
+      req.rawBody,
+      /<environment_context>(?:\\n|\\t|\\r| )*<cwd>((?:[^<"\\]|\\.){1,4096}?)<\/cwd>/,
+    );
   },
   accumulator: () => new ResponseAccumulator(),
 };

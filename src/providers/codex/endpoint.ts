@@ -19,6 +19,10 @@ export interface CodexEndpoint {
   baseUrl: string | undefined;
   /** Where the provider and URL were found, for messages. */
   from: string;
+  /** The command line already sets the key tapedeck would override (the proxy would be bypassed). */
+  userOverride?: string;
+  /** Codex signs in with ChatGPT: its calls go to ChatGPT's backend, which the proxy does not cover. */
+  chatgpt?: boolean;
 }
 
 /** `-c key=value` / `--config key=value` / `--config=key=value` overrides on a codex command line. */
@@ -44,6 +48,17 @@ function tomlValueText(raw: string): string {
   return typeof v === "string" ? v : raw;
 }
 
+/** The value of a flag given as `-x v`, `--long v` or `--long=v`, before any `--`. */
+function flagValue(args: readonly string[], short: string, long: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") break;
+    if (a === short || a === long) return args[i + 1];
+    if (a.startsWith(`${long}=`)) return a.slice(long.length + 1);
+  }
+  return undefined;
+}
+
 function profileOf(args: readonly string[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -62,12 +77,15 @@ function readToml(path: string): TomlTables | undefined {
   }
 }
 
-/** The nearest `.codex/config.toml` at or above `cwd` that is not CODEX_HOME's own. */
+/**
+ * The nearest `.codex/config.toml` at or above `cwd` that is not CODEX_HOME's own, looking no higher than the
+ * project root (the directory with `.git`), as Codex does.
+ */
 function projectConfig(cwd: string, codexHome: string): string | undefined {
   for (let d = resolve(cwd); ; d = dirname(d)) {
     const p = join(d, ".codex", "config.toml");
     if (existsSync(p) && resolve(d, ".codex") !== resolve(codexHome)) return p;
-    if (dirname(d) === d) return undefined;
+    if (existsSync(join(d, ".git")) || dirname(d) === d) return undefined;
   }
 }
 
@@ -82,7 +100,8 @@ export function codexEndpoint(
   const env = opts.env ?? process.env;
   const codexHome = defaultCodexHome(env);
   const userPath = join(codexHome, "config.toml");
-  const projectPath = projectConfig(opts.cwd ?? process.cwd(), codexHome);
+  const cwd = resolve(opts.cwd ?? process.cwd(), flagValue(args, "-C", "--cd") ?? ".");
+  const projectPath = projectConfig(cwd, codexHome);
   // Later layers win.
   const layers: { name: string; tables: TomlTables }[] = [];
   const user = readToml(userPath);
@@ -103,17 +122,49 @@ export function codexEndpoint(
     return undefined;
   };
 
+  const activeProfile = profile ?? lookup([], "profile")?.value;
   const chosen =
-    (profile ? lookup(["profiles", profile], "model_provider") : undefined) ?? lookup([], "model_provider");
+    (activeProfile ? lookup(["profiles", activeProfile], "model_provider") : undefined) ??
+    lookup([], "model_provider");
   const provider = chosen?.value ?? BUILT_IN_OPENAI;
+  const overrideKey = baseUrlKey(provider);
+  const userOverride = cli.has(overrideKey) ? overrideKey : undefined;
   if (provider === BUILT_IN_OPENAI) {
     const configured = lookup([], "openai_base_url");
-    if (configured) return { provider, baseUrl: configured.value, from: configured.from };
-    if (env.OPENAI_BASE_URL) return { provider, baseUrl: env.OPENAI_BASE_URL, from: "OPENAI_BASE_URL" };
-    return { provider, baseUrl: OPENAI_API_BASE, from: "the default" };
+    if (configured) return { provider, baseUrl: configured.value, from: configured.from, userOverride };
+    if (env.OPENAI_BASE_URL) {
+      return { provider, baseUrl: env.OPENAI_BASE_URL, from: "OPENAI_BASE_URL", userOverride };
+    }
+    return {
+      provider,
+      baseUrl: OPENAI_API_BASE,
+      from: "the default",
+      userOverride,
+      ...(chatGptLogin(codexHome, env) ? { chatgpt: true } : {}),
+    };
   }
   const base = lookup(["model_providers", provider], "base_url");
-  return { provider, baseUrl: base?.value, from: base?.from ?? chosen?.from ?? "the config" };
+  return { provider, baseUrl: base?.value, from: base?.from ?? chosen?.from ?? "the config", userOverride };
+}
+
+/**
+ * Whether codex signs in with a ChatGPT account rather than an API key: it then calls ChatGPT's own backend,
+ * not the OpenAI API, and a proxy in front of api.openai.com would only break it. Read from
+ * `$CODEX_HOME/auth.json` (`auth_mode`, or tokens without an API key); an OPENAI_API_KEY in the environment
+ * means an API key is used.
+ */
+export function chatGptLogin(codexHome: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.OPENAI_API_KEY) return false;
+  let auth: unknown;
+  try {
+    auth = JSON.parse(readFileSync(join(codexHome, "auth.json"), "utf8"));
+  } catch {
+    return false;
+  }
+  if (!auth || typeof auth !== "object") return false;
+  const a = auth as { auth_mode?: unknown; OPENAI_API_KEY?: unknown; tokens?: unknown };
+  if (typeof a.auth_mode === "string") return a.auth_mode.toLowerCase().includes("chatgpt");
+  return !a.OPENAI_API_KEY && !!a.tokens && typeof a.tokens === "object";
 }
 
 /** A TOML key segment: bare when it can be, else quoted. */
@@ -121,9 +172,13 @@ function keySegment(s: string): string {
   return /^[A-Za-z0-9_-]+$/.test(s) ? s : JSON.stringify(s);
 }
 
+function baseUrlKey(provider: string): string {
+  return provider === BUILT_IN_OPENAI
+    ? "openai_base_url"
+    : `model_providers.${keySegment(provider)}.base_url`;
+}
+
 /** The `-c` arguments that point the run's provider at `baseUrl`. */
 export function codexBaseUrlOverride(provider: string, baseUrl: string): string[] {
-  const key =
-    provider === BUILT_IN_OPENAI ? "openai_base_url" : `model_providers.${keySegment(provider)}.base_url`;
-  return ["-c", `${key}=${JSON.stringify(baseUrl)}`];
+  return ["-c", `${baseUrlKey(provider)}=${JSON.stringify(baseUrl)}`];
 }

@@ -3,8 +3,7 @@
 // reads mcp_servers from a trusted project's config, measured; it refuses a
 // project-local `notify`), in a marked block at the end of the file so that
 // every other byte is kept and uninstall removes exactly it.
-import { dirname, join } from "node:path";
-import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
+import { join } from "node:path";
 import type { InstallExtra } from "../installer.ts";
 import { MCP_SERVER_NAME, mcpArgs } from "../mcp-entry.ts";
 import {
@@ -15,13 +14,13 @@ import {
   readConfigText,
   removeBlock,
   setBlock,
+  tomlStringArray,
+  writeConfigText,
 } from "./toml-blocks.ts";
 
 const BLOCK = "mcp";
 
 export const codexProjectConfigPath = (project: string) => join(project, ".codex", "config.toml");
-
-const tomlArray = (items: string[]) => `[${items.map((i) => JSON.stringify(i)).join(", ")}]`;
 
 export const codexMcpExtra: InstallExtra = {
   flag: "mcp",
@@ -36,16 +35,15 @@ export const codexMcpExtra: InstallExtra = {
     const body = [
       `[mcp_servers.${MCP_SERVER_NAME}]`,
       `command = ${JSON.stringify(command.node)}`,
-      `args = ${tomlArray(mcpArgs(command, "codex"))}`,
+      `args = ${tomlStringArray(mcpArgs(command, "codex", project))}`,
     ];
-    ensureDir(dirname(path));
-    writeFileAtomicSync(path, setBlock(text, BLOCK, body, "end"));
+    writeConfigText(path, setBlock(text, BLOCK, body, "end"));
   },
   remove(project) {
     const path = codexProjectConfigPath(project);
     const text = readConfigText(path);
     if (!hasBlock(text, BLOCK)) return false;
-    writeFileAtomicSync(path, removeBlock(text, BLOCK));
+    writeConfigText(path, removeBlock(text, BLOCK));
     return true;
   },
   present: (project) => hasBlock(readConfigText(codexProjectConfigPath(project)), BLOCK),

@@ -7,8 +7,7 @@
 // The program records only in projects whose codex recording is on, and only
 // turns the hooks missed. Codex runs one notify program: a user's own is never
 // replaced.
-import { dirname, join } from "node:path";
-import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
+import { join } from "node:path";
 import type { ExtraCommand, InstallExtra } from "../installer.ts";
 import { defaultCodexHome } from "./home.ts";
 import {
@@ -19,6 +18,8 @@ import {
   removeBlock,
   setBlock,
   setsOutsideBlock,
+  tomlStringArray,
+  writeConfigText,
 } from "./toml-blocks.ts";
 
 const BLOCK = "notify";
@@ -27,15 +28,13 @@ export function codexUserConfigPath(env: NodeJS.ProcessEnv = process.env): strin
   return join(defaultCodexHome(env), "config.toml");
 }
 
-function writeText(path: string, text: string): void {
-  ensureDir(dirname(path));
-  writeFileAtomicSync(path, text);
-}
-
 /** The TOML array `["node", "<hook.cjs>", "codex", "--notify"]` (JSON strings are TOML basic strings). */
 export function notifyLine(command: ExtraCommand): string {
-  return `notify = ${JSON.stringify([command.node, command.hook, "codex", "--notify"]).replace(/,/g, ", ")}`;
+  return `notify = ${tomlStringArray([command.node, command.hook, "codex", "--notify"])}`;
 }
+
+/** The lines of the notify block that are tapedeck's; anything else found in it is kept on removal. */
+const OWNED = ["notify = "];
 
 export const codexNotifyExtra: InstallExtra = {
   flag: "notify",
@@ -51,13 +50,13 @@ export const codexNotifyExtra: InstallExtra = {
         `${path} already sets a notify program; Codex runs only one, and tapedeck will not replace yours`,
       );
     }
-    writeText(path, setBlock(text, BLOCK, [notifyLine(command)], "top"));
+    writeConfigText(path, setBlock(text, BLOCK, [notifyLine(command)], "top", OWNED));
   },
   remove() {
     const path = codexUserConfigPath();
     const text = readConfigText(path);
     if (!hasBlock(text, BLOCK)) return false;
-    writeText(path, removeBlock(text, BLOCK));
+    writeConfigText(path, removeBlock(text, BLOCK, OWNED));
     return true;
   },
   present: () => hasBlock(readConfigText(codexUserConfigPath()), BLOCK),

@@ -10,6 +10,7 @@
 // block goes at the top of the file; a table block goes at the end.
 import { readFileSync } from "node:fs";
 import { isErrno } from "../../core/fsutil.ts";
+import { removeAgentFile, writeAgentFile } from "../settings-file.ts";
 import { parseTomlTables, tableKey } from "./toml.ts";
 
 /** A config file's text; "" when it does not exist yet. */
@@ -24,6 +25,19 @@ export function readConfigText(path: string): string {
 
 const open = (name: string) => `# >>> tapedeck ${name}`;
 const close = (name: string) => `# <<< tapedeck ${name}`;
+const BOM = "\uFEFF";
+
+/** A file's text split for editing: its byte-order mark and line ending kept aside, as the file had them. */
+function splitText(text: string): { bom: string; eol: string; lines: string[] } {
+  const bom = text.startsWith(BOM) ? BOM : "";
+  const body = text.slice(bom.length);
+  const eol = body.includes("\r\n") ? "\r\n" : "\n";
+  return { bom, eol, lines: body.split("\n").map((l) => (eol === "\r\n" ? l.replace(/\r$/, "") : l)) };
+}
+
+function joinText(bom: string, eol: string, lines: string[]): string {
+  return bom + lines.join(eol);
+}
 
 /** Where a block of `name` sits: [first line, last line], or undefined. */
 function findBlock(lines: string[], name: string): [number, number] | undefined {
@@ -34,31 +48,52 @@ function findBlock(lines: string[], name: string): [number, number] | undefined 
 }
 
 export function hasBlock(text: string, name: string): boolean {
-  return findBlock(text.split("\n"), name) !== undefined;
+  return findBlock(splitText(text).lines, name) !== undefined;
 }
 
-/** The text without tapedeck's block `name` and the blank line that separated it (unchanged when there is none). */
-export function removeBlock(text: string, name: string): string {
-  const lines = text.split("\n");
+/**
+ * The text without tapedeck's block `name` and the blank line that separated it (unchanged when there is
+ * none). With `owned`, only the block's lines that start with one of those prefixes are tapedeck's: any other
+ * line found between the markers (another program's edit) is kept where it was.
+ */
+export function removeBlock(text: string, name: string, owned?: readonly string[]): string {
+  const { bom, eol, lines } = splitText(text);
   const at = findBlock(lines, name);
   if (!at) return text;
-  lines.splice(at[0], at[1] - at[0] + 1);
-  if (at[0] === 0 && lines[0] === "" && lines.length > 1) lines.splice(0, 1);
-  else if (at[0] > 0 && lines[at[0] - 1] === "") lines.splice(at[0] - 1, 1);
-  return lines.join("\n");
+  const foreign = owned
+    ? lines.slice(at[0] + 1, at[1]).filter((l) => l.trim() !== "" && !owned.some((p) => l.startsWith(p)))
+    : [];
+  lines.splice(at[0], at[1] - at[0] + 1, ...foreign);
+  if (foreign.length === 0) {
+    if (at[0] === 0 && lines[0] === "" && lines.length > 1) lines.splice(0, 1);
+    else if (at[0] > 0 && lines[at[0] - 1] === "") lines.splice(at[0] - 1, 1);
+  }
+  return joinText(bom, eol, lines);
 }
 
 /** Replaces (or adds) tapedeck's block `name`: at the top for top-level keys, at the end for a table. */
-export function setBlock(text: string, name: string, body: string[], where: "top" | "end"): string {
-  const rest = removeBlock(text, name);
+export function setBlock(
+  text: string,
+  name: string,
+  body: string[],
+  where: "top" | "end",
+  owned?: readonly string[],
+): string {
+  const { bom, eol, lines } = splitText(removeBlock(text, name, owned));
+  const rest = lines.join(eol);
   const block = [
     `${open(name)}: written by \`tapedeck install\`, removed by \`tapedeck uninstall\``,
     ...body,
     close(name),
-  ].join("\n");
-  if (rest === "") return `${block}\n`;
-  if (where === "top") return `${block}\n\n${rest}`;
-  return `${rest}${rest.endsWith("\n") ? "" : "\n"}\n${block}\n`;
+  ].join(eol);
+  if (rest === "") return `${bom}${block}${eol}`;
+  if (where === "top") return `${bom}${block}${eol}${eol}${rest}`;
+  return `${bom}${rest}${rest.endsWith(eol) ? "" : eol}${eol}${block}${eol}`;
+}
+
+/** Whether nothing but white space (and a byte-order mark) is left: the file can go. */
+export function isBlank(text: string): boolean {
+  return text.replace(BOM, "").trim() === "";
 }
 
 /** Whether the file sets `key` in `table` ([] for top level) outside tapedeck's block `name`. */
@@ -76,7 +111,7 @@ export function hasTableOutsideBlock(text: string, name: string, table: string[]
 
 /** The lines inside tapedeck's block `name`, or undefined when there is none. */
 export function blockBody(text: string, name: string): string[] | undefined {
-  const lines = text.split("\n");
+  const { lines } = splitText(text);
   const at = findBlock(lines, name);
   return at ? lines.slice(at[0] + 1, at[1]) : undefined;
 }
@@ -90,4 +125,15 @@ export function blockValue(body: string[] | undefined, key: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A TOML array of strings, as tapedeck writes it (JSON strings are TOML basic strings). */
+export function tomlStringArray(items: readonly string[]): string {
+  return `[${items.map((i) => JSON.stringify(i)).join(", ")}]`;
+}
+
+/** Writes a config file after a block edit; a file the removal left blank goes. */
+export function writeConfigText(path: string, text: string): void {
+  if (isBlank(text)) removeAgentFile(path);
+  else writeAgentFile(path, text);
 }

@@ -85,8 +85,9 @@ function parseBasicString(c: TomlCursor): string | undefined {
       if (esc === "u" || esc === "U") {
         const len = esc === "u" ? 4 : 8;
         const hex = c.text.slice(c.pos + 2, c.pos + 2 + len);
-        if (!/^[0-9A-Fa-f]+$/.test(hex) || hex.length !== len) return undefined;
-        out += String.fromCodePoint(Number.parseInt(hex, 16));
+        const code = Number.parseInt(hex, 16);
+        if (!/^[0-9A-Fa-f]+$/.test(hex) || hex.length !== len || code > 0x10ffff) return undefined;
+        out += String.fromCodePoint(code);
         c.pos += 2 + len;
         continue;
       }
@@ -187,7 +188,7 @@ function parseValue(c: TomlCursor, table: string[], tables: TomlTables, key: str
 
 export function parseTomlTables(text: string): TomlTables {
   const tables: TomlTables = new Map();
-  const c = new TomlCursor(text.replace(/\r\n/g, "\n"));
+  const c = new TomlCursor(text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n"));
   let table: string[] = [];
   while (!c.eof()) {
     c.skipSpaces();

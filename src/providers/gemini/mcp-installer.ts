@@ -19,7 +19,7 @@ export const geminiMcpExtra: InstallExtra = {
   add(project, command, settings) {
     addJsonMcpServer(
       settings,
-      { command: command.node, args: mcpArgs(command, "gemini") },
+      { command: command.node, args: mcpArgs(command, "gemini", project) },
       geminiSettingsPath(project),
     );
   },

@@ -129,10 +129,10 @@ describe("tapedeck mcp", () => {
     expect(stopped.content[0]!.text).toMatch(/hooks and settings are unchanged/);
     expect(configOf(root).providers.claude.recording).toBe("off");
     // Who stopped it stays visible.
-    const status = JSON.parse(
+    const shown = JSON.parse(
       execFileSync(process.execPath, [CLI_JS, "status", "--json", "--project", root], { encoding: "utf8" }),
     );
-    expect(status.last_change).toMatchObject({ provider: "claude", action: "stop", via: "mcp" });
+    expect(shown.last_change).toMatchObject({ provider: "claude", action: "stop", via: "mcp" });
   });
 
   it("the scope is the provider it was started for, found from a subdirectory of the project", async () => {

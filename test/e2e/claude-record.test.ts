@@ -475,6 +475,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
         providers: {
           claude: {
             recording: "on",
+            recording_since: expect.stringMatching(/^\d{4}-/),
             mode: "capture-only",
             transport: "http",
             http_port: expect.any(Number),
@@ -489,7 +490,14 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     } else {
       expect(config).toEqual({
         schema_version: 1,
-        providers: { claude: { recording: "on", mode: "capture-only", transport: "command" } },
+        providers: {
+          claude: {
+            recording: "on",
+            recording_since: expect.stringMatching(/^\d{4}-/),
+            mode: "capture-only",
+            transport: "command",
+          },
+        },
       });
     }
 

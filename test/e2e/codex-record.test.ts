@@ -425,7 +425,14 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
 
     expect(readJson(join(tapedeckDir(sb), "config.json"))).toEqual({
       schema_version: 1,
-      providers: { codex: { recording: "on", mode: "capture-only", transport: "command" } },
+      providers: {
+        codex: {
+          recording: "on",
+          recording_since: expect.stringMatching(/^\d{4}-/),
+          mode: "capture-only",
+          transport: "command",
+        },
+      },
     });
     const settings = readJson<{ hooks: Record<string, Array<{ matcher?: string; hooks: unknown[] }>> }>(
       hooksPath(sb),

@@ -280,7 +280,14 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
 
     expect(readJson(join(tapedeckDir(sb), "config.json"))).toEqual({
       schema_version: 1,
-      providers: { gemini: { recording: "on", mode: "capture-only", transport: "command" } },
+      providers: {
+        gemini: {
+          recording: "on",
+          recording_since: expect.stringMatching(/^\d{4}-/),
+          mode: "capture-only",
+          transport: "command",
+        },
+      },
     });
     const settings = readJson<{ hooks: Record<string, unknown[]> } & Record<string, unknown>>(
       settingsPath(sb),

@@ -68,6 +68,7 @@ describe("readNewUsage on captured transcripts", () => {
     expect(result.usages).toEqual([
       {
         message_id: "msg_mockmx26petn0002",
+        timestamp: "2026-11-29T18:40:22.948Z",
         model: "claude-opus-5-5",
         request_id: "req_mockmx26petn0003",
         usage: {
@@ -83,6 +84,7 @@ describe("readNewUsage on captured transcripts", () => {
       },
       {
         message_id: "msg_mockmx26pf530004",
+        timestamp: "2026-11-29T18:40:23.273Z",
         model: "claude-opus-5-5",
         request_id: "req_mockmx26pf530005",
         usage: {

@@ -137,6 +137,7 @@ describe("readRollout: usage per response from captured rollouts", () => {
     expect(result.usages).toEqual([
       {
         response_id: "resp_mockmx26xg1x1",
+        timestamp: "2026-11-29T18:46:37.709Z",
         turn_id: "01a228a1-6cb3-7542-97f2-313b7fba6131",
         thread_id: "01a228a1-6c99-7571-8a54-9987d351bd37",
         session_id: "01a228a1-6c99-7571-8a54-9987d351bd37",
@@ -231,6 +232,7 @@ describe("readRollout: command exit codes", () => {
     expect(commands).toEqual([
       {
         call_id: "call_mockmx26xg1y5",
+        timestamp: "2026-11-29T18:46:37.821Z",
         turn_id: "01a228a1-6cb3-7542-97f2-313b7fba6131",
         thread_id: "01a228a1-6c99-7571-8a54-9987d351bd37",
         exit_code: 0,
@@ -510,6 +512,7 @@ describe("commands that never ran", () => {
     const { commands } = readRollout(path, { offset: 0 });
     expect(commands.find((c) => c.call_id === "call_mock_13")).toEqual({
       call_id: "call_mock_13",
+      timestamp: "2026-11-29T22:28:40.157Z",
       exit_code: null,
       turn_id: "turn-d",
       start_error: 'exec_command failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }',

@@ -20,7 +20,7 @@ afterEach(() => {
 });
 
 /** One assistant transcript line with its own message id and output count. */
-function assistantLine(messageId: string, outputTokens: number): string {
+function assistantLine(messageId: string, outputTokens: number, writtenAt = new Date()): string {
   const sample = readFileSync(join(FIXTURES, "transcript.sample.jsonl"), "utf8")
     .split("\n")
     .map((l) => (l ? JSON.parse(l) : null))
@@ -28,6 +28,8 @@ function assistantLine(messageId: string, outputTokens: number): string {
   sample.message.id = messageId;
   sample.message.usage.output_tokens = outputTokens;
   sample.requestId = `req_${messageId}`;
+  // Written now, as Claude stamps a line when it writes it.
+  sample.timestamp = writtenAt.toISOString();
   sample.sessionId = SESSION;
   return `${JSON.stringify(sample)}\n`;
 }
@@ -71,6 +73,9 @@ describe("recording off and on again in one session", () => {
     toggle(root, true);
     appendFileSync(transcript, assistantLine("msg_on_2", 33));
     expect(hook("UserPromptSubmit")).toBe("recorded");
+    // Claude writes a message's line asynchronously: the one that asked to start recording can land after the
+    // period's first event, stamped before the period began. Its stamp keeps it out.
+    appendFileSync(transcript, assistantLine("msg_before_start", 55, new Date(Date.now() - 60_000)));
     appendFileSync(transcript, assistantLine("msg_on_3", 44));
     expect(hook("Stop")).toBe("recorded");
 

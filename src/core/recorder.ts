@@ -150,7 +150,12 @@ export function runHook(
       sessionDirNameFor(result.context.identity),
       SESSION_FILES.providerState,
     );
-    const extra = adapter.enrich?.(result, currentState(statePath, providerConfig.recording_since));
+    const since = providerConfig.recording_since;
+    const extra = adapter.enrich?.(
+      result,
+      currentState(statePath, since),
+      since ? { recordingSince: since } : {},
+    );
     const events = extra ? [...result.events, ...extra.events] : result.events;
     // A hook that only moves provider state (Gemini's per-chunk AfterModel)
     // takes no lock and writes no event.

@@ -101,3 +101,12 @@ export function fileSize(path: string): number {
     return 0;
   }
 }
+
+/** Whether a record stamped `timestamp` (ISO 8601) belongs to the recording period that began at `since`. */
+export function inPeriod(timestamp: string | undefined, since: string | undefined): boolean {
+  if (since === undefined || timestamp === undefined) return true;
+  const at = Date.parse(timestamp);
+  const from = Date.parse(since);
+  // A stamp that does not parse cannot prove the record is older: it is kept.
+  return Number.isNaN(at) || Number.isNaN(from) || at >= from;
+}

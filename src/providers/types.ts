@@ -24,5 +24,15 @@ export interface ProviderAdapter {
   enrich?(
     result: NormalizeResult,
     state: Record<string, unknown> | undefined,
+    scope?: EnrichScope,
   ): { events: NormalizedEvent[]; state: Record<string, unknown> } | undefined;
+}
+
+/** What the recorder knows that bounds enrichment. */
+export interface EnrichScope {
+  /**
+   * When recording was last switched on (ISO 8601): what the agent's own files say happened earlier (usage of a
+   * message written before, a command that ended before) is not recorded.
+   */
+  recordingSince?: string;
 }

@@ -1,5 +1,5 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
-import { derivedId, firstReadOffset } from "../shared.ts";
+import { derivedId, firstReadOffset, inPeriod } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { normalizeClaudeHook } from "./normalize.ts";
 import { readNewUsage } from "./transcript-usage.ts";
@@ -24,6 +24,7 @@ function readUsage(
   cursors: Record<string, TranscriptCursor>,
   turnId: string | undefined,
   agentId: string | undefined,
+  since: string | undefined,
 ): NormalizedEvent[] {
   const cursor = cursors[path] ?? { offset: 0, seen: [] };
   const read = readNewUsage(path, cursor.offset, cursor.seen);
@@ -32,15 +33,22 @@ function readUsage(
     offset: read.offset,
     seen: [...cursor.seen, ...read.usages.map((u) => u.message_id)].slice(-SEEN_IDS_KEPT),
   };
-  return read.usages.map((u) => ({
-    kind: "turn_usage",
-    // Derived from the message id: losing the cursor can repeat a read, never a count.
-    event_id: derivedId("turn_usage", u.message_id),
-    turn_id: turnId,
-    agent_id: agentId,
-    payload: { message_id: u.message_id, model: u.model, request_id: u.request_id },
-    usage: u.usage,
-  }));
+  // A message written before recording was switched on is not this period's (its first line can reach the
+  // transcript after the period's first event: Claude writes it asynchronously).
+  return read.usages
+    .filter((u) => inPeriod(u.timestamp, since))
+    .map(
+      (u) =>
+        ({
+          kind: "turn_usage",
+          // Derived from the message id: losing the cursor can repeat a read, never a count.
+          event_id: derivedId("turn_usage", u.message_id),
+          turn_id: turnId,
+          agent_id: agentId,
+          payload: { message_id: u.message_id, model: u.model, request_id: u.request_id },
+          usage: u.usage,
+        }) satisfies NormalizedEvent,
+    );
 }
 
 /**
@@ -48,7 +56,7 @@ function readUsage(
  * last Stop; at SubagentStop, the subagent's own transcript (its messages
  * never reach the main one). Each message becomes one turn_usage event.
  */
-function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | undefined) {
+function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | undefined, since?: string) {
   const cursors: Record<string, TranscriptCursor> = { ...(previous?.cursors ?? {}) };
   const events: NormalizedEvent[] = [];
   let read = false;
@@ -59,12 +67,12 @@ function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | u
   }
   for (const e of result.events) {
     if (e.kind === "assistant_message" && result.context.transcript_path && !e.agent_id) {
-      events.push(...readUsage(result.context.transcript_path, cursors, e.turn_id, undefined));
+      events.push(...readUsage(result.context.transcript_path, cursors, e.turn_id, undefined, since));
       read = true;
     }
     const agentTranscript = e.payload.agent_transcript_path;
     if (e.kind === "subagent_stop" && typeof agentTranscript === "string" && agentTranscript.length < 4096) {
-      events.push(...readUsage(agentTranscript, cursors, e.turn_id, e.agent_id));
+      events.push(...readUsage(agentTranscript, cursors, e.turn_id, e.agent_id, since));
       read = true;
     }
   }
@@ -80,5 +88,6 @@ export const claudeAdapter: ProviderAdapter = {
   normalize: (payload, env) => normalizeClaudeHook(payload, env),
   isSessionStart: (payload) =>
     (payload as { hook_event_name?: unknown } | null)?.hook_event_name === "SessionStart",
-  enrich: (result, state) => usageFromTranscripts(result, state as ClaudeState | undefined),
+  enrich: (result, state, scope) =>
+    usageFromTranscripts(result, state as ClaudeState | undefined, scope?.recordingSince),
 };

@@ -17,6 +17,8 @@ export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface TranscriptUsage {
   message_id: string;
+  /** When Claude wrote the message's first transcript line. */
+  timestamp?: string;
   model?: string;
   request_id?: string;
   usage: Usage;
@@ -116,6 +118,7 @@ function usageFromRecord(record: unknown): TranscriptUsage | undefined {
   const entry: TranscriptUsage = { message_id: message.id, usage };
   if (model !== undefined) entry.model = model;
   if (typeof record.requestId === "string") entry.request_id = record.requestId;
+  if (typeof record.timestamp === "string") entry.timestamp = record.timestamp;
   return entry;
 }
 

@@ -1,5 +1,5 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
-import { derivedId, firstReadOffset } from "../shared.ts";
+import { derivedId, firstReadOffset, inPeriod } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { normalizeCodexHook } from "./normalize.ts";
 import { type RolloutCommand, type RolloutUsage, readRollout } from "./rollout.ts";
@@ -27,6 +27,8 @@ interface ReadScope {
   agentId: string | undefined;
   /** The root thread id (the hooks' session_id); a record from another thread is a subagent's. */
   rootThreadId: string | null;
+  /** When recording was last switched on: records written earlier are not this period's. */
+  since?: string;
 }
 
 function readInto(
@@ -44,11 +46,12 @@ function readInto(
   if (read.model !== undefined) next.model = read.model;
   cursors[path] = next;
   return [
-    ...read.usages.map((u) => usageEvent(u, scope)),
+    ...read.usages.filter((u) => inPeriod(u.timestamp, scope.since)).map((u) => usageEvent(u, scope)),
     // Codex has no failure hook: a command that exited non-zero got an
     // ordinary PostToolUse, so the failure is recorded from the rollout.
     ...read.commands
       .filter((c) => (c.exit_code !== null && c.exit_code !== 0) || c.start_error !== undefined)
+      .filter((c) => inPeriod(c.timestamp, scope.since))
       .map((c) => errorEvent(c, scope)),
   ];
 }
@@ -149,7 +152,7 @@ function usablePath(value: unknown): string | undefined {
  * token_usage_record becomes a turn_usage event, each command that exited
  * non-zero a tool_error linked to its call by tool_use_id.
  */
-function enrichFromRollouts(result: NormalizeResult, previous: CodexState | undefined) {
+function enrichFromRollouts(result: NormalizeResult, previous: CodexState | undefined, since?: string) {
   const cursors = loadCursors(previous);
   const rootThreadId = result.context.identity.provider_session_id;
   const rootRollout = usablePath(result.context.transcript_path);
@@ -162,13 +165,15 @@ function enrichFromRollouts(result: NormalizeResult, previous: CodexState | unde
   for (const e of result.events) {
     const atTurnEnd = e.kind === "assistant_message" && e.payload.hook_event_name === "Stop" && !e.agent_id;
     if ((atTurnEnd || e.kind === "session_end") && rootRollout !== undefined) {
-      events.push(...readInto(rootRollout, cursors, { turnId: e.turn_id, agentId: undefined, rootThreadId }));
+      events.push(
+        ...readInto(rootRollout, cursors, { turnId: e.turn_id, agentId: undefined, rootThreadId, since }),
+      );
       read = true;
     }
     const childRollout = e.kind === "subagent_stop" ? usablePath(e.payload.agent_transcript_path) : undefined;
     if (childRollout !== undefined) {
       events.push(
-        ...readInto(childRollout, cursors, { turnId: e.turn_id, agentId: e.agent_id, rootThreadId }),
+        ...readInto(childRollout, cursors, { turnId: e.turn_id, agentId: e.agent_id, rootThreadId, since }),
       );
       read = true;
     }
@@ -187,9 +192,9 @@ export const codexAdapter: ProviderAdapter = {
     typeof payload === "object" &&
     payload !== null &&
     (payload as { hook_event_name?: unknown }).hook_event_name === "SessionStart",
-  enrich: (result, state) => {
+  enrich: (result, state, scope) => {
     try {
-      return enrichFromRollouts(result, state as CodexState | undefined);
+      return enrichFromRollouts(result, state as CodexState | undefined, scope?.recordingSince);
     } catch {
       // Enrichment is extra: it must never cost the hook's own event.
       return undefined;

@@ -35,6 +35,8 @@ export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface RolloutUsage {
   response_id: string;
+  /** When Codex wrote the record. */
+  timestamp?: string;
   turn_id?: string;
   /** The thread that made the request: the child's thread id inside a subagent. */
   thread_id?: string;
@@ -47,6 +49,8 @@ export interface RolloutUsage {
 export interface RolloutCommand {
   /** The CommandExecution item id = the function_call's call_id = the hooks' tool_use_id. */
   call_id: string;
+  /** When Codex wrote the record. */
+  timestamp?: string;
   turn_id?: string;
   thread_id?: string;
   exit_code: number | null;
@@ -157,30 +161,33 @@ class RolloutCollector {
     const record = parseJson(line.toString("utf8"));
     if (!isRecord(record) || !isRecord(record.payload)) return;
     const payload = record.payload;
-    if (record.type === "token_usage_record") this.addUsage(payload);
-    else if (record.type === "event_msg") this.addCommand(payload);
+    const at = nonEmptyString(record.timestamp);
+    if (record.type === "token_usage_record") this.addUsage(payload, at);
+    else if (record.type === "event_msg") this.addCommand(payload, at);
     else if (record.type === "turn_context") this.addTurnContext(payload);
-    else if (record.type === "response_item") this.addStartFailure(payload);
+    else if (record.type === "response_item") this.addStartFailure(payload, at);
   }
 
-  private addStartFailure(p: Record<string, unknown>): void {
+  private addStartFailure(p: Record<string, unknown>, at: string | undefined): void {
     if (p.type !== "function_call_output" || typeof p.output !== "string") return;
     if (!p.output.startsWith(START_FAILED_PREFIX)) return;
     const callId = nonEmptyString(p.call_id);
     // A command that ran has its CommandExecution: that record says more.
     if (callId === undefined || this.commands.has(callId)) return;
     const command: RolloutCommand = { call_id: callId, exit_code: null, start_error: p.output };
+    if (at !== undefined) command.timestamp = at;
     const meta = p.internal_chat_message_metadata_passthrough;
     if (isRecord(meta)) setString(command, "turn_id", meta.turn_id);
     this.commands.set(callId, command);
   }
 
-  private addUsage(p: Record<string, unknown>): void {
+  private addUsage(p: Record<string, unknown>, at: string | undefined): void {
     const responseId = nonEmptyString(p.response_id);
     if (responseId === undefined || this.seen.has(responseId) || this.usages.has(responseId)) return;
     const usage = codexUsage(p.usage, responseId);
     if (!usage) return;
     const entry: RolloutUsage = { response_id: responseId, usage };
+    if (at !== undefined) entry.timestamp = at;
     setString(entry, "turn_id", p.turn_id);
     setString(entry, "thread_id", p.thread_id);
     setString(entry, "session_id", p.session_id);
@@ -188,12 +195,13 @@ class RolloutCollector {
     this.usages.set(responseId, { entry, modelAtLine: this.model });
   }
 
-  private addCommand(p: Record<string, unknown>): void {
+  private addCommand(p: Record<string, unknown>, at: string | undefined): void {
     if (p.type !== "item_completed" || !isRecord(p.item) || p.item.type !== "CommandExecution") return;
     const item = p.item;
     const callId = nonEmptyString(item.id);
     if (callId === undefined) return;
     const command: RolloutCommand = { call_id: callId, exit_code: integer(item.exit_code) ?? null };
+    if (at !== undefined) command.timestamp = at;
     setString(command, "turn_id", p.turn_id);
     setString(command, "thread_id", p.thread_id);
     if (item.command !== undefined) command.command = item.command;

@@ -1,69 +1,27 @@
-/**
- * End to end: tapedeck records the real `claude` CLI (offline, against the mock Messages API) through the hooks
- * `tapedeck install claude` writes, once per transport: `command` (every hook runs `node dist/hook.cjs claude`) and
- * `http` (every hook but SessionStart is a POST to the project's hook server, which the SessionStart command hook
- * starts on demand). One multi-turn session (Bash, a failing tool, a subagent, /compact, text) is checked event by
- * event against what the client really does, then the archive as a whole: tool pairing, usage against the mock's
- * own log, completion and checksums, redaction, file modes. Then the switches around recording: `record stop`/
- * `start`, a broken session root, a hook server that is gone (http), an API error (StopFailure), and `uninstall`.
- * Both transports must record exactly the same events; what differs is asserted where it differs.
- *
- * Event kinds per `claude -p` run, as Claude Code 2.1.332 fires them (every run is its own epoch):
- *   SCENARIO_BASH    session_start(startup) user_prompt tool_call tool_result assistant_message turn_usage×2
- *                    session_end
- *   SCENARIO_FAIL    session_start(resume) user_prompt tool_call tool_error assistant_message turn_usage×2
- *                    session_end
- *   SCENARIO_AGENT   session_start(resume) user_prompt tool_call(Agent) subagent_start tool_call(sub)
- *                    tool_result(sub) subagent_stop turn_usage×2(sub) tool_result(Agent) assistant_message
- *                    turn_usage×2 session_end
- *   /compact         session_start(resume) compaction(pre) subagent_stop(compaction agent, no start)
- *                    session_start(compact) compaction(post) session_end
- *   SCENARIO_TEXT    session_start(resume) user_prompt assistant_message turn_usage session_end
- *   SCENARIO_APIERROR session_start user_prompt provider_event(StopFailure) session_end
- *                    (command transport: the StopFailure hook is often killed before it records; http: always there)
- */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Envelope, Manifest } from "../../src/core/schemas.ts";
 import { CLAUDE_HOOK_EVENTS } from "../../src/providers/claude/settings.ts";
-import {
-  type AnthropicMock,
-  type MockUsage,
-  startAnthropicMock,
-  type UsageRecord,
-} from "../mocks/anthropic-mock.ts";
+import type { MockUsage, UsageRecord } from "../mocks/anthropic-mock.ts";
 import {
   type CliResult,
   expectCompleteSession,
   expectNoSecrets,
   expectPrivateModes,
   readEventsFile,
-  runCli,
   snapshot,
   walk,
 } from "./archive-checks.ts";
-import { type ClaudeResult, claudeTranscriptPath, makeClaudeHome, runClaude } from "./claude-runner.ts";
+import { type ClaudeResult, claudeTranscriptPath, runClaude } from "./claude-runner.ts";
 import { ANTHROPIC_KEY, AWS_KEY_ID, GITHUB_TOKEN, plantSecrets } from "./planted-secrets.ts";
+import { type ClaudeSandbox, HOOK_JS, hookServerPids, useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
-const CLI_JS = join(REPO, "dist", "cli.js");
-const HOOK_JS = join(REPO, "dist", "hook.cjs");
-const SERVE_JS = join(REPO, "dist", "serve.js");
+useBuild();
 
 const TRANSPORTS = ["command", "http"] as const;
 type Transport = (typeof TRANSPORTS)[number];
-
-beforeAll(() => {
-  // CI builds before vitest; a local run of just this file may not have.
-  if (!existsSync(HOOK_JS) || !existsSync(CLI_JS)) {
-    execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
-  }
-}, 120_000);
 
 // ---------------------------------------------------------------------------
 // Planted secrets (see planted-secrets.ts).
@@ -78,11 +36,7 @@ const {
 // ---------------------------------------------------------------------------
 // Sandbox: a temp HOME and project, a mock on port 0, cleaned up afterwards.
 
-interface Sandbox {
-  root: string;
-  home: string;
-  projectDir: string;
-  mock: AnthropicMock;
+interface Sandbox extends ClaudeSandbox {
   /** When the last claude run of this sandbox ended (ms since the epoch). */
   lastRunEnd: number;
   /** Pids of every hook server (`dist/serve.js`) seen running for this project. */
@@ -90,37 +44,12 @@ interface Sandbox {
 }
 
 function useSandbox(prefix: string): Sandbox {
-  const sb = { lastRunEnd: 0, servers: new Set<number>() } as Sandbox;
-  beforeAll(async () => {
-    sb.root = mkdtempSync(join(tmpdir(), `tapedeck-${prefix}-`));
-    const { home, projectDir } = makeClaudeHome(join(sb.root, "home"), join(sb.root, "project"));
-    sb.home = home;
-    sb.projectDir = projectDir;
-    sb.mock = await startAnthropicMock({ port: 0 });
-  });
-  afterAll(async () => {
-    await sb.mock?.close();
-    // Only if a test failed before its hook servers were gone: they were started for this project by this file.
-    if (sb.projectDir) {
-      for (const pid of hookServerPids(sb.projectDir)) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    }
-    if (sb.root) rmSync(sb.root, { recursive: true, force: true });
-  });
-  return sb;
+  return Object.assign(useClaudeSandbox(prefix), { lastRunEnd: 0, servers: new Set<number>() });
 }
 
 /** Runs the built CLI; asynchronous, because the mock lives in this process and must keep serving. */
 function tapedeck(sb: Sandbox, args: string[]): Promise<CliResult> {
-  return runCli(CLI_JS, args, {
-    cwd: sb.projectDir,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sb.home },
-  });
+  return sb.cli(args);
 }
 
 async function tapedeckJson<T>(sb: Sandbox, args: string[]): Promise<T> {
@@ -173,13 +102,6 @@ function pidAlive(pid: number): boolean {
 }
 
 /** Pids of the hook servers running for `projectDir`, from the process table (also those that never got to write serve.json). */
-function hookServerPids(projectDir: string): number[] {
-  const table = execFileSync("ps", ["-ax", "-o", "pid=,args="], { encoding: "utf8" });
-  return table
-    .split("\n")
-    .filter((line) => line.includes(SERVE_JS) && line.includes(` --project ${projectDir} `))
-    .map((line) => Number.parseInt(line.trim(), 10));
-}
 
 async function until(cond: () => boolean, deadline: number): Promise<boolean> {
   while (!cond()) {

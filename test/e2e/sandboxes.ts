@@ -17,6 +17,16 @@ import { type CliResult, runCli } from "./archive-checks.ts";
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const CLI_JS = join(REPO, "dist", "cli.js");
 export const HOOK_JS = join(REPO, "dist", "hook.cjs");
+export const SERVE_JS = join(REPO, "dist", "serve.js");
+
+/** Pids of the http hook servers (`dist/serve.js`) running for this project. */
+export function hookServerPids(projectDir: string): number[] {
+  const table = execFileSync("ps", ["-ax", "-o", "pid=,args="], { encoding: "utf8" });
+  return table
+    .split("\n")
+    .filter((line) => line.includes(SERVE_JS) && line.includes(` --project ${projectDir} `))
+    .map((line) => Number.parseInt(line.trim(), 10));
+}
 
 /** CI builds before vitest; a local run of one file may not have. */
 export function useBuild(): void {
@@ -73,6 +83,17 @@ export function useClaudeSandbox(prefix: string): ClaudeSandbox {
     },
     async (sb) => {
       await sb.mock?.close();
+      // Claude's default transport starts a hook server per project; it exits by itself a few seconds after
+      // its agents, but not before the sandbox is removed.
+      if (sb.projectDir) {
+        for (const pid of hookServerPids(sb.projectDir)) {
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // already gone
+          }
+        }
+      }
     },
   );
 }

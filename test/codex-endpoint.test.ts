@@ -132,7 +132,8 @@ describe("codexEndpoint", () => {
       JSON.stringify({ OPENAI_API_KEY: null, tokens: { id_token: "x" } }),
     );
     expect(codexEndpoint([], o).chatgpt).toBe(true);
-    expect(codexEndpoint([], { ...o, env: { ...o.env, OPENAI_API_KEY: "sk-x" } }).chatgpt).toBeUndefined();
+    // The sign-in in auth.json decides, whatever the environment holds.
+    expect(codexEndpoint([], { ...o, env: { ...o.env, OPENAI_API_KEY: "sk-x" } }).chatgpt).toBe(true);
     writeFileSync(join(home, "auth.json"), JSON.stringify({ auth_mode: "apikey", OPENAI_API_KEY: "sk-x" }));
     expect(codexEndpoint([], o).chatgpt).toBeUndefined();
     writeFileSync(join(home, "auth.json"), JSON.stringify({ auth_mode: "chatgpt" }));

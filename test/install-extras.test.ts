@@ -172,6 +172,47 @@ describe("agent config files", () => {
     expect(statSync(join(root, "new.toml")).mode & 0o777).toBe(0o600);
   });
 
+  it("a project file linked to outside the project is not written through", () => {
+    const root = project();
+    const outside = project();
+    const target = join(outside, "victim.toml");
+    writeFileSync(target, 'keep = "me"\n');
+    mkdirSync(join(root, ".codex"));
+    symlinkSync(target, join(root, ".codex", "config.toml"));
+    expect(() => codexMcpExtra.add(root, CMD, {})).toThrow(/symlink to outside/);
+    expect(readFileSync(target, "utf8")).toBe('keep = "me"\n');
+    symlinkSync(target, join(root, ".mcp.json"));
+    expect(() => claudeMcpExtra.add(root, CMD, {})).toThrow();
+    expect(readFileSync(target, "utf8")).toBe('keep = "me"\n');
+  });
+
+  it("a symlinked file left blank by a removal is emptied at its target, the link kept", () => {
+    const root = project();
+    mkdirSync(join(root, "dot"));
+    const target = join(root, "dot", "config.toml");
+    writeFileSync(target, "");
+    mkdirSync(join(root, ".codex"));
+    symlinkSync(target, join(root, ".codex", "config.toml"));
+    codexMcpExtra.add(root, CMD, {});
+    expect(readFileSync(target, "utf8")).toContain("[mcp_servers.tapedeck]");
+    expect(codexMcpExtra.remove(root, {})).toBe(true);
+    expect(lstatSync(join(root, ".codex", "config.toml")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, "utf8")).toBe("");
+  });
+
+  it("a table another program put inside the block survives removal; keys added to tapedeck's table go", () => {
+    const root = project();
+    codexMcpExtra.add(root, CMD, {});
+    const path = join(root, ".codex", "config.toml");
+    const text = readFileSync(path, "utf8").replace(
+      "# <<< tapedeck mcp",
+      'startup_timeout_sec = 30\n[profiles.fast]\nmodel = "o4-mini"\n# <<< tapedeck mcp',
+    );
+    writeFileSync(path, text);
+    expect(codexMcpExtra.remove(root, {})).toBe(true);
+    expect(readFileSync(path, "utf8")).toBe('[profiles.fast]\nmodel = "o4-mini"\n');
+  });
+
   it("a .codex/config.toml that held only tapedeck's block goes with it", () => {
     const root = project();
     codexMcpExtra.add(root, CMD, {});

@@ -83,7 +83,15 @@ function readSettings(path: string): Record<string, unknown> {
   }
 }
 
-const writeSettings = writeSettingsFile;
+/** Writes the hook settings; through a symlink only to inside the project, unless the user named the file. */
+function writeSettings(path: string, settings: Record<string, unknown>, within: string | undefined): void {
+  try {
+    writeSettingsFile(path, settings, within);
+  } catch (error) {
+    if (error instanceof Error && !(error as NodeJS.ErrnoException).code) throw new CliError(error.message);
+    throw error;
+  }
+}
 
 function settingsPathFor(
   installer: ProviderInstaller,
@@ -229,10 +237,18 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
       );
     }
   }
-  if (installer.extras?.some((e) => e.fallback && e.present(project, settings))) {
+  // notify records only where it was asked for (a re-install keeps that while it is still installed).
+  const fallbackExtra = installer.extras?.find((e) => e.fallback);
+  if (
+    fallbackExtra &&
+    (extras.includes(fallbackExtra) || (previous?.fallback && fallbackExtra.present(project, settings)))
+  ) {
     config.providers[provider]!.fallback = true;
   }
   writeConfig(project, config);
+  if (recording === "on" && previous?.recording !== "on") {
+    logControlChange(project, { provider, action: "start", via: "cli" });
+  }
   installer.add(settings, {
     command: hookCommand(provider),
     timeoutSeconds: 10,
@@ -245,7 +261,7 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
   });
   const statusLineAdded = opts.statusline && !!installer.statusLine && !foreignStatus;
   if (statusLineAdded) installer.statusLine?.add(settings, statusLineCommand(provider));
-  writeSettings(settingsPath, settings);
+  writeSettings(settingsPath, settings, opts.settings ? undefined : project);
   const result = {
     provider,
     project,
@@ -326,7 +342,8 @@ async function uninstallCommand(
       process.stderr.write(`tapedeck: ${(error as Error).message}\n`);
     }
   }
-  if (JSON.stringify(settings) !== before) writeSettings(settingsPath, settings);
+  if (JSON.stringify(settings) !== before)
+    writeSettings(settingsPath, settings, opts.settings ? undefined : project);
   const config = readConfig(project);
   if (config?.providers[provider]) {
     delete config.providers[provider];

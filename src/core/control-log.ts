@@ -15,7 +15,17 @@ export interface ControlChange {
 
 const FILE = "control.jsonl";
 
-export function logControlChange(projectRoot: string, change: Omit<ControlChange, "at">): void {
+/** Appends a change; never throws (switching recording must not fail for want of its log line). */
+export function logControlChange(projectRoot: string, change: Omit<ControlChange, "at">): boolean {
+  try {
+    appendChange(projectRoot, change);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function appendChange(projectRoot: string, change: Omit<ControlChange, "at">): void {
   const path = join(ensureTapedeckDir(projectRoot), FILE);
   const line = `${JSON.stringify({ at: new Date().toISOString(), ...change } satisfies ControlChange)}\n`;
   const fd = openSync(

@@ -167,7 +167,7 @@ export function runHook(
             sessionDir: ensureSessionDir(sessionRoot, sessionDirNameFor(result.context.identity)),
           };
     if (providerConfig.fallback && result.fallbackForTurn === undefined)
-      markPromptTurns(located.root, adapter, events);
+      markRecordedTurns(located.root, adapter, events);
     const id = result.context.identity;
     if (id.provider_session_id && result.events.some((e) => e.kind === "session_start")) {
       // Lets the API proxy, which sees only the session id, find this project's archive.
@@ -216,18 +216,22 @@ function currentState(statePath: string, since: string | undefined): Record<stri
   return rest;
 }
 
-/** A turn whose prompt the hooks recorded is theirs: its fallback report is then dropped. */
-function markPromptTurns(projectRoot: string, adapter: ProviderAdapter, events: NormalizedEvent[]): void {
-  for (const e of events) {
-    if (e.kind !== "user_prompt" || !e.turn_id) continue;
+/**
+ * A turn the hooks recorded any event of is theirs: its fallback report is then dropped. (Not only turns whose
+ * prompt they recorded: recording switched on mid-turn records the rest of the turn, and notify must not add
+ * the prompt typed while it was off.)
+ */
+function markRecordedTurns(projectRoot: string, adapter: ProviderAdapter, events: NormalizedEvent[]): void {
+  for (const turn of new Set(events.map((e) => e.turn_id).filter((t): t is string => !!t))) {
     try {
-      markTurn(projectRoot, adapter.name, e.turn_id);
+      markTurn(projectRoot, adapter.name, turn);
     } catch (error) {
       writeDiagnostic(safeDiagDir(projectRoot), {
         what: "error",
         stage: "turn-mark",
         code: errorCode(error),
       });
+      return;
     }
   }
 }

@@ -4,6 +4,7 @@
 import { chmodSync, lstatSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { ensureDir, isErrno, writeFileAtomicSync } from "../core/fsutil.ts";
+import { isInside } from "../core/paths.ts";
 import type { Settings } from "./installer.ts";
 
 /** The file's object; `{}` when it is missing or empty. Throws an Error whose message is for the user. */
@@ -25,20 +26,32 @@ export function readSettingsFile(path: string): Settings {
   throw new Error(`${path} is not a JSON object; fix it first, tapedeck will not overwrite it`);
 }
 
-export function writeSettingsFile(path: string, settings: Settings): void {
-  writeAgentFile(path, `${JSON.stringify(settings, null, 2)}\n`);
+export function writeSettingsFile(path: string, settings: Settings, within?: string): void {
+  writeAgentFile(path, `${JSON.stringify(settings, null, 2)}\n`, within);
 }
 
 /**
- * Replaces an agent's config file atomically. A symlinked file (dotfile managers) is written at its target,
- * so the link stays; an existing file keeps its mode; a new one is private (0600).
+ * Replaces an agent's config file atomically. A symlinked file (dotfile managers) is written at its target, so
+ * the link stays; but with `within` (a project), only a target inside it: a repository cannot make tapedeck
+ * write elsewhere by committing a link. An existing file keeps its mode; a new one is private (0600).
  */
-export function writeAgentFile(path: string, text: string): void {
+export function writeAgentFile(path: string, text: string, within?: string): void {
   let target = path;
+  let linked = false;
   try {
-    if (lstatSync(path).isSymbolicLink()) target = realpathSync(path);
+    linked = lstatSync(path).isSymbolicLink();
   } catch {
-    // missing, or a dangling link: written as a new file at the path
+    linked = false;
+  }
+  if (linked) {
+    try {
+      target = realpathSync(path);
+    } catch {
+      throw new Error(`${path} is a symlink to nothing; fix it first, tapedeck will not write through it`);
+    }
+    if (within !== undefined && !isInside(realpathOr(within), target)) {
+      throw new Error(`${path} is a symlink to outside ${within}; tapedeck will not write through it`);
+    }
   }
   let mode: number | undefined;
   try {
@@ -51,12 +64,25 @@ export function writeAgentFile(path: string, text: string): void {
   if (mode !== undefined && mode !== 0o600) chmodSync(target, mode);
 }
 
-/** Removes an agent's config file that tapedeck's removal left empty (never through a symlink). */
-export function removeAgentFile(path: string): void {
+/**
+ * An agent's config file that tapedeck's removal left with nothing in it: deleted, or, when it is a symlink,
+ * emptied at its target (the link is the user's).
+ */
+export function removeAgentFile(path: string, within?: string): void {
+  let linked = false;
   try {
-    if (lstatSync(path).isSymbolicLink()) return;
+    linked = lstatSync(path).isSymbolicLink();
   } catch {
     return;
   }
-  rmSync(path, { force: true });
+  if (linked) writeAgentFile(path, "", within);
+  else rmSync(path, { force: true });
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

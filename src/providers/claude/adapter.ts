@@ -7,6 +7,12 @@ import { readNewUsage } from "./transcript-usage.ts";
 interface TranscriptCursor {
   offset: number;
   seen: string[];
+  /**
+   * Set where reading starts in a recording period: the first read drops messages stamped before the period
+   * began (their lines can land after its first event). Later reads need no stamps, and a clock that drifts
+   * cannot make them drop anything.
+   */
+  fresh?: boolean;
 }
 
 interface ClaudeState {
@@ -33,10 +39,11 @@ function readUsage(
     offset: read.offset,
     seen: [...cursor.seen, ...read.usages.map((u) => u.message_id)].slice(-SEEN_IDS_KEPT),
   };
+  const periodStart = cursor.fresh ? since : undefined;
   // A message written before recording was switched on is not this period's (its first line can reach the
   // transcript after the period's first event: Claude writes it asynchronously).
   return read.usages
-    .filter((u) => inPeriod(u.timestamp, since))
+    .filter((u) => inPeriod(u.timestamp, periodStart))
     .map(
       (u) =>
         ({
@@ -62,7 +69,7 @@ function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | u
   let read = false;
   const transcript = result.context.transcript_path;
   if (previous === undefined && transcript && result.events.length > 0) {
-    cursors[transcript] = { offset: firstReadOffset(result, transcript), seen: [] };
+    cursors[transcript] = { offset: firstReadOffset(result, transcript), seen: [], fresh: true };
     read = true;
   }
   for (const e of result.events) {

@@ -39,7 +39,7 @@ export const claudeMcpExtra: InstallExtra = {
     if (!approvals(settings).includes(MCP_SERVER_NAME)) {
       settings.enabledMcpjsonServers = [...approvals(settings), MCP_SERVER_NAME];
     }
-    writeSettingsFile(path, json);
+    writeSettingsFile(path, json, project);
   },
   remove(project, settings) {
     const path = mcpJsonPath(project);
@@ -57,8 +57,8 @@ export const claudeMcpExtra: InstallExtra = {
     }
     if (!removeJsonMcpServer(json)) return false;
     // A .mcp.json that held only tapedeck's server goes with it.
-    if (Object.keys(json).length === 0) removeAgentFile(path);
-    else writeSettingsFile(path, json);
+    if (Object.keys(json).length === 0) removeAgentFile(path, project);
+    else writeSettingsFile(path, json, project);
     return true;
   },
   present(project) {

@@ -17,7 +17,7 @@ export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface TranscriptUsage {
   message_id: string;
-  /** When Claude wrote the message's first transcript line. */
+  /** When Claude wrote a transcript line of the message (the last one read: each content block has one). */
   timestamp?: string;
   model?: string;
   request_id?: string;

@@ -8,6 +8,8 @@ interface RolloutCursorState {
   offset: number;
   seen: string[];
   model?: string;
+  /** Where reading starts in a recording period: the first read drops records stamped before it began. */
+  fresh?: boolean;
 }
 
 interface CodexState {
@@ -45,13 +47,14 @@ function readInto(
   };
   if (read.model !== undefined) next.model = read.model;
   cursors[path] = next;
+  const periodStart = cursor.fresh ? scope.since : undefined;
   return [
-    ...read.usages.filter((u) => inPeriod(u.timestamp, scope.since)).map((u) => usageEvent(u, scope)),
+    ...read.usages.filter((u) => inPeriod(u.timestamp, periodStart)).map((u) => usageEvent(u, scope)),
     // Codex has no failure hook: a command that exited non-zero got an
     // ordinary PostToolUse, so the failure is recorded from the rollout.
     ...read.commands
       .filter((c) => (c.exit_code !== null && c.exit_code !== 0) || c.start_error !== undefined)
-      .filter((c) => inPeriod(c.timestamp, scope.since))
+      .filter((c) => inPeriod(c.timestamp, periodStart))
       .map((c) => errorEvent(c, scope)),
   ];
 }
@@ -128,13 +131,14 @@ function loadCursors(state: CodexState | undefined): Record<string, RolloutCurso
   if (typeof cursors !== "object" || cursors === null || Array.isArray(cursors)) return out;
   for (const [path, raw] of Object.entries(cursors)) {
     if (typeof raw !== "object" || raw === null) continue;
-    const { offset, seen, model } = raw as Partial<Record<keyof RolloutCursorState, unknown>>;
+    const { offset, seen, model, fresh } = raw as Partial<Record<keyof RolloutCursorState, unknown>>;
     if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) continue;
     const cursor: RolloutCursorState = {
       offset,
       seen: Array.isArray(seen) ? seen.filter((s): s is string => typeof s === "string") : [],
     };
     if (typeof model === "string") cursor.model = model;
+    if (fresh === true) cursor.fresh = true;
     out[path] = cursor;
   }
   return out;
@@ -159,7 +163,7 @@ function enrichFromRollouts(result: NormalizeResult, previous: CodexState | unde
   const events: NormalizedEvent[] = [];
   let read = false;
   if (previous === undefined && rootRollout !== undefined && result.events.length > 0) {
-    cursors[rootRollout] = { offset: firstReadOffset(result, rootRollout), seen: [] };
+    cursors[rootRollout] = { offset: firstReadOffset(result, rootRollout), seen: [], fresh: true };
     read = true;
   }
   for (const e of result.events) {

@@ -10,7 +10,6 @@ import {
   type ApiUsageReader,
   type ApiUsageResult,
   shortHeader,
-  taggedBodyText,
   tokenCount,
 } from "../api-usage.ts";
 import { isRecord, nonEmptyString } from "../shared.ts";
@@ -104,14 +103,24 @@ export const codexApiUsage: ApiUsageReader = {
     return out;
   },
   /**
-   * Codex opens each conversation with an `<environment_context>` whose first element is `<cwd>`, the working
-   * directory. Only that one counts: a `<cwd>` anywhere else (instructions, a file's text) is not the session's.
+   * Codex opens each conversation with a message whose text starts with `<environment_context>` and whose first
+   * element is `<cwd>`, the working directory. Only such a message counts (AGENTS.md and other files come as
+   * messages with a heading of their own), and the last one wins.
    */
   workingDirectory(req) {
-    return taggedBodyText(
-      req.rawBody,
-      /<environment_context>(?:\\n|\\t|\\r| )*<cwd>((?:[^<"\\]|\\.){1,4096}?)<\/cwd>/,
-    );
+    const text = req.rawBody.toString("utf8");
+    const all = [
+      ...text.matchAll(
+        /"text":"<environment_context>(?:\\n|\\t|\\r| )*<cwd>((?:[^<"\\]|\\.){1,4096}?)<\/cwd>/g,
+      ),
+    ];
+    const raw = all.at(-1)?.[1];
+    if (raw === undefined) return undefined;
+    try {
+      return JSON.parse(`"${raw}"`) as string;
+    } catch {
+      return undefined;
+    }
   },
   accumulator: () => new ResponseAccumulator(),
 };

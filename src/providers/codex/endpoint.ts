@@ -150,11 +150,10 @@ export function codexEndpoint(
 /**
  * Whether codex signs in with a ChatGPT account rather than an API key: it then calls ChatGPT's own backend,
  * not the OpenAI API, and a proxy in front of api.openai.com would only break it. Read from
- * `$CODEX_HOME/auth.json` (`auth_mode`, or tokens without an API key); an OPENAI_API_KEY in the environment
- * means an API key is used.
+ * `$CODEX_HOME/auth.json` (`auth_mode`, or tokens without an API key), which decides even when OPENAI_API_KEY is
+ * set. A sign-in kept only in the system keyring is not seen.
  */
-export function chatGptLogin(codexHome: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.OPENAI_API_KEY) return false;
+export function chatGptLogin(codexHome: string, _env: NodeJS.ProcessEnv = process.env): boolean {
   let auth: unknown;
   try {
     auth = JSON.parse(readFileSync(join(codexHome, "auth.json"), "utf8"));

@@ -19,6 +19,12 @@ import {
 } from "./toml-blocks.ts";
 
 const BLOCK = "mcp";
+/**
+ * tapedeck's lines of the block. Another program's edit found inside it (an editor that inserts a new table
+ * before the closing comment) is kept from its first table header on; keys it added to tapedeck's own table
+ * go with that table.
+ */
+const OWNED = { table: `[mcp_servers.${MCP_SERVER_NAME}]` };
 
 export const codexProjectConfigPath = (project: string) => join(project, ".codex", "config.toml");
 
@@ -37,13 +43,13 @@ export const codexMcpExtra: InstallExtra = {
       `command = ${JSON.stringify(command.node)}`,
       `args = ${tomlStringArray(mcpArgs(command, "codex", project))}`,
     ];
-    writeConfigText(path, setBlock(text, BLOCK, body, "end"));
+    writeConfigText(path, setBlock(text, BLOCK, body, "end", OWNED), project);
   },
   remove(project) {
     const path = codexProjectConfigPath(project);
     const text = readConfigText(path);
     if (!hasBlock(text, BLOCK)) return false;
-    writeConfigText(path, removeBlock(text, BLOCK));
+    writeConfigText(path, removeBlock(text, BLOCK, OWNED), project);
     return true;
   },
   present: (project) => hasBlock(readConfigText(codexProjectConfigPath(project)), BLOCK),

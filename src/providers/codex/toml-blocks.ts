@@ -27,24 +27,43 @@ const open = (name: string) => `# >>> tapedeck ${name}`;
 const close = (name: string) => `# <<< tapedeck ${name}`;
 const BOM = "\uFEFF";
 
-/** A file's text split for editing: its byte-order mark and line ending kept aside, as the file had them. */
+/**
+ * A file's text split for editing: its byte-order mark kept aside, each line with its own ending (a trailing
+ * "\r" stays on its line), and the ending tapedeck's own lines should use (the file's, CRLF if it has any).
+ */
 function splitText(text: string): { bom: string; eol: string; lines: string[] } {
   const bom = text.startsWith(BOM) ? BOM : "";
   const body = text.slice(bom.length);
-  const eol = body.includes("\r\n") ? "\r\n" : "\n";
-  return { bom, eol, lines: body.split("\n").map((l) => (eol === "\r\n" ? l.replace(/\r$/, "") : l)) };
+  return { bom, eol: body.includes("\r\n") ? "\r\n" : "\n", lines: body.split("\n") };
 }
 
-function joinText(bom: string, eol: string, lines: string[]): string {
-  return bom + lines.join(eol);
+function joinText(bom: string, lines: string[]): string {
+  return bom + lines.join("\n");
 }
+
+const bare = (line: string) => line.replace(/\r$/, "");
 
 /** Where a block of `name` sits: [first line, last line], or undefined. */
 function findBlock(lines: string[], name: string): [number, number] | undefined {
-  const start = lines.findIndex((l) => l.startsWith(`${open(name)}:`) || l === open(name));
+  const start = lines.findIndex((l) => bare(l).startsWith(`${open(name)}:`) || bare(l) === open(name));
   if (start < 0) return undefined;
-  const end = lines.indexOf(close(name), start + 1);
+  const end = lines.findIndex((l, i) => i > start && bare(l) === close(name));
   return end < 0 ? undefined : [start, end];
+}
+
+/**
+ * Which lines of a block are tapedeck's: lines starting with one of `prefixes`, or, for a table block, every
+ * line up to the first other table header (another program's table inserted before the closing comment).
+ */
+export type Owned = readonly string[] | { table: string };
+
+function foreignLines(body: string[], owned: Owned | undefined): string[] {
+  if (!owned) return [];
+  if ("table" in owned) {
+    const at = body.findIndex((l) => bare(l).trimStart().startsWith("[") && !bare(l).startsWith(owned.table));
+    return at < 0 ? [] : body.slice(at);
+  }
+  return body.filter((l) => bare(l).trim() !== "" && !owned.some((p) => bare(l).startsWith(p)));
 }
 
 export function hasBlock(text: string, name: string): boolean {
@@ -56,19 +75,17 @@ export function hasBlock(text: string, name: string): boolean {
  * none). With `owned`, only the block's lines that start with one of those prefixes are tapedeck's: any other
  * line found between the markers (another program's edit) is kept where it was.
  */
-export function removeBlock(text: string, name: string, owned?: readonly string[]): string {
-  const { bom, eol, lines } = splitText(text);
+export function removeBlock(text: string, name: string, owned?: Owned): string {
+  const { bom, lines } = splitText(text);
   const at = findBlock(lines, name);
   if (!at) return text;
-  const foreign = owned
-    ? lines.slice(at[0] + 1, at[1]).filter((l) => l.trim() !== "" && !owned.some((p) => l.startsWith(p)))
-    : [];
+  const foreign = foreignLines(lines.slice(at[0] + 1, at[1]), owned);
   lines.splice(at[0], at[1] - at[0] + 1, ...foreign);
   if (foreign.length === 0) {
-    if (at[0] === 0 && lines[0] === "" && lines.length > 1) lines.splice(0, 1);
-    else if (at[0] > 0 && lines[at[0] - 1] === "") lines.splice(at[0] - 1, 1);
+    if (at[0] === 0 && bare(lines[0] ?? "x") === "" && lines.length > 1) lines.splice(0, 1);
+    else if (at[0] > 0 && bare(lines[at[0] - 1]!) === "") lines.splice(at[0] - 1, 1);
   }
-  return joinText(bom, eol, lines);
+  return joinText(bom, lines);
 }
 
 /** Replaces (or adds) tapedeck's block `name`: at the top for top-level keys, at the end for a table. */
@@ -77,10 +94,11 @@ export function setBlock(
   name: string,
   body: string[],
   where: "top" | "end",
-  owned?: readonly string[],
+  owned?: Owned,
 ): string {
-  const { bom, eol, lines } = splitText(removeBlock(text, name, owned));
-  const rest = lines.join(eol);
+  const stripped = removeBlock(text, name, owned);
+  const { bom, eol } = splitText(text);
+  const rest = stripped.slice(bom.length);
   const block = [
     `${open(name)}: written by \`tapedeck install\`, removed by \`tapedeck uninstall\``,
     ...body,
@@ -88,7 +106,7 @@ export function setBlock(
   ].join(eol);
   if (rest === "") return `${bom}${block}${eol}`;
   if (where === "top") return `${bom}${block}${eol}${eol}${rest}`;
-  return `${bom}${rest}${rest.endsWith(eol) ? "" : eol}${eol}${block}${eol}`;
+  return `${bom}${rest}${rest.endsWith("\n") ? "" : eol}${eol}${block}${eol}`;
 }
 
 /** Whether nothing but white space (and a byte-order mark) is left: the file can go. */
@@ -113,7 +131,7 @@ export function hasTableOutsideBlock(text: string, name: string, table: string[]
 export function blockBody(text: string, name: string): string[] | undefined {
   const { lines } = splitText(text);
   const at = findBlock(lines, name);
-  return at ? lines.slice(at[0] + 1, at[1]) : undefined;
+  return at ? lines.slice(at[0] + 1, at[1]).map(bare) : undefined;
 }
 
 /** A `key = <value>` line of a block tapedeck wrote, whose value is JSON (as tapedeck writes it). */
@@ -133,7 +151,7 @@ export function tomlStringArray(items: readonly string[]): string {
 }
 
 /** Writes a config file after a block edit; a file the removal left blank goes. */
-export function writeConfigText(path: string, text: string): void {
-  if (isBlank(text)) removeAgentFile(path);
-  else writeAgentFile(path, text);
+export function writeConfigText(path: string, text: string, within?: string): void {
+  if (isBlank(text)) removeAgentFile(path, within);
+  else writeAgentFile(path, text, within);
 }

@@ -6,9 +6,8 @@
  * Standalone: `npx tsx test/mocks/anthropic-mock.ts --port 18081 --log requests.jsonl`
  */
 import { appendFileSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { flatHeaders, parseMcpScenario, readBody } from "./mock-http.ts";
+import type http from "node:http";
+import { flatHeaders, parseMcpScenario, readBody, sendSse, startMockServer } from "./mock-http.ts";
 
 export interface MockUsage {
   input_tokens: number;
@@ -621,46 +620,23 @@ export async function startAnthropicMock(opts: AnthropicMockOptions = {}): Promi
     }
     entry.scenario = reply.scenario;
     log(entry);
-    res.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      connection: "keep-alive",
-      "request-id": requestId,
-    });
-    for (const e of built.events) res.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
-    res.end();
+    sendSse(
+      res,
+      built.events.map((e) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`),
+      { "request-id": requestId },
+    );
   }
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ type: "error", error: { type: "api_error", message: String(err) } }));
-    });
-  });
-  const host = opts.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-
+  const mock = await startMockServer(
+    handle,
+    (err) => ({ type: "error", error: { type: "api_error", message: String(err) } }),
+    opts,
+  );
   return {
-    url: `http://${host}:${port}`,
-    port,
+    url: `http://${mock.host}:${mock.port}`,
+    port: mock.port,
     requests,
     usageLog,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        // The client holds keep-alive sockets open; without this, close() waits for them to time out.
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
+    close: mock.close,
   };
 }

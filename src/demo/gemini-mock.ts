@@ -24,9 +24,8 @@
  * `usageLog`; every request is logged in `requests`, with `x-goog-api-key` redacted. No request is ever sent on.
  */
 import { appendFileSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { flatHeaders, parseMcpScenario, readBody } from "./mock-http.ts";
+import type http from "node:http";
+import { flatHeaders, parseMcpScenario, readBody, sendSse, startMockServer } from "./mock-http.ts";
 
 export interface GeminiUsage {
   promptTokenCount: number;
@@ -531,44 +530,22 @@ export async function startGeminiMock(opts: GeminiMockOptions = {}): Promise<Gem
       usage,
     });
     log(entry);
-    res.writeHead(200, {
-      "content-type": "text/event-stream",
-      "cache-control": "no-cache",
-      connection: "keep-alive",
-    });
-    for (const chunk of chunks) res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
-    res.end();
+    sendSse(
+      res,
+      chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`),
+    );
   }
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { code: 500, message: String(err), status: "INTERNAL" } }));
-    });
-  });
-  const host = opts.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const mock = await startMockServer(
+    handle,
+    (err) => ({ error: { code: 500, message: String(err), status: "INTERNAL" } }),
+    opts,
+  );
   return {
-    url: `http://${host}:${port}`,
-    port,
+    url: `http://${mock.host}:${mock.port}`,
+    port: mock.port,
     requests,
     usageLog,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        // The CLI keeps keep-alive sockets open; without this close() waits for them to time out.
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
+    close: mock.close,
   };
 }

@@ -1,5 +1,6 @@
 // Request plumbing and scenario parsing shared by the mock model servers.
-import type http from "node:http";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 
 /** Headers as a flat map for the request log, with the credential headers replaced. */
@@ -51,4 +52,65 @@ export function parseMcpScenario(
     // below
   }
   return { error: "The MCP scenario input is not a JSON object." };
+}
+
+/** A streamed 200 response: the event-stream headers (with `extra`), then each frame as given, then the end. */
+export function sendSse(
+  res: http.ServerResponse,
+  frames: Iterable<string>,
+  extra: Record<string, string> = {},
+): void {
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+    ...extra,
+  });
+  for (const frame of frames) res.write(frame);
+  res.end();
+}
+
+export interface RunningMock {
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `handle` on 127.0.0.1 (port 0: a free one). A handler that throws answers 500 with `errorBody` in the
+ * API's own error shape, or drops the connection once a response has started.
+ */
+export async function startMockServer(
+  handle: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>,
+  errorBody: (err: unknown) => unknown,
+  opts: { port?: number; host?: string } = {},
+): Promise<RunningMock> {
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify(errorBody(err)));
+    });
+  });
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    host,
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        // The agent CLIs keep keep-alive sockets open; without this, close() waits for them to time out.
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
 }

@@ -29,9 +29,8 @@
  * `usageLog` with its response id; every request is logged in `requests`, headers included (authorization
  * redacted; codex's `session-id` = root thread, `thread-id` = the requesting thread, kept).
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { flatHeaders, parseMcpScenario, readBody } from "./mock-http.ts";
+import type http from "node:http";
+import { flatHeaders, parseMcpScenario, readBody, sendSse, startMockServer } from "./mock-http.ts";
 
 /** The usage object of `response.completed`, in the Responses API's own shape. */
 export interface ResponsesUsage {
@@ -616,45 +615,23 @@ export async function startOpenAIResponsesMock(
     entry.responseId = responseId;
     entry.scenario = reply.scenario;
     requests.push(entry);
-    res.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      connection: "keep-alive",
-      "x-request-id": `req_mock_${n}`,
-    });
-    for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-    res.end();
+    sendSse(
+      res,
+      events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`),
+      { "x-request-id": `req_mock_${n}` },
+    );
   }
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { message: String(err), type: "server_error" } }));
-    });
-  });
-  const host = opts.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-
+  const mock = await startMockServer(
+    handle,
+    (err) => ({ error: { message: String(err), type: "server_error" } }),
+    opts,
+  );
   return {
-    url: `http://${host}:${port}/v1`,
-    port,
+    url: `http://${mock.host}:${mock.port}/v1`,
+    port: mock.port,
     requests,
     usageLog,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
+    close: mock.close,
   };
 }

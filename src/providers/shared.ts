@@ -3,8 +3,8 @@
 // node built-ins only, and only types from the core.
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
-import type { NormalizeResult } from "../core/event.ts";
-import type { EventKind } from "../core/schemas.ts";
+import type { NormalizedEvent, NormalizeResult } from "../core/event.ts";
+import type { EventKind, Usage } from "../core/schemas.ts";
 
 export type Payload = Record<string, unknown>;
 
@@ -109,4 +109,42 @@ export function inPeriod(timestamp: string | undefined, since: string | undefine
   const from = Date.parse(since);
   // A stamp that does not parse cannot prove the record is older: it is kept.
   return Number.isNaN(at) || Number.isNaN(from) || at >= from;
+}
+
+/** What a provider's mapper makes of one hook: the event's kind and payload, and its optional parts. */
+export interface MappedEvent {
+  kind: EventKind;
+  payload: Payload;
+  /** Payload fields the bounding may drop first (kept only when present). */
+  optional_fields?: string[];
+  usage?: Usage;
+  terminal?: boolean;
+}
+
+/** Completes `event` with the optional parts its mapping gave. */
+export function withMapped(event: NormalizedEvent, mapped: MappedEvent): NormalizedEvent {
+  if (mapped.usage) event.usage = mapped.usage;
+  if (mapped.terminal) event.terminal = true;
+  const optional = mapped.optional_fields?.filter((field) => field in mapped.payload);
+  if (optional && optional.length > 0) event.optional_fields = optional;
+  return event;
+}
+
+/**
+ * The provider_event recorded for a hook payload that is not a JSON object. Its id hashes what `idMaterial`
+ * returns for the payload's JSON type and canonical text (each provider keeps its own material).
+ */
+export function notAnObjectEvent(
+  payload: unknown,
+  hookEventName: string,
+  now: () => string,
+  idMaterial: (type: string, json: string) => unknown[],
+): NormalizedEvent {
+  const type = payload === null ? "null" : Array.isArray(payload) ? "array" : typeof payload;
+  return {
+    kind: "provider_event",
+    event_id: idFor("provider_event", idMaterial(type, canonicalJson(payload))),
+    timestamp: now(),
+    payload: { hook_event_name: hookEventName, error: "payload is not a JSON object", type },
+  };
 }

@@ -26,8 +26,17 @@
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { HookContext, NormalizedEvent, NormalizeResult, SessionIdentity } from "../../core/event.ts";
-import type { EventKind } from "../../core/schemas.ts";
-import { canonicalJson, idFor, isoNow, isRecord, type Payload, safeNow } from "../shared.ts";
+import {
+  canonicalJson,
+  idFor,
+  isoNow,
+  isRecord,
+  type MappedEvent,
+  notAnObjectEvent,
+  type Payload,
+  safeNow,
+  withMapped,
+} from "../shared.ts";
 
 export const ANTIGRAVITY_PROVIDER = "antigravity";
 
@@ -55,11 +64,7 @@ export const ANTIGRAVITY_CAPABILITIES: readonly string[] = Object.freeze([
   "adapter:unverified",
 ]);
 
-interface Mapped {
-  kind: EventKind;
-  payload: Payload;
-  optional_fields?: string[];
-}
+type Mapped = MappedEvent;
 
 type Mapper = (name: string, p: Payload) => Mapped;
 
@@ -157,9 +162,7 @@ function normalizeObject(
     timestamp: payloadTime(p) ?? now(),
     payload: mapped.payload,
   };
-  const optional = mapped.optional_fields?.filter((field) => field in mapped.payload);
-  if (optional && optional.length > 0) event.optional_fields = optional;
-  return { context, events: [event] };
+  return { context, events: [withMapped(event, mapped)] };
 }
 
 function normalizeNonObject(
@@ -168,20 +171,9 @@ function normalizeNonObject(
   now: () => string,
 ): NormalizeResult {
   const context = buildContext(undefined, env);
-  const type = payload === null ? "null" : Array.isArray(payload) ? "array" : typeof payload;
+  const sid = context.identity.provider_session_id;
   const name = resolveEventName({}, env).name;
-  const event: NormalizedEvent = {
-    kind: "provider_event",
-    event_id: idFor("provider_event", [
-      "invalid",
-      name,
-      type,
-      context.identity.provider_session_id,
-      canonicalJson(payload),
-    ]),
-    timestamp: now(),
-    payload: { hook_event_name: name, error: "payload is not a JSON object", type },
-  };
+  const event = notAnObjectEvent(payload, name, now, (type, json) => ["invalid", name, type, sid, json]);
   return { context, events: [event] };
 }
 

@@ -7,17 +7,20 @@
 import { randomUUID } from "node:crypto";
 import type { HookContext, NormalizedEvent, NormalizeResult, SessionIdentity } from "../../core/event.ts";
 import { EVENT_KINDS } from "../../core/kinds.ts";
-import type { EventKind, Usage } from "../../core/schemas.ts";
+import type { EventKind } from "../../core/schemas.ts";
 import {
   canonicalJson,
   hookName,
   idFor,
   isoNow,
   isRecord,
+  type MappedEvent,
   nonEmptyString,
+  notAnObjectEvent,
   type Payload,
   safeNow,
   select,
+  withMapped,
 } from "../shared.ts";
 import { agentUsageFromToolResponse } from "./transcript-usage.ts";
 
@@ -40,13 +43,7 @@ export const CLAUDE_CAPABILITIES: readonly string[] = Object.freeze([
 ]);
 
 /** What a per-event mapper decides; ids, identity and timing are added around it. */
-interface Mapped {
-  kind: EventKind;
-  payload: Payload;
-  optional_fields?: string[];
-  usage?: Usage;
-  terminal?: boolean;
-}
+type Mapped = MappedEvent;
 
 type Mapper = (name: string, p: Payload) => Mapped;
 
@@ -95,11 +92,7 @@ function normalizeObject(
   if (turnId !== undefined) event.turn_id = turnId;
   const agentId = nonEmptyString(p.agent_id);
   if (agentId !== undefined) event.agent_id = agentId;
-  if (mapped.usage) event.usage = mapped.usage;
-  if (mapped.terminal) event.terminal = true;
-  const optional = mapped.optional_fields?.filter((field) => field in mapped.payload);
-  if (optional && optional.length > 0) event.optional_fields = optional;
-  return { context, events: [event] };
+  return { context, events: [withMapped(event, mapped)] };
 }
 
 function normalizeNonObject(
@@ -108,18 +101,8 @@ function normalizeNonObject(
   now: () => string,
 ): NormalizeResult {
   const context = buildContext(undefined, env);
-  const type = payload === null ? "null" : Array.isArray(payload) ? "array" : typeof payload;
-  const event: NormalizedEvent = {
-    kind: "provider_event",
-    event_id: idFor("provider_event", [
-      "invalid",
-      type,
-      context.identity.provider_session_id,
-      canonicalJson(payload),
-    ]),
-    timestamp: now(),
-    payload: { hook_event_name: "unknown", error: "payload is not a JSON object", type },
-  };
+  const sid = context.identity.provider_session_id;
+  const event = notAnObjectEvent(payload, "unknown", now, (type, json) => ["invalid", type, sid, json]);
   return { context, events: [event] };
 }
 

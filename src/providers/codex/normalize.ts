@@ -27,10 +27,13 @@ import {
   idFor,
   isoNow,
   isRecord,
+  type MappedEvent,
   nonEmptyString,
+  notAnObjectEvent,
   type Payload,
   safeNow,
   select,
+  withMapped,
 } from "../shared.ts";
 
 export const CODEX_PROVIDER = "codex";
@@ -52,12 +55,7 @@ export const CODEX_CAPABILITIES: readonly string[] = Object.freeze([
 ]);
 
 /** What a per-event mapper decides; ids, identity and timing are added around it. */
-interface Mapped {
-  kind: EventKind;
-  payload: Payload;
-  optional_fields?: string[];
-  terminal?: boolean;
-}
+type Mapped = MappedEvent;
 
 type Mapper = (name: string, p: Payload) => Mapped;
 
@@ -115,21 +113,12 @@ function normalizeObject(p: Payload, now: () => string): NormalizeResult {
   if (turnId !== undefined) event.turn_id = turnId;
   const agentId = nonEmptyString(p.agent_id);
   if (agentId !== undefined) event.agent_id = agentId;
-  if (mapped.terminal) event.terminal = true;
-  const optional = mapped.optional_fields?.filter((field) => field in mapped.payload);
-  if (optional && optional.length > 0) event.optional_fields = optional;
-  return { context, events: [event] };
+  return { context, events: [withMapped(event, mapped)] };
 }
 
 function normalizeNonObject(payload: unknown, now: () => string): NormalizeResult {
   const context = buildContext(undefined);
-  const type = payload === null ? "null" : Array.isArray(payload) ? "array" : typeof payload;
-  const event: NormalizedEvent = {
-    kind: "provider_event",
-    event_id: idFor("provider_event", ["invalid", type, canonicalJson(payload)]),
-    timestamp: now(),
-    payload: { hook_event_name: "unknown", error: "payload is not a JSON object", type },
-  };
+  const event = notAnObjectEvent(payload, "unknown", now, (type, json) => ["invalid", type, json]);
   return { context, events: [event] };
 }
 

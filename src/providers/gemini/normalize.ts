@@ -33,10 +33,13 @@ import {
   idFor,
   isoNow,
   isRecord,
+  type MappedEvent,
   nonEmptyString,
+  notAnObjectEvent,
   type Payload,
   safeNow,
   select,
+  withMapped,
 } from "../shared.ts";
 
 export const GEMINI_PROVIDER = "gemini";
@@ -70,13 +73,7 @@ export const GEMINI_CAPABILITIES: readonly string[] = Object.freeze([
 ]);
 
 /** What a per-event mapper decides; ids, identity and timing are added around it. */
-interface Mapped {
-  kind: EventKind;
-  payload: Payload;
-  optional_fields?: string[];
-  usage?: Usage;
-  terminal?: boolean;
-}
+type Mapped = MappedEvent;
 
 /** null: the hook is observed (for the adapter's state) but not recorded as an event. */
 type Mapper = (name: string, p: Payload) => Mapped | null;
@@ -163,11 +160,7 @@ function normalizeObject(
     timestamp: payloadTime(p) ?? now(),
     payload: mapped.payload,
   };
-  if (mapped.usage) event.usage = mapped.usage;
-  if (mapped.terminal) event.terminal = true;
-  const optional = mapped.optional_fields?.filter((field) => field in mapped.payload);
-  if (optional && optional.length > 0) event.optional_fields = optional;
-  return { context, events: [event] };
+  return { context, events: [withMapped(event, mapped)] };
 }
 
 function normalizeNonObject(
@@ -176,18 +169,8 @@ function normalizeNonObject(
   now: () => string,
 ): NormalizeResult {
   const context = buildContext(undefined, env);
-  const type = payload === null ? "null" : Array.isArray(payload) ? "array" : typeof payload;
-  const event: NormalizedEvent = {
-    kind: "provider_event",
-    event_id: idFor("provider_event", [
-      "invalid",
-      type,
-      context.identity.provider_session_id,
-      canonicalJson(payload),
-    ]),
-    timestamp: now(),
-    payload: { hook_event_name: "unknown", error: "payload is not a JSON object", type },
-  };
+  const sid = context.identity.provider_session_id;
+  const event = notAnObjectEvent(payload, "unknown", now, (type, json) => ["invalid", type, sid, json]);
   return { context, events: [event] };
 }
 

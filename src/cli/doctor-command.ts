@@ -16,6 +16,7 @@ import { HOOK_MARKER } from "../providers/claude/settings.ts";
 import { codexHookTrust, codexTrustFixes, defaultCodexHome } from "../providers/codex/installer.ts";
 import type { ProviderInstaller } from "../providers/installer.ts";
 import { INSTALLERS } from "../providers/installers.ts";
+import { readSettingsFile } from "../providers/settings-file.ts";
 import { health } from "../serve/launch.ts";
 import { CliError, EXIT, printJson, projectFromOption } from "./common.ts";
 import { providerName } from "./summary.ts";
@@ -451,13 +452,9 @@ function checkCodexTrust(project: string, codexHome: string): DoctorCheck[] {
 function checkExtras(project: string, installer: ProviderInstaller, settingsPath?: string): DoctorCheck[] {
   let settings: Record<string, unknown> = {};
   try {
-    const parsed = JSON.parse(
-      readFileSync(settingsPath ? resolve(settingsPath) : installer.settingsPath(project), "utf8"),
-    ) as unknown;
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
-      settings = parsed as Record<string, unknown>;
+    settings = readSettingsFile(settingsPath ? resolve(settingsPath) : installer.settingsPath(project));
   } catch {
-    // no settings file: an extra kept there is simply not present
+    // unreadable settings: an extra kept there is simply not present (the hooks check reports the file)
   }
   const out: DoctorCheck[] = [];
   for (const extra of installer.extras ?? []) {

@@ -41,13 +41,9 @@ const OFF = "tapedeck ○ off";
 const tapedeckDir = (sb: Sandbox) => join(sb.projectDir, ".tapedeck");
 const configOf = (sb: Sandbox, provider: string) =>
   JSON.parse(readFileSync(join(tapedeckDir(sb), "config.json"), "utf8")).providers[provider];
-const eventsOf = (sb: Sandbox, provider: string, id: string): Envelope[] => {
-  try {
-    return readEventsFile(join(tapedeckDir(sb), `${provider}-sessions`, id, "events.jsonl"));
-  } catch {
-    return [];
-  }
-};
+/** The session's events; none when it has no archive (readEventsFile answers [] for a missing file). */
+const eventsOf = (sb: Sandbox, provider: string, id: string): Envelope[] =>
+  readEventsFile(join(tapedeckDir(sb), `${provider}-sessions`, id, "events.jsonl"));
 const text = (events: Envelope[]) => JSON.stringify(events);
 /** A resumed run with one shell command, recorded in full (usage aside, checked elsewhere). */
 const FULL_TURN = [

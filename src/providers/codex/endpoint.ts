@@ -6,7 +6,7 @@
 // a custom one from `[model_providers.<id>] base_url`.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { defaultCodexHome } from "./home.ts";
+import { codexConfigFile, codexProjectConfigFile, defaultCodexHome } from "./home.ts";
 import { parseTomlTables, type TomlTables, type TomlValue, tableKey } from "./toml.ts";
 
 export const OPENAI_API_BASE = "https://api.openai.com/v1";
@@ -83,7 +83,7 @@ function readToml(path: string): TomlTables | undefined {
  */
 function projectConfig(cwd: string, codexHome: string): string | undefined {
   for (let d = resolve(cwd); ; d = dirname(d)) {
-    const p = join(d, ".codex", "config.toml");
+    const p = codexProjectConfigFile(d);
     if (existsSync(p) && resolve(d, ".codex") !== resolve(codexHome)) return p;
     if (existsSync(join(d, ".git")) || dirname(d) === d) return undefined;
   }
@@ -99,7 +99,7 @@ export function codexEndpoint(
 ): CodexEndpoint {
   const env = opts.env ?? process.env;
   const codexHome = defaultCodexHome(env);
-  const userPath = join(codexHome, "config.toml");
+  const userPath = codexConfigFile(codexHome);
   const cwd = resolve(opts.cwd ?? process.cwd(), flagValue(args, "-C", "--cd") ?? ".");
   const projectPath = projectConfig(cwd, codexHome);
   // Later layers win.

@@ -27,7 +27,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { HOOK_MARKER, type HookCommandSpec } from "../claude/settings.ts";
 import type { ProviderInstaller } from "../installer.ts";
-import { defaultCodexHome } from "./home.ts";
+import { codexConfigFile, defaultCodexHome } from "./home.ts";
 import { parseTomlTables, type TomlTables, type TomlValue, tableKey } from "./toml.ts";
 
 type Json = Record<string, unknown>;
@@ -257,7 +257,7 @@ export interface CodexHookTrust {
  */
 export function codexHookTrust(project: string, codexHome: string = defaultCodexHome()): CodexHookTrust {
   const hooksPath = codexHooksPath(resolve(project));
-  const configPath = join(codexHome, "config.toml");
+  const configPath = codexConfigFile(codexHome);
   const warnings: string[] = [];
   let settings: Json = {};
   try {

@@ -1,11 +1,6 @@
-// `tapedeck install codex --mcp`: the tapedeck MCP server as
-// `[mcp_servers.tapedeck]` in the project's `.codex/config.toml` (Codex 0.171
-// reads mcp_servers from a trusted project's config, measured; it refuses a
-// project-local `notify`), in a marked block at the end of the file so that
-// every other byte is kept and uninstall removes exactly it.
-import { join } from "node:path";
 import type { InstallExtra } from "../installer.ts";
 import { MCP_SERVER_NAME, mcpArgs } from "../mcp-entry.ts";
+import { codexProjectConfigFile } from "./home.ts";
 import {
   blockBody,
   blockValue,
@@ -26,14 +21,12 @@ const BLOCK = "mcp";
  */
 const OWNED = { table: `[mcp_servers.${MCP_SERVER_NAME}]` };
 
-export const codexProjectConfigPath = (project: string) => join(project, ".codex", "config.toml");
-
 export const codexMcpExtra: InstallExtra = {
   flag: "mcp",
-  describe: (project) => `${codexProjectConfigPath(project)} ([mcp_servers.${MCP_SERVER_NAME}])`,
-  path: codexProjectConfigPath,
+  describe: (project) => `${codexProjectConfigFile(project)} ([mcp_servers.${MCP_SERVER_NAME}])`,
+  path: codexProjectConfigFile,
   add(project, command) {
-    const path = codexProjectConfigPath(project);
+    const path = codexProjectConfigFile(project);
     const text = readConfigText(path);
     if (hasTableOutsideBlock(text, BLOCK, ["mcp_servers", MCP_SERVER_NAME])) {
       throw new Error(`${path} already has an MCP server named "${MCP_SERVER_NAME}" that is not tapedeck's`);
@@ -46,15 +39,15 @@ export const codexMcpExtra: InstallExtra = {
     writeConfigText(path, setBlock(text, BLOCK, body, "end", OWNED), project);
   },
   remove(project) {
-    const path = codexProjectConfigPath(project);
+    const path = codexProjectConfigFile(project);
     const text = readConfigText(path);
     if (!hasBlock(text, BLOCK)) return false;
     writeConfigText(path, removeBlock(text, BLOCK, OWNED), project);
     return true;
   },
-  present: (project) => hasBlock(readConfigText(codexProjectConfigPath(project)), BLOCK),
+  present: (project) => hasBlock(readConfigText(codexProjectConfigFile(project)), BLOCK),
   runs(project) {
-    const body = blockBody(readConfigText(codexProjectConfigPath(project)), BLOCK);
+    const body = blockBody(readConfigText(codexProjectConfigFile(project)), BLOCK);
     const command = blockValue(body, "command");
     const args = blockValue(body, "args");
     if (typeof command !== "string" || !Array.isArray(args)) return undefined;

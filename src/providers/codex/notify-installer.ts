@@ -1,15 +1,5 @@
-// `tapedeck install codex --notify`: Codex's legacy notify program, the
-// fallback capture of turns where the hooks do not run (untrusted, switched
-// off, or a Codex without hooks). Codex 0.171 reads `notify` only from the
-// user-level `$CODEX_HOME/config.toml` (a project's `.codex/config.toml` is
-// refused with "Ignored unsupported project-local config keys ... notify"),
-// so this is the one user-level file tapedeck writes, and only when asked.
-// The program records only in projects whose codex recording is on, and only
-// turns the hooks missed. Codex runs one notify program: a user's own is never
-// replaced.
-import { join } from "node:path";
 import type { ExtraCommand, InstallExtra } from "../installer.ts";
-import { defaultCodexHome } from "./home.ts";
+import { codexConfigFile, defaultCodexHome } from "./home.ts";
 import {
   blockBody,
   blockValue,
@@ -25,7 +15,7 @@ import {
 const BLOCK = "notify";
 
 export function codexUserConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(defaultCodexHome(env), "config.toml");
+  return codexConfigFile(defaultCodexHome(env));
 }
 
 /** The TOML array `["node", "<hook.cjs>", "codex", "--notify"]` (JSON strings are TOML basic strings). */

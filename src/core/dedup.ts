@@ -5,7 +5,7 @@
 // O(1)) and recovery can rebuild it from events.jsonl.
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync, renameSync } from "node:fs";
-import { FILE_MODE, writeAll } from "./fsutil.ts";
+import { FILE_MODE, openRegularSync, unlinkQuietly, writeAll } from "./fsutil.ts";
 
 const MAGIC = 0x44494454; // "TDID"
 const HEADER_BYTES = 16;
@@ -73,16 +73,21 @@ function buildTable(keys: Iterable<bigint>, minEntries: number): Buffer {
 
 function writeTable(path: string, table: Buffer): void {
   const tmp = `${path}.${process.pid}.tmp`;
+  // A leftover of a dead writer with our pid (or anything planted there) goes; O_EXCL then creates ours.
+  unlinkQuietly(tmp);
   const fd = openSync(
     tmp,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
     FILE_MODE,
   );
   try {
     writeAll(fd, table, 0);
-  } finally {
+  } catch (error) {
     closeSync(fd);
+    unlinkQuietly(tmp);
+    throw error;
   }
+  closeSync(fd);
   renameSync(tmp, path);
 }
 
@@ -114,7 +119,8 @@ export class IdTable {
   static open(path: string): IdTable | undefined {
     let fd: number;
     try {
-      fd = openSync(path, constants.O_RDWR | constants.O_NOFOLLOW);
+      // Not a regular file (a planted FIFO would block the header read): rebuilt by the caller.
+      fd = openRegularSync(path, constants.O_RDWR);
     } catch {
       return undefined;
     }

@@ -1,12 +1,16 @@
 // Diagnostics never carry payload content: only a time, what happened, a
 // count and an error *code*. Messages from errors are not copied because an
 // error thrown while handling a payload may quote it.
-import { appendFileSync } from "node:fs";
+//
+// The file sits in the project's `.tapedeck` (or a session directory below
+// it): it is appended only as a regular file, never through a symlink, and
+// never into a directory that is itself a symlink, so a planted
+// `diagnostics.jsonl -> ~/.bashrc` or symlinked `.tapedeck` gets nothing.
 import { join } from "node:path";
-import { FILE_MODE } from "./fsutil.ts";
+import { appendRegularSync, lstatOrUndefined } from "./fsutil.ts";
 
 export interface DiagnosticEntry {
-  what: "dropped" | "spooled" | "error" | "spool_unreadable";
+  what: "dropped" | "spooled" | "error" | "spool_unreadable" | "spool_unsafe" | "config_invalid";
   count?: number;
   stage?: string;
   code?: string;
@@ -25,14 +29,28 @@ export function errorCode(error: unknown): string {
 /** Appends one line; failing to write a diagnostic is itself swallowed. */
 export function writeDiagnostic(dir: string, entry: DiagnosticEntry): void {
   try {
-    appendFileSync(
+    if (!isRealDirectoryChain(dir)) return;
+    appendRegularSync(
       join(dir, "diagnostics.jsonl"),
       `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`,
-      {
-        mode: FILE_MODE,
-      },
     );
   } catch {
     // nowhere left to report to; recording must not hurt the agent
   }
+}
+
+/**
+ * The directory, and each one up to and including the nearest `.tapedeck`
+ * above it, is a real directory. Outside a `.tapedeck` only the directory
+ * itself is checked (a configured session root elsewhere).
+ */
+function isRealDirectoryChain(dir: string): boolean {
+  let current = dir;
+  for (let i = 0; i < 16; i += 1) {
+    const st = lstatOrUndefined(current);
+    if (!st || st.isSymbolicLink() || !st.isDirectory()) return false;
+    if (current.endsWith("/.tapedeck") || !current.includes("/.tapedeck/")) return true;
+    current = current.slice(0, current.lastIndexOf("/"));
+  }
+  return false;
 }

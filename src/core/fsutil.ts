@@ -1,25 +1,111 @@
 // Small synchronous filesystem helpers shared by the hook hot path and the CLI.
 // Everything tapedeck creates is private to the user: directories 0700, files 0600.
+//
+// The project directory is controlled by whoever wrote the repository, so any
+// file tapedeck opens there may be a planted symlink, FIFO or device. Every
+// open goes through openRegularSync: O_NOFOLLOW (a symlink fails with ELOOP),
+// O_NONBLOCK (opening a FIFO never waits for a peer; it is a no-op for regular
+// files), then fstat on the descriptor refuses anything but a regular file,
+// and reads are bounded. A FIFO as state.json hung the hook forever, and
+// config.json linked to /dev/zero read until V8 aborted at 2 GB.
 import {
   closeSync,
   constants,
+  fstatSync,
   fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
-  readFileSync,
+  readSync,
   renameSync,
   statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
 
+/** A path tapedeck refuses to write or read through: a symlink, a FIFO, a device, a directory where a file belongs. */
+export class UnsafePathError extends Error {
+  override name = "UnsafePathError";
+  readonly code = "EUNSAFE";
+}
+
+/** Bigger than any file tapedeck writes outside events.jsonl (a manifest, a spool batch of bounded events). */
+export const MAX_SMALL_FILE_BYTES = 64 * 1024 * 1024;
+
 export function ensureDir(path: string): void {
   mkdirSync(path, { recursive: true, mode: DIR_MODE });
+}
+
+/**
+ * Opens a regular file without following a symlink and without blocking on a
+ * FIFO; anything else is closed again and refused with UnsafePathError.
+ */
+export function openRegularSync(path: string, flags: number, mode: number = FILE_MODE): number {
+  const fd = openSync(path, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, mode);
+  let regular = false;
+  try {
+    regular = fstatSync(fd).isFile();
+  } finally {
+    if (!regular) closeSync(fd);
+  }
+  if (!regular) throw new UnsafePathError(`${path} is not a regular file`);
+  return fd;
+}
+
+/** Reads a whole regular file of at most `maxBytes`; a larger one is refused, never read. */
+export function readRegularFileSync(path: string, maxBytes: number = MAX_SMALL_FILE_BYTES): Buffer {
+  const fd = openRegularSync(path, constants.O_RDONLY);
+  try {
+    const size = fstatSync(fd).size;
+    if (size > maxBytes) throw new UnsafePathError(`${path} is larger than ${maxBytes} bytes`);
+    // The size is re-checked by reading one byte past it: a file growing meanwhile stays bounded.
+    const buf = Buffer.allocUnsafe(Math.min(maxBytes, size) + 1);
+    let length = 0;
+    while (length < buf.length) {
+      const n = readSync(fd, buf, length, buf.length - length, length);
+      if (n <= 0) break;
+      length += n;
+    }
+    if (length > maxBytes) throw new UnsafePathError(`${path} is larger than ${maxBytes} bytes`);
+    return buf.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Refuses a symlink or a non-directory at `dir` and at every component between
+ * `base` (trusted, excluded) and `dir`; creates missing ones 0700 when asked.
+ * This is the one path rule for every writer: the project's .tapedeck and
+ * everything under it are real directories, so no write or unlink lands
+ * outside them.
+ */
+export function ensureRealDirUnder(base: string, dir: string, create: boolean): boolean {
+  const rel = relative(base, dir);
+  if (rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) {
+    throw new UnsafePathError(`${dir} is not inside ${base}`);
+  }
+  let current = base;
+  for (const part of rel === "" ? [] : rel.split(sep)) {
+    current = join(current, part);
+    let st = lstatOrUndefined(current);
+    if (!st) {
+      if (!create) return false;
+      try {
+        mkdirSync(current, { mode: DIR_MODE });
+      } catch (error) {
+        if (!isErrno(error, "EEXIST")) throw error;
+      }
+      st = lstatSync(current);
+    }
+    if (st.isSymbolicLink()) throw new UnsafePathError(`${current} is a symlink; refusing to follow it`);
+    if (!st.isDirectory()) throw new UnsafePathError(`${current} is not a directory`);
+  }
+  return true;
 }
 
 /** lstat that answers undefined for a missing path instead of throwing. */
@@ -74,9 +160,13 @@ export function writeTempSibling(path: string, data: string | Buffer, fsync = fa
   try {
     writeAll(fd, typeof data === "string" ? Buffer.from(data) : data);
     if (fsync) fsyncSync(fd);
-  } finally {
+  } catch (error) {
+    // A full disk must not leave a half-written temp file behind forever.
     closeSync(fd);
+    unlinkQuietly(tmp);
+    throw error;
   }
+  closeSync(fd);
   return tmp;
 }
 
@@ -90,12 +180,17 @@ export function writeFileAtomicSync(path: string, data: string | Buffer, fsync =
   try {
     renameSync(tmp, path);
   } catch (error) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // the temp file is gone already; the rename error is what matters
-    }
+    unlinkQuietly(tmp);
     throw error;
+  }
+}
+
+/** Removes a file we created; a file already gone is not an error worth more than the one being reported. */
+export function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
   }
 }
 
@@ -103,11 +198,14 @@ export function writeJsonAtomicSync(path: string, value: unknown, fsync = false)
   writeFileAtomicSync(path, `${JSON.stringify(value, null, 2)}\n`, fsync);
 }
 
-/** Reads a JSON file; undefined when it is missing or not valid JSON. */
-export function readJsonOrUndefined<T = unknown>(path: string): T | undefined {
+/** Reads a JSON file; undefined when it is missing, not a bounded regular file, or not valid JSON. */
+export function readJsonOrUndefined<T = unknown>(
+  path: string,
+  maxBytes = MAX_SMALL_FILE_BYTES,
+): T | undefined {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readRegularFileSync(path, maxBytes).toString("utf8");
   } catch {
     return undefined;
   }
@@ -129,4 +227,14 @@ export function sleepSync(ms: number): void {
 
 export function nowIso(): string {
   return new Date().toISOString();
+}
+
+/** Appends to a regular file (created 0600), never through a symlink nor into a FIFO. */
+export function appendRegularSync(path: string, data: string | Buffer): void {
+  const fd = openRegularSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
+  try {
+    writeAll(fd, typeof data === "string" ? Buffer.from(data) : data);
+  } finally {
+    closeSync(fd);
+  }
 }

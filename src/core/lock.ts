@@ -6,13 +6,24 @@
 // through a second O_EXCL file so that two waiters cannot both decide to
 // break it and then delete each other's fresh locks.
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { FILE_MODE, isErrno, sleepSync, writeAll } from "./fsutil.ts";
+import {
+  FILE_MODE,
+  isErrno,
+  readRegularFileSync,
+  sleepSync,
+  UnsafePathError,
+  unlinkQuietly,
+  writeAll,
+} from "./fsutil.ts";
 import { SESSION_FILES } from "./paths.ts";
 
 export interface LockOptions {
-  /** Give up after this long; the caller then spools instead of blocking the agent. */
+  /**
+   * Give up after this long; the caller then spools instead of blocking the
+   * agent. 0 never sleeps: one attempt (plus breaking a stale lock), then null.
+   */
   timeoutMs: number;
   /** A lock held longer than this by a live process is treated as abandoned. */
   staleMs?: number;
@@ -24,6 +35,11 @@ export interface Lock {
 
 const DEFAULT_STALE_MS = 30_000;
 const BREAKER_STALE_MS = 5_000;
+/** Immediate retries (a stale lock broken, a lock gone between two syscalls) before waiting or giving up. */
+const IMMEDIATE_RETRIES = 3;
+/** What a lock path holding a symlink, FIFO or directory reads as: never ours, always breakable. */
+const NOT_A_LOCK = "\u0000not-a-lock";
+const MAX_LOCK_BYTES = 256;
 
 function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
@@ -50,30 +66,37 @@ function createExclusive(path: string, content: string): boolean {
   }
   try {
     writeAll(fd, Buffer.from(content));
-  } finally {
+  } catch (error) {
+    // A lock left empty (disk full) made every writer spool for the next 5 s: a failed claim removes itself.
     closeSync(fd);
+    unlinkQuietly(path);
+    throw error;
   }
+  closeSync(fd);
   return true;
 }
 
+/** The lock's content; a FIFO planted as the lock once blocked this read forever. */
 function readOrEmpty(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8");
+    return readRegularFileSync(path, MAX_LOCK_BYTES).toString("utf8");
   } catch (error) {
     if (isErrno(error, "ENOENT")) return undefined;
+    if (error instanceof UnsafePathError || isErrno(error, "ELOOP")) return NOT_A_LOCK;
     throw error;
   }
 }
 
 function ageMs(path: string): number {
   try {
-    return Date.now() - statSync(path).mtimeMs;
+    return Date.now() - lstatSync(path).mtimeMs;
   } catch {
     return 0;
   }
 }
 
 function isStale(content: string, path: string, staleMs: number): boolean {
+  if (content === NOT_A_LOCK) return true;
   const pid = Number.parseInt(content.split(" ")[0] ?? "", 10);
   // An empty file is a lock whose owner has not written its pid yet: young
   // means "being created", old means its creator died in between.
@@ -116,6 +139,7 @@ export function acquireLock(sessionDir: string, options: LockOptions): Lock | nu
   const token = `${process.pid} ${randomBytes(12).toString("hex")}`;
   const deadline = Date.now() + options.timeoutMs;
   let backoff = 1;
+  let retries = 0;
   for (;;) {
     if (createExclusive(lockPath, token)) {
       return {
@@ -131,8 +155,10 @@ export function acquireLock(sessionDir: string, options: LockOptions): Lock | nu
     const observed = readOrEmpty(lockPath);
     if (observed !== undefined && isStale(observed, lockPath, staleMs)) {
       tryBreak(lockPath, breakerPath, observed);
-      if (Date.now() < deadline) continue;
+      if (Date.now() < deadline || retries++ < IMMEDIATE_RETRIES) continue;
     }
+    // Released between our create and our read: worth an immediate retry, even with no time to wait.
+    if (observed === undefined && retries++ < IMMEDIATE_RETRIES) continue;
     if (Date.now() >= deadline) return null;
     sleepSync(backoff);
     backoff = Math.min(backoff * 2, 8);

@@ -1,15 +1,13 @@
 // Where a session lives, derived so that no session id, symlink or relative
 // path can move a write outside the session root.
 import { createHash } from "node:crypto";
-import { existsSync, realpathSync, writeFileSync } from "node:fs";
+import { realpathSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { ensureDir, FILE_MODE, lstatOrUndefined } from "./fsutil.ts";
+import { ensureDir, ensureRealDirUnder, FILE_MODE, lstatOrUndefined, UnsafePathError } from "./fsutil.ts";
+
+export { UnsafePathError };
 
 export const TAPEDECK_DIR = ".tapedeck";
-
-export class UnsafePathError extends Error {
-  override name = "UnsafePathError";
-}
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -40,12 +38,16 @@ export function tapedeckDir(projectRoot: string): string {
 /** Creates `.tapedeck/` (0700) with a `.gitignore` of `*`, refusing a symlinked one. */
 export function ensureTapedeckDir(projectRoot: string): string {
   const dir = tapedeckDir(projectRoot);
-  const st = lstatOrUndefined(dir);
-  if (st?.isSymbolicLink())
-    throw new UnsafePathError(`${TAPEDECK_DIR} is a symlink; refusing to write through it`);
-  if (!st) ensureDir(dir);
+  ensureRealDirUnder(projectRoot, dir, true);
   const ignore = join(dir, ".gitignore");
-  if (!existsSync(ignore)) writeFileSync(ignore, "*\n", { mode: FILE_MODE, flag: "wx" });
+  // lstat, not exists: a dangling symlink planted as .gitignore must not make every hook fail with EEXIST.
+  if (!lstatOrUndefined(ignore)) {
+    try {
+      writeFileSync(ignore, "*\n", { mode: FILE_MODE, flag: "wx" });
+    } catch {
+      // a concurrent writer created it first
+    }
+  }
   return dir;
 }
 
@@ -72,18 +74,24 @@ export function resolveSessionRoot(
   return root;
 }
 
-/** Creates (if needed) and returns the session directory, refusing symlinks. */
-export function ensureSessionDir(sessionRoot: string, dirName: string): string {
+/**
+ * Creates (if needed) and returns the session directory, refusing symlinks.
+ * Given the project root, a session root inside the project is checked
+ * component by component from the project down (a symlinked `.tapedeck`
+ * included), so every caller (hook, proxy feed, CLI) obeys the same rule.
+ */
+export function ensureSessionDir(sessionRoot: string, dirName: string, projectRoot?: string): string {
   if (dirName !== sessionDirName(dirName)) throw new UnsafePathError("unsafe session directory name");
+  const dir = join(sessionRoot, dirName);
+  if (projectRoot !== undefined && isInside(projectRoot, sessionRoot)) {
+    if (isInside(tapedeckDir(projectRoot), sessionRoot)) ensureTapedeckDir(projectRoot);
+    ensureRealDirUnder(projectRoot, dir, true);
+    return dir;
+  }
   const rootSt = lstatOrUndefined(sessionRoot);
   if (rootSt?.isSymbolicLink()) throw new UnsafePathError("session root is a symlink; refusing to follow it");
   if (!rootSt) ensureDir(sessionRoot);
-  const dir = join(sessionRoot, dirName);
-  const st = lstatOrUndefined(dir);
-  if (st?.isSymbolicLink())
-    throw new UnsafePathError("session directory is a symlink; refusing to follow it");
-  if (st && !st.isDirectory()) throw new UnsafePathError("session path exists and is not a directory");
-  if (!st) ensureDir(dir);
+  ensureRealDirUnder(sessionRoot, dir, true);
   return dir;
 }
 

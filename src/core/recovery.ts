@@ -1,17 +1,27 @@
 // Recovery of interrupted sessions: one ordered scan of events.jsonl that
 // keeps every valid line, removes only a torn final line, reports (never
 // rewrites) malformed middle lines and sequence anomalies, and rebuilds the
-// advisory counters, the state file and the id table.
-import { closeSync, constants, fstatSync, ftruncateSync, openSync } from "node:fs";
+// advisory counters, the state file and the id table. It then appends what
+// waits in the spool, and re-seals a session whose bytes it changed, so that
+// after a repair the status and the checksum are both true.
+import { closeSync, constants, fstatSync, ftruncateSync } from "node:fs";
 import { join } from "node:path";
 import { IdTable, idKey } from "./dedup.ts";
-import { isErrno, nowIso, readJsonOrUndefined, writeAll, writeJsonAtomicSync } from "./fsutil.ts";
+import {
+  isErrno,
+  nowIso,
+  openRegularSync,
+  readJsonOrUndefined,
+  writeAll,
+  writeJsonAtomicSync,
+} from "./fsutil.ts";
 import { acquireLock } from "./lock.ts";
 import { SESSION_FILES } from "./paths.ts";
 import { emptyReport, tornReason, writeReport } from "./recovery-report.ts";
 import { parseEventLine, scanLines, sha256OfFd } from "./scan.ts";
-import type { Manifest, RecoveryReport } from "./schemas.ts";
-import { applyLineToState, emptyState, type SessionState } from "./store.ts";
+import type { Checksums, Manifest, RecoveryReport } from "./schemas.ts";
+import { listSpool } from "./spool.ts";
+import { applyLineToState, drainSpoolLocked, emptyState, type SessionState } from "./store.ts";
 
 /** An active session with no event for this long is considered abandoned. */
 export const DEFAULT_IDLE_MS = 6 * 60 * 60 * 1000;
@@ -118,9 +128,9 @@ export function scanSession(fd: number): ScanSummary & { tail: Buffer | null; va
 
 function openEvents(dir: string, write: boolean): number | undefined {
   try {
-    return openSync(
+    return openRegularSync(
       join(dir, SESSION_FILES.events),
-      (write ? constants.O_RDWR | constants.O_APPEND : constants.O_RDONLY) | constants.O_NOFOLLOW,
+      write ? constants.O_RDWR | constants.O_APPEND : constants.O_RDONLY,
     );
   } catch (error) {
     if (isErrno(error, "ENOENT")) return undefined;
@@ -146,51 +156,140 @@ export function recoverSession(dir: string, options: RecoverOptions): RecoverRes
   if (!readOnlyReason && !lock) readOnlyReason = "writer lock is held";
   const write = readOnlyReason === null;
   try {
-    const fd = openEvents(dir, write);
-    if (fd === undefined) {
-      const report = emptyReport();
-      return {
-        report,
-        state: emptyState(),
-        countsByKind: {},
-        firstTimestamp: null,
-        lastTimestamp: null,
-        manifest,
-        readOnlyReason,
-        live: liveness.live,
-      };
-    }
-    try {
-      const scan = scanSession(fd);
-      const { report, state } = scan;
-      if (scan.tail) {
-        const tail: Buffer = scan.tail;
-        const parsed = parseEventLine(tail);
-        const completes = parsed !== undefined && parsed.sequence >= state.next_sequence;
-        report.torn_tail = {
-          offset: scan.validEnd,
-          bytes: tail.length,
-          reason: completes ? "complete event without its newline (newline added)" : tornReason(tail),
-        };
-        if (write) {
-          if (completes && parsed) {
-            writeAll(fd, Buffer.from("\n"));
-            applyLineToState(state, parsed, tail.length + 1);
-            scan.countsByKind[parsed.kind] = (scan.countsByKind[parsed.kind] ?? 0) + 1;
-            report.valid_events += 1;
-          } else {
-            ftruncateSync(fd, scan.validEnd);
-          }
-        }
-      }
-      if (write) persistRecovery(dir, fd, scan, manifest, liveness.reason);
-      return { ...scan, manifest, readOnlyReason, live: liveness.live };
-    } finally {
-      closeSync(fd);
-    }
+    const result = recoverLocked(dir, manifest, write, liveness.reason);
+    return { ...result, readOnlyReason, live: liveness.live };
   } finally {
     lock?.release();
   }
+}
+
+type LockedResult = Omit<RecoverResult, "readOnlyReason" | "live">;
+
+function recoverLocked(
+  dir: string,
+  manifest: Manifest | undefined,
+  write: boolean,
+  deadReason: string | null,
+): LockedResult {
+  const fd = openEvents(dir, write);
+  if (fd === undefined) {
+    return {
+      report: emptyReport(),
+      state: emptyState(),
+      countsByKind: {},
+      firstTimestamp: null,
+      lastTimestamp: null,
+      manifest,
+    };
+  }
+  try {
+    const scan = scanSession(fd);
+    fixTornTail(fd, scan, write);
+    if (!write) return { ...scan, manifest };
+    const sealedBefore = readJsonOrUndefined<Checksums>(join(dir, SESSION_FILES.checksums));
+    persistRecovery(dir, fd, scan, manifest, deadReason);
+    const drained = manifest ? drainSpool(dir, manifest) : 0;
+    // The spool's events are in the file now: summarize what is really there.
+    const final = drained > 0 ? { ...scanSession(fd), report: scan.report } : scan;
+    const finalManifest = readJsonOrUndefined<Manifest>(join(dir, SESSION_FILES.manifest)) ?? manifest;
+    if (finalManifest)
+      sealTruthfully(dir, fd, final.state, finalManifest, sealedBefore, scan.report, deadReason);
+    if (drained > 0) scan.report.spool_drained = drained;
+    scan.report.scanned_at = nowIso();
+    writeReport(dir, scan.report);
+    return { ...final, report: scan.report, manifest: finalManifest };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Records (and, when writing, removes) a final line without its newline; a complete event keeps its line. */
+function fixTornTail(fd: number, scan: ReturnType<typeof scanSession>, write: boolean): void {
+  if (!scan.tail) return;
+  const { report, state } = scan;
+  const tail: Buffer = scan.tail;
+  const parsed = parseEventLine(tail);
+  const completes = parsed !== undefined && parsed.sequence >= state.next_sequence;
+  report.torn_tail = {
+    offset: scan.validEnd,
+    bytes: tail.length,
+    reason: completes ? "complete event without its newline (newline added)" : tornReason(tail),
+  };
+  if (!write) return;
+  if (completes && parsed) {
+    writeAll(fd, Buffer.from("\n"));
+    applyLineToState(state, parsed, tail.length + 1);
+    scan.countsByKind[parsed.kind] = (scan.countsByKind[parsed.kind] ?? 0) + 1;
+    report.valid_events += 1;
+  } else {
+    ftruncateSync(fd, scan.validEnd);
+  }
+}
+
+/** Appends the spooled events (we hold the lock); a spool that is not a plain directory is left alone. */
+function drainSpool(dir: string, manifest: Manifest): number {
+  const listing = listSpool(dir);
+  if (listing.unsafe || (listing.names.length === 0 && listing.temps.length === 0)) return 0;
+  return drainSpoolLocked(dir, manifest).appended;
+}
+
+/**
+ * Makes the manifest's status and the checksum tell the truth about the
+ * file as repair leaves it. A session is complete exactly when its last run
+ * ended with a session_end in the file: a torn session_end that repair
+ * removed leaves it incomplete, a session_end appended by a writer that died
+ * before sealing makes it complete. A sealed session whose bytes changed is
+ * re-sealed, the old and new hashes kept in recovery.json.
+ */
+function sealTruthfully(
+  dir: string,
+  fd: number,
+  state: SessionState,
+  manifest: Manifest,
+  sealedBefore: Checksums | undefined,
+  report: RecoveryReport,
+  deadReason: string | null,
+): void {
+  const wasComplete = manifest.status === "complete";
+  let changed = false;
+  if (state.ended && manifest.status !== "complete") {
+    manifest.status = "complete";
+    manifest.ended_at ??= state.last_event_at;
+    manifest.incomplete_reason = null;
+    report.marked_incomplete = null;
+    changed = true;
+  } else if (!state.ended && wasComplete) {
+    const reason = report.torn_tail
+      ? "repair removed a torn final line: the session's end is not in the archive"
+      : "the archive holds no session_end for the session's last run";
+    manifest.status = deadReason === null && manifest.agent_pid ? "active" : "incomplete";
+    manifest.incomplete_reason = manifest.status === "incomplete" ? reason : null;
+    manifest.ended_at = null;
+    if (manifest.status === "incomplete") report.marked_incomplete = reason;
+    changed = true;
+  }
+  const sealed = sealedBefore?.events_sha256 !== undefined;
+  if (sealed || manifest.status === "complete") {
+    const { sha256, bytes } = sha256OfFd(fd);
+    if (!sealed || sealedBefore.events_sha256 !== sha256 || sealedBefore.byte_count !== bytes) {
+      const checksums: Checksums = {
+        schema_version: 1,
+        algorithm: "sha256",
+        events_sha256: sha256,
+        event_count: state.event_count,
+        byte_count: bytes,
+        finalized_at: nowIso(),
+      };
+      writeJsonAtomicSync(join(dir, SESSION_FILES.checksums), checksums);
+      report.resealed = {
+        previous_sha256: sealedBefore?.events_sha256 ?? null,
+        previous_byte_count: sealedBefore?.byte_count ?? null,
+        sha256,
+        byte_count: bytes,
+      };
+    }
+  }
+  if (changed) writeJsonAtomicSync(join(dir, SESSION_FILES.manifest), manifest);
 }
 
 function persistRecovery(
@@ -226,8 +325,6 @@ function persistRecovery(
     }
     writeJsonAtomicSync(join(dir, SESSION_FILES.manifest), manifest);
   }
-  report.scanned_at = nowIso();
-  writeReport(dir, report);
 }
 
 /** Reads the stored checksum and compares it with the file as it is now. */

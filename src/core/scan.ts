@@ -1,6 +1,7 @@
 // Line scanning over events.jsonl in large chunks, without loading the file.
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, readSync } from "node:fs";
+import { openRegularSync } from "./fsutil.ts";
 
 export interface ScannedLine {
   /** byte offset of the line's first byte */
@@ -43,8 +44,9 @@ export function scanLines(fd: number, from: number, onLine: (line: ScannedLine) 
   return size;
 }
 
+/** events.jsonl for reading: a regular file only, opened without blocking (see openRegularSync). */
 export function openForScan(path: string): number {
-  return openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  return openRegularSync(path, constants.O_RDONLY);
 }
 
 export function closeQuietly(fd: number | undefined): void {

@@ -131,6 +131,16 @@ export const RecoveryReport = z.object({
   non_monotonic_sequences: z.array(z.object({ line: count, sequence: count, previous: count })),
   duplicate_event_ids: z.array(z.object({ line: count, event_id_sha256: z.string() })),
   marked_incomplete: z.string().nullable(),
+  spool_drained: count.optional().describe("events repair appended from the spool (pending/)"),
+  resealed: z
+    .object({
+      previous_sha256: z.string().nullable(),
+      previous_byte_count: count.nullable(),
+      sha256: z.string(),
+      byte_count: count,
+    })
+    .optional()
+    .describe("repair changed a sealed file (or sealed a finished one): the checksums before and after"),
 });
 export type RecoveryReport = z.infer<typeof RecoveryReport>;
 

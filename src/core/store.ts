@@ -4,41 +4,30 @@
 // size, counters) and probes the on-disk id table; it never rescans
 // events.jsonl. If the file is longer than the state says (a writer died
 // between its append and its state update), only that tail is scanned.
-import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  statSync,
-  unlinkSync,
-} from "node:fs";
-import { join } from "node:path";
-import type { Limits } from "./bound.ts";
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, readSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { DEFAULT_LIMITS, type Limits } from "./bound.ts";
 import { IdTable, idKey } from "./dedup.ts";
 import { errorCode, writeDiagnostic } from "./diagnostics.ts";
 import type { NormalizedEvent, SessionIdentity } from "./event.ts";
 import {
-  ensureDir,
-  FILE_MODE,
   nowIso,
+  openRegularSync,
   readJsonOrUndefined,
+  UnsafePathError,
   writeAll,
   writeJsonAtomicSync,
 } from "./fsutil.ts";
 import { gitInfo } from "./git-info.ts";
-import { acquireLock } from "./lock.ts";
+import { storedIdentity } from "./identity.ts";
+import { acquireLock, type Lock } from "./lock.ts";
 import { ensureSessionDir, SESSION_FILES, sessionDirName } from "./paths.ts";
 import { type PreparedEvent, prepareEvent } from "./prepare.ts";
 import { noteTornTail, tornReason } from "./recovery-report.ts";
 import { REDACTION_POLICY } from "./redact.ts";
 import { parseEventLine, scanLines, sha256OfFd } from "./scan.ts";
 import type { Checksums, Manifest } from "./schemas.ts";
+import { cleanStaleTemps, listSpool, readSpoolBatch, removeBatch, setAside, writeSpool } from "./spool.ts";
 
 export interface SessionSpec {
   projectRoot: string;
@@ -51,8 +40,14 @@ export interface SessionSpec {
   runType?: Manifest["run_type"];
   replayOf?: string | null;
   arm?: string | null;
-  /** How long to wait for the writer lock before spooling (ms). */
+  /** How long to wait for the writer lock before spooling (ms): the project's lock_timeout_ms. */
   lockTimeoutMs?: number;
+  /**
+   * The caller's own bound on the lock wait, taking precedence over
+   * lockTimeoutMs. 0 never sleeps: a busy lock sends the batch straight to
+   * the spool (the hook server's event loop must never block on a lock).
+   */
+  lockWaitMs?: number;
   /** fsync events.jsonl after each batch: survives power loss, costs a disk flush. */
   fsync?: boolean;
 }
@@ -118,7 +113,15 @@ function writeStateInPlace(path: string, state: SessionState): void {
   const buf = Buffer.alloc(Math.max(STATE_BYTES, Buffer.byteLength(json) + 1), 0x20);
   buf.write(json, 0);
   buf[buf.length - 1] = 0x0a;
-  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, FILE_MODE);
+  let fd: number;
+  try {
+    fd = openRegularSync(path, constants.O_WRONLY | constants.O_CREAT);
+  } catch (error) {
+    if (!(error instanceof UnsafePathError) && (error as NodeJS.ErrnoException).code !== "ELOOP") throw error;
+    // A FIFO or symlink planted as state.json is replaced (rename acts on the entry, never its target).
+    writeJsonAtomicSync(path, state);
+    return;
+  }
   try {
     writeAll(fd, buf, 0);
     if (fstatSync(fd).size !== buf.length) ftruncateSync(fd, buf.length);
@@ -179,10 +182,10 @@ class SessionWriter {
     readonly dir: string,
     private readonly spec: SessionSpec,
   ) {
-    this.fd = openSync(
+    // A FIFO planted as events.jsonl once blocked the hook forever on a write over 64 KB: refused here.
+    this.fd = openRegularSync(
       join(dir, SESSION_FILES.events),
-      constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
-      FILE_MODE,
+      constants.O_RDWR | constants.O_APPEND | constants.O_CREAT,
     );
   }
 
@@ -355,32 +358,28 @@ class SessionWriter {
     return "appended";
   }
 
-  /** Appends events that earlier writers spooled while they could not get the lock, oldest first. */
+  /**
+   * Appends events that earlier writers spooled while they could not get the
+   * lock, oldest first. A batch that is not events is set aside and reported,
+   * never allowed to block this writer; an unsafe spool is never touched.
+   */
   drainPending(): number {
-    const pendingDir = join(this.dir, SESSION_FILES.pending);
-    let names: string[];
-    try {
-      names = readdirSync(pendingDir)
-        .filter((n) => n.endsWith(".json"))
-        .sort();
-    } catch {
+    const listing = listSpool(this.dir);
+    if (listing.unsafe) {
+      writeDiagnostic(this.dir, { what: "spool_unsafe", count: 1 });
       return 0;
     }
+    if (listing.temps.length > 0) cleanStaleTemps(this.dir, listing.temps);
     let appended = 0;
-    for (const name of names) {
-      const path = join(pendingDir, name);
-      let events: PreparedEvent[] | undefined;
-      try {
-        events = JSON.parse(readFileSync(path, "utf8")) as PreparedEvent[];
-      } catch {
-        events = undefined;
-      }
-      if (Array.isArray(events)) {
-        for (const e of events) if (this.append(e) === "appended") appended += 1;
-      } else {
+    for (const name of listing.names) {
+      const batch = readSpoolBatch(this.dir, name);
+      if (!batch.ok) {
+        setAside(this.dir, name);
         writeDiagnostic(this.dir, { what: "spool_unreadable", count: 1 });
+        continue;
       }
-      unlinkSync(path);
+      for (const e of batch.events) if (this.append(e) === "appended") appended += 1;
+      removeBatch(this.dir, name);
     }
     return appended;
   }
@@ -423,7 +422,7 @@ class SessionWriter {
    */
   private manifestIsStale(): boolean {
     try {
-      return Date.now() - statSync(join(this.dir, SESSION_FILES.manifest)).mtimeMs >= MANIFEST_REFRESH_MS;
+      return Date.now() - lstatSync(join(this.dir, SESSION_FILES.manifest)).mtimeMs >= MANIFEST_REFRESH_MS;
     } catch {
       return true;
     }
@@ -451,34 +450,35 @@ class SessionWriter {
 
 /** A session's directory is named after the provider's id, so people can find it by the id they know. */
 export function sessionDirNameFor(identity: SessionIdentity): string {
-  return sessionDirName(identity.provider_session_id ?? identity.session_id);
+  const stored = storedIdentity(identity);
+  return sessionDirName(stored.provider_session_id ?? stored.session_id);
 }
 
-function spool(dir: string, events: PreparedEvent[]): boolean {
+function takeLock(dir: string, spec: SessionSpec): Lock | null {
   try {
-    const pendingDir = join(dir, SESSION_FILES.pending);
-    ensureDir(pendingDir);
-    // Names sort by time, then writer, so draining keeps the order hooks ran in.
-    const name = `${String(Date.now()).padStart(15, "0")}-${String(process.pid).padStart(8, "0")}-${randomBytes(4).toString("hex")}.json`;
-    writeJsonAtomicSync(join(pendingDir, name), events);
-    return true;
-  } catch {
-    return false;
+    return acquireLock(dir, { timeoutMs: spec.lockWaitMs ?? spec.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS });
+  } catch (error) {
+    // No lock could be created (disk full, read-only): the batch goes to the spool like a busy lock's.
+    writeDiagnostic(dir, { what: "error", stage: "lock", code: errorCode(error) });
+    return null;
   }
 }
 
 /**
  * Records normalized events into a session: prepare (redact, bound) outside
  * the lock, then append under it. Never throws for a lock timeout: the
- * prepared events are spooled for the next writer instead.
+ * prepared events are spooled for the next writer instead. Identifiers that
+ * look like credentials never reach the directory name, the manifest or an
+ * envelope (see identity.ts), whoever the caller is.
  */
 export function recordEvents(
   spec: SessionSpec,
   events: NormalizedEvent[],
   now: () => string = nowIso,
 ): RecordOutcome {
-  const dir = ensureSessionDir(spec.sessionRoot, sessionDirNameFor(spec.identity));
-  const prepared = events.map((e) => prepareEvent(e, spec.identity, spec.limits, now));
+  const safeSpec = { ...spec, identity: storedIdentity(spec.identity) };
+  const dir = ensureSessionDir(safeSpec.sessionRoot, sessionDirNameFor(safeSpec.identity), spec.projectRoot);
+  const prepared = events.map((e) => prepareEvent(e, safeSpec.identity, safeSpec.limits, now));
   const outcome: RecordOutcome = {
     sessionDir: dir,
     appended: 0,
@@ -487,9 +487,9 @@ export function recordEvents(
     spooled: 0,
     finalized: false,
   };
-  const lock = acquireLock(dir, { timeoutMs: spec.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS });
+  const lock = takeLock(dir, safeSpec);
   if (!lock) {
-    if (prepared.length > 0 && spool(dir, prepared)) {
+    if (prepared.length > 0 && writeSpool(dir, prepared)) {
       outcome.spooled = prepared.length;
     } else if (prepared.length > 0) {
       outcome.dropped = prepared.length;
@@ -499,7 +499,7 @@ export function recordEvents(
   }
   let writer: SessionWriter | undefined;
   try {
-    writer = new SessionWriter(dir, spec);
+    writer = new SessionWriter(dir, safeSpec);
     writer.open(prepared[0]?.timestamp ?? now());
     outcome.appended += writer.drainPending();
     for (const event of prepared) {
@@ -517,4 +517,39 @@ export function recordEvents(
     lock.release();
   }
   return outcome;
+}
+
+/** The spec a session's own manifest implies: what a repair needs to append its spooled events. */
+function specFromManifest(dir: string, manifest: Manifest): SessionSpec {
+  return {
+    projectRoot: manifest.project_root,
+    sessionRoot: dirname(dir),
+    identity: {
+      provider: manifest.provider,
+      provider_session_id: manifest.provider_session_id,
+      session_id: manifest.session_id,
+      identity_source: manifest.identity_source,
+    },
+    mode: manifest.recording_mode,
+    capabilities: manifest.capabilities,
+    agentPid: manifest.agent_pid,
+    limits: { ...DEFAULT_LIMITS, ...(manifest.limits ?? {}) },
+  };
+}
+
+/**
+ * Appends what waits in the spool, for a caller that already holds the
+ * session's lock (`repair`, and `inspect` of a session nobody writes any
+ * more): otherwise only a later hook would ever drain it.
+ */
+export function drainSpoolLocked(dir: string, manifest: Manifest): { appended: number; finalized: boolean } {
+  const writer = new SessionWriter(dir, specFromManifest(dir, manifest));
+  try {
+    writer.open(nowIso());
+    const appended = writer.drainPending();
+    const finalized = writer.commit();
+    return { appended, finalized };
+  } finally {
+    writer.close();
+  }
 }

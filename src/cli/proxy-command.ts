@@ -1,15 +1,17 @@
 // proxy, run, mirror restore: the API capture path.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
 import type { Command } from "commander";
 import { codexBaseUrlOverride, codexEndpoint } from "../providers/codex/endpoint.ts";
 import { createArchiveFeed } from "../proxy/archive-feed.ts";
+import { isValidSecret } from "../proxy/gate.ts";
 import { createMirrorExtension } from "../proxy/mirror/extension.ts";
 import { RestoreError, restoreMirror } from "../proxy/mirror/restore.ts";
 import { loadMirrorSettings, type MirrorOverrides } from "../proxy/mirror/settings.ts";
-import { type RunningProxy, startProxy } from "../proxy/server.ts";
+import { type ProxyLog, type ProxyLogEntry, type RunningProxy, startProxy } from "../proxy/server.ts";
 import type { ProxyExtension } from "../proxy/types.ts";
+import { providerSessionIdArg } from "./archive-commands.ts";
 import { CliError, EXIT, printJson, projectFromOption } from "./common.ts";
 import { builtFile } from "./paths.ts";
 
@@ -21,6 +23,7 @@ interface ProxyOpts {
   mirrorRedact?: boolean;
   thinking?: boolean;
   json?: boolean;
+  verbose?: boolean;
 }
 
 const ANTHROPIC_API = "https://api.anthropic.com";
@@ -65,16 +68,66 @@ function checkUpstream(url: string): string {
   }
 }
 
+/** A stable secret from the environment (private to the user, unlike a file or the command line), else a fresh one. */
+function secretFromEnv(): string | undefined {
+  const s = process.env.TAPEDECK_PROXY_SECRET;
+  if (s === undefined || s === "") return undefined;
+  if (!isValidSecret(s)) {
+    throw new CliError("TAPEDECK_PROXY_SECRET must be 32-128 characters of A-Z a-z 0-9 _ -", EXIT.usage);
+  }
+  return s;
+}
+
+/** A log field for a terminal line: printable ASCII only, so a path cannot carry escape sequences. */
+function printable(v: ProxyLogEntry[string]): string {
+  return String(v ?? "-").replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c));
+}
+
+/**
+ * The proxy's stderr: with --verbose one line per request (method, path without query, status, bytes in and out,
+ * milliseconds; the log entry carries nothing else), and the first upstream failure always when `warnUpstream`.
+ */
+export function stderrLog(opts: { verbose: boolean; warnUpstream: boolean }, write = writeStderr): ProxyLog {
+  return (e) => {
+    if (e.msg === "upstream_unreachable" && (opts.warnUpstream || opts.verbose)) {
+      write(
+        `tapedeck proxy: cannot reach the upstream ${printable(e.upstream)} (${printable(e.error)}); the agent gets 502 until it answers: check --upstream and the network\n`,
+      );
+    } else if (!opts.verbose) {
+      return;
+    } else if (e.msg === "request") {
+      const aborted = e.aborted_by
+        ? ` aborted by ${printable(e.aborted_by)} (${printable(e.abort_reason)})`
+        : "";
+      write(
+        `tapedeck proxy: ${printable(e.method)} ${printable(e.path)} ${printable(e.status)} ${printable(e.req_bytes)} B in ${printable(e.res_bytes)} B out ${printable(e.ms)} ms${aborted}\n`,
+      );
+    } else if (e.msg === "refused") {
+      write(
+        `tapedeck proxy: refused a request (${printable(e.reason)}, ${printable(e.status)}); later refusals are counted, not shown\n`,
+      );
+    }
+  };
+}
+
+function writeStderr(line: string): void {
+  process.stderr.write(line);
+}
+
 async function start(
   opts: ProxyOpts,
   upstream: string,
+  log?: ProxyLog,
 ): Promise<{ proxy: RunningProxy; mirror: boolean; mirrorDir: string }> {
+  const secret = secretFromEnv();
   const { extensions, mirror, mirrorDir } = extensionsFor(opts);
   try {
     const proxy = await startProxy({
       port: parsePort(opts.port),
       upstream: checkUpstream(upstream),
       extensions,
+      log,
+      secret,
     });
     return { proxy, mirror, mirrorDir };
   } catch (error) {
@@ -85,16 +138,18 @@ async function start(
 
 async function proxyCommand(opts: ProxyOpts): Promise<void> {
   const upstream = opts.upstream ?? ANTHROPIC_API;
-  const { proxy, mirror, mirrorDir } = await start(opts, upstream);
+  const log = stderrLog({ verbose: opts.verbose === true, warnUpstream: true });
+  const { proxy, mirror, mirrorDir } = await start(opts, upstream, log);
   if (opts.json)
     printJson({ url: proxy.url, port: proxy.port, upstream, mirror, mirror_dir: mirror ? mirrorDir : null });
   else {
     process.stderr.write(
       [
-        `tapedeck proxy on ${proxy.url} -> ${upstream}`,
+        `tapedeck proxy on ${proxy.origin} -> ${upstream}`,
         `mirror: ${mirror ? `on (${mirrorDir})` : "off"}   archive feed: on for projects with recording on`,
         `use it with: ANTHROPIC_BASE_URL=${proxy.url} claude`,
         `         or: codex -c 'openai_base_url="${proxy.url}/v1"' with --upstream https://api.openai.com (a custom provider: model_providers.<id>.base_url); tapedeck run codex sets this up`,
+        "The URL's last segment is a secret: requests without it are refused. Keep it out of shared files and command lines.",
         "Ctrl-C to stop",
       ].join("\n") + "\n",
     );
@@ -108,12 +163,49 @@ async function proxyCommand(opts: ProxyOpts): Promise<void> {
   });
 }
 
-/** The agent binary to run: the one on PATH, else this package's dev dependency. */
-function agentBinary(name: string, override: string | undefined): string {
+/** npm packages of the agent CLIs, for the message when none is found. */
+const AGENT_PACKAGES: Record<string, string> = {
+  claude: "@anthropic-ai/claude-code",
+  codex: "@openai/codex",
+};
+
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The first executable `name` on PATH. */
+export function onPath(name: string, path = process.env.PATH ?? ""): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * The agent binary to run: the override, else the one on PATH, else this checkout's dev dependency. A packaged
+ * install has no dev dependencies: without the agent on PATH the user is told how to install it, not ENOENT.
+ */
+export function agentBinary(
+  name: string,
+  override: string | undefined,
+  path = process.env.PATH ?? "",
+): string {
   if (override) return override;
+  const found = onPath(name, path);
+  if (found) return found;
   const local = join(builtFile("cli.js"), "..", "..", "node_modules", ".bin", name);
-  const onPath = (process.env.PATH ?? "").split(":").some((d) => d && existsSync(join(d, name)));
-  return onPath || !existsSync(local) ? name : local;
+  if (isExecutableFile(local)) return local;
+  const envName = `TAPEDECK_${name.toUpperCase()}_BIN`;
+  throw new CliError(
+    `${name} is not installed (not on PATH): install it with \`npm install -g ${AGENT_PACKAGES[name] ?? name}\`, or set ${envName} to its path`,
+  );
 }
 
 interface AgentLaunch {
@@ -185,7 +277,9 @@ async function runCommand(agent: string, args: string[], opts: ProxyOpts): Promi
     throw new CliError(`cannot run "${agent}" (available: ${Object.keys(LAUNCHERS).join(", ")})`, EXIT.usage);
   }
   const launch = launcher(args, opts);
-  const { proxy } = await start(opts, launch.upstream);
+  // The agent owns the terminal: the proxy speaks only when asked to (--verbose).
+  const log = opts.verbose ? stderrLog({ verbose: true, warnUpstream: true }) : undefined;
+  const { proxy } = await start(opts, launch.upstream, log);
   const spec = launch.through(proxy.url);
   const child = spawn(launch.binary, spec.args, { stdio: "inherit", env: spec.env });
   const forward = (signal: NodeJS.Signals) => () => {
@@ -220,8 +314,10 @@ interface RestoreOpts {
   json?: boolean;
 }
 
-function restoreCommand(sessionId: string, opts: RestoreOpts): void {
+function restoreCommand(sessionArg: string, opts: RestoreOpts): void {
   const project = projectFromOption(opts.project);
+  // SESSION as everywhere else: an id, a unique prefix or `last`.
+  const sessionId = providerSessionIdArg(project, sessionArg, "claude");
   try {
     const result = restoreMirror({
       sessionId,
@@ -239,12 +335,35 @@ function restoreCommand(sessionId: string, opts: RestoreOpts): void {
       );
     }
   } catch (error) {
-    if (error instanceof RestoreError) throw new CliError(error.message);
+    if (error instanceof RestoreError) {
+      throw new CliError(error.message, error.code === "not_found" ? EXIT.notFound : EXIT.failed);
+    }
     throw error;
   }
 }
 
+/**
+ * `run`'s arguments after the agent's name: tapedeck's own options at the front (up to the first token that is
+ * not one, or `--`), then the agent's arguments, passed on exactly.
+ */
+export function splitRunArgs(cmd: Command, args: readonly string[]): { ours: string[]; agent: string[] } {
+  const ours: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") return { ours, agent: args.slice(i + 1) };
+    const flag = a.split("=", 1)[0]!;
+    const opt = cmd.options.find((o) => o.long === flag || o.short === flag);
+    if (!opt) return { ours, agent: args.slice(i) };
+    ours.push(a);
+    if ((opt.required || opt.optional) && !a.includes("=") && i + 1 < args.length) ours.push(args[++i]!);
+  }
+  return { ours, agent: [] };
+}
+
 export function registerProxyCommands(program: Command): void {
+  // Needed by `run`'s passThroughOptions: options after a subcommand belong to that subcommand. The program's
+  // only own options are --version and --help, which go first anyway.
+  program.enablePositionalOptions();
   const proxyOptions = (c: Command) =>
     c
       .option("--port <n>", "listen port on 127.0.0.1 (default: a free one)")
@@ -252,7 +371,11 @@ export function registerProxyCommands(program: Command): void {
       .option("--no-mirror", "do not mirror, whatever the config says")
       .option("--mirror-dir <dir>", "where mirror files go (default: ~/.claude/session-mirrors)")
       .option("--no-mirror-redact", "write the mirror without redaction (a byte-faithful private backup)")
-      .option("--no-thinking", "leave thinking blocks out of the mirror");
+      .option("--no-thinking", "leave thinking blocks out of the mirror")
+      .option(
+        "--verbose",
+        "one line per request on stderr: method, path without query, status, bytes, ms (never content or headers)",
+      );
   proxyOptions(
     program
       .command("proxy")
@@ -266,16 +389,24 @@ export function registerProxyCommands(program: Command): void {
     program
       .command("run <agent> [args...]")
       .description(
-        "run claude or codex through a temporary proxy: tapedeck run claude -- -p 'hello', tapedeck run codex -- exec 'hello'",
+        "run claude or codex through a temporary proxy: tapedeck run claude -p 'hello', tapedeck run codex exec 'hello'. " +
+          "tapedeck's own options go before the agent's first option; everything from there (or after --) is the agent's",
       )
+      // `run claude -p hi`: -p is claude's. Everything after the agent's name reaches the action, which takes
+      // tapedeck's options from its front only (splitRunArgs): `run claude -p x --verbose` is claude's --verbose.
+      .passThroughOptions()
       .option(
         "--upstream <url>",
         "the API to forward to (default: claude: $ANTHROPIC_BASE_URL or the Anthropic API; codex: its provider's base_url)",
       ),
-  ).action(runCommand);
+  ).action((agent: string, args: string[], _opts: ProxyOpts, cmd: Command) => {
+    const split = splitRunArgs(cmd, args);
+    cmd.parseOptions(split.ours);
+    return runCommand(agent, split.agent, cmd.opts<ProxyOpts>());
+  });
   const mirror = program.command("mirror").description("the proxy's transcript mirror");
   mirror
-    .command("restore <session-id>")
+    .command("restore <session>")
     .description("write a session's mirror back as Claude Code's transcript so `claude --resume` works again")
     .option("--project <dir>", "the project the session ran in (default: current directory)")
     .option("--claude-home <dir>", "Claude's config directory (default: ~/.claude)")

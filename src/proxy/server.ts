@@ -11,12 +11,20 @@
 //   and a client that leaves aborts the upstream request.
 // - Secrets pass through and are never logged: logs carry method, path without
 //   the query (Gemini can put its key there), status, sizes and timings only.
+// - Only the user's agent gets in (gate.ts): a request without the proxy's
+//   secret path segment, with an Origin header or a foreign Host is refused
+//   before its body is read, before any extension sees it, before anything
+//   goes upstream. The secret is stripped before forwarding and never logged.
+// - The first upstream failure (connection refused, DNS, TLS) is logged as an
+//   error once, and again after the upstream answered in between: a proxy that
+//   cannot reach its upstream must say so, not leave the agent retrying.
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
 import { Pool } from "undici";
+import { newProxySecret, ProxyGate } from "./gate.ts";
 import {
   type BodyObserver,
   errorCode,
@@ -44,11 +52,19 @@ export interface ProxyOptions {
   maxRequestBytes?: number;
   /** How long one async extension hook may run before its queue moves on. Default 30 s. */
   hookTimeoutMs?: number;
+  /** The credential clients put as the first path segment (see gate.ts). Default: a fresh random one. */
+  secret?: string;
 }
 
 export interface RunningProxy {
-  /** The base URL clients use in place of the upstream's, e.g. "http://127.0.0.1:43121". */
+  /**
+   * The base URL clients use in place of the upstream's, with the secret path segment:
+   * "http://127.0.0.1:43121/tpx_…". A credential: hand it only to the agent.
+   */
   url: string;
+  /** The address without the secret, "http://127.0.0.1:43121": requests to it are refused. */
+  origin: string;
+  secret: string;
   port: number;
   /**
    * Stops listening, cuts requests still in flight (their onEnd sees
@@ -79,6 +95,10 @@ function errorBody(type: string, message: string): string {
 
 const BAD_GATEWAY = errorBody("proxy_error", "upstream unreachable");
 const BAD_REQUEST = errorBody("proxy_error", "invalid request");
+const REFUSED = {
+  401: errorBody("authentication_error", "this proxy needs the URL tapedeck printed, with its secret path"),
+  403: errorBody("permission_error", "this proxy serves local agents only"),
+} as const;
 
 /** Names that a `Connection` header lists are hop-by-hop too. */
 function connectionTokens(raw: readonly string[]): Set<string> | undefined {
@@ -169,11 +189,17 @@ class ProxyCore {
   readonly pipeline: Pipeline;
   readonly log: ProxyLog | undefined;
   readonly maxRequestBytes: number;
+  readonly gate: ProxyGate;
   readonly active = new Set<Exchange>();
+  /** Refusals by reason, counted in memory: a stranger's requests must not grow any file or log. */
+  readonly refused = { origin: 0, host: 0, credential: 0 };
+  /** The upstream failure warning is out and nothing has answered since. */
+  #upstreamDown = false;
   #drained: (() => void) | undefined;
 
   constructor(opts: ProxyOptions) {
     this.upstream = parseUpstream(opts.upstream);
+    this.gate = new ProxyGate(opts.secret ?? newProxySecret());
     this.log = opts.log;
     this.maxRequestBytes = opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
     this.pipeline = new Pipeline(opts.extensions ?? [], { log: opts.log, hookTimeoutMs: opts.hookTimeoutMs });
@@ -181,6 +207,41 @@ class ProxyCore {
     // connection use. No timeouts of our own: the client's timeout governs, and a client
     // that gives up aborts the upstream request.
     this.pool = new Pool(this.upstream.origin, { headersTimeout: 0, bodyTimeout: 0 });
+  }
+
+  /** Answers a request the gate refused, without reading its body; the first of each reason is logged. */
+  refuse(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    status: 401 | 403,
+    reason: keyof ProxyCore["refused"],
+  ): void {
+    this.refused[reason] += 1;
+    if (this.refused[reason] === 1) {
+      // No path, no method, no header: they are the stranger's text.
+      safeLog(this.log, { level: "warn", msg: "refused", reason, status });
+    }
+    req.on("error", noop);
+    res.on("error", noop);
+    res.shouldKeepAlive = false;
+    const body = REFUSED[status];
+    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  }
+
+  upstreamFailed(code: string): void {
+    if (this.#upstreamDown) return;
+    this.#upstreamDown = true;
+    safeLog(this.log, {
+      level: "error",
+      msg: "upstream_unreachable",
+      upstream: this.upstream.origin,
+      error: code,
+    });
+  }
+
+  upstreamAnswered(): void {
+    this.#upstreamDown = false;
   }
 
   done(ex: Exchange): void {
@@ -206,6 +267,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   readonly #core: ProxyCore;
   readonly #req: http.IncomingMessage;
   readonly #res: http.ServerResponse;
+  /** The request target without the secret segment. */
+  readonly #target: string;
   readonly #t0 = performance.now();
   #chunks: Buffer[] = [];
   #reqBytes = 0;
@@ -227,10 +290,11 @@ class Exchange implements Dispatcher.DispatchHandler {
   #observerDone = true;
   #finished = false;
 
-  constructor(core: ProxyCore, req: http.IncomingMessage, res: http.ServerResponse) {
+  constructor(core: ProxyCore, req: http.IncomingMessage, res: http.ServerResponse, target: string) {
     this.#core = core;
     this.#req = req;
     this.#res = res;
+    this.#target = target;
     // The upstream's Date (or none) is what the client would have seen.
     res.sendDate = false;
   }
@@ -280,7 +344,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     const req = this.#req;
     const core = this.#core;
     const method = req.method ?? "GET";
-    const target = req.url ?? "/";
+    const target = this.#target;
     const ctx = new RequestContext(randomUUID(), method, target, req.headers, rawBody);
     this.#ctx = ctx;
     if (core.pipeline.active) {
@@ -290,7 +354,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     }
     core.pool.dispatch(
       {
-        path: core.upstream.basePath + requestPath(target),
+        path: core.upstream.basePath + target,
         method,
         headers: forwardable(req.rawHeaders, REQUEST_ONLY_DROP),
         body: rawBody.length > 0 ? rawBody : null,
@@ -315,6 +379,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.#clientGone) return;
     const res = this.#res;
     this.#ttfb = performance.now() - this.#t0;
+    this.#core.upstreamAnswered();
     try {
       res.writeHead(
         statusCode,
@@ -368,6 +433,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (ctx && !ctx.aborted) ctx.aborted = { by: "upstream", reason: errorCode(err) };
     if (!this.#started) {
       const invalid = errorCode(err) === "UND_ERR_INVALID_ARG";
+      if (!invalid) this.#core.upstreamFailed(errorCode(err));
       this.#reply(invalid ? 400 : 502, invalid ? BAD_REQUEST : BAD_GATEWAY);
       return;
     }
@@ -459,7 +525,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       msg: "request",
       id: this.#ctx?.id,
       method: this.#req.method,
-      path: logPath(this.#req.url ?? "/"),
+      path: logPath(this.#target),
       status: this.#status,
       req_bytes: this.#reqBytes,
       res_bytes: this.#resBytes,
@@ -482,7 +548,12 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
   if (host !== "127.0.0.1") throw new TypeError("the proxy listens on 127.0.0.1 only");
   const core = new ProxyCore(opts);
   const server = http.createServer({ noDelay: true }, (req, res) => {
-    const ex = new Exchange(core, req, res);
+    const verdict = core.gate.check(req.headers, requestPath(req.url ?? "/"));
+    if (!verdict.ok) {
+      core.refuse(req, res, verdict.status, verdict.reason);
+      return;
+    }
+    const ex = new Exchange(core, req, res, verdict.target);
     core.active.add(ex);
     ex.start();
   });
@@ -498,6 +569,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     });
   });
   const port = (server.address() as AddressInfo).port;
+  core.gate.listening(port);
   safeLog(opts.log, { level: "info", msg: "proxy_listening", port });
 
   let closed: Promise<void> | undefined;
@@ -517,5 +589,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     return closed;
   };
 
-  return { url: `http://${host}:${port}`, port, close };
+  const origin = `http://${host}:${port}`;
+  const secret = core.gate.secret;
+  return { url: `${origin}/${secret}`, origin, secret, port, close };
 }

@@ -37,7 +37,7 @@ import { createArchiveFeed } from "../../src/proxy/archive-feed.ts";
 import { createMirrorExtension, type MirrorExtension } from "../../src/proxy/mirror/extension.ts";
 import { defaultMirrorSettings } from "../../src/proxy/mirror/settings.ts";
 import { AGENTS_DIR, compareMirrorFiles, mirrorDirName } from "../../src/proxy/mirror/writer.ts";
-import { type RunningProxy, startProxy } from "../../src/proxy/server.ts";
+import { type ProxyLogEntry, type RunningProxy, startProxy } from "../../src/proxy/server.ts";
 import {
   type AnthropicMock,
   type LoggedRequest,
@@ -495,6 +495,7 @@ describe("parity: the mirror against Claude Code's own transcript of the same se
   const sb = useSandbox("proxy-parity");
   let mirror: MirrorExtension;
   let proxy: RunningProxy;
+  const proxyLog: ProxyLogEntry[] = [];
   let sessionId = "";
   const PROMPTS = [
     "SCENARIO_BASH echo parity",
@@ -510,7 +511,12 @@ describe("parity: the mirror against Claude Code's own transcript of the same se
       dir: sb.mirrorDir,
       redact: false,
     });
-    proxy = await startProxy({ port: 0, upstream: sb.mock.url, extensions: [mirror] });
+    proxy = await startProxy({
+      port: 0,
+      upstream: sb.mock.url,
+      extensions: [mirror],
+      log: (e) => proxyLog.push(e),
+    });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -541,6 +547,21 @@ describe("parity: the mirror against Claude Code's own transcript of the same se
       ["text", true],
     ]);
     expect(agentIds()).toHaveLength(1);
+  });
+
+  it("claude keeps the proxy's secret path on every request: main, subagent, count_tokens; none refused", () => {
+    expect(proxy.url).toMatch(/\/tpx_[A-Za-z0-9_-]{43}$/);
+    expect(proxyLog.filter((e) => e.msg === "refused")).toEqual([]);
+    const forwarded = proxyLog.filter((e) => e.msg === "request");
+    // Every request the mock saw came through the gate, with the secret stripped on the way.
+    expect(forwarded.length).toBe(sb.mock.requests.length);
+    expect(forwarded.map((e) => e.path).sort()).toEqual(
+      sb.mock.requests.map((r) => r.path.split("?")[0]).sort(),
+    );
+    expect(JSON.stringify(sb.mock.requests)).not.toContain(proxy.secret);
+    expect(JSON.stringify(proxyLog)).not.toContain(proxy.secret);
+    // Subagent calls carry their agent id: the prefix held for them too.
+    expect(sb.mock.requests.some((r) => r.agentId)).toBe(true);
   });
 
   it("the main file: each message once, every record matching Claude's up to the documented differences", () => {
@@ -600,7 +621,8 @@ function post(
   body: string,
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL(path, url), { method: "POST", headers, agent: false }, (res) => {
+    // `${url}${path}`, not new URL(path, url): the proxy's URL ends in its secret path segment.
+    const req = http.request(`${url}${path}`, { method: "POST", headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () =>
@@ -931,7 +953,7 @@ describe("archive feed: exact usage of every response, once, into the recorded s
     expect(install.code, install.stderr).toBe(0);
     proxyRun = startProcess(
       process.execPath,
-      [CLI_JS, "proxy", "--port", "0", "--upstream", sb.mock.url, "--json"],
+      [CLI_JS, "proxy", "--port", "0", "--upstream", sb.mock.url, "--json", "--verbose"],
       {
         cwd: sb.root,
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sb.home, TAPEDECK_HOME: sb.tapedeckHome },
@@ -993,6 +1015,19 @@ describe("archive feed: exact usage of every response, once, into the recorded s
     // No transcript holds the compaction summary's usage: only the proxy can have recorded it.
     const compact = served.find((u) => u.scenario === "compact")!;
     expect(byId[compact.messageId]!.usage).toMatchObject({ source: "proxy", model: compact.model });
+    // `--verbose`: one line per request, none refused (claude kept the secret path through the subagent and
+    // /compact), and no line shows the secret, a header or content.
+    const stderr = proxyRun!.output().stderr;
+    const lines = stderr.split("\n").filter((l) => l.startsWith("tapedeck proxy: POST "));
+    expect(lines.length).toBe(sb.mock.requests.length);
+    for (const l of lines)
+      expect(l).toMatch(
+        /^tapedeck proxy: POST \/v1\/messages(\/count_tokens)? 200 \d+ B in \d+ B out [\d.]+ ms$/,
+      );
+    expect(stderr).not.toContain("refused");
+    expect(stderr).not.toContain(new URL(proxyUrl).pathname.slice(1));
+    expect(stderr).not.toContain("SCENARIO_");
+    expect(stderr).not.toContain(DUMMY_API_KEY);
   });
 
   it("with recording stopped, the proxy writes nothing to the archive", async () => {

@@ -82,7 +82,7 @@ export const claudeApiUsage: ApiUsageReader = {
   },
   /** Claude puts the project in its environment block: "Primary working directory: /path". */
   workingDirectory(req) {
-    return taggedBodyText(req.rawBody, /Primary working directory: ((?:[^"\\]|\\[^n])+?)(?:\\n|")/);
+    return taggedBodyText(req.rawBody, "Primary working directory: ");
   },
   accumulator: () => new MessageAccumulator(),
 };

@@ -1,6 +1,6 @@
 // Bundles the two entry points. The hook entry is bundled alone so that a hook
 // process loads one small file and none of the CLI's dependencies.
-import { chmodSync } from "node:fs";
+import { chmodSync, copyFileSync } from "node:fs";
 import { build } from "esbuild";
 
 const common = {
@@ -47,3 +47,6 @@ await build({
   packages: "external",
 });
 chmodSync("dist/cli.js", 0o755);
+// The http transport's hook client: a bash script, shipped as it is.
+copyFileSync("src/serve/hook-client.sh", "dist/hook-client.sh");
+chmodSync("dist/hook-client.sh", 0o755);

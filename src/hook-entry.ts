@@ -12,6 +12,7 @@ import { projectFromStatusPayload, recordingState } from "./core/status.ts";
 import { readStdinSync } from "./core/stdin.ts";
 import { codexNotifyAdapter } from "./providers/codex/notify.ts";
 import { adapterFor } from "./providers/registry.ts";
+import { liveServer, runFilePath } from "./serve/runfile.ts";
 
 function statusLine(provider: string): void {
   const input = readStdinSync(1024 * 1024, 2000);
@@ -41,18 +42,20 @@ async function main(): Promise<void> {
   const adapter = adapterFor(process.argv[2] ?? "");
   if (!adapter) return;
   const result = runHook(adapter, readStdinSync(), process.env);
-  // Under the http transport only session-starting hooks run as commands:
-  // they bring up the project's hook server for the http hooks that follow.
+  // Under the http transport this process runs only when the hook client found no server it could trust with
+  // the payload (none yet, dead, busy, or not ours): it has recorded the event itself, and starts the server
+  // for the hooks that follow, without waiting for it. Also while recording is stopped, so that stopped
+  // hooks stay a ~3 ms bash round trip instead of a Node start each.
   const config = result.providerConfig;
-  // The server runs even while recording is stopped: it then records nothing,
-  // but Claude's http hooks still get their empty 2xx instead of an error.
-  if (result.project && result.sessionStart && config?.transport === "http" && config.http_port) {
+  if (result.project && config?.transport === "http" && config.http_port) {
+    const runFile = runFilePath(result.project);
+    if (liveServer(runFile)) return;
     const pid = Number.parseInt(process.env.CLAUDE_PID ?? "", 10);
     // A separate file (dist/launch.js), so that node:http and child_process
-    // are never loaded by the hooks of the command transport.
+    // are never loaded by a hook that only records.
     const launcher = pathToFileURL(join(dirname(realpathSync(process.argv[1] ?? "")), "launch.js")).href;
-    const { ensureHookServer } = (await import(launcher)) as typeof import("./serve/launch.ts");
-    await ensureHookServer(result.project, config.http_port, Number.isInteger(pid) && pid > 0 ? pid : null);
+    const { startHookServer } = (await import(launcher)) as typeof import("./serve/launch.ts");
+    startHookServer(result.project, config.http_port, runFile, Number.isInteger(pid) && pid > 0 ? pid : null);
   }
 }
 

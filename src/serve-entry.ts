@@ -1,6 +1,9 @@
-// `node dist/serve.js --project DIR --port N [--agent-pid PID] [--idle-ms MS]`:
-// the http hook server, started on demand by the SessionStart command hook.
+// `node dist/serve.js --project DIR --port N [--run-file F] [--agent-pid PID] [--linger-ms MS]`:
+// the http hook server, started on demand by a hook that found it down.
 // Bundled apart from the CLI so that it starts quickly.
+import { unlinkSync } from "node:fs";
+import { errorCode, writeDiagnostic } from "./core/diagnostics.ts";
+import { tapedeckDir } from "./core/paths.ts";
 import { startHookServer } from "./serve/server.ts";
 
 function arg(name: string): string | undefined {
@@ -11,25 +14,43 @@ function arg(name: string): string | undefined {
 const project = arg("--project");
 const port = Number(arg("--port"));
 if (!project || !Number.isInteger(port) || port <= 0 || port > 65535) {
-  process.stderr.write("usage: serve.js --project DIR --port N [--agent-pid PID] [--idle-ms MS]\n");
+  process.stderr.write(
+    "usage: serve.js --project DIR --port N [--run-file F] [--agent-pid PID] [--linger-ms MS]\n",
+  );
   process.exit(2);
 }
+const runFile = arg("--run-file");
 const agentPid = Number(arg("--agent-pid"));
-const idle = Number(arg("--idle-ms"));
+const linger = Number(arg("--linger-ms"));
+
+/** The start claim (see launch.ts) ends once this attempt has listened or failed. */
+function endStartClaim(): void {
+  if (!runFile) return;
+  try {
+    unlinkSync(`${runFile}.starting`);
+  } catch {
+    // a later start attempt cleaned it, or none was claimed
+  }
+}
+
 try {
   const server = await startHookServer({
     project,
     port,
+    runFile,
     agentPids: Number.isInteger(agentPid) && agentPid > 0 ? [agentPid] : [],
-    idleMs: Number.isFinite(idle) && idle > 0 ? idle : undefined,
-    writeStateFile: true,
+    lingerMs: Number.isFinite(linger) && linger > 0 ? linger : undefined,
   });
+  endStartClaim();
   const stop = () => void server.close();
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
   await server.done;
   process.exit(0);
-} catch {
-  // Port taken (another server for this project won the race) or not allowed: nothing to do.
+} catch (error) {
+  endStartClaim();
+  // The port is taken: another server for this project won the race (fine), or another program holds it, and
+  // then hooks keep recording in their own process. Either way only a code is logged.
+  writeDiagnostic(tapedeckDir(project), { what: "error", stage: "serve-start", code: errorCode(error) });
   process.exit(0);
 }

@@ -1,27 +1,25 @@
 // install / uninstall / record / status for a provider. The provider module
 // edits its own settings format; this module shows the enablement view,
 // asks, and keeps tapedeck's project config in step.
-import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { createServer } from "node:net";
+import { existsSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { DEFAULT_LIMITS } from "../core/bound.ts";
-import { type ProjectConfig, readConfig, setRecording, writeConfig } from "../core/config.ts";
-import { lastControlChange, logControlChange } from "../core/control-log.ts";
+import { effectiveLimits, type ProjectConfig, readConfig, writeConfig } from "../core/config.ts";
+import { logControlChange } from "../core/control-log.ts";
 import { readJsonOrUndefined } from "../core/fsutil.ts";
-import { isInside, resolveProjectRoot, resolveSessionRoot, tapedeckDir } from "../core/paths.ts";
+import { isInside, resolveProjectRoot, tapedeckDir } from "../core/paths.ts";
 import { REDACTION_POLICY } from "../core/redact.ts";
-import { recordingState } from "../core/status.ts";
 import { shellQuote } from "../providers/claude/settings.ts";
 import type { ExtraCommand, InstallExtra, ProviderInstaller } from "../providers/installer.ts";
 import { INSTALLERS } from "../providers/installers.ts";
-import { readSettingsFile, writeSettingsFile } from "../providers/settings-file.ts";
-import { health } from "../serve/launch.ts";
-import { SERVE_STATE_FILE } from "../serve/server.ts";
-import { CliError, confirm, EXIT, formatBytes, printJson } from "./common.ts";
+import { readSettingsFile, removeAgentFile, writeSettingsFile } from "../providers/settings-file.ts";
+import { clientShellAvailable } from "../serve/client-command.ts";
+import { hookCommandFor, stopHookServer, type Transport, transportConfig } from "../serve/transport.ts";
+import { CliError, confirm, EXIT, formatBytes, note, printJson, say } from "./common.ts";
 import { builtFile } from "./paths.ts";
+import { type LocatedProject, locateProject } from "./project.ts";
+import { checkSessionRoot, ignoreSessionRoot } from "./session-root.ts";
 import { providerName } from "./summary.ts";
 
 interface InstallOpts {
@@ -59,18 +57,35 @@ function extraCommand(): ExtraCommand {
 }
 
 function projectDir(dir: string | undefined): string {
+  return locateProject(dir).root;
+}
+
+/** The Project row of the view: below the git root, it says which directory install chose and why. */
+function projectRow(located: LocatedProject): string {
+  if (located.root === located.cwd) return located.root;
+  const here = relative(located.root, located.cwd);
+  return located.source === "git"
+    ? `${located.root} (the git root; you are in ${here}: pass --project . to record that directory instead)`
+    : `${located.root} (installed there already; you are in ${here})`;
+}
+
+/** Removes a settings file uninstall emptied, and its directory (`.claude/`...) if nothing else is in it. */
+function removeLeftBlank(path: string, project: string): void {
+  removeAgentFile(path, project);
+  const dir = dirname(path);
+  if (dir === project || !isInside(project, dir)) return;
   try {
-    return resolveProjectRoot(dir ?? process.cwd());
+    rmdirSync(dir);
   } catch {
-    throw new CliError(`project directory not found: ${dir ?? process.cwd()}`, EXIT.usage);
+    // not empty (the user's files): it stays
   }
 }
 
-function installerFor(provider: string): ProviderInstaller {
+function installerFor(provider: string, verb: "install" | "uninstall"): ProviderInstaller {
   const installer = Object.hasOwn(INSTALLERS, provider) ? INSTALLERS[provider] : undefined;
   if (installer) return installer;
   throw new CliError(
-    `cannot install "${provider}" yet (available: ${Object.keys(INSTALLERS).join(", ")})`,
+    `cannot ${verb} "${provider}" (available: ${Object.keys(INSTALLERS).join(", ")})`,
     EXIT.usage,
   );
 }
@@ -101,8 +116,12 @@ function settingsPathFor(
   return explicit ? resolve(explicit) : installer.settingsPath(project);
 }
 
-function hookCommand(provider: string): string {
-  return `${shellQuote(process.execPath)} ${shellQuote(builtFile("hook.cjs"))} ${provider}`;
+function hookCommand(transport: Transport, provider: string, project: string): string {
+  return hookCommandFor(transport, provider, project, {
+    node: process.execPath,
+    hook: builtFile("hook.cjs"),
+    client: builtFile("hook-client.sh"),
+  });
 }
 
 function statusLineCommand(provider: string): string {
@@ -121,32 +140,26 @@ function isTemporary(path: string): boolean {
   return isInside(tmp, resolve(path)) || isInside(realTmp, resolve(path));
 }
 
-/** A port that is free now; the hook server binds it when its first session starts. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function enablementView(rows: Array<[string, string]>): string {
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   return ["Record session", "", ...rows.map(([k, v]) => `${k.padEnd(width)}${v}`)].join("\n");
 }
 
 async function installCommand(provider: string, given: InstallOpts): Promise<void> {
-  const installer = installerFor(provider);
-  const opts = { ...given, transport: given.transport ?? installer.transports[0] ?? "command" };
+  const installer = installerFor(provider, "install");
+  // The http transport's client needs bash; without it, the command transport is the default that works.
+  const fallbackTransport = clientShellAvailable() ? undefined : "command";
+  const opts = {
+    ...given,
+    transport: given.transport ?? fallbackTransport ?? installer.transports[0] ?? "command",
+  };
   if (opts.mode !== "capture-only")
     throw new CliError(`unknown mode "${opts.mode}" (use capture-only)`, EXIT.usage);
   if (opts.transport !== "command" && opts.transport !== "http") {
     throw new CliError(`unknown transport "${opts.transport}" (use command or http)`, EXIT.usage);
   }
-  const project = projectDir(opts.project);
+  const located = locateProject(opts.project);
+  const project = located.root;
   if (!installer.transports.includes(opts.transport as "command" | "http")) {
     throw new CliError(
       `${providerName(provider)} supports --transport ${installer.transports.join(" or ")}`,
@@ -157,28 +170,31 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
   const sessionRootSetting = opts.sessionRoot
     ? isAbsolute(opts.sessionRoot)
       ? opts.sessionRoot
-      : relative(project, resolve(opts.sessionRoot))
+      : // "." when it is the project itself, so that the check below refuses it instead of taking the default
+        relative(project, resolve(opts.sessionRoot)) || "."
     : undefined;
-  let sessionRoot: string;
-  try {
-    sessionRoot = resolveSessionRoot(project, sessionRootSetting, provider);
-  } catch (error) {
-    throw new CliError((error as Error).message, EXIT.usage);
-  }
+  const checkedRoot = checkSessionRoot(project, sessionRootSetting, provider);
+  const sessionRoot = checkedRoot.root;
+  const limits = effectiveLimits(readConfig(project));
   const settings = readSettings(settingsPath);
   const foreignStatus = installer.statusLine?.hasForeign(settings) ?? false;
   const shownRoot = isInside(project, sessionRoot) ? relative(project, sessionRoot) : sessionRoot;
   const rows: Array<[string, string]> = [
     ["Provider", providerName(provider)],
     ["Mode", "Capture only"],
-    ["Project", project],
-    ["Session root", shownRoot],
+    ["Project", projectRow(located)],
+    [
+      "Session root",
+      checkedRoot.needsIgnore
+        ? `${shownRoot} (tapedeck adds a .gitignore of * there${checkedRoot.git === "tracked" ? "; WARNING: git would track it now, and commit every recorded prompt" : ""})`
+        : shownRoot,
+    ],
     ["Retrieval", "Off"],
     ["Native memory", "Unchanged"],
     ["Redaction", `Default policy (${REDACTION_POLICY})`],
     [
       "Size limits",
-      `${formatBytes(DEFAULT_LIMITS.max_string_bytes)} per string · ${formatBytes(DEFAULT_LIMITS.max_event_bytes)} per event · ${formatBytes(DEFAULT_LIMITS.max_session_bytes)} per session`,
+      `${formatBytes(limits.max_string_bytes)} per string · ${formatBytes(limits.max_event_bytes)} per event · ${formatBytes(limits.max_session_bytes)} per session`,
     ],
     [
       "Settings",
@@ -190,7 +206,12 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
   for (const extra of extras)
     rows.push([extra.flag === "mcp" ? "MCP server" : "Notify", extra.describe(project)]);
   const temporary = isTemporary(sessionRoot);
-  if (!opts.json) process.stdout.write(`${enablementView(rows)}\n\n`);
+  if (!opts.json) say(`${enablementView(rows)}\n\n`);
+  if (checkedRoot.git === "tracked" && opts.json) {
+    note(
+      `tapedeck: git would track the session root ${sessionRoot}; tapedeck adds a .gitignore of * there\n`,
+    );
+  }
   if (!opts.yes && !temporary) {
     const ok = await confirm("Start recording sessions of this project?");
     if (!ok) {
@@ -204,14 +225,7 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
   }
   const config: ProjectConfig = readConfig(project) ?? { schema_version: 1, providers: {} };
   const previous = config.providers[provider];
-  const http =
-    opts.transport === "http"
-      ? {
-          // Keep the port and token across re-installs so a running server stays valid.
-          http_port: previous?.http_port ?? (await freePort()),
-          http_token: previous?.http_token ?? randomBytes(24).toString("hex"),
-        }
-      : undefined;
+  const transport = await transportConfig(opts.transport as Transport, previous);
   // With the MCP control installed recording starts dormant: the user starts it from inside the agent
   // (record_session) or with `tapedeck record start`. A re-install keeps the state it finds.
   const recording = opts.mcp ? (previous?.recording ?? "off") : "on";
@@ -224,8 +238,7 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
       : {}),
     mode: "capture-only",
     ...(sessionRootSetting ? { session_root: sessionRootSetting } : {}),
-    transport: opts.transport as "command" | "http",
-    ...(http ?? {}),
+    ...transport,
   };
   for (const [i, extra] of extras.entries()) {
     try {
@@ -245,19 +258,14 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
   ) {
     config.providers[provider]!.fallback = true;
   }
+  if (checkedRoot.needsIgnore) ignoreSessionRoot(sessionRoot);
   writeConfig(project, config);
   if (recording === "on" && previous?.recording !== "on") {
     logControlChange(project, { provider, action: "start", via: "cli" });
   }
   installer.add(settings, {
-    command: hookCommand(provider),
+    command: hookCommand(opts.transport as Transport, provider, project),
     timeoutSeconds: 10,
-    ...(http
-      ? {
-          httpUrl: () => `http://127.0.0.1:${http.http_port}/hook/${provider}`,
-          httpHeaders: { "X-Tapedeck-Token": http.http_token },
-        }
-      : {}),
   });
   const statusLineAdded = opts.statusline && !!installer.statusLine && !foreignStatus;
   if (statusLineAdded) installer.statusLine?.add(settings, statusLineCommand(provider));
@@ -296,35 +304,19 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
       `  ${statusLineCommand(provider)}`,
     );
   }
-  process.stdout.write(`${lines.join("\n")}\n`);
-}
-
-/** Stops the project's http hook server, if one runs: uninstall leaves nothing of tapedeck running. */
-async function stopHookServer(project: string): Promise<void> {
-  const statePath = join(tapedeckDir(project), SERVE_STATE_FILE);
-  const state = readJsonOrUndefined<{ pid?: number; port?: number }>(statePath);
-  if (!state?.pid || !state.port) return;
-  // Only a server that answers as this project's, with that pid: never signal a reused pid.
-  const running = await health(state.port, 500);
-  if (running?.pid !== state.pid || running.project !== project) return;
-  try {
-    process.kill(state.pid, "SIGTERM");
-  } catch {
-    return;
-  }
-  const deadline = Date.now() + 3000;
-  while (Date.now() < deadline && existsSync(statePath)) await new Promise((r) => setTimeout(r, 20));
+  say(`${lines.join("\n")}\n`);
 }
 
 async function uninstallCommand(
   provider: string,
   opts: { project?: string; settings?: string; notify?: boolean; json?: boolean },
 ) {
-  const installer = installerFor(provider);
+  const installer = installerFor(provider, "uninstall");
   const project = projectDir(opts.project);
   const settingsPath = settingsPathFor(installer, project, opts.settings);
   const settings = readSettings(settingsPath);
   const before = JSON.stringify(settings);
+  const existed = existsSync(settingsPath);
   const removed = installer.remove(settings);
   const extrasRemoved: Record<string, string> = {};
   const extrasKept: Record<string, string> = {};
@@ -339,11 +331,14 @@ async function uninstallCommand(
       }
       if (extra.remove(project, settings)) extrasRemoved[extra.flag] = extra.path(project);
     } catch (error) {
-      process.stderr.write(`tapedeck: ${(error as Error).message}\n`);
+      note(`tapedeck: ${(error as Error).message}\n`);
     }
   }
-  if (JSON.stringify(settings) !== before)
-    writeSettings(settingsPath, settings, opts.settings ? undefined : project);
+  if (JSON.stringify(settings) !== before) {
+    // A file left with nothing in it is the one install created (or an empty one): it goes, as it came.
+    if (Object.keys(settings).length === 0 && existed && !opts.settings) removeLeftBlank(settingsPath, project);
+    else writeSettings(settingsPath, settings, opts.settings ? undefined : project);
+  }
   const config = readConfig(project);
   if (config?.providers[provider]) {
     delete config.providers[provider];
@@ -360,71 +355,17 @@ async function uninstallCommand(
       kept: extrasKept,
     });
   } else {
-    process.stdout.write(
+    say(
       `Removed ${removed} tapedeck entr${removed === 1 ? "y" : "ies"} from ${relative(project, settingsPath) || settingsPath}. Recorded sessions were kept.\n`,
     );
     for (const [flag, path] of Object.entries(extrasRemoved)) {
-      process.stdout.write(
-        `Removed tapedeck's ${flag === "mcp" ? "MCP server" : "notify program"} from ${path}.\n`,
-      );
+      say(`Removed tapedeck's ${flag === "mcp" ? "MCP server" : "notify program"} from ${path}.\n`);
     }
     for (const [flag, path] of Object.entries(extrasKept)) {
-      process.stdout.write(
+      say(
         `The ${flag} program in ${path} stays: it is user-level, shared by your projects, and records nothing here now. Remove it with: tapedeck uninstall ${provider} --${flag}\n`,
       );
     }
-  }
-}
-
-function recordCommand(action: string, opts: { project?: string; provider: string; json?: boolean }): void {
-  if (!["start", "stop", "status"].includes(action)) {
-    throw new CliError(`unknown action "${action}" (use start, stop or status)`, EXIT.usage);
-  }
-  const project = projectDir(opts.project);
-  const config = readConfig(project);
-  const entry = config?.providers[opts.provider];
-  if (action !== "status") {
-    if (!config || !entry) {
-      throw new CliError(
-        `${providerName(opts.provider)} is not installed here; run: tapedeck install ${opts.provider}`,
-      );
-    }
-    if (setRecording(entry, action === "start")) {
-      writeConfig(project, config);
-      logControlChange(project, { provider: opts.provider, action: action as "start" | "stop", via: "cli" });
-    }
-  }
-  const state = recordingState(project, opts.provider);
-  if (opts.json) printJson(state);
-  else process.stdout.write(`${state.display}  (${providerName(opts.provider)}, ${project})\n`);
-}
-
-function statusCommand(opts: {
-  project?: string;
-  provider: string;
-  json?: boolean;
-  statusline?: boolean;
-}): void {
-  const project = projectDir(opts.project);
-  const state = recordingState(project, opts.provider);
-  const last = state.project ? lastControlChange(state.project, opts.provider) : undefined;
-  if (opts.statusline) process.stdout.write(`${state.display}\n`);
-  else if (opts.json) printJson({ ...state, last_change: last ?? null });
-  else {
-    process.stdout.write(
-      [
-        state.display,
-        `Provider      ${providerName(opts.provider)}`,
-        `Project       ${state.project ?? `${project} (not enabled)`}`,
-        `Recording     ${state.recording ? "on" : "off"}`,
-        `Mode          ${state.mode ?? "—"}`,
-        `Session root  ${state.session_root ?? "—"}`,
-        "Retrieval     off",
-        ...(last
-          ? [`Last change   ${last.action === "start" ? "started" : "stopped"} via ${last.via} at ${last.at}`]
-          : []),
-      ].join("\n") + "\n",
-    );
   }
 }
 
@@ -439,8 +380,7 @@ async function serveCommand(opts: { project?: string; port?: string; provider: s
   const server = await startHookServer({
     project,
     port,
-    writeStateFile: true,
-    idleMs: 365 * 24 * 3600 * 1000,
+    lingerMs: 365 * 24 * 3600 * 1000,
   });
   process.stderr.write(
     `tapedeck hook server for ${project} on http://127.0.0.1:${server.port} (Ctrl-C to stop)\n`,
@@ -464,12 +404,15 @@ export function registerInstallCommands(program: Command): void {
   program
     .command("install <provider>")
     .description("enable recording for a provider in this project (writes project-local settings only)")
-    .option("--project <dir>", "project directory (default: current directory)")
+    .option(
+      "--project <dir>",
+      "project directory (default: the nearest one with .tapedeck above the current directory, else the git root)",
+    )
     .option("--mode <mode>", "recording mode", "capture-only")
     .option("--session-root <dir>", "where sessions are stored (default: .tapedeck/<provider>-sessions)")
     .option(
       "--transport <kind>",
-      "how hooks reach tapedeck: http (a per-project server, ~1 ms per event; the default where the agent supports it) or command (a process per event)",
+      "how hooks reach tapedeck: http (a ~3 ms bash client of a per-project server, recording in-process whenever the server is down; the default) or command (a Node process per event)",
     )
     .option(
       "--settings <path>",
@@ -490,24 +433,12 @@ export function registerInstallCommands(program: Command): void {
   program
     .command("uninstall <provider>")
     .description("remove exactly what install added (recorded sessions are kept)")
-    .option("--project <dir>", "project directory (default: current directory)")
+    .option(
+      "--project <dir>",
+      "project directory (default: the nearest one with .tapedeck above the current directory, else the git root)",
+    )
     .option("--settings <path>", "the settings file install was given")
     .option("--notify", "codex: also remove the user-level notify program (shared by all your projects)")
     .option("--json", "machine-readable output")
     .action(uninstallCommand);
-  program
-    .command("record <action>")
-    .description("start, stop or show recording; hooks stay installed and are a fast no-op while stopped")
-    .option("--project <dir>", "project directory (default: current directory)")
-    .option("--provider <name>", "provider", "claude")
-    .option("--json", "machine-readable output")
-    .action(recordCommand);
-  program
-    .command("status")
-    .description("show the recording state of this project")
-    .option("--project <dir>", "project directory (default: current directory)")
-    .option("--provider <name>", "provider", "claude")
-    .option("--statusline", "print only the compact state, for status bars")
-    .option("--json", "machine-readable output")
-    .action(statusCommand);
 }

@@ -32,8 +32,6 @@ export interface HookResult {
   /** the enabled project the hook belongs to, when one was found */
   project?: string;
   providerConfig?: ProviderConfig;
-  /** the payload starts a session (parsed only when the project is enabled) */
-  sessionStart?: boolean;
   outcome?: RecordOutcome;
   /** A short reason without payload content, for `--strict` callers. */
   reason?: string;
@@ -52,11 +50,6 @@ function parsePayload(input: HookInput): { ok: true; value: unknown } | { ok: fa
   } catch {
     return { ok: false, reason: "input is not valid JSON" };
   }
-}
-
-function startsSession(adapter: ProviderAdapter, input: HookInput): boolean {
-  const parsed = parsePayload(input);
-  return parsed.ok && adapter.isSessionStart(parsed.value);
 }
 
 function startDir(payload: unknown, env: Record<string, string | undefined>): string {
@@ -84,11 +77,20 @@ export interface HookInput {
   overflow: boolean;
 }
 
+export interface RunHookOptions {
+  /**
+   * How long to wait for a busy session lock before spooling the event. The hook server passes 0: its event
+   * loop must never sleep on one session's lock while other sessions' hooks queue behind it.
+   */
+  lockWaitMs?: number;
+}
+
 export function runHook(
   adapter: ProviderAdapter,
   input: HookInput,
   env: Record<string, string | undefined>,
   explicitProject?: string,
+  options: RunHookOptions = {},
 ): HookResult {
   // Cheap checks first: when recording is off, finding that out is the whole
   // cost of a hook, so the payload is parsed only once we know it is wanted.
@@ -103,11 +105,8 @@ export function runHook(
   if (!located) return { status: "not-enabled" };
   const providerConfig = located.config.providers[adapter.name];
   if (!providerConfig) return { status: "off", project: located.root };
-  if (providerConfig.recording !== "on") {
-    // Still worth knowing under the http transport, whose server a session start brings up.
-    const sessionStart = providerConfig.transport === "http" ? startsSession(adapter, input) : false;
-    return { status: "off", project: located.root, providerConfig, sessionStart };
-  }
+  // Stopped: the payload is not even parsed.
+  if (providerConfig.recording !== "on") return { status: "off", project: located.root, providerConfig };
   // A fallback path elsewhere would record turns whose hooks leave no marks: twice.
   if (adapter.fallback && !providerConfig.fallback)
     return { status: "off", project: located.root, providerConfig };
@@ -138,7 +137,7 @@ export function runHook(
       capabilities: result.context.capabilities,
       agentPid: result.context.agent_pid,
       limits: effectiveLimits(located.config),
-      lockTimeoutMs: located.config.lock_timeout_ms,
+      lockTimeoutMs: options.lockWaitMs ?? located.config.lock_timeout_ms,
       replayOf: env.TAPEDECK_REPLAY_OF ?? null,
       arm: env.TAPEDECK_ARM ?? null,
       runType: env.TAPEDECK_REPLAY_OF ? ("replay" as const) : undefined,
@@ -164,7 +163,11 @@ export function runHook(
         ? recordEvents(spec, events)
         : {
             ...NOTHING_RECORDED,
-            sessionDir: ensureSessionDir(sessionRoot, sessionDirNameFor(result.context.identity)),
+            sessionDir: ensureSessionDir(
+              sessionRoot,
+              sessionDirNameFor(result.context.identity),
+              located.root,
+            ),
           };
     if (providerConfig.fallback && result.fallbackForTurn === undefined)
       markRecordedTurns(located.root, adapter, events);
@@ -194,7 +197,6 @@ export function runHook(
       outcome,
       project: located.root,
       providerConfig,
-      sessionStart: adapter.isSessionStart(parsed.value),
     };
   } catch (error) {
     writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "record", code: errorCode(error) });

@@ -1,125 +1,186 @@
-// The http hook transport: Claude Code POSTs each hook payload here and gets
-// an empty 2xx back once the event is appended. One server per project; it
-// reads the project's config on every request, so `tapedeck record stop`
-// applies at once, and it exits on its own when its agents are gone.
+// The http hook server: the project's hook client (hook-client.sh) POSTs each
+// hook payload here and gets an empty 2xx once the event is appended. One
+// server per project, on the port chosen at install; it reads the project's
+// config on every request, so `tapedeck record stop` applies at once, and it
+// lingers after its agents are gone so that the next session (a CI job, an
+// experiment's next run) finds it warm.
+//
+// Contract, in the order it is checked, before any body byte is read:
+// - the Host header names 127.0.0.1 and this port (DNS rebinding), and there
+//   is no Origin header (a web page's fetch always carries one);
+// - the token of this run (from the run file, 0600 in the user's tapedeck
+//   home) is in X-Tapedeck-Token; a stranger's request costs a counter, never
+//   a disk write (one rate-limited diagnostic at most);
+// - content-type application/json and a Content-Length within MAX_BODY_BYTES,
+//   with at most MAX_IN_FLIGHT bodies buffered at once.
+// Anything the server declines gets a non-2xx, and the client then records the
+// event in its own process: declining never loses an event.
+// The event loop never sleeps on a lock: a session whose lock is busy gets its
+// event spooled (and drained by the next writer), so one slow session never
+// delays another's hook.
 import { timingSafeEqual } from "node:crypto";
-import { unlinkSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import { readConfig } from "../core/config.ts";
 import { errorCode, writeDiagnostic } from "../core/diagnostics.ts";
-import { isErrno, readJsonOrUndefined, writeJsonAtomicSync } from "../core/fsutil.ts";
 import { tapedeckDir } from "../core/paths.ts";
-import { MAX_HOOK_INPUT_BYTES, runHook } from "../core/recorder.ts";
+import { runHook } from "../core/recorder.ts";
 import { adapterFor } from "../providers/registry.ts";
+import { newToken, pidAlive, removeRunFile, runFilePath, writeRunFile } from "./runfile.ts";
+
+/**
+ * A hook payload the server buffers. Bigger ones (a Write of a large file) are
+ * declined with 413 and recorded by the client's in-process fallback, whose own
+ * limit is far higher: the server's memory stays bounded by
+ * MAX_BODY_BYTES × MAX_IN_FLIGHT (64 MiB) whatever strangers send.
+ */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const MAX_IN_FLIGHT = 4;
+/** At most one diagnostic line per this interval for rejected requests, however many arrive. */
+const REJECT_REPORT_MS = 60_000;
 
 export interface ServeOptions {
   project: string;
   port: number;
-  /** Exit after this long without a request when no agent is known to be alive. */
-  idleMs?: number;
-  /** After the last watched agent exits, linger this long for its final hooks. */
-  graceMs?: number;
+  /** After the last request, with no agent known alive, linger this long, then exit. */
+  lingerMs?: number;
   agentPids?: number[];
-  /** Write .tapedeck/serve.json so hooks can find (and not duplicate) this server. */
-  writeStateFile?: boolean;
+  /** Where to announce this run (port, pid, token); default: the project's run file. */
+  runFile?: string;
 }
 
-export interface ServeState {
-  pid: number;
+export interface HookServer {
   port: number;
-  started_at: string;
+  token: string;
+  close(): Promise<void>;
+  /** resolves when the server has shut itself down (idle, agents gone, or closed) */
+  done: Promise<void>;
+  /** requests refused so far (bad host, origin, token, type or size) */
+  rejected(): number;
 }
 
-export const SERVE_STATE_FILE = "serve.json";
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return isErrno(error, "EPERM");
-  }
-}
-
-function tokenMatches(expected: string | undefined, given: string | string[] | undefined): boolean {
-  if (!expected || typeof given !== "string") return false;
+function tokenMatches(expected: string, given: string | string[] | undefined): boolean {
+  if (typeof given !== "string") return false;
   const a = Buffer.from(expected);
   const b = Buffer.from(given);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export interface HookServer {
-  port: number;
-  close(): Promise<void>;
-  /** resolves when the server has shut itself down (idle or agents gone) */
-  done: Promise<void>;
+type Refusal = { status: number } | undefined;
+
+function refuseUnlessOurs(req: http.IncomingMessage, port: number, token: string): Refusal {
+  if (req.headers.host !== `127.0.0.1:${port}`) return { status: 421 };
+  if (req.headers.origin !== undefined) return { status: 403 };
+  if (!tokenMatches(token, req.headers["x-tapedeck-token"])) return { status: 403 };
+  return undefined;
+}
+
+function refuseBody(req: http.IncomingMessage, inFlight: number): Refusal {
+  const type = req.headers["content-type"] ?? "";
+  if (!/^application\/json(;|$)/i.test(type)) return { status: 415 };
+  const length = Number(req.headers["content-length"]);
+  if (!Number.isInteger(length) || length < 0) return { status: 411 };
+  if (length > MAX_BODY_BYTES) return { status: 413 };
+  if (inFlight >= MAX_IN_FLIGHT) return { status: 503 };
+  return undefined;
+}
+
+function end(res: http.ServerResponse, status: number, body?: string): void {
+  const headers: http.OutgoingHttpHeaders = { "content-length": Buffer.byteLength(body ?? "") };
+  if (body) headers["content-type"] = "application/json";
+  // A refused request's body is never read: closing is cheaper than draining it.
+  if (status >= 400) headers.connection = "close";
+  res.writeHead(status, headers).end(body);
 }
 
 export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
-  const idleMs = opts.idleMs ?? 10 * 60 * 1000;
-  const graceMs = opts.graceMs ?? 5_000;
-  const agents = new Set(opts.agentPids ?? []);
+  const lingerMs = opts.lingerMs ?? 30 * 60 * 1000;
+  const agents = new Set((opts.agentPids ?? []).filter(pidAlive));
+  const token = newToken();
+  const runFile = opts.runFile ?? runFilePath(opts.project);
+  let port = opts.port;
   let lastRequest = Date.now();
+  let inFlight = 0;
+  let rejected = 0;
+  let reportedRejections = 0;
+  let lastReport = 0;
   let resolveDone: () => void = () => {};
   const done = new Promise<void>((r) => {
     resolveDone = r;
   });
 
+  const reportRejections = (force = false) => {
+    const now = Date.now();
+    if (rejected === reportedRejections || (!force && now - lastReport < REJECT_REPORT_MS)) return;
+    lastReport = now;
+    writeDiagnostic(tapedeckDir(opts.project), {
+      what: "error",
+      stage: "serve",
+      code: "rejected",
+      count: rejected - reportedRejections,
+    });
+    reportedRejections = rejected;
+  };
+
+  const refuse = (res: http.ServerResponse, status: number) => {
+    rejected += 1;
+    reportRejections();
+    end(res, status);
+  };
+
+  const record = (provider: string, data: Buffer) => {
+    const adapter = adapterFor(provider);
+    if (!adapter) return;
+    try {
+      runHook(adapter, { data, overflow: false }, { TAPEDECK_PROJECT_DIR: opts.project }, opts.project, {
+        lockWaitMs: 0,
+      });
+    } catch (error) {
+      writeDiagnostic(tapedeckDir(opts.project), { what: "error", stage: "serve", code: errorCode(error) });
+    }
+  };
+
   const server = http.createServer((req, res) => {
+    const ours = refuseUnlessOurs(req, port, token);
+    if (ours) return refuse(res, ours.status);
     lastRequest = Date.now();
     const url = req.url ?? "/";
     if (req.method === "GET" && url === "/health") {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ ok: true, pid: process.pid, project: opts.project }));
-      return;
-    }
-    const agentMatch = req.method === "POST" ? /^\/agents\/(\d{1,10})$/.exec(url) : null;
-    if (agentMatch) {
-      agents.add(Number(agentMatch[1]));
-      res.writeHead(204).end();
-      req.resume();
-      return;
+      return end(res, 200, JSON.stringify({ ok: true, pid: process.pid, project: opts.project }));
     }
     const hookMatch = req.method === "POST" ? /^\/hook\/([a-z]{1,32})$/.exec(url) : null;
-    const adapter = hookMatch ? adapterFor(hookMatch[1]!) : undefined;
-    if (!adapter) {
-      res.writeHead(404).end();
-      req.resume();
-      return;
-    }
+    if (!hookMatch || !adapterFor(hookMatch[1]!)) return refuse(res, 404);
+    const bad = refuseBody(req, inFlight);
+    if (bad) return refuse(res, bad.status);
+    const agent = Number(req.headers["x-tapedeck-agent"]);
+    if (Number.isInteger(agent) && agent > 0 && !agents.has(agent) && pidAlive(agent)) agents.add(agent);
+    inFlight += 1;
     const chunks: Buffer[] = [];
     let size = 0;
-    let overflow = false;
+    let released = false;
+    const release = () => {
+      if (!released) inFlight -= 1;
+      released = true;
+    };
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_HOOK_INPUT_BYTES) overflow = true;
-      else chunks.push(chunk);
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
     req.on("end", () => {
-      // Whatever happens, the agent gets a 2xx with an empty body ("no decision").
-      try {
-        const config = readConfig(opts.project);
-        const token = config?.providers[adapter.name]?.http_token;
-        if (tokenMatches(token, req.headers["x-tapedeck-token"])) {
-          runHook(
-            adapter,
-            { data: Buffer.concat(chunks), overflow },
-            { TAPEDECK_PROJECT_DIR: opts.project },
-            opts.project,
-          );
-        } else {
-          writeDiagnostic(tapedeckDir(opts.project), { what: "error", stage: "serve", code: "bad_token" });
-        }
-      } catch (error) {
-        writeDiagnostic(tapedeckDir(opts.project), { what: "error", stage: "serve", code: errorCode(error) });
-      }
-      res.writeHead(200, { "content-length": "0" }).end();
+      release();
+      // A body longer than it announced is not a hook payload we can trust whole: the client records it itself.
+      if (size > MAX_BODY_BYTES) return end(res, 413);
+      record(hookMatch[1]!, Buffer.concat(chunks));
+      end(res, 200);
     });
-    req.on("error", () => res.destroy());
+    req.on("error", () => {
+      release();
+      res.destroy();
+    });
+    req.on("close", release);
   });
   server.keepAliveTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -128,46 +189,35 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
-  const statePath = join(tapedeckDir(opts.project), SERVE_STATE_FILE);
-  if (opts.writeStateFile) {
-    writeJsonAtomicSync(statePath, {
-      pid: process.pid,
-      port,
-      started_at: new Date().toISOString(),
-    } satisfies ServeState);
-  }
+  port = (server.address() as AddressInfo).port;
+  writeRunFile(runFile, { port, pid: process.pid, token });
 
   let closing = false;
   const close = async () => {
     if (closing) return done;
     closing = true;
     clearInterval(timer);
+    // Unannounce first: a client that still finds the run file finds a listening server.
+    try {
+      removeRunFile(runFile, process.pid);
+    } catch {
+      // the run directory went away; nothing to unannounce
+    }
+    reportRejections(true);
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
-    if (opts.writeStateFile && readJsonOrUndefined<ServeState>(statePath)?.pid === process.pid) {
-      try {
-        unlinkSync(statePath);
-      } catch {
-        // already gone
-      }
-    }
     resolveDone();
     return done;
   };
 
   const timer = setInterval(
     () => {
-      const quiet = Date.now() - lastRequest;
       for (const pid of agents) if (!pidAlive(pid)) agents.delete(pid);
-      const knewAgents = (opts.agentPids?.length ?? 0) > 0 || agents.size > 0;
-      if ((agents.size === 0 && knewAgents && quiet > graceMs) || (agents.size === 0 && quiet > idleMs)) {
-        void close();
-      }
+      if (agents.size === 0 && Date.now() - lastRequest > lingerMs) void close();
     },
-    Math.min(1000, graceMs),
+    Math.min(1000, lingerMs),
   );
   timer.unref();
 
-  return { port, close, done };
+  return { port, token, close, done, rejected: () => rejected };
 }

@@ -25,15 +25,13 @@ export const CLAUDE_HOOK_EVENTS: ReadonlyArray<{ event: string; toolMatcher: boo
   { event: "SessionEnd", toolMatcher: false },
 ];
 
-/** Claude sends no http hook for these; they always use the command transport. */
-export const COMMAND_ONLY_EVENTS = new Set(["SessionStart", "Setup"]);
-
 export interface HookCommandSpec {
-  /** shell command for command hooks (without the marker) */
+  /**
+   * The shell command every hook runs (without the marker): the Node hook itself (command transport) or the
+   * bash client of the project's hook server (http transport). Never Claude's own http hooks: those print
+   * "hook failed" on the agent's screen whenever the server is down, and carry their token in the settings file.
+   */
   command: string;
-  /** for the http transport: the local server's URL for a given event */
-  httpUrl?: (event: string) => string;
-  httpHeaders?: Record<string, string>;
   timeoutSeconds: number;
 }
 
@@ -61,7 +59,8 @@ function isOurs(entry: unknown): boolean {
   if (!entry || typeof entry !== "object") return false;
   const e = entry as HookEntry;
   if (typeof e.command === "string" && e.command.trimEnd().endsWith(HOOK_MARKER)) return true;
-  // http hooks cannot carry a comment; they carry our header instead.
+  // Installs before the hook client used Claude's http hooks, which cannot carry a comment: they carried our
+  // header instead. Still recognised, so that a re-install or uninstall removes them.
   const headers = (e as { headers?: Record<string, unknown> }).headers;
   return e.type === "http" && !!headers && headers["X-Tapedeck"] === "1";
 }
@@ -103,15 +102,11 @@ export function addTapedeck(settings: Json, spec: HookCommandSpec): void {
   removeTapedeck(settings);
   const hooks = (settings.hooks && typeof settings.hooks === "object" ? settings.hooks : {}) as Json;
   for (const { event, toolMatcher } of CLAUDE_HOOK_EVENTS) {
-    const entry: HookEntry =
-      spec.httpUrl && !COMMAND_ONLY_EVENTS.has(event)
-        ? {
-            type: "http",
-            url: spec.httpUrl(event),
-            headers: { ...spec.httpHeaders, "X-Tapedeck": "1" },
-            timeout: spec.timeoutSeconds,
-          }
-        : { type: "command", command: `${spec.command} ${HOOK_MARKER}`, timeout: spec.timeoutSeconds };
+    const entry: HookEntry = {
+      type: "command",
+      command: `${spec.command} ${HOOK_MARKER}`,
+      timeout: spec.timeoutSeconds,
+    };
     const group: MatcherGroup = toolMatcher ? { matcher: "*", hooks: [entry] } : { hooks: [entry] };
     const existing = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
     hooks[event] = [...existing, group];

@@ -1,0 +1,30 @@
+// The shell command an agent runs for each hook under the http transport.
+// Every part is guarded so that a moved or removed install, or a machine
+// without bash, is a silent no-op rather than an error on the agent's screen:
+// the agent runs this through its own shell (bash, zsh or sh), so it is plain
+// POSIX, with no variables (fish users too).
+import { existsSync } from "node:fs";
+import { shellQuote } from "../providers/claude/settings.ts";
+
+export const CLIENT_SHELL = "/bin/bash";
+
+export interface ClientCommandParts {
+  provider: string;
+  /** dist/hook-client.sh */
+  client: string;
+  runFile: string;
+  node: string;
+  /** dist/hook.cjs, the in-process fallback */
+  hook: string;
+}
+
+export function clientCommand(p: ClientCommandParts): string {
+  const client = shellQuote(p.client);
+  const args = [p.provider, p.runFile, p.node, p.hook].map(shellQuote).join(" ");
+  return `[ -x ${CLIENT_SHELL} ] && [ -f ${client} ] && exec ${CLIENT_SHELL} ${client} ${args}; exit 0`;
+}
+
+/** The client needs bash (for /dev/tcp); where there is none the command transport is the one that works. */
+export function clientShellAvailable(): boolean {
+  return existsSync(CLIENT_SHELL);
+}

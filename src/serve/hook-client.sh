@@ -1,0 +1,37 @@
+#!/bin/bash
+# tapedeck's hook client for the http transport: the agent runs this for every
+# hook (a bash start is ~3 ms; Node's is 50-100 ms). It hands the payload to the
+# project's hook server, and records it in-process through the Node hook
+# whenever the server cannot be trusted with it: no run file, a dead pid, a
+# refused connection, a non-2xx answer, no answer in time. It never prints and
+# always exits 0, so nothing tapedeck does reaches the agent's screen.
+#
+# usage: hook-client.sh PROVIDER RUN_FILE NODE HOOK_JS
+#
+# RUN_FILE (written by the server, 0600 under the user's 0700 tapedeck home)
+# holds "PORT PID TOKEN". The pid check is what keeps a squatter out: another
+# user can bind the port while our server is down, but cannot make `kill -0`
+# succeed for a pid of theirs, and cannot write the run file.
+set +o posix
+exec 2>/dev/null
+# Byte lengths, not characters: Content-Length counts bytes.
+LC_ALL=C
+provider=$1 run=$2 node=$3 hook=$4
+payload=$(cat)
+
+record_here() {
+  [ -f "$hook" ] && [ -x "$node" ] || exit 0
+  printf '%s' "$payload" | "$node" "$hook" "$provider" --from-client
+  exit 0
+}
+
+[ -f "$run" ] && [ ! -L "$run" ] || record_here
+read -r port pid token <"$run" || record_here
+case "$port:$pid" in *[!0-9:]* | :* | *:) record_here ;; esac
+kill -0 "$pid" || record_here
+exec 3<>"/dev/tcp/127.0.0.1/$port" || record_here
+printf 'POST /hook/%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nContent-Type: application/json\r\nX-Tapedeck-Token: %s\r\nX-Tapedeck-Agent: %s\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' \
+  "$provider" "$port" "$token" "${CLAUDE_PID:-0}" "${#payload}" "$payload" >&3 || record_here
+read -r -t 9 _proto status _rest <&3 || record_here
+case "$status" in 2??) exit 0 ;; esac
+record_here

@@ -1,0 +1,88 @@
+// Where a running hook server says how to reach it: one small file per
+// project under the user's tapedeck home (0700), "PORT PID TOKEN\n", 0600.
+// Not in the project: a file planted there (a cloned repository can carry a
+// `.tapedeck/`) must never steer the hook client to someone else's port. The
+// token is new for every server run and exists nowhere else, so no file
+// another user can read lets them write into the archive.
+import { createHash, randomBytes } from "node:crypto";
+import { closeSync, constants, openSync, readSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { ensureDir, isErrno, lstatOrUndefined, writeFileAtomicSync } from "../core/fsutil.ts";
+import { tapedeckHome } from "../core/registry.ts";
+
+export interface RunInfo {
+  port: number;
+  pid: number;
+  token: string;
+}
+
+/** The run file of `project` (a realpath), as the installer bakes it into the hook command. */
+export function runFilePath(project: string, env: Record<string, string | undefined> = process.env): string {
+  const key = createHash("sha256").update(project).digest("hex").slice(0, 32);
+  return join(tapedeckHome(env), "run", `${key}.endpoint`);
+}
+
+export function newToken(): string {
+  return randomBytes(24).toString("hex");
+}
+
+function runDir(path: string): string {
+  const dir = join(path, "..");
+  const st = lstatOrUndefined(dir);
+  if (st?.isSymbolicLink()) throw new Error("the run directory is a symlink");
+  if (!st) ensureDir(dir);
+  return dir;
+}
+
+export function writeRunFile(path: string, info: RunInfo): void {
+  runDir(path);
+  writeFileAtomicSync(path, `${info.port} ${info.pid} ${info.token}\n`);
+}
+
+/** Reads the run file without following a symlink or blocking on a FIFO; undefined when absent or malformed. */
+export function readRunFile(path: string): RunInfo | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const buf = Buffer.alloc(256);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const m = /^(\d{1,5}) (\d{1,10}) ([0-9a-f]{16,128})\n$/.exec(buf.subarray(0, n).toString("latin1"));
+    if (!m) return undefined;
+    return { port: Number(m[1]), pid: Number(m[2]), token: m[3]! };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Removes the run file if it still names `pid` (a newer server may have replaced it). */
+export function removeRunFile(path: string, pid: number): void {
+  if (readRunFile(path)?.pid !== pid) return;
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if (!isErrno(error, "ENOENT")) throw error;
+  }
+}
+
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    // EPERM: a process of another user. Never ours, so not alive for us.
+    return false;
+  }
+}
+
+/** The server named by the run file, if its process is alive (the same test the hook client makes). */
+export function liveServer(path: string): RunInfo | undefined {
+  const info = readRunFile(path);
+  return info && pidAlive(info.pid) ? info : undefined;
+}

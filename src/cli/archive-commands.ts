@@ -13,15 +13,20 @@ import {
 } from "../core/archive.ts";
 import { toJsonl, toMarkdown } from "../core/export.ts";
 import { FILE_MODE, writeAll } from "../core/fsutil.ts";
+import { printable } from "../core/printable.ts";
 import { recoverSession, sessionLiveness } from "../core/recovery.ts";
+import { forgetSession } from "../core/registry.ts";
 import {
   CliError,
+  checkProvider,
   confirm,
   EXIT,
   formatBytes,
   formatDuration,
+  note,
   printJson,
   projectFromOption,
+  say,
 } from "./common.ts";
 import { providerName, renderSummary } from "./summary.ts";
 
@@ -31,10 +36,25 @@ interface CommonOpts {
   json?: boolean;
 }
 
-function resolveRef(project: string, query: string, provider?: string): SessionRef {
+/** A SESSION argument (id, archive id, unique prefix or `last`) of this project; exit 3 when none matches. */
+export function resolveRef(project: string, query: string, provider?: string): SessionRef {
   try {
-    return findSession(project, query, provider);
+    return findSession(project, query, checkProvider(provider));
   } catch (error) {
+    if (error instanceof SessionNotFound) throw new CliError(error.message, EXIT.notFound);
+    throw error;
+  }
+}
+
+/**
+ * A SESSION argument for commands that need the provider's own id (mirror restore): a prefix or `last` resolves
+ * through the archive; an id the archive does not hold passes unchanged (a mirror can outlive its session).
+ */
+export function providerSessionIdArg(project: string, query: string, provider: string): string {
+  try {
+    return findSession(project, query, provider).manifest.provider_session_id ?? query;
+  } catch (error) {
+    if (error instanceof SessionNotFound && query !== "last" && query !== "latest") return query;
     if (error instanceof SessionNotFound) throw new CliError(error.message, EXIT.notFound);
     throw error;
   }
@@ -42,27 +62,28 @@ function resolveRef(project: string, query: string, provider?: string): SessionR
 
 function listCommand(opts: CommonOpts): void {
   const project = projectFromOption(opts.project);
-  const sessions = listSessions(project, opts.provider);
+  const sessions = listSessions(project, checkProvider(opts.provider));
   if (opts.json) {
     printJson(sessions.map((s) => ({ ...s.manifest, path: s.dir })));
     return;
   }
   if (sessions.length === 0) {
-    process.stdout.write(`No recorded sessions in ${project}.\n`);
+    say(`No recorded sessions in ${project}.\n`);
     return;
   }
   const rows = sessions.map((s) => {
     const m = s.manifest;
     const end = Date.parse(m.ended_at ?? m.last_event_at ?? m.started_at);
+    // Every cell comes from a manifest on disk: one line each, no control characters.
     return [
       m.provider_session_id ?? m.session_id,
       providerName(m.provider),
-      m.started_at.replace("T", " ").slice(0, 19),
+      String(m.started_at).replace("T", " ").slice(0, 19),
       formatDuration(end - Date.parse(m.started_at)),
       String(m.event_count),
       formatBytes(m.byte_count),
-      m.status,
-    ];
+      String(m.status),
+    ].map(printable);
   });
   const header = ["SESSION", "PROVIDER", "STARTED (UTC)", "DURATION", "EVENTS", "SIZE", "STATUS"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -71,7 +92,7 @@ function listCommand(opts: CommonOpts): void {
       .map((c, i) => c.padEnd(widths[i]!))
       .join("  ")
       .trimEnd();
-  process.stdout.write(`${[fmt(header), ...rows.map(fmt)].join("\n")}\n`);
+  say(`${[fmt(header), ...rows.map(fmt)].join("\n")}\n`);
 }
 
 function inspectCommand(query: string | undefined, opts: CommonOpts): void {
@@ -81,7 +102,7 @@ function inspectCommand(query: string | undefined, opts: CommonOpts): void {
     printJson({ ...summary, path: summary.path });
     return;
   }
-  process.stdout.write(`${renderSummary(summary, project)}\n`);
+  say(`${renderSummary(summary, project)}\n`);
 }
 
 interface ExportOpts extends CommonOpts {
@@ -119,9 +140,9 @@ function exportCommand(query: string, opts: ExportOpts): void {
     } finally {
       closeSync(fd);
     }
-    process.stderr.write(`Exported ${events.length} events to ${opts.out}\n`);
+    note(`Exported ${events.length} events to ${opts.out}\n`);
   }
-  if (skipped > 0) process.stderr.write(`Skipped ${skipped} malformed line(s); see tapedeck inspect\n`);
+  if (skipped > 0) note(`Skipped ${skipped} malformed line(s); see tapedeck inspect\n`);
 }
 
 interface DeleteOpts extends CommonOpts {
@@ -136,10 +157,9 @@ async function deleteCommand(query: string, opts: DeleteOpts): Promise<void> {
     throw new CliError("session is still being recorded; stop the agent first or pass --force");
   }
   const where = relative(project, ref.dir);
+  const id = printable(ref.manifest.session_id);
   if (!opts.yes) {
-    const ok = await confirm(
-      `Delete ${ref.manifest.session_id} (${ref.manifest.event_count} events, ${where})?`,
-    );
+    const ok = await confirm(`Delete ${id} (${ref.manifest.event_count} events, ${printable(where)})?`);
     if (!ok) {
       throw new CliError(
         process.stdin.isTTY ? "not deleted" : "not deleted: pass --yes to delete without a terminal",
@@ -148,8 +168,17 @@ async function deleteCommand(query: string, opts: DeleteOpts): Promise<void> {
     }
   }
   deleteSession(ref);
+  // The registry would otherwise keep pointing the API proxy at a session that is gone.
+  const { provider, provider_session_id } = ref.manifest;
+  if (provider_session_id) {
+    try {
+      forgetSession(provider, provider_session_id, project);
+    } catch (error) {
+      note(`tapedeck: the session is deleted, but its registry entry stays (${errorCode(error)})\n`);
+    }
+  }
   if (opts.json) printJson({ deleted: ref.manifest.session_id, path: ref.dir });
-  else process.stdout.write(`Deleted ${ref.manifest.session_id} (${where})\n`);
+  else say(`Deleted ${id} (${printable(where)})\n`);
 }
 
 function repairCommand(query: string, opts: CommonOpts): void {
@@ -162,25 +191,29 @@ function repairCommand(query: string, opts: CommonOpts): void {
     return;
   }
   const lines = [
-    `Repaired ${ref.manifest.session_id}${result.readOnlyReason ? ` (read only: ${result.readOnlyReason})` : ""}`,
+    `Repaired ${printable(ref.manifest.session_id)}${result.readOnlyReason ? ` (read only: ${result.readOnlyReason})` : ""}`,
     `  valid events: ${r.valid_events}`,
     `  torn final line: ${r.torn_tail ? `${r.torn_tail.bytes} bytes, ${r.torn_tail.reason}` : "none"}`,
     `  malformed lines kept and reported: ${r.malformed_lines.length}`,
     `  duplicate sequences: ${r.duplicate_sequences.length}, out of order: ${r.non_monotonic_sequences.length}`,
     `  status: ${result.manifest?.status ?? "no manifest"}${r.marked_incomplete ? ` (${r.marked_incomplete})` : ""}`,
   ];
-  process.stdout.write(`${lines.join("\n")}\n`);
+  say(`${lines.join("\n")}\n`);
+}
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException)?.code ?? "error";
 }
 
 export function registerArchiveCommands(program: Command): void {
-  const withCommon = (c: Command) =>
+  const withProject = (c: Command) =>
     c
       .option(
         "--project <dir>",
-        "project directory (default: the enabled project above the current directory)",
+        "project directory (default: the nearest one with .tapedeck above the current directory, else the git root)",
       )
-      .option("--provider <name>", "only sessions of this provider (claude, codex, gemini, antigravity)")
-      .option("--json", "machine-readable output");
+      .option("--provider <name>", "only sessions of this provider (claude, codex, gemini, antigravity)");
+  const withCommon = (c: Command) => withProject(c).option("--json", "machine-readable output");
 
   withCommon(program.command("list").description("list recorded sessions (reads manifests only)")).action(
     listCommand,
@@ -195,7 +228,8 @@ export function registerArchiveCommands(program: Command): void {
   withCommon(program.command("last").description("summarize the latest recorded session")).action(
     (opts: CommonOpts) => inspectCommand("last", opts),
   );
-  withCommon(
+  // No --json: the formats are jsonl and md, and an option that is accepted and ignored misleads.
+  withProject(
     program
       .command("export <session>")
       .description("export a session's redacted record as JSONL (manifest first) or Markdown")

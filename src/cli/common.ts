@@ -1,32 +1,35 @@
 import { createInterface } from "node:readline/promises";
-import { findProjectRoot } from "../core/config.ts";
-import { resolveProjectRoot } from "../core/paths.ts";
+import { printableJson, printableText } from "../core/printable.ts";
+import { ADAPTERS } from "../providers/registry.ts";
+import { projectRoot } from "./project.ts";
 
-/** Exit codes: 0 success, 1 the operation failed, 2 the command was used wrongly, 3 nothing found. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3 } as const;
+export { CliError, EXIT } from "./errors.ts";
 
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number = EXIT.failed,
-  ) {
-    super(message);
-  }
+import { CliError, EXIT } from "./errors.ts";
+
+/** The project every command acts on (the one rule of ./project.ts). */
+export function projectFromOption(dir: string | undefined): string {
+  return projectRoot(dir);
 }
 
-/** The project: `--project`, else the nearest enabled project above the cwd, else the cwd. */
-export function projectFromOption(dir: string | undefined): string {
-  try {
-    if (dir) return resolveProjectRoot(dir);
-    const cwd = resolveProjectRoot(process.cwd());
-    return findProjectRoot(cwd) ?? cwd;
-  } catch {
-    throw new CliError(`project directory not found: ${dir ?? process.cwd()}`, EXIT.usage);
-  }
+/** A `--provider` value: one tapedeck knows, or a usage error (a typo must not list nothing, silently). */
+export function checkProvider(provider: string | undefined): string | undefined {
+  if (provider === undefined || Object.hasOwn(ADAPTERS, provider)) return provider;
+  throw new CliError(`unknown provider "${provider}" (use ${Object.keys(ADAPTERS).join(", ")})`, EXIT.usage);
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${printableJson(value)}\n`);
+}
+
+/** Human output on stdout: whatever came from the archive or a project file cannot steer the terminal. */
+export function say(text: string): void {
+  process.stdout.write(printableText(text));
+}
+
+/** Human output on stderr, likewise. */
+export function note(text: string): void {
+  process.stderr.write(printableText(text));
 }
 
 /** Asks a yes/no question on the terminal; without a terminal the answer is no. */

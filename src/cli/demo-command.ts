@@ -7,11 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { findSession, inspectSession } from "../core/archive.ts";
+import { CLAUDE_CLI, installHint } from "../demo/agent-bin.ts";
 import { startAnthropicMock } from "../demo/anthropic-mock.ts";
-import { CLAUDE_BIN, type ClaudeResult, makeClaudeHome, runClaude } from "../demo/claude-offline.ts";
-import { CliError, printJson } from "./common.ts";
+import { CLAUDE_BIN_FOUND, type ClaudeResult, makeClaudeHome, runClaude } from "../demo/claude-offline.ts";
+import { CliError, note, printJson, say } from "./common.ts";
 import { builtFile } from "./paths.ts";
-import { renderSummary } from "./summary.ts";
+import { nextCommands, renderSummary } from "./summary.ts";
 
 /** A credential-shaped string built at run time, so the demo can show it being redacted. */
 function plantedKey(): string {
@@ -19,7 +20,23 @@ function plantedKey(): string {
 }
 
 function step(text: string): void {
-  process.stderr.write(`» ${text}\n`);
+  note(`» ${text}\n`);
+}
+
+/**
+ * The "Next:" lines. A kept project: the session's commands, pointed at it (the demo's HOME and project
+ * stay together). A removed one: nothing there works any more, so what to do instead.
+ */
+function nextSteps(projectDir: string, keep: boolean): (id: string) => string[] {
+  if (keep) return (id) => nextCommands(id, ` --project ${shellQuote(projectDir)}`);
+  return () => [
+    "tapedeck demo --keep              (keeps the demo project, to inspect and export its session)",
+    "cd <your project> && tapedeck install claude   (records your own sessions)",
+  ];
+}
+
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 function check(result: ClaudeResult, what: string): void {
@@ -31,12 +48,15 @@ function check(result: ClaudeResult, what: string): void {
 }
 
 async function demo(opts: { keep?: boolean; json?: boolean }): Promise<void> {
+  // Before anything is set up: without the agent there is no demo, and the user should know how to get it.
+  const claudeBin = CLAUDE_BIN_FOUND;
+  if (!claudeBin) throw new CliError(installHint(CLAUDE_CLI));
   const work = mkdtempSync(join(tmpdir(), "tapedeck-demo-"));
   const mock = await startAnthropicMock({ port: 0 });
   try {
     const { home, projectDir } = makeClaudeHome(join(work, "home"), join(work, "project"));
     step(
-      `claude ${CLAUDE_BIN.includes("node_modules") ? "(from the dev dependencies)" : CLAUDE_BIN} against the built-in mock model at ${mock.url}`,
+      `claude ${claudeBin.includes("node_modules") ? "(from the dev dependencies)" : claudeBin} against the built-in mock model at ${mock.url}`,
     );
     step(`project ${projectDir}`);
     const install = spawnSync(
@@ -47,7 +67,7 @@ async function demo(opts: { keep?: boolean; json?: boolean }): Promise<void> {
       },
     );
     if (install.status !== 0) throw new CliError(`tapedeck install failed: ${install.stderr.trim()}`);
-    process.stderr.write(`${install.stdout}\n`);
+    note(`${install.stdout}\n`);
     const base = { home, cwd: projectDir, baseUrl: mock.url };
     step("turn 1: a prompt carrying a credential; Claude runs a shell command");
     const first = await runClaude({
@@ -69,11 +89,13 @@ async function demo(opts: { keep?: boolean; json?: boolean }): Promise<void> {
     const ref = findSession(projectDir, sessionId, "claude");
     const summary = inspectSession(ref);
     if (opts.json) printJson(summary);
-    else process.stdout.write(`\n${renderSummary(summary, projectDir)}\n`);
+    else say(`\n${renderSummary(summary, projectDir, { next: nextSteps(projectDir, !!opts.keep) })}\n`);
     if (opts.keep) {
-      process.stderr.write(`\nKept the demo project: cd ${projectDir} && tapedeck last\n`);
+      note(
+        `\nKept the demo project: cd ${shellQuote(projectDir)} && tapedeck last   (remove it with: rm -rf ${shellQuote(work)})\n`,
+      );
     } else {
-      process.stderr.write(`\n(the demo project was temporary; pass --keep to look around in it)\n`);
+      note(`\nThe demo project was temporary and is removed; pass --keep to look around in it.\n`);
     }
   } finally {
     await mock.close();

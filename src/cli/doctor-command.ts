@@ -9,7 +9,7 @@ import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { type ProjectConfig, type ProviderConfig, readConfig } from "../core/config.ts";
+import { loadConfig, type ProjectConfig, type ProviderConfig } from "../core/config.ts";
 import { lstatOrUndefined } from "../core/fsutil.ts";
 import { isInside, resolveSessionRoot, TAPEDECK_DIR, tapedeckDir } from "../core/paths.ts";
 import { printable } from "../core/printable.ts";
@@ -579,7 +579,7 @@ async function providerReport(
 
 export async function runDoctor(opts: DoctorOpts): Promise<DoctorReport> {
   const project = projectFromOption(opts.project);
-  const config = readConfig(project);
+  const config = loadConfig(project);
   const asked = checkProvider(opts.provider);
   const providers = asked ? [asked] : Object.keys(config?.providers ?? {});
   const reports: ProviderReport[] = [];

@@ -3,12 +3,11 @@
 // asks, and keeps tapedeck's project config in step.
 import { existsSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { effectiveLimits, type ProjectConfig, readConfig, writeConfig } from "../core/config.ts";
 import { logControlChange } from "../core/control-log.ts";
-import { readJsonOrUndefined } from "../core/fsutil.ts";
-import { isInside, resolveProjectRoot, tapedeckDir } from "../core/paths.ts";
+import { isInside, resolveProjectRoot } from "../core/paths.ts";
 import { REDACTION_POLICY } from "../core/redact.ts";
 import { shellQuote } from "../providers/claude/settings.ts";
 import type { ExtraCommand, InstallExtra, ProviderInstaller } from "../providers/installer.ts";
@@ -336,7 +335,8 @@ async function uninstallCommand(
   }
   if (JSON.stringify(settings) !== before) {
     // A file left with nothing in it is the one install created (or an empty one): it goes, as it came.
-    if (Object.keys(settings).length === 0 && existed && !opts.settings) removeLeftBlank(settingsPath, project);
+    if (Object.keys(settings).length === 0 && existed && !opts.settings)
+      removeLeftBlank(settingsPath, project);
     else writeSettings(settingsPath, settings, opts.settings ? undefined : project);
   }
   const config = readConfig(project);

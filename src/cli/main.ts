@@ -1,12 +1,13 @@
 import { Command, CommanderError } from "commander";
 import { registerArchiveCommands } from "./archive-commands.ts";
-import { CliError, EXIT } from "./common.ts";
+import { CliError, EXIT, note } from "./common.ts";
 import { registerDemoCommand } from "./demo-command.ts";
 import { registerDoctorCommand } from "./doctor-command.ts";
 import { registerHookCommand } from "./hook-command.ts";
 import { registerInstallCommands } from "./install-command.ts";
 import { registerMcpCommand } from "./mcp-command.ts";
 import { registerProxyCommands } from "./proxy-command.ts";
+import { registerRecordCommands } from "./record-command.ts";
 import { registerRedactCommand } from "./redact-command.ts";
 
 const VERSION = "0.1.0";
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerHookCommand(program);
   registerInstallCommands(program);
+  registerRecordCommands(program);
   registerArchiveCommands(program);
   registerRedactCommand(program);
   registerProxyCommands(program);
@@ -40,14 +42,13 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     if (error instanceof CliError) {
-      process.stderr.write(`tapedeck: ${error.message}\n`);
+      // Messages name ids and paths from the archive and the project: printed through the terminal filter.
+      note(`tapedeck: ${error.message}\n`);
       return error.exitCode;
     }
     // An unexpected error: say what kind without echoing data that may be sensitive.
     const e = error as NodeJS.ErrnoException;
-    process.stderr.write(
-      `tapedeck: unexpected ${e?.code ?? e?.name ?? "error"}${e?.path ? ` at ${e.path}` : ""}\n`,
-    );
+    note(`tapedeck: unexpected ${e?.code ?? e?.name ?? "error"}${e?.path ? ` at ${e.path}` : ""}\n`);
     if (process.env.TAPEDECK_DEBUG) process.stderr.write(`${e?.stack ?? ""}\n`);
     return EXIT.failed;
   }

@@ -1,5 +1,6 @@
 import { relative } from "node:path";
 import type { SessionSummary } from "../core/archive.ts";
+import { printable } from "../core/printable.ts";
 import { formatBytes, formatDuration } from "./common.ts";
 
 const PROVIDER_NAMES: Record<string, string> = {
@@ -17,28 +18,41 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
+/** The commands the summary suggests next: they act on this session, from inside its project. */
+export function nextCommands(id: string, suffix = ""): string[] {
+  return [
+    `tapedeck inspect ${id} --json${suffix}`,
+    `tapedeck export ${id} --format md --out ${id.slice(0, 12)}.md${suffix}`,
+    `tapedeck delete ${id}${suffix}`,
+  ];
+}
+
+export interface SummaryOptions {
+  /** The "Next:" lines; default: inspect, export and delete this session. An empty list leaves them out. */
+  next?: (id: string) => string[];
+}
+
 /** The compact "Session recorded" view: what was recorded, how healthy it is, what to do next. */
-export function renderSummary(s: SessionSummary, projectRoot: string): string {
+export function renderSummary(s: SessionSummary, projectRoot: string, options: SummaryOptions = {}): string {
   const rel = relative(projectRoot, s.path) || s.path;
-  const shown = rel.startsWith("..") ? s.path : rel;
-  const id = s.manifest.provider_session_id ?? s.session_id;
+  const shown = printable(rel.startsWith("..") ? s.path : rel);
+  // The id comes from the agent's payload: shown without control characters.
+  const id = printable(s.manifest.provider_session_id ?? s.session_id);
   const status =
     s.status === "incomplete" ? `incomplete (${s.incomplete_reason ?? "no terminal event"})` : s.status;
   const lines = [
     "Session recorded",
     "",
-    `${providerName(s.provider)} · ${s.mode} · ${formatDuration(s.duration_ms)}`,
+    `${printable(providerName(s.provider))} · ${printable(s.mode)} · ${formatDuration(s.duration_ms)}`,
     `${plural(s.event_count, "event")} · ${formatBytes(s.byte_count)} · ${plural(s.redaction_count, "redaction")} · ${status}`,
   ];
   const kinds = Object.entries(s.counts_by_kind)
     .sort((a, b) => b[1] - a[1])
-    .map(([k, n]) => `${k} ${n}`)
+    .map(([k, n]) => `${printable(k)} ${n}`)
     .join(", ");
   if (kinds) lines.push(`Events: ${kinds}`);
   if (s.usage.sources.length > 0) {
-    lines.push(
-      `Tokens: ${s.usage.input_tokens} in · ${s.usage.output_tokens} out · ${s.usage.cache_read_input_tokens} cache read (${s.usage.sources.join(", ")})`,
-    );
+    lines.push(`Tokens: ${tokensLine(s.usage)}`);
   }
   const problems: string[] = [];
   if (s.truncation_count > 0) problems.push(plural(s.truncation_count, "truncation"));
@@ -50,14 +64,18 @@ export function renderSummary(s: SessionSummary, projectRoot: string): string {
   if (s.malformed_lines > 0)
     problems.push(`${plural(s.malformed_lines, "malformed line")} kept and reported`);
   if (s.sequence_anomalies > 0) problems.push(plural(s.sequence_anomalies, "sequence anomaly"));
-  if (s.checksums && !s.checksums.ok) problems.push(`checksum: ${s.checksums.reason}`);
+  if (s.checksums && !s.checksums.ok) problems.push(`checksum: ${printable(s.checksums.reason)}`);
   if (problems.length > 0) lines.push(`Notes: ${problems.join(" · ")}`);
   lines.push(`Saved to ${shown}/`, "");
-  lines.push(
-    "Next:",
-    `  tapedeck inspect ${id} --json`,
-    `  tapedeck export ${id} --format md --out ${id.slice(0, 12)}.md`,
-    `  tapedeck delete ${id}`,
-  );
+  const next = (options.next ?? nextCommands)(id);
+  if (next.length > 0) lines.push("Next:", ...next.map((l) => `  ${l}`));
   return lines.join("\n");
+}
+
+/** `1160 in · 196 out · 11600 cache read (sources)`; a count no source reported reads "unknown", never 0. */
+export function tokensLine(usage: SessionSummary["usage"] & { unknown?: string[] }): string {
+  const unknown = new Set(usage.unknown ?? []);
+  const count = (field: keyof SessionSummary["usage"], n: number) =>
+    unknown.has(field) ? "unknown" : String(n);
+  return `${count("input_tokens", usage.input_tokens)} in · ${count("output_tokens", usage.output_tokens)} out · ${count("cache_read_input_tokens", usage.cache_read_input_tokens)} cache read (${usage.sources.map(printable).join(", ")})`;
 }

@@ -1,6 +1,7 @@
 // Export reads only the archive: it never goes back to a provider transcript
 // for what recording left out, so an export holds exactly what was redacted.
 import type { SessionSummary } from "./archive.ts";
+import { printable } from "./printable.ts";
 import type { Envelope, Manifest } from "./schemas.ts";
 
 /** First line the manifest, then every valid event in sequence order. */
@@ -46,32 +47,34 @@ function eventBody(e: Envelope): string {
 
 export function toMarkdown(summary: SessionSummary, events: Envelope[]): string {
   const m = summary.manifest;
+  // Header and headings name ids, branches and times from the archive: one line each, no terminal controls.
+  const p = (v: unknown) => printable(String(v ?? "—"));
   const out: string[] = [
-    `# Session ${m.session_id}`,
+    `# Session ${p(m.session_id)}`,
     "",
     `| | |`,
     `|---|---|`,
-    `| Provider | ${m.provider} |`,
-    `| Mode | ${m.recording_mode} |`,
-    `| Status | ${summary.status} |`,
-    `| Started | ${m.started_at} |`,
-    `| Ended | ${m.ended_at ?? "—"} |`,
+    `| Provider | ${p(m.provider)} |`,
+    `| Mode | ${p(m.recording_mode)} |`,
+    `| Status | ${p(summary.status)} |`,
+    `| Started | ${p(m.started_at)} |`,
+    `| Ended | ${p(m.ended_at)} |`,
     `| Events | ${summary.event_count} |`,
     `| Redactions | ${summary.redaction_count} |`,
     `| Truncations | ${summary.truncation_count} |`,
-    `| Repository | ${m.repository_branch ?? "—"} @ ${m.repository_revision?.slice(0, 12) ?? "—"} |`,
+    `| Repository | ${p(m.repository_branch)} @ ${p(m.repository_revision?.slice(0, 12))} |`,
     "",
     "All content below was redacted and bounded when it was recorded.",
     "",
   ];
   for (const e of events) {
-    const who = [e.turn_id ? `turn ${e.turn_id}` : "", e.agent_id ? `agent ${e.agent_id}` : ""]
+    const who = [e.turn_id ? `turn ${p(e.turn_id)}` : "", e.agent_id ? `agent ${p(e.agent_id)}` : ""]
       .filter(Boolean)
       .join(" · ");
     out.push(
-      `## ${e.sequence}. ${e.kind}${who ? ` (${who})` : ""}`,
+      `## ${e.sequence}. ${p(e.kind)}${who ? ` (${who})` : ""}`,
       "",
-      `_${e.timestamp}_`,
+      `_${p(e.timestamp)}_`,
       "",
       eventBody(e),
       "",

@@ -2,6 +2,7 @@
 // see a session from outside its project (the API proxy sees only an id in a
 // header). Filled when a session starts; one small file per session under
 // the user's tapedeck home, so concurrent writers never contend.
+import { rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ensureDir, readJsonOrUndefined, writeJsonAtomicSync } from "./fsutil.ts";
@@ -44,4 +45,16 @@ export function lookupSession(
 ): RegistryEntry | undefined {
   const entry = readJsonOrUndefined<RegistryEntry>(entryPath(provider, sessionId, env));
   return entry && entry.provider_session_id === sessionId ? entry : undefined;
+}
+
+/** Removes a deleted session's entry, only if it points at this project (another project may reuse the id). */
+export function forgetSession(
+  provider: string,
+  sessionId: string,
+  projectRoot: string,
+  env?: Record<string, string | undefined>,
+): void {
+  const path = entryPath(provider, sessionId, env);
+  if (readJsonOrUndefined<RegistryEntry>(path)?.project_root !== projectRoot) return;
+  rmSync(path, { force: true });
 }

@@ -3,22 +3,19 @@
  * HOME so that nothing from the developer's own Claude setup leaks into a test or gets modified by it.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { CLAUDE_CLI, findAgentCli, installHint } from "./agent-bin.ts";
 import { parseJsonOutput, runAgentProcess } from "./run-agent.ts";
 
-/** Resolved from this file, not the cwd: tests run claude inside temp project dirs. */
 /**
- * The `claude` of this package's dev dependencies. This module runs from
- * src/demo/ under the test runner and from dist/ when bundled into the CLI.
+ * The `claude` of this package's dev dependencies, resolved from this file, not the cwd (tests run claude
+ * inside temp project dirs), else the one on the PATH; undefined when there is none (see installHint).
  */
-export const CLAUDE_BIN =
-  process.env.TAPEDECK_CLAUDE_BIN ??
-  ["../../node_modules/.bin/claude", "../node_modules/.bin/claude"]
-    .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
-    .find((p) => existsSync(p)) ??
-  "claude";
+export const CLAUDE_BIN_FOUND: string | undefined =
+  process.env.TAPEDECK_CLAUDE_BIN ?? findAgentCli(CLAUDE_CLI);
+/** The same, or the bare name (for messages and the tests, which always have the dev dependency). */
+export const CLAUDE_BIN: string = CLAUDE_BIN_FOUND ?? CLAUDE_CLI.name;
 
 /** Any value passes: the mock never checks it. It only has to look like a key so claude skips login. */
 export const DUMMY_API_KEY = "sk-ant-dummy";
@@ -115,6 +112,7 @@ export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeResult> {
     CLAUDE_CODE_TMPDIR: scratch,
     ...opts.env,
   };
+  if (!CLAUDE_BIN_FOUND) throw new Error(installHint(CLAUDE_CLI));
   const run = await runAgentProcess(CLAUDE_BIN, withDefaultArgs(opts.args), {
     cwd: opts.cwd,
     env,

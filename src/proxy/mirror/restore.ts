@@ -311,7 +311,7 @@ export function restoreMirror(opts: RestoreOptions): RestoreResult {
   let backup: string | undefined;
   if (existing) {
     if (!opts.force) {
-      throw new RestoreError("exists", `${path} exists; use force to replace it (a backup is kept)`);
+      throw new RestoreError("exists", `${path} exists; pass --force to replace it (a backup is kept)`);
     }
     if (!existing.isFile()) throw new RestoreError("unsafe_path", `${path} is not a regular file`);
     backup = `${path}.bak-${fileStamp(now())}`;
@@ -335,7 +335,7 @@ export function restoreMirror(opts: RestoreOptions): RestoreResult {
       // already gone
     }
     if ((error as NodeJS.ErrnoException).code === "EEXIST") {
-      throw new RestoreError("exists", `${path} exists; use force to replace it (a backup is kept)`);
+      throw new RestoreError("exists", `${path} exists; pass --force to replace it (a backup is kept)`);
     }
     throw error;
   }

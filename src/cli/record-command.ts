@@ -1,0 +1,152 @@
+// `record start|stop|status` and `status`. Without `--provider` they act on
+// every provider installed in the project, as `doctor` does: a project with
+// only Codex installed must not read "off" while Codex records, nor refuse
+// `record stop` because Claude is not there.
+import type { Command } from "commander";
+import { loadConfig, readConfig, setRecording, writeConfig } from "../core/config.ts";
+import { type ControlChange, lastControlChange, logControlChange } from "../core/control-log.ts";
+import { type RecordingState, recordingState } from "../core/status.ts";
+import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "./common.ts";
+import { providerName } from "./summary.ts";
+
+interface RecordOpts {
+  project?: string;
+  provider?: string;
+  json?: boolean;
+  statusline?: boolean;
+}
+
+const OFF = "tapedeck ○ off";
+
+/** The providers a command covers: the one asked for, else every installed one (in config order). */
+function providersOf(project: string, asked: string | undefined): string[] {
+  const provider = checkProvider(asked);
+  if (provider) return [provider];
+  return Object.keys(loadConfig(project)?.providers ?? {});
+}
+
+function notInstalled(project: string, provider: string | undefined): CliError {
+  return new CliError(
+    provider
+      ? `${providerName(provider)} is not installed in ${project}; run: tapedeck install ${provider}`
+      : `tapedeck is not installed in ${project}; run: tapedeck install claude   (or codex, gemini)`,
+  );
+}
+
+/** Switches recording for each provider; refuses before changing anything if one of them is not installed. */
+function switchRecording(project: string, providers: string[], on: boolean, asked?: string): void {
+  const config = readConfig(project);
+  if (!config || providers.length === 0) throw notInstalled(project, asked);
+  for (const provider of providers) {
+    if (!config.providers[provider]) throw notInstalled(project, provider);
+  }
+  const changed = providers.filter((p) => setRecording(config.providers[p]!, on));
+  if (changed.length === 0) return;
+  writeConfig(project, config);
+  for (const provider of changed) {
+    logControlChange(project, { provider, action: on ? "start" : "stop", via: "cli" });
+  }
+}
+
+interface ProviderStatus extends RecordingState {
+  last_change: ControlChange | null;
+}
+
+function providerStatus(project: string, provider: string): ProviderStatus {
+  const state = recordingState(project, provider);
+  const last = state.project ? lastControlChange(state.project, provider) : undefined;
+  return { ...state, last_change: last ?? null };
+}
+
+/** Recording anywhere shows REC: the status line must never read "off" while something records. */
+function combinedDisplay(states: ProviderStatus[]): string {
+  return states.find((s) => s.recording)?.display ?? OFF;
+}
+
+function latest(states: ProviderStatus[]): ControlChange | null {
+  const changes = states.flatMap((s) => (s.last_change ? [s.last_change] : []));
+  changes.sort((a, b) => a.at.localeCompare(b.at));
+  return changes.at(-1) ?? null;
+}
+
+function renderStatus(project: string, states: ProviderStatus[]): string {
+  if (states.length === 0) return `${OFF}\nProject       ${project} (not enabled)\nRetrieval     off\n`;
+  const blocks = states.map((state) =>
+    [
+      state.display,
+      `Provider      ${providerName(state.provider)}${state.installed ? "" : " (not installed)"}`,
+      `Project       ${state.project ?? `${project} (not enabled)`}`,
+      `Recording     ${state.recording ? "on" : "off"}`,
+      `Mode          ${state.mode ?? "—"}`,
+      `Session root  ${state.session_root ?? "—"}`,
+      "Retrieval     off",
+      ...(state.last_change
+        ? [
+            `Last change   ${state.last_change.action === "start" ? "started" : "stopped"} via ${state.last_change.via} at ${state.last_change.at}`,
+          ]
+        : []),
+    ].join("\n"),
+  );
+  return `${blocks.join("\n\n")}\n`;
+}
+
+function showStatus(project: string, providers: string[], opts: RecordOpts): void {
+  const states = providers.map((p) => providerStatus(project, p));
+  if (opts.statusline) {
+    say(`${combinedDisplay(states)}\n`);
+  } else if (opts.json) {
+    // One provider asked for: its state, as before. Otherwise the whole project, with each provider's state.
+    if (opts.provider) printJson(states[0]);
+    else
+      printJson({
+        project: states[0]?.project ?? null,
+        installed: states.some((s) => s.installed),
+        recording: states.some((s) => s.recording),
+        display: combinedDisplay(states),
+        last_change: latest(states),
+        providers: states,
+      });
+  } else {
+    say(renderStatus(project, states));
+  }
+}
+
+function recordCommand(action: string, opts: RecordOpts): void {
+  if (!["start", "stop", "status"].includes(action)) {
+    throw new CliError(`unknown action "${action}" (use start, stop or status)`, EXIT.usage);
+  }
+  const project = projectFromOption(opts.project);
+  const providers = providersOf(project, opts.provider);
+  if (action !== "status") switchRecording(project, providers, action === "start", opts.provider);
+  if (action === "status" || opts.json) {
+    showStatus(project, providers, opts);
+    return;
+  }
+  const states = providers.map((p) => providerStatus(project, p));
+  say(`${states.map((s) => `${s.display}  (${providerName(s.provider)}, ${project})`).join("\n")}\n`);
+}
+
+function statusCommand(opts: RecordOpts): void {
+  const project = projectFromOption(opts.project);
+  showStatus(project, providersOf(project, opts.provider), opts);
+}
+
+export function registerRecordCommands(program: Command): void {
+  const projectHelp =
+    "project directory (default: the nearest one with .tapedeck above the current directory, else the git root)";
+  program
+    .command("record <action>")
+    .description("start, stop or show recording; hooks stay installed and are a fast no-op while stopped")
+    .option("--project <dir>", projectHelp)
+    .option("--provider <name>", "only this provider (default: every installed one)")
+    .option("--json", "machine-readable output")
+    .action(recordCommand);
+  program
+    .command("status")
+    .description("show the recording state of this project (every installed provider)")
+    .option("--project <dir>", projectHelp)
+    .option("--provider <name>", "only this provider (default: every installed one)")
+    .option("--statusline", "print only the compact state, for status bars")
+    .option("--json", "machine-readable output")
+    .action(statusCommand);
+}

@@ -196,12 +196,52 @@ function isPlaceholder(v: string): boolean {
   // An elided example such as "sk-..." or "ghp_…" shows a prefix, never a secret.
   if (ELIDED.test(v)) return true;
   if ((c === 37 || c === 123) && FORMAT_ONLY.test(v)) return true;
-  // The NAME of an environment variable ("GITHUB_TOKEN") is a reference, not a value.
-  return ENV_NAME.test(v) && SECRET_WORD.test(v);
+  if (v.length <= 200 && isSample(v)) return true;
+  // The NAME of an environment variable ("GITHUB_TOKEN") or a help text's metavar ("TEXT") is not a value.
+  return ENV_NAME.test(v) && (SECRET_WORD.test(v) || METAVAR.test(v));
+}
+
+// Words sample values are made of: "REPLACE_ME", "changeme123", "your-api-key-here", "dummy-token".
+const PLACEHOLDER_WORDS =
+  /replace[-_ ]?me|change[-_ ]?(?:me|it)|placeholder|example|dummy|fixme|redacted|removed|^(?:todo|tbd|n\/a)$|^your[-_ ]?[a-z]|[-_ ]here$|^insert[-_ ]|^<[^<>]{1,80}>$/i;
+// Literal credential words used as sample values: `user:password@localhost`, `client-secret=bar`.
+const SAMPLE_WORDS = new Set(
+  "password passwd pass pwd secret token apikey api_key api-key key foo bar baz qux topsecret mysecret mypassword test sample".split(
+    " ",
+  ),
+);
+// Masking as tools print it: `gho_****`, `sk-...a1B2`, `***REMOVED***`, `•••`, `ghp_xxxxxx`.
+const MASK_RUN = /\*{3}|•{2}|…|\.{3}|x{6}|X{6}/;
+// A help text's metavar: `--token TEXT`, `--passphrase=PHRASE`; real secrets carry digits.
+const METAVAR = /^[A-Z][A-Z_-]{1,23}$/;
+const BRACKET_MARKER = /^\[[A-Za-z][A-Za-z _:-]{0,40}\]$/;
+// Dependency versions: `"next-auth": "^4.24.0"`.
+const VERSION_RANGE =
+  /^(?:[\^~]|[<>]=?)\s*v?[0-9]+(?:\.[0-9x*]+)*(?:-[0-9A-Za-z.]+)?$|^v?[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:-[0-9A-Za-z.]+)?$/;
+
+// `--from-file=ssh-privatekey=path/to/id_rsa`, `--client-key=keyfile`: where the secret is, not the secret.
+const PATH_LIKE = /^(?:~|\.{1,2})?\/?[a-z0-9_.-]+(?:\/[a-z0-9_.-]+)+\/?$/;
+const FILE_WORD = /^[a-z_-]*(?:file|path|dir|name)$/;
+
+function isSample(v: string): boolean {
+  return (
+    PLACEHOLDER_WORDS.test(v) ||
+    MASK_RUN.test(v) ||
+    SAMPLE_WORDS.has(v.toLowerCase()) ||
+    BRACKET_MARKER.test(v) ||
+    VERSION_RANGE.test(v) ||
+    PATH_LIKE.test(v) ||
+    FILE_WORD.test(v)
+  );
+}
+
+/** A provider-shaped token that is masked or a documented example (`AKIAIOSFODNN7EXAMPLE`). */
+function isSampleToken(t: string): boolean {
+  return MASK_RUN.test(t) || /example/i.test(t);
 }
 
 const CODE_KEYWORDS = new Set(
-  "null NULL nil None undefined true false True False TRUE FALSE string String str &str number int i32 i64 u32 u64 bool boolean bytes any unknown object void never optional Optional required await new this self function async lambda yes no on off none inherit | > |- >-".split(
+  "null NULL nil None undefined true false True False TRUE FALSE string String str &str number int i32 i64 u32 u64 bool boolean bytes any unknown object void never optional Optional required await new this self function async lambda yes no on off none inherit read write | > |- >-".split(
     " ",
   ),
 );
@@ -327,11 +367,14 @@ on(
     String.raw`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/+-]{20,300})`,
   ),
 );
-on("_sk _rk", STRIPE);
+on("_sk _rk", STRIPE, rule("elevenlabs_key", "sk_[a-f0-9]{48}(?![A-Za-z0-9_])"));
 on("_whsec", rule("stripe_key", "whsec_[0-9A-Za-z+/=]{24,100}(?![0-9A-Za-z+/=])"));
 on(
   "-sk",
   rule("anthropic_key", "sk-ant-[A-Za-z0-9_-]{20,300}(?![A-Za-z0-9_-])"),
+  rule("openrouter_key", "sk-or-v1-[a-f0-9]{64}(?![A-Za-z0-9_-])"),
+  // DeepSeek and others issue `sk-` plus 32 lowercase hex: no mixed case to go by.
+  rule("api_key", "sk-[a-f0-9]{32}(?![A-Za-z0-9_-])"),
   rule("openai_key", "sk-[A-Za-z0-9_-]{20,300}(?![A-Za-z0-9_-])", keyLike),
 );
 on("AIza", rule("google_api_key", "(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"));
@@ -357,7 +400,10 @@ on("-sq0atp -sq0csp", SQUARE);
 on("EAAA", rule("square_token", "(?<![A-Za-z0-9+/=_-])EAAA[0-9A-Za-z_-]{60}(?![0-9A-Za-z+/=_-])"));
 on(
   ".dp",
-  rule("doppler_token", String.raw`dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}(?![A-Za-z0-9])`),
+  rule(
+    "doppler_token",
+    String.raw`dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9])`,
+  ),
 );
 on(".hvs .hvb .hvr", VAULT);
 on("_lin", rule("linear_key", "lin_(?:api|oauth)_[A-Za-z0-9]{40}(?![A-Za-z0-9])"));
@@ -369,6 +415,87 @@ on("-NRAK -NRII", NEWRELIC);
 on("-pul", rule("pulumi_token", "pul-[a-f0-9]{40}(?![0-9A-Za-z])"));
 on("-AGE", rule("age_secret_key", "AGE-SECRET-KEY-1[0-9A-Z]{58}(?![0-9A-Z])"));
 on("AKIA ASIA ABIA ACCA", AWS_KEY_ID);
+
+// Documented token prefixes of registries, CI services, hosting and AI APIs.
+// Each is checked only where its prefix occurs (see ANCHORS).
+const ALNUM_KEY = (s: string) => hasDigit(s) && /[A-Za-z]/.test(s);
+on("_dckr", rule("docker_hub_token", "dckr_(?:pat|oat)_[A-Za-z0-9_-]{24,64}(?![A-Za-z0-9_-])"));
+on(
+  "_sntrys _sntryu",
+  rule("sentry_token", "sntrys_eyJ[A-Za-z0-9_=+/-]{40,1000}(?![A-Za-z0-9_=+/-])"),
+  rule("sentry_token", "sntryu_[a-f0-9]{64}(?![A-Za-z0-9])"),
+);
+on("_sb", rule("supabase_key", "sb_secret_[A-Za-z0-9_-]{20,100}(?![A-Za-z0-9_-])"));
+on("_sbp", rule("supabase_key", "sbp_[a-f0-9]{40}(?![A-Za-z0-9])"));
+on("_sgp", rule("sourcegraph_token", "sgp_(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40}(?![A-Za-z0-9])"));
+on(
+  "_vcp _vci _vca _vcr _vck",
+  rule("vercel_token", "vc[pikar]_[A-Za-z0-9]{24,80}(?![A-Za-z0-9_])", ALNUM_KEY),
+);
+on("_nfp _nfc", rule("netlify_token", "nf[pc]_[A-Za-z0-9]{36,48}(?![A-Za-z0-9_])", ALNUM_KEY));
+on("_pscale", rule("planetscale_token", "pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=-]{32,64}(?![A-Za-z0-9_.=-])"));
+on("_rnd", rule("render_key", "rnd_[A-Za-z0-9]{32}(?![A-Za-z0-9_])", ALNUM_KEY));
+on("_bkua", rule("buildkite_token", "bkua_[a-f0-9]{40}(?![A-Za-z0-9])"));
+on("_CCIPAT _CCIPRJ", rule("circleci_token", "CCIP(?:AT|RJ)_[A-Za-z0-9]{22}_[a-f0-9]{40}(?![A-Za-z0-9])"));
+on("_squ _sqp _sqa", rule("sonar_token", "sq[upa]_[a-f0-9]{40}(?![A-Za-z0-9])"));
+on("_gsk", rule("groq_key", "gsk_[A-Za-z0-9]{48,56}(?![A-Za-z0-9_])", ALNUM_KEY));
+on("_r8", rule("replicate_token", "r8_[A-Za-z0-9]{37}(?![A-Za-z0-9_])", ALNUM_KEY));
+on("_fw", rule("fireworks_key", "fw_[A-Za-z0-9]{20,40}(?![A-Za-z0-9_])", keyLike));
+on("_pcsk", rule("pinecone_key", "pcsk_[A-Za-z0-9]{4,8}_[A-Za-z0-9]{40,80}(?![A-Za-z0-9_])"));
+on("_lsv2", rule("langsmith_key", "lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![A-Za-z0-9])"));
+on("_tfp", rule("typeform_token", "tfp_[A-Za-z0-9_=.-]{40,60}(?![A-Za-z0-9_=.-])", ALNUM_KEY));
+on("_figd", rule("figma_token", "figd_[A-Za-z0-9_-]{38,60}(?![A-Za-z0-9_-])", ALNUM_KEY));
+on("_re", rule("resend_key", "re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}(?![A-Za-z0-9_])", ALNUM_KEY));
+on("_ops", rule("onepassword_token", "ops_eyJ[A-Za-z0-9_-]{50,2000}(?![A-Za-z0-9_-])"));
+on("_pnu", rule("prefect_key", "pnu_[A-Za-z0-9]{36}(?![A-Za-z0-9_])", ALNUM_KEY));
+on("_rubygems", rule("rubygems_key", "rubygems_[a-f0-9]{48}(?![A-Za-z0-9])"));
+on("_aio", rule("adafruit_key", "aio_[A-Za-z0-9]{28}(?![A-Za-z0-9_])", keyLike));
+on("_rdme", rule("readme_key", "rdme_[a-z0-9]{70}(?![A-Za-z0-9])"));
+on("_napi", rule("neon_key", "napi_[a-z0-9]{64}(?![A-Za-z0-9])"));
+on(
+  "_shippo _duffel",
+  rule("api_key", "(?:shippo|duffel)_(?:live|test)_[A-Za-z0-9_-]{36,50}(?![A-Za-z0-9_-])"),
+);
+on("_fm1a _fm1r _fm2", rule("flyio_token", "fm(?:1[ar]|2)_[A-Za-z0-9+/=_-]{40,4096}(?![A-Za-z0-9+/=_-])"));
+on(
+  "_access",
+  rule("braintree_token", String.raw`access_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32}(?![A-Za-z0-9])`),
+);
+on("-xai", rule("xai_key", "xai-[A-Za-z0-9]{70,90}(?![A-Za-z0-9_-])", ALNUM_KEY));
+on("-pplx", rule("perplexity_key", "pplx-[A-Za-z0-9]{40,56}(?![A-Za-z0-9_-])", ALNUM_KEY));
+on("-HRKU", rule("heroku_key", "HRKU-[A-Za-z0-9_-]{40,70}(?![A-Za-z0-9_-])"));
+on("-CFPAT", rule("contentful_token", "CFPAT-[A-Za-z0-9_-]{40,50}(?![A-Za-z0-9_-])"));
+on(
+  "-tskey",
+  rule("tailscale_key", "tskey-(?:auth|client|api|scim|webhook)-[A-Za-z0-9_-]{20,120}(?![A-Za-z0-9_-])"),
+);
+on("-FLWSECK", rule("flutterwave_key", "FLWSECK(?:_TEST)?-[a-f0-9]{32}-X(?![A-Za-z0-9])"));
+on(
+  ".sk",
+  rule("mapbox_token", String.raw`sk\.eyJ[A-Za-z0-9_-]{20,400}\.[A-Za-z0-9_-]{10,100}(?![A-Za-z0-9_-])`),
+);
+on(".st", rule("infisical_token", String.raw`st\.[0-9a-f-]{36}\.[0-9a-f]{32}\.[0-9a-f]{32}(?![A-Za-z0-9])`));
+on(".sl", rule("dropbox_token", String.raw`sl\.(?:u\.)?[A-Za-z0-9_-]{100,1400}(?![A-Za-z0-9_-])`));
+on(".dt0c01", rule("dynatrace_token", String.raw`dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}(?![A-Za-z0-9])`));
+on("cio", rule("crates_io_token", "cio[A-Za-z0-9]{32}(?![A-Za-z0-9_])", keyLike));
+on(
+  "ATBB ATCTT",
+  rule("atlassian_token", "(?<![A-Za-z0-9])AT(?:BB|CTT)[A-Za-z0-9_=.-]{28,400}(?![A-Za-z0-9_=-])", ALNUM_KEY),
+);
+on("AKCp", rule("jfrog_token", "(?<![A-Za-z0-9])AKCp[A-Za-z0-9]{69}(?![A-Za-z0-9])"));
+const AZURE_DEVOPS = rule("azure_devops_pat", "[A-Za-z0-9]{52}AZDO[A-Za-z0-9]{28}(?![A-Za-z0-9])");
+const NEWRELIC_LICENSE = rule("newrelic_key", "[a-f0-9]{36}NRAL(?![A-Za-z0-9])");
+const AZURE_AD_SECRET = rule(
+  "azure_client_secret",
+  "[A-Za-z0-9_.~-]{3}[0-9]Q~[A-Za-z0-9_.~-]{31,34}(?![A-Za-z0-9_.~-])",
+  (s) => hasDigit(s.slice(6)) || mixedCase(s.slice(6)),
+);
+const FCM_KEY = rule(
+  "firebase_fcm_key",
+  "AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,200}(?![A-Za-z0-9_-])",
+);
+const MAILCHIMP = rule("mailchimp_key", "[0-9a-f]{32}-us[0-9]{1,2}(?![A-Za-z0-9])");
+const DISCORD_WEBHOOK = rule("discord_webhook", "[0-9]{17,20}/([A-Za-z0-9_-]{60,80})(?![A-Za-z0-9_-])");
 // PEM private keys, including JSON-escaped ones with literal "\n". A block cut
 // off before its END line is redacted through the rest of its base64 body.
 on(
@@ -420,7 +547,8 @@ function tryRule(r: Rule, text: string, start: number): Span | null {
   const idx = m.indices?.[1];
   const s = idx ? idx[0] : start;
   const e = idx ? idx[1] : start + m[0].length;
-  if (r.ok && !r.ok(text.slice(s, e))) return null;
+  const secret = text.slice(s, e);
+  if ((r.ok && !r.ok(secret)) || isSampleToken(secret)) return null;
   return { s, e, kind: r.kind, p: 2 };
 }
 
@@ -562,6 +690,11 @@ function signatureParam(text: string, m: RegExpExecArray, _cap: string, spans: S
   return push(spans, hit, at + 1);
 }
 
+/** A handler for a rule whose token starts `offset` characters before the anchor. */
+function backFrom(r: Rule, offset: number): Handler {
+  return (text, m, _cap, spans) => push(spans, tryRule(r, text, m.index - offset), m.index + 1);
+}
+
 // A cheap one-character test on the key's last letter runs before the word list.
 const KEYED: Branch = {
   src:
@@ -578,11 +711,14 @@ const ANCHORS: Array<[string, Branch[]]> = [
     "_",
     [
       {
-        src: `(?<=${NOT_WORD}(gh[pousr]|glc|glsa|whsec|hf|npm|ntn|lin|shp(?:at|ss|ca|pa))_)`,
+        src:
+          `(?<=${NOT_WORD}(gh[pousr]|glc|glsa|whsec|hf|npm|ntn|lin|shp(?:at|ss|ca|pa)|dckr|sntry[su]|sbp?|sgp|vc[pikar]|nf[pc]|` +
+          "pscale|rnd|bkua|CCIP(?:AT|RJ)|sq[upa]|gsk|r8|fw|pcsk|lsv2|tfp|figd|re|ops|pnu|rubygems|aio|rdme|napi|shippo|duffel|" +
+          "fm(?:1[ar]|2)|access)_)",
         handle: "prefix",
       },
       { src: `(?<=${NOT_WORD}(github)_)(?=pat_)`, handle: "prefix" },
-      { src: `(?<=${NOT_WORD}([sr]k)_)(?=live_|test_)`, handle: "prefix" },
+      { src: `(?<=${NOT_WORD}([sr]k)_)(?=live_|test_|[a-f0-9]{48})`, handle: "prefix" },
       { src: `(?<=${NOT_WORD}(api)_)(?=org_)`, handle: "prefix" },
       { src: `(?<=${NOT_WORD}(do[por])_)(?=v1_)`, handle: "prefix" },
       { src: `(?<=${NOT_WORD}(secret)_)(?=[A-Za-z0-9]{43}(?![A-Za-z0-9]))`, handle: "prefix" },
@@ -594,10 +730,14 @@ const ANCHORS: Array<[string, Branch[]]> = [
       {
         src:
           "(?<=(?<![A-Za-z0-9_-])(gl(?:pat|dt|ptt|rt|cbt|imt|oas|ft|soat|agent|ffct|wt)|xox[abposre]|xapp|sk|" +
-          "GOCSPX|pypi|PMAK|NR(?:AK|II)|pul|sq0(?:atp|csp)|AGE)-)",
+          "GOCSPX|pypi|PMAK|NR(?:AK|II)|pul|sq0(?:atp|csp)|AGE|xai|pplx|HRKU|CFPAT|tskey|FLWSECK)-)",
         handle: "prefix",
       },
       { src: "(?<=(?<![A-Za-z0-9_-])(key)-)(?=[0-9a-f]{32})", handle: "prefix" },
+      {
+        src: "(?=(us)[0-9]{1,2}(?![A-Za-z0-9]))(?<=(?<![A-Za-z0-9])[0-9a-f]{32}-)",
+        handle: backFrom(MAILCHIMP, 32),
+      },
       { src: "(?=(----BEGIN) )", handle: "at" },
       // Long options (`--token x`), and `-p` / `-u` for the mysql and curl special cases.
       {
@@ -610,7 +750,10 @@ const ANCHORS: Array<[string, Branch[]]> = [
   [
     "\\.",
     [
-      { src: String.raw`(?<=(?<![A-Za-z0-9_.-])(ya29|SG|dp|hv[sbr]|xoxe|hooks)\.)`, handle: "prefix" },
+      {
+        src: String.raw`(?<=(?<![A-Za-z0-9_.-])(ya29|SG|dp|hv[sbr]|xoxe|hooks|sk|st|sl|dt0c01)\.)`,
+        handle: "prefix",
+      },
       // `.eyJ` is the second segment of a JWT; `.atlasv1.` the middle of a Terraform token.
       { src: String.raw`(?=(eyJ|atlasv1\.))`, handle: jwtOrTerraform },
       {
@@ -624,6 +767,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
     "[=:]",
     [
       { src: "(?<=(?:[?&]sig|X-Amz-Signature)=)()", handle: signatureParam },
+      { src: "(?<=:)(?=(APA91b)[A-Za-z0-9_-]{100})", handle: backFrom(FCM_KEY, 11) },
       // URLs only matter when their authority holds an '@'.
       {
         src:
@@ -635,9 +779,47 @@ const ANCHORS: Array<[string, Branch[]]> = [
       KEYED,
     ],
   ],
-  ["\\/", [{ src: String.raw`(?<=(?<![A-Za-z0-9_/:.-])(1)\/)(?=\/0)`, handle: "prefix" }]],
+  [
+    "\\/",
+    [
+      { src: String.raw`(?<=(?<![A-Za-z0-9_/:.-])(1)\/)(?=\/0)`, handle: "prefix" },
+      {
+        src: String.raw`(?<=\/api(?:\/v[0-9]{1,2})?\/webhooks\/)(?=([0-9]{17,20})\/)`,
+        handle: (text, m, _cap, spans) =>
+          push(spans, tryRule(DISCORD_WEBHOOK, text, m.index + 1), m.index + 1),
+      },
+    ],
+  ],
   // Letters that begin a provider token with no punctuation of its own.
-  ["A", [{ src: "(?=(KIA|SIA|BIA|CCA|Iza|TATT))", handle: "at" }]],
+  [
+    "A",
+    [
+      { src: "(?=(KIA|SIA|BIA|CCA|Iza|TATT|TBB|TCTT|KCp))", handle: "at" },
+      {
+        src: "(?=(ZDO)[A-Za-z0-9]{28}(?![A-Za-z0-9]))(?<=(?<![A-Za-z0-9])[A-Za-z0-9]{52}A)",
+        handle: backFrom(AZURE_DEVOPS, 52),
+      },
+    ],
+  ],
+  [
+    "N",
+    [
+      {
+        src: "(?=(RAL)(?![A-Za-z0-9]))(?<=(?<![A-Za-z0-9])[a-f0-9]{36}N)",
+        handle: backFrom(NEWRELIC_LICENSE, 36),
+      },
+    ],
+  ],
+  ["c", [{ src: "(?=(io)[A-Za-z0-9]{32}(?![A-Za-z0-9]))(?<=(?<![A-Za-z0-9_])c)", handle: "at" }]],
+  [
+    "~",
+    [
+      {
+        src: "(?=[A-Za-z0-9_.~-]{31})(?<=(?<![A-Za-z0-9_.~-])[A-Za-z0-9_.~-]{3}[0-9]Q~)()",
+        handle: backFrom(AZURE_AD_SECRET, 5),
+      },
+    ],
+  ],
   ["S", [{ src: "(?=(K)[0-9a-f]{32})", handle: "at" }]],
   ["E", [{ src: "(?=(AAA))", handle: "at" }]],
   ["d", [{ src: "(?=(api)[a-f0-9]{32})", handle: "at" }]],
@@ -790,6 +972,8 @@ function assignment(text: string, ks: number, ke: number, spans: Span[]): number
     sep = c2 === 61 ? SEP_EQ : SEP_COLON;
     p += c2 === 61 ? 2 : 1;
   } else if (flag && spaceBefore && !keyQuoted) {
+    // `--with-token        Read token from stdin`: help text aligns a description column.
+    if (p - p0 >= 2) return ke;
     sep = SEP_FLAG;
   } else {
     return ke;
@@ -806,6 +990,8 @@ function assignment(text: string, ks: number, ke: number, spans: Span[]): number
   // `'password:', password`: the string that held the key closed right after the separator.
   if (q0 && !keyQuoted && text.startsWith(q0, p)) return ke;
 
+  // `<your token>`: a placeholder, also when it holds spaces.
+  if (text.charCodeAt(p) === 60 && /^<[^<>\n]{1,80}>/.test(text.slice(p, p + 82))) return ke;
   const site: Site = { text, ks, key, kind, sep, q0, keyQuoted, spaceBefore, spaceAfter: p > p1, p };
   let bs = p;
   while (bs < n && bs - p < 16 && text.charCodeAt(bs) === 92) bs++;

@@ -55,9 +55,7 @@ async function demo(opts: { keep?: boolean; json?: boolean }): Promise<void> {
   const mock = await startAnthropicMock({ port: 0 });
   try {
     const { home, projectDir } = makeClaudeHome(join(work, "home"), join(work, "project"));
-    step(
-      `claude ${claudeBin.includes("node_modules") ? "(from the dev dependencies)" : claudeBin} against the built-in mock model at ${mock.url}`,
-    );
+    step(`claude ${claudeBin} against the built-in mock model at ${mock.url}`);
     step(`project ${projectDir}`);
     const install = spawnSync(
       process.execPath,

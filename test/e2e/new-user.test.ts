@@ -1,0 +1,191 @@
+/**
+ * What a new user does, with the real agent CLIs (issue 11, items 10, 11 and 17):
+ * - works in a subdirectory of the project: `install`, the `claude` session, `record stop` and `uninstall`, all
+ *   run from `proj/src/deep`, act on `proj` (the git root), and the session lands in its archive;
+ * - has only Codex installed: `status` shows Codex recording, `record stop` (no --provider) stops it, and the
+ *   next real `codex exec` records nothing;
+ * - installs the packed package (`npm pack`, then the tarball): its `tapedeck demo` runs the `claude` on the
+ *   PATH, and without one says how to install it instead of failing with ENOENT.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runClaude } from "../../src/demo/claude-offline.ts";
+import { runCodex } from "../../src/demo/codex-offline.ts";
+import { type CliResult, readEventsFile, runCli, snapshot } from "./archive-checks.ts";
+import { CLI_JS, REPO, type Sandbox, useBuild, useClaudeSandbox, useCodexSandbox } from "./sandboxes.ts";
+
+useBuild();
+
+function cliIn(sb: Sandbox, cwd: string, args: string[]): Promise<CliResult> {
+  return runCli(CLI_JS, args, { cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...sb.env } });
+}
+
+function sessionsOf(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir).filter((n) => !n.startsWith(".")) : [];
+}
+
+describe("claude, run from a subdirectory of the project (item 10)", () => {
+  const sb = useClaudeSandbox("new-user-subdir");
+  let sub = "";
+  let sessionId = "";
+  const archive = () => join(sb.projectDir, ".tapedeck", "claude-sessions");
+  const claude = (prompt: string) =>
+    runClaude({ home: sb.home, cwd: sub, baseUrl: sb.mock.url, args: [prompt] });
+
+  beforeAll(() => {
+    sub = join(sb.projectDir, "src", "deep");
+    mkdirSync(sub, { recursive: true });
+  });
+
+  it("install from the subdirectory installs at the git root and says so", async () => {
+    const res = await cliIn(sb, sub, ["install", "claude", "--yes"]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain(`${sb.projectDir} (the git root; you are in src/deep`);
+    expect(existsSync(join(sb.projectDir, ".claude", "settings.local.json"))).toBe(true);
+    expect(existsSync(join(sub, ".claude"))).toBe(false);
+    expect(existsSync(join(sub, ".tapedeck"))).toBe(false);
+  });
+
+  it("a claude session started in the subdirectory is recorded in the project's archive", async () => {
+    const res = await claude("SCENARIO_BASH echo from-the-subdirectory");
+    expect(res.code, res.stderr).toBe(0);
+    sessionId = res.sessionId!;
+    expect(sessionsOf(archive())).toEqual([sessionId]);
+    const kinds = readEventsFile(join(archive(), sessionId, "events.jsonl")).map((e) => e.kind);
+    expect(kinds).toEqual(
+      expect.arrayContaining(["session_start", "user_prompt", "tool_call", "tool_result"]),
+    );
+    const last = await cliIn(sb, sub, ["last", "--json"]);
+    expect(JSON.parse(last.stdout).session_id).toBe(`claude:${sessionId}`);
+  });
+
+  it("record stop from the subdirectory stops it: the next session records nothing", async () => {
+    const stop = await cliIn(sb, sub, ["record", "stop"]);
+    expect(stop.code, stop.stderr).toBe(0);
+    const before = snapshot(archive());
+    const res = await claude("SCENARIO_BASH echo while-stopped");
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.sessionId).not.toBe(sessionId);
+    expect(snapshot(archive())).toEqual(before);
+  });
+
+  it("uninstall from the subdirectory removes the hooks it installed", async () => {
+    const res = await cliIn(sb, sub, ["uninstall", "claude"]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/^Removed 1[0-9] tapedeck entries/);
+    expect(existsSync(join(sb.projectDir, ".claude", "settings.local.json"))).toBe(false);
+  });
+});
+
+describe("a project with only Codex installed (item 11)", () => {
+  const sb = useCodexSandbox("new-user-codex-only");
+  const archive = () => join(sb.projectDir, ".tapedeck", "codex-sessions");
+  const codex = async (prompt: string) => {
+    const res = await runCodex({
+      codexHome: sb.codexHome,
+      home: sb.home,
+      cwd: sb.projectDir,
+      args: [prompt],
+    });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.threadId).toMatch(/^[0-9a-f-]{36}$/);
+    return res;
+  };
+
+  it("status without --provider shows Codex recording, and the real codex session is recorded", async () => {
+    const install = await sb.cli(["install", "codex", "--yes"]);
+    expect(install.code, install.stderr).toBe(0);
+    const status = await sb.cli(["status"]);
+    expect(status.stdout.split("\n")[0]).toBe("tapedeck ● REC capture-only");
+    expect(status.stdout).toContain("Codex CLI");
+    expect(status.stdout).not.toContain("Claude");
+    const res = await codex("SCENARIO_BASH echo recorded");
+    expect(sessionsOf(archive())).toEqual([res.threadId]);
+  });
+
+  it("record stop without --provider stops Codex: the next codex session records nothing", async () => {
+    const stop = await sb.cli(["record", "stop"]);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout).toContain("tapedeck ○ off  (Codex CLI");
+    expect((await sb.cli(["status", "--statusline"])).stdout).toBe("tapedeck ○ off\n");
+    const before = snapshot(archive());
+    const res = await codex("SCENARIO_BASH echo while-stopped");
+    expect(sessionsOf(archive())).not.toContain(res.threadId);
+    expect(snapshot(archive())).toEqual(before);
+  });
+});
+
+describe("the packed package's demo (item 17)", () => {
+  let work = "";
+  let bin = "";
+  /** A directory with nothing but `node`: the PATH of a machine without any agent CLI. */
+  let nodeOnly = "";
+
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), "tapedeck-packed-"));
+    const out = execFileSync("npm", ["pack", "--silent", "--pack-destination", work], {
+      cwd: REPO,
+      encoding: "utf8",
+    });
+    const tarball = join(work, out.trim().split("\n").at(-1)!);
+    // --prefer-offline: the dependencies come from the cache `npm ci` filled, so this costs a few seconds.
+    execFileSync(
+      "npm",
+      [
+        "install",
+        "-g",
+        "--prefix",
+        join(work, "prefix"),
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        tarball,
+      ],
+      { cwd: work, stdio: "ignore" },
+    );
+    bin = join(work, "prefix", "bin");
+    nodeOnly = join(work, "node-only");
+    mkdirSync(nodeOnly);
+    symlinkSync(process.execPath, join(nodeOnly, "node"));
+  }, 120_000);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  function packedTapedeck(args: string[], path: string): Promise<CliResult> {
+    return runCli(join(bin, "tapedeck"), args, { cwd: work, env: { PATH: path, HOME: join(work, "home") } });
+  }
+
+  it("is installed without the dev dependencies (no claude of its own)", () => {
+    const installed = join(work, "prefix", "lib", "node_modules", "tapedeck");
+    expect(JSON.parse(readFileSync(join(installed, "package.json"), "utf8")).name).toBe("tapedeck");
+    expect(existsSync(join(installed, "node_modules", ".bin", "claude"))).toBe(false);
+    expect(existsSync(join(installed, "node_modules", "@anthropic-ai"))).toBe(false);
+  });
+
+  it("without claude on the PATH, demo says how to install it", async () => {
+    const res = await packedTapedeck(["demo"], `${bin}:${nodeOnly}`);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("npm install -g @anthropic-ai/claude-code");
+    expect(res.stderr).not.toContain("ENOENT");
+  });
+
+  it("with the pinned claude on the PATH, demo records a real session and points at what works", async () => {
+    const claudeBin = join(REPO, "node_modules", ".bin");
+    const res = await packedTapedeck(
+      ["demo"],
+      `${bin}:${claudeBin}:${dirname(process.execPath)}:/usr/bin:/bin`,
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain("Session recorded");
+    expect(res.stdout).toMatch(/\d+ events · .* · [1-9]\d* redactions · complete/);
+    // The project is gone: the Next lines do not name its session.
+    expect(res.stdout).toContain("tapedeck demo --keep");
+    expect(res.stdout).not.toMatch(/tapedeck (inspect|export|delete) [0-9a-f]{8}-/);
+    expect(res.stderr).toContain(`claude ${join(claudeBin, "claude")} against the built-in mock model`);
+  }, 120_000);
+});

@@ -16,6 +16,7 @@ import { FILE_MODE, writeAll } from "../core/fsutil.ts";
 import { printable } from "../core/printable.ts";
 import { recoverSession, sessionLiveness } from "../core/recovery.ts";
 import { forgetSession } from "../core/registry.ts";
+import { summarizeSpool } from "../core/spool.ts";
 import {
   CliError,
   checkProvider,
@@ -80,7 +81,7 @@ function listCommand(opts: CommonOpts): void {
       providerName(m.provider),
       String(m.started_at).replace("T", " ").slice(0, 19),
       formatDuration(end - Date.parse(m.started_at)),
-      String(m.event_count),
+      s.spooled_events > 0 ? `${m.event_count} +${s.spooled_events} spooled` : String(m.event_count),
       formatBytes(m.byte_count),
       String(m.status),
     ].map(printable);
@@ -143,6 +144,10 @@ function exportCommand(query: string, opts: ExportOpts): void {
     note(`Exported ${events.length} events to ${opts.out}\n`);
   }
   if (skipped > 0) note(`Skipped ${skipped} malformed line(s); see tapedeck inspect\n`);
+  if (summary.spool.events > 0)
+    note(
+      `${summary.spool.events} event(s) wait in the spool and are not in this export yet; see tapedeck inspect\n`,
+    );
 }
 
 interface DeleteOpts extends CommonOpts {
@@ -186,8 +191,16 @@ function repairCommand(query: string, opts: CommonOpts): void {
   const ref = resolveRef(project, query, opts.provider);
   const result = recoverSession(ref.dir, { write: true });
   const r = result.report;
+  // Events still in the spool (lock held, unsafe spool) mean the repair is not done: never a quiet success.
+  const left = summarizeSpool(ref.dir);
+  if (left.events > 0 || left.unsafe || result.readOnlyReason) process.exitCode = EXIT.failed;
   if (opts.json) {
-    printJson({ session_id: ref.manifest.session_id, read_only_reason: result.readOnlyReason, report: r });
+    printJson({
+      session_id: ref.manifest.session_id,
+      read_only_reason: result.readOnlyReason,
+      report: r,
+      spool_left: left,
+    });
     return;
   }
   const lines = [
@@ -197,6 +210,14 @@ function repairCommand(query: string, opts: CommonOpts): void {
     `  malformed lines kept and reported: ${r.malformed_lines.length}`,
     `  duplicate sequences: ${r.duplicate_sequences.length}, out of order: ${r.non_monotonic_sequences.length}`,
     `  status: ${result.manifest?.status ?? "no manifest"}${r.marked_incomplete ? ` (${r.marked_incomplete})` : ""}`,
+    ...(r.spool_drained ? [`  appended from the spool: ${r.spool_drained}`] : []),
+    ...(left.events > 0 ? [`  still waiting in the spool: ${left.events} event(s)`] : []),
+    ...(left.unsafe ? [`  spool not used: ${left.unsafe}`] : []),
+    ...(r.resealed
+      ? [
+          `  re-sealed: sha256 ${r.resealed.previous_sha256?.slice(0, 12) ?? "none"} -> ${r.resealed.sha256.slice(0, 12)} (both kept in recovery.json)`,
+        ]
+      : []),
   ];
   say(`${lines.join("\n")}\n`);
 }

@@ -65,7 +65,10 @@ export function renderSummary(s: SessionSummary, projectRoot: string, options: S
     problems.push(`${plural(s.malformed_lines, "malformed line")} kept and reported`);
   if (s.sequence_anomalies > 0) problems.push(plural(s.sequence_anomalies, "sequence anomaly"));
   if (s.checksums && !s.checksums.ok) problems.push(`checksum: ${printable(s.checksums.reason)}`);
+  if (s.spool.events > 0) problems.push(`${plural(s.spool.events, "event")} waiting in the spool`);
+  if (s.spool.rejected_files > 0) problems.push(`${plural(s.spool.rejected_files, "spool file")} set aside`);
   if (problems.length > 0) lines.push(`Notes: ${problems.join(" · ")}`);
+  if (s.repair_hint) lines.push(`Repair: ${printable(s.repair_hint)}`);
   lines.push(`Saved to ${shown}/`, "");
   const next = (options.next ?? nextCommands)(id);
   if (next.length > 0) lines.push("Next:", ...next.map((l) => `  ${l}`));

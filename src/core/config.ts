@@ -1,9 +1,17 @@
 // Per-project recording configuration, `.tapedeck/config.json`. It lives in
 // the git-ignored directory on purpose: enabling recording is a personal
 // choice, never something a clone inherits.
+//
+// A config that exists but cannot be used (not JSON, not a config, not a
+// regular file) is never read as "not installed": that made `status` say off,
+// `doctor` say install, and `install` overwrite it, losing the other
+// providers' settings. It is a ConfigError naming the file, line and column
+// (never its content), and writeConfig refuses to replace it.
 import { dirname, join, resolve } from "node:path";
+import { CliError } from "../cli/errors.ts";
 import { DEFAULT_LIMITS, type Limits } from "./bound.ts";
-import { readJsonOrUndefined, writeJsonAtomicSync } from "./fsutil.ts";
+import { isErrno, readRegularFileSync, UnsafePathError, writeJsonAtomicSync } from "./fsutil.ts";
+import { jsonErrorOffset, positionOf } from "./json-position.ts";
 import { ensureTapedeckDir, TAPEDECK_DIR } from "./paths.ts";
 
 export interface ProviderConfig {
@@ -46,16 +54,104 @@ export function configPath(projectRoot: string): string {
   return join(projectRoot, TAPEDECK_DIR, CONFIG_FILE);
 }
 
-export function readConfig(projectRoot: string): ProjectConfig | undefined {
-  const config = readJsonOrUndefined<ProjectConfig>(configPath(projectRoot));
-  if (config?.schema_version !== 1 || typeof config.providers !== "object" || !config.providers) {
-    return undefined;
+/** A config file is a few KB; anything near this is not one (config.json linked to /dev/zero read to 2 GB). */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** A config.json that exists but cannot be used. The message names the file and place, never the content. */
+export class ConfigError extends CliError {
+  override name = "ConfigError";
+  readonly code = "ECONFIG";
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+    readonly position?: { line: number; column: number },
+  ) {
+    super(
+      `${path}${position ? `:${position.line}:${position.column}` : ""}: ${problem}. tapedeck does not record and will not overwrite it: fix the file, or move it away and run tapedeck install again`,
+    );
   }
-  return config;
 }
 
+export type ConfigRead =
+  | { state: "missing" }
+  | { state: "ok"; config: ProjectConfig }
+  | { state: "invalid"; error: ConfigError };
+
+function isProjectConfig(value: unknown): value is ProjectConfig {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const v = value as Partial<ProjectConfig>;
+  return (
+    v.schema_version === 1 &&
+    typeof v.providers === "object" &&
+    v.providers !== null &&
+    !Array.isArray(v.providers)
+  );
+}
+
+/** Reads the project's config and says which of missing, usable or broken it is. */
+export function readConfigFile(projectRoot: string): ConfigRead {
+  const path = configPath(projectRoot);
+  let text: string;
+  try {
+    text = readRegularFileSync(path, MAX_CONFIG_BYTES).toString("utf8");
+  } catch (error) {
+    if (isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR")) return { state: "missing" };
+    if (error instanceof UnsafePathError || isErrno(error, "ELOOP")) {
+      const what = isErrno(error, "ELOOP") ? "is a symlink" : "is not a regular file of at most 1 MB";
+      return { state: "invalid", error: new ConfigError(path, what) };
+    }
+    return {
+      state: "invalid",
+      error: new ConfigError(
+        path,
+        `cannot be read (${String((error as NodeJS.ErrnoException).code ?? "error")})`,
+      ),
+    };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    const offset = jsonErrorOffset(text);
+    const position = positionOf(text, offset < 0 ? text.length : offset);
+    return { state: "invalid", error: new ConfigError(path, "is not valid JSON", position) };
+  }
+  if (!isProjectConfig(value)) {
+    return {
+      state: "invalid",
+      error: new ConfigError(
+        path,
+        'is not a tapedeck config (needs "schema_version": 1 and a "providers" object)',
+      ),
+    };
+  }
+  return { state: "ok", config: value };
+}
+
+/** The config, or undefined when there is none or it is broken (the hook path: never throws). */
+export function readConfig(projectRoot: string): ProjectConfig | undefined {
+  const read = readConfigFile(projectRoot);
+  return read.state === "ok" ? read.config : undefined;
+}
+
+/** The config, undefined when there is none; a broken one throws its ConfigError (the CLI prints it). */
+export function loadConfig(projectRoot: string): ProjectConfig | undefined {
+  const read = readConfigFile(projectRoot);
+  if (read.state === "invalid") throw read.error;
+  return read.state === "ok" ? read.config : undefined;
+}
+
+/** What is wrong with the project's config, when something is. */
+export function configProblem(projectRoot: string): ConfigError | undefined {
+  const read = readConfigFile(projectRoot);
+  return read.state === "invalid" ? read.error : undefined;
+}
+
+/** Writes the config; refuses to replace a broken one, which may hold settings the user wants back. */
 export function writeConfig(projectRoot: string, config: ProjectConfig): void {
   ensureTapedeckDir(projectRoot);
+  const current = readConfigFile(projectRoot);
+  if (current.state === "invalid") throw current.error;
   writeJsonAtomicSync(configPath(projectRoot), config);
 }
 
@@ -76,7 +172,8 @@ export function effectiveLimits(config: ProjectConfig | undefined): Limits {
 export function findProjectRoot(start: string): string | undefined {
   let dir = resolve(start);
   for (let i = 0; i < 64; i += 1) {
-    if (readConfig(dir)) return dir;
+    // A broken config still marks its project: found, so its error can be told, not skipped past.
+    if (readConfigFile(dir).state !== "missing") return dir;
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;

@@ -1,8 +1,9 @@
 // Who switched recording on or off, and how: one line per change in the
 // project's `.tapedeck/control.jsonl`. An agent can stop its own recording
 // through the MCP tool; this keeps that visible (`tapedeck status`).
-import { closeSync, constants, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
+import { appendRegularSync, openRegularSync } from "./fsutil.ts";
 import { ensureTapedeckDir, tapedeckDir } from "./paths.ts";
 
 export interface ControlChange {
@@ -14,6 +15,8 @@ export interface ControlChange {
 }
 
 const FILE = "control.jsonl";
+/** The latest change is in the last lines: only this much of the end is read (a planted huge file stays unread). */
+const TAIL_BYTES = 64 * 1024;
 
 /** Appends a change; never throws (switching recording must not fail for want of its log line). */
 export function logControlChange(projectRoot: string, change: Omit<ControlChange, "at">): boolean {
@@ -28,13 +31,23 @@ export function logControlChange(projectRoot: string, change: Omit<ControlChange
 function appendChange(projectRoot: string, change: Omit<ControlChange, "at">): void {
   const path = join(ensureTapedeckDir(projectRoot), FILE);
   const line = `${JSON.stringify({ at: new Date().toISOString(), ...change } satisfies ControlChange)}\n`;
-  const fd = openSync(
-    path,
-    constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
-    0o600,
-  );
+  appendRegularSync(path, line);
+}
+
+/** The file's last TAIL_BYTES, as text; a FIFO or symlink planted as the log reads as no log. */
+function readTail(path: string): string | undefined {
+  let fd: number;
   try {
-    writeSync(fd, line);
+    fd = openRegularSync(path, constants.O_RDONLY);
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - TAIL_BYTES);
+    const buf = Buffer.alloc(size - start);
+    const n = readSync(fd, buf, 0, buf.length, start);
+    return buf.subarray(0, n).toString("utf8");
   } finally {
     closeSync(fd);
   }
@@ -42,12 +55,8 @@ function appendChange(projectRoot: string, change: Omit<ControlChange, "at">): v
 
 /** The latest change for `provider`, if any was logged. */
 export function lastControlChange(projectRoot: string, provider: string): ControlChange | undefined {
-  let text: string;
-  try {
-    text = readFileSync(join(tapedeckDir(projectRoot), FILE), "utf8");
-  } catch {
-    return undefined;
-  }
+  const text = readTail(join(tapedeckDir(projectRoot), FILE));
+  if (text === undefined) return undefined;
   const lines = text.split("\n");
   for (let i = lines.length - 1; i >= 0; i--) {
     try {

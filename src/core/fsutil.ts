@@ -44,8 +44,13 @@ export function ensureDir(path: string): void {
  * Opens a regular file without following a symlink and without blocking on a
  * FIFO; anything else is closed again and refused with UnsafePathError.
  */
-export function openRegularSync(path: string, flags: number, mode: number = FILE_MODE): number {
-  const fd = openSync(path, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, mode);
+export function openRegularSync(
+  path: string,
+  flags: number,
+  mode: number = FILE_MODE,
+  follow = false,
+): number {
+  const fd = openSync(path, flags | (follow ? 0 : constants.O_NOFOLLOW) | constants.O_NONBLOCK, mode);
   let regular = false;
   try {
     regular = fstatSync(fd).isFile();
@@ -56,9 +61,18 @@ export function openRegularSync(path: string, flags: number, mode: number = FILE
   return fd;
 }
 
-/** Reads a whole regular file of at most `maxBytes`; a larger one is refused, never read. */
-export function readRegularFileSync(path: string, maxBytes: number = MAX_SMALL_FILE_BYTES): Buffer {
-  const fd = openRegularSync(path, constants.O_RDONLY);
+/**
+ * Reads a whole regular file of at most `maxBytes`; a larger one is refused,
+ * never read. `follow` is only for reading files tapedeck does not own (the
+ * repository's .git), where a symlink is legitimate: its target must still be
+ * a bounded regular file.
+ */
+export function readRegularFileSync(
+  path: string,
+  maxBytes: number = MAX_SMALL_FILE_BYTES,
+  follow = false,
+): Buffer {
+  const fd = openRegularSync(path, constants.O_RDONLY, FILE_MODE, follow);
   try {
     const size = fstatSync(fd).size;
     if (size > maxBytes) throw new UnsafePathError(`${path} is larger than ${maxBytes} bytes`);

@@ -1,11 +1,15 @@
 // Repository revision and branch read straight from .git, because spawning
 // `git` would add several milliseconds to every session's first hook.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { readRegularFileSync } from "./fsutil.ts";
+
+/** A FIFO planted as .git/HEAD would block the session's first hook: regular files only, bounded. */
+const MAX_GIT_FILE_BYTES = 16 * 1024 * 1024;
 
 function read(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8");
+    return readRegularFileSync(path, MAX_GIT_FILE_BYTES, true).toString("utf8");
   } catch {
     return undefined;
   }

@@ -7,7 +7,7 @@ import {
   findProjectRoot,
   type ProjectConfig,
   type ProviderConfig,
-  readConfig,
+  readConfigFile,
 } from "./config.ts";
 import { errorCode, writeDiagnostic } from "./diagnostics.ts";
 import type { NormalizedEvent } from "./event.ts";
@@ -67,8 +67,12 @@ function locateProject(dir: string): { root: string; config: ProjectConfig } | u
   }
   const found = findProjectRoot(root);
   if (!found) return undefined;
-  const config = readConfig(found);
-  return config ? { root: found, config } : undefined;
+  const read = readConfigFile(found);
+  if (read.state === "invalid") {
+    // Recording stops until the file is fixed: say so where doctor looks, without a byte of the file.
+    writeDiagnostic(tapedeckDir(found), { what: "config_invalid", stage: "config", code: read.error.code });
+  }
+  return read.state === "ok" ? { root: found, config: read.config } : undefined;
 }
 
 export interface HookInput {

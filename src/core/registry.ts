@@ -6,6 +6,7 @@ import { rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ensureDir, readJsonOrUndefined, writeJsonAtomicSync } from "./fsutil.ts";
+import { storedId } from "./identity.ts";
 import { sessionDirName } from "./paths.ts";
 
 export interface RegistryEntry {
@@ -23,8 +24,14 @@ export function tapedeckHome(env: Record<string, string | undefined> = process.e
   );
 }
 
+/** Keyed by the id as the archive stores it: a credential-like id never names a file, nor sits in one. */
 function entryPath(provider: string, sessionId: string, env?: Record<string, string | undefined>): string {
-  return join(tapedeckHome(env), "registry", sessionDirName(provider), `${sessionDirName(sessionId)}.json`);
+  return join(
+    tapedeckHome(env),
+    "registry",
+    sessionDirName(provider),
+    `${sessionDirName(storedId(sessionId))}.json`,
+  );
 }
 
 export function registerSession(
@@ -35,7 +42,8 @@ export function registerSession(
   const existing = readJsonOrUndefined<RegistryEntry>(path);
   if (existing?.project_root === entry.project_root) return;
   ensureDir(join(path, ".."));
-  writeJsonAtomicSync(path, { ...entry, registered_at: new Date().toISOString() } satisfies RegistryEntry);
+  const stored = { ...entry, provider_session_id: storedId(entry.provider_session_id) };
+  writeJsonAtomicSync(path, { ...stored, registered_at: new Date().toISOString() } satisfies RegistryEntry);
 }
 
 export function lookupSession(
@@ -44,7 +52,7 @@ export function lookupSession(
   env?: Record<string, string | undefined>,
 ): RegistryEntry | undefined {
   const entry = readJsonOrUndefined<RegistryEntry>(entryPath(provider, sessionId, env));
-  return entry && entry.provider_session_id === sessionId ? entry : undefined;
+  return entry && entry.provider_session_id === storedId(sessionId) ? entry : undefined;
 }
 
 /** Removes a deleted session's entry, only if it points at this project (another project may reuse the id). */

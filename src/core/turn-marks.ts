@@ -8,9 +8,9 @@
 // The directory is inside a project a cloned repository controls: it is
 // never followed through a symlink, and only files named like marks are ever
 // deleted from it.
-import { closeSync, constants, openSync, readdirSync, rmSync, unlinkSync } from "node:fs";
+import { closeSync, constants, readdirSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ensureDir, lstatOrUndefined } from "./fsutil.ts";
+import { ensureDir, lstatOrUndefined, openRegularSync } from "./fsutil.ts";
 import { ensureTapedeckDir, sessionDirName, UnsafePathError } from "./paths.ts";
 
 const DIR = "turn-marks";
@@ -39,13 +39,8 @@ function markName(provider: string, turnId: string): string {
 
 export function markTurn(projectRoot: string, provider: string, turnId: string): void {
   const dir = marksDir(projectRoot, true)!;
-  closeSync(
-    openSync(
-      join(dir, markName(provider, turnId)),
-      constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW,
-      0o600,
-    ),
-  );
+  // A FIFO planted under a mark's name must not block the hook: opened without waiting, then refused.
+  closeSync(openRegularSync(join(dir, markName(provider, turnId)), constants.O_WRONLY | constants.O_CREAT));
   pruneStale(dir);
 }
 

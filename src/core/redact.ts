@@ -114,9 +114,10 @@ function splitWords(key: string): string[] {
 }
 
 const PASS_SUFFIX = /(?:^|[_.-])pass$/i;
+const TOOL_PASS = /^(?:src|dest)?(?:store|key)pass$|^pass(?:in|out)$/;
 
 // Every word keyKind can return a kind for contains one of these.
-const KEYISH = /pass|pwd|secret|token|key|auth|cookie|cred|str/i;
+const KEYISH = /pass|pwd|secret|token|key|auth|cookie|cred|str|sonar/i;
 // Payloads repeat the same few hundred keys; remembering the verdict skips the word split.
 const KEY_CACHE = new Map<string, string | null>();
 
@@ -141,6 +142,12 @@ function wordsKind(key: string): string | null {
   // "pass" alone is too common a word ("bypass", "canPass"); only `pass` or `_pass`.
   if (last === "pass") return PASS_SUFFIX.test(key) ? "password" : null;
   if (last.endsWith("token")) return "token";
+  // keytool's `-storepass` / `-keypass`, openssl's `-passin` / `-passout`.
+  if (TOOL_PASS.test(last)) return "password";
+  // Rails' `secret_key_base`, a GCP service account's `private_key_id`, Sonar's `sonar.login`.
+  if (last === "base" && prev === "key" && words.at(-3) === "secret") return "secret";
+  if (last === "id" && prev === "key" && words.at(-3) === "private") return "private_key";
+  if (last === "login" && prev === "sonar") return "token";
   if (last.endsWith("secret") || last === "secrets") return "secret";
   if (last === "key") {
     if (prev === undefined) return null;
@@ -603,7 +610,8 @@ function lineBefore(text: string, pos: number): string {
 const KEY_TAIL =
   "(?:[Pp]ass(?:word|wd|phrase|code)?s?|PASS(?:WORD|WD|PHRASE|CODE)?S?|[Pp]wd|PWD|[Ss]ecrets?|SECRETS?|" +
   "[Tt]oken|TOKEN|[Kk]ey|KEY|[Aa]uth(?:orization)?|AUTH(?:ORIZATION)?|[Cc]ookies?|COOKIES?|" +
-  "[Cc]red(?:ential)?s?|CRED(?:ENTIAL)?S?|[Ss]tring|STRING|[Cc]onnstr|CONNSTR)";
+  "[Cc]red(?:ential)?s?|CRED(?:ENTIAL)?S?|[Ss]tring|STRING|[Cc]onnstr|CONNSTR|" +
+  "(?:[Kk]ey|KEY)[_.]?(?:[Bb]ase|BASE|[Ii][Dd])|[Ll]ogin|LOGIN)";
 
 type Handler = (text: string, m: RegExpExecArray, cap: string, spans: Span[]) => number;
 
@@ -653,9 +661,30 @@ function commandBefore(text: string, at: number, cmd: RegExp): boolean {
   return found;
 }
 
+// Commands whose `-p VALUE` is a password (elsewhere `-p` is a port or a path).
+const PW_CMD = new RegExp(
+  escapeAware(
+    String.raw`(?<![A-Za-z0-9_-])(?:(?:docker|podman|buildah|nerdctl|oras|skopeo|crane|helm(?: registry)?) login|az login|mongo(?:sh|dump|restore)?|sshpass|mysql(?:dump|admin|import|sh)?)\s`,
+  ),
+);
+const REDIS_CMD = new RegExp(escapeAware(String.raw`(?<![A-Za-z0-9_-])redis-cli\s`));
+
 function dashOption(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
   const at = m.index;
   const c = cap.charCodeAt(0);
+  if (cap.length > 2 && c !== 45) {
+    // A single-dash long option: keytool's `-storepass X`, openssl's `-passout pass:X`.
+    const before = spans.length;
+    const next = assignment(text, at, at + 1 + cap.length, spans);
+    if (spans.length > before) return next;
+    if (c !== 112) return at + 1;
+  }
+  const c1 = cap.charCodeAt(1);
+  if ((c === 112 || c === 97) && (c1 === 32 || c1 === 9)) {
+    // `docker login -u bot -p VALUE`, `redis-cli -a VALUE`.
+    if (!commandBefore(text, at, c === 97 ? REDIS_CMD : PW_CMD)) return at + 1;
+    return argumentValue(text, at + 2, spans);
+  }
   const curl = c === 117 /* u */ || text.startsWith("--user", at);
   if (curl || c === 112 /* p */) {
     const rule = curl ? CURL_U : MYSQL_P;
@@ -741,7 +770,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
       { src: "(?=(----BEGIN) )", handle: "at" },
       // Long options (`--token x`), and `-p` / `-u` for the mysql and curl special cases.
       {
-        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|p[^\s'"\\-]|u[ \t=]))`,
+        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s'"\\-]|[pua][ \t=]))`,
         handle: dashOption,
         keyed: true,
       },
@@ -768,6 +797,8 @@ const ANCHORS: Array<[string, Branch[]]> = [
     [
       { src: "(?<=(?:[?&]sig|X-Amz-Signature)=)()", handle: signatureParam },
       { src: "(?<=:)(?=(APA91b)[A-Za-z0-9_-]{100})", handle: backFrom(FCM_KEY, 11) },
+      { src: String.raw`(?<=:)(?=([0-9]{2,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:[^\s:])`, handle: pgpassLine },
+      { src: String.raw`(?<=[Vv]alue(?:\\{0,7}["'])?[ \t]{0,8}[=:])()`, handle: namedValue, keyed: true },
       // URLs only matter when their authority holds an '@'.
       {
         src:
@@ -810,7 +841,22 @@ const ANCHORS: Array<[string, Branch[]]> = [
       },
     ],
   ],
-  ["c", [{ src: "(?=(io)[A-Za-z0-9]{32}(?![A-Za-z0-9]))(?<=(?<![A-Za-z0-9_])c)", handle: "at" }]],
+  [
+    "c",
+    [
+      { src: "(?=(io)[A-Za-z0-9]{32}(?![A-Za-z0-9]))(?<=(?<![A-Za-z0-9_])c)", handle: "at" },
+      { src: String.raw`(?=(reate)[ \t]+[^\s])(?<=[ \t]c)`, handle: configSet, keyed: true },
+    ],
+  ],
+  ["s", [{ src: String.raw`(?=(et)[ \t]+[^\s=]+[ \t]+[^\s])(?<=[ \t]s)`, handle: configSet, keyed: true }]],
+  [
+    "p",
+    [{ src: String.raw`(?=(assword)[ \t]+[^\s])(?<=(?:^|[ \t\n])p)`, handle: netrcPassword, keyed: true }],
+  ],
+  ["P", [{ src: "(?=(rivate-Lines:))", handle: puttyPrivate }]],
+  ["L", [{ src: "(?=(S0tLS1CRUdJTi)[A-Za-z0-9+/]{20})(?<=(?<![A-Za-z0-9+/=])L)", handle: encodedKey }]],
+  ["e", [{ src: "(?=(yJ|wog)[A-Za-z0-9+/]{200})(?<=(?<![A-Za-z0-9+/._-])e)", handle: encodedKey }]],
+  [">", [{ src: "(?<=<([A-Za-z][A-Za-z0-9_.:-]{0,60})>)(?=[^<\n])", handle: xmlElement, keyed: true }]],
   [
     "~",
     [
@@ -834,6 +880,196 @@ const MASTER = new RegExp(
 
 function isB64UrlCode(c: number): boolean {
   return isUpper(c) || isLower(c) || isDigit(c) || c === 95 || c === 45;
+}
+
+/**
+ * The shell word starting at or after `from` (quotes stripped), pushed as a
+ * password unless it is a placeholder or the next flag. Returns where to resume.
+ */
+function argumentValue(text: string, from: number, spans: Span[], kind = "password"): number {
+  let p = from;
+  const n = text.length;
+  while (p < n && isBlank(text.charCodeAt(p))) p++;
+  let q = text.charCodeAt(p);
+  if (q === 92 && isQuote(text.charCodeAt(p + 1))) q = text.charCodeAt(++p);
+  const quoted = q === 34 || q === 39;
+  const vs = quoted ? p + 1 : p;
+  let ve = vs;
+  const limit = Math.min(n, vs + MAX_VALUE);
+  while (ve < limit) {
+    const ch = text.charCodeAt(ve);
+    if (
+      quoted
+        ? ch === q || ch === 10 || ch === 92
+        : ch <= 32 || ch === 34 || ch === 39 || ch === 92 || ch === 59
+    )
+      break;
+    ve++;
+  }
+  const v = text.slice(vs, ve);
+  if (v.length === 0 || text.charCodeAt(vs) === 45 || isPlaceholder(v)) return from;
+  spans.push({ s: vs, e: ve, kind, p: 1 });
+  return ve;
+}
+
+/** `machine h login u password SECRET` in a .netrc, on one line or several. */
+function netrcPassword(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
+  const at = m.index;
+  const before = text.slice(Math.max(0, at - 300), at);
+  if (!/(?:^|\s)(?:machine|default|login)\s/.test(before)) return at + 1;
+  return argumentValue(text, at + 8, spans);
+}
+
+/** `aws configure set aws_secret_access_key SECRET`, `npm config set //host/:_authToken SECRET`. */
+function configSet(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
+  const at = m.index;
+  if (!/\bconfig(?:ure)?(?:[ \t]+--?[a-z-]+(?:[ \t=][^\s-]\S*)?)*[ \t]+$/.test(lineBefore(text, at)))
+    return at + 1;
+  let p = text.indexOf(" ", at) + 1;
+  // `set KEY VALUE` once, or `create NAME TYPE k v k v` (rclone): pairs until the line ends.
+  for (let i = 0; i < 16 && p > 0 && p < text.length; i++) {
+    while (isBlank(text.charCodeAt(p))) p++;
+    let e = p;
+    while (e < text.length && text.charCodeAt(e) > 32) e++;
+    if (e === p || text.charCodeAt(e) === 10) break;
+    const word = text.slice(p, e);
+    const kind = word.includes("=") ? null : keyKind(word.replace(/^.*[:/]/, ""));
+    if (kind !== null) {
+      const next = argumentValue(text, e, spans, kind);
+      if (next > e) {
+        p = next;
+        continue;
+      }
+    }
+    p = e;
+  }
+  return Math.max(at + 1, p);
+}
+
+/** `<password>SECRET</password>` (Maven settings.xml and other XML config). */
+function xmlElement(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
+  const at = m.index;
+  const kind = keyKind(cap.slice(cap.lastIndexOf(":") + 1));
+  if (kind === null) return at + 1;
+  const vs = at + 1;
+  const close = text.indexOf("</", vs);
+  if (close < 0 || close - vs > MAX_VALUE || close === vs) return at + 1;
+  const v = text.slice(vs, close);
+  if (v.includes("\n") || v.includes("<") || isPlaceholder(v.trim())) return at + 1;
+  spans.push({ s: vs, e: close, kind, p: 1 });
+  return close;
+}
+
+// `{"key": "token", "value": ...}` (Postman), `<add key="ClearTextPassword" value="..." />` (NuGet),
+// `- name: API_TOKEN` + `value: ...` (Kubernetes env): the secret's name sits in a sibling field.
+const NAMED_PAIR =
+  /(?:^|[\s{,"'])(?:key|name)\\{0,7}["']?[ \t]*[:=][ \t]*\\{0,7}["']([A-Za-z0-9_.:/-]{1,80})\\{0,7}["'][^\n:=]{0,40}?[\s,{]\\{0,7}["']?value\\{0,7}["']?[ \t]*$|(?:^|\s)name:[ \t]*["']?([A-Za-z0-9_.-]{1,80})["']?[ \t]*\r?\n[ \t]*value[ \t]*$/;
+
+function namedValue(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
+  const at = m.index;
+  const pm = NAMED_PAIR.exec(text.slice(Math.max(0, at - 220), at));
+  const name = pm?.[1] ?? pm?.[2];
+  const kind = name === undefined ? null : keyKind(name.replace(/^.*[:/]/, ""));
+  if (kind === null) return at + 1;
+  return fromSeparator(text, at, spans, kind);
+}
+
+// host:port:database:user:password, the whole line (or an echo of it).
+const PGPASS_LINE =
+  /^[ \t]*(?:echo[ \t]+["']?)?[A-Za-z0-9_.*[\]-]{1,253}:(?:[0-9]{2,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:((?:\\:|[^\s:"'])+)(?=["']|[ \t]*(?:\r?\n|$|>))/dy;
+
+function pgpassLine(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
+  const at = m.index;
+  let ls = at;
+  while (ls > 0 && ls > at - 300 && text.charCodeAt(ls - 1) !== 10) ls--;
+  PGPASS_LINE.lastIndex = ls;
+  const pm = PGPASS_LINE.exec(text);
+  const g = pm?.indices?.[1];
+  if (pm === null || g === undefined || text.indexOf(":", ls) !== at) return at + 1;
+  const v = text.slice(g[0], g[1]);
+  if (v.length < 6 || isPlaceholder(v)) return at + 1;
+  spans.push({ s: g[0], e: g[1], kind: "password", p: 1 });
+  return g[1];
+}
+
+/** PuTTY's `.ppk`: the `Private-Lines: N` that follow hold the key. */
+function puttyPrivate(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
+  const at = m.index;
+  const nm = /^rivate-Lines:[ \t]*([0-9]{1,4})[ \t]*\r?\n/.exec(text.slice(at + 1, at + 40));
+  if (nm === null) return at + 1;
+  const vs = at + 1 + nm[0].length;
+  let ve = vs;
+  for (let i = 0; i < Number(nm[1]) && ve < text.length; i++) {
+    const nl = text.indexOf("\n", ve);
+    ve = nl < 0 ? text.length : nl + 1;
+  }
+  if (ve > vs && text.charCodeAt(ve - 1) === 10) ve--;
+  if (ve > vs) spans.push({ s: vs, e: ve, kind: "private_key", p: 2 });
+  return Math.max(ve, at + 1);
+}
+
+function isB64Code(c: number): boolean {
+  return isUpper(c) || isLower(c) || isDigit(c) || c === 43 || c === 47;
+}
+
+/**
+ * A base64 run that decodes to a private key (kubeconfig `client-key-data`) or
+ * to a service-account key file (`GOOGLE_CREDENTIALS=ewog...`).
+ */
+function encodedKey(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
+  const at = m.index;
+  let e = at;
+  const limit = Math.min(text.length, at + 65536);
+  while (e < limit && isB64Code(text.charCodeAt(e))) e++;
+  while (e < limit && text.charCodeAt(e) === 61) e++;
+  const head = decodeB64(text.slice(at, Math.min(e, at + 4096)).replace(/=+$/, ""), false);
+  const pem = head.startsWith("-----BEGIN ") && /PRIVATE KEY/.test(head.slice(0, 60));
+  if (!pem && !/"private_key"|"client_secret"|"refresh_token"/.test(head)) return at + 1;
+  spans.push({ s: at, e, kind: pem ? "private_key" : "service_account_key", p: 2 });
+  return e;
+}
+
+// ---------------------------------------------------------------------------
+// Kubernetes Secrets: every value under `data:` / `stringData:` is a secret,
+// whatever its key is called (`stripe-key`, `tls.key`, `config.json`).
+// ---------------------------------------------------------------------------
+
+const K8S_SECRET = /\bkind\\{0,3}["']?[ \t]*:[ \t]*\\{0,3}["']?Secret\b/;
+const K8S_DATA_YAML = /^([ \t]*)(?:data|stringData):[ \t]*\r?$/gm;
+const K8S_DATA_JSON = /"(?:data|stringData)"[ \t]*:[ \t]*\{/g;
+
+function k8sSecretSpans(text: string, spans: Span[]): void {
+  if (!K8S_SECRET.test(text)) return;
+  K8S_DATA_YAML.lastIndex = 0;
+  for (let dm = K8S_DATA_YAML.exec(text); dm !== null; dm = K8S_DATA_YAML.exec(text)) {
+    const indent = (dm[1] as string).length;
+    let pos = dm.index + dm[0].length + 1;
+    while (pos < text.length) {
+      let le = text.indexOf("\n", pos);
+      if (le < 0) le = text.length;
+      const line = text.slice(pos, le);
+      const lm = /^([ \t]*)[A-Za-z0-9_.-]+:[ \t]*["']?([^\s"'|>][^\s"']*)/.exec(line);
+      if (lm === null || (lm[1] as string).length <= indent) break;
+      const v = lm[2] as string;
+      if (!isPlaceholder(v)) {
+        const vs = pos + lm[0].length - v.length;
+        spans.push({ s: vs, e: vs + v.length, kind: "kubernetes_secret", p: 1 });
+      }
+      pos = le + 1;
+    }
+  }
+  K8S_DATA_JSON.lastIndex = 0;
+  for (let dm = K8S_DATA_JSON.exec(text); dm !== null; dm = K8S_DATA_JSON.exec(text)) {
+    const end = text.indexOf("}", dm.index);
+    const body = text.slice(dm.index + dm[0].length, end < 0 ? text.length : end);
+    const base = dm.index + dm[0].length;
+    for (const vm of body.matchAll(/"[^"]{1,253}"[ \t]*:[ \t]*"([^"]{1,65536})"/g)) {
+      const v = vm[1] as string;
+      if (isPlaceholder(v)) continue;
+      const vs = base + (vm.index as number) + vm[0].length - v.length - 1;
+      spans.push({ s: vs, e: vs + v.length, kind: "kubernetes_secret", p: 1 });
+    }
+  }
 }
 
 function push(spans: Span[], hit: Span | null, miss: number, resume?: number): number {
@@ -892,7 +1128,7 @@ function atLineStart(text: string, pos: number): boolean {
 }
 
 /** A secret-ish word ends right before the `=` / `:` at `sp`: find the whole key, then parse. */
-function fromSeparator(text: string, sp: number, spans: Span[]): number {
+function fromSeparator(text: string, sp: number, spans: Span[], kindOverride?: string): number {
   let ke = sp;
   while (ke > 0 && isBlank(text.charCodeAt(ke - 1))) ke--;
   if (text.charCodeAt(ke - 1) === 93 /* ] */) ke--;
@@ -906,7 +1142,26 @@ function fromSeparator(text: string, sp: number, spans: Span[]): number {
   while (ks > min && isKeyCode(text.charCodeAt(ks - 1)) && text.charCodeAt(ks - 2) !== 92) ks--;
   // A "key" longer than any real name is a base64 run or similar.
   if (ks === ke || (ks === min && ks > 0 && isKeyCode(text.charCodeAt(ks - 1)))) return sp + 1;
-  return Math.max(assignment(text, ks, ke, spans), sp + 1);
+  return Math.max(assignment(text, ks, ke, spans, kindOverride), sp + 1);
+}
+
+const PHP_ASSIGN = /^[ \t]*=[^=~>]/;
+
+/**
+ * A kind that the surroundings give a key that is not secret-ish by itself:
+ * `?key=` in a query string (Google Maps and others), `gh secret set NAME --body VALUE`.
+ */
+function contextKind(text: string, ks: number, key: string, before: number): string | null {
+  if (key === "key" && (before === 63 || before === 38)) return "api_key";
+  if (key === "--body" || key === "body") {
+    if (
+      /\bsecret set [A-Za-z0-9_-]+[ \t]+(?:--[a-z-]+(?:[ =][^\s-]\S*)?[ \t]+)*--$/.test(
+        lineBefore(text, ks + 2),
+      )
+    )
+      return "secret";
+  }
+  return null;
 }
 
 /** One `<key><sep><value>` site under inspection. */
@@ -930,11 +1185,12 @@ interface Site {
  * Parses `<key><sep><value>` for the key at [ks, ke). Pushes the value span when
  * the key is secret-ish and the value a literal; returns where scanning resumes.
  */
-function assignment(text: string, ks: number, ke: number, spans: Span[]): number {
+function assignment(text: string, ks: number, ke: number, spans: Span[], kindOverride?: string): number {
   const n = text.length;
   const before = ks > 0 ? text.charCodeAt(ks - 1) : -1;
-  // `$KEY` and `${KEY...}` read a variable; they never assign one.
-  if (before === 36 || (before === 123 && ks > 1 && text.charCodeAt(ks - 2) === 36)) return ke;
+  // `$KEY` and `${KEY...}` read a variable in a shell; `$key = '...'` assigns one in PHP, Perl and PowerShell.
+  if (before === 123 && ks > 1 && text.charCodeAt(ks - 2) === 36) return ke;
+  if (before === 36 && !PHP_ASSIGN.test(text.slice(ke, ke + 4))) return ke;
 
   let dashes = 0;
   while (dashes < 2 && text.charCodeAt(ks + dashes) === 45) dashes++;
@@ -981,7 +1237,9 @@ function assignment(text: string, ks: number, ke: number, spans: Span[]): number
   if (flag && sep === SEP_EQ && !spaceBefore) sep = SEP_FLAG;
 
   const key = text.slice(ks + dashes, ke);
-  const kind = key === "AccountKey" ? "azure_storage_key" : keyKind(key);
+  const kind =
+    kindOverride ??
+    (key === "AccountKey" ? "azure_storage_key" : (keyKind(key) ?? contextKind(text, ks, key, before)));
   if (kind === null) return ke;
 
   const p1 = p;
@@ -1005,8 +1263,15 @@ function assignment(text: string, ks: number, ke: number, spans: Span[]): number
     const m = AUTH_SCHEME.exec(text.slice(vs, Math.min(ve, vs + 40)));
     if (m) vs += m[0].length;
   }
+  // openssl's `-passout pass:SECRET`; `env:VAR` and `file:path` only say where the secret is.
+  if (sep === SEP_FLAG || sep === SEP_EQ) {
+    if (text.startsWith("pass:", vs)) vs += 5;
+    else if (/^(?:env|file|fd):/.test(text.slice(vs, vs + 5))) return ke;
+  }
   const value = text.slice(vs, ve);
   if (!isLiteral(site, value, quoted ? quote : -1, ve)) return ke;
+  // `-passin val           Private key password source`: a help text's option column.
+  if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]/.test(text.slice(ve, ve + 8))) return ke;
   spans.push({ s: vs, e: ve, kind, p: 1 });
   // Resume inside the value so a provider token there can claim a better kind, but
   // never parse the value itself for assignments again: that would be quadratic.
@@ -1044,6 +1309,12 @@ function unquotedValue(site: Site): [number, number] | null {
   const { text, p, sep, kind, key, keyQuoted, spaceBefore, spaceAfter } = site;
   const n = text.length;
   if (sep === SEP_FLAG && text.charCodeAt(p) === 45) return null; // next flag, not a value
+  // Django's generated keys hold ( ) = & $ #: the run up to a blank or quote is the key.
+  if (text.startsWith("django-insecure-", p)) {
+    let e = p;
+    while (e < n && !/[\s"'`\\]/.test(text[e] as string)) e++;
+    return [p, e];
+  }
   const lineStart = atLineStart(text, site.ks);
   const tight = sep === SEP_EQ && !spaceBefore && !spaceAfter;
   // HTTP header lines carry spaces and `;` in their value; a bare `auth:` is usually code.
@@ -1304,6 +1575,7 @@ function scan(text: string, withKeys: boolean): Span[] | null {
     }
     re.lastIndex = next > at ? next : at + 1;
   }
+  if (withKeys && text.includes("Secret")) k8sSecretSpans(text, spans);
   return spans.length > 0 ? spans.slice() : null;
 }
 

@@ -1,11 +1,12 @@
 // proxy, run, mirror restore: the API capture path.
 import { spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import type { Command } from "commander";
+import { type AgentCli, CLAUDE_CLI, findOnPath, installHint } from "../demo/agent-bin.ts";
 import { codexBaseUrlOverride, codexEndpoint } from "../providers/codex/endpoint.ts";
 import { createArchiveFeed } from "../proxy/archive-feed.ts";
-import { isValidSecret } from "../proxy/gate.ts";
+import { isValidSecret, SECRET_HEADER } from "../proxy/gate.ts";
 import { createMirrorExtension } from "../proxy/mirror/extension.ts";
 import { RestoreError, restoreMirror } from "../proxy/mirror/restore.ts";
 import { loadMirrorSettings, type MirrorOverrides } from "../proxy/mirror/settings.ts";
@@ -163,10 +164,9 @@ async function proxyCommand(opts: ProxyOpts): Promise<void> {
   });
 }
 
-/** npm packages of the agent CLIs, for the message when none is found. */
-const AGENT_PACKAGES: Record<string, string> = {
-  claude: "@anthropic-ai/claude-code",
-  codex: "@openai/codex",
+const AGENT_CLIS: Record<string, AgentCli> = {
+  claude: CLAUDE_CLI,
+  codex: { name: "codex", npmPackage: "@openai/codex" },
 };
 
 function isExecutableFile(path: string): boolean {
@@ -178,14 +178,9 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
-/** The first executable `name` on PATH. */
-export function onPath(name: string, path = process.env.PATH ?? ""): string | undefined {
-  for (const dir of path.split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
+/** Where a checkout keeps the pinned agent CLIs (dev dependencies): absent from a packaged install. */
+function checkoutBin(): string {
+  return join(builtFile("cli.js"), "..", "..", "node_modules", ".bin");
 }
 
 /**
@@ -195,33 +190,49 @@ export function onPath(name: string, path = process.env.PATH ?? ""): string | un
 export function agentBinary(
   name: string,
   override: string | undefined,
-  path = process.env.PATH ?? "",
+  where: { path?: string; localBin?: string } = {},
 ): string {
   if (override) return override;
-  const found = onPath(name, path);
+  const found = findOnPath(name, where.path ?? process.env.PATH);
   if (found) return found;
-  const local = join(builtFile("cli.js"), "..", "..", "node_modules", ".bin", name);
+  const local = join(where.localBin ?? checkoutBin(), name);
   if (isExecutableFile(local)) return local;
-  const envName = `TAPEDECK_${name.toUpperCase()}_BIN`;
-  throw new CliError(
-    `${name} is not installed (not on PATH): install it with \`npm install -g ${AGENT_PACKAGES[name] ?? name}\`, or set ${envName} to its path`,
-  );
+  const cli = AGENT_CLIS[name] ?? { name, npmPackage: name };
+  throw new CliError(`${installHint(cli)} (or set TAPEDECK_${name.toUpperCase()}_BIN to its path)`);
 }
 
 interface AgentLaunch {
   binary: string;
   /** The API the agent would have called. */
   upstream: string;
-  /** The agent's command line and environment, pointed at the proxy. */
-  through(proxyUrl: string): { args: string[]; env: NodeJS.ProcessEnv };
+  /** The agent's command line and environment, pointed at the proxy, with its credential. */
+  through(proxy: RunningProxy): { args: string[]; env: NodeJS.ProcessEnv };
 }
 
 function claudeLaunch(args: string[], opts: ProxyOpts): AgentLaunch {
   return {
     binary: agentBinary("claude", process.env.TAPEDECK_CLAUDE_BIN),
     upstream: opts.upstream ?? process.env.ANTHROPIC_BASE_URL ?? ANTHROPIC_API,
-    through: (url) => ({ args, env: { ...process.env, ANTHROPIC_BASE_URL: url } }),
+    // The secret path goes in the environment, which only this user can read; claude keeps the path prefix.
+    through: (proxy) => ({ args, env: { ...process.env, ANTHROPIC_BASE_URL: proxy.url } }),
   };
+}
+
+/** The environment variable codex reads the proxy's credential header from (`env_http_headers`). */
+const CODEX_SECRET_ENV = "TAPEDECK_PROXY_KEY";
+
+/**
+ * `-c model_providers.<id>.env_http_headers.x-tapedeck-proxy-key="TAPEDECK_PROXY_KEY"`: codex sends the
+ * credential as a header whose value it reads from the environment, so the command line, which every local user
+ * can read in /proc/<pid>/cmdline and ps, names only the variable. Measured with codex 0.171: the dotted key
+ * adds the header next to the provider's own, on every call (main, subagent, compaction).
+ */
+function codexSecretHeaderOverride(provider: string): string[] {
+  const id = /^[A-Za-z0-9_-]+$/.test(provider) ? provider : JSON.stringify(provider);
+  return [
+    "-c",
+    `model_providers.${id}.env_http_headers.${SECRET_HEADER}=${JSON.stringify(CODEX_SECRET_ENV)}`,
+  ];
 }
 
 /**
@@ -256,13 +267,25 @@ function codexLaunch(args: string[], opts: ProxyOpts): AgentLaunch {
     throw new CliError(`invalid upstream URL "${base}"`, EXIT.usage);
   }
   const path = url.pathname.replace(/\/+$/, "");
+  const builtIn = endpoint.provider === "openai";
   return {
     binary: agentBinary("codex", process.env.TAPEDECK_CODEX_BIN),
     upstream: url.origin,
-    through: (proxyUrl) => ({
-      args: [...codexBaseUrlOverride(endpoint.provider, `${proxyUrl}${path}`), ...args],
-      env: process.env,
-    }),
+    through: (proxy) =>
+      builtIn
+        ? // Built-in providers take no headers from config ("cannot be overridden"): the secret path it is.
+          {
+            args: [...codexBaseUrlOverride(endpoint.provider, `${proxy.url}${path}`), ...args],
+            env: process.env,
+          }
+        : {
+            args: [
+              ...codexBaseUrlOverride(endpoint.provider, `${proxy.origin}${path}`),
+              ...codexSecretHeaderOverride(endpoint.provider),
+              ...args,
+            ],
+            env: { ...process.env, [CODEX_SECRET_ENV]: proxy.secret },
+          },
   };
 }
 
@@ -280,7 +303,7 @@ async function runCommand(agent: string, args: string[], opts: ProxyOpts): Promi
   // The agent owns the terminal: the proxy speaks only when asked to (--verbose).
   const log = opts.verbose ? stderrLog({ verbose: true, warnUpstream: true }) : undefined;
   const { proxy } = await start(opts, launch.upstream, log);
-  const spec = launch.through(proxy.url);
+  const spec = launch.through(proxy);
   const child = spawn(launch.binary, spec.args, { stdio: "inherit", env: spec.env });
   const forward = (signal: NodeJS.Signals) => () => {
     child.kill(signal);

@@ -9,8 +9,13 @@
 //   agent is http://127.0.0.1:PORT/<secret>. Measured with the real clients
 //   (test/e2e/claude-proxy.test.ts, test/e2e/codex-record.test.ts): claude
 //   (ANTHROPIC_BASE_URL) and codex (the provider's base_url) keep the path
-//   prefix on every call they make (messages, count_tokens, subagents,
-//   compaction; responses), so no header has to be added to the agent.
+//   prefix on every call they make (claude: messages, subagents, compaction;
+//   codex: responses, subagents, compaction).
+// - Or a header, `x-tapedeck-proxy-key: <secret>`, for an agent whose base URL
+//   would put the secret on its command line, which other users can read
+//   (/proc/<pid>/cmdline, ps): `tapedeck run codex` sets a custom provider's
+//   `env_http_headers`, so only the name of an environment variable is on
+//   codex's command line. The header is dropped before forwarding.
 // - Compared in constant time: both sides are hashed to 32 bytes first, so not
 //   even the length of the candidate shows in the timing.
 // - A web page cannot send the secret (it does not know it), but DNS rebinding
@@ -27,6 +32,8 @@ export function newProxySecret(): string {
 export function isValidSecret(secret: string): boolean {
   return /^[A-Za-z0-9_-]{32,128}$/.test(secret);
 }
+
+export const SECRET_HEADER = "x-tapedeck-proxy-key";
 
 export type GateResult =
   | { ok: true /** The request target without the secret segment: what goes upstream. */; target: string }
@@ -61,14 +68,25 @@ export class ProxyGate {
     this.#hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   }
 
-  check(headers: { host?: string; origin?: string }, target: string): GateResult {
+  #matches(candidate: string): boolean {
+    return timingSafeEqual(digest(candidate), this.#secretDigest);
+  }
+
+  check(headers: Record<string, string | string[] | undefined>, target: string): GateResult {
     if (headers.origin !== undefined) return { ok: false, status: 403, reason: "origin" };
-    if (!this.#hosts.has((headers.host ?? "").toLowerCase()))
+    const host = headers.host;
+    if (typeof host !== "string" || !this.#hosts.has(host.toLowerCase())) {
       return { ok: false, status: 403, reason: "host" };
+    }
+    const key = headers[SECRET_HEADER];
+    if (key !== undefined) {
+      return typeof key === "string" && this.#matches(key)
+        ? { ok: true, target }
+        : { ok: false, status: 401, reason: "credential" };
+    }
     const parts = splitFirstSegment(target);
     // Hash always, so a request without a first segment takes as long as one with a wrong one.
-    const given = digest(parts?.segment ?? "");
-    if (!timingSafeEqual(given, this.#secretDigest) || !parts) {
+    if (!this.#matches(parts?.segment ?? "") || !parts) {
       return { ok: false, status: 401, reason: "credential" };
     }
     return { ok: true, target: parts.rest.startsWith("/") ? parts.rest : `/${parts.rest}` };

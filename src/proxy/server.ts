@@ -24,7 +24,7 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
 import { Pool } from "undici";
-import { newProxySecret, ProxyGate } from "./gate.ts";
+import { newProxySecret, ProxyGate, SECRET_HEADER } from "./gate.ts";
 import {
   type BodyObserver,
   errorCode,
@@ -87,7 +87,8 @@ const OUT_BUFFER_BYTES = 256 * 1024;
 // Per-connection headers (RFC 9110 §7.6.1) plus what undici sets itself or refuses:
 // host (rewritten for the upstream) and expect (the body has already been read).
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade"]);
-const REQUEST_ONLY_DROP = new Set(["host", "expect"]);
+// And the proxy's own credential header (gate.ts), which is for the proxy alone.
+const REQUEST_ONLY_DROP = new Set(["host", "expect", SECRET_HEADER]);
 
 function errorBody(type: string, message: string): string {
   return JSON.stringify({ type: "error", error: { type, message } });

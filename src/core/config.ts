@@ -96,10 +96,8 @@ export function readConfigFile(projectRoot: string): ConfigRead {
     text = readRegularFileSync(path, MAX_CONFIG_BYTES).toString("utf8");
   } catch (error) {
     if (isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR")) return { state: "missing" };
-    if (error instanceof UnsafePathError || isErrno(error, "ELOOP")) {
-      const what = isErrno(error, "ELOOP") ? "is a symlink" : "is not a regular file of at most 1 MB";
-      return { state: "invalid", error: new ConfigError(path, what) };
-    }
+    if (error instanceof UnsafePathError)
+      return { state: "invalid", error: new ConfigError(path, error.reason) };
     return {
       state: "invalid",
       error: new ConfigError(

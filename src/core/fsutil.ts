@@ -31,6 +31,13 @@ export const FILE_MODE = 0o600;
 export class UnsafePathError extends Error {
   override name = "UnsafePathError";
   readonly code = "EUNSAFE";
+  constructor(
+    message: string,
+    /** what is wrong, without the path: for messages that must name no location */
+    readonly reason = "not a plain file or directory",
+  ) {
+    super(message);
+  }
 }
 
 /** Bigger than any file tapedeck writes outside events.jsonl (a manifest, a spool batch of bounded events). */
@@ -50,14 +57,23 @@ export function openRegularSync(
   mode: number = FILE_MODE,
   follow = false,
 ): number {
-  const fd = openSync(path, flags | (follow ? 0 : constants.O_NOFOLLOW) | constants.O_NONBLOCK, mode);
+  let fd: number;
+  try {
+    fd = openSync(path, flags | (follow ? 0 : constants.O_NOFOLLOW) | constants.O_NONBLOCK, mode);
+  } catch (error) {
+    // ELOOP: a symlink under O_NOFOLLOW. ENXIO: a FIFO opened for writing with no reader, or a socket.
+    if (isErrno(error, "ELOOP")) throw new UnsafePathError(`${path} is a symlink`, "is a symlink");
+    if (isErrno(error, "ENXIO"))
+      throw new UnsafePathError(`${path} is not a regular file`, "is not a regular file");
+    throw error;
+  }
   let regular = false;
   try {
     regular = fstatSync(fd).isFile();
   } finally {
     if (!regular) closeSync(fd);
   }
-  if (!regular) throw new UnsafePathError(`${path} is not a regular file`);
+  if (!regular) throw new UnsafePathError(`${path} is not a regular file`, "is not a regular file");
   return fd;
 }
 
@@ -75,7 +91,7 @@ export function readRegularFileSync(
   const fd = openRegularSync(path, constants.O_RDONLY, FILE_MODE, follow);
   try {
     const size = fstatSync(fd).size;
-    if (size > maxBytes) throw new UnsafePathError(`${path} is larger than ${maxBytes} bytes`);
+    if (size > maxBytes) throw tooLarge(path, maxBytes);
     // The size is re-checked by reading one byte past it: a file growing meanwhile stays bounded.
     const buf = Buffer.allocUnsafe(Math.min(maxBytes, size) + 1);
     let length = 0;
@@ -84,11 +100,15 @@ export function readRegularFileSync(
       if (n <= 0) break;
       length += n;
     }
-    if (length > maxBytes) throw new UnsafePathError(`${path} is larger than ${maxBytes} bytes`);
+    if (length > maxBytes) throw tooLarge(path, maxBytes);
     return buf.subarray(0, length);
   } finally {
     closeSync(fd);
   }
+}
+
+function tooLarge(path: string, maxBytes: number): UnsafePathError {
+  return new UnsafePathError(`${path} is larger than ${maxBytes} bytes`, `is larger than ${maxBytes} bytes`);
 }
 
 /**

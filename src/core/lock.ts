@@ -82,7 +82,7 @@ function readOrEmpty(path: string): string | undefined {
     return readRegularFileSync(path, MAX_LOCK_BYTES).toString("utf8");
   } catch (error) {
     if (isErrno(error, "ENOENT")) return undefined;
-    if (error instanceof UnsafePathError || isErrno(error, "ELOOP")) return NOT_A_LOCK;
+    if (error instanceof UnsafePathError) return NOT_A_LOCK;
     throw error;
   }
 }

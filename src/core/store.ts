@@ -117,7 +117,7 @@ function writeStateInPlace(path: string, state: SessionState): void {
   try {
     fd = openRegularSync(path, constants.O_WRONLY | constants.O_CREAT);
   } catch (error) {
-    if (!(error instanceof UnsafePathError) && (error as NodeJS.ErrnoException).code !== "ELOOP") throw error;
+    if (!(error instanceof UnsafePathError)) throw error;
     // A FIFO or symlink planted as state.json is replaced (rename acts on the entry, never its target).
     writeJsonAtomicSync(path, state);
     return;

@@ -192,8 +192,7 @@ function recoverLocked(
     // The spool's events are in the file now: summarize what is really there.
     const final = drained > 0 ? { ...scanSession(fd), report: scan.report } : scan;
     const finalManifest = readJsonOrUndefined<Manifest>(join(dir, SESSION_FILES.manifest)) ?? manifest;
-    if (finalManifest)
-      sealTruthfully(dir, fd, final.state, finalManifest, sealedBefore, scan.report, deadReason);
+    if (finalManifest) sealTruthfully(dir, fd, final.state, finalManifest, sealedBefore, scan.report);
     if (drained > 0) scan.report.spool_drained = drained;
     scan.report.scanned_at = nowIso();
     writeReport(dir, scan.report);
@@ -248,7 +247,6 @@ function sealTruthfully(
   manifest: Manifest,
   sealedBefore: Checksums | undefined,
   report: RecoveryReport,
-  deadReason: string | null,
 ): void {
   const wasComplete = manifest.status === "complete";
   let changed = false;
@@ -262,7 +260,9 @@ function sealTruthfully(
     const reason = report.torn_tail
       ? "repair removed a torn final line: the session's end is not in the archive"
       : "the archive holds no session_end for the session's last run";
-    manifest.status = deadReason === null && manifest.agent_pid ? "active" : "incomplete";
+    // It was sealed, so liveness was never asked: is its agent still running (then it may still end)?
+    const live = sessionLiveness({ ...manifest, status: "active" }).live;
+    manifest.status = live ? "active" : "incomplete";
     manifest.incomplete_reason = manifest.status === "incomplete" ? reason : null;
     manifest.ended_at = null;
     if (manifest.status === "incomplete") report.marked_incomplete = reason;

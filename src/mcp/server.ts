@@ -3,7 +3,6 @@
 // only on the user's explicit request, capture-only, this project and provider,
 // stopping leaves everything else in place.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { RecordingState } from "../core/status.ts";
@@ -15,6 +14,7 @@ import {
   RECORD_ACTIONS,
   recordSession,
 } from "./control.ts";
+import { BoundedStdioTransport } from "./stdio-transport.ts";
 
 export const RECORD_SESSION_DESCRIPTION = [
   "Start, stop or check tapedeck's recording of this agent's sessions.",
@@ -105,10 +105,13 @@ export function createTapedeckMcpServer(scope: ControlScope, version: string): M
   return server;
 }
 
-/** Serves on stdin/stdout until the client closes them. */
+/**
+ * Serves on stdin/stdout until the client closes them. The transport refuses a message over 10 MiB and keeps
+ * serving (the SDK's own would close: the agent would lose these tools for the session).
+ */
 export async function serveMcpStdio(scope: ControlScope, version: string): Promise<void> {
   const server = createTapedeckMcpServer(scope, version);
-  const transport = new StdioServerTransport();
+  const transport = new BoundedStdioTransport();
   const closed = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);

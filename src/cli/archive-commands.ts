@@ -29,7 +29,7 @@ import {
   projectFromOption,
   say,
 } from "./common.ts";
-import { providerName, renderSummary } from "./summary.ts";
+import { providerName, renderSummary, usageUnknowns } from "./summary.ts";
 
 interface CommonOpts {
   project?: string;
@@ -100,7 +100,7 @@ function inspectCommand(query: string | undefined, opts: CommonOpts): void {
   const project = projectFromOption(opts.project);
   const summary = inspectSession(resolveRef(project, query ?? "last", opts.provider));
   if (opts.json) {
-    printJson({ ...summary, path: summary.path });
+    printJson({ ...summary, usage: { ...summary.usage, unknown: usageUnknowns(summary.usage) } });
     return;
   }
   say(`${renderSummary(summary, project)}\n`);

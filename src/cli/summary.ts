@@ -75,9 +75,19 @@ export function renderSummary(s: SessionSummary, projectRoot: string, options: S
   return lines.join("\n");
 }
 
+/**
+ * The counts no source of the session reported, which a sum would show as 0. Gemini's hooks carry no cache
+ * read: only its chat file does (source gemini-chat), and without it the figure is unknown, not zero.
+ */
+export function usageUnknowns(usage: SessionSummary["usage"]): string[] {
+  const sources = new Set(usage.sources);
+  const only = (s: string) => sources.size === 1 && sources.has(s);
+  return only("gemini-hook") ? ["cache_read_input_tokens"] : [];
+}
+
 /** `1160 in · 196 out · 11600 cache read (sources)`; a count no source reported reads "unknown", never 0. */
-export function tokensLine(usage: SessionSummary["usage"] & { unknown?: string[] }): string {
-  const unknown = new Set(usage.unknown ?? []);
+export function tokensLine(usage: SessionSummary["usage"]): string {
+  const unknown = new Set(usageUnknowns(usage));
   const count = (field: keyof SessionSummary["usage"], n: number) =>
     unknown.has(field) ? "unknown" : String(n);
   return `${count("input_tokens", usage.input_tokens)} in · ${count("output_tokens", usage.output_tokens)} out · ${count("cache_read_input_tokens", usage.cache_read_input_tokens)} cache read (${usage.sources.map(printable).join(", ")})`;

@@ -15,6 +15,8 @@ export const USAGE_SOURCES = [
   "codex-transcript",
   "codex-app-server",
   "gemini-hook",
+  // Gemini's chat recording: the counts its hooks leave out (cache read, reasoning).
+  "gemini-chat",
   "proxy",
   "unavailable",
 ] as const;

@@ -20,6 +20,9 @@
  *                      before its next model call: two generateContent calls, then a request that starts with
  *                      the new <state_snapshot>, which is where the adapter sees the compression)
  *   SCENARIO_TEXT      session_start(resume) user_prompt turn_usage assistant_message session_end
+ * and, after each run's assistant_message, one more turn_usage per model message from Gemini's chat file
+ * (source gemini-chat): the cache-read and thought counts the hooks never carry. The kind lists below leave
+ * those out; `turn` checks them against the mock's log.
  *
  * Not here: `/compress`. In `-p` mode Gemini 0.61 runs the manual compression concurrently with sending
  * "/compress" to the model as a prompt, and whether the compressed history is the one saved races with that
@@ -154,6 +157,7 @@ interface InspectJson {
     cache_read_input_tokens: number;
     cache_creation_input_tokens: number;
     sources: string[];
+    unknown?: string[];
   };
 }
 
@@ -179,7 +183,19 @@ function hookUsage(served: GeminiUsageRecord) {
   };
 }
 
+/** What Gemini's chat file says of a streamed response: the counts its hooks leave out. */
+function chatUsage(served: GeminiUsageRecord) {
+  return {
+    source: "gemini-chat",
+    message_id: expect.any(String),
+    model: served.model,
+    cache_read_input_tokens: served.usage.cachedContentTokenCount,
+    reasoning_output_tokens: served.usage.thoughtsTokenCount,
+  };
+}
+
 const streamed = (served: GeminiUsageRecord[]) => served.filter((u) => u.kind === "streamGenerateContent");
+const isChatUsage = (e: Envelope) => e.kind === "turn_usage" && e.usage?.source === "gemini-chat";
 const kinds = (events: Envelope[]) => events.map((e) => e.kind);
 const only = (events: Envelope[], kind: string) => events.filter((e) => e.kind === kind);
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -204,8 +220,10 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
 
   interface Run {
     res: GeminiResult;
-    /** Events this run appended to the session. */
+    /** Events this run appended to the session, but the chat file's turn_usage. */
     events: Envelope[];
+    /** The turn_usage events taken from Gemini's chat file. */
+    chat: Envelope[];
     /** The mock's responses during this run (router and compression calls included). */
     served: GeminiUsageRecord[];
   }
@@ -220,10 +238,21 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
     sessionId ||= res.sessionId!;
     expect(res.sessionId).toBe(sessionId);
     const all = readEvents(sb, sessionId);
-    const run = { res, events: all.slice(seen), served: sb.mock.usageLog.slice(served0) };
+    const appended = all.slice(seen);
+    const run = {
+      res,
+      events: appended.filter((e) => !isChatUsage(e)),
+      chat: appended.filter(isChatUsage),
+      served: sb.mock.usageLog.slice(served0),
+    };
     seen = all.length;
     runs[name] = run;
     const { events } = run;
+    // The counts the hooks lack, from the chat file at the turn's end: one per streamed response, with the
+    // cache read Gemini reported (the mock's cachedContentTokenCount), after the assistant_message.
+    expect(run.chat.map((e) => e.usage)).toEqual(streamed(run.served).map(chatUsage));
+    expect(appended.slice(-1 - run.chat.length, -1)).toEqual(run.chat);
+    expect(appended.at(-2 - run.chat.length)!.kind).toBe("assistant_message");
     expect(events[0]!.kind).toBe("session_start");
     expect(events.at(-1)!.kind).toBe("session_end");
     for (const e of events)
@@ -232,6 +261,7 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
     const turnId = events[1]!.turn_id;
     expect(turnId).toMatch(/^turn-[0-9a-f]{24}$/);
     expect(events.slice(1, -1).map((e) => e.turn_id)).toEqual(events.slice(1, -1).map(() => turnId));
+    expect(run.chat.map((e) => e.turn_id)).toEqual(run.chat.map(() => turnId));
     expect([events[0]!.turn_id, events.at(-1)!.turn_id]).toEqual([undefined, undefined]);
     for (const other of Object.values(runs)) {
       if (other !== run) expect(other.events[1]!.turn_id).not.toBe(turnId);
@@ -503,8 +533,10 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
   }, 90_000);
 
   it("the whole session: epochs, tool pairing, usage, completion, checksums", async () => {
-    const events = readEvents(sb, sessionId);
+    const recorded = readEvents(sb, sessionId);
+    const events = recorded.filter((e) => !isChatUsage(e));
     expect(events).toEqual(Object.values(runs).flatMap((r) => r.events));
+    expect(recorded.filter(isChatUsage)).toEqual(Object.values(runs).flatMap((r) => r.chat));
     expect(only(events, "session_start").map((e) => e.payload.source)).toEqual([
       "startup",
       "resume",
@@ -530,7 +562,7 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
       expect(matching[0]!.payload.tool_input).toEqual(call.payload.tool_input);
     }
     expect(new Set(calls.map((c) => c.payload.tool_use_id)).size).toBe(calls.length);
-    expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);
+    expect(new Set(recorded.map((e) => e.event_id)).size).toBe(recorded.length);
 
     // Usage: exactly the mock's streamed responses, one turn_usage each; never the router's or compressor's.
     const all = sb.mock.usageLog;
@@ -546,15 +578,22 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
     const inspected = await expectComplete(sb, sessionId);
     const sum = (k: "promptTokenCount" | "candidatesTokenCount") =>
       streamed(all).reduce((acc, u) => acc + u.usage[k], 0);
-    // Gemini's hooks carry no cache or thought counts (the mock sent both), so none are recorded.
+    // Gemini's hooks carry no cache or thought counts (the mock sent both): the cache read comes from the chat
+    // file, counted once per response; input and output from the hooks alone.
     expect(streamed(all).every((u) => u.usage.cachedContentTokenCount > 0)).toBe(true);
+    expect(recorded.filter(isChatUsage).map((e) => e.usage)).toEqual(streamed(all).map(chatUsage));
     expect(inspected.usage).toEqual({
       input_tokens: sum("promptTokenCount"),
       output_tokens: sum("candidatesTokenCount"),
-      cache_read_input_tokens: 0,
+      cache_read_input_tokens: streamed(all).reduce((acc, u) => acc + u.usage.cachedContentTokenCount, 0),
       cache_creation_input_tokens: 0,
-      sources: ["gemini-hook"],
+      sources: ["gemini-hook", "gemini-chat"],
+      unknown: [],
     });
+    const human = await tapedeck(sb, ["inspect", sessionId, "--project", sb.projectDir]);
+    expect(human.stdout).toContain(
+      `Tokens: ${sum("promptTokenCount")} in · ${sum("candidatesTokenCount")} out · ${inspected.usage.cache_read_input_tokens} cache read (gemini-hook, gemini-chat)`,
+    );
     expect(inspected.redaction_count).toBeGreaterThan(0);
 
     const list = await tapedeckJson<Array<{ session_id: string; status: string }>>(sb, [
@@ -641,7 +680,9 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
     // Recording or not, gemini's own output is the same.
     expect([probe.response, stableStderr(probe.stderr)]).toEqual([off.response, stableStderr(off.stderr)]);
     expect(probe.stderr).not.toMatch(/hook|tapedeck/i);
-    expect(kinds(readEvents(sb, probe.sessionId!))).toEqual(kinds(runs.bash!.events));
+    expect(kinds(readEvents(sb, probe.sessionId!).filter((e) => !isChatUsage(e)))).toEqual(
+      kinds(runs.bash!.events),
+    );
     await expectComplete(sb, probe.sessionId!);
   }, 90_000);
 
@@ -674,7 +715,8 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
     expect(snapshot(sessionsRoot(sb))).toEqual(archived);
     const diagNew = readFileSync(diagnostics, "utf8").slice(diagBefore.length).trim().split("\n");
     expect(diagNew.length).toBeGreaterThan(0);
-    for (const line of diagNew) expect(JSON.parse(line)).toMatchObject({ what: "error", code: "ENOTDIR" });
+    // The store refuses a session root that is not a real directory before any mkdir below it (EUNSAFE).
+    for (const line of diagNew) expect(JSON.parse(line)).toMatchObject({ what: "error", code: "EUNSAFE" });
     await expectComplete(sb, sessionId);
   }, 90_000);
 
@@ -793,14 +835,15 @@ describe("uninstall removes exactly what install added", () => {
     });
   });
 
-  it("a project without settings: install creates the file, uninstall leaves it empty", async () => {
+  it("a project without settings: install creates the file, uninstall removes it again", async () => {
     rmSync(join(sb.projectDir, ".gemini"), { recursive: true, force: true });
     expect((await install()).code).toBe(0);
     expect(Object.keys(readJson<Settings>(settingsPath(sb))).sort()).toEqual(
       ["hooks", "hooksConfig", GEMINI_MARKER_KEY].sort(),
     );
     expect((await uninstall()).code).toBe(0);
-    expect(readJson(settingsPath(sb))).toEqual({});
+    expect(existsSync(settingsPath(sb))).toBe(false);
+    expect(existsSync(join(sb.projectDir, ".gemini"))).toBe(false);
   });
 });
 

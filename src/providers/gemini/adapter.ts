@@ -36,6 +36,11 @@
 //    `complete: false`, when the next model call, prompt, turn end or session
 //    boundary shows that the response is over.
 //
+// 5. Token counts the hooks leave out. At AfterAgent and SessionEnd, the
+//    model messages the chat file gained since the last read add a
+//    turn_usage each with their cache-read and reasoning counts
+//    (chat-usage.ts): AfterModel never carries them.
+//
 // enrich completes normalize's events in place (tool_use_id, event_id,
 // turn_id) and returns the events it adds. Without enrich, normalize's events
 // still stand on their own, unpaired.
@@ -47,7 +52,8 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
 import type { Usage } from "../../core/schemas.ts";
 import { digest, idFor } from "../shared.ts";
-import type { ProviderAdapter } from "../types.ts";
+import type { EnrichScope, ProviderAdapter } from "../types.ts";
+import { type ChatCursor, loadChatCursor, readChatUsage } from "./chat-usage.ts";
 import { type GeminiObservation, normalizeGeminiHookObserved } from "./normalize.ts";
 
 /** Per tool key in the current turn: BeforeTool hooks seen, and ordinals still waiting for a result. */
@@ -81,6 +87,8 @@ export interface GeminiState {
   manual?: boolean;
   /** The last chunk of a response whose final chunk has not come. */
   response?: OpenResponse;
+  /** How far the chat file has been read for token counts. */
+  chat?: ChatCursor;
 }
 
 const TOOL_KEYS_KEPT = 256;
@@ -109,6 +117,8 @@ export function loadGeminiState(raw: Record<string, unknown> | undefined): Gemin
   if (raw.manual === true) state.manual = true;
   const response = loadOpenResponse(raw.response);
   if (response) state.response = response;
+  const chat = loadChatCursor(raw.chat);
+  if (chat) state.chat = chat;
   return state;
 }
 
@@ -149,6 +159,7 @@ export function enrichGemini(
   result: NormalizeResult,
   observation: GeminiObservation | undefined,
   previous: Record<string, unknown> | undefined,
+  scope: EnrichScope = {},
 ): { events: NormalizedEvent[]; state: Record<string, unknown> } | undefined {
   if (!observation || observation.hook === "unknown") return undefined;
   const state = loadGeminiState(previous);
@@ -212,9 +223,19 @@ export function enrichGemini(
       pairTools(result.events, state, session);
       break;
     case "AfterAgent":
-    case "SessionEnd":
+    case "SessionEnd": {
       closeResponse();
+      const chatPath = result.context.transcript_path;
+      if (chatPath) {
+        const read = readChatUsage(chatPath, state.chat, session, scope.recordingSince);
+        for (const event of read.events) {
+          if (state.turn !== undefined) event.turn_id = state.turn;
+          extra.push(event);
+        }
+        if (read.cursor) state.chat = read.cursor;
+      }
       break;
+    }
     default:
       break;
   }
@@ -354,5 +375,5 @@ export const geminiAdapter: ProviderAdapter = {
   },
   isSessionStart: (payload) =>
     (payload as { hook_event_name?: unknown } | null)?.hook_event_name === "SessionStart",
-  enrich: (result, state) => enrichGemini(result, observations.get(result), state),
+  enrich: (result, state, scope) => enrichGemini(result, observations.get(result), state, scope),
 };

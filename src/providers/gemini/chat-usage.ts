@@ -1,0 +1,148 @@
+// The token counts Gemini's hooks leave out, from its chat recording.
+//
+// AfterModel hands a hook only promptTokenCount, candidatesTokenCount and
+// totalTokenCount (measured with 0.61: the API's cachedContentTokenCount and
+// thoughtsTokenCount never reach it), so the hooks alone would show a cache
+// read of 0 where Gemini reported 500. The chat file (`transcript_path`)
+// records each model message with `tokens{input,output,cached,thoughts,tool,
+// total}`. At the end of a turn (AfterAgent) and of a session, the messages
+// written since the last read become one turn_usage each, carrying only the
+// counts the hooks lack (cache read, reasoning): input and output are already
+// in the AfterModel turn_usage, and summing them twice would double them.
+//
+// The file is JSONL of upserts: a message is written again, same id, when its
+// tool calls are attached, and `{"$set":{"messages":[...]}}` rewrites the
+// history after a resume or compression. So messages are keyed by id (the ids
+// already turned into events are remembered, bounded), and `$set` records are
+// skipped: they only repeat messages already written. Only messages stamped
+// at or after the moment recording was switched on count (off means off).
+import { closeSync, constants, fstatSync } from "node:fs";
+import type { NormalizedEvent } from "../../core/event.ts";
+import { openRegularSync } from "../../core/fsutil.ts";
+import type { Usage } from "../../core/schemas.ts";
+import { scanCompleteLines } from "../read-lines.ts";
+import { idFor } from "../shared.ts";
+
+/** A chat file is small (it holds text, not tool output blobs); the bound keeps a hook fast on a huge one. */
+export const MAX_CHAT_READ_BYTES = 32 * 1024 * 1024;
+/** Message ids remembered per session: far more than one turn writes. */
+const SEEN_KEPT = 512;
+
+export interface ChatCursor {
+  path: string;
+  offset: number;
+  seen: string[];
+}
+
+export function loadChatCursor(raw: unknown): ChatCursor | undefined {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  if (typeof r.path !== "string" || r.path.length > 4096) return undefined;
+  if (typeof r.offset !== "number" || !Number.isSafeInteger(r.offset) || r.offset < 0) return undefined;
+  const seen = Array.isArray(r.seen)
+    ? r.seen.filter((s): s is string => typeof s === "string" && s.length <= 256)
+    : [];
+  return { path: r.path, offset: r.offset, seen: seen.slice(-SEEN_KEPT) };
+}
+
+interface ChatTokens {
+  cached?: number;
+  thoughts?: number;
+}
+
+interface ChatMessage {
+  id: string;
+  timestamp?: string;
+  model?: string;
+  tokens: ChatTokens;
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+}
+
+function modelMessage(line: Buffer): ChatMessage | undefined {
+  // Cheap prefilter: only model messages with token counts are parsed.
+  if (line.indexOf('"tokens"') < 0 || line.indexOf('"type":"gemini"') < 0) return undefined;
+  let rec: unknown;
+  try {
+    rec = JSON.parse(line.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  if (!rec || typeof rec !== "object") return undefined;
+  const r = rec as Record<string, unknown>;
+  if (r.type !== "gemini" || typeof r.id !== "string" || r.id.length > 256) return undefined;
+  if (!r.tokens || typeof r.tokens !== "object") return undefined;
+  const t = r.tokens as Record<string, unknown>;
+  const tokens: ChatTokens = {};
+  if (isCount(t.cached)) tokens.cached = t.cached;
+  if (isCount(t.thoughts)) tokens.thoughts = t.thoughts;
+  const message: ChatMessage = { id: r.id, tokens };
+  if (typeof r.timestamp === "string" && r.timestamp.length <= 64) message.timestamp = r.timestamp;
+  if (typeof r.model === "string" && r.model.length <= 128) message.model = r.model;
+  return message;
+}
+
+function usageEvent(message: ChatMessage, session: string): NormalizedEvent {
+  const usage: Usage = { source: "gemini-chat", message_id: message.id };
+  if (message.model !== undefined) usage.model = message.model;
+  if (message.tokens.cached !== undefined) usage.cache_read_input_tokens = message.tokens.cached;
+  if (message.tokens.thoughts !== undefined) usage.reasoning_output_tokens = message.tokens.thoughts;
+  const event: NormalizedEvent = {
+    kind: "turn_usage",
+    event_id: idFor("turn_usage", ["gemini-chat", session, message.id]),
+    payload: {
+      source: "chat_file",
+      message_id: message.id,
+      ...(message.model ? { model: message.model } : {}),
+    },
+    usage,
+  };
+  if (message.timestamp !== undefined) event.timestamp = message.timestamp;
+  return event;
+}
+
+/**
+ * The turn_usage events of the model messages written to `path` since `cursor`, and the new cursor. Any
+ * failure to read (gone, not a regular file, a FIFO) gives no events and keeps the cursor: usage is never
+ * worth disturbing the hook.
+ */
+export function readChatUsage(
+  path: string,
+  cursor: ChatCursor | undefined,
+  session: string,
+  since: string | undefined,
+): { events: NormalizedEvent[]; cursor: ChatCursor | undefined } {
+  const from = cursor?.path === path ? cursor : { path, offset: 0, seen: [] };
+  let fd: number;
+  try {
+    fd = openRegularSync(path, constants.O_RDONLY);
+  } catch {
+    return { events: [], cursor };
+  }
+  const found = new Map<string, ChatMessage>();
+  let offset = from.offset;
+  try {
+    const size = fstatSync(fd).size;
+    // A file that shrank was rewritten: read it again from the start (ids already seen stay seen).
+    const start = from.offset <= size ? from.offset : 0;
+    const end = Math.min(size, start + MAX_CHAT_READ_BYTES);
+    const lineEnd = scanCompleteLines(fd, start, end, (line) => {
+      const message = modelMessage(line);
+      if (message) found.set(message.id, message);
+    });
+    offset = lineEnd === start && end < size ? end : lineEnd;
+  } finally {
+    closeSync(fd);
+  }
+  const seen = new Set(from.seen);
+  const events: NormalizedEvent[] = [];
+  for (const message of found.values()) {
+    if (seen.has(message.id)) continue;
+    if (since !== undefined && (message.timestamp === undefined || message.timestamp < since)) continue;
+    seen.add(message.id);
+    events.push(usageEvent(message, session));
+  }
+  return { events, cursor: { path, offset, seen: [...seen].slice(-SEEN_KEPT) } };
+}

@@ -1,7 +1,7 @@
 // The http transport's hook client (dist/hook-client.sh) as the agent runs it: through a shell, payload on
 // stdin. Whatever state the server is in, the hook exits 0 and prints nothing, and the event is recorded.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -34,6 +34,9 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Each project gets a tapedeck home of its own (under it), created by nobody but the hooks. */
+const homeOf = (root: string) => join(root, "tapedeck-home");
+
 async function project(): Promise<{ root: string; port: number; runFile: string }> {
   const p = tempProject();
   const port = await freePort();
@@ -41,7 +44,7 @@ async function project(): Promise<{ root: string; port: number; runFile: string 
     schema_version: 1,
     providers: { claude: { recording: "on", mode: "capture-only", transport: "http", http_port: port } },
   });
-  const runFile = runFilePath(p.root);
+  const runFile = runFilePath(p.root, { TAPEDECK_HOME: homeOf(p.root) });
   cleanups.push(() => {
     // Whatever server a fallback hook started for this project goes with it.
     const info = readRunFile(runFile);
@@ -60,13 +63,8 @@ async function project(): Promise<{ root: string; port: number; runFile: string 
 }
 
 function command(root: string, client = join(DIST, "hook-client.sh"), node = process.execPath): string {
-  return clientCommand({
-    provider: "claude",
-    client,
-    runFile: runFilePath(root),
-    node,
-    hook: join(DIST, "hook.cjs"),
-  });
+  const runFile = runFilePath(root, { TAPEDECK_HOME: homeOf(root) });
+  return clientCommand({ provider: "claude", client, runFile, node, hook: join(DIST, "hook.cjs") });
 }
 
 /** A command whose in-process fallback cannot run: what it records, the server recorded. */
@@ -81,7 +79,7 @@ function hook(
   // Asynchronous: the servers some tests run live in this process and must answer meanwhile.
   return new Promise((resolve) => {
     const child = spawn("sh", ["-c", cmd], {
-      env: { ...process.env, CLAUDE_PROJECT_DIR: root },
+      env: { ...process.env, CLAUDE_PROJECT_DIR: root, TAPEDECK_HOME: homeOf(root) },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -129,7 +127,7 @@ const silent = { status: 0, stdout: "", stderr: "" };
 describe("hook client (http transport)", () => {
   it("hands the payload to a live server, byte for byte (multi-byte text included)", async () => {
     const p = await project();
-    const server = await startHookServer({ project: p.root, port: 0 });
+    const server = await startHookServer({ project: p.root, port: 0, runFile: p.runFile });
     cleanups.push(() => server.close());
     expect(await hook(p.root, prompt(1, "héllo wörld ✓ 日本"), serverOnly(p.root))).toEqual(silent);
     expect(events(p.root).map((e) => e.payload.prompt)).toEqual(["héllo wörld ✓ 日本"]);
@@ -185,9 +183,20 @@ describe("hook client (http transport)", () => {
 
   it("a run file that is a symlink or garbage is not trusted", async () => {
     const p = await project();
+    mkdirSync(join(p.runFile, ".."), { recursive: true });
     writeFileSync(p.runFile, "not a run file\n");
     expect(await hook(p.root, prompt(1))).toEqual(silent);
     expect(events(p.root)).toHaveLength(1);
+    // A symlink to the run file of a live server, even a real one, is not followed.
+    const real = join(p.root, "real.endpoint");
+    const server = await startHookServer({ project: p.root, port: 0, runFile: real });
+    cleanups.push(() => server.close());
+    rmSync(p.runFile);
+    symlinkSync(real, p.runFile);
+    expect(await hook(p.root, prompt(2), serverOnly(p.root))).toEqual(silent);
+    expect(events(p.root)).toHaveLength(1);
+    expect(await hook(p.root, prompt(3))).toEqual(silent);
+    expect(events(p.root)).toHaveLength(2);
   });
 });
 
@@ -234,7 +243,7 @@ describe("hook client against another local user (the suite runs as root, as CI 
 
   it("another user can read no file that holds the token, and a request without it records nothing", async () => {
     const p = await project();
-    const server = await startHookServer({ project: p.root, port: 0 });
+    const server = await startHookServer({ project: p.root, port: 0, runFile: p.runFile });
     cleanups.push(() => server.close());
     const probe = asNobody(`
       const fs = require("node:fs");

@@ -17,6 +17,7 @@ exec 2>/dev/null
 # Byte lengths, not characters: Content-Length counts bytes.
 LC_ALL=C
 provider=$1 run=$2 node=$3 hook=$4
+# `$(cat)`, not `$(</dev/stdin)`: agents (Node, Bun) give hooks a socket as stdin, which /dev/stdin cannot open.
 payload=$(cat)
 
 record_here() {

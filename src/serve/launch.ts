@@ -6,7 +6,7 @@ import { closeSync, constants, openSync, statSync, unlinkSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { FILE_MODE } from "../core/fsutil.ts";
-import type { RunInfo } from "./runfile.ts";
+import { ensureRunDir, type RunInfo } from "./runfile.ts";
 
 /** A start attempt younger than this is still coming up (measured: the server listens ~150 ms after spawn). */
 const STARTING_MS = 5_000;
@@ -47,6 +47,7 @@ export function serveEntryPath(): string {
 
 /** Claims the right to start the server for a few seconds, so a burst of fallback hooks spawns one server. */
 function claimStart(runFile: string): boolean {
+  ensureRunDir(runFile);
   const marker = `${runFile}.starting`;
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {

@@ -26,7 +26,8 @@ export function newToken(): string {
   return randomBytes(24).toString("hex");
 }
 
-function runDir(path: string): string {
+/** Creates the run directory (0700) of a run file, refusing a symlinked one. */
+export function ensureRunDir(path: string): string {
   const dir = join(path, "..");
   const st = lstatOrUndefined(dir);
   if (st?.isSymbolicLink()) throw new Error("the run directory is a symlink");
@@ -35,7 +36,7 @@ function runDir(path: string): string {
 }
 
 export function writeRunFile(path: string, info: RunInfo): void {
-  runDir(path);
+  ensureRunDir(path);
   writeFileAtomicSync(path, `${info.port} ${info.pid} ${info.token}\n`);
 }
 

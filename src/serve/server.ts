@@ -19,6 +19,7 @@
 // event spooled (and drained by the next writer), so one slow session never
 // delays another's hook.
 import { timingSafeEqual } from "node:crypto";
+import { existsSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { errorCode, writeDiagnostic } from "../core/diagnostics.ts";
@@ -214,6 +215,8 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
     () => {
       for (const pid of agents) if (!pidAlive(pid)) agents.delete(pid);
       if (agents.size === 0 && Date.now() - lastRequest > lingerMs) void close();
+      // A project deleted (or its tapedeck directory removed) has nothing left to serve.
+      else if (!existsSync(tapedeckDir(opts.project))) void close();
     },
     Math.min(1000, lingerMs),
   );

@@ -41,6 +41,7 @@ export async function transportConfig(
   return { transport, http_port: previous?.http_port ?? (await freePort()) };
 }
 
+/** What every hook of a transport runs. */
 export function hookCommandFor(
   transport: Transport,
   provider: string,
@@ -48,13 +49,14 @@ export function hookCommandFor(
   files: BuiltFiles,
 ): string {
   if (transport === "command") return `${shellQuote(files.node)} ${shellQuote(files.hook)} ${provider}`;
-  return clientCommand({
+  const parts = {
     provider,
     client: files.client,
     runFile: runFilePath(project),
     node: files.node,
     hook: files.hook,
-  });
+  };
+  return clientCommand(parts);
 }
 
 /** Stops the project's hook server, if one runs: uninstall leaves nothing of tapedeck running. */

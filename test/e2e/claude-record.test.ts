@@ -1,9 +1,12 @@
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Envelope, Manifest } from "../../src/core/schemas.ts";
 import { CLAUDE_HOOK_EVENTS } from "../../src/providers/claude/settings.ts";
+import { clientCommand } from "../../src/serve/client-command.ts";
+import { liveServer, type RunInfo, readRunFile, runFilePath } from "../../src/serve/runfile.ts";
 import type { MockUsage, UsageRecord } from "../mocks/anthropic-mock.ts";
 import {
   type CliResult,
@@ -16,7 +19,14 @@ import {
 } from "./archive-checks.ts";
 import { type ClaudeResult, claudeTranscriptPath, runClaude } from "./claude-runner.ts";
 import { ANTHROPIC_KEY, AWS_KEY_ID, GITHUB_TOKEN, plantSecrets } from "./planted-secrets.ts";
-import { type ClaudeSandbox, HOOK_JS, hookServerPids, useBuild, useClaudeSandbox } from "./sandboxes.ts";
+import {
+  type ClaudeSandbox,
+  HOOK_JS,
+  hookServerPids,
+  REPO,
+  useBuild,
+  useClaudeSandbox,
+} from "./sandboxes.ts";
 
 useBuild();
 
@@ -80,17 +90,11 @@ const transcriptOf = (sb: Sandbox, res: ClaudeResult) =>
 
 // ---------------------------------------------------------------------------
 // The http transport's hook server: one `node dist/serve.js --project DIR --port N` per project, started by the
-// SessionStart command hook, announced in .tapedeck/serve.json while it runs.
+// first hook that finds none (that hook records in its own process), announced in the run file under the
+// sandbox's tapedeck home while it runs.
 
-interface ServeState {
-  pid: number;
-  port: number;
-  started_at: string;
-}
-
-const serveStatePath = (sb: Sandbox) => join(tapedeckDir(sb), "serve.json");
-const serveState = (sb: Sandbox): ServeState | undefined =>
-  existsSync(serveStatePath(sb)) ? readJson<ServeState>(serveStatePath(sb)) : undefined;
+const runFileOf = (sb: Sandbox) => runFilePath(sb.projectDir, { TAPEDECK_HOME: join(sb.home, ".tapedeck") });
+const serveState = (sb: Sandbox): RunInfo | undefined => readRunFile(runFileOf(sb));
 
 function pidAlive(pid: number): boolean {
   try {
@@ -111,64 +115,75 @@ async function until(cond: () => boolean, deadline: number): Promise<boolean> {
   return true;
 }
 
-/** GET /health; also resets the server's idle clock, as any request does. */
-function health(port: number): Promise<unknown> {
+/** GET /health with the run's token; also resets the server's idle clock, as any request does. */
+function health(info: RunInfo): Promise<unknown> {
   return new Promise((resolve) => {
-    const req = http.get({ host: "127.0.0.1", port, path: "/health", timeout: 1000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-        } catch {
-          resolve(undefined);
-        }
-      });
-    });
+    const req = http.get(
+      {
+        host: "127.0.0.1",
+        port: info.port,
+        path: "/health",
+        timeout: 1000,
+        headers: { "x-tapedeck-token": info.token },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+          } catch {
+            resolve(undefined);
+          }
+        });
+      },
+    );
     req.on("timeout", () => req.destroy());
     req.on("error", () => resolve(undefined));
   });
 }
 
 interface Squatter {
-  requests: Array<{ method: string; url: string; token: string | undefined; event: unknown }>;
+  /** One line per connection another user's program received: what arrived, never answered. */
+  received(): string[];
   close(): Promise<void>;
 }
 
-/** Another program on the hook server's port: it answers every request with a 500. */
-async function squat(port: number): Promise<Squatter> {
-  const requests: Squatter["requests"] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      let event: unknown;
-      try {
-        event = (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { hook_event_name?: unknown })
-          .hook_event_name;
-      } catch {
-        event = undefined;
-      }
-      const token = req.headers["x-tapedeck-token"];
-      requests.push({
-        method: req.method ?? "",
-        url: req.url ?? "",
-        token: typeof token === "string" ? token : undefined,
-        event,
-      });
-      res.writeHead(500, { "content-type": "text/plain" }).end("squatting\n");
+/**
+ * Another local user (nobody) binds the hook server's port while the server is down, the attack of a shared
+ * machine: whatever connects is logged (its first line and byte count) and answered with a 500.
+ */
+async function squatAsNobody(port: number): Promise<Squatter> {
+  const script = `
+    const net = require("node:net");
+    const s = net.createServer((c) => {
+      let got = Buffer.alloc(0);
+      c.on("data", (d) => { got = Buffer.concat([got, d]); });
+      c.on("end", () => process.stdout.write(JSON.stringify(got.toString("latin1").split("\\r\\n")[0] + " " + got.length) + "\\n"));
+      c.on("error", () => {});
+      c.end("HTTP/1.1 500 Squatting\\r\\ncontent-length: 0\\r\\n\\r\\n");
     });
-  });
+    s.listen(${port}, "127.0.0.1", () => process.stdout.write("LISTENING\\n"));`;
+  const child = spawn(
+    "setpriv",
+    ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script],
+    { stdio: ["ignore", "pipe", "inherit"], cwd: "/" },
+  );
+  let out = "";
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve());
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.startsWith("LISTENING\n")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`squatter exited ${code}: ${out}`)));
   });
   return {
-    requests,
+    received: () => out.split("\n").slice(1).filter(Boolean),
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
+        child.removeAllListeners("exit");
+        child.once("exit", () => resolve());
+        child.kill("SIGKILL");
       }),
   };
 }
@@ -226,29 +241,6 @@ function stopHookSummaries(transcript: string): Array<{ hooks: string[]; errors:
     )
     .filter((rec) => rec.subtype === "stop_hook_summary")
     .map((rec) => ({ hooks: (rec.hookInfos ?? []).map((h) => h.command), errors: rec.hookErrors ?? [] }));
-}
-
-/**
- * What claude's transcript holds for a SCENARIO_BASH run whose http hooks all failed with `error`: a
- * non-blocking error for each hook of the run (SessionEnd's goes to stderr instead, the transcript is closed by
- * then), and the error again in the Stop summary.
- */
-function httpHookFailures(error: string, exitCode: number): unknown[] {
-  const failure = (hookEvent: string, hookName = hookEvent) => ({
-    type: "hook_non_blocking_error",
-    hookEvent,
-    hookName,
-    stderr: error,
-    stdout: "",
-    exitCode,
-  });
-  return [
-    failure("UserPromptSubmit"),
-    failure("PreToolUse", "PreToolUse:Bash"),
-    failure("PostToolUse", "PostToolUse:Bash"),
-    failure("Stop"),
-    { hookErrors: [error], hasOutput: true },
-  ];
 }
 
 function transcriptsUnder(dir: string): string[] {
@@ -316,22 +308,36 @@ function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
 describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)", (transport: Transport) => {
   const sb = useSandbox(`claude-record-${transport}`);
   let sessionId = "";
-  /** http transport: the port, token and URL install chose. */
-  let hookServer: { port: number; token: string; url: string } | undefined;
-  /** Runs whose transcripts are expected to hold hook errors (http with the server unreachable). */
-  const troubled = new Set<string>();
+  /** http transport: the port install chose. */
+  let hookPort = 0;
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const hookCommand = `${q(process.execPath)} ${q(HOOK_JS)} claude # tapedeck`;
+  /** What every hook runs: the Node hook itself (command), or the bash client of the project's server (http). */
+  const hookCommand = () =>
+    `${
+      transport === "http"
+        ? clientCommand({
+            provider: "claude",
+            client: join(REPO, "dist", "hook-client.sh"),
+            runFile: runFileOf(sb),
+            node: process.execPath,
+            hook: HOOK_JS,
+          })
+        : `${q(process.execPath)} ${q(HOOK_JS)} claude`
+    } # tapedeck`;
   /** How claude's Stop summary names our Stop hook. */
-  const stopHookLabel = () => (transport === "http" ? hookServer!.url : hookCommand);
+  const stopHookLabel = () => hookCommand();
 
-  /** http: the project's server is up, on the installed port, announced in serve.json, and answers for this project. */
-  async function expectHookServerUp(): Promise<ServeState> {
-    const state = serveState(sb);
-    expect(state, "serve.json").toMatchObject({ port: hookServer!.port, pid: expect.any(Number) });
-    expect(pidAlive(state!.pid)).toBe(true);
-    expect(await health(hookServer!.port)).toEqual({ ok: true, pid: state!.pid, project: sb.projectDir });
-    return state!;
+  /** http: the project's server is up, on the installed port, announced in its run file, and answers for this project. */
+  async function expectHookServerUp(): Promise<RunInfo> {
+    // The first hook of a cold run records in-process and starts the server without waiting for it.
+    expect(await until(() => liveServer(runFileOf(sb)) !== undefined, Date.now() + 5000), "server up").toBe(
+      true,
+    );
+    const state = serveState(sb)!;
+    expect(state.port).toBe(hookPort);
+    expect(await health(state)).toEqual({ ok: true, pid: state.pid, project: sb.projectDir });
+    expect(hookServerPids(sb.projectDir)).toEqual([state.pid]);
+    return state;
   }
 
   interface Run {
@@ -401,14 +407,11 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
             mode: "capture-only",
             transport: "http",
             http_port: expect.any(Number),
-            http_token: expect.stringMatching(/^[0-9a-f]{48}$/),
           },
         },
       });
-      const port = config.providers.claude.http_port as number;
-      expect(Number.isInteger(port) && port > 0 && port < 65536).toBe(true);
-      const token = config.providers.claude.http_token as string;
-      hookServer = { port, token, url: `http://127.0.0.1:${port}/hook/claude` };
+      hookPort = config.providers.claude.http_port as number;
+      expect(Number.isInteger(hookPort) && hookPort > 0 && hookPort < 65536).toBe(true);
     } else {
       expect(config).toEqual({
         schema_version: 1,
@@ -429,22 +432,14 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     }>(settingsPath(sb));
     expect(CLAUDE_HOOK_EVENTS).toHaveLength(17);
     expect(Object.keys(settings.hooks).sort()).toEqual(CLAUDE_HOOK_EVENTS.map((h) => h.event).sort());
-    const commandHook = { type: "command", command: hookCommand, timeout: 10 };
+    // Command hooks only, for both transports: claude's own http hooks print "hook failed" whenever the
+    // server is down, and would carry a token in this (often world-readable) file.
+    const commandHook = { type: "command", command: hookCommand(), timeout: 10 };
     for (const { event, toolMatcher } of CLAUDE_HOOK_EVENTS) {
       const groups = settings.hooks[event]!;
       expect(groups, event).toHaveLength(1);
       expect(groups[0]!.matcher, event).toBe(toolMatcher ? "*" : undefined);
-      // Claude sends no http hook for SessionStart: that one stays a command, and starts the hook server.
-      const expected =
-        transport === "http" && event !== "SessionStart"
-          ? {
-              type: "http",
-              url: hookServer!.url,
-              headers: { "X-Tapedeck-Token": hookServer!.token, "X-Tapedeck": "1" },
-              timeout: 10,
-            }
-          : commandHook;
-      expect(groups[0]!.hooks, event).toEqual([expected]);
+      expect(groups[0]!.hooks, event).toEqual([commandHook]);
     }
     // The events this test relies on are among them.
     for (const event of [
@@ -776,10 +771,10 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     expect(existsSync(sessionDir(sb, off.sessionId!))).toBe(false);
 
     if (transport === "http") {
-      // Once the lingering server is gone (on its own, within 10 s of its last agent), the stopped run's
-      // SessionStart command hook starts a new one: it answers every http hook with an empty 2xx and, with
-      // recording stopped, records nothing. Stopped recording stays a silent no-op.
-      expect(await until(() => !pidAlive(lingering!.pid), sb.lastRunEnd + 10_000), "server exit").toBe(true);
+      // With no server at all (stopped cleanly here), the stopped run's first hook finds none, records nothing
+      // in its own process, and starts one, which answers the rest with an empty 2xx and records nothing either.
+      process.kill(lingering!.pid, "SIGTERM");
+      expect(await until(() => !pidAlive(lingering!.pid), Date.now() + 5000), "server exit").toBe(true);
       expect(serveState(sb)).toBeUndefined();
       const beforeDown = snapshot(tapedeckDir(sb));
       const down = await claude(sb, ["SCENARIO_BASH echo while-stopped"]);
@@ -811,7 +806,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     await expectComplete(sb, probe.sessionId!);
     expect(readEvents(sb, sessionId)).toHaveLength(seen);
     if (transport === "http") {
-      // Recording again: this run's SessionStart started a new server before the first http hook.
+      // The stopped run brought up a new server, and this one used it.
       const restarted = await expectHookServerUp();
       expect(restarted.pid).not.toBe(lingering!.pid);
     }
@@ -855,67 +850,42 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
 
   // http only: the command transport has no server to crash (defined, not skipped, per transport).
   if (transport === "http")
-    it("a hook server that crashed, with its port taken by another program, never disturbs claude", async () => {
+    it("a hook server killed mid-session, its port then taken by another user: claude never notices, the squatter gets nothing, every event is recorded", async () => {
       expect(probe).toBeDefined();
-      // The server dies mid-session (SIGKILL: a crash, so its serve.json stays behind), and before any
-      // SessionStart can bring it back another program binds the port and answers everything with a 500.
+      // SIGKILL: a crash (or OOM, or a user's kill), so its run file stays behind naming a dead pid. Before any
+      // hook can bring it back, another local user binds the port.
       const crashed = await expectHookServerUp();
       process.kill(crashed.pid, "SIGKILL");
       expect(await until(() => !pidAlive(crashed.pid), Date.now() + 5000)).toBe(true);
-      const squatter = await squat(hookServer!.port);
-      const archived = snapshot(sessionsRoot(sb));
+      const squatter = await squatAsNobody(hookPort);
       let down: ClaudeResult;
       try {
         down = await claude(sb, ["SCENARIO_BASH echo probe"]);
-        // SessionStart's attempt to start a server on the taken port gave up, and left no process behind.
+        // The hooks' attempts to start a server on the taken port gave up, and left no process behind.
         expect(await until(() => hookServerPids(sb.projectDir).length === 0, Date.now() + 3000)).toBe(true);
+        expect(squatter.received()).toEqual([]);
       } finally {
         await squatter.close();
       }
-      troubled.add(down.sessionId!);
-      // Same outcome as the recorded run of the same prompt.
+      // Same outcome as the recorded run of the same prompt, and no word of tapedeck anywhere claude shows.
       expect(down.code).toBe(0);
       expect(down.json.is_error).toBe(false);
       expect(down.json.result).toBe(probe!.json.result);
+      expect(down.stderr).toBe("");
       expect(down.stdout).not.toMatch(/hook|tapedeck|ECONNREFUSED|HTTP 500/i);
-      // Unlike a failing command hook (tapedeck's always exits 0 silently), a failing http hook is reported by
-      // claude itself: a non-blocking error per hook in the transcript, and SessionEnd's on stderr.
-      const failed = `HTTP 500 from ${hookServer!.url}`;
-      expect(down.stderr).toBe(`SessionEnd hook [${hookServer!.url}] failed: ${failed}\n`);
-      expect(hookTrouble([transcriptOf(sb, down)])).toMatchObject(httpHookFailures(failed, 500));
-      // Every hook of the run reached the squatter, in order, with the project's token; SessionStart had
-      // polled /health (no server answered) before.
-      const posts = squatter.requests.filter((r) => r.method === "POST");
-      expect(posts.map((r) => [r.url, r.event])).toEqual(
-        ["UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"].map((e) => [
-          "/hook/claude",
-          e,
-        ]),
-      );
-      for (const r of posts) expect(r.token).toBe(hookServer!.token);
-      const firstPost = squatter.requests.findIndex((r) => r.method === "POST");
-      expect(firstPost).toBeGreaterThan(0);
-      for (const r of squatter.requests.slice(0, firstPost))
-        expect([r.method, r.url]).toEqual(["GET", "/health"]);
-      // Only the SessionStart command hook recorded: the session stays open, the rest of the archive is untouched.
-      const events = readEvents(sb, down.sessionId!);
-      expect(kinds(events)).toEqual(["session_start"]);
-      expect(readJson<Manifest>(join(sessionDir(sb, down.sessionId!), "manifest.json")).status).toBe(
-        "active",
-      );
-      const id = down.sessionId!;
-      const others = Object.entries(snapshot(sessionsRoot(sb))).filter(
-        ([k]) => k !== id && !k.startsWith(`${id}/`),
-      );
-      expect(Object.fromEntries(others)).toEqual(archived);
-      // The crashed server's serve.json is stale until the next server takes over.
-      expect(serveState(sb)).toEqual(crashed);
+      expect(hookTrouble([transcriptOf(sb, down)])).toEqual([]);
+      // Every hook recorded in its own process instead: the whole run is there, and complete.
+      expect(kinds(readEvents(sb, down.sessionId!))).toEqual(kinds(readEvents(sb, probe!.sessionId!)));
+      await expectComplete(sb, down.sessionId!);
+      // The port is free again: the next run's first hook brings a server back, and the run after uses it.
+      await claude(sb, ["SCENARIO_BASH echo probe"]);
+      const back = await expectHookServerUp();
+      expect(back.pid).not.toBe(crashed.pid);
     });
 
   it("StopFailure (API error): the session still ends and the run's other events are recorded", async () => {
-    // http: no server is up (the last one crashed), so this run's SessionStart starts one from cold, and it must
-    // be listening before the run's first http hook (UserPromptSubmit).
-    if (transport === "http") expect(hookServerPids(sb.projectDir)).toEqual([]);
+    // http: a warm server from the runs before (it lingers for the next session).
+    if (transport === "http") await expectHookServerUp();
     const served0 = sb.mock.usageLog.length;
     const res = await claude(sb, ["SCENARIO_APIERROR"]);
     expect(res.code).toBe(1);
@@ -923,15 +893,14 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     expect(res.stderr).toBe("");
     expect(sb.mock.usageLog.length).toBe(served0);
     const events = readEvents(sb, res.sessionId!);
-    // command: claude -p kills the StopFailure command hook ~20 ms after spawning it, about when node has loaded
-    // the hook, so it is recorded only sometimes (2 of 5 runs in a sample). http: the hook is a POST claude makes
-    // itself and the server records it on arrival, so it is always there (16 of 16 runs, cold or warm server).
-    // It is a provider_event of the same turn, between the prompt and the end.
+    // claude -p kills the StopFailure hook ~15 ms after starting it, as it exits (measured). command: about when
+    // node has loaded the hook, so it is recorded only sometimes (2 of 5 runs in a sample). http: the bash client
+    // hands the payload to the warm server in ~4 ms, before the kill on an idle machine (10 of 10 runs) but not
+    // always under load (7 of 10 with both cores saturated). Either way it is a provider_event of the same turn,
+    // between the prompt and the end, and the session still ends.
     const failures = only(events, "provider_event");
-    if (transport === "http") {
-      expect(kinds(events)).toEqual(["session_start", "user_prompt", "provider_event", "session_end"]);
-      await expectHookServerUp();
-    } else expect(failures.length).toBeLessThanOrEqual(1);
+    expect(failures.length).toBeLessThanOrEqual(1);
+    if (transport === "http") await expectHookServerUp();
     for (const f of failures) {
       expect(f.payload).toMatchObject({ hook_event_name: "StopFailure", failure: true, error: "unknown" });
       expect(String(f.payload.last_assistant_message)).toContain("API Error: 400");
@@ -950,27 +919,26 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
   it("after every run: still no secrets, still private modes, no hook trouble in any transcript", () => {
     expectNoSecretsUnder(tapedeckDir(sb));
     expectPrivateModes(tapedeckDir(sb));
-    // Includes the runs with recording stopped, with the broken root and with the StopFailure hook; only the http
-    // runs without a reachable server (checked above) have hook errors.
-    expect(troubled.size).toBe(transport === "http" ? 1 : 0);
+    // Includes the runs with recording stopped, with the broken root, with the server killed and its port
+    // squatted, and with the StopFailure hook.
     const transcripts = transcriptsUnder(join(sb.home, ".claude", "projects"));
-    const clean = transcripts.filter((t) => ![...troubled].some((id) => t.includes(id)));
-    expect(clean.length).toBeGreaterThan(0);
-    expect(clean.length).toBe(transcripts.length - troubled.size);
-    expect(hookTrouble(clean)).toEqual([]);
+    expect(transcripts.length).toBeGreaterThan(5);
+    expect(hookTrouble(transcripts)).toEqual([]);
   });
 
-  it("no hook server outlives its agents", async () => {
-    // command: there is never one. http: each exits on its own ~5 s after its last agent is gone and the last
-    // request came; here within 10 s of the last claude run, with its serve.json removed.
-    if (transport === "command") expect(sb.servers.size).toBe(0);
-    else expect(sb.servers.size).toBeGreaterThan(0);
-    const gone = () =>
-      serveState(sb) === undefined &&
-      hookServerPids(sb.projectDir).length === 0 &&
-      [...sb.servers].every((pid) => !pidAlive(pid));
-    expect(await until(gone, sb.lastRunEnd + 10_000), `servers ${[...sb.servers]}`).toBe(true);
-  }, 20_000);
+  it("at most one hook server per project; it lingers for the next session, and uninstall stops it", async () => {
+    // command: there is never one.
+    if (transport === "command") {
+      expect(sb.servers.size).toBe(0);
+      return;
+    }
+    const warm = await expectHookServerUp();
+    const res = await tapedeck(sb, ["uninstall", "claude", "--project", sb.projectDir]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(await until(() => !pidAlive(warm.pid), Date.now() + 3000)).toBe(true);
+    expect(serveState(sb)).toBeUndefined();
+    expect(await until(() => hookServerPids(sb.projectDir).length === 0, Date.now() + 3000)).toBe(true);
+  });
 });
 
 // ---------------------------------------------------------------------------
@@ -1008,8 +976,8 @@ describe("uninstall removes exactly what install added", () => {
     expect(installed.env).toEqual(original.env);
     expect(installed.hooks.PreToolUse).toHaveLength(2);
     expect(installed.hooks.PreToolUse![0]).toEqual(USER_HOOK);
-    // The default transport is http: tapedeck's entries carry its header (a command would carry "# tapedeck").
-    expect(JSON.stringify(installed.hooks.PreToolUse![1])).toContain('"X-Tapedeck":"1"');
+    // The default transport is http: tapedeck's entries run the hook client of the project's server.
+    expect(JSON.stringify(installed.hooks.PreToolUse![1])).toMatch(/hook-client\.sh.*# tapedeck"/);
     expect(Object.keys(installed.hooks)).toHaveLength(17);
     expect(JSON.stringify(installed.statusLine)).toContain("--statusline claude # tapedeck");
 

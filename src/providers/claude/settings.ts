@@ -5,7 +5,11 @@
 export const HOOK_MARKER = "# tapedeck";
 
 /** The hook events tapedeck listens to, and whether their matcher applies to tools. */
-export const CLAUDE_HOOK_EVENTS: ReadonlyArray<{ event: string; toolMatcher: boolean }> = [
+export const CLAUDE_HOOK_EVENTS: ReadonlyArray<{
+  event: string;
+  toolMatcher: boolean;
+  fireAndForget?: boolean;
+}> = [
   { event: "SessionStart", toolMatcher: false },
   { event: "UserPromptSubmit", toolMatcher: false },
   { event: "UserPromptExpansion", toolMatcher: false },

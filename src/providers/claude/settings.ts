@@ -5,11 +5,7 @@
 export const HOOK_MARKER = "# tapedeck";
 
 /** The hook events tapedeck listens to, and whether their matcher applies to tools. */
-export const CLAUDE_HOOK_EVENTS: ReadonlyArray<{
-  event: string;
-  toolMatcher: boolean;
-  fireAndForget?: boolean;
-}> = [
+export const CLAUDE_HOOK_EVENTS: ReadonlyArray<{ event: string; toolMatcher: boolean }> = [
   { event: "SessionStart", toolMatcher: false },
   { event: "UserPromptSubmit", toolMatcher: false },
   { event: "UserPromptExpansion", toolMatcher: false },

@@ -53,6 +53,11 @@ export function renderSummary(s: SessionSummary, projectRoot: string, options: S
   if (kinds) lines.push(`Events: ${kinds}`);
   if (s.usage.sources.length > 0) {
     lines.push(`Tokens: ${tokensLine(s.usage)}`);
+    // Measured with Gemini CLI 0.61: its model-router call (role utility_router, a generateContent before each
+    // prompt) fires no hook and is not in the chat file, so no local record of it exists to count.
+    if (s.usage.sources.includes("gemini-hook")) {
+      lines.push("        (Gemini's model-router calls reach no hook or file: not counted)");
+    }
   }
   const problems: string[] = [];
   if (s.truncation_count > 0) problems.push(plural(s.truncation_count, "truncation"));

@@ -188,4 +188,37 @@ describe("the packed package's demo (item 17)", () => {
     expect(res.stdout).not.toMatch(/tapedeck (inspect|export|delete) [0-9a-f]{8}-/);
     expect(res.stderr).toContain(`claude ${join(claudeBin, "claude")} against the built-in mock model`);
   }, 120_000);
+
+  it("demo --keep keeps the project, says so, and its Next lines work as printed", async () => {
+    const claudeBin = join(REPO, "node_modules", ".bin");
+    const path = `${bin}:${claudeBin}:${dirname(process.execPath)}:/usr/bin:/bin`;
+    const res = await packedTapedeck(["demo", "--keep"], path);
+    expect(res.code, res.stderr).toBe(0);
+    const kept = /Kept the demo project: cd (\S+) && tapedeck last {3}\(remove it with: rm -rf (\S+)\)/.exec(
+      res.stderr,
+    );
+    expect(kept, res.stderr).not.toBeNull();
+    try {
+      expect(existsSync(join(kept![1]!, ".tapedeck", "claude-sessions"))).toBe(true);
+      const next = res.stdout
+        .split("Next:\n")[1]!
+        .trim()
+        .split("\n")
+        .map((l) => l.trim());
+      expect(next).toHaveLength(3);
+      // inspect and export, as printed (delete too would end the demo: it asks, and is left to the user).
+      for (const line of next.slice(0, 2)) {
+        const args = line.split(/\s+/).slice(1);
+        expect(args).toContain("--project");
+        const run = await runCli(join(bin, "tapedeck"), args, {
+          cwd: work,
+          env: { PATH: path, HOME: join(work, "home") },
+        });
+        expect(run.code, `${line}\n${run.stderr}`).toBe(0);
+      }
+      expect(existsSync(join(work, next[1]!.split(" --out ")[1]!.split(" ")[0]!))).toBe(true);
+    } finally {
+      if (kept) rmSync(kept[2]!, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

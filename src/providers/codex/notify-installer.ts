@@ -14,6 +14,14 @@ import {
 
 const BLOCK = "notify";
 
+/**
+ * Codex runs the notify program with the turn's JSON (prompt and reply) as its last argument, and a process's
+ * arguments are readable by every local user (/proc/<pid>/cmdline on Linux, `ps` on macOS) while it runs. Measured
+ * on Linux: the program runs about 80 ms per turn, of which about 60 ms is Node's own start-up.
+ */
+export const NOTIFY_ARGV_WARNING =
+  "Warning: Codex passes each turn's prompt and reply to it on its command line, which other users of this machine can read (ps, /proc) while it runs, about 0.1 s per turn.";
+
 export function codexUserConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   return codexConfigFile(defaultCodexHome(env));
 }
@@ -30,7 +38,9 @@ export const codexNotifyExtra: InstallExtra = {
   flag: "notify",
   fallback: true,
   userLevel: true,
-  describe: () => `notify program in ${codexUserConfigPath()} (user-level; records turns the hooks miss)`,
+  // Said before the user confirms: Codex's design puts the turn in argv, and no setting of ours can change that.
+  describe: () =>
+    `notify program in ${codexUserConfigPath()} (user-level; records turns the hooks miss). ${NOTIFY_ARGV_WARNING}`,
   path: () => codexUserConfigPath(),
   add(_project, command) {
     const path = codexUserConfigPath();

@@ -67,7 +67,7 @@ describe("non-regular files never block the recorder (11.6)", () => {
     mkfifo(join(dir, "events.jsonl"));
     const r = runChild(["record", root, "fifo-session"]);
     expect(r.finished).toBe(true);
-    expect(r.output).toMatchObject({ ok: false, code: "EUNSAFE" });
+    expect(r.output).toMatchObject({ ok: false, code: "UnsafePathError" });
     expect(lstatSync(join(dir, "events.jsonl")).isFIFO()).toBe(true);
   });
 
@@ -178,6 +178,6 @@ describe("nothing is written or deleted through a symlink (11.4, 11.8)", () => {
     const r = runChild(["inspect", root]);
     expect(r.finished).toBe(true);
     // Refused with a clear error, never read.
-    expect(r.output).toEqual({ ok: false, code: "EUNSAFE" });
+    expect(r.output).toEqual({ ok: false, code: "UnsafePathError" });
   });
 });

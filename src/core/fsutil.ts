@@ -30,7 +30,6 @@ export const FILE_MODE = 0o600;
 /** A path tapedeck refuses to write or read through: a symlink, a FIFO, a device, a directory where a file belongs. */
 export class UnsafePathError extends Error {
   override name = "UnsafePathError";
-  readonly code = "EUNSAFE";
   constructor(
     message: string,
     /** what is wrong, without the path: for messages that must name no location */

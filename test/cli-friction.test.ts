@@ -307,6 +307,22 @@ describe("small slips (issue 11.16)", () => {
 });
 
 describe("nothing the CLI prints can steer the terminal (issue 10.7)", () => {
+  it("install, status, record and doctor strip controls from a project path", () => {
+    const hostile = join(project(), "proj\u001b]0;owned\u0007\u202e");
+    mkdirSync(hostile);
+    const outputs = [
+      cli(["install", "gemini", "--yes", "--project", hostile]),
+      cli(["status", "--project", hostile]),
+      cli(["record", "stop", "--project", hostile]),
+      cli(["doctor", "--project", hostile]),
+      cli(["list", "--project", hostile]),
+    ];
+    for (const [i, out] of outputs.entries()) {
+      expect(out.stdout, `output ${i}`).toContain("proj");
+      expect(out.stdout + out.stderr, `output ${i}`).not.toMatch(CONTROLS);
+    }
+  });
+
   it("list, inspect, last, export md, delete and errors strip escapes, BEL and bidi controls from ids", () => {
     const root = project();
     cli(["install", "claude", "--yes", "--transport", "command", "--project", root]);

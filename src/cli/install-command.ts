@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import { effectiveLimits, type ProjectConfig, readConfig, writeConfig } from "../core/config.ts";
 import { logControlChange } from "../core/control-log.ts";
 import { isInside, resolveProjectRoot } from "../core/paths.ts";
+import { printable } from "../core/printable.ts";
 import { REDACTION_POLICY } from "../core/redact.ts";
 import { shellQuote } from "../providers/claude/settings.ts";
 import type { ExtraCommand, InstallExtra, ProviderInstaller } from "../providers/installer.ts";
@@ -141,7 +142,8 @@ function isTemporary(path: string): boolean {
 
 function enablementView(rows: Array<[string, string]>): string {
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
-  return ["Record session", "", ...rows.map(([k, v]) => `${k.padEnd(width)}${v}`)].join("\n");
+  // Paths in the rows are the user's and the project's: one line each, nothing that steers the terminal.
+  return ["Record session", "", ...rows.map(([k, v]) => `${k.padEnd(width)}${printable(v)}`)].join("\n");
 }
 
 async function installCommand(provider: string, given: InstallOpts): Promise<void> {

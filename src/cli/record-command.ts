@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { loadConfig, readConfig, setRecording, writeConfig } from "../core/config.ts";
 import { type ControlChange, lastControlChange, logControlChange } from "../core/control-log.ts";
+import { printable } from "../core/printable.ts";
 import { type RecordingState, recordingState } from "../core/status.ts";
 import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "./common.ts";
 import { providerName } from "./summary.ts";
@@ -70,15 +71,17 @@ function latest(states: ProviderStatus[]): ControlChange | null {
 }
 
 function renderStatus(project: string, states: ProviderStatus[]): string {
-  if (states.length === 0) return `${OFF}\nProject       ${project} (not enabled)\nRetrieval     off\n`;
+  // Paths and config values are the project's: one line each, nothing that steers the terminal.
+  const p = (v: string | null) => printable(v ?? "—");
+  if (states.length === 0) return `${OFF}\nProject       ${p(project)} (not enabled)\nRetrieval     off\n`;
   const blocks = states.map((state) =>
     [
       state.display,
-      `Provider      ${providerName(state.provider)}${state.installed ? "" : " (not installed)"}`,
-      `Project       ${state.project ?? `${project} (not enabled)`}`,
+      `Provider      ${p(providerName(state.provider))}${state.installed ? "" : " (not installed)"}`,
+      `Project       ${state.project ? p(state.project) : `${p(project)} (not enabled)`}`,
       `Recording     ${state.recording ? "on" : "off"}`,
-      `Mode          ${state.mode ?? "—"}`,
-      `Session root  ${state.session_root ?? "—"}`,
+      `Mode          ${p(state.mode)}`,
+      `Session root  ${p(state.session_root)}`,
       "Retrieval     off",
       ...(state.last_change
         ? [

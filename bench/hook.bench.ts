@@ -7,7 +7,9 @@ import http from "node:http";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { writeConfig } from "../src/core/config.ts";
-import { interleaved, median, percentile, round, tempDir, timeCommand } from "./lib.ts";
+import { clientCommand } from "../src/serve/client-command.ts";
+import { liveServer, type RunInfo, readRunFile, runFilePath } from "../src/serve/runfile.ts";
+import { interleaved, interleavedAsync, median, percentile, round, tempDir, timeCommand } from "./lib.ts";
 
 const FIXTURES = join("test", "fixtures", "claude");
 
@@ -60,17 +62,21 @@ export async function runHookBench(runs = 40) {
   }
 }
 
-function postOnce(port: number, body: string, agent: http.Agent | false): Promise<number> {
+function postOnce(info: RunInfo, body: string, agent: http.Agent | false): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const req = http.request(
       {
         host: "127.0.0.1",
-        port,
+        port: info.port,
         path: "/hook/claude",
         method: "POST",
         agent,
-        headers: { "content-type": "application/json", "x-tapedeck-token": TOKEN },
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          "x-tapedeck-token": info.token,
+        },
       },
       (res) => {
         res.resume();
@@ -82,52 +88,93 @@ function postOnce(port: number, body: string, agent: http.Agent | false): Promis
   });
 }
 
-const TOKEN = "bench-token";
+/** Runs a hook command the way an agent does: through a shell, the payload on stdin, until it exits. */
+function shellHook(command: string, input: string, env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn("/bin/sh", ["-c", command], { stdio: ["pipe", "ignore", "ignore"], env });
+    child.on("error", reject);
+    child.on("exit", () => resolve(Number(process.hrtime.bigint() - t0) / 1e6));
+    // A command that reads nothing (the floor) may exit before its stdin is written.
+    child.stdin.on("error", () => {});
+    child.stdin.end(input);
+  });
+}
 
-/** The http transport end to end: POST of a real payload to the spawned dist/serve.js until its reply. */
-export async function runHttpBench(runs = 300) {
+async function waitFor<T>(what: () => T | undefined, ms = 5000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = what();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * The http transport per event, end to end, against a warm dist/serve.js: the hook client as the agent runs it
+ * (a shell, bash, the POST, the reply), beside the floors (`sh -c true`, a POST made from the agent's own
+ * process, which was the transport's path before the client) and the client's fallback with the server down.
+ */
+export async function runHttpBench(runs = 200) {
   const { dir, cleanup } = tempDir("tapedeck-httpbench-");
+  const home = join(dir, "home");
   const port = 20000 + Math.floor(Math.random() * 20000);
   writeConfig(dir, {
     schema_version: 1,
-    providers: {
-      claude: {
-        recording: "on",
-        mode: "capture-only",
-        transport: "http",
-        http_port: port,
-        http_token: TOKEN,
-      },
-    },
+    providers: { claude: { recording: "on", mode: "capture-only", transport: "http", http_port: port } },
   });
-  const child = spawn(
-    process.execPath,
-    [join("dist", "serve.js"), "--project", dir, "--port", String(port)],
-    {
-      stdio: "ignore",
-    },
-  );
+  const runFile = runFilePath(dir, { TAPEDECK_HOME: home });
+  const env = { ...process.env, TAPEDECK_HOME: home, CLAUDE_PROJECT_DIR: dir };
+  const dist = join(process.cwd(), "dist");
+  const parts = {
+    provider: "claude",
+    client: join(dist, "hook-client.sh"),
+    runFile,
+    node: process.execPath,
+    hook: join(dist, "hook.cjs"),
+  };
+  const command = clientCommand(parts);
+  const spawnServer = () =>
+    spawn(
+      process.execPath,
+      [join(dist, "serve.js"), "--project", dir, "--port", String(port), "--run-file", runFile],
+      {
+        stdio: "ignore",
+        env,
+      },
+    );
+  let child = spawnServer();
   try {
-    for (let i = 0; i < 200; i += 1) {
-      try {
-        await postOnce(port, "{}", false);
-        break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    }
+    let info = await waitFor(() => liveServer(runFile));
     const base = JSON.parse(payload("PostToolUse.json", dir)) as Record<string, unknown>;
-    const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const samples: Record<string, number[]> = { "http, new connection": [], "http, keep-alive": [] };
-    for (let i = 0; i < runs; i += 1) {
-      samples["http, new connection"]!.push(
-        await postOnce(port, JSON.stringify({ ...base, tool_use_id: `n${i}` }), false),
-      );
-      samples["http, keep-alive"]!.push(
-        await postOnce(port, JSON.stringify({ ...base, tool_use_id: `k${i}` }), keepAlive),
-      );
+    let n = 0;
+    const body = () => JSON.stringify({ ...base, tool_use_id: `t${n++}` });
+    const samples = await interleavedAsync(runs, {
+      "sh -c true (floor: a shell)": () => shellHook("true", "", env),
+      "POST from the agent's process (the old transport)": () => postOnce(info, body(), false),
+      "hook client, server up (the http transport)": () => shellHook(command, body(), env),
+    });
+    // The server is down: the client records in-process (Node) and starts a new server, which is then
+    // stopped again before the next sample.
+    const down: number[] = [];
+    for (let i = 0; i < Math.min(20, runs); i += 1) {
+      child.kill("SIGKILL");
+      await waitFor(() => (liveServer(runFile) ? undefined : true));
+      down.push(await shellHook(command, body(), env));
+      info = await waitFor(() => liveServer(runFile));
+      try {
+        process.kill(info.pid, "SIGKILL");
+      } catch {
+        // gone already
+      }
+      child = spawnServer();
+      info = await waitFor(() => {
+        const live = liveServer(runFile);
+        return live && live.pid === child.pid ? live : undefined;
+      });
     }
-    keepAlive.destroy();
+    samples["hook client, server down (records in-process, restarts it)"] = down;
     return {
       name: "http",
       runs,
@@ -139,6 +186,14 @@ export async function runHttpBench(runs = 300) {
     };
   } finally {
     child.kill();
+    const left = readRunFile(runFile);
+    if (left) {
+      try {
+        process.kill(left.pid, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
     cleanup();
   }
 }

@@ -49,3 +49,16 @@ export function round(n: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(n * f) / f;
 }
+
+/** `interleaved` for candidates that must not block the event loop (a server in this process answers them). */
+export async function interleavedAsync(
+  runs: number,
+  candidates: Record<string, () => Promise<number>>,
+): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = {};
+  for (const name of Object.keys(candidates)) out[name] = [];
+  for (let i = 0; i < runs; i += 1) {
+    for (const [name, fn] of Object.entries(candidates)) out[name]!.push(await fn());
+  }
+  return out;
+}

@@ -37,7 +37,7 @@ const md: string[] = [];
 md.push(`Machine: ${machine}`, "");
 md.push("| hook transport: command | median ms | p90 ms | × `node -e 0` |", "|---|---|---|---|");
 for (const r of hook.rows) md.push(`| ${r.name} | ${r.median_ms} | ${r.p90_ms} | ${r.vs_node} |`);
-md.push("", "| hook transport: http (POST to reply, event appended) | median ms | p90 ms |", "|---|---|---|");
+md.push("", "| hook transport: http, per event (spawn to exit, event appended) | median ms | p90 ms |", "|---|---|---|");
 for (const r of httpHook.rows) md.push(`| ${r.name} | ${r.median_ms} | ${r.p90_ms} |`);
 md.push("", "| append | value |", "|---|---|");
 md.push(`| events/s (one event per call, lock + state + manifest) | ${append.events_per_s} |`);

@@ -1,7 +1,7 @@
 // What a new user tripped over (issue 11, items 10, 11, 13, 16, 19) and what the CLI prints from the archive
 // (issue 10, item 7): the built dist/cli.js in a child process, as a user runs it.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { tapedeckHome } from "../src/core/registry.ts";
@@ -193,6 +193,12 @@ describe("--session-root is checked and kept out of git (issue 11.13)", () => {
       },
     );
     expect(again.stdout).not.toContain("WARNING");
+    expect(cli(["doctor", "--project", root]).stdout).not.toContain("not ignored by git");
+    // Without tapedeck's .gitignore, doctor warns.
+    rmSync(join(root, "rec", ".gitignore"));
+    const doctor = cli(["doctor", "--project", root]).stdout;
+    expect(doctor).toContain("rec is not ignored by git");
+    expect(doctor).toContain(`printf '*\\n' > ${join(root, "rec", ".gitignore")}`);
   });
 });
 

@@ -21,6 +21,7 @@ import { readSettingsFile } from "../providers/settings-file.ts";
 import { health } from "../serve/launch.ts";
 import { liveServer, runFilePath } from "../serve/runfile.ts";
 import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "./common.ts";
+import { gitView } from "./session-root.ts";
 import { providerName } from "./summary.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -349,6 +350,15 @@ function checkSessionRoot(project: string, provider: string, entry: ProviderConf
     return check("session root", "fail", `${shown(project, probe)} is not writable`, [
       `Make ${probe} writable for ${process.env.USER ?? "this user"}`,
     ]);
+  }
+  // Sessions hold prompts and tool output: a root git would track is one `git add -A` from a commit.
+  if (!isInside(tapedeckDir(project), root) && gitView(root) === "tracked") {
+    return check(
+      "session root",
+      "warn",
+      `${name} is not ignored by git: a commit could take every recorded prompt`,
+      [`printf '*\\n' > ${join(root, ".gitignore")}   (what install writes there)`],
+    );
   }
   return check(
     "session root",

@@ -240,6 +240,18 @@ describe("small slips (issue 11.16)", () => {
     expect(config(root).limits).toEqual({ max_string_bytes: 4096 });
   });
 
+  it("install with a broken config says so before showing a view of defaults, and changes nothing", () => {
+    const root = project();
+    mkdirSync(join(root, ".tapedeck"), { mode: 0o700 });
+    writeFileSync(join(root, ".tapedeck", "config.json"), '{"schema_version":1,');
+    const r = cli(["install", "gemini", "--yes", "--project", root]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("config.json:2:1: is not valid JSON");
+    expect(readFileSync(join(root, ".tapedeck", "config.json"), "utf8")).toBe('{"schema_version":1,');
+    expect(existsSync(join(root, ".gemini"))).toBe(false);
+  });
+
   it("uninstall removes the settings file (and directory) install created", () => {
     const root = project();
     for (const provider of ["claude", "codex", "gemini"]) {

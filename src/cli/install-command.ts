@@ -5,7 +5,7 @@ import { existsSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { effectiveLimits, type ProjectConfig, readConfig, writeConfig } from "../core/config.ts";
+import { effectiveLimits, loadConfig, type ProjectConfig, readConfig, writeConfig } from "../core/config.ts";
 import { logControlChange } from "../core/control-log.ts";
 import { isInside, resolveProjectRoot } from "../core/paths.ts";
 import { printable } from "../core/printable.ts";
@@ -176,7 +176,8 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
     : undefined;
   const checkedRoot = checkSessionRoot(project, sessionRootSetting, provider);
   const sessionRoot = checkedRoot.root;
-  const limits = effectiveLimits(readConfig(project));
+  // A broken config is reported before the view, which would otherwise show defaults it does not hold.
+  const limits = effectiveLimits(loadConfig(project));
   const settings = readSettings(settingsPath);
   const foreignStatus = installer.statusLine?.hasForeign(settings) ?? false;
   const shownRoot = isInside(project, sessionRoot) ? relative(project, sessionRoot) : sessionRoot;

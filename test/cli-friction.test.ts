@@ -247,7 +247,7 @@ describe("small slips (issue 11.16)", () => {
     const r = cli(["install", "gemini", "--yes", "--project", root]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("config.json:2:1: is not valid JSON");
+    expect(r.stderr).toContain("config.json:1:21: is not valid JSON");
     expect(readFileSync(join(root, ".tapedeck", "config.json"), "utf8")).toBe('{"schema_version":1,');
     expect(existsSync(join(root, ".gemini"))).toBe(false);
   });

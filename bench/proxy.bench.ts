@@ -17,6 +17,8 @@ import { loadavg } from "node:os";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
+import { taggedBodyText } from "../src/providers/api-usage.ts";
+import { ProxyGate } from "../src/proxy/gate.ts";
 import { type RunningProxy, startProxy } from "../src/proxy/server.ts";
 import type { ProxyExtension } from "../src/proxy/types.ts";
 import { median, percentile, round } from "./lib.ts";
@@ -190,6 +192,46 @@ async function startRelay(port: number): Promise<{ url: string; close(): void }>
   };
 }
 
+/**
+ * The security checks in isolation, measured in-process where the machine's load blurs them least: the gate's
+ * check of one request (two sha256 of ~50 bytes, a Set lookup), and the working-directory scan of a normal
+ * 50 KB Claude body and of a 400 KB body that repeats the phrase (the input that froze the old scan).
+ */
+function securityChecks() {
+  const gate = new ProxyGate(`tpx_${"s".repeat(43)}`);
+  gate.listening(4000);
+  const headers = { host: "127.0.0.1:4000", "content-type": "application/json" };
+  const target = `/tpx_${"s".repeat(43)}/v1/messages?beta=true`;
+  const n = 100_000;
+  let ok = 0;
+  const t0 = performance.now();
+  for (let i = 0; i < n; i += 1) if (gate.check(headers, target).ok) ok += 1;
+  const gateUs = ((performance.now() - t0) * 1000) / n;
+  if (ok !== n) throw new Error("gate refused the bench's own request");
+  const phrase = "Primary working directory: ";
+  const normal = Buffer.from(
+    JSON.stringify({
+      messages: [{ role: "user", content: "x".repeat(50_000) }],
+      system: `${phrase}/home/u/p\n`,
+    }),
+  );
+  const repeated = Buffer.from(phrase.repeat(Math.ceil((400 * 1024) / phrase.length)));
+  const timeScan = (body: Buffer) => {
+    const runs: number[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const s0 = performance.now();
+      taggedBodyText(body, phrase);
+      runs.push(performance.now() - s0);
+    }
+    return round(median(runs), 3);
+  };
+  return {
+    gate_check_us: round(gateUs, 2),
+    wd_scan_normal_50KB_ms: timeScan(normal),
+    wd_scan_repeated_400KB_ms: timeScan(repeated),
+  };
+}
+
 /** An extension as light as the archive feed on non-final events: looks at each event's type. */
 function observer(): ProxyExtension {
   let events = 0;
@@ -341,6 +383,7 @@ export async function runProxyBench(opts: ProxyBenchOptions = {}) {
       latency,
       throughput,
       memory,
+      security_checks: securityChecks(),
     };
   } finally {
     await Promise.all(proxies.map((p) => p.close()));

@@ -403,7 +403,9 @@ export function registerProxyCommands(program: Command): void {
     program
       .command("proxy")
       .description(
-        "run the API proxy: forwards to the model API untouched, feeds exact usage into recorded sessions",
+        "run the API proxy: forwards to the model API untouched, feeds exact usage into recorded sessions. " +
+          "It prints the base URL to give the agent; its last path segment is a secret, and requests without it are refused " +
+          "(TAPEDECK_PROXY_SECRET, 32+ characters of A-Za-z0-9_-, keeps it the same across restarts)",
       )
       .option("--upstream <url>", "the API to forward to", ANTHROPIC_API)
       .option("--json", "print the proxy's address as JSON"),

@@ -145,6 +145,12 @@ describe("nothing is written or deleted through a symlink (11.4, 11.8)", () => {
     expect(listSessions(root)).toEqual([]);
   });
 
+  it("a .tapedeck the store creates itself (the proxy's feed, no install) is git-ignored", () => {
+    const root = project();
+    recordEvents(spec(root), [event("turn_usage", "u1")]);
+    expect(readFileSync(join(root, ".tapedeck", ".gitignore"), "utf8")).toBe("*\n");
+  });
+
   it("a symlinked session root or session directory inside .tapedeck is refused", () => {
     const root = project();
     const outside = project();

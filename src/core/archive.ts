@@ -1,5 +1,5 @@
 // Finding sessions, summarizing them, and exporting their redacted records.
-import { closeSync, readdirSync, rmSync } from "node:fs";
+import { closeSync, type Dirent, readdirSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { readConfig } from "./config.ts";
 import { ensureRealDirUnder, lstatOrUndefined, readJsonOrUndefined } from "./fsutil.ts";
@@ -58,6 +58,14 @@ function isRealDir(projectRoot: string, dir: string): boolean {
   }
 }
 
+function safeReaddirTyped(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
 function safeReaddir(dir: string): string[] {
   try {
     return readdirSync(dir);
@@ -74,10 +82,10 @@ function safeReaddir(dir: string): string[] {
 export function listSessions(projectRoot: string, provider?: string): SessionRef[] {
   const out: SessionRef[] = [];
   for (const root of sessionRoots(projectRoot, provider)) {
-    for (const name of safeReaddir(root)) {
-      const dir = join(root, name);
-      const st = lstatOrUndefined(dir);
-      if (!st || st.isSymbolicLink() || !st.isDirectory()) continue;
+    // Entry types come with the listing (no lstat per session); a symlink is never a session.
+    for (const entry of safeReaddirTyped(root)) {
+      if (!entry.isDirectory()) continue;
+      const dir = join(root, entry.name);
       const manifest = readJsonOrUndefined<Manifest>(join(dir, SESSION_FILES.manifest), MAX_MANIFEST_BYTES);
       if (manifest?.schema_version !== 1) continue;
       if (provider && manifest.provider !== provider) continue;

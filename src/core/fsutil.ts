@@ -95,9 +95,11 @@ export function readRegularFileSync(
     const buf = Buffer.allocUnsafe(Math.min(maxBytes, size) + 1);
     let length = 0;
     while (length < buf.length) {
-      const n = readSync(fd, buf, length, buf.length - length, length);
-      if (n <= 0) break;
-      length += n;
+      const wanted = buf.length - length;
+      const n = readSync(fd, buf, length, wanted, length);
+      length += Math.max(0, n);
+      // A short read of a regular file is its end: no extra read to see 0 (this runs twice per append).
+      if (n < wanted) break;
     }
     if (length > maxBytes) throw tooLarge(path, maxBytes);
     return buf.subarray(0, length);
@@ -117,7 +119,12 @@ function tooLarge(path: string, maxBytes: number): UnsafePathError {
  * everything under it are real directories, so no write or unlink lands
  * outside them.
  */
-export function ensureRealDirUnder(base: string, dir: string, create: boolean): boolean {
+export function ensureRealDirUnder(
+  base: string,
+  dir: string,
+  create: boolean,
+  onCreate?: (created: string) => void,
+): boolean {
   const rel = relative(base, dir);
   if (rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) {
     throw new UnsafePathError(`${dir} is not inside ${base}`);
@@ -130,6 +137,7 @@ export function ensureRealDirUnder(base: string, dir: string, create: boolean): 
       if (!create) return false;
       try {
         mkdirSync(current, { mode: DIR_MODE });
+        onCreate?.(current);
       } catch (error) {
         if (!isErrno(error, "EEXIST")) throw error;
       }

@@ -39,6 +39,11 @@ export function tapedeckDir(projectRoot: string): string {
 export function ensureTapedeckDir(projectRoot: string): string {
   const dir = tapedeckDir(projectRoot);
   ensureRealDirUnder(projectRoot, dir, true);
+  writeGitignore(dir);
+  return dir;
+}
+
+function writeGitignore(dir: string): void {
   const ignore = join(dir, ".gitignore");
   // lstat, not exists: a dangling symlink planted as .gitignore must not make every hook fail with EEXIST.
   if (!lstatOrUndefined(ignore)) {
@@ -48,7 +53,6 @@ export function ensureTapedeckDir(projectRoot: string): string {
       // a concurrent writer created it first
     }
   }
-  return dir;
 }
 
 export function defaultSessionRoot(projectRoot: string, provider: string): string {
@@ -84,8 +88,11 @@ export function ensureSessionDir(sessionRoot: string, dirName: string, projectRo
   if (dirName !== sessionDirName(dirName)) throw new UnsafePathError("unsafe session directory name");
   const dir = join(sessionRoot, dirName);
   if (projectRoot !== undefined && isInside(projectRoot, sessionRoot)) {
-    if (isInside(tapedeckDir(projectRoot), sessionRoot)) ensureTapedeckDir(projectRoot);
-    ensureRealDirUnder(projectRoot, dir, true);
+    // One lstat per component on the hot path; a .tapedeck created here gets its .gitignore at once.
+    const tapedeck = tapedeckDir(projectRoot);
+    ensureRealDirUnder(projectRoot, dir, true, (created) => {
+      if (created === tapedeck) writeGitignore(tapedeck);
+    });
     return dir;
   }
   const rootSt = lstatOrUndefined(sessionRoot);

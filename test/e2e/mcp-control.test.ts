@@ -198,8 +198,8 @@ describe("record_session from inside claude", () => {
     const res = await sb.cli(["uninstall", "claude"]);
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ mcpServers: { other: { command: "true" } } });
-    const local = JSON.parse(readFileSync(join(sb.projectDir, ".claude", "settings.local.json"), "utf8"));
-    expect(local.enabledMcpjsonServers).toBeUndefined();
+    // Install created settings.local.json; uninstall left nothing in it, so it is gone, approval and all.
+    expect(existsSync(join(sb.projectDir, ".claude", "settings.local.json"))).toBe(false);
   });
 });
 
@@ -338,7 +338,7 @@ describe("record_session from inside gemini", () => {
 
     const uninstall = await sb.cli(["uninstall", "gemini"]);
     expect(uninstall.code, uninstall.stderr).toBe(0);
-    const left = JSON.parse(readFileSync(join(sb.projectDir, ".gemini", "settings.json"), "utf8"));
-    expect(left.mcpServers).toBeUndefined();
+    // Install created .gemini/settings.json; uninstall left nothing in it, so it is gone, MCP entry and all.
+    expect(existsSync(join(sb.projectDir, ".gemini", "settings.json"))).toBe(false);
   });
 });

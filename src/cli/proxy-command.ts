@@ -149,7 +149,8 @@ async function proxyCommand(opts: ProxyOpts): Promise<void> {
         `tapedeck proxy on ${proxy.origin} -> ${upstream}`,
         `mirror: ${mirror ? `on (${mirrorDir})` : "off"}   archive feed: on for projects with recording on`,
         `use it with: ANTHROPIC_BASE_URL=${proxy.url} claude`,
-        `         or: codex -c 'openai_base_url="${proxy.url}/v1"' with --upstream https://api.openai.com (a custom provider: model_providers.<id>.base_url); tapedeck run codex sets this up`,
+        // Not the secret URL in a -c for codex: its command line is readable by every local user.
+        `         or: TAPEDECK_PROXY_KEY=${proxy.secret} codex -c 'model_providers.<id>.base_url="${proxy.origin}/v1"' -c 'model_providers.<id>.env_http_headers.${SECRET_HEADER}="TAPEDECK_PROXY_KEY"' (a custom provider, with --upstream its API's origin); tapedeck run codex sets this up`,
         "The URL's last segment is a secret: requests without it are refused. Keep it out of shared files and command lines.",
         "Ctrl-C to stop",
       ].join("\n") + "\n",

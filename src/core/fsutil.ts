@@ -151,12 +151,8 @@ export function ensureRealDirUnder(
 
 /** lstat that answers undefined for a missing path instead of throwing. */
 export function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefined {
-  try {
-    return lstatSync(path);
-  } catch (error) {
-    if (isErrno(error, "ENOENT")) return undefined;
-    throw error;
-  }
+  // No exception for a missing path: building one costs more than the lstat, and list asks once per session.
+  return lstatSync(path, { throwIfNoEntry: false });
 }
 
 export function exists(path: string): boolean {

@@ -39,7 +39,9 @@ export function renderSummary(s: SessionSummary, projectRoot: string, options: S
   // The id comes from the agent's payload: shown without control characters.
   const id = printable(s.manifest.provider_session_id ?? s.session_id);
   const status =
-    s.status === "incomplete" ? `incomplete (${s.incomplete_reason ?? "no terminal event"})` : s.status;
+    s.status === "incomplete"
+      ? `incomplete (${printable(s.incomplete_reason ?? "no terminal event")})`
+      : printable(s.status);
   const lines = [
     "Session recorded",
     "",

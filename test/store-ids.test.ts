@@ -72,6 +72,21 @@ describe("a credential as session id (10.7)", () => {
   });
 });
 
+describe("credential-like event, turn and agent ids", () => {
+  it("are stored as distinct stable hashes: two such events are two events, not a retry", () => {
+    const root = project();
+    const s = spec(root);
+    const other = "ghp_Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2";
+    const a = { ...event("user_prompt", TOKEN), turn_id: TOKEN };
+    const b = { ...event("user_prompt", other), turn_id: other };
+    expect(recordEvents(s, [a, b]).appended).toBe(2);
+    expect(recordEvents(s, [a]).duplicates).toBe(1);
+    const text = everything(join(root, ".tapedeck"));
+    expect(text).not.toContain(TOKEN);
+    expect(text).not.toContain(other);
+  });
+});
+
 describe("hostile session ids map to safe names", () => {
   const hostile = [
     "../../../etc",

@@ -3,6 +3,7 @@
 // already safe to persist.
 import { bound, type Limits, precut } from "./bound.ts";
 import type { NormalizedEvent, SessionIdentity } from "./event.ts";
+import { storedId } from "./identity.ts";
 import { redactText, redactValue } from "./redact.ts";
 import type { Envelope, Truncation } from "./schemas.ts";
 
@@ -19,10 +20,15 @@ const ALWAYS_KEPT = new Set([
   "source",
 ]);
 
+/**
+ * An id holding a credential becomes `redacted-<hash>` (identity.ts), not the redactor's marker text: two
+ * different ids must stay two ids, or deduplication would drop the second event as a retry of the first.
+ */
 function redactId(id: string | undefined): string | undefined {
   if (id === undefined) return undefined;
-  const text = redactText(String(id).slice(0, 256)).text;
-  return text.length > 0 ? text : undefined;
+  const bounded = String(id).slice(0, 256);
+  if (bounded.length === 0) return undefined;
+  return redactText(bounded).kinds.length > 0 ? storedId(bounded) : bounded;
 }
 
 function serializedBytes(event: PreparedEvent): number {

@@ -203,6 +203,13 @@ describe("--session-root is checked and kept out of git (issue 11.13)", () => {
 });
 
 describe("small slips (issue 11.16)", () => {
+  it("uninstall where nothing is installed says so instead of reporting a removal", () => {
+    const root = project();
+    const r = cli(["uninstall", "codex", "--project", root]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`Codex CLI was not installed in ${root}: nothing to remove.\n`);
+  });
+
   it("uninstall of an unknown provider says uninstall", () => {
     const r = cli(["uninstall", "bogus", "--project", project()]);
     expect(r.code).toBe(2);

@@ -343,11 +343,13 @@ async function uninstallCommand(
     else writeSettings(settingsPath, settings, opts.settings ? undefined : project);
   }
   const config = readConfig(project);
-  if (config?.providers[provider]) {
+  const configured = !!config?.providers[provider];
+  if (config && configured) {
     delete config.providers[provider];
     writeConfig(project, config);
   }
   await stopHookServer(project);
+  const nothing = removed === 0 && !configured && Object.keys(extrasRemoved).length === 0;
   if (opts.json) {
     printJson({
       provider,
@@ -357,6 +359,9 @@ async function uninstallCommand(
       extras: extrasRemoved,
       kept: extrasKept,
     });
+  } else if (nothing) {
+    // Not a failure (uninstall is idempotent), but never a success message for removing nothing.
+    say(`${providerName(provider)} was not installed in ${project}: nothing to remove.\n`);
   } else {
     say(
       `Removed ${removed} tapedeck entr${removed === 1 ? "y" : "ies"} from ${relative(project, settingsPath) || settingsPath}. Recorded sessions were kept.\n`,

@@ -971,10 +971,11 @@ const NATIVE_KINDS: NativeKind[] = [
     const t = P("sk", "-proj-") + `${r.str(B64URL, 74)}T3BlbkFJ${r.str(B64URL, 74)}`;
     const cuts = [0, 12, 50, 95, 130, t.length];
     const lines: string[] = [];
+    const anthropic = r.chance(0.5);
     for (let i = 0; i + 1 < cuts.length; i++) {
       const d = t.slice(cuts[i], cuts[i + 1]);
       lines.push(
-        r.chance(0.5)
+        anthropic
           ? `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(d)}}}\n`
           : `data: {"choices":[{"index":0,"delta":{"content":${JSON.stringify(d)}}}]}\n`,
       );

@@ -841,6 +841,16 @@ const ANCHORS: Array<[string, Branch[]]> = [
   ],
   // Letters that begin a provider token with no punctuation of its own.
   ["A", [{ src: "(?=(KIA|SIA|BIA|CCA|Iza|TATT|TBB|TCTT|KCp|ZDO))", handle: "at" }]],
+  // The payload of a base64-wrapped key file: `echo "eyJ0eXBl..." | base64 -d`.
+  [
+    "J",
+    [
+      {
+        src: "(?<=(?<![A-Za-z0-9+/._-])eyJ)(?=[A-Za-z0-9+/]{200})()",
+        handle: (t, m, _c, sp) => encodedKey(t, m, "eyJ", sp),
+      },
+    ],
+  ],
   // `</password>` closes an XML element that holds a secret.
   [
     "<",
@@ -852,9 +862,6 @@ const ANCHORS: Array<[string, Branch[]]> = [
       },
     ],
   ],
-  // A .netrc entry starts a line.
-  ["\n", [{ src: String.raw`(?=()[ \t]*(?:machine|default)[ \t])`, handle: netrcEntry, keyed: true }]],
-  ["\\\\", [{ src: String.raw`(?=()n[ \t]*(?:machine|default)[ \t])`, handle: netrcEntry, keyed: true }]],
   [
     "~",
     [
@@ -914,11 +921,15 @@ function argumentValue(text: string, from: number, spans: Span[], kind = "passwo
 const NETRC_ENTRY =
   /(?:\\n|\n)?[ \t]*(?:machine[ \t]+\S+|default)(?:(?:\s|\\n)+(?:login|account|port)[ \t]+[^\s\\]+)*(?:\s|\\n)+password[ \t]+/y;
 
-function netrcEntry(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
-  const at = m.index;
-  NETRC_ENTRY.lastIndex = at;
-  if (!NETRC_ENTRY.test(text)) return at + 1;
-  return Math.max(argumentValue(text, NETRC_ENTRY.lastIndex, spans), at + 1);
+const NETRC_START = /(?:^|\n|\\n)[ \t]*machine[ \t]/g;
+
+function netrcEntries(text: string, spans: Span[]): void {
+  NETRC_START.lastIndex = 0;
+  for (let m = NETRC_START.exec(text); m !== null; m = NETRC_START.exec(text)) {
+    NETRC_ENTRY.lastIndex = m.index;
+    if (NETRC_ENTRY.test(text))
+      NETRC_START.lastIndex = Math.max(argumentValue(text, NETRC_ENTRY.lastIndex, spans), m.index + 1);
+  }
 }
 
 /**
@@ -993,22 +1004,6 @@ function afterSeparator(text: string, m: RegExpExecArray, cap: string, spans: Sp
   return encodedKey(text, m, prefix, spans);
 }
 
-/** PuTTY's `.ppk`: the `Private-Lines: N` that follow hold the key. */
-function puttyPrivate(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
-  const at = m.index;
-  const nm = /^-Lines:[ \t]*([0-9]{1,4})[ \t]*\r?\n/.exec(text.slice(at, at + 40));
-  if (nm === null) return at + 1;
-  const vs = at + nm[0].length;
-  let ve = vs;
-  for (let i = 0; i < Number(nm[1]) && ve < text.length; i++) {
-    const nl = text.indexOf("\n", ve);
-    ve = nl < 0 ? text.length : nl + 1;
-  }
-  if (ve > vs && text.charCodeAt(ve - 1) === 10) ve--;
-  if (ve > vs) spans.push({ s: vs, e: ve, kind: "private_key", p: 2 });
-  return Math.max(ve, at + 1);
-}
-
 function isB64Code(c: number): boolean {
   return isUpper(c) || isLower(c) || isDigit(c) || c === 43 || c === 47;
 }
@@ -1019,7 +1014,7 @@ function isB64Code(c: number): boolean {
  */
 function encodedKey(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
   // From a separator (`client-key-data: LS0t...`) the run starts at the first occurrence of its prefix.
-  const at = text.indexOf(cap, m.index);
+  const at = text.indexOf(cap, Math.max(0, m.index - 2));
   let e = at;
   const limit = Math.min(text.length, at + 65536);
   while (e < limit && isB64Code(text.charCodeAt(e))) e++;
@@ -1029,6 +1024,174 @@ function encodedKey(text: string, m: RegExpExecArray, cap: string, spans: Span[]
   if (!pem && !/"private_key"|"client_secret"|"refresh_token"/.test(head)) return at + 1;
   spans.push({ s: at, e, kind: pem ? "private_key" : "service_account_key", p: 2 });
   return e;
+}
+
+// ---------------------------------------------------------------------------
+// Split secrets: a token cut into pieces that only a reader joins, such as
+// `"ghp_abc" + "def"`, implicit concatenation, JSON arrays of parts, stream
+// deltas, wrapped terminal lines and shell variables joined later.
+//
+// Joining is only attempted where a provider prefix was found and its token
+// either failed its rule (too short) or ended right at a seam. Each attempt
+// reads a bounded window after the prefix, so the scan stays linear.
+// ---------------------------------------------------------------------------
+
+const MAX_PIECES = 12;
+const MAX_JOINED = 1200;
+// Closing quote, an optional concatenation operator (also across a line break), opening quote.
+const CONCAT_SEAM =
+  /\\{0,3}["'`][ \t]*(?:[+.&,]|\|\||<<)?[ \t]*(?:\\?\r?\n[ \t]*(?:(?:[+.&]|\|\|)[ \t]*)?)?\\{0,3}["'`]/y;
+// A wrapped terminal line: the break, then indentation or a box-drawing border.
+const WRAP_SEAM = /[ \t]*(?:\\\r?\n|\r?\n|\\n)[ \t│┃|>]*/y;
+const DELTA_KEY = /"([A-Za-z_]{1,24})"[ \t]*:[ \t]*"$/;
+
+function isPieceCode(c: number): boolean {
+  return (
+    isUpper(c) ||
+    isLower(c) ||
+    isDigit(c) ||
+    c === 95 ||
+    c === 45 ||
+    c === 46 ||
+    c === 43 ||
+    c === 47 ||
+    c === 61 ||
+    c === 126
+  );
+}
+
+function pieceEnd(text: string, from: number): number {
+  let e = from;
+  const limit = Math.min(text.length, from + MAX_JOINED);
+  while (e < limit && isPieceCode(text.charCodeAt(e))) e++;
+  return e;
+}
+
+/** Where the next piece starts after the seam at `pos`, or -1. `key` is the JSON key of the first piece. */
+function nextPiece(text: string, pos: number, key: string | undefined): number {
+  CONCAT_SEAM.lastIndex = pos;
+  if (CONCAT_SEAM.test(text)) return CONCAT_SEAM.lastIndex;
+  if (key !== undefined && text.charCodeAt(pos) === 34) {
+    // A stream delta: the next event's value under the same key.
+    const i = text.indexOf(`"${key}":"`, pos);
+    if (i > 0 && i - pos < 400) return i + key.length + 4;
+  }
+  WRAP_SEAM.lastIndex = pos;
+  if (WRAP_SEAM.test(text) && WRAP_SEAM.lastIndex > pos) return WRAP_SEAM.lastIndex;
+  return -1;
+}
+
+interface Piece {
+  s: number;
+  e: number;
+}
+
+/**
+ * Joins the pieces that start at `start` and retries `rules` on the joined text.
+ * Pushes one span per piece the token covers; returns where the scan resumes, or -1.
+ */
+function joinPieces(
+  rules: Rule[] | undefined,
+  text: string,
+  start: number,
+  spans: Span[],
+  first?: Span,
+): number {
+  if (rules === undefined) return -1;
+  const e0 = pieceEnd(text, start);
+  if (first !== undefined && first.e !== e0) return -1;
+  // Only a quote, a line break or a line-continuation backslash can start a seam.
+  const c = text.charCodeAt(e0);
+  if (!(isQuote(c) || c === 92 || c === 10 || c === 13 || c === 32 || c === 9)) return -1;
+  const key = DELTA_KEY.exec(text.slice(Math.max(0, start - 40), start))?.[1];
+  const pieces: Piece[] = [{ s: start, e: e0 }];
+  let joined = text.slice(start, e0);
+  let pos = e0;
+  while (pieces.length < MAX_PIECES && joined.length < MAX_JOINED) {
+    const ns = nextPiece(text, pos, key);
+    if (ns < 0) break;
+    const ne = pieceEnd(text, ns);
+    if (ne === ns) break;
+    pieces.push({ s: ns, e: ne });
+    joined += text.slice(ns, ne);
+    pos = ne;
+  }
+  if (pieces.length < 2) return -1;
+  for (const r of rules) {
+    const hit = tryRule(r, joined, 0);
+    if (hit === null || hit.e <= (pieces[0] as Piece).e - start) continue;
+    // Map the joined span back onto the pieces it covers.
+    let off = 0;
+    let end = -1;
+    for (const pc of pieces) {
+      const len = pc.e - pc.s;
+      const s = Math.max(hit.s, off);
+      const e = Math.min(hit.e, off + len);
+      if (s < e) {
+        spans.push({ s: pc.s + s - off, e: pc.s + e - off, kind: r.kind, p: 2 });
+        end = pc.s + e - off;
+      }
+      off += len;
+    }
+    return end;
+  }
+  return -1;
+}
+
+/** `P1=ghp_abc; P2=def; TOKEN="$P1$P2"`: the variable holding a prefix is later joined with another. */
+function joinShellVars(rules: Rule[] | undefined, text: string, start: number, spans: Span[]): number {
+  if (rules === undefined) return -1;
+  const name = /(?:^|[\s;])([A-Za-z_][A-Za-z0-9_]{0,40})=["']?$/.exec(
+    text.slice(Math.max(0, start - 48), start),
+  )?.[1];
+  if (name === undefined) return -1;
+  const e0 = pieceEnd(text, start);
+  const window = text.slice(e0, e0 + 600);
+  // `$A$B`, `${A}${B}`: the variable is read right before another one.
+  let r = window.indexOf(`$${name}$`);
+  if (r < 0) r = window.indexOf(`\${${name}}$`);
+  if (r < 0) return -1;
+  const other = /^\$\{?([A-Za-z_][A-Za-z0-9_]{0,40})/.exec(window.slice(window.indexOf("$", r + 1)))?.[1];
+  if (other === undefined) return -1;
+  let d = window.indexOf(`${other}=`);
+  while (d > 0 && !/[\s;]/.test(window[d - 1] as string)) d = window.indexOf(`${other}=`, d + 1);
+  if (d < 0) return -1;
+  let s2 = e0 + d + other.length + 1;
+  if (isQuote(text.charCodeAt(s2))) s2++;
+  const e2 = pieceEnd(text, s2);
+  const joined = text.slice(start, e0) + text.slice(s2, e2);
+  for (const r of rules) {
+    const hit = tryRule(r, joined, 0);
+    if (hit === null || hit.e <= e0 - start) continue;
+    spans.push({ s: start, e: e0, kind: r.kind, p: 2 }, { s: s2, e: e2, kind: r.kind, p: 2 });
+    return e0;
+  }
+  return -1;
+}
+
+/** A provider prefix at `start`: its rule, or failing that the pieces it was split into. */
+function prefixed(
+  rules: Rule[] | undefined,
+  text: string,
+  start: number,
+  spans: Span[],
+  miss: number,
+): number {
+  const hit = tryRules(rules, text, start);
+  if (hit !== null) {
+    // A whole-looking token may still be the first part of a longer one split at a seam.
+    const joined =
+      hit.e < text.length && !isPieceCode(text.charCodeAt(hit.e))
+        ? joinPieces(rules, text, start, spans, hit)
+        : -1;
+    if (joined >= 0) return joined;
+    spans.push(hit);
+    return hit.e;
+  }
+  const joined = joinPieces(rules, text, start, spans);
+  if (joined >= 0) return joined;
+  const shell = joinShellVars(rules, text, start, spans);
+  return shell >= 0 ? shell : miss;
 }
 
 // ---------------------------------------------------------------------------
@@ -1273,7 +1436,7 @@ function assignment(text: string, ks: number, ke: number, spans: Span[], kindOve
   const value = text.slice(vs, ve);
   if (!isLiteral(site, value, quoted ? quote : -1, ve)) return ke;
   // `-passin val           Private key password source`: a help text's option column.
-  if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]/.test(text.slice(ve, ve + 8))) return ke;
+  if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]/.test(text.slice(ve, ve + 40))) return ke;
   spans.push({ s: vs, e: ve, kind, p: 1 });
   // Resume inside the value so a provider token there can claim a better kind, but
   // never parse the value itself for assignments again: that would be quadratic.
@@ -1569,7 +1732,7 @@ function scan(text: string, withKeys: boolean): Span[] | null {
     let next: number;
     if (branch.handle === "prefix" || branch.handle === "at") {
       const start = branch.handle === "prefix" ? at - cap.length : at;
-      next = push(spans, tryRules(BY_PREFIX.get(text[at] + cap), text, start), at + 1);
+      next = prefixed(BY_PREFIX.get(text[at] + cap), text, start, spans, at + 1);
     } else if (branch.keyed === true && (!withKeys || at < keyedEnd)) {
       next = at + 1;
     } else {
@@ -1579,6 +1742,9 @@ function scan(text: string, withKeys: boolean): Span[] | null {
   }
   // One indexOf (several GB/s) keeps the Secret parser off every other text.
   if (withKeys && text.includes("Secret")) k8sSecretSpans(text, spans);
+  // A .netrc entry starts a line with a word too common to anchor the master regex on
+  // (a newline anchor costs a quarter of the throughput); one indexOf gates the search.
+  if (withKeys && text.includes("machine")) netrcEntries(text, spans);
   return spans.length > 0 ? spans.slice() : null;
 }
 

@@ -285,6 +285,39 @@ describe("another local user (nobody) against the user's proxy", () => {
   });
 });
 
+/** Sends `head` on a raw socket and answers everything the proxy wrote back before closing. */
+function rawExchange(port: number, head: string, body = ""): Promise<string> {
+  return new Promise((resolve) => {
+    const sock = net.connect(port, "127.0.0.1", () => {
+      sock.write(head);
+      if (body) setTimeout(() => sock.write(body), 100);
+    });
+    let text = "";
+    sock.on("data", (d: Buffer) => {
+      text += d.toString();
+    });
+    sock.on("error", () => resolve(text));
+    sock.on("close", () => resolve(text));
+  });
+}
+
+describe("Expect: 100-continue", () => {
+  it("a stranger is not invited to send the body: 401 at once, no 100 Continue", async () => {
+    const r = await rig();
+    const call = claudeCall(r.project, "continue?");
+    const head = (path: string) =>
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${r.proxy.port}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(call.body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`;
+    const refused = await rawExchange(r.proxy.port, head("/v1/messages"));
+    expect(refused.split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized");
+    expect(refused).not.toContain("100 Continue");
+    const allowed = await rawExchange(r.proxy.port, head(`/${r.proxy.secret}/v1/messages`), call.body);
+    expect(allowed.startsWith("HTTP/1.1 100 Continue\r\n")).toBe(true);
+    expect(allowed).toContain("HTTP/1.1 200 OK");
+    expect(upstream.seen).toHaveLength(1);
+  });
+});
+
 describe("a web page (Origin, DNS rebinding)", () => {
   it("a request with an Origin header is refused even with the secret", async () => {
     const r = await rig();

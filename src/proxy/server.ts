@@ -548,16 +548,20 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
   const host = opts.host ?? "127.0.0.1";
   if (host !== "127.0.0.1") throw new TypeError("the proxy listens on 127.0.0.1 only");
   const core = new ProxyCore(opts);
-  const server = http.createServer({ noDelay: true }, (req, res) => {
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse, expectsContinue: boolean): void => {
     const verdict = core.gate.check(req.headers, requestPath(req.url ?? "/"));
     if (!verdict.ok) {
       core.refuse(req, res, verdict.status, verdict.reason);
       return;
     }
+    // `Expect: 100-continue`: invite the body only once the gate has let the request in.
+    if (expectsContinue) res.writeContinue();
     const ex = new Exchange(core, req, res, verdict.target);
     core.active.add(ex);
     ex.start();
-  });
+  };
+  const server = http.createServer({ noDelay: true }, (req, res) => handle(req, res, false));
+  server.on("checkContinue", (req: http.IncomingMessage, res: http.ServerResponse) => handle(req, res, true));
   // Longer than the agents' own idle timeouts, so that the client, not us, closes an
   // idle connection: a request racing our close would fail and be retried.
   server.keepAliveTimeout = 65_000;

@@ -154,8 +154,6 @@ interface NativeKind {
   type: "native";
   make: (r: Rand) => { text: string; secrets: string[]; prefixes?: string[] };
 }
-type Kind = TokenKind | NamedKind | NativeKind;
-
 const tok = (kind: string, env: string, prefix: string, make: (r: Rand) => string): TokenKind => ({
   kind,
   type: "token",

@@ -46,7 +46,8 @@ export function scoreCorpus(
   const damages: string[] = [];
   let ok = 0;
   for (const c of corpus.positives) {
-    const k = (perKind[c.kind] ??= { caught: 0, total: 0 });
+    perKind[c.kind] ??= { caught: 0, total: 0 };
+    const k = perKind[c.kind] as { caught: number; total: number };
     k.total++;
     if (caught(c, redact(c.text))) {
       k.caught++;
@@ -55,7 +56,8 @@ export function scoreCorpus(
   }
   let damaged = 0;
   for (const l of corpus.lookalikes) {
-    const k = (perCategory[l.category] ??= { damaged: 0, total: 0 });
+    perCategory[l.category] ??= { damaged: 0, total: 0 };
+    const k = perCategory[l.category] as { damaged: number; total: number };
     k.total++;
     if (redact(l.text) !== l.text) {
       k.damaged++;

@@ -1067,7 +1067,10 @@ function pieceEnd(text: string, from: number): number {
   return e;
 }
 
-/** Where the next piece starts after the seam at `pos`, or -1. `key` is the JSON key of the first piece. */
+/**
+ * Where the next piece starts after the seam at `pos`, or -1. `key` is the JSON key of the first
+ * piece. A line break is a seam only before a piece that looks generated: prose goes on after one.
+ */
 function nextPiece(text: string, pos: number, key: string | undefined): number {
   CONCAT_SEAM.lastIndex = pos;
   if (CONCAT_SEAM.test(text)) return CONCAT_SEAM.lastIndex;
@@ -1077,8 +1080,15 @@ function nextPiece(text: string, pos: number, key: string | undefined): number {
     if (i > 0 && i - pos < 400) return i + key.length + 4;
   }
   WRAP_SEAM.lastIndex = pos;
-  if (WRAP_SEAM.test(text) && WRAP_SEAM.lastIndex > pos) return WRAP_SEAM.lastIndex;
+  if (WRAP_SEAM.test(text) && WRAP_SEAM.lastIndex > pos) {
+    const ns = WRAP_SEAM.lastIndex;
+    if (looksGenerated(text.slice(ns, pieceEnd(text, ns)))) return ns;
+  }
   return -1;
+}
+
+function looksGenerated(piece: string): boolean {
+  return piece.length >= 6 && (keyLike(piece) || (hasDigit(piece) && /[A-Za-z]/.test(piece)));
 }
 
 interface Piece {
@@ -1111,7 +1121,8 @@ function joinPieces(
     const ns = nextPiece(text, pos, key);
     if (ns < 0) break;
     const ne = pieceEnd(text, ns);
-    if (ne === ns) break;
+    // After a token that is whole by itself, only a generated-looking piece can continue it.
+    if (ne === ns || (first !== undefined && !looksGenerated(text.slice(ns, ne)))) break;
     pieces.push({ s: ns, e: ne });
     joined += text.slice(ns, ne);
     pos = ne;

@@ -1790,14 +1790,66 @@ function applySpans(text: string, spans: Span[], kinds: string[]): string {
   return out + text.slice(pos);
 }
 
-export function redactText(text: string): { text: string; kinds: string[] } {
-  if (text.length < 6) return { text, kinds: [] };
+export function redactText(text: string, extra?: Span[]): { text: string; kinds: string[] } {
+  if (text.length < 6 && extra === undefined) return { text, kinds: [] };
   const omit = omission(text);
   if (omit !== null) return { text: `[OMITTED:${omit}]`, kinds: [`omitted:${omit}`] };
-  const spans = scan(text, true);
+  let spans = scan(text, true);
+  if (extra !== undefined) spans = spans === null ? extra : spans.concat(extra);
   if (spans === null) return { text, kinds: [] };
   const kinds: string[] = [];
   return { text: applySpans(text, spans, kinds), kinds };
+}
+
+// Arrays of short strings are where split secrets hide in structured payloads
+// (`["ghp_abc", "def..."]`, argv lists, content parts). Longer arrays are prose or data.
+const MAX_JOIN_PART = 1024;
+const MAX_JOIN_TOTAL = 65536;
+
+/**
+ * Scans the strings of an array joined end to end, and returns for each element the spans
+ * of secrets that only exist across elements. One extra scan of the joined text: linear.
+ */
+function acrossElements(arr: unknown[]): Map<number, Span[]> | null {
+  let total = 0;
+  let strings = 0;
+  for (const v of arr) {
+    if (typeof v !== "string") continue;
+    if (v.length > MAX_JOIN_PART) return null;
+    total += v.length;
+    strings++;
+  }
+  if (strings < 2 || total > MAX_JOIN_TOTAL) return null;
+  const starts: number[] = [];
+  let joined = "";
+  for (const v of arr) {
+    starts.push(joined.length);
+    if (typeof v === "string") joined += v;
+  }
+  const spans = scan(joined, true);
+  if (spans === null) return null;
+  const out = new Map<number, Span[]>();
+  for (const sp of spans) {
+    // Only spans that cross an element boundary are new; the others each element finds itself.
+    let i = 0;
+    while (i + 1 < starts.length && (starts[i + 1] as number) <= sp.s) i++;
+    if (sp.e <= (starts[i + 1] ?? Number.POSITIVE_INFINITY)) continue;
+    for (let j = i; j < arr.length && (starts[j] as number) < sp.e; j++) {
+      const v = arr[j];
+      if (typeof v !== "string" || v.length === 0) continue;
+      const base = starts[j] as number;
+      const s0 = Math.max(sp.s, base) - base;
+      const e0 = Math.min(sp.e, base + v.length) - base;
+      if (s0 >= e0) continue;
+      // A token swallows whatever token characters follow it; a neighbour that does not look
+      // generated (`"ok"`, `"--verbose"`) is where the secret really ended.
+      if (j > i && !looksGenerated(v.slice(s0, e0))) break;
+      const list = out.get(j) ?? [];
+      list.push({ s: s0, e: e0, kind: sp.kind, p: sp.p });
+      out.set(j, list);
+    }
+  }
+  return out.size > 0 ? out : null;
 }
 
 /** Keys get the value patterns only: a key never holds `KEY=value` syntax worth parsing. */
@@ -1819,6 +1871,8 @@ function childPath(path: string, key: string): string {
 
 interface Frame {
   src: unknown;
+  /** Spans of a secret split across this string and its neighbours in an array. */
+  extra?: Span[];
   parent: Record<string, unknown> | unknown[];
   key: string | number;
   path: string;
@@ -1884,7 +1938,7 @@ export function redactValue<T>(value: T, basePath = "payload"): RedactResult<T> 
       out = src;
     }
     if (typeof src === "string") {
-      const r = redactText(src);
+      const r = redactText(src, f.extra);
       if (r.text !== src) {
         out = r.text;
         if (r.kinds[0]?.startsWith("omitted:")) {
@@ -1902,8 +1956,12 @@ export function redactValue<T>(value: T, basePath = "payload"): RedactResult<T> 
         const arr: unknown[] = new Array(src.length);
         copies.set(src, arr);
         out = arr;
+        const across = acrossElements(src);
         for (let i = src.length - 1; i >= 0; i--) {
-          stack.push({ src: src[i], parent: arr, key: i, path: `${f.path}[${i}]` });
+          const child: Frame = { src: src[i], parent: arr, key: i, path: `${f.path}[${i}]` };
+          const extra = across?.get(i);
+          if (extra !== undefined) child.extra = extra;
+          stack.push(child);
         }
       } else {
         const obj: Record<string, unknown> = {};

@@ -18,8 +18,10 @@ import { codexHookTrust, codexTrustFixes, defaultCodexHome } from "../providers/
 import type { ProviderInstaller } from "../providers/installer.ts";
 import { INSTALLERS } from "../providers/installers.ts";
 import { readSettingsFile } from "../providers/settings-file.ts";
+import { parseClientCommand } from "../serve/client-command.ts";
 import { health } from "../serve/launch.ts";
 import { liveServer, runFilePath } from "../serve/runfile.ts";
+import { type TranscriptDoctorOpts, transcriptDoctor } from "./commands/restore.ts";
 import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "./common.ts";
 import { gitView } from "./session-root.ts";
 import { providerName } from "./summary.ts";
@@ -188,7 +190,11 @@ function checkHookCommands(provider: string, found: FoundHook[]): DoctorCheck | 
   const problems: string[] = [];
   const targets = new Set<string>();
   for (const command of commands) {
-    const words = shellWords(command);
+    // The http transport's hook client names the Node hook it falls back to: check that one, and the client.
+    const client = parseClientCommand(command);
+    if (client && !existsSync(client.client))
+      problems.push(`${client.client} does not exist (moved or not built?)`);
+    const words = client ? [client.node, client.hook, client.provider] : shellWords(command);
     if (!words || words.length < 2) {
       problems.push(`cannot read the hook command: ${command}`);
       continue;
@@ -217,7 +223,6 @@ function checkHookCommands(provider: string, found: FoundHook[]): DoctorCheck | 
 function checkHooks(
   project: string,
   provider: string,
-  entry: ProviderConfig,
   installer: ProviderInstaller | undefined,
   settingsOverride: string | undefined,
 ): { checks: DoctorCheck[]; found: FoundHook[] } {
@@ -576,7 +581,7 @@ async function providerReport(
   checks.push(check("config", "ok", `.tapedeck/config.json has ${provider}`));
   checks.push(checkRecording(project, provider, entry));
   const installer = Object.hasOwn(INSTALLERS, provider) ? INSTALLERS[provider] : undefined;
-  const hooks = checkHooks(project, provider, entry, installer, opts.settings);
+  const hooks = checkHooks(project, provider, installer, opts.settings);
   checks.push(...hooks.checks);
   checks.push(checkSessionRoot(project, provider, entry));
   if (provider === "codex" && hooks.found.length > 0) {
@@ -654,7 +659,15 @@ export function registerDoctorCommand(program: Command): void {
     )
     .option("--codex-home <dir>", "Codex's home, for hook trust (default: $CODEX_HOME or ~/.codex)")
     .option("--json", "machine-readable output")
-    .action(async (opts: DoctorOpts) => {
+    .option(
+      "--transcripts",
+      "check Claude Code's transcripts of recorded sessions instead (lost, stubbed, shrunk)",
+    )
+    .option("--all-projects", "with --transcripts: every project this user recorded Claude sessions in")
+    .option("--claude-home <dir>", "with --transcripts: Claude's config directory (default: ~/.claude)")
+    .option("--mirror-dir <dir>", "with --transcripts: the proxy mirror root (default: the configured one)")
+    .action(async (opts: DoctorOpts & TranscriptDoctorOpts & { transcripts?: boolean }) => {
+      if (opts.transcripts) return transcriptDoctor(opts);
       const report = await runDoctor(opts);
       if (opts.json) printJson(report);
       else say(`${renderDoctor(report)}\n`);

@@ -28,3 +28,18 @@ export function clientCommand(p: ClientCommandParts): string {
 export function clientShellAvailable(): boolean {
   return existsSync(CLIENT_SHELL);
 }
+
+/** One argument as shellQuote wrote it: '...' with each ' inside written as '\''. */
+const QUOTED = String.raw`'((?:[^']|'\\'')*)'`;
+const CLIENT_COMMAND = new RegExp(
+  String.raw`^\[ -x ${CLIENT_SHELL} \] && \[ -f ${QUOTED} \] && exec ${CLIENT_SHELL} ${QUOTED} ${QUOTED} ${QUOTED} ${QUOTED} ${QUOTED}; exit 0$`,
+);
+const unquote = (s: string) => s.replaceAll(String.raw`'\''`, "'");
+
+/** The parts of a command `clientCommand` wrote (marker stripped), for doctor; undefined for anything else. */
+export function parseClientCommand(command: string): ClientCommandParts | undefined {
+  const m = CLIENT_COMMAND.exec(command.replace(/\s*# tapedeck\s*$/, ""));
+  if (!m || m[1] !== m[2]) return undefined;
+  const [client, provider, runFile, node, hook] = m.slice(2).map((x) => unquote(x ?? ""));
+  return { client: client!, provider: provider!, runFile: runFile!, node: node!, hook: hook! };
+}

@@ -464,6 +464,18 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
       padding: 0,
     });
     expect(await tapedeckJson(sb, ["status", "--project", sb.projectDir])).toMatchObject({ recording: true });
+    // doctor reads the hook commands it wrote, the hook client's included.
+    const doctor = await tapedeck(sb, ["doctor", "--project", sb.projectDir, "--json"]);
+    expect(doctor.code, doctor.stdout).toBe(0);
+    const checks = (
+      JSON.parse(doctor.stdout) as {
+        providers: Array<{ checks: Array<{ name: string; status: string; message: string }> }>;
+      }
+    ).providers[0]!.checks;
+    expect(checks.find((c) => c.name === "hook command")).toMatchObject({
+      status: "ok",
+      message: `hooks run ${HOOK_JS}`,
+    });
     // Nothing runs before the first session: the hook server is started on demand.
     expect(serveState(sb)).toBeUndefined();
     expect(hookServerPids(sb.projectDir)).toEqual([]);

@@ -10,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { MAX_HOOK_INPUT_BYTES, runHook } from "./core/recorder.ts";
 import { projectFromStatusPayload, recordingState } from "./core/status.ts";
 import { readStdinSync } from "./core/stdin.ts";
+import { alertText, transcriptAlertFor } from "./providers/claude/transcript-alert.ts";
 import { codexNotifyAdapter } from "./providers/codex/notify.ts";
 import { adapterFor } from "./providers/registry.ts";
 import { liveServer, runFilePath } from "./serve/runfile.ts";
@@ -23,7 +24,14 @@ function statusLine(provider: string): void {
     payload = null;
   }
   const dir = projectFromStatusPayload(payload) ?? process.env.CLAUDE_PROJECT_DIR ?? process.cwd();
-  process.stdout.write(`${recordingState(dir, provider).display}\n`);
+  const state = recordingState(dir, provider);
+  const sessionId = (payload as { session_id?: unknown } | null)?.session_id;
+  // A resume that found the transcript lost says so while the session runs (transcript-alert.ts).
+  const alert =
+    provider === "claude" && state.project && typeof sessionId === "string" && sessionId.length < 256
+      ? transcriptAlertFor(state.project, sessionId)
+      : undefined;
+  process.stdout.write(`${state.display}${alert ? alertText(alert) : ""}\n`);
 }
 
 async function main(): Promise<void> {
@@ -32,6 +40,10 @@ async function main(): Promise<void> {
     return;
   }
   if (process.argv[2] === "codex" && process.argv[3] === "--notify") {
+    // Codex passes the turn as an argument, which other users can read from the process table while this
+    // runs. On Linux, setting the title overwrites that memory at once (process.argv keeps its own copy); what
+    // remains is Node's start-up. macOS's `ps` reads the kernel's copy, which no title changes.
+    process.title = "tapedeck-notify";
     // Codex's notify program gets its JSON as the last argument, and nothing on stdin.
     const json = process.argv.length > 4 ? (process.argv.at(-1) ?? "") : "";
     const data = Buffer.from(json, "utf8");

@@ -30,6 +30,7 @@ import {
   say,
 } from "./common.ts";
 import { providerName, renderSummary, usageUnknowns } from "./summary.ts";
+import { inspectTranscript } from "./transcript-check.ts";
 
 interface CommonOpts {
   project?: string;
@@ -98,12 +99,18 @@ function listCommand(opts: CommonOpts): void {
 
 function inspectCommand(query: string | undefined, opts: CommonOpts): void {
   const project = projectFromOption(opts.project);
-  const summary = inspectSession(resolveRef(project, query ?? "last", opts.provider));
+  const ref = resolveRef(project, query ?? "last", opts.provider);
+  const summary = inspectSession(ref);
+  const transcript = inspectTranscript(ref, project);
   if (opts.json) {
-    printJson({ ...summary, usage: { ...summary.usage, unknown: usageUnknowns(summary.usage) } });
+    printJson({
+      ...summary,
+      usage: { ...summary.usage, unknown: usageUnknowns(summary.usage) },
+      ...transcript?.json,
+    });
     return;
   }
-  say(`${renderSummary(summary, project)}\n`);
+  say(`${renderSummary(summary, project)}${transcript ? `\n${transcript.line}` : ""}\n`);
 }
 
 interface ExportOpts extends CommonOpts {

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerArchiveCommands } from "./archive-commands.ts";
+import { registerRestoreCommand } from "./commands/restore.ts";
 import { CliError, EXIT, note } from "./common.ts";
 import { registerDemoCommand } from "./demo-command.ts";
 import { registerDoctorCommand } from "./doctor-command.ts";
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerArchiveCommands(program);
   registerRedactCommand(program);
   registerProxyCommands(program);
+  registerRestoreCommand(program);
   registerDemoCommand(program);
   registerDoctorCommand(program);
   registerMcpCommand(program, VERSION);

@@ -2,6 +2,7 @@ import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
 import { derivedId, firstReadOffset, inPeriod } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { normalizeClaudeHook } from "./normalize.ts";
+import { type WatchedState, watchTranscript } from "./transcript-alert.ts";
 import { readNewUsage } from "./transcript-usage.ts";
 
 interface TranscriptCursor {
@@ -15,7 +16,7 @@ interface TranscriptCursor {
   fresh?: boolean;
 }
 
-interface ClaudeState {
+interface ClaudeState extends WatchedState {
   /** read position per transcript: the session's own and each subagent's */
   cursors?: Record<string, TranscriptCursor>;
 }
@@ -96,5 +97,22 @@ export const claudeAdapter: ProviderAdapter = {
   isSessionStart: (payload) =>
     (payload as { hook_event_name?: unknown } | null)?.hook_event_name === "SessionStart",
   enrich: (result, state, scope) =>
-    usageFromTranscripts(result, state as ClaudeState | undefined, scope?.recordingSince),
+    enrichClaude(result, state as ClaudeState | undefined, scope?.recordingSince),
 };
+
+/** Usage from the transcripts, and the transcript watch (a loss found at a resume), in one state. */
+function enrichClaude(result: NormalizeResult, previous: ClaudeState | undefined, since: string | undefined) {
+  const usage = usageFromTranscripts(result, previous, since);
+  const cursors = usage ? (usage.state as ClaudeState).cursors : previous?.cursors;
+  const path = result.context.transcript_path;
+  const watched = watchTranscript(result, previous, path ? cursors?.[path]?.offset : undefined);
+  const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  // The state file is written only when something moved: most hooks (tool calls) leave it alone.
+  const changed =
+    watched.events.length > 0 ||
+    !same(watched.state.watch, previous?.watch) ||
+    !same(watched.state.transcript_loss, previous?.transcript_loss);
+  if (!usage && !changed) return undefined;
+  const state: ClaudeState = { ...(cursors ? { cursors } : {}), ...watched.state };
+  return { events: [...(usage?.events ?? []), ...watched.events], state: state as Record<string, unknown> };
+}

@@ -95,14 +95,15 @@ function withDefaultArgs(args: string[]): string[] {
   return out;
 }
 
-export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeResult> {
+/** The whole environment of an offline claude (print mode or interactive): nothing inherited but PATH. */
+export function offlineClaudeEnv(home: string, baseUrl: string, extra?: Record<string, string>) {
   // Keeps claude's per-session scratch (task outputs, sockets) inside HOME, so deleting the test dir cleans it.
-  const scratch = join(opts.home, ".claude-tmp");
+  const scratch = join(home, ".claude-tmp");
   mkdirSync(scratch, { recursive: true, mode: 0o700 });
   const env: Record<string, string> = {
-    HOME: opts.home,
+    HOME: home,
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-    ANTHROPIC_BASE_URL: opts.baseUrl,
+    ANTHROPIC_BASE_URL: baseUrl,
     ANTHROPIC_API_KEY: DUMMY_API_KEY,
     DISABLE_TELEMETRY: "1",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
@@ -110,8 +111,13 @@ export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeResult> {
     // bypassPermissions refuses to run as root unless claude believes it is sandboxed.
     IS_SANDBOX: "1",
     CLAUDE_CODE_TMPDIR: scratch,
-    ...opts.env,
+    ...extra,
   };
+  return env;
+}
+
+export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeResult> {
+  const env = offlineClaudeEnv(opts.home, opts.baseUrl, opts.env);
   if (!CLAUDE_BIN_FOUND) throw new Error(installHint(CLAUDE_CLI));
   const run = await runAgentProcess(CLAUDE_BIN, withDefaultArgs(opts.args), {
     cwd: opts.cwd,

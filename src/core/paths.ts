@@ -89,15 +89,21 @@ export function ensureSessionDir(sessionRoot: string, dirName: string, projectRo
   const dir = join(sessionRoot, dirName);
   if (projectRoot !== undefined && isInside(projectRoot, sessionRoot)) {
     // One lstat per component on the hot path; a .tapedeck created here gets its .gitignore at once.
+    // So does a session root of its own (outside .tapedeck) recreated after the user removed it: sessions hold
+    // prompts, and a plain `git add -A` must not commit them.
     const tapedeck = tapedeckDir(projectRoot);
+    const ownRoot = !isInside(tapedeck, sessionRoot);
     ensureRealDirUnder(projectRoot, dir, true, (created) => {
-      if (created === tapedeck) writeGitignore(tapedeck);
+      if (created === tapedeck || (ownRoot && created === sessionRoot)) writeGitignore(created);
     });
     return dir;
   }
   const rootSt = lstatOrUndefined(sessionRoot);
   if (rootSt?.isSymbolicLink()) throw new UnsafePathError("session root is a symlink; refusing to follow it");
-  if (!rootSt) ensureDir(sessionRoot);
+  if (!rootSt) {
+    ensureDir(sessionRoot);
+    writeGitignore(sessionRoot);
+  }
   ensureRealDirUnder(sessionRoot, dir, true);
   return dir;
 }

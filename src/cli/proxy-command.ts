@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
+import { loadRedactionRules } from "../core/redact/rules-file.ts";
 import { type AgentCli, CLAUDE_CLI, findOnPath, installHint } from "../demo/agent-bin.ts";
 import { codexBaseUrlOverride, codexEndpoint } from "../providers/codex/endpoint.ts";
 import { createArchiveFeed } from "../proxy/archive-feed.ts";
@@ -15,6 +16,7 @@ import type { ProxyExtension } from "../proxy/types.ts";
 import { providerSessionIdArg } from "./archive-commands.ts";
 import { CliError, EXIT, printJson, projectFromOption } from "./common.ts";
 import { builtFile } from "./paths.ts";
+import { projectRoot } from "./project.ts";
 
 interface ProxyOpts {
   port?: string;
@@ -48,7 +50,12 @@ function extensionsFor(opts: ProxyOpts): {
     warn: (m) => process.stderr.write(`tapedeck: mirror setting ignored: ${m}\n`),
   });
   const extensions: ProxyExtension[] = [createArchiveFeed()];
-  if (loaded.settings.enabled) extensions.push(createMirrorExtension(loaded.settings));
+  // The mirror applies the rules of the project the proxy was started in, as its hooks do.
+  const loadedRules = loadRedactionRules(projectRoot(undefined));
+  if (loadedRules.error) process.stderr.write(`tapedeck: redaction rules ignored: ${loadedRules.error}\n`);
+  const rules = loadedRules.rules;
+  if (loaded.settings.enabled)
+    extensions.push(createMirrorExtension(loaded.settings, { redactionRules: rules }));
   return { extensions, mirror: loaded.settings.enabled, mirrorDir: loaded.settings.dir };
 }
 

@@ -4,7 +4,7 @@
 import { bound, type Limits, precut } from "./bound.ts";
 import type { NormalizedEvent, SessionIdentity } from "./event.ts";
 import { storedId } from "./identity.ts";
-import { redactText, redactValue } from "./redact.ts";
+import { type RedactionRules, redactText, redactValue } from "./redact.ts";
 import type { Envelope, Truncation } from "./schemas.ts";
 
 /** An envelope waiting for its sequence number, which only the lock holder assigns. */
@@ -71,13 +71,14 @@ export function prepareEvent(
   identity: SessionIdentity,
   limits: Limits,
   now: () => string,
+  rules?: RedactionRules,
 ): PreparedEvent {
   const rawPayload =
     event.payload !== null && typeof event.payload === "object" && !Array.isArray(event.payload)
       ? event.payload
       : { value: event.payload };
   const pre = precut(rawPayload, limits);
-  const red = redactValue(pre.value, "payload");
+  const red = redactValue(pre.value, "payload", rules);
   const bounded = bound(red.value, limits);
   const truncations: Truncation[] = mergeTruncations(pre.truncations, bounded.truncations);
   const prepared: PreparedEvent = {

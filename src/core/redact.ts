@@ -1759,19 +1759,16 @@ function scan(text: string, withKeys: boolean): Span[] | null {
   return spans.length > 0 ? spans.slice() : null;
 }
 
-function applySpans(text: string, spans: Span[], kinds: string[]): string {
+/** Sorted, non-overlapping regions: overlapping spans merge, since redacting their union can only hide more. */
+function mergeSpans(spans: Span[]): Span[] {
   if (spans.length > 1) spans.sort((a, b) => a.s - b.s || b.e - a.e);
-  let out = "";
+  const out: Span[] = [];
   let pos = 0;
   let i = 0;
   while (i < spans.length) {
     const first = spans[i] as Span;
-    let s = first.s;
-    let e = first.e;
-    let kind = first.kind;
-    let p = first.p;
+    let { s, e, kind, p } = first;
     i++;
-    // Overlapping spans merge: redacting their union can only hide more.
     while (i < spans.length && (spans[i] as Span).s < e) {
       const next = spans[i] as Span;
       if (next.e > e) e = next.e;
@@ -1783,19 +1780,104 @@ function applySpans(text: string, spans: Span[], kinds: string[]): string {
     }
     if (s < pos) s = pos;
     if (e <= s) continue;
-    out += text.slice(pos, s) + `[REDACTED:${kind}]`;
-    kinds.push(kind);
+    out.push({ s, e, kind, p });
     pos = e;
+  }
+  return out;
+}
+
+function applySpans(text: string, spans: Span[], kinds: string[]): string {
+  let out = "";
+  let pos = 0;
+  for (const r of mergeSpans(spans)) {
+    out += text.slice(pos, r.s) + `[REDACTED:${r.kind}]`;
+    kinds.push(r.kind);
+    pos = r.e;
   }
   return out + text.slice(pos);
 }
 
-export function redactText(text: string, extra?: Span[]): { text: string; kinds: string[] } {
-  if (text.length < 6 && extra === undefined) return { text, kinds: [] };
-  const omit = omission(text);
-  if (omit !== null) return { text: `[OMITTED:${omit}]`, kinds: [`omitted:${omit}`] };
+// ---------------------------------------------------------------------------
+// Project rules: extra patterns and allow-listed literals from
+// `.tapedeck/redaction.json` (loaded and validated by ./redact/rules-file.ts)
+// ---------------------------------------------------------------------------
+
+export interface UserPattern {
+  /** Reported as the redaction kind: `[REDACTED:<name>]`. */
+  name: string;
+  /** A global regex; when it has a group 1, only that group is the secret. */
+  re: RegExp;
+}
+
+export interface RedactionRules {
+  patterns: UserPattern[];
+  /** Literal values that are never redacted (a test fixture, a public id). */
+  allow: ReadonlySet<string>;
+}
+
+function allSpans(text: string, extra: Span[] | undefined, rules: RedactionRules | undefined): Span[] | null {
   let spans = scan(text, true);
   if (extra !== undefined) spans = spans === null ? extra : spans.concat(extra);
+  if (rules === undefined) return spans;
+  for (const up of rules.patterns) {
+    const re = up.re;
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      const g = m.indices?.[1];
+      const s = g ? g[0] : m.index;
+      const e = g ? g[1] : m.index + m[0].length;
+      if (e > s) {
+        spans ??= [];
+        spans.push({ s, e, kind: up.name, p: 3 });
+      }
+      if (m[0].length === 0) re.lastIndex++;
+    }
+  }
+  if (spans !== null && rules.allow.size > 0) {
+    spans = spans.filter((sp) => !rules.allow.has(text.slice(sp.s, sp.e)));
+    if (spans.length === 0) spans = null;
+  }
+  return spans;
+}
+
+/** Where redaction fires in `text`: kinds and UTF-8 byte ranges, never the matched text. */
+export interface Explanation {
+  omitted?: string;
+  bytes: number;
+  hits: Array<{ kind: string; offset: number; length: number }>;
+}
+
+export function explainText(text: string, rules?: RedactionRules): Explanation {
+  const bytes = Buffer.byteLength(text);
+  const omit = text.length < 6 ? null : omission(text);
+  if (omit !== null) return { omitted: omit, bytes, hits: [] };
+  const spans = text.length < 6 ? null : allSpans(text, undefined, rules);
+  const hits: Explanation["hits"] = [];
+  let pos = 0;
+  let byte = 0;
+  for (const r of spans === null ? [] : mergeSpans(spans)) {
+    byte += Buffer.byteLength(text.slice(pos, r.s));
+    const length = Buffer.byteLength(text.slice(r.s, r.e));
+    hits.push({ kind: r.kind, offset: byte, length });
+    byte += length;
+    pos = r.e;
+  }
+  return { bytes, hits };
+}
+
+export function redactText(text: string, rules?: RedactionRules): { text: string; kinds: string[] } {
+  return redactTextWith(text, undefined, rules);
+}
+
+function redactTextWith(
+  text: string,
+  extra: Span[] | undefined,
+  rules: RedactionRules | undefined,
+): { text: string; kinds: string[] } {
+  if (text.length < 6 && extra === undefined && rules === undefined) return { text, kinds: [] };
+  const omit = omission(text);
+  if (omit !== null) return { text: `[OMITTED:${omit}]`, kinds: [`omitted:${omit}`] };
+  const spans = allSpans(text, extra, rules);
   if (spans === null) return { text, kinds: [] };
   const kinds: string[] = [];
   return { text: applySpans(text, spans, kinds), kinds };
@@ -1901,7 +1983,7 @@ function redactKeyedValue(kind: string, key: string, v: unknown): string | undef
   return `[REDACTED:${kind}]`;
 }
 
-export function redactValue<T>(value: T, basePath = "payload"): RedactResult<T> {
+export function redactValue<T>(value: T, basePath = "payload", rules?: RedactionRules): RedactResult<T> {
   const redactions: string[] = [];
   const kinds: string[] = [];
   const omitted: string[] = [];
@@ -1938,7 +2020,7 @@ export function redactValue<T>(value: T, basePath = "payload"): RedactResult<T> 
       out = src;
     }
     if (typeof src === "string") {
-      const r = redactText(src, f.extra);
+      const r = redactTextWith(src, f.extra, rules);
       if (r.text !== src) {
         out = r.text;
         if (r.kinds[0]?.startsWith("omitted:")) {
@@ -1985,7 +2067,7 @@ export function redactValue<T>(value: T, basePath = "payload"): RedactResult<T> 
           // A bare `auth` key is as often a config section ({type: "oauth"}) as a credential:
           // walk objects under it, redact only scalars.
           const section = typeof v === "object" && v !== null && splitWords(k).at(-1) === "auth";
-          if (kind !== null && !section) {
+          if (kind !== null && !section && !(typeof v === "string" && rules?.allow.has(v))) {
             const mask = redactKeyedValue(kind, k, v);
             if (mask !== undefined) {
               child.mask = mask;

@@ -24,6 +24,7 @@ import { acquireLock, type Lock } from "./lock.ts";
 import { ensureSessionDir, SESSION_FILES, sessionDirName } from "./paths.ts";
 import { type PreparedEvent, prepareEvent } from "./prepare.ts";
 import { noteTornTail, tornReason } from "./recovery-report.ts";
+import { loadRedactionRules } from "./redact/rules-file.ts";
 import { REDACTION_POLICY } from "./redact.ts";
 import { parseEventLine, scanLines, sha256OfFd } from "./scan.ts";
 import type { Checksums, Manifest } from "./schemas.ts";
@@ -478,7 +479,9 @@ export function recordEvents(
 ): RecordOutcome {
   const safeSpec = { ...spec, identity: storedIdentity(spec.identity) };
   const dir = ensureSessionDir(safeSpec.sessionRoot, sessionDirNameFor(safeSpec.identity), spec.projectRoot);
-  const prepared = events.map((e) => prepareEvent(e, safeSpec.identity, safeSpec.limits, now));
+  // The project's own rules (.tapedeck/redaction.json); an invalid file leaves the built-in ones.
+  const rules = loadRedactionRules(spec.projectRoot).rules;
+  const prepared = events.map((e) => prepareEvent(e, safeSpec.identity, safeSpec.limits, now, rules));
   const outcome: RecordOutcome = {
     sessionDir: dir,
     appended: 0,

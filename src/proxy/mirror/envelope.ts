@@ -34,7 +34,7 @@
 // Also written: `attachment` records (key set of the real ones) holding the request's system-role
 // messages, which Claude Code replays from `rendered` on resume (see ATTACHMENT_KEYS).
 import { createHash } from "node:crypto";
-import { redactValue } from "../../core/redact.ts";
+import { type RedactionRules, redactValue } from "../../core/redact.ts";
 import type { AccumulatedMessage, Json, JsonObject } from "./accumulator.ts";
 import { TAPEDECK_VERSION } from "./settings.ts";
 
@@ -242,6 +242,8 @@ export interface RecordContext {
 export interface ContentOptions {
   redact: boolean;
   includeThinking: boolean;
+  /** The project's own rules (.tapedeck/redaction.json), as on the hook path. */
+  rules?: RedactionRules;
 }
 
 export type MirrorRecord = JsonObject & {
@@ -310,7 +312,7 @@ export function referenceBlocks(content: unknown): Json {
 const THINKING_TYPES = new Set(["thinking", "redacted_thinking"]);
 
 function finishContent(content: Json, opts: ContentOptions, path: string): Json {
-  return opts.redact ? redactValue(content, path).value : content;
+  return opts.redact ? redactValue(content, path, opts.rules).value : content;
 }
 
 export function prepareUserContent(content: unknown, opts: ContentOptions): Json {

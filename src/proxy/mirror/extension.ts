@@ -14,6 +14,7 @@
 // and must never be the reason a response breaks.
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { errorCode } from "../../core/diagnostics.ts";
+import type { RedactionRules } from "../../core/redact.ts";
 import type { ProxyContext, ProxyExtension, StreamEvent } from "../types.ts";
 import { type AccumulatedMessage, MessageAccumulator, messageFromJson } from "./accumulator.ts";
 import { DedupStore, dedupKey, isPlanStale, planUserMessages, type StagePlan, userTurnsOf } from "./dedup.ts";
@@ -60,6 +61,7 @@ export interface MirrorExtensionOptions {
   /** Replaces the file append (tests simulate a failing disk with it). */
   io?: Partial<MirrorIo>;
   now?: () => number;
+  redactionRules?: RedactionRules;
 }
 
 /** What one request carries between hooks, on ctx.meta["transcript-mirror"]. */
@@ -137,7 +139,7 @@ export function createMirrorExtension(
   const s =
     settings ?? loadMirrorSettings({ warn: (m) => process.stderr.write(`tapedeck mirror: ${m}\n`) }).settings;
   const now = options.now ?? Date.now;
-  const contentOpts = { redact: s.redact, includeThinking: s.includeThinking };
+  const contentOpts = { redact: s.redact, includeThinking: s.includeThinking, rules: options.redactionRules };
   let writer: MirrorWriter | undefined;
   let dedup: DedupStore | undefined;
 

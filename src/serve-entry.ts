@@ -48,7 +48,8 @@ try {
   await server.done;
   process.exit(0);
 } catch (error) {
-  endStartClaim();
+  // The claim stays until it ages out (launch.ts): with the port held by another program every fallback hook
+  // would otherwise start a server of its own (measured: 13 in 4.5 s of three turns, each a Node start).
   // The port is taken: another server for this project won the race (fine), or another program holds it, and
   // then hooks keep recording in their own process. Either way only a code is logged.
   writeDiagnostic(tapedeckDir(project), { what: "error", stage: "serve-start", code: errorCode(error) });

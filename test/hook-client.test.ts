@@ -239,6 +239,13 @@ describe("hook client against another local user (the suite runs as root, as CI 
     await new Promise((r) => setTimeout(r, 200));
     expect(squatter.output()).toBe("LISTENING\n");
     expect(events(p.root)).toHaveLength(5);
+    // The hooks tried to bring a server back once, not once each: every attempt is a Node start that fails.
+    await new Promise((r) => setTimeout(r, 500));
+    const diagnostics = join(p.root, ".tapedeck", "diagnostics.jsonl");
+    const starts = readFileSync(diagnostics, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"serve-start"'));
+    expect(starts).toHaveLength(1);
   });
 
   it("another user can read no file that holds the token, and a request without it records nothing", async () => {

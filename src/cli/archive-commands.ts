@@ -12,7 +12,7 @@ import {
   type SessionRef,
 } from "../core/archive.ts";
 import { toJsonl, toMarkdown } from "../core/export.ts";
-import { FILE_MODE, writeAll } from "../core/fsutil.ts";
+import { FILE_MODE, isErrno, lstatOrUndefined, writeAll, writeFileAtomicSync } from "../core/fsutil.ts";
 import { printable } from "../core/printable.ts";
 import { recoverSession, sessionLiveness } from "../core/recovery.ts";
 import { forgetSession } from "../core/registry.ts";
@@ -131,23 +131,7 @@ function exportCommand(query: string, opts: ExportOpts): void {
   if (!opts.out || opts.out === "-") {
     process.stdout.write(text);
   } else {
-    let fd: number;
-    try {
-      // The destination is explicit and never silently replaced.
-      const flags =
-        constants.O_WRONLY | constants.O_CREAT | (opts.force ? constants.O_TRUNC : constants.O_EXCL);
-      fd = openSync(opts.out, flags, FILE_MODE);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") {
-        throw new CliError(`${opts.out} exists; pass --force to replace it`, EXIT.failed);
-      }
-      throw new CliError(`cannot write ${opts.out}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
-    }
-    try {
-      writeAll(fd, Buffer.from(text));
-    } finally {
-      closeSync(fd);
-    }
+    writeExport(opts.out, text, opts.force === true);
     note(`Exported ${events.length} events to ${opts.out}\n`);
   }
   if (skipped > 0) note(`Skipped ${skipped} malformed line(s); see tapedeck inspect\n`);
@@ -155,6 +139,37 @@ function exportCommand(query: string, opts: ExportOpts): void {
     note(
       `${summary.spool.events} event(s) wait in the spool and are not in this export yet; see tapedeck inspect\n`,
     );
+}
+
+/**
+ * The destination is explicit and never silently replaced. With --force an
+ * existing file is replaced by a fresh one (temp file and rename): a symlink
+ * there is refused, not written through (it could point at a file the user
+ * never named), and a FIFO is replaced instead of blocking the export.
+ */
+function writeExport(out: string, text: string, force: boolean): void {
+  const existing = lstatOrUndefined(out);
+  if (existing && !force) throw new CliError(`${out} exists; pass --force to replace it`, EXIT.failed);
+  if (existing?.isSymbolicLink()) throw new CliError(`${out} is a symlink; refusing to write through it`);
+  if (existing?.isDirectory()) throw new CliError(`${out} is a directory`);
+  try {
+    if (force) writeFileAtomicSync(out, text);
+    else writeNewFile(out, text);
+  } catch (error) {
+    if (isErrno(error, "EEXIST"))
+      throw new CliError(`${out} exists; pass --force to replace it`, EXIT.failed);
+    throw new CliError(`cannot write ${out}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+  }
+}
+
+/** O_EXCL: a file (or symlink) appearing meanwhile is never overwritten nor followed. */
+function writeNewFile(out: string, text: string): void {
+  const fd = openSync(out, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, FILE_MODE);
+  try {
+    writeAll(fd, Buffer.from(text));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 interface DeleteOpts extends CommonOpts {

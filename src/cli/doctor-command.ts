@@ -5,14 +5,15 @@
 // the hooks are trusted (Codex silently skips untrusted hooks), and for the
 // http transport whether the hook server answers or could start. Exit 0 when
 // nothing is wrong, 1 when a problem was found (warnings alone do not fail).
-import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadConfig, type ProjectConfig, type ProviderConfig } from "../core/config.ts";
-import { lstatOrUndefined } from "../core/fsutil.ts";
+import { lstatOrUndefined, readRegularFileSync } from "../core/fsutil.ts";
 import { isInside, resolveSessionRoot, TAPEDECK_DIR, tapedeckDir } from "../core/paths.ts";
 import { printable } from "../core/printable.ts";
+import { readAgentFileText } from "../providers/agent-file.ts";
 import { HOOK_MARKER } from "../providers/claude/settings.ts";
 import { codexHookTrust, codexTrustFixes, defaultCodexHome } from "../providers/codex/installer.ts";
 import type { ProviderInstaller } from "../providers/installer.ts";
@@ -242,7 +243,7 @@ function checkHooks(
   const name = shown(project, path);
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readAgentFileText(path);
   } catch {
     return {
       checks: [
@@ -537,7 +538,8 @@ async function checkHookServer(
 function checkDiagnostics(project: string): DoctorCheck | undefined {
   let text: string;
   try {
-    text = readFileSync(join(tapedeckDir(project), "diagnostics.jsonl"), "utf8");
+    // Our own file: never through a symlink, and a FIFO planted there is refused instead of hanging doctor.
+    text = readRegularFileSync(join(tapedeckDir(project), "diagnostics.jsonl")).toString("utf8");
   } catch {
     return undefined;
   }

@@ -1,17 +1,18 @@
 // An agent's JSON settings file as tapedeck edits it: read whole, changed in
 // memory, written back atomically. A file tapedeck cannot understand is never
 // overwritten.
-import { chmodSync, lstatSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { chmodSync, lstatSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { ensureDir, isErrno, writeFileAtomicSync } from "../core/fsutil.ts";
 import { isInside } from "../core/paths.ts";
+import { readAgentFileText } from "./agent-file.ts";
 import type { Settings } from "./installer.ts";
 
 /** The file's object; `{}` when it is missing or empty. Throws an Error whose message is for the user. */
 export function readSettingsFile(path: string): Settings {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readAgentFileText(path);
   } catch (error) {
     if (isErrno(error, "ENOENT")) return {};
     throw new Error(`cannot read ${path}`);

@@ -9,7 +9,8 @@
 // (request blobs, prompt snapshots), so a hook must read only what was
 // appended since its last visit: callers keep the returned offset and the
 // message ids they already counted.
-import { closeSync, fstatSync, openSync } from "node:fs";
+import { closeSync, constants, fstatSync } from "node:fs";
+import { openRegularSync } from "../../core/fsutil.ts";
 import type { Usage } from "../../core/schemas.ts";
 import { scanCompleteLines } from "../read-lines.ts";
 
@@ -47,7 +48,8 @@ export function readNewUsage(
 ): UsageReadResult {
   let fd: number;
   try {
-    fd = openSync(transcriptPath, "r");
+    // Claude's own file, so a symlink is followed; but a FIFO planted there must not block the hook.
+    fd = openRegularSync(transcriptPath, constants.O_RDONLY, undefined, true);
   } catch {
     return { offset: fromOffset, usages: [] };
   }

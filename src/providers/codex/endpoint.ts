@@ -4,8 +4,9 @@
 // or `$CODEX_HOME/config.toml`, in that order of precedence; the built-in
 // `openai` provider takes its URL from `openai_base_url` or OPENAI_BASE_URL,
 // a custom one from `[model_providers.<id>] base_url`.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { readAgentFileText } from "../agent-file.ts";
 import { codexConfigFile, codexProjectConfigFile, defaultCodexHome } from "./home.ts";
 import { parseTomlTables, type TomlTables, type TomlValue, tableKey } from "./toml.ts";
 
@@ -71,7 +72,7 @@ function profileOf(args: readonly string[]): string | undefined {
 
 function readToml(path: string): TomlTables | undefined {
   try {
-    return parseTomlTables(readFileSync(path, "utf8"));
+    return parseTomlTables(readAgentFileText(path));
   } catch {
     return undefined;
   }
@@ -156,7 +157,7 @@ export function codexEndpoint(
 export function chatGptLogin(codexHome: string, _env: NodeJS.ProcessEnv = process.env): boolean {
   let auth: unknown;
   try {
-    auth = JSON.parse(readFileSync(join(codexHome, "auth.json"), "utf8"));
+    auth = JSON.parse(readAgentFileText(join(codexHome, "auth.json")));
   } catch {
     return false;
   }

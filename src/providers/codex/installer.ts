@@ -23,8 +23,9 @@
 // hook is the user's decision (the TUI's /hooks), or an automation's
 // (`--dangerously-bypass-hook-trust`).
 import { createHash } from "node:crypto";
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { readAgentFileText } from "../agent-file.ts";
 import { HOOK_MARKER, type HookCommandSpec } from "../claude/settings.ts";
 import type { ProviderInstaller } from "../installer.ts";
 import { codexConfigFile, defaultCodexHome } from "./home.ts";
@@ -261,7 +262,7 @@ export function codexHookTrust(project: string, codexHome: string = defaultCodex
   const warnings: string[] = [];
   let settings: Json = {};
   try {
-    const parsed = JSON.parse(readFileSync(hooksPath, "utf8")) as unknown;
+    const parsed = JSON.parse(readAgentFileText(hooksPath)) as unknown;
     if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) settings = parsed as Json;
     else warnings.push(`${hooksPath} is not a JSON object`);
   } catch (error) {
@@ -269,7 +270,7 @@ export function codexHookTrust(project: string, codexHome: string = defaultCodex
   }
   let toml: TomlTables = new Map();
   try {
-    toml = parseTomlTables(readFileSync(configPath, "utf8"));
+    toml = parseTomlTables(readAgentFileText(configPath));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") warnings.push(`cannot read ${configPath}`);
   }

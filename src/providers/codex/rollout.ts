@@ -27,7 +27,8 @@
 // holds big lines (session_meta with the base instructions, world_state,
 // compacted history), so callers keep the returned offset and read only what
 // was appended since. Only complete lines are parsed.
-import { closeSync, fstatSync, openSync } from "node:fs";
+import { closeSync, constants, fstatSync } from "node:fs";
+import { openRegularSync } from "../../core/fsutil.ts";
 import type { Usage } from "../../core/schemas.ts";
 import { scanCompleteLines } from "../read-lines.ts";
 
@@ -102,7 +103,8 @@ export function readRollout(
   if (cursor.model !== undefined) unchanged.model = cursor.model;
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    // Codex's own file, so a symlink is followed; but a FIFO planted there must not block the hook.
+    fd = openRegularSync(path, constants.O_RDONLY, undefined, true);
   } catch {
     return unchanged;
   }

@@ -8,15 +8,15 @@
 //
 // Top-level keys (Codex's `notify`) must come before the first table, so such a
 // block goes at the top of the file; a table block goes at the end.
-import { readFileSync } from "node:fs";
 import { isErrno } from "../../core/fsutil.ts";
+import { readAgentFileText } from "../agent-file.ts";
 import { removeAgentFile, writeAgentFile } from "../settings-file.ts";
 import { parseTomlTables, tableKey } from "./toml.ts";
 
 /** A config file's text; "" when it does not exist yet. */
 export function readConfigText(path: string): string {
   try {
-    return readFileSync(path, "utf8");
+    return readAgentFileText(path);
   } catch (error) {
     if (isErrno(error, "ENOENT")) return "";
     throw new Error(`cannot read ${path}`);

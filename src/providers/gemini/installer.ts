@@ -35,8 +35,8 @@
 // same request reaches it as BeforeModel a moment earlier): installing it would
 // only cost one more Node process per model call. The adapter needs
 // BeforeModel (compaction detection), AfterModel (usage) and PreCompress.
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readAgentFileText } from "../agent-file.ts";
 import { HOOK_MARKER, type HookCommandSpec } from "../claude/settings.ts";
 import type { ProviderInstaller } from "../installer.ts";
 
@@ -188,7 +188,7 @@ export function countGeminiHooks(settings: Json): number {
 
 function readSettings(path: string): Json | undefined {
   try {
-    const value = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    const value = JSON.parse(readAgentFileText(path)) as unknown;
     return isRecord(value) ? value : undefined;
   } catch {
     return undefined;

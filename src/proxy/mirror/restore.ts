@@ -26,28 +26,27 @@
 //   - drops the mirror's null placeholders (absent is what Claude Code's
 //     readers already handle: older transcripts lack those keys),
 //   - adds sourceToolAssistantUUID to tool results and a final `last-prompt`.
+import { constants as bufferConstants } from "node:buffer";
 import {
-  closeSync,
   constants,
   copyFileSync,
   linkSync,
   lstatSync,
   mkdirSync,
-  openSync,
   readdirSync,
-  readFileSync,
   realpathSync,
   renameSync,
   unlinkSync,
 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { DIR_MODE, lstatOrUndefined, writeTempSibling } from "../../core/fsutil.ts";
+import { DIR_MODE, lstatOrUndefined, readRegularFileSync, writeTempSibling } from "../../core/fsutil.ts";
 import { sessionDirName } from "../../core/paths.ts";
+import { readAgentFileText } from "../../providers/agent-file.ts";
 import type { Json, JsonObject } from "./accumulator.ts";
 import { syntheticUuid } from "./envelope.ts";
 import { loadMirrorSettings } from "./settings.ts";
-import { compareMirrorFiles, fileStamp, mirrorDirName } from "./writer.ts";
+import { compareMirrorFiles, fileStamp, legacyMirrorDirName, mirrorDirName } from "./writer.ts";
 
 export interface RestoreOptions {
   sessionId: string;
@@ -92,10 +91,15 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** A ref name is short; a .git/HEAD bigger than this is not one git wrote. */
+const HEAD_MAX_BYTES = 64 * 1024;
+/** A mirror file is read as one string: a file past V8's longest string could not be anyway. */
+const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
+
 /** The checked-out branch, read from .git/HEAD without running git; undefined when detached or not a repo. */
 function gitBranch(projectDir: string): string | undefined {
   try {
-    const head = readFileSync(join(projectDir, ".git", "HEAD"), "utf8").trim();
+    const head = readAgentFileText(join(projectDir, ".git", "HEAD"), HEAD_MAX_BYTES).trim();
     const m = /^ref: refs\/heads\/(.+)$/.exec(head);
     return m?.[1];
   } catch {
@@ -109,25 +113,35 @@ interface ReadMirror {
   skippedLines: number;
 }
 
+/**
+ * The session's mirror files, oldest first. A credential-like id was once
+ * mirrored under its raw name: that directory is still read, before the
+ * current one (the writer switched to the stored name later in time).
+ */
+function mirrorFiles(mirrorDir: string, sessionId: string): string[] | undefined {
+  const names = [legacyMirrorDirName(sessionId), mirrorDirName(sessionId)];
+  const dirs = [...new Set(names)]
+    .map((name) => join(mirrorDir, name))
+    .filter((dir) => lstatOrUndefined(dir)?.isDirectory());
+  if (dirs.length === 0) return undefined;
+  return dirs.flatMap((dir) =>
+    readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith(".jsonl"))
+      .map((e) => e.name)
+      .sort(compareMirrorFiles)
+      .map((name) => join(dir, name)),
+  );
+}
+
 export function readMirrorSession(mirrorDir: string, sessionId: string): ReadMirror {
-  const dir = join(mirrorDir, mirrorDirName(sessionId));
-  const st = lstatOrUndefined(dir);
-  if (!st?.isDirectory()) throw new RestoreError("not_found", `no mirror for session ${sessionId}`);
-  const names = readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith(".jsonl"))
-    .map((e) => e.name)
-    .sort(compareMirrorFiles);
-  if (names.length === 0) throw new RestoreError("not_found", `no mirror files for session ${sessionId}`);
+  const files = mirrorFiles(mirrorDir, sessionId);
+  if (!files) throw new RestoreError("not_found", `no mirror for session ${sessionId}`);
+  if (files.length === 0) throw new RestoreError("not_found", `no mirror files for session ${sessionId}`);
   const records: JsonObject[] = [];
   let skippedLines = 0;
-  for (const name of names) {
-    const fd = openSync(join(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW);
-    let text: string;
-    try {
-      text = readFileSync(fd, "utf8");
-    } finally {
-      closeSync(fd);
-    }
+  for (const file of files) {
+    // Our own file: never through a symlink, and a FIFO planted in the mirror is refused instead of waited on.
+    const text = readRegularFileSync(file, MAX_STRING_LENGTH).toString("utf8");
     for (const line of text.split("\n")) {
       if (line.trim() === "") continue;
       try {
@@ -145,7 +159,7 @@ export function readMirrorSession(mirrorDir: string, sessionId: string): ReadMir
       }
     }
   }
-  return { records, files: names.length, skippedLines };
+  return { records, files: files.length, skippedLines };
 }
 
 function blocksOf(rec: JsonObject): unknown[] | undefined {

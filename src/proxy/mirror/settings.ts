@@ -3,9 +3,9 @@
 // variables, and an explicit overrides object (CLI flags). A bad value never
 // stops the proxy: it falls back to the layer below and yields a warning,
 // because a typo in a backup setting must not take the agent's traffic down.
-import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { readAgentFileText } from "../../providers/agent-file.ts";
 
 /** Reported in the `version` field of every mirror record as `tapedeck/<version>`. */
 export const TAPEDECK_VERSION = "0.1.0";
@@ -184,7 +184,7 @@ function readConfigLayer(
 ): { layer: Record<string, unknown>; found: boolean } {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readAgentFileText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ENOENT" && code !== "ENOTDIR") warnings.push(`${path}: unreadable (${code ?? "error"})`);

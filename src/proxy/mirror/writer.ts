@@ -20,6 +20,7 @@ import { lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/prom
 import { basename, join } from "node:path";
 import { errorCode } from "../../core/diagnostics.ts";
 import { DIR_MODE, FILE_MODE, isErrno } from "../../core/fsutil.ts";
+import { storedId } from "../../core/identity.ts";
 import { isInside, sessionDirName, UnsafePathError } from "../../core/paths.ts";
 import { SWEEP_INTERVAL_MS } from "./dedup.ts";
 
@@ -29,11 +30,19 @@ export const AGENTS_DIR = "agents";
 const DAY_MS = 86_400_000;
 
 /**
- * Directory name of a session or agent id: sessionDirName() (safe ids pass
- * unchanged, anything else becomes `h-<hash>`), except that a name which
- * would shadow the events log is hashed too.
+ * Directory name of a session or agent id: the id as the archive stores it
+ * (storedId: a credential-like id becomes `redacted-<hash>`, so a token sent
+ * as a session header never lands on disk), then sessionDirName() (safe ids
+ * pass unchanged, anything else becomes `h-<hash>`), except that a name which
+ * would shadow the events log is hashed too. Every id that is not
+ * credential-like keeps the name it had before storedId was applied.
  */
 export function mirrorDirName(id: string): string {
+  return legacyMirrorDirName(storedId(id));
+}
+
+/** The name before storedId: only restore uses it, to still find a mirror written under it. */
+export function legacyMirrorDirName(id: string): string {
   const name = sessionDirName(id);
   return name.startsWith("session-mirror-events") ? sessionDirName(`\0${id}`) : name;
 }

@@ -196,6 +196,17 @@ function keepAssistantBlock(block: unknown, answered: Set<string>): boolean {
   return true;
 }
 
+/** Claude Code writes sourceToolAssistantUUID right after the record's timestamp. */
+function withSourceTool(rec: JsonObject, owner: string | null): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(rec)) {
+    out[k] = v;
+    if (k === "timestamp") out.sourceToolAssistantUUID = owner;
+  }
+  if (!("sourceToolAssistantUUID" in out)) out.sourceToolAssistantUUID = owner;
+  return out;
+}
+
 /** Mirror records to the records of a resumable Claude Code transcript. */
 export function toTranscript(
   mirror: readonly JsonObject[],
@@ -254,9 +265,9 @@ export function toTranscript(
         });
         if (content.length === 0) continue;
       }
-      const r = base(rec);
+      let r = base(rec);
       r.message = { ...message, content };
-      if (firstResult !== undefined) r.sourceToolAssistantUUID = toolOwner.get(firstResult) ?? null;
+      if (firstResult !== undefined) r = withSourceTool(r, toolOwner.get(firstResult) ?? null);
       else lastPrompt = lastPromptText(r) ?? lastPrompt;
       out.push(r);
       parent = uuid;

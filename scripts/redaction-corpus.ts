@@ -314,7 +314,6 @@ const TOKEN_KINDS: TokenKind[] = [
   tok("prefect", "PREFECT_API_KEY", P("pn", "u_"), (r) => r.mixed(36)),
   tok("infisical", "INFISICAL_TOKEN", P("s", "t."), (r) => `${r.uuid()}.${r.hex(32)}.${r.hex(32)}`),
   tok("dropbox", "DROPBOX_ACCESS_TOKEN", P("s", "l."), (r) => r.str(B64URL, 140)),
-  tok("okta", "OKTA_API_TOKEN", P("0", "0"), (r) => r.str(B64URL, 40)),
   tok(
     "firebase_fcm",
     "FCM_SERVER_KEY",
@@ -367,6 +366,8 @@ const NAMED_KINDS: NamedKind[] = [
   named("codecov", "CODECOV_TOKEN", (r) => r.uuid()),
   named("consul", "CONSUL_HTTP_TOKEN", (r) => r.uuid()),
   named("auth0_client_secret", "AUTH0_CLIENT_SECRET", (r) => r.str(B64URL, 64)),
+  // Okta API tokens are `00` + 40 characters: no prefix to find them by outside a named field.
+  named("okta_api_token", "OKTA_API_TOKEN", (r) => `00${r.str(B64URL, 40)}`),
   named("okta_client_secret", "OKTA_CLIENT_SECRET", (r) => r.str(B64URL, 40)),
   named("slack_signing_secret", "SLACK_SIGNING_SECRET", (r) => r.hex(32)),
   named("discord_client_secret", "DISCORD_CLIENT_SECRET", (r) => r.str(B64URL, 32)),

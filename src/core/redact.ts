@@ -489,6 +489,7 @@ on(
   rule("tailscale_key", "tskey-(?:auth|client|api|scim|webhook)-[A-Za-z0-9_-]{20,120}(?![A-Za-z0-9_-])"),
 );
 on("-FLWSECK", rule("flutterwave_key", "FLWSECK(?:_TEST)?-[a-f0-9]{32}-X(?![A-Za-z0-9])"));
+on(".pat", rule("airtable_token", String.raw`pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9])`));
 on(
   ".sk",
   rule("mapbox_token", String.raw`sk\.eyJ[A-Za-z0-9_-]{20,400}\.[A-Za-z0-9_-]{10,100}(?![A-Za-z0-9_-])`),
@@ -512,6 +513,10 @@ const AZURE_AD_SECRET = rule(
   "azure_client_secret",
   "[A-Za-z0-9_.~-]{3}[0-9]Q~[A-Za-z0-9_.~-]{31,34}(?![A-Za-z0-9_.~-])",
   (s) => hasDigit(s.slice(6)) || mixedCase(s.slice(6)),
+);
+const FCM_KEY = rule(
+  "firebase_fcm_key",
+  "AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,200}(?![A-Za-z0-9_-])",
 );
 const DISCORD_WEBHOOK = rule("discord_webhook", "[0-9]{17,20}/([A-Za-z0-9_-]{60,80})(?![A-Za-z0-9_-])");
 // PEM private keys, including JSON-escaped ones with literal "\n". A block cut
@@ -693,11 +698,13 @@ function dashOption(text: string, m: RegExpExecArray, cap: string, spans: Span[]
     if (c !== 112) return at + 1;
   }
   const c1 = cap.charCodeAt(1);
-  if ((c === 112 || c === 97) && (c1 === 32 || c1 === 9)) {
-    // `docker login -u bot -p VALUE`, `redis-cli -a VALUE`.
-    if (!commandBefore(text, at, c === 97 ? REDIS_CMD : PW_CMD)) return at + 1;
-    return argumentValue(text, at + 2, spans);
+  if ((c === 112 || c === 97 || c === 98) && (c1 === 32 || c1 === 9 || c1 === 61)) {
+    // `docker login -u bot -p VALUE`, `redis-cli -a VALUE`, `curl -b "session=...; csrf=..."`.
+    const cmd = c === 97 ? REDIS_CMD : c === 98 ? CURL_CMD : PW_CMD;
+    if (!commandBefore(text, at, cmd)) return at + 1;
+    return argumentValue(text, at + 2, spans, c === 98 ? "cookie" : "password");
   }
+  if (text.startsWith("--password-stdin", at)) return pipedPassword(text, at, spans, at + 16);
   const curl = c === 117 /* u */ || text.startsWith("--user", at);
   if (curl || c === 112 /* p */) {
     const rule = curl ? CURL_U : MYSQL_P;
@@ -785,7 +792,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
       { src: "(?=(----BEGIN) )", handle: "at" },
       // Long options (`--token x`), and `-p` / `-u` for the mysql and curl special cases.
       {
-        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s'"\\-]|[pua][ \t=]))`,
+        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s'"\\-]|[puab][ \t=]))`,
         handle: dashOption,
         keyed: true,
       },
@@ -795,7 +802,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
     "\\.",
     [
       {
-        src: String.raw`(?<=(?<![A-Za-z0-9_.-])(ya29|SG|dp|hv[sbr]|xoxe|hooks|sk|st|sl|dt0c01)\.)`,
+        src: String.raw`(?<=(?<![A-Za-z0-9_.-])(ya29|SG|dp|hv[sbr]|xoxe|hooks|sk|st|sl|dt0c01|pat[A-Za-z0-9]{14})\.)`,
         handle: "prefix",
       },
       // `.eyJ` is the second segment of a JWT; `.atlasv1.` the middle of a Terraform token.
@@ -814,7 +821,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
       // After a separator: kubeconfig's `client-key-data: LS0t...` and other base64-wrapped key files,
       // or the port field of a .pgpass line.
       {
-        src: String.raw`(?=([ \t]*\\{0,7}["']?(?:LS0tLS1CRUdJTi|ewogICJ|eyJ)[A-Za-z0-9+/]{200}|(?<=:)(?:[0-9]{2,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:[^\s:]))`,
+        src: String.raw`(?=([ \t]*\\{0,7}["']?(?:LS0tLS1CRUdJTi|ewogICJ|eyJ)[A-Za-z0-9+/]{200}|(?<=:)APA91b[A-Za-z0-9_-]{100}|(?<=:)(?:[0-9]{2,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:[^\s:]))`,
         handle: afterSeparator,
       },
       // URLs only matter when their authority holds an '@'.
@@ -921,7 +928,7 @@ function argumentValue(text: string, from: number, spans: Span[], kind = "passwo
 const NETRC_ENTRY =
   /(?:\\n|\n)?[ \t]*(?:machine[ \t]+\S+|default)(?:(?:\s|\\n)+(?:login|account|port)[ \t]+[^\s\\]+)*(?:\s|\\n)+password[ \t]+/y;
 
-const NETRC_START = /(?:^|\n|\\n)[ \t]*machine[ \t]/g;
+const NETRC_START = /(?:^|\n|\\n)[ \t]*(?:machine|default)[ \t]/g;
 
 function netrcEntries(text: string, spans: Span[]): void {
   NETRC_START.lastIndex = 0;
@@ -968,6 +975,20 @@ function xmlElement(text: string, m: RegExpExecArray, _cap: string, spans: Span[
 const NAMED_PAIR =
   /(?:^|[\s{,"'])(?:key|name)\\{0,7}["']?[ \t]*[:=][ \t]*\\{0,7}["']([A-Za-z0-9_.:/-]{1,80})\\{0,7}["'][^\n:=]{0,40}?[\s,{]\\{0,7}["']?value\\{0,7}["']?[ \t]*$|(?:^|\s)name:[ \t]*["']?([A-Za-z0-9_.-]{1,80})["']?[ \t]*\r?\n[ \t]*value[ \t]*$/;
 
+// `echo SECRET | docker login -u bot --password-stdin`: the secret is the echoed word.
+const PIPED_SECRET =
+  /(?:^|[\s;&(])(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?(["']?)([^\s'"|\\$]{4,512})\1[ \t]*\|[^|\n]*$/d;
+
+function pipedPassword(text: string, ks: number, spans: Span[], miss: number): number {
+  const line = lineBefore(text, ks);
+  const m = PIPED_SECRET.exec(line);
+  const g = m?.indices?.[2];
+  if (m === null || g === undefined || isPlaceholder(m[2] as string)) return miss;
+  const base = ks - line.length;
+  spans.push({ s: base + g[0], e: base + g[1], kind: "password", p: 1 });
+  return miss;
+}
+
 /** A `value` key at [ks, ke) whose sibling `key` / `name` field names a secret. */
 function namedValue(text: string, ks: number, ke: number, spans: Span[]): number {
   let e = ke;
@@ -981,7 +1002,7 @@ function namedValue(text: string, ks: number, ke: number, spans: Span[]): number
 
 // host:port:database:user:password, the whole line (or an echo of it).
 const PGPASS_LINE =
-  /^[ \t]*(?:echo[ \t]+["']?)?[A-Za-z0-9_.*[\]-]{1,253}:(?:[0-9]{2,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:((?:\\:|[^\s:"'])+)(?=["']|[ \t]*(?:\r?\n|$|>))/dy;
+  /[ \t]*(?:echo[ \t]+["']?)?[A-Za-z0-9_.*[\]-]{1,253}:(?:[0-9]{2,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:((?:\\:|[^\s:"'])+)(?=["']|[ \t]*(?:\r?\n|$|>))/dy;
 
 function pgpassLine(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
   const at = m.index;
@@ -1000,6 +1021,7 @@ function pgpassLine(text: string, m: RegExpExecArray, _cap: string, spans: Span[
 function afterSeparator(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
   const c = cap.charCodeAt(0);
   if (isDigit(c) || c === 42) return pgpassLine(text, m, cap, spans);
+  if (cap.startsWith("APA91b")) return push(spans, tryRule(FCM_KEY, text, m.index - 11), m.index + 1);
   const prefix = /LS0t|ewog|eyJ/.exec(cap)?.[0] ?? "";
   return encodedKey(text, m, prefix, spans);
 }
@@ -1088,7 +1110,10 @@ function nextPiece(text: string, pos: number, key: string | undefined): number {
 }
 
 function looksGenerated(piece: string): boolean {
-  return piece.length >= 6 && (keyLike(piece) || (hasDigit(piece) && /[A-Za-z]/.test(piece)));
+  if (piece.length < 6) return false;
+  return (
+    keyLike(piece) || (hasDigit(piece) && /[A-Za-z]/.test(piece)) || (piece.length >= 8 && mixedCase(piece))
+  );
 }
 
 interface Piece {
@@ -1416,7 +1441,10 @@ function assignment(text: string, ks: number, ke: number, spans: Span[], kindOve
   const kind =
     kindOverride ??
     (key === "AccountKey" ? "azure_storage_key" : (keyKind(key) ?? contextKind(text, ks, key, before)));
-  if (kind === null) return key === "value" || key === "VALUE" ? namedValue(text, ks, ke, spans) : ke;
+  if (kind === null) {
+    if (key === "value" || key === "VALUE") return namedValue(text, ks, ke, spans);
+    return ke;
+  }
 
   const p1 = p;
   while (p < n && isBlank(text.charCodeAt(p))) p++;
@@ -1743,7 +1771,9 @@ function scan(text: string, withKeys: boolean): Span[] | null {
     let next: number;
     if (branch.handle === "prefix" || branch.handle === "at") {
       const start = branch.handle === "prefix" ? at - cap.length : at;
-      next = prefixed(BY_PREFIX.get(text[at] + cap), text, start, spans, at + 1);
+      // Airtable's `pat<14 chars>.<64 hex>` is the one prefix that is not a fixed string.
+      const rules = BY_PREFIX.get(text[at] + cap) ?? BY_PREFIX.get(text[at] + cap.slice(0, 3));
+      next = prefixed(rules, text, start, spans, at + 1);
     } else if (branch.keyed === true && (!withKeys || at < keyedEnd)) {
       next = at + 1;
     } else {
@@ -1755,7 +1785,7 @@ function scan(text: string, withKeys: boolean): Span[] | null {
   if (withKeys && text.includes("Secret")) k8sSecretSpans(text, spans);
   // A .netrc entry starts a line with a word too common to anchor the master regex on
   // (a newline anchor costs a quarter of the throughput); one indexOf gates the search.
-  if (withKeys && text.includes("machine")) netrcEntries(text, spans);
+  if (withKeys && (text.includes("machine") || text.includes("default login"))) netrcEntries(text, spans);
   return spans.length > 0 ? spans.slice() : null;
 }
 

@@ -1,5 +1,4 @@
 // list, inspect, last, export, delete, repair: thin wrappers over the archive.
-import { closeSync, constants, openSync } from "node:fs";
 import { relative } from "node:path";
 import type { Command } from "commander";
 import {
@@ -12,7 +11,6 @@ import {
   type SessionRef,
 } from "../core/archive.ts";
 import { toJsonl, toMarkdown } from "../core/export.ts";
-import { FILE_MODE, isErrno, lstatOrUndefined, writeAll, writeFileAtomicSync } from "../core/fsutil.ts";
 import { printable } from "../core/printable.ts";
 import { recoverSession, sessionLiveness } from "../core/recovery.ts";
 import { forgetSession } from "../core/registry.ts";
@@ -29,6 +27,7 @@ import {
   projectFromOption,
   say,
 } from "./common.ts";
+import { writeExportFile } from "./export-file.ts";
 import { providerName, renderSummary, usageUnknowns } from "./summary.ts";
 import { inspectTranscript } from "./transcript-check.ts";
 
@@ -131,7 +130,7 @@ function exportCommand(query: string, opts: ExportOpts): void {
   if (!opts.out || opts.out === "-") {
     process.stdout.write(text);
   } else {
-    writeExport(opts.out, text, opts.force === true);
+    writeExportFile(opts.out, text, opts.force === true);
     note(`Exported ${events.length} events to ${opts.out}\n`);
   }
   if (skipped > 0) note(`Skipped ${skipped} malformed line(s); see tapedeck inspect\n`);
@@ -139,37 +138,6 @@ function exportCommand(query: string, opts: ExportOpts): void {
     note(
       `${summary.spool.events} event(s) wait in the spool and are not in this export yet; see tapedeck inspect\n`,
     );
-}
-
-/**
- * The destination is explicit and never silently replaced. With --force an
- * existing file is replaced by a fresh one (temp file and rename): a symlink
- * there is refused, not written through (it could point at a file the user
- * never named), and a FIFO is replaced instead of blocking the export.
- */
-function writeExport(out: string, text: string, force: boolean): void {
-  const existing = lstatOrUndefined(out);
-  if (existing && !force) throw new CliError(`${out} exists; pass --force to replace it`, EXIT.failed);
-  if (existing?.isSymbolicLink()) throw new CliError(`${out} is a symlink; refusing to write through it`);
-  if (existing?.isDirectory()) throw new CliError(`${out} is a directory`);
-  try {
-    if (force) writeFileAtomicSync(out, text);
-    else writeNewFile(out, text);
-  } catch (error) {
-    if (isErrno(error, "EEXIST"))
-      throw new CliError(`${out} exists; pass --force to replace it`, EXIT.failed);
-    throw new CliError(`cannot write ${out}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
-  }
-}
-
-/** O_EXCL: a file (or symlink) appearing meanwhile is never overwritten nor followed. */
-function writeNewFile(out: string, text: string): void {
-  const fd = openSync(out, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, FILE_MODE);
-  try {
-    writeAll(fd, Buffer.from(text));
-  } finally {
-    closeSync(fd);
-  }
 }
 
 interface DeleteOpts extends CommonOpts {

@@ -1845,8 +1845,36 @@ export interface RedactionRules {
   allow: ReadonlySet<string>;
 }
 
+// Go and .NET encoders write `"` as `\u0022` (and `=`, `&`, `<`, `>` alike); PHP writes `/` as `\/`.
+// Such text is scanned a second time through a decoded view, mapped back onto the original.
+const ESCAPED_PUNCT = /\\u00(?:22|27|3[dDaAcCeE]|26)|\\\//g;
+
+function decodedViewSpans(text: string): Span[] | null {
+  if (!text.includes("\\u00") && !text.includes(":\\/\\/")) return null;
+  const map: number[] = [];
+  let view = "";
+  let pos = 0;
+  ESCAPED_PUNCT.lastIndex = 0;
+  for (let m = ESCAPED_PUNCT.exec(text); m !== null; m = ESCAPED_PUNCT.exec(text)) {
+    for (let i = pos; i < m.index; i++) map.push(i);
+    view += text.slice(pos, m.index);
+    map.push(m.index);
+    view += m[0] === "\\/" ? "/" : String.fromCharCode(Number.parseInt(m[0].slice(2), 16));
+    pos = m.index + m[0].length;
+  }
+  if (pos === 0) return null;
+  for (let i = pos; i < text.length; i++) map.push(i);
+  map.push(text.length);
+  view += text.slice(pos);
+  const spans = scan(view, true);
+  if (spans === null) return null;
+  return spans.map((sp) => ({ ...sp, s: map[sp.s] as number, e: map[sp.e] as number }));
+}
+
 function allSpans(text: string, extra: Span[] | undefined, rules: RedactionRules | undefined): Span[] | null {
   let spans = scan(text, true);
+  const decoded = decodedViewSpans(text);
+  if (decoded !== null) spans = spans === null ? decoded : spans.concat(decoded);
   if (extra !== undefined) spans = spans === null ? extra : spans.concat(extra);
   if (rules === undefined) return spans;
   for (const up of rules.patterns) {

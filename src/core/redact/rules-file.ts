@@ -24,6 +24,9 @@ const NAME = /^[a-z][a-z0-9_]{0,39}$/;
 // Probe inputs for the backtracking guard: runs of the characters regexes repeat, with a tail that fails.
 const PROBE_CHARS = ["a", "0", " ", "a0", "-", "aA0_"];
 const PROBE_BUDGET_MS = 25;
+// Two characters more at a time while short, so exponential backtracking crosses the budget at a
+// few milliseconds instead of jumping to minutes; then doubling for polynomial blow-ups.
+const PROBE_LENGTHS = [8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 64, 128, 256, 512, 1024, 2048];
 
 export interface RulesLoad {
   rules?: RedactionRules;
@@ -204,7 +207,7 @@ function nestedQuantifier(src: string): boolean {
 
 function slowOnProbe(re: RegExp): boolean {
   for (const ch of PROBE_CHARS) {
-    for (const n of [16, 256, 4096]) {
+    for (const n of PROBE_LENGTHS) {
       const input = `${ch.repeat(Math.ceil(n / ch.length))}\u0000!`;
       const t0 = performance.now();
       re.lastIndex = 0;

@@ -313,6 +313,24 @@ describe("the hot-path check", () => {
     // Nothing recorded yet: an empty transcript is no loss.
     expect(quickCheck(stub, 0, 0).finding).toBe("ok");
   });
+
+  it("a transcript tapedeck restored is smaller than Claude's was, and is no loss", () => {
+    const path = fresh("restored.jsonl");
+    writeFileSync(
+      path,
+      transcriptOf(session())
+        .map((r) => `${JSON.stringify(r)}\n`)
+        .join(""),
+    );
+    expect(quickCheck(path, lstatSync(path).size + 10_000, 2).finding).toBe("ok");
+    // Provenance counts only on the first record: a prompt that quotes it elsewhere does not hide a loss.
+    const quoted = fresh("quoted.jsonl");
+    writeFileSync(
+      quoted,
+      `{"type":"user","message":{"content":"x"}}\n{"type":"user","message":{"content":"\\"source\\":\\"tapedeck-"}}\n`,
+    );
+    expect(quickCheck(quoted, 10_000, 2).finding).toBe("shrunk");
+  });
 });
 
 describe("planning and writing a restore", () => {

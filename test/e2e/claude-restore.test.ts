@@ -330,6 +330,8 @@ describe("hooks only: a stubbed or deleted transcript comes back from the archiv
     expect(res.code, res.stderr).toBe(0);
     expect(res.json.result).toBe("Mock reply.");
     expect(conversation(resumedMessages(sb, from, id))).toEqual([...REBUILT_HISTORY, "user text:next"]);
+    // The restored file is smaller than Claude's was: that is the restore, not a loss.
+    expect(eventsOf(sb, id).filter((e) => e.payload.type === "transcript_loss")).toEqual([]);
   });
 
   it("deleted: doctor says missing, restore needs no --force, the resume sends the history again", async () => {

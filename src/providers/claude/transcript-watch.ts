@@ -252,22 +252,33 @@ export function quickCheck(path: string, bytesSeen: number, answersRecorded: num
     if (!opened) return { finding: "missing", bytes: 0 };
     if ("unsafe" in opened) return { finding: "missing", bytes: 0 };
     try {
-      if (opened.size > QUICK_COUNT_BYTES) {
-        return { finding: opened.size < bytesSeen ? "shrunk" : "ok", bytes: opened.size };
-      }
+      // A transcript `tapedeck restore` wrote is smaller than Claude's original (no thinking, no attachments):
+      // shorter than what was read before is then the restore, not a loss.
+      const shrunk = opened.size < bytesSeen && !restoredByTapedeck(opened.fd, opened.size);
+      if (opened.size > QUICK_COUNT_BYTES) return { finding: shrunk ? "shrunk" : "ok", bytes: opened.size };
       // Counted in the bytes, not a decoded string: a resume of a 78 KB transcript cost 450 µs decoded.
       const data = readHead(opened.fd, opened.size);
       const records = countMatches(data, USER_NEEDLE) + countMatches(data, ASSISTANT_NEEDLE);
       if (records === 0 && (answersRecorded > 0 || bytesSeen > 0)) {
         return { finding: "stub", bytes: opened.size, records };
       }
-      return { finding: opened.size < bytesSeen ? "shrunk" : "ok", bytes: opened.size, records };
+      return { finding: shrunk ? "shrunk" : "ok", bytes: opened.size, records };
     } finally {
       closeSync(opened.fd);
     }
   } catch {
     return { finding: "ok", bytes: 0 };
   }
+}
+
+/** Restored records say where they came from (`source`); the first record is enough, within this much. */
+const RESTORED_HEAD_BYTES = 64 * 1024;
+const RESTORED_NEEDLE = Buffer.from('"source":"tapedeck-');
+
+function restoredByTapedeck(fd: number, size: number): boolean {
+  const head = readHead(fd, Math.min(size, RESTORED_HEAD_BYTES));
+  const firstLine = head.indexOf(10);
+  return head.subarray(0, firstLine < 0 ? head.length : firstLine).includes(RESTORED_NEEDLE);
 }
 
 const USER_NEEDLE = Buffer.from('"type":"user"');

@@ -30,7 +30,9 @@ import {
   quickCheck,
 } from "../src/providers/claude/transcript-watch.ts";
 import type { JsonObject } from "../src/proxy/mirror/accumulator.ts";
+import { shapeAssistantRecord, shapeUserRecord } from "../src/proxy/mirror/envelope.ts";
 import { RestoreError, toTranscript } from "../src/proxy/mirror/restore.ts";
+import { mirrorDirName } from "../src/proxy/mirror/writer.ts";
 
 const SAMPLE = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "claude", "transcript.sample.jsonl");
 const tmp = mkdtempSync(join(tmpdir(), "tapedeck-transcript-restore-"));
@@ -425,5 +427,107 @@ describe("planning and writing a restore", () => {
       tool_calls: 4,
       tool_use_ids: ["toolu_1", "toolu_2", "toolu_3", "toolu_4"],
     });
+  });
+});
+
+describe("auto: the mirror where it has the turn, the archive for the rest", () => {
+  /** A mirror that began with the second turn (the proxy started mid-session), its model message whole. */
+  function mirrorOfSecondTurn(dir: string): void {
+    const ctx = {
+      sessionId: SID,
+      agentId: null,
+      userType: "external",
+      requestedModel: "claude-opus-5-5",
+      effort: null,
+    };
+    const at = (ms: number) => new Date(Date.UTC(2026, 10, 29, 18, 40, 6, ms)).toISOString();
+    const prompt = shapeUserRecord(ctx, {
+      content: [{ type: "text", text: "read two files, then fail" }],
+      ordinal: 0,
+      timestamp: at(100),
+      sentAtMs: 0,
+      parentUuid: null,
+    });
+    const message = (id: string, content: JsonObject[], stop: string) => ({
+      id,
+      type: "message" as const,
+      role: "assistant" as const,
+      model: "claude-opus-5-5",
+      content,
+      stop_reason: stop,
+      stop_sequence: null,
+      stop_details: null,
+      usage: { input_tokens: 1, output_tokens: 1 },
+      extra: {},
+    });
+    const calls = shapeAssistantRecord(ctx, {
+      message: message(
+        "msg_2",
+        [
+          { type: "thinking", thinking: "Two reads.", signature: "sig" },
+          { type: "tool_use", id: "toolu_2", name: "Read", input: { file_path: "a" } },
+          { type: "tool_use", id: "toolu_3", name: "Read", input: { file_path: "b" } },
+        ],
+        "tool_use",
+      ),
+      requestId: "req_2",
+      timestamp: at(200),
+      parentUuid: prompt.uuid,
+    });
+    const results = shapeUserRecord(ctx, {
+      content: [
+        { type: "tool_result", tool_use_id: "toolu_2", content: "A", is_error: false },
+        { type: "tool_result", tool_use_id: "toolu_3", content: "B", is_error: false },
+      ],
+      ordinal: 1,
+      timestamp: at(300),
+      sentAtMs: 0,
+      parentUuid: calls.uuid,
+    });
+    const answer = shapeAssistantRecord(ctx, {
+      message: message("msg_3", [{ type: "text", text: "Read both." }], "end_turn"),
+      requestId: "req_3",
+      timestamp: at(400),
+      parentUuid: results.uuid,
+    });
+    const sessionDir = join(dir, mirrorDirName(SID));
+    mkdirSync(sessionDir, { recursive: true });
+    writeFileSync(
+      join(sessionDir, "2026-11-29T18-40-06-100Z.jsonl"),
+      [prompt, calls, results, answer].map((r) => `${JSON.stringify(r)}\n`).join(""),
+    );
+  }
+
+  it("takes the first turn from the archive and the second from the mirror, in time order", () => {
+    seq = 0;
+    // The archive's two turns, up to the second turn's answer.
+    const events = session().slice(0, 11);
+    events.push(ev("assistant_message", { text: "Read both." }));
+    const mirrorDir = fresh("mirror");
+    mirrorOfSecondTurn(mirrorDir);
+    const s = { sessionId: SID, projectRoot: "/home/user/project", branch: "main", events };
+    const plan = planRestore({ from: "auto", session: s, claudeHome: fresh("claude"), mirrorDir });
+    expect(plan.used).toEqual({ mirror_turns: 1, archive_turns: 1, mirror_files: 1 });
+    const line = (r: JsonObject) => `${r.source}:${r.type}:${blocks(r)[0]?.type ?? "prompt"}`;
+    expect(plan.records.filter((r) => r.type !== "last-prompt").map(line)).toEqual([
+      "tapedeck-archive:user:prompt",
+      "tapedeck-archive:assistant:tool_use",
+      "tapedeck-archive:user:tool_result",
+      "tapedeck-archive:assistant:text",
+      "tapedeck-mirror:user:text",
+      "tapedeck-mirror:assistant:thinking",
+      "tapedeck-mirror:assistant:tool_use",
+      "tapedeck-mirror:assistant:tool_use",
+      "tapedeck-mirror:user:tool_result",
+      "tapedeck-mirror:assistant:text",
+    ]);
+    // One chain across the two channels.
+    const messages = plan.records.filter((r) => r.type !== "last-prompt");
+    for (let i = 1; i < messages.length; i++) expect(messages[i]!.parentUuid).toBe(messages[i - 1]!.uuid);
+    // The mirror alone lacks the first turn; the archive alone lacks the thinking.
+    const mirrorOnly = planRestore({ from: "mirror", session: s, claudeHome: fresh("claude"), mirrorDir });
+    expect(mirrorOnly.used).toMatchObject({ mirror_turns: 1, archive_turns: 0 });
+    expect(mirrorOnly.not_rebuilt).toEqual([]);
+    expect(plan.not_rebuilt.length).toBeGreaterThan(0);
   });
 });

@@ -399,19 +399,6 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
   it("install writes 12 command hooks into .codex/hooks.json next to the user's, and explains trust", async () => {
     mkdirSync(join(sb.projectDir, ".codex"), { recursive: true });
     writeFileSync(hooksPath(sb), JSON.stringify({ hooks: { Stop: [{ hooks: [foreignHook] }] } }, null, 2));
-    // Codex has no http hooks.
-    const http = await tapedeck(sb, [
-      "install",
-      "codex",
-      "--project",
-      sb.projectDir,
-      "--yes",
-      "--transport",
-      "http",
-    ]);
-    expect(http.code).toBe(2);
-    expect(http.stderr).toContain("--transport command");
-
     const args = ["install", "codex", "--project", sb.projectDir, "--yes", "--transport", "command"];
     const res = await tapedeck(sb, args);
     expect(res.code, res.stderr).toBe(0);

@@ -361,20 +361,8 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
     ]);
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(settingsPath(sb), "utf8")).toBe(before);
-    // Gemini has no http hooks: asking for them is refused and changes nothing; without --transport, install
-    // uses the command transport, the only one there is.
-    const http = await tapedeck(sb, [
-      "install",
-      "gemini",
-      "--project",
-      sb.projectDir,
-      "--yes",
-      "--transport",
-      "http",
-    ]);
-    expect(http.code).toBe(2);
-    expect(http.stderr).toContain("supports --transport command");
-    expect(readFileSync(settingsPath(sb), "utf8")).toBe(before);
+    // Without --transport, a re-install keeps the transport it finds (the http one is covered by
+    // http-transport-agents.test.ts).
     const byDefault = await tapedeck(sb, ["install", "gemini", "--project", sb.projectDir, "--yes"]);
     expect(byDefault.code, byDefault.stderr).toBe(0);
     expect(byDefault.stdout).toMatch(/^Transport +command$/m);

@@ -360,7 +360,7 @@ export function codexTrustAdvice(project: string): string[] {
 export const codexInstaller: ProviderInstaller = {
   provider: "codex",
   settingsPath: codexHooksPath,
-  transports: ["command"],
+  transports: ["http", "command"],
   hookEvents: CODEX_HOOK_EVENTS.length,
   add: addCodexHooks,
   remove: removeCodexHooks,

@@ -224,7 +224,7 @@ export const geminiInstaller: ProviderInstaller = {
   provider: "gemini",
   settingsPath: geminiSettingsPath,
   // Gemini has no http hook type.
-  transports: ["command"],
+  transports: ["http", "command"],
   hookEvents: GEMINI_HOOK_EVENTS.length,
   add: addGeminiHooks,
   remove: removeGeminiHooks,

@@ -281,6 +281,17 @@ describe("hooks only: a stubbed or deleted transcript comes back from the archiv
     expect(report.lost[0]).toMatchObject({ session_id: id, finding: "stub", path: transcriptOf(sb, id) });
     expect(report.lost[0]!.restore_command).toContain(`tapedeck restore ${id}`);
     expect(report.lost[0]!.restore_command).toContain("--from archive --force");
+    // --all-projects: every project of the session registry, whatever the current project.
+    const all = await tapedeck(sb, [
+      "doctor",
+      "--transcripts",
+      "--all-projects",
+      "--project",
+      sb.root,
+      "--json",
+    ]);
+    expect(all.code).toBe(1);
+    expect(JSON.parse(all.stdout)).toMatchObject({ projects: [sb.projectDir], lost: [{ session_id: id }] });
     const human = await tapedeck(sb, ["doctor", "--transcripts"]);
     expect(human.stdout).toContain("stub: a metadata-only stub");
     const inspect = await tapedeck(sb, ["inspect", id]);

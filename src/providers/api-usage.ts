@@ -44,6 +44,8 @@ export interface ApiUsageReader {
   /** The directory the agent says it works in, when the request body says it. */
   workingDirectory(req: ApiRequestView): string | undefined;
   accumulator(): ApiUsageAccumulator;
+  /** The SSE event types its accumulator reads (the proxy skips the others); absent: all. */
+  streamEvents?: readonly string[];
 }
 
 /** A header's single value, when it is short enough to be an id. */

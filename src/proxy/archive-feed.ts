@@ -93,10 +93,22 @@ function record(ctx: ProxyContext, state: FeedState, result: ApiUsageResult): vo
   );
 }
 
+/** What the readers read, when each one says: content deltas are then never parsed for the feed. */
+function streamEventsOf(readers: readonly ApiUsageReader[]): string[] | undefined {
+  const all = new Set<string>();
+  for (const reader of readers) {
+    if (!reader.streamEvents) return undefined;
+    for (const name of reader.streamEvents) all.add(name);
+  }
+  return [...all];
+}
+
 export function createArchiveFeed(readers: readonly ApiUsageReader[] = API_USAGE_READERS): ProxyExtension {
+  const streamEvents = streamEventsOf(readers);
   return {
     name: KEY,
     order: 800,
+    ...(streamEvents ? { streamEvents } : {}),
     onRequest(ctx) {
       for (const reader of readers) {
         const call = reader.identify(ctx);

@@ -20,6 +20,7 @@
 //   memory for good: after `hookTimeoutMs` the queue moves on without it.
 import zlib from "node:zlib";
 import { createParser, type EventSourceParser } from "eventsource-parser";
+import { DEFAULT_TYPE, SseSplitter } from "./sse-blocks.ts";
 import type { ProxyContext, ProxyExtension, StreamEvent } from "./types.ts";
 
 export type ProxyLogLevel = "debug" | "info" | "warn" | "error";
@@ -176,11 +177,29 @@ class SseEvent implements StreamEvent {
   }
 }
 
+/**
+ * The event types an extension's onStreamEvent declared (`streamEvents`); undefined: all of them.
+ * A declaration that is not a list of strings counts as none: the extension then misses nothing.
+ */
+function declaredEvents(ext: ProxyExtension): ReadonlySet<string> | undefined {
+  try {
+    const list: unknown = ext.streamEvents;
+    if (!Array.isArray(list) || !list.every((n) => typeof n === "string")) return undefined;
+    return new Set(list as string[]);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The extensions of one proxy, sorted, plus the bookkeeping that lets close() wait for them. */
 export class Pipeline {
   readonly extensions: readonly ProxyExtension[];
   /** Some extension wants SSE events: decode and parse streamed responses. */
   readonly observesStream: boolean;
+  /** Per extension (same index): the event types its onStreamEvent gets; undefined for all. */
+  readonly streamEvents: ReadonlyArray<ReadonlySet<string> | undefined>;
+  /** The event types some extension wants; undefined when one wants them all. */
+  readonly wantedEvents: ReadonlySet<string> | undefined;
   /** Some extension wants whole non-streamed bodies: buffer a copy. */
   readonly observesBody: boolean;
   readonly active: boolean;
@@ -196,6 +215,15 @@ export class Pipeline {
     this.extensions = [...extensions].sort((a, b) => a.order - b.order);
     const has = (hook: HookName) => this.extensions.some((e) => typeof e[hook] === "function");
     this.observesStream = has("onStreamEvent");
+    this.streamEvents = this.extensions.map(declaredEvents);
+    let union: Set<string> | undefined = new Set();
+    this.extensions.forEach((ext, i) => {
+      if (typeof ext.onStreamEvent !== "function") return;
+      const own = this.streamEvents[i];
+      if (!own) union = undefined;
+      else if (union) for (const n of own) union.add(n);
+    });
+    this.wantedEvents = union;
     this.observesBody = has("onResponse");
     this.active = this.extensions.length > 0;
     this.log = opts.log;
@@ -258,7 +286,18 @@ export class RequestRun {
   }
 
   streamEvent(event: StreamEvent): void {
-    if (!this.#ended) this.#all("onStreamEvent", event, event.data.length + EVENT_OVERHEAD_BYTES);
+    if (this.#ended) return;
+    const exts = this.#pipeline.extensions;
+    const declared = this.#pipeline.streamEvents;
+    const name = event.event;
+    const weight = event.data.length + EVENT_OVERHEAD_BYTES;
+    for (let i = 0; i < exts.length; i += 1) {
+      if (typeof exts[i]!.onStreamEvent !== "function") continue;
+      // An event without a type (or the default one) reaches everyone: a data-only stream names none.
+      const own = declared[i];
+      if (own && name !== undefined && name !== DEFAULT_TYPE && !own.has(name)) continue;
+      this.#dispatch(i, "onStreamEvent", event, weight);
+    }
   }
 
   response(body: Buffer): void {
@@ -433,20 +472,30 @@ function decodeWhole(encoding: string, buf: Buffer, cb: (err: Error | null, out?
   d.end(buf);
 }
 
-/** Decodes a copy of an event stream (gunzipping when needed) and dispatches each event. */
+/**
+ * Decodes a copy of an event stream (gunzipping when needed) and dispatches each event.
+ * When every extension declared the event types it wants, the others are skipped
+ * as bytes (sse-blocks.ts) before any decoding.
+ */
 class SseObserver implements BodyObserver {
   readonly #run: RequestRun;
   readonly #log: ProxyLog | undefined;
   readonly #text = new TextDecoder("utf-8");
   readonly #parser: EventSourceParser;
   readonly #decoder: Decoder | null;
+  readonly #splitter: SseSplitter | undefined;
   /** The decoder emitted its last event ('end' or 'error'). */
   #decoderClosed = false;
   #broken = false;
   #done: (() => void) | undefined;
   #finished = false;
 
-  constructor(run: RequestRun, decoder: Decoder | null, log?: ProxyLog) {
+  constructor(
+    run: RequestRun,
+    decoder: Decoder | null,
+    wanted: ReadonlySet<string> | undefined,
+    log?: ProxyLog,
+  ) {
     this.#run = run;
     this.#log = log;
     this.#parser = createParser({
@@ -456,6 +505,10 @@ class SseObserver implements BodyObserver {
         if (err.type === "max-buffer-size-exceeded") this.#fail("sse_event_too_large");
       },
     });
+    if (wanted) {
+      const parse = (bytes: Buffer) => this.#parse(bytes);
+      this.#splitter = new SseSplitter(wanted, { event: parse, raw: parse }, MAX_SSE_EVENT_CHARS);
+    }
     this.#decoder = decoder;
     if (decoder) {
       decoder.on("data", (c: Buffer) => this.#feed(c));
@@ -489,10 +542,16 @@ class SseObserver implements BodyObserver {
   #feed(bytes: Buffer): void {
     if (this.#broken) return;
     try {
-      this.#parser.feed(this.#text.decode(bytes, { stream: true }));
+      if (this.#splitter) this.#splitter.write(bytes);
+      else this.#parse(bytes);
     } catch (err) {
       this.#fail(errorCode(err));
     }
+  }
+
+  #parse(bytes: Buffer): void {
+    if (this.#broken) return;
+    this.#parser.feed(this.#text.decode(bytes, { stream: true }));
   }
 
   #fail(reason: string): void {
@@ -508,6 +567,50 @@ class SseObserver implements BodyObserver {
     this.#decoder?.destroy();
     this.#done!();
   }
+}
+
+/**
+ * Hands its observer the chunks on the next turn of the event loop, after the
+ * I/O that is ready now: the client's writes of every stream go out before any
+ * stream's copy is decoded and parsed. The chunks are the Buffers the client
+ * socket got (undici slices them from a fresh socket read); nobody writes into them.
+ */
+class DeferredObserver implements BodyObserver {
+  readonly #inner: BodyObserver;
+  #queue: Buffer[] = [];
+  #scheduled = false;
+  #end: { complete: boolean; done: () => void } | undefined;
+
+  constructor(inner: BodyObserver) {
+    this.#inner = inner;
+  }
+
+  write(chunk: Buffer): void {
+    if (this.#end) return;
+    this.#queue.push(chunk);
+    this.#schedule();
+  }
+
+  end(complete: boolean, done: () => void): void {
+    if (this.#end) return;
+    this.#end = { complete, done };
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(this.#drain);
+  }
+
+  readonly #drain = (): void => {
+    this.#scheduled = false;
+    const queue = this.#queue;
+    this.#queue = [];
+    for (const chunk of queue) this.#inner.write(chunk);
+    const end = this.#end;
+    if (end) this.#inner.end(end.complete, end.done);
+  };
 }
 
 /** Buffers a copy of a non-streamed body and hands the decoded whole to onResponse. */
@@ -588,7 +691,7 @@ export function observeResponse(
       });
       return undefined;
     }
-    return new SseObserver(run, decoder, pipeline.log);
+    return new DeferredObserver(new SseObserver(run, decoder, pipeline.wantedEvents, pipeline.log));
   }
   if (!pipeline.observesBody) return undefined;
   return new BodyCollector(run, encoding, pipeline.maxObservedBodyBytes, pipeline.log);

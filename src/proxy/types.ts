@@ -43,6 +43,15 @@ export interface ProxyExtension {
   onResponseStart?(ctx: ProxyContext): void | Promise<void>;
   /** For each SSE event of a streamed (text/event-stream) response, in order. */
   onStreamEvent?(ctx: ProxyContext, event: StreamEvent): void | Promise<void>;
+  /**
+   * The event types (SSE `event:` names) onStreamEvent needs, e.g. `["message_start",
+   * "message_delta"]`; absent: every event. The others are not passed to it, and
+   * when no extension wants an event it is skipped as bytes, never decoded or
+   * parsed: content deltas are most of a stream. An event without an `event:`
+   * line, or of the default type `message`, reaches it anyway (a data-only
+   * stream names no types).
+   */
+  streamEvents?: readonly string[];
   /** Once, for a non-streamed response, with the whole body. */
   onResponse?(ctx: ProxyContext, body: Buffer): void | Promise<void>;
   /** Once per request at the very end: completed, aborted by the client, or failed upstream. */

@@ -85,4 +85,5 @@ export const claudeApiUsage: ApiUsageReader = {
     return taggedBodyText(req.rawBody, "Primary working directory: ");
   },
   accumulator: () => new MessageAccumulator(),
+  streamEvents: ["message_start", "message_delta", "message_stop"],
 };

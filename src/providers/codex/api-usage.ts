@@ -123,4 +123,5 @@ export const codexApiUsage: ApiUsageReader = {
     }
   },
   accumulator: () => new ResponseAccumulator(),
+  streamEvents: [...FINAL_EVENTS],
 };

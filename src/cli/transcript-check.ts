@@ -18,7 +18,10 @@ import {
   compareTranscript,
   observeTranscript,
   type TranscriptComparison,
+  type TranscriptExpectation,
 } from "../providers/claude/transcript-watch.ts";
+import type { JsonObject } from "../proxy/mirror/accumulator.ts";
+import { readMirrorSession } from "../proxy/mirror/restore.ts";
 import { mirrorDirName } from "../proxy/mirror/writer.ts";
 
 export interface TranscriptState {
@@ -60,8 +63,10 @@ export function transcriptState(
   const events = readEvents(ref.dir).events as unknown as ArchivedEvent[];
   const cwd = sessionCwd({ sessionId: id, projectRoot: m.project_root, branch: m.repository_branch, events });
   const path = transcriptPathFor(claudeHomeDir(opts.claudeHome), cwd, sessionDirName(id));
-  const comparison = compareTranscript(expectationFromArchive(events), observeTranscript(path));
   const mirror = hasMirror(opts.mirrorDir, id);
+  const expected = expectationFromArchive(events);
+  if (mirror && opts.mirrorDir) addMirroredToolCalls(expected, opts.mirrorDir, id);
+  const comparison = compareTranscript(expected, observeTranscript(path));
   const lost = LOST.has(comparison.finding);
   const force = comparison.found.exists ? " --force" : "";
   return {
@@ -76,6 +81,31 @@ export function transcriptState(
       : null,
     mirror,
   };
+}
+
+/**
+ * The mirror's main-thread tool calls join the expectation: a call the model made there must be in the
+ * transcript, also one made while recording was off. (Its prompt count does not: the mirror also holds the
+ * user message of a compaction request, which the transcript keeps as no prompt.)
+ */
+function addMirroredToolCalls(expected: TranscriptExpectation, mirrorDir: string, id: string): void {
+  let records: readonly JsonObject[];
+  try {
+    records = readMirrorSession(mirrorDir, id).records;
+  } catch {
+    return;
+  }
+  const ids = new Set(expected.tool_use_ids);
+  for (const r of records) {
+    if (r.type !== "assistant") continue;
+    const content = (r.message as JsonObject).content;
+    for (const b of Array.isArray(content) ? content : []) {
+      const block = b as JsonObject;
+      if (block?.type === "tool_use" && typeof block.id === "string") ids.add(block.id);
+    }
+  }
+  expected.tool_use_ids = [...ids].slice(0, 2000);
+  expected.tool_calls = Math.max(expected.tool_calls, ids.size);
 }
 
 function shellWord(s: string): string {

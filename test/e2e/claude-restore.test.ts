@@ -437,7 +437,13 @@ describe("both channels: auto prefers the mirror, and takes the archive for what
     });
     const fourth = await claude(sb, ["--resume", id, "fourth, without the proxy"]);
     expect(fourth.code, fourth.stderr).toBe(0);
+    const ok = await tapedeck(sb, ["doctor", "--transcripts", "--mirror-dir", sb.mirrorDir, "--json"]);
+    expect(ok.code, ok.stdout).toBe(0);
     stubTranscript(transcriptOf(sb, id));
+    const lost = await tapedeck(sb, ["doctor", "--transcripts", "--mirror-dir", sb.mirrorDir, "--json"]);
+    const report = JSON.parse(lost.stdout) as DoctorJson & { lost: Array<{ mirror: boolean }> };
+    expect(report.lost[0]).toMatchObject({ finding: "stub", mirror: true });
+    expect(report.lost[0]!.restore_command).toContain("--from auto --force");
   });
 
   it("restore --from auto: the mirror's three turns (thinking kept) and the archive's fourth; the resume sends all", async () => {

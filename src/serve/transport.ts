@@ -7,8 +7,7 @@
 //          Node hook whenever that server is not up or not ours.
 import { createServer } from "node:net";
 import type { ProviderConfig } from "../core/config.ts";
-import { shellQuote } from "../providers/claude/settings.ts";
-import { clientCommand } from "./client-command.ts";
+import { clientCommand, nodeHookCommand } from "./client-command.ts";
 import { health } from "./launch.ts";
 import { liveServer, runFilePath } from "./runfile.ts";
 
@@ -48,7 +47,7 @@ export function hookCommandFor(
   project: string,
   files: BuiltFiles,
 ): string {
-  if (transport === "command") return `${shellQuote(files.node)} ${shellQuote(files.hook)} ${provider}`;
+  if (transport === "command") return nodeHookCommand(files.node, files.hook, [provider]);
   const parts = {
     provider,
     client: files.client,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Envelope, Manifest } from "../../src/core/schemas.ts";
 import { CLAUDE_HOOK_EVENTS } from "../../src/providers/claude/settings.ts";
-import { clientCommand } from "../../src/serve/client-command.ts";
+import { clientCommand, nodeHookCommand } from "../../src/serve/client-command.ts";
 import { liveServer, type RunInfo, readRunFile, runFilePath } from "../../src/serve/runfile.ts";
 import type { MockUsage, UsageRecord } from "../mocks/anthropic-mock.ts";
 import {
@@ -322,7 +322,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
             node: process.execPath,
             hook: HOOK_JS,
           })
-        : `${q(process.execPath)} ${q(HOOK_JS)} claude`
+        : nodeHookCommand(process.execPath, HOOK_JS, ["claude"])
     } # tapedeck`;
   /** How claude's Stop summary names our Stop hook. */
   const stopHookLabel = () => hookCommand();
@@ -460,7 +460,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     }
     expect(settings.statusLine).toEqual({
       type: "command",
-      command: `${q(process.execPath)} ${q(HOOK_JS)} --statusline claude # tapedeck`,
+      command: `${nodeHookCommand(process.execPath, HOOK_JS, ["--statusline", "claude"])} # tapedeck`,
       padding: 0,
     });
     expect(await tapedeckJson(sb, ["status", "--project", sb.projectDir])).toMatchObject({ recording: true });
@@ -894,6 +894,38 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
       const back = await expectHookServerUp();
       expect(back.pid).not.toBe(crashed.pid);
     });
+
+  it("a corrupt .tapedeck/config.json, then a moved install: claude never notices", async () => {
+    expect(probe).toBeDefined();
+    const configPath = join(tapedeckDir(sb), "config.json");
+    const config = readFileSync(configPath, "utf8");
+    const settings = readFileSync(settingsPath(sb), "utf8");
+    try {
+      writeFileSync(configPath, '{"schema_version": 1, "providers": {', { mode: 0o600 });
+      const corrupt = await claude(sb, ["SCENARIO_BASH echo probe"]);
+      expect(corrupt.code).toBe(0);
+      expect(corrupt.json.result).toBe(probe!.json.result);
+      expect(corrupt.stderr).toBe("");
+      expect(hookTrouble([transcriptOf(sb, corrupt)])).toEqual([]);
+      // Nothing recorded (the config says nothing usable), and the config is left as it was found.
+      expect(existsSync(sessionDir(sb, corrupt.sessionId!))).toBe(false);
+      expect(readFileSync(configPath, "utf8")).toBe('{"schema_version": 1, "providers": {');
+      writeFileSync(configPath, config, { mode: 0o600 });
+      // The install moved: every path in the hook commands now names something that is not there.
+      writeFileSync(
+        settingsPath(sb),
+        settings.replaceAll(join(REPO, "dist"), join(sb.root, "moved", "dist")),
+      );
+      const moved = await claude(sb, ["SCENARIO_BASH echo probe"]);
+      expect(moved.code).toBe(0);
+      expect(moved.json.result).toBe(probe!.json.result);
+      expect(moved.stderr).toBe("");
+      expect(hookTrouble([transcriptOf(sb, moved)])).toEqual([]);
+    } finally {
+      writeFileSync(configPath, config, { mode: 0o600 });
+      writeFileSync(settingsPath(sb), settings);
+    }
+  });
 
   it("StopFailure (API error): the session still ends and the run's other events are recorded", async () => {
     // http: a warm server from the runs before (it lingers for the next session).

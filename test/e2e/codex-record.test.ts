@@ -41,6 +41,7 @@ import {
 } from "../../src/demo/codex-offline.ts";
 import type { ResponsesUsageRecord } from "../../src/demo/openai-responses-mock.ts";
 import { CODEX_HOOK_EVENTS } from "../../src/providers/codex/installer.ts";
+import { nodeHookCommand } from "../../src/serve/client-command.ts";
 import {
   type CliResult,
   expectCompleteSession,
@@ -338,7 +339,7 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
   const sb = useSandbox("codex-record");
   let threadId = "";
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const hookCommand = `${q(process.execPath)} ${q(HOOK_JS)} codex # tapedeck`;
+  const hookCommand = `${nodeHookCommand(process.execPath, HOOK_JS, ["codex"])} # tapedeck`;
   const foreignHook = { type: "command", command: "true", timeout: 5 };
 
   interface Run {

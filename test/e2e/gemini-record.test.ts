@@ -41,6 +41,7 @@ import {
   GEMINI_MARKER_KEY,
   GEMINI_SKIPPED_HOOK_EVENTS,
 } from "../../src/providers/gemini/installer.ts";
+import { nodeHookCommand } from "../../src/serve/client-command.ts";
 import {
   type CliResult,
   expectCompleteSession,
@@ -199,7 +200,7 @@ const isChatUsage = (e: Envelope) => e.kind === "turn_usage" && e.usage?.source 
 const kinds = (events: Envelope[]) => events.map((e) => e.kind);
 const only = (events: Envelope[], kind: string) => events.filter((e) => e.kind === kind);
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-const HOOK_COMMAND = `${q(process.execPath)} ${q(HOOK_JS)} gemini # tapedeck`;
+const HOOK_COMMAND = `${nodeHookCommand(process.execPath, HOOK_JS, ["gemini"])} # tapedeck`;
 /**
  * Gemini's stderr without the notes of its start-up profiler ("[STARTUP] Phase 'cleanup_ops' was started but
  * never ended..."), which come and go from run to run with timing alone.

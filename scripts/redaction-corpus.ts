@@ -1329,6 +1329,80 @@ const LOOKALIKES: Record<string, LookGen[]> = {
     (r) => `"etag": "W/\\"${r.hex(32)}\\""`,
     (r) => `pi_${r.mixed(24)} cus_${r.mixed(14)} evt_${r.mixed(24)}`,
   ],
+  config_reference: [
+    () => `password = var.db_password\nsensitive = true`,
+    () =>
+      `env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db\n        key: password`,
+    () => `environment:\n  POSTGRES_PASSWORD: \${POSTGRES_PASSWORD}\n  API_TOKEN: \${API_TOKEN:-}`,
+    () => `password: {{ .Values.db.password | quote }}`,
+    () => `apiKey: process.env.OPENAI_API_KEY ?? "",`,
+    () => `token = os.getenv("GITHUB_TOKEN", "")`,
+    () => `let key = std::env::var("API_KEY").expect("API_KEY not set");`,
+    () => `secret := os.Getenv("JWT_SECRET")`,
+    () => `String password = System.getenv("DB_PASSWORD");`,
+    () => `API_KEY=\nSECRET_KEY=\nDATABASE_URL=`,
+    () => `# .env.example\nSTRIPE_SECRET_KEY=sk_live_...\nSTRIPE_WEBHOOK_SECRET=whsec_...`,
+    () => `"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}}`,
+    () => `"apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}`,
+    () => `; //registry.npmjs.org/:_authToken = (protected)`,
+    () => `curl -H "Authorization: Bearer {token}" https://api.example.com`,
+    () => `headers: { Authorization: \`token \${process.env.GH_TOKEN}\` }`,
+    () => `aws_secret_access_key = {{ aws_secret }}`,
+    () => `password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  ${"3".repeat(0)}`,
+    () => `client_secret: "\${{ secrets.AZURE_CLIENT_SECRET }}"`,
+    () => `"password": null, "token": false, "apiKey": true`,
+  ],
+  tool_output: [
+    (r) =>
+      `$ gh auth status\ngithub.com\n  ✓ Logged in to github.com account dev (keyring)\n  - Active account: true\n  - Git operations protocol: https\n  - Token: ${P("gh", "o_")}************************************\n  - Token scopes: 'gist', 'read:org', 'repo'`,
+    (r) =>
+      `$ aws sts get-caller-identity\n{\n    "UserId": "AIDA${r.str(UPPER + "234567", 17)}",\n    "Account": "${r.str(DIGITS, 12)}",\n    "Arn": "arn:aws:iam::${r.str(DIGITS, 12)}:user/dev"\n}`,
+    (r) =>
+      `$ git config --list\nuser.name=Dev\nuser.email=dev@example.com\ncredential.helper=osxkeychain\ncore.editor=vim`,
+    (r) =>
+      `$ docker ps\nCONTAINER ID   IMAGE         COMMAND                  STATUS\n${r.hex(12)}   postgres:16   "docker-entrypoint.s…"   Up 2 hours`,
+    (r) =>
+      `$ kubectl get secrets\nNAME                  TYPE                                  DATA   AGE\ndb-credentials        Opaque                                2      3d\ndefault-token-${r.str(LOWER + DIGITS, 5)}   kubernetes.io/service-account-token   3      40d`,
+    (r) =>
+      `npm warn deprecated inflight@1.0.6: This module is not supported\nadded ${r.int(900)} packages, and audited ${r.int(900)} packages in 3s\nfound 0 vulnerabilities`,
+    (r) =>
+      `Traceback (most recent call last):\n  File "/app/auth/token.py", line 42, in refresh_token\n    raise TokenExpiredError("token expired")\nauth.errors.TokenExpiredError: token expired`,
+    (r) =>
+      `    at verifyToken (/srv/app/node_modules/jsonwebtoken/verify.js:${r.int(200)}:21)\n    at AuthService.validate (/srv/app/dist/auth.js:${r.int(90)}:9)`,
+    (r) =>
+      `diff --git a/src/auth.ts b/src/auth.ts\nindex ${r.hex(7)}..${r.hex(7)} 100644\n--- a/src/auth.ts\n+++ b/src/auth.ts\n@@ -10,7 +10,7 @@\n-  const token = getToken();\n+  const token = await getToken(scope);`,
+    (r) =>
+      `$ keytool -list -keystore app.jks\nKeystore type: PKCS12\nYour keystore contains 1 entry\n\nserver, Dec 1, 2026, PrivateKeyEntry,\nCertificate fingerprint (SHA-256): ${Array.from({ length: 32 }, () => r.hex(2).toUpperCase()).join(":")}`,
+    (r) =>
+      `$ gpg --list-secret-keys\nsec   ed25519 2026-01-01 [SC]\n      ${r.hex(40).toUpperCase()}\nuid           [ultimate] Dev <dev@example.com>`,
+    (r) =>
+      `$ ssh-keyscan github.com\ngithub.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl`,
+    (r) =>
+      `HTTP/1.1 200 OK\ncontent-type: application/json\nx-request-id: ${r.uuid()}\netag: "${r.hex(32)}"\nset-cookie: theme=dark; Path=/`,
+    (r) => `PING 10.0.0.1: 56 data bytes\n64 bytes from 10.0.0.1: icmp_seq=0 ttl=64 time=0.${r.int(999)} ms`,
+    (r) =>
+      `eth0: flags=4163<UP,BROADCAST,RUNNING>  mtu 1500\n        ether ${Array.from({ length: 6 }, () => r.hex(2)).join(":")}  txqueuelen 1000\n        inet6 fe80::${r.hex(4)}:${r.hex(4)}:${r.hex(4)}:${r.hex(4)}  prefixlen 64`,
+    (r) =>
+      `2026-11-30 10:00:00.123 INFO  [main] c.e.Auth - token refreshed for user=${r.int(9999)} in ${r.int(99)}ms`,
+    (r) =>
+      `{"level":"info","msg":"request","status":200,"duration_ms":${r.int(999)},"token_count":${r.int(9999)},"trace":"${r.hex(32)}"}`,
+    (r) => `sha256sum dist/app.tar.gz\n${r.hex(64)}  dist/app.tar.gz`,
+    (r) => `Successfully built ${r.hex(12)}\nSuccessfully tagged app:latest`,
+    (r) => `.btn-primary { color: #${r.hex(6)}; background: #${r.hex(6)}; }`,
+  ],
+  markdown_docs: [
+    () =>
+      `## Setup\n\n1. Create a token at https://github.com/settings/tokens\n2. Run \`export GITHUB_TOKEN=<token>\`\n3. Start the server with \`npm start\``,
+    () => `Set \`OPENAI_API_KEY\` in your environment. The key looks like \`sk-...\` and is shown once.`,
+    () =>
+      `| Variable | Description |\n|---|---|\n| \`API_KEY\` | Your API key |\n| \`DB_PASSWORD\` | The database password |`,
+    () =>
+      `> **Note**: never commit your \`.env\` file; use \`.env.example\` with placeholder values such as \`your-secret-here\`.`,
+    () =>
+      `To authenticate, pass \`--token\` or set \`TAPEDECK_TOKEN\`. Tokens start with \`td_\` followed by 32 characters.`,
+    () =>
+      `The \`Authorization\` header must be \`Bearer <access_token>\`; refresh tokens are exchanged at \`/oauth/token\`.`,
+  ],
   large_payload: [
     (r) => {
       const lines: string[] = [];
@@ -1362,6 +1436,9 @@ function fixtureLookalikes(): LookAlikeCase[] {
 
 // ---------------------------------------------------------------------------
 
+// Fixed texts: one copy each; the others draw fresh random material per copy.
+const ONCE = new Set(["placeholder", "already_masked", "cli_help", "config_reference", "markdown_docs"]);
+
 export function buildRedactionCorpus(seed = DEFAULT_SEED): Corpus {
   const r = new Rand(seed);
   const positives: PositiveCase[] = [];
@@ -1392,8 +1469,7 @@ export function buildRedactionCorpus(seed = DEFAULT_SEED): Corpus {
   let m = 0;
   for (const [category, gens] of Object.entries(LOOKALIKES)) {
     for (const g of gens) {
-      const reps =
-        category === "placeholder" || category === "already_masked" || category === "cli_help" ? 1 : 2;
+      const reps = ONCE.has(category) ? 1 : 2;
       for (let i = 0; i < reps; i++) lookalikes.push({ id: `l${m++}`, category, text: g(r) });
     }
   }

@@ -199,6 +199,8 @@ function isPlaceholder(v: string): boolean {
   if (c === 60 /* < */) return v.charCodeAt(v.length - 1) === 62;
   if (c === 91 /* [ */ && (v.startsWith("[REDACTED:") || v.startsWith("[OMITTED:"))) return true;
   if (c === 123 /* { */ && v.startsWith("{{") && v.endsWith("}}")) return true;
+  // `Bearer {token}`, also when the scan stopped before its closing brace.
+  if (c === 123 && /^\{[A-Za-z_][A-Za-z0-9_.]{0,40}\}?$/.test(v)) return true;
   if (c === 37 /* % */ && v.length > 2 && v.endsWith("%") && /^%[A-Za-z_][A-Za-z0-9_]*%$/.test(v))
     return true;
   if (MASKED.test(v) && (v.length >= 3 || ONLY_STARS.test(v))) return true;
@@ -1476,11 +1478,32 @@ function assignment(text: string, ks: number, ke: number, spans: Span[], kindOve
   if (!isLiteral(site, value, quoted ? quote : -1, ve)) return ke;
   // `-passin val           Private key password source`: a help text's option column.
   if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]/.test(text.slice(ve, ve + 40))) return ke;
+  if (kind === "cookie" && !cookieHoldsSecret(value)) return ke;
   spans.push({ s: vs, e: ve, kind, p: 1 });
   // Resume inside the value so a provider token there can claim a better kind, but
   // never parse the value itself for assignments again: that would be quadratic.
   keyedEnd = ve;
   return vs;
+}
+
+// Set-Cookie attributes, which carry no secret.
+const COOKIE_ATTRS =
+  /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
+
+/**
+ * `Set-Cookie: theme=dark; Path=/` holds no secret: a cookie header is redacted (whole, so
+ * nothing of it leaks) only when one of its values looks generated, or it is not `name=value`.
+ */
+function cookieHoldsSecret(value: string): boolean {
+  if (!value.includes("=")) return true;
+  for (const part of value.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    const v = part.slice(eq + 1).trim();
+    if (!COOKIE_ATTRS.test(name) && (v.length >= 12 || hasDigit(v)) && !isPlaceholder(v)) return true;
+  }
+  return false;
 }
 
 /** The inside of a quoted value whose (possibly escaped) opening quote is at `qAt`. */

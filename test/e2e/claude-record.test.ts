@@ -310,7 +310,6 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
   let sessionId = "";
   /** http transport: the port install chose. */
   let hookPort = 0;
-  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   /** What every hook runs: the Node hook itself (command), or the bash client of the project's server (http). */
   const hookCommand = () =>
     `${

@@ -338,7 +338,6 @@ interface TrustReport {
 describe("tapedeck records the real codex CLI (command transport)", () => {
   const sb = useSandbox("codex-record");
   let threadId = "";
-  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const hookCommand = `${nodeHookCommand(process.execPath, HOOK_JS, ["codex"])} # tapedeck`;
   const foreignHook = { type: "command", command: "true", timeout: 5 };
 

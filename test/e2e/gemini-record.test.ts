@@ -199,7 +199,6 @@ const streamed = (served: GeminiUsageRecord[]) => served.filter((u) => u.kind ==
 const isChatUsage = (e: Envelope) => e.kind === "turn_usage" && e.usage?.source === "gemini-chat";
 const kinds = (events: Envelope[]) => events.map((e) => e.kind);
 const only = (events: Envelope[], kind: string) => events.filter((e) => e.kind === kind);
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const HOOK_COMMAND = `${nodeHookCommand(process.execPath, HOOK_JS, ["gemini"])} # tapedeck`;
 /**
  * Gemini's stderr without the notes of its start-up profiler ("[STARTUP] Phase 'cleanup_ops' was started but

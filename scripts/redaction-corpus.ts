@@ -1353,11 +1353,11 @@ const LOOKALIKES: Record<string, LookGen[]> = {
     () => `"password": null, "token": false, "apiKey": true`,
   ],
   tool_output: [
-    (r) =>
+    (_r) =>
       `$ gh auth status\ngithub.com\n  ✓ Logged in to github.com account dev (keyring)\n  - Active account: true\n  - Git operations protocol: https\n  - Token: ${P("gh", "o_")}************************************\n  - Token scopes: 'gist', 'read:org', 'repo'`,
     (r) =>
       `$ aws sts get-caller-identity\n{\n    "UserId": "AIDA${r.str(UPPER + "234567", 17)}",\n    "Account": "${r.str(DIGITS, 12)}",\n    "Arn": "arn:aws:iam::${r.str(DIGITS, 12)}:user/dev"\n}`,
-    (r) =>
+    (_r) =>
       `$ git config --list\nuser.name=Dev\nuser.email=dev@example.com\ncredential.helper=osxkeychain\ncore.editor=vim`,
     (r) =>
       `$ docker ps\nCONTAINER ID   IMAGE         COMMAND                  STATUS\n${r.hex(12)}   postgres:16   "docker-entrypoint.s…"   Up 2 hours`,
@@ -1365,7 +1365,7 @@ const LOOKALIKES: Record<string, LookGen[]> = {
       `$ kubectl get secrets\nNAME                  TYPE                                  DATA   AGE\ndb-credentials        Opaque                                2      3d\ndefault-token-${r.str(LOWER + DIGITS, 5)}   kubernetes.io/service-account-token   3      40d`,
     (r) =>
       `npm warn deprecated inflight@1.0.6: This module is not supported\nadded ${r.int(900)} packages, and audited ${r.int(900)} packages in 3s\nfound 0 vulnerabilities`,
-    (r) =>
+    (_r) =>
       `Traceback (most recent call last):\n  File "/app/auth/token.py", line 42, in refresh_token\n    raise TokenExpiredError("token expired")\nauth.errors.TokenExpiredError: token expired`,
     (r) =>
       `    at verifyToken (/srv/app/node_modules/jsonwebtoken/verify.js:${r.int(200)}:21)\n    at AuthService.validate (/srv/app/dist/auth.js:${r.int(90)}:9)`,
@@ -1375,7 +1375,7 @@ const LOOKALIKES: Record<string, LookGen[]> = {
       `$ keytool -list -keystore app.jks\nKeystore type: PKCS12\nYour keystore contains 1 entry\n\nserver, Dec 1, 2026, PrivateKeyEntry,\nCertificate fingerprint (SHA-256): ${Array.from({ length: 32 }, () => r.hex(2).toUpperCase()).join(":")}`,
     (r) =>
       `$ gpg --list-secret-keys\nsec   ed25519 2026-01-01 [SC]\n      ${r.hex(40).toUpperCase()}\nuid           [ultimate] Dev <dev@example.com>`,
-    (r) =>
+    (_r) =>
       `$ ssh-keyscan github.com\ngithub.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl`,
     (r) =>
       `HTTP/1.1 200 OK\ncontent-type: application/json\nx-request-id: ${r.uuid()}\netag: "${r.hex(32)}"\nset-cookie: theme=dark; Path=/`,

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { scanArchive } from "../src/cli/transcript-check.ts";
 import {
   type ArchivedEvent,
   rebuildFromArchive,
@@ -529,5 +530,48 @@ describe("auto: the mirror where it has the turn, the archive for the rest", () 
     expect(mirrorOnly.used).toMatchObject({ mirror_turns: 1, archive_turns: 0 });
     expect(mirrorOnly.not_rebuilt).toEqual([]);
     expect(plan.not_rebuilt.length).toBeGreaterThan(0);
+  });
+});
+
+describe("doctor's archive scan", () => {
+  it("counts what a full parse counts, without parsing: agent lines, quoted keys and empty answers aside", () => {
+    const events = session();
+    events.push(
+      ev("tool_call", {
+        tool_name: "Bash",
+        tool_input: { command: '{"tool_use_id":"fake"}', tool_use_id: "nested" },
+        tool_use_id: "toolu_6",
+      }),
+      ev("tool_result", {
+        tool_name: "Bash",
+        tool_response: { stdout: '"tool_use_id":"x"' },
+        tool_use_id: "toolu_6",
+      }),
+      ev("assistant_message", { text: "" }),
+      ev("user_prompt", { prompt: 'say "kind":"user_prompt"' }, { agent_id: "a2" }),
+    );
+    const dir = fresh("session");
+    mkdirSync(dir);
+    // The envelope's key order as the store writes it (store.ts): agent_id before the payload.
+    const line = (e: ArchivedEvent) =>
+      JSON.stringify({
+        schema_version: 1,
+        sequence: e.sequence,
+        event_id: e.event_id,
+        timestamp: e.timestamp,
+        kind: e.kind,
+        provider: "claude",
+        session_id: `claude:${SID}`,
+        ...(e.agent_id ? { agent_id: e.agent_id } : {}),
+        payload: e.payload,
+        redactions: e.redactions,
+        truncations: [],
+        omitted: e.omitted,
+      });
+    writeFileSync(join(dir, "events.jsonl"), `${events.map(line).join("\n")}\n`);
+    const scanned = scanArchive(dir);
+    expect(scanned.expected).toEqual(expectationFromArchive(events));
+    expect(scanned.expected.tool_use_ids).toContain("toolu_6");
+    expect(scanned.cwd).toBe("/home/user/project");
   });
 });

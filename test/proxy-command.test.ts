@@ -10,8 +10,8 @@ import net, { type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { agentBinary } from "../src/cli/agent-launch.ts";
 import { CliError } from "../src/cli/errors.ts";
-import { agentBinary } from "../src/cli/proxy-command.ts";
 import { makeCodexHome } from "../src/demo/codex-offline.ts";
 import { tempProject } from "./helpers/session.ts";
 

@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { printableJson, printableText } from "../core/printable.ts";
-import { ADAPTERS } from "../providers/registry.ts";
 import { projectRoot } from "./project.ts";
+import { isProvider, PROVIDERS } from "./providers.ts";
 
 export { CliError, EXIT } from "./errors.ts";
 
@@ -14,8 +14,8 @@ export function projectFromOption(dir: string | undefined): string {
 
 /** A `--provider` value: one tapedeck knows, or a usage error (a typo must not list nothing, silently). */
 export function checkProvider(provider: string | undefined): string | undefined {
-  if (provider === undefined || Object.hasOwn(ADAPTERS, provider)) return provider;
-  throw new CliError(`unknown provider "${provider}" (use ${Object.keys(ADAPTERS).join(", ")})`, EXIT.usage);
+  if (provider === undefined || isProvider(provider)) return provider;
+  throw new CliError(`unknown provider "${provider}" (use ${PROVIDERS.join(", ")})`, EXIT.usage);
 }
 
 export function printJson(value: unknown): void {

@@ -3,12 +3,14 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * A file of the built package. The CLI runs from dist/ when installed, and
- * from src/cli/ under the test runner; both resolve to the same dist/ file.
+ * A file of the built package. The CLI runs from dist/ when installed (dist/cli.js, or a command's chunk in
+ * dist/cli-chunks/), and from src/cli/ under the test runner; all resolve to the same dist/ file.
  */
 export function builtFile(name: string): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const sibling = join(here, name);
-  if (existsSync(sibling)) return sibling;
+  for (const dir of [here, join(here, "..")]) {
+    const candidate = join(dir, name);
+    if (existsSync(candidate)) return candidate;
+  }
   return resolve(here, "..", "..", "dist", name);
 }

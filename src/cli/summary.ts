@@ -2,17 +2,9 @@ import { relative } from "node:path";
 import type { SessionSummary } from "../core/archive.ts";
 import { printable } from "../core/printable.ts";
 import { formatBytes, formatDuration } from "./common.ts";
+import { providerName } from "./providers.ts";
 
-const PROVIDER_NAMES: Record<string, string> = {
-  claude: "Claude Code",
-  codex: "Codex CLI",
-  gemini: "Gemini CLI",
-  antigravity: "Antigravity",
-};
-
-export function providerName(provider: string): string {
-  return PROVIDER_NAMES[provider] ?? provider;
-}
+export { providerName };
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -2,9 +2,10 @@
 // for one provider in one project. Starting only switches recording on in the
 // project's tapedeck config (capture-only); it needs tapedeck installed for the
 // provider there, and it never installs, injects or enables anything else.
-import { findProjectRoot, readConfig, setRecording, writeConfig } from "../core/config.ts";
-import { logControlChange } from "../core/control-log.ts";
+// The switch itself is the CLI's (core/recording-control.ts), asked for capture-only.
+import { findProjectRoot } from "../core/config.ts";
 import { resolveProjectRoot } from "../core/paths.ts";
+import { switchRecording } from "../core/recording-control.ts";
 import { type RecordingState, recordingState } from "../core/status.ts";
 
 export const RECORD_ACTIONS = ["start", "stop", "status"] as const;
@@ -45,13 +46,19 @@ export function recordSession(action: string, scope: ControlScope): ControlResul
   }
   const act = action as RecordAction;
   const project = projectOf(scope);
-  const config = project ? readConfig(project) : undefined;
-  const entry = config?.providers[scope.provider];
   if (act === "status") {
     const state = recordingState(project ?? null, scope.provider);
     return { action: act, changed: false, state, message: describe(state) };
   }
-  if (!project || !config || !entry) {
+  const switched = project
+    ? switchRecording(project, {
+        providers: [scope.provider],
+        on: act === "start",
+        via: "mcp",
+        startMode: "capture-only",
+      })
+    : undefined;
+  if (!project || !switched?.installed) {
     if (act === "stop") {
       const state = recordingState(project ?? null, scope.provider);
       return {
@@ -65,15 +72,7 @@ export function recordSession(action: string, scope: ControlScope): ControlResul
       `tapedeck is not installed for ${scope.provider} in ${scope.startDir}; the user can run: tapedeck install ${scope.provider}`,
     );
   }
-  let changed = setRecording(entry, act === "start");
-  if (act === "start" && entry.mode !== "capture-only") {
-    entry.mode = "capture-only";
-    changed = true;
-  }
-  if (changed) {
-    writeConfig(project, config);
-    logControlChange(project, { provider: scope.provider, action: act, via: "mcp" });
-  }
+  const changed = switched.changed.length > 0;
   const state = recordingState(project, scope.provider);
   const message =
     act === "start"

@@ -17,8 +17,8 @@ import {
 } from "../../providers/claude/transcript-restore.ts";
 import { RestoreError } from "../../proxy/mirror/restore.ts";
 import { loadMirrorSettings } from "../../proxy/mirror/settings.ts";
-import { resolveRef } from "../archive-commands.ts";
 import { CliError, EXIT, formatBytes, printJson, projectFromOption, say } from "../common.ts";
+import { resolveRef } from "../session-arg.ts";
 import { lostTranscripts, registeredProjects, renderLost } from "../transcript-check.ts";
 
 interface RestoreOpts {

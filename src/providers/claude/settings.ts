@@ -122,6 +122,43 @@ export function addStatusLine(settings: Json, command: string): void {
   settings.statusLine = { type: "command", command: `${command} ${HOOK_MARKER}`, padding: 0 };
 }
 
+/** One of tapedeck's entries in the hooks table, as `doctor` reports it. */
+export interface FoundHook {
+  event: string;
+  type: string;
+  command?: string;
+  url?: string;
+  headers?: Record<string, unknown>;
+}
+
+/** tapedeck's entries in the hooks table, recognised as `removeTapedeck` and `countTapedeckHooks` do. */
+export function findTapedeckHooks(settings: Json): FoundHook[] {
+  const out: FoundHook[] = [];
+  const hooks = settings.hooks;
+  if (!hooks || typeof hooks !== "object" || Array.isArray(hooks)) return out;
+  for (const [event, groups] of Object.entries(hooks as Json)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      const entries = (group as { hooks?: unknown } | null)?.hooks;
+      if (!Array.isArray(entries)) continue;
+      for (const entry of entries) {
+        if (!isOurs(entry)) continue;
+        const e = entry as { type?: unknown; command?: unknown; url?: unknown; headers?: unknown };
+        out.push({
+          event,
+          type: typeof e.type === "string" ? e.type : "?",
+          ...(typeof e.command === "string" ? { command: e.command } : {}),
+          ...(typeof e.url === "string" ? { url: e.url } : {}),
+          ...(e.headers && typeof e.headers === "object"
+            ? { headers: e.headers as Record<string, unknown> }
+            : {}),
+        });
+      }
+    }
+  }
+  return out;
+}
+
 export function countTapedeckHooks(settings: Json): number {
   let n = 0;
   const hooks = settings.hooks;

@@ -1,0 +1,161 @@
+// The table of tapedeck's commands: what `tapedeck --help` lists and what the
+// entry dispatches on, without loading any command. Each command lives in its
+// own file under ./commands/, loaded only when it runs (or when its own help is
+// asked for): importing all of them cost `tapedeck --version` 2.46x `node -e 0`
+// (bench/cli.bench.ts). A command's file defines its options and action; the
+// name, term and description here must be the ones it registers
+// (test/cli-catalog.test.ts compares every entry with its module).
+import type { Command } from "commander";
+
+/** What a command's file exports: it adds exactly the command of its catalog entry to the program. */
+export interface CommandModule {
+  register(program: Command): void;
+}
+
+export interface CatalogEntry {
+  name: string;
+  /** The term in the command list of `tapedeck --help`: `[options]` when it has options, then its arguments. */
+  term: string;
+  description: string;
+  load(): Promise<CommandModule>;
+}
+
+// `import()` with a literal specifier: the bundler splits each command into its own chunk.
+export const CATALOG: readonly CatalogEntry[] = [
+  {
+    name: "hook",
+    term: "hook [options] <provider>",
+    description: "record one hook payload from stdin (providers: claude, codex, gemini, antigravity)",
+    load: () => import("./commands/hook.ts"),
+  },
+  {
+    name: "serve",
+    term: "serve [options]",
+    description:
+      "run the http hook server in the foreground (hooks start it on demand; this is for debugging)",
+    load: () => import("./commands/serve.ts"),
+  },
+  {
+    name: "install",
+    term: "install [options] <provider>",
+    description: "enable recording for a provider in this project (writes project-local settings only)",
+    load: () => import("./commands/install.ts"),
+  },
+  {
+    name: "uninstall",
+    term: "uninstall [options] <provider>",
+    description: "remove exactly what install added (recorded sessions are kept)",
+    load: () => import("./commands/uninstall.ts"),
+  },
+  {
+    name: "record",
+    term: "record [options] <action>",
+    description: "start, stop or show recording; hooks stay installed and are a fast no-op while stopped",
+    load: () => import("./commands/record.ts"),
+  },
+  {
+    name: "status",
+    term: "status [options]",
+    description: "show the recording state of this project (every installed provider)",
+    load: () => import("./commands/status.ts"),
+  },
+  {
+    name: "list",
+    term: "list [options]",
+    description: "list recorded sessions (reads manifests only)",
+    load: () => import("./commands/list.ts"),
+  },
+  {
+    name: "inspect",
+    term: "inspect [options] [session]",
+    description:
+      "summarize a session: counts, duration, redactions, completion, health (default: the latest)",
+    load: () => import("./commands/inspect.ts"),
+  },
+  {
+    name: "last",
+    term: "last [options]",
+    description: "summarize the latest recorded session",
+    load: () => import("./commands/last.ts"),
+  },
+  {
+    name: "export",
+    term: "export [options] <session>",
+    description: "export a session's redacted record as JSONL (manifest first) or Markdown",
+    load: () => import("./commands/export.ts"),
+  },
+  {
+    name: "delete",
+    term: "delete [options] <session>",
+    description: "delete a recorded session (asks first)",
+    load: () => import("./commands/delete.ts"),
+  },
+  {
+    name: "repair",
+    term: "repair [options] <session>",
+    description:
+      "recover an interrupted session: drop a torn final line, report malformed lines, rebuild counters",
+    load: () => import("./commands/repair.ts"),
+  },
+  {
+    name: "redact",
+    term: "redact [options] [file]",
+    description: "redact credentials from stdin to stdout, with the same policy as recording",
+    load: () => import("./commands/redact.ts"),
+  },
+  {
+    name: "proxy",
+    term: "proxy [options]",
+    description:
+      "run the API proxy: forwards to the model API untouched, feeds exact usage into recorded sessions. " +
+      "It prints the base URL to give the agent; its last path segment is a secret, and requests without it are refused " +
+      "(TAPEDECK_PROXY_SECRET, 32+ characters of A-Za-z0-9_-, keeps it the same across restarts)",
+    load: () => import("./commands/proxy.ts"),
+  },
+  {
+    name: "run",
+    term: "run [options] <agent> [args...]",
+    description:
+      "run claude or codex through a temporary proxy: tapedeck run claude -p 'hello', tapedeck run codex exec 'hello'. " +
+      "tapedeck's own options go before the agent's first option; everything from there (or after --) is the agent's",
+    load: () => import("./commands/run.ts"),
+  },
+  {
+    name: "mirror",
+    term: "mirror",
+    description: "the proxy's transcript mirror",
+    load: () => import("./commands/mirror.ts"),
+  },
+  {
+    name: "restore",
+    term: "restore [options] <session>",
+    description:
+      "put a Claude Code transcript back so `claude --resume` works: from the proxy mirror, the hook archive, or both (auto)",
+    load: async () => ({ register: (await import("./commands/restore.ts")).registerRestoreCommand }),
+  },
+  {
+    name: "demo",
+    term: "demo [options]",
+    description: "record a real Claude Code session against the built-in mock model (no API key) and show it",
+    load: () => import("./commands/demo.ts"),
+  },
+  {
+    name: "doctor",
+    term: "doctor [options]",
+    description:
+      "check that recording works here: config, hooks, session root, hook trust (Codex), hook server",
+    load: () => import("./commands/doctor.ts"),
+  },
+  {
+    name: "mcp",
+    term: "mcp [options]",
+    description:
+      "run the tapedeck MCP server on stdio (tools record_session and tapedeck_status); `tapedeck install <provider> --mcp` sets it up",
+    load: () => import("./commands/mcp.ts"),
+  },
+];
+
+/** The entry of a command name, if tapedeck has that command. */
+export function catalogEntry(name: string | undefined): CatalogEntry | undefined {
+  return CATALOG.find((e) => e.name === name);
+}

@@ -1,0 +1,48 @@
+// `tapedeck export <session> --format jsonl|md`: a session's redacted record, to stdout or a new file.
+import type { Command } from "commander";
+import { inspectSession, readEvents } from "../../core/archive.ts";
+import { toJsonl, toMarkdown } from "../../core/export.ts";
+import { CliError, EXIT, note, projectFromOption } from "../common.ts";
+import { writeExportFile } from "../export-file.ts";
+import { withSessionScope } from "../options.ts";
+import { resolveRef, type SessionOpts } from "../session-arg.ts";
+
+interface ExportOpts extends SessionOpts {
+  format: string;
+  out?: string;
+  force?: boolean;
+}
+
+function exportCommand(query: string, opts: ExportOpts): void {
+  if (opts.format !== "jsonl" && opts.format !== "md") {
+    throw new CliError(`unknown format "${opts.format}" (use jsonl or md)`, EXIT.usage);
+  }
+  const project = projectFromOption(opts.project);
+  const ref = resolveRef(project, query, opts.provider);
+  const summary = inspectSession(ref);
+  const { events, skipped } = readEvents(ref.dir);
+  const text = opts.format === "jsonl" ? toJsonl(summary.manifest, events) : toMarkdown(summary, events);
+  if (!opts.out || opts.out === "-") {
+    process.stdout.write(text);
+  } else {
+    writeExportFile(opts.out, text, opts.force === true);
+    note(`Exported ${events.length} events to ${opts.out}\n`);
+  }
+  if (skipped > 0) note(`Skipped ${skipped} malformed line(s); see tapedeck inspect\n`);
+  if (summary.spool.events > 0)
+    note(
+      `${summary.spool.events} event(s) wait in the spool and are not in this export yet; see tapedeck inspect\n`,
+    );
+}
+
+export function register(program: Command): void {
+  // No --json: the formats are jsonl and md, and an option that is accepted and ignored misleads.
+  withSessionScope(
+    program
+      .command("export <session>")
+      .description("export a session's redacted record as JSONL (manifest first) or Markdown")
+      .requiredOption("--format <format>", "jsonl or md")
+      .option("--out <file>", "destination file (default: stdout)")
+      .option("--force", "replace an existing destination file"),
+  ).action(exportCommand);
+}

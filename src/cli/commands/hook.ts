@@ -1,0 +1,31 @@
+// `tapedeck hook <provider>`: records one hook payload from stdin, as the installed hook does.
+import type { Command } from "commander";
+import { runHook } from "../../core/recorder.ts";
+import { readStdinSync } from "../../core/stdin.ts";
+import { ADAPTERS, adapterFor } from "../../providers/registry.ts";
+import { CliError, EXIT, printJson } from "../common.ts";
+
+export function register(program: Command): void {
+  program
+    .command("hook <provider>")
+    .description(`record one hook payload from stdin (providers: ${Object.keys(ADAPTERS).join(", ")})`)
+    .option("--project <dir>", "record into this project instead of finding it from the payload")
+    .option("--strict", "report problems on stderr and exit non-zero (for scripts; agents should not use it)")
+    .option("--json", "print what was recorded")
+    .action(async (provider: string, opts: { project?: string; strict?: boolean; json?: boolean }) => {
+      const adapter = adapterFor(provider);
+      if (!adapter) {
+        if (opts.strict) throw new CliError(`unknown provider "${provider}"`, EXIT.usage);
+        return;
+      }
+      const input = readStdinSync();
+      const result = runHook(adapter, input, process.env, opts.project);
+      if (opts.json) printJson(result);
+      if (opts.strict && result.status !== "recorded") {
+        throw new CliError(
+          `not recorded: ${result.status}${result.reason ? ` (${result.reason})` : ""}`,
+          EXIT.failed,
+        );
+      }
+    });
+}

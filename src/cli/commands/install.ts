@@ -1,0 +1,295 @@
+// `tapedeck install <provider>`: shows the enablement view, asks, then has the provider's installer add its
+// hooks (and the extras asked for) and keeps tapedeck's project config in step.
+
+import { tmpdir } from "node:os";
+import { isAbsolute, relative, resolve } from "node:path";
+import type { Command } from "commander";
+import {
+  effectiveLimits,
+  loadConfig,
+  type ProjectConfig,
+  readConfig,
+  writeConfig,
+} from "../../core/config.ts";
+import { logControlChange } from "../../core/control-log.ts";
+import { isInside, resolveProjectRoot } from "../../core/paths.ts";
+import { printable } from "../../core/printable.ts";
+import { REDACTION_POLICY } from "../../core/redact.ts";
+import { shellQuote } from "../../providers/claude/settings.ts";
+import type { ExtraCommand, InstallExtra, ProviderInstaller } from "../../providers/installer.ts";
+import { clientShellAvailable } from "../../serve/client-command.ts";
+import { hookCommandFor, type Transport, transportConfig } from "../../serve/transport.ts";
+import { CliError, confirm, EXIT, formatBytes, note, printJson, say } from "../common.ts";
+import { builtFile } from "../paths.ts";
+import { type LocatedProject, locateProject } from "../project.ts";
+import { installerFor, readSettings, settingsPathFor, writeSettings } from "../provider-settings.ts";
+import { checkSessionRoot, ignoreSessionRoot } from "../session-root.ts";
+import { providerName } from "../summary.ts";
+
+interface InstallOpts {
+  project?: string;
+  mode: string;
+  sessionRoot?: string;
+  transport?: string;
+  settings?: string;
+  statusline: boolean;
+  notify?: boolean;
+  mcp?: boolean;
+  yes?: boolean;
+  json?: boolean;
+}
+
+type ExtraFlag = InstallExtra["flag"];
+
+/** The extras the options ask for; a flag the provider has no extra for is a usage error. */
+function requestedExtras(
+  installer: ProviderInstaller,
+  opts: Partial<Record<ExtraFlag, boolean>>,
+): InstallExtra[] {
+  const out: InstallExtra[] = [];
+  for (const flag of ["notify", "mcp"] as const) {
+    if (!opts[flag]) continue;
+    const extra = installer.extras?.find((e) => e.flag === flag);
+    if (!extra) throw new CliError(`${providerName(installer.provider)} has no --${flag}`, EXIT.usage);
+    out.push(extra);
+  }
+  return out;
+}
+
+function extraCommand(): ExtraCommand {
+  return { node: process.execPath, hook: builtFile("hook.cjs"), cli: builtFile("cli.js") };
+}
+
+/** The Project row of the view: below the git root, it says which directory install chose and why. */
+function projectRow(located: LocatedProject): string {
+  if (located.root === located.cwd) return located.root;
+  const here = relative(located.root, located.cwd);
+  return located.source === "git"
+    ? `${located.root} (the git root; you are in ${here}: pass --project . to record that directory instead)`
+    : `${located.root} (installed there already; you are in ${here})`;
+}
+
+function hookCommand(transport: Transport, provider: string, project: string): string {
+  return hookCommandFor(transport, provider, project, {
+    node: process.execPath,
+    hook: builtFile("hook.cjs"),
+    client: builtFile("hook-client.sh"),
+  });
+}
+
+function statusLineCommand(provider: string): string {
+  return `${shellQuote(process.execPath)} ${shellQuote(builtFile("hook.cjs"))} --statusline ${provider}`;
+}
+
+/** Under the system temp directory (by path or by realpath): no confirmation needed there. */
+function isTemporary(path: string): boolean {
+  const tmp = tmpdir();
+  let realTmp = tmp;
+  try {
+    realTmp = resolveProjectRoot(tmp);
+  } catch {
+    // a TMPDIR that does not exist cannot contain anything
+  }
+  return isInside(tmp, resolve(path)) || isInside(realTmp, resolve(path));
+}
+
+function enablementView(rows: Array<[string, string]>): string {
+  const width = Math.max(...rows.map(([k]) => k.length)) + 2;
+  // Paths in the rows are the user's and the project's: one line each, nothing that steers the terminal.
+  return ["Record session", "", ...rows.map(([k, v]) => `${k.padEnd(width)}${printable(v)}`)].join("\n");
+}
+
+async function installCommand(provider: string, given: InstallOpts): Promise<void> {
+  const installer = installerFor(provider, "install");
+  // The http transport's client needs bash; without it, the command transport is the default that works.
+  const fallbackTransport = clientShellAvailable() ? undefined : "command";
+  const opts = {
+    ...given,
+    transport: given.transport ?? fallbackTransport ?? installer.transports[0] ?? "command",
+  };
+  if (opts.mode !== "capture-only")
+    throw new CliError(`unknown mode "${opts.mode}" (use capture-only)`, EXIT.usage);
+  if (opts.transport !== "command" && opts.transport !== "http") {
+    throw new CliError(`unknown transport "${opts.transport}" (use command or http)`, EXIT.usage);
+  }
+  const located = locateProject(opts.project);
+  const project = located.root;
+  if (!installer.transports.includes(opts.transport as "command" | "http")) {
+    throw new CliError(
+      `${providerName(provider)} supports --transport ${installer.transports.join(" or ")}`,
+      EXIT.usage,
+    );
+  }
+  const settingsPath = settingsPathFor(installer, project, opts.settings);
+  const sessionRootSetting = opts.sessionRoot
+    ? isAbsolute(opts.sessionRoot)
+      ? opts.sessionRoot
+      : // "." when it is the project itself, so that the check below refuses it instead of taking the default
+        relative(project, resolve(opts.sessionRoot)) || "."
+    : undefined;
+  const checkedRoot = checkSessionRoot(project, sessionRootSetting, provider);
+  const sessionRoot = checkedRoot.root;
+  // A broken config is reported before the view, which would otherwise show defaults it does not hold.
+  const limits = effectiveLimits(loadConfig(project));
+  const settings = readSettings(settingsPath);
+  const foreignStatus = installer.statusLine?.hasForeign(settings) ?? false;
+  const shownRoot = isInside(project, sessionRoot) ? relative(project, sessionRoot) : sessionRoot;
+  const rows: Array<[string, string]> = [
+    ["Provider", providerName(provider)],
+    ["Mode", "Capture only"],
+    ["Project", projectRow(located)],
+    [
+      "Session root",
+      checkedRoot.needsIgnore
+        ? `${shownRoot} (tapedeck adds a .gitignore of * there${checkedRoot.git === "tracked" ? "; WARNING: git would track it now, and commit every recorded prompt" : ""})`
+        : shownRoot,
+    ],
+    ["Retrieval", "Off"],
+    ["Native memory", "Unchanged"],
+    ["Redaction", `Default policy (${REDACTION_POLICY})`],
+    [
+      "Size limits",
+      `${formatBytes(limits.max_string_bytes)} per string · ${formatBytes(limits.max_event_bytes)} per event · ${formatBytes(limits.max_session_bytes)} per session`,
+    ],
+    [
+      "Settings",
+      `${relative(project, settingsPath) || settingsPath} (${installer.hookEvents} hooks${opts.statusline && installer.statusLine && !foreignStatus ? ", status line" : ""})`,
+    ],
+    ["Transport", opts.transport],
+  ];
+  const extras = requestedExtras(installer, opts);
+  for (const extra of extras)
+    rows.push([extra.flag === "mcp" ? "MCP server" : "Notify", extra.describe(project)]);
+  const temporary = isTemporary(sessionRoot);
+  if (!opts.json) say(`${enablementView(rows)}\n\n`);
+  if (checkedRoot.git === "tracked" && opts.json) {
+    note(
+      `tapedeck: git would track the session root ${sessionRoot}; tapedeck adds a .gitignore of * there\n`,
+    );
+  }
+  if (!opts.yes && !temporary) {
+    const ok = await confirm("Start recording sessions of this project?");
+    if (!ok) {
+      throw new CliError(
+        process.stdin.isTTY
+          ? "cancelled; nothing was changed"
+          : "not installed: pass --yes to confirm without a terminal",
+        EXIT.usage,
+      );
+    }
+  }
+  const config: ProjectConfig = readConfig(project) ?? { schema_version: 1, providers: {} };
+  const previous = config.providers[provider];
+  const transport = await transportConfig(opts.transport as Transport, previous);
+  // With the MCP control installed recording starts dormant: the user starts it from inside the agent
+  // (record_session) or with `tapedeck record start`. A re-install keeps the state it finds.
+  const recording = opts.mcp ? (previous?.recording ?? "off") : "on";
+  config.providers[provider] = {
+    recording,
+    ...(recording === "on"
+      ? {
+          recording_since: previous?.recording === "on" ? previous.recording_since : new Date().toISOString(),
+        }
+      : {}),
+    mode: "capture-only",
+    ...(sessionRootSetting ? { session_root: sessionRootSetting } : {}),
+    ...transport,
+  };
+  for (const [i, extra] of extras.entries()) {
+    try {
+      extra.add(project, extraCommand(), settings);
+    } catch (error) {
+      const done = extras.slice(0, i).map((e) => `--${e.flag}`);
+      throw new CliError(
+        `${(error as Error).message}; ${done.length === 0 ? "nothing was changed" : `only ${done.join(" ")} was installed`}`,
+      );
+    }
+  }
+  // notify records only where it was asked for (a re-install keeps that while it is still installed).
+  const fallbackExtra = installer.extras?.find((e) => e.fallback);
+  if (
+    fallbackExtra &&
+    (extras.includes(fallbackExtra) || (previous?.fallback && fallbackExtra.present(project, settings)))
+  ) {
+    config.providers[provider]!.fallback = true;
+  }
+  if (checkedRoot.needsIgnore) ignoreSessionRoot(sessionRoot);
+  writeConfig(project, config);
+  if (recording === "on" && previous?.recording !== "on") {
+    logControlChange(project, { provider, action: "start", via: "cli" });
+  }
+  installer.add(settings, {
+    command: hookCommand(opts.transport as Transport, provider, project),
+    timeoutSeconds: 10,
+  });
+  const statusLineAdded = opts.statusline && !!installer.statusLine && !foreignStatus;
+  if (statusLineAdded) installer.statusLine?.add(settings, statusLineCommand(provider));
+  writeSettings(settingsPath, settings, opts.settings ? undefined : project);
+  const result = {
+    provider,
+    project,
+    settings: settingsPath,
+    session_root: sessionRoot,
+    hooks: installer.count(settings),
+    status_line: statusLineAdded ? "installed" : foreignStatus ? "kept yours" : "not installed",
+    extras: Object.fromEntries(extras.map((e) => [e.flag, e.path(project)])),
+    recording,
+  };
+  if (opts.json) {
+    printJson({ ...result, view: Object.fromEntries(rows) });
+    return;
+  }
+  const lines = [
+    `Installed ${result.hooks} hooks in ${relative(project, settingsPath) || settingsPath}. ${
+      recording === "on"
+        ? "Recording is on."
+        : `Recording is dormant until you ask the agent to start it (record_session), or run: tapedeck record start --provider ${provider}`
+    }`,
+    recording === "on"
+      ? `Stop with: tapedeck record stop --provider ${provider}    Remove with: tapedeck uninstall ${provider}`
+      : `Remove with: tapedeck uninstall ${provider}`,
+    ...extras.map(
+      (e) => `Added tapedeck's ${e.flag === "mcp" ? "MCP server" : "notify program"} to ${e.path(project)}.`,
+    ),
+    ...(installer.afterInstall?.(project) ?? []),
+  ];
+  if (foreignStatus && opts.statusline) {
+    lines.push(
+      "Your status line was kept. To show the recording state in it, append the output of:",
+      `  ${statusLineCommand(provider)}`,
+    );
+  }
+  say(`${lines.join("\n")}\n`);
+}
+
+export function register(program: Command): void {
+  program
+    .command("install <provider>")
+    .description("enable recording for a provider in this project (writes project-local settings only)")
+    .option(
+      "--project <dir>",
+      "project directory (default: the nearest one with .tapedeck above the current directory, else the git root)",
+    )
+    .option("--mode <mode>", "recording mode", "capture-only")
+    .option("--session-root <dir>", "where sessions are stored (default: .tapedeck/<provider>-sessions)")
+    .option(
+      "--transport <kind>",
+      "how hooks reach tapedeck: http (a ~3 ms bash client of a per-project server, recording in-process whenever the server is down; the default) or command (a Node process per event)",
+    )
+    .option(
+      "--settings <path>",
+      "edit this settings file instead of the project-local one (e.g. .claude/settings.local.json)",
+    )
+    .option("--no-statusline", "do not add the recording indicator to the status line")
+    .option(
+      "--notify",
+      "codex: also install the notify program (in the user-level $CODEX_HOME/config.toml), which records turns the hooks miss",
+    )
+    .option(
+      "--mcp",
+      "also install the tapedeck MCP server, so the agent can start and stop recording when you ask it",
+    )
+    .option("-y, --yes", "do not ask for confirmation")
+    .option("--json", "machine-readable output")
+    .action(installCommand);
+}

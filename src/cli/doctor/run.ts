@@ -1,0 +1,134 @@
+// `tapedeck doctor`: is this project's recording going to work? Per installed
+// provider, the table below of checks, in the order the report shows them;
+// each returns its results (a status, a message, and for a warning or a
+// problem the fix). Exit 0 when nothing is wrong, 1 when a problem was found
+// (warnings alone do not fail).
+import { loadConfig, type ProviderConfig } from "../../core/config.ts";
+import { defaultCodexHome } from "../../providers/codex/installer.ts";
+import type { ProviderInstaller } from "../../providers/installer.ts";
+import { INSTALLERS } from "../../providers/installers.ts";
+import { checkProvider, projectFromOption } from "../common.ts";
+import { providerName } from "../summary.ts";
+import { check, type DoctorCheck, type DoctorReport, type ProviderReport } from "./check.ts";
+import { checkCodexTrust } from "./codex-trust.ts";
+import { checkDiagnostics } from "./diagnostics.ts";
+import { checkExtras } from "./extras.ts";
+import { checkHookServer } from "./hook-server.ts";
+import { checkHooks, type FoundHook } from "./hooks.ts";
+import { checkSessionRoot } from "./session-root.ts";
+
+export interface DoctorOpts {
+  project?: string;
+  provider?: string;
+  settings?: string;
+  codexHome?: string;
+  json?: boolean;
+}
+
+/** What a provider's checks look at; `found` is filled by the hooks check, for the checks after it. */
+interface ProviderScope {
+  project: string;
+  provider: string;
+  entry: ProviderConfig;
+  installer: ProviderInstaller | undefined;
+  opts: DoctorOpts;
+  found: FoundHook[];
+}
+
+type ProviderCheck = (scope: ProviderScope) => DoctorCheck[] | Promise<DoctorCheck[]>;
+
+function recording({ project, provider, entry }: ProviderScope): DoctorCheck[] {
+  const on = entry.recording === "on";
+  const detail = `${entry.mode ?? "capture-only"}, transport ${entry.transport ?? "command"}`;
+  return [
+    on
+      ? check("recording", "ok", `on (${detail})`)
+      : check("recording", "warn", `stopped: hooks run but record nothing (${detail})`, [
+          `tapedeck record start --provider ${provider} --project ${project}`,
+        ]),
+  ];
+}
+
+function hooks(scope: ProviderScope): DoctorCheck[] {
+  const result = checkHooks(scope.project, scope.provider, scope.installer, scope.opts.settings);
+  scope.found = result.found;
+  return result.checks;
+}
+
+/** Codex silently skips untrusted hooks; checked only where there are hooks to trust. */
+function codexTrust({ project, provider, opts, found }: ProviderScope): DoctorCheck[] {
+  if (provider !== "codex" || found.length === 0) return [];
+  return checkCodexTrust(project, opts.codexHome ?? defaultCodexHome());
+}
+
+async function hookServer({ project, provider, entry }: ProviderScope): Promise<DoctorCheck[]> {
+  return entry.transport === "http" ? [await checkHookServer(project, provider, entry)] : [];
+}
+
+function extras({ project, installer, opts }: ProviderScope): DoctorCheck[] {
+  return installer ? checkExtras(project, installer, opts.settings) : [];
+}
+
+const PROVIDER_CHECKS: readonly ProviderCheck[] = [
+  ({ provider }) => [check("config", "ok", `.tapedeck/config.json has ${provider}`)],
+  recording,
+  hooks,
+  ({ project, provider, entry }) => [checkSessionRoot(project, provider, entry)],
+  codexTrust,
+  hookServer,
+  extras,
+];
+
+async function providerReport(
+  project: string,
+  provider: string,
+  entry: ProviderConfig | undefined,
+  opts: DoctorOpts,
+): Promise<ProviderReport> {
+  if (!entry) {
+    const checks = [
+      check("config", "fail", `${providerName(provider)} is not installed in ${project}`, [
+        `tapedeck install ${provider} --project ${project}`,
+      ]),
+    ];
+    return { provider, ok: false, checks };
+  }
+  const installer = Object.hasOwn(INSTALLERS, provider) ? INSTALLERS[provider] : undefined;
+  const scope: ProviderScope = { project, provider, entry, installer, opts, found: [] };
+  const checks: DoctorCheck[] = [];
+  for (const run of PROVIDER_CHECKS) checks.push(...(await run(scope)));
+  return { provider, ok: !checks.some((c) => c.status === "fail"), checks };
+}
+
+export async function runDoctor(opts: DoctorOpts): Promise<DoctorReport> {
+  const project = projectFromOption(opts.project);
+  const config = loadConfig(project);
+  const asked = checkProvider(opts.provider);
+  const providers = asked ? [asked] : Object.keys(config?.providers ?? {});
+  const reports: ProviderReport[] = [];
+  for (const provider of providers) {
+    reports.push(await providerReport(project, provider, config?.providers[provider], opts));
+  }
+  if (providers.length === 0) {
+    reports.push({
+      provider: "none",
+      ok: false,
+      checks: [
+        check("config", "fail", `tapedeck is not installed in ${project}`, [
+          "tapedeck install claude   (or codex, gemini)",
+        ]),
+      ],
+    });
+  }
+  const diagnostics = checkDiagnostics(project);
+  if (diagnostics && reports[0]) reports[0].checks.push(diagnostics);
+  const all = reports.flatMap((r) => r.checks);
+  const problems = all.filter((c) => c.status === "fail").length;
+  return {
+    project,
+    ok: problems === 0,
+    problems,
+    warnings: all.filter((c) => c.status === "warn").length,
+    providers: reports,
+  };
+}

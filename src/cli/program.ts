@@ -1,0 +1,86 @@
+// The program of the `tapedeck` entry (./main.ts, dist/cli.js). It knows the commands only by the table
+// in ./catalog.ts and loads the one command it runs: with every command
+// imported up front, `tapedeck --version` took 2.46x `node -e 0`, most of it
+// in modules the command never used (undici, the proxy, the archive); see
+// bench/cli.bench.ts for the figures now. The other commands are registered as
+// names and descriptions only, enough for `tapedeck --help`, the "did you
+// mean" of a typo and the exit codes commander gives.
+import { Command, CommanderError, Help } from "commander";
+import { printableText } from "../core/printable.ts";
+import { CATALOG, catalogEntry } from "./catalog.ts";
+import { CliError, EXIT } from "./errors.ts";
+import { VERSION } from "./version.ts";
+
+/**
+ * The command argv runs, found as commander finds it: the program's own options (--version, --help) take no
+ * value and come first (positional options), so the first operand is the command; `help X` shows X's help.
+ */
+export function commandNameOf(args: readonly string[]): string | undefined {
+  const operands: string[] = [];
+  for (let i = 0; i < args.length && operands.length < 2; i += 1) {
+    const a = args[i]!;
+    if (a === "--") {
+      operands.push(...args.slice(i + 1, i + 3));
+      break;
+    }
+    if (a.length > 1 && a.startsWith("-") && operands.length === 0) continue;
+    operands.push(a);
+  }
+  return operands[0] === "help" ? operands[1] : operands[0];
+}
+
+/** The program with `only` defined in full (or every command, for a test), the others as catalog entries. */
+export async function buildProgram(only: string | "all" | undefined): Promise<Command> {
+  const program = new Command()
+    .name("tapedeck")
+    .description("A local flight recorder for AI coding agents: opt-in, per project, redacted, append-only.")
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride()
+    // `run` passes the agent's options through: options after a command belong to that command. The program's
+    // only own options are --version and --help, which go first anyway.
+    .enablePositionalOptions();
+  const standard = new Help();
+  program.configureHelp({
+    // A command known only by its entry has no options yet: its term in the list comes from the catalog.
+    subcommandTerm: (cmd) =>
+      (cmd.parent === program ? catalogEntry(cmd.name())?.term : undefined) ?? standard.subcommandTerm(cmd),
+  });
+  const modules = await Promise.all(
+    CATALOG.map((e) => (only === "all" || e.name === only ? e.load() : undefined)),
+  );
+  CATALOG.forEach((entry, i) => {
+    const module = modules[i];
+    if (module) module.register(program);
+    else program.command(entry.name).description(entry.description);
+  });
+  return program;
+}
+
+/** Through the terminal filter: messages name ids and paths from the archive and the project. */
+function note(text: string): void {
+  process.stderr.write(printableText(text));
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const program = await buildProgram(commandNameOf(argv.slice(2)));
+    await program.parseAsync(argv);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
+      if (error.code === "commander.help") return EXIT.ok;
+      return EXIT.usage;
+    }
+    if (error instanceof CliError) {
+      note(`tapedeck: ${error.message}\n`);
+      return error.exitCode;
+    }
+    // An unexpected error: say what kind without echoing data that may be sensitive.
+    const e = error as NodeJS.ErrnoException;
+    note(`tapedeck: unexpected ${e?.code ?? e?.name ?? "error"}${e?.path ? ` at ${e.path}` : ""}\n`);
+    if (process.env.TAPEDECK_DEBUG) process.stderr.write(`${e?.stack ?? ""}\n`);
+    return EXIT.failed;
+  }
+}

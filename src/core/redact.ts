@@ -979,7 +979,7 @@ const NAMED_PAIR =
 
 // `echo SECRET | docker login -u bot --password-stdin`: the secret is the echoed word.
 const PIPED_SECRET =
-  /(?:^|[\s;&(])(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?(["']?)([^\s'"|\\$]{4,512})\1[ \t]*\|[^|\n]*$/d;
+  /(?:^|[\s;&("'`])(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?(["']?)([^\s'"|\\$]{4,512})\1[ \t]*\|[^|\n]*$/d;
 
 function pipedPassword(text: string, ks: number, spans: Span[], miss: number): number {
   const line = lineBefore(text, ks);

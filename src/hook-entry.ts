@@ -25,7 +25,8 @@ function statusLine(provider: string): void {
   }
   const dir = projectFromStatusPayload(payload) ?? process.env.CLAUDE_PROJECT_DIR ?? process.cwd();
   const state = recordingState(dir, provider);
-  const sessionId = (payload as { session_id?: unknown } | null)?.session_id;
+  const sessionId =
+    (payload as { session_id?: unknown } | null)?.session_id ?? process.env.CLAUDE_CODE_SESSION_ID;
   // A resume that found the transcript lost says so while the session runs (transcript-alert.ts).
   const alert =
     provider === "claude" && state.project && typeof sessionId === "string" && sessionId.length < 256

@@ -5,6 +5,7 @@ import { loadConfig } from "../core/config.ts";
 import { type ControlChange, lastControlChange } from "../core/control-log.ts";
 import { printable } from "../core/printable.ts";
 import { type RecordingState, recordingState } from "../core/status.ts";
+import { alertText, transcriptAlertFor } from "../providers/claude/transcript-alert.ts";
 import { CliError, checkProvider, printJson, say } from "./common.ts";
 import { providerName } from "./summary.ts";
 
@@ -79,7 +80,11 @@ function renderStatus(project: string, states: ProviderStatus[]): string {
 export function showStatus(project: string, providers: string[], opts: RecordOpts): void {
   const states = providers.map((p) => providerStatus(project, p));
   if (opts.statusline) {
-    say(`${combinedDisplay(states)}\n`);
+    // Claude runs status-line commands with the session's id in the environment: a transcript lost at its
+    // resume is said while it runs (transcript-alert.ts).
+    const sid = process.env.CLAUDE_CODE_SESSION_ID;
+    const alert = sid && providers.includes("claude") ? transcriptAlertFor(project, sid) : undefined;
+    say(`${combinedDisplay(states)}${alert ? alertText(alert) : ""}\n`);
   } else if (opts.json) {
     // One provider asked for: its state, as before. Otherwise the whole project, with each provider's state.
     if (opts.provider) printJson(states[0]);

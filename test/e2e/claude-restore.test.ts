@@ -53,7 +53,7 @@ interface Sandbox {
   mirrorDir: string;
   mock: AnthropicMock;
   /** Set by a test: the mock runs the status line while claude waits for its reply. */
-  statusProbe?: { sessionId: string; seen: string[] };
+  statusProbe?: { sessionId: string; seen: string[]; cli: string[] };
 }
 
 function statusLine(sb: Sandbox, sessionId: string): string {
@@ -62,6 +62,15 @@ function statusLine(sb: Sandbox, sessionId: string): string {
     input: JSON.stringify(payload),
     encoding: "utf8",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sb.home },
+  });
+}
+
+/** `tapedeck status --statusline` as a status-line command runs: Claude puts the session's id in its environment. */
+function cliStatusLine(sb: Sandbox, sessionId: string): string {
+  return execFileSync(process.execPath, [CLI_JS, "status", "--statusline"], {
+    cwd: sb.projectDir,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sb.home, CLAUDE_CODE_SESSION_ID: sessionId },
   });
 }
 
@@ -75,8 +84,10 @@ function useSandbox(prefix: string): Sandbox {
       port: 0,
       script: (ctx) => {
         const probe = sb.statusProbe;
-        if (probe && ctx.sessionId === probe.sessionId && ctx.agentId === null)
+        if (probe && ctx.sessionId === probe.sessionId && ctx.agentId === null) {
           probe.seen.push(statusLine(sb, probe.sessionId));
+          probe.cli.push(cliStatusLine(sb, probe.sessionId));
+        }
         return undefined;
       },
     });
@@ -378,7 +389,7 @@ describe("a resume from a damaged transcript records the loss, and the status li
     const records = readFileSync(path, "utf8").split("\n");
     const second = records.findIndex((l) => l.includes(PROMPTS[1]!) && l.includes('"type":"user"'));
     writeFileSync(path, `${records.slice(0, second).join("\n")}\n`);
-    const probe = { sessionId: id, seen: [] as string[] };
+    const probe = { sessionId: id, seen: [] as string[], cli: [] as string[] };
     sb.statusProbe = probe;
     const res = await claude(sb, ["--resume", id, "after the loss"]);
     sb.statusProbe = undefined;
@@ -397,8 +408,10 @@ describe("a resume from a damaged transcript records the loss, and the status li
     // The mock ran the status line while claude waited for its reply: the session was running.
     expect(probe.seen.length).toBeGreaterThan(0);
     expect(probe.seen[0]).toMatch(/^tapedeck ● REC capture-only · ⚠ transcript shrunk: tapedeck restore /);
+    expect(probe.cli[0]).toMatch(/^tapedeck ● REC capture-only · ⚠ transcript shrunk: tapedeck restore /);
     // The session has ended (SessionEnd): the warning is gone.
     expect(statusLine(sb, id)).toBe("tapedeck ● REC capture-only\n");
+    expect(cliStatusLine(sb, id)).toBe("tapedeck ● REC capture-only\n");
   });
 
   it("the hook itself prints nothing on a loss", () => {

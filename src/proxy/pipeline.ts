@@ -569,6 +569,24 @@ class SseObserver implements BodyObserver {
   }
 }
 
+// Observer work waiting for the next turn of the event loop, of every request:
+// one setImmediate per turn however many streams are flowing.
+const deferred: Array<() => void> = [];
+let deferredScheduled = false;
+
+function runDeferred(): void {
+  deferredScheduled = false;
+  // Work queued while this runs waits for the next turn, behind that turn's I/O.
+  const batch = deferred.splice(0, deferred.length);
+  for (const work of batch) {
+    try {
+      work();
+    } catch {
+      // Each observer catches its own failures; this only keeps one from starving the others.
+    }
+  }
+}
+
 /**
  * Hands its observer the chunks on the next turn of the event loop, after the
  * I/O that is ready now: the client's writes of every stream go out before any
@@ -578,7 +596,7 @@ class SseObserver implements BodyObserver {
 class DeferredObserver implements BodyObserver {
   readonly #inner: BodyObserver;
   #queue: Buffer[] = [];
-  #scheduled = false;
+  #queued = false;
   #end: { complete: boolean; done: () => void } | undefined;
 
   constructor(inner: BodyObserver) {
@@ -598,13 +616,17 @@ class DeferredObserver implements BodyObserver {
   }
 
   #schedule(): void {
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    setImmediate(this.#drain);
+    if (this.#queued) return;
+    this.#queued = true;
+    deferred.push(this.#drain);
+    if (!deferredScheduled) {
+      deferredScheduled = true;
+      setImmediate(runDeferred);
+    }
   }
 
   readonly #drain = (): void => {
-    this.#scheduled = false;
+    this.#queued = false;
     const queue = this.#queue;
     this.#queue = [];
     for (const chunk of queue) this.#inner.write(chunk);

@@ -1,10 +1,29 @@
 // Bundles the entry points. The hook entry is bundled alone so that a hook
 // process loads one small file and none of the CLI's dependencies.
-import { chmodSync, copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { build } from "esbuild";
 
-// Chunk names carry a hash: the previous build's would stay beside the new ones.
-rmSync("dist/cli-chunks", { recursive: true, force: true });
+const CHUNKS = "dist/cli-chunks";
+/** A chunk of an earlier build stays this long: a CLI started from it, or a build running beside this one, may need it. */
+const STALE_CHUNK_MS = 10 * 60 * 1000;
+
+/**
+ * Chunk names carry a hash, so earlier builds' chunks pile up beside the new ones: those this build did not
+ * write go once they are old. Not at once, and not by emptying the directory first: that left dist/cli.js
+ * pointing at missing chunks while a second build ran (seen with two builds of one checkout).
+ */
+function pruneChunks(written) {
+  for (const name of readdirSync(CHUNKS)) {
+    const path = resolve(join(CHUNKS, name));
+    if (written.has(path)) continue;
+    try {
+      if (Date.now() - statSync(path).mtimeMs > STALE_CHUNK_MS) rmSync(path, { force: true });
+    } catch {
+      // removed by another build meanwhile
+    }
+  }
+}
 
 const common = {
   bundle: true,
@@ -20,8 +39,9 @@ const common = {
 // `tapedeck --version` 0.25x `node -e 0` in module resolution and CommonJS loading alone, bundled 0.03x
 // (bench/cli.bench.ts). Its `require`s of Node's modules need a real `require` in an ES module: the banner
 // defines one in every file of the build (esbuild puts its require helper in whichever chunk it likes).
-await build({
+const cli = await build({
   ...common,
+  metafile: true,
   entryPoints: { cli: "src/cli/main.ts" },
   outdir: "dist",
   splitting: true,
@@ -62,6 +82,7 @@ await build({
 // The shebang on the entry only: the banner goes into every chunk.
 writeFileSync("dist/cli.js", `#!/usr/bin/env node\n${readFileSync("dist/cli.js", "utf8")}`);
 chmodSync("dist/cli.js", 0o755);
+pruneChunks(new Set(Object.keys(cli.metafile.outputs).map((o) => resolve(o))));
 // The http transport's hook client: a bash script, shipped as it is.
 copyFileSync("src/serve/hook-client.sh", "dist/hook-client.sh");
 chmodSync("dist/hook-client.sh", 0o755);

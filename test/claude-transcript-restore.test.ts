@@ -575,3 +575,54 @@ describe("doctor's archive scan", () => {
     expect(scanned.cwd).toBe("/home/user/project");
   });
 });
+
+describe("auto with a prompt typed twice", () => {
+  it("a mirror holding the first 'continue' leaves the archive's second one in", () => {
+    seq = 0;
+    const events = [
+      ev("session_start", { source: "startup", cwd: "/home/user/project" }),
+      ev("user_prompt", { prompt: "continue" }),
+      ev("assistant_message", { text: "one" }),
+      ev("user_prompt", { prompt: "continue" }),
+      ev("assistant_message", { text: "two" }),
+    ];
+    const mirrorDir = fresh("mirror");
+    const ctx = { sessionId: SID, agentId: null, userType: "external", requestedModel: null, effort: null };
+    const prompt = shapeUserRecord(ctx, {
+      content: "continue",
+      ordinal: 0,
+      timestamp: events[1]!.timestamp,
+      sentAtMs: 0,
+      parentUuid: null,
+    });
+    const answer = shapeAssistantRecord(ctx, {
+      message: {
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        model: "m",
+        content: [{ type: "text", text: "one" }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        stop_details: null,
+        usage: {},
+        extra: {},
+      },
+      requestId: null,
+      timestamp: events[2]!.timestamp,
+      parentUuid: prompt.uuid,
+    });
+    mkdirSync(join(mirrorDir, mirrorDirName(SID)), { recursive: true });
+    writeFileSync(
+      join(mirrorDir, mirrorDirName(SID), "2026-11-29T18-40-01-000Z.jsonl"),
+      `${JSON.stringify(prompt)}\n${JSON.stringify(answer)}\n`,
+    );
+    const s = { sessionId: SID, projectRoot: "/home/user/project", branch: null, events };
+    const plan = planRestore({ from: "auto", session: s, claudeHome: fresh("claude"), mirrorDir });
+    expect(plan.used).toMatchObject({ mirror_turns: 1, archive_turns: 1 });
+    const texts = plan.records
+      .filter((r) => r.type === "assistant")
+      .map((r) => `${r.source}:${blocks(r)[0]!.text}`);
+    expect(texts).toEqual(["tapedeck-mirror:one", "tapedeck-archive:two"]);
+  });
+});

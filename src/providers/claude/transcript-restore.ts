@@ -209,7 +209,13 @@ function mergeTurns(
   archive: readonly JsonObject[],
 ): { records: JsonObject[]; mirrorTurns: number; archiveTurns: number } {
   const fromMirror = turnsOf(mirror, "mirror");
-  const fromArchive = turnsOf(archive, "archive").filter((t) => !fromMirror.some((m) => sameTurn(m, t)));
+  // One archive turn per mirror turn, in order: a prompt typed twice ("continue") is two turns.
+  const taken = new Set<Turn>();
+  const fromArchive = turnsOf(archive, "archive").filter((t) => {
+    const twin = fromMirror.find((m) => !taken.has(m) && sameTurn(m, t));
+    if (twin) taken.add(twin);
+    return twin === undefined;
+  });
   const all = [...fromMirror, ...fromArchive].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return {
     records: all.flatMap((t) => t.records),

@@ -557,7 +557,7 @@ const TELEGRAM = rule(
 const AZURE_SAS = rule("azure_sas", "sig=([A-Za-z0-9%+/=]{20,300})");
 const AWS_PRESIGNED = rule("aws_presigned_signature", "X-Amz-Signature=([0-9a-f]{64})");
 // `mysql -pSECRET`: the password is glued to -p. `-p` alone prompts and is left alone.
-const MYSQL_P = rule("password", String.raw`-p(?!assword)([^\s'"\\-][^\s'"\\]{0,200})`);
+const MYSQL_P = rule("password", String.raw`-p(?!assword)['"]?([^\s'"\\-][^\s'"\\]{0,200})`);
 const MYSQL_CMD = new RegExp(escapeAware(String.raw`(?<![A-Za-z0-9_])mysql(?:dump|admin|import|sh)?\s`));
 const CURL_U = rule(
   "password",
@@ -596,12 +596,30 @@ function urlCredentials(text: string, end: number): Span | null {
   const limit = Math.min(text.length, end + 1024);
   let at = -1;
   let i = end;
+  let cut = -1;
   for (; i < limit; i++) {
     const c = text.charCodeAt(i);
     if (c === 64) at = i;
-    else if (c <= 32 || (c < 128 && AUTHORITY_END[c] === 1)) break;
+    else if (c === 35 || c === 63) {
+      // An unencoded `#` or `?` in a password (`user:Xk9#mQ@proxy`) would end the authority early.
+      if (cut < 0) cut = i;
+    } else if (c <= 32 || (c < 128 && AUTHORITY_END[c] === 1)) break;
   }
   if (at < 0 || text.startsWith("[REDACTED:", end)) return null;
+  if (cut >= 0 && cut < at) {
+    // Only as a password after a user name that is not a host (`localhost:8080?next=a@b` is not one).
+    const colon = text.indexOf(":", end);
+    const user = text.slice(end, colon);
+    if (
+      colon < 0 ||
+      colon > cut ||
+      /[.]/.test(user) ||
+      /^[0-9]+[?#]/.test(text.slice(colon + 1, at)) ||
+      user === "localhost"
+    ) {
+      return null;
+    }
+  }
   const colon = text.indexOf(":", end);
   if (colon >= 0 && colon < at) {
     const pw = text.slice(colon + 1, at);
@@ -707,6 +725,9 @@ function dashOption(text: string, m: RegExpExecArray, cap: string, spans: Span[]
     return argumentValue(text, at + 2, spans, c === 98 ? "cookie" : "password");
   }
   if (text.startsWith("--password-stdin", at)) return pipedPassword(text, at, spans, at + 16);
+  // `echo PASSWORD | sudo -S ...` reads the password from stdin.
+  if (c === 83)
+    return /\bsudo[ \t]+$/.test(lineBefore(text, at)) ? pipedPassword(text, at, spans, at + 2) : at + 1;
   const curl = c === 117 /* u */ || text.startsWith("--user", at);
   if (curl || c === 112 /* p */) {
     const rule = curl ? CURL_U : MYSQL_P;
@@ -794,7 +815,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
       { src: "(?=(----BEGIN) )", handle: "at" },
       // Long options (`--token x`), and `-p` / `-u` for the mysql and curl special cases.
       {
-        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s'"\\-]|[puab][ \t=]))`,
+        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s\\-]|[puab][ \t=]|S[ \t]))`,
         handle: dashOption,
         keyed: true,
       },
@@ -829,9 +850,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
       // URLs only matter when their authority holds an '@'.
       {
         src:
-          String.raw`(?<=:)(?=(\/\/[^\s/?#@"'<>\\` +
-          "`" +
-          "]{0,1024}@|AA[0-9A-Za-z_-]{33}(?![0-9A-Za-z_-])))",
+          String.raw`(?<=:)(?=(\/\/[^\s/@"'<>\\` + "`" + "]{0,1024}@|AA[0-9A-Za-z_-]{33}(?![0-9A-Za-z_-])))",
         handle: colonUrlOrTelegram,
       },
       KEYED,
@@ -928,9 +947,9 @@ function argumentValue(text: string, from: number, spans: Span[], kind = "passwo
 
 /** A .netrc entry (`machine h login u password SECRET`) starting after the line break at `at`. */
 const NETRC_ENTRY =
-  /(?:\\n|\n)?[ \t]*(?:machine[ \t]+\S+|default)(?:(?:\s|\\n)+(?:login|account|port)[ \t]+[^\s\\]+)*(?:\s|\\n)+password[ \t]+/y;
+  /(?:\\n|\n|")?[ \t]*(?:machine[ \t]+[^\s\\]+|default)(?:(?:\s|\\n)+(?:login|account|port)[ \t]+[^\s\\]+)*(?:\s|\\n)+password[ \t]+/y;
 
-const NETRC_START = /(?:^|\n|\\n)[ \t]*(?:machine|default)[ \t]/g;
+const NETRC_START = /(?:^|\n|\\n|")[ \t]*(?:machine|default)[ \t]/g;
 
 function netrcEntries(text: string, spans: Span[]): void {
   NETRC_START.lastIndex = 0;
@@ -1349,6 +1368,10 @@ function fromSeparator(text: string, sp: number, spans: Span[], kindOverride?: s
 }
 
 const PHP_ASSIGN = /^[ \t]*=[^=~>]/;
+const ENV_KEY_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEY$/;
+const NOT_SECRET_KEY_NAME =
+  /(?:PUBLIC|PUBLISHABLE|PRIMARY|SORT|PARTITION|CACHE|FOREIGN|IDEMPOTENCY|OBJECT|S3|HOT|SHORTCUT|SSH_PUB|GPG|PGP|SITE|MAP)_KEY$/;
+const WEAK_KEY = "weak:secret_key";
 
 /**
  * A kind that the surroundings give a key that is not secret-ish by itself:
@@ -1356,6 +1379,9 @@ const PHP_ASSIGN = /^[ \t]*=[^=~>]/;
  */
 function contextKind(text: string, ks: number, key: string, before: number): string | null {
   if (key === "key" && (before === 63 || before === 38)) return "api_key";
+  // `STRIPE_KEY=...`, `MAPS_KEY=...`: an environment variable named for a key holds one,
+  // when the value looks generated (checked once the value is known).
+  if (ENV_KEY_NAME.test(key) && !NOT_SECRET_KEY_NAME.test(key)) return WEAK_KEY;
   if (key === "--body" || key === "body") {
     if (
       /\bsecret set [A-Za-z0-9_-]+[ \t]+(?:--[a-z-]+(?:[ =][^\s-]\S*)?[ \t]+)*--$/.test(
@@ -1476,10 +1502,11 @@ function assignment(text: string, ks: number, ke: number, spans: Span[], kindOve
   }
   const value = text.slice(vs, ve);
   if (!isLiteral(site, value, quoted ? quote : -1, ve)) return ke;
+  if (kind === WEAK_KEY && !(value.length >= 16 && looksGenerated(value))) return ke;
   // `-passin val           Private key password source`: a help text's option column.
   if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]/.test(text.slice(ve, ve + 40))) return ke;
   if (kind === "cookie" && !cookieHoldsSecret(value)) return ke;
-  spans.push({ s: vs, e: ve, kind, p: 1 });
+  spans.push({ s: vs, e: ve, kind: kind === WEAK_KEY ? "secret_key" : kind, p: 1 });
   // Resume inside the value so a provider token there can claim a better kind, but
   // never parse the value itself for assignments again: that would be quadratic.
   keyedEnd = ve;

@@ -1,0 +1,58 @@
+// A child process for the tests of hostile agent files: each scenario reads
+// one file tapedeck does not write itself (a transcript, a rollout, an agent's
+// settings, a repository's .git/HEAD) or its own diagnostics, so a read that
+// blocks on a planted FIFO fails the test on the spawn timeout instead of
+// hanging the run. Prints one JSON line.
+import { runDoctor } from "../../src/cli/doctor/run.ts";
+import { writeExportFile } from "../../src/cli/export-file.ts";
+import { readNewUsage } from "../../src/providers/claude/transcript-usage.ts";
+import { chatGptLogin, codexEndpoint } from "../../src/providers/codex/endpoint.ts";
+import { codexHookTrust } from "../../src/providers/codex/installer.ts";
+import { readRollout } from "../../src/providers/codex/rollout.ts";
+import { readConfigText } from "../../src/providers/codex/toml-blocks.ts";
+import { geminiAfterInstall } from "../../src/providers/gemini/installer.ts";
+import { readSettingsFile } from "../../src/providers/settings-file.ts";
+import { restoreMirror } from "../../src/proxy/mirror/restore.ts";
+import { loadMirrorSettings } from "../../src/proxy/mirror/settings.ts";
+
+const [scenario, a = "", b = "", c = ""] = process.argv.slice(2);
+
+async function run(): Promise<unknown> {
+  switch (scenario) {
+    case "transcript":
+      return readNewUsage(a, 0, []).offset;
+    case "rollout":
+      return readRollout(a).offset;
+    case "settings":
+      return readSettingsFile(a);
+    case "toml":
+      return readConfigText(a);
+    case "codex-trust":
+      return codexHookTrust(a, b).warnings;
+    case "codex-endpoint":
+      return { login: chatGptLogin(a), endpoint: codexEndpoint([], { cwd: b, env: { CODEX_HOME: a } }) };
+    case "gemini":
+      return geminiAfterInstall(a);
+    case "mirror-settings":
+      return loadMirrorSettings({ configPath: a, env: {} }).warnings;
+    case "restore":
+      return restoreMirror({ sessionId: "sess-1", projectDir: a, mirrorDir: b, claudeHome: c }).records;
+    case "export":
+      writeExportFile(a, "exported\n", true);
+      return "written";
+    case "doctor": {
+      const report = await runDoctor({ project: a, ...(b ? { settings: b } : {}) });
+      return report.providers.flatMap((p) => p.checks.map((check) => check.message));
+    }
+    default:
+      throw new Error(`unknown scenario ${scenario}`);
+  }
+}
+
+run().then(
+  (result) => process.stdout.write(`${JSON.stringify({ ok: true, result })}\n`),
+  (error: NodeJS.ErrnoException) =>
+    process.stdout.write(
+      `${JSON.stringify({ ok: false, code: error.code ?? error.name, message: String(error.message) })}\n`,
+    ),
+);

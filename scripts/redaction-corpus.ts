@@ -1403,6 +1403,74 @@ const LOOKALIKES: Record<string, LookGen[]> = {
     () =>
       `The \`Authorization\` header must be \`Bearer <access_token>\`; refresh tokens are exchanged at \`/oauth/token\`.`,
   ],
+  // Everyday code, commands and messages that name secrets without holding one.
+  everyday_code_and_cli: [
+    () => `"scripts": { "test": "vitest run", "build": "tsc -p .", "lint": "biome check ." }`,
+    () => `export const API_KEY_HEADER = "x-api-key";`,
+    () => `const TOKEN_PATTERN = /ghp_[A-Za-z0-9]{36}/;`,
+    () => `if (password.length < 8) return "Password must be at least 8 characters";`,
+    () => `SELECT id, password_hash, created_at FROM users WHERE email = $1`,
+    () => `password_hash = "$2b$12$KIXQJ4Zh0sZ1e1w9Gm3nEuVZ7kq0b5lU7p8aH3xQ1y2z3A4B5C6D7"`,
+    () => `CREATE USER app WITH PASSWORD 'app';`,
+    () => `docker run -p 5432:5432 -e POSTGRES_HOST_AUTH_METHOD=trust postgres`,
+    () => `ssh -i ~/.ssh/id_ed25519 -p 2222 deploy@host`,
+    () => `git log --author="dev" --since=2.weeks -p src/auth.ts`,
+    () => `kubectl port-forward svc/api 8080:80 -n prod`,
+    () => `mysql -h db -u app -p app_db < schema.sql`,
+    () => `curl -s -o /dev/null -w "%{http_code}" https://api.example.com/health`,
+    () => `npm publish --access public --tag next`,
+    () => `token_type: "Bearer"\nexpires_in: 3600\nscope: "read write"`,
+    () => `{"access_token_expires_in": 3600, "refresh_token_ttl": 86400}`,
+    () => `ERROR: relation "api_keys" does not exist at character 15`,
+    () => `Updated secret "db-credentials" in namespace "prod"`,
+    () => `Created token "ci-deploy" with scopes repo, workflow (expires 2027-01-01)`,
+    () => `const { data: session } = useSession(); if (!session?.accessToken) redirect("/login");`,
+    () =>
+      `https://accounts.google.com/o/oauth2/v2/auth?client_id=123.apps.googleusercontent.com&redirect_uri=http://localhost:3000/callback&response_type=code&scope=openid`,
+    () => `https://github.com/login/oauth/authorize?client_id=Iv1.abc123def4567890&state=xyz`,
+    () => `WARNING: The password is stored in plain text in ~/.docker/config.json`,
+    () => `authenticity_token=${"A".repeat(0)}&commit=Sign+in`,
+    () => `<input type="password" name="password" placeholder="Password" required />`,
+    () => `<meta name="csrf-token" content="{{ csrf_token() }}">`,
+    () => `export PATH="$HOME/.local/bin:$PATH"`,
+    () => `user@host:~/project$ ls -la`,
+    () =>
+      `[remote "origin"]\n\turl = git@github.com:org/repo.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*`,
+    () => `ssh://git@gitlab.com:2222/group/project.git`,
+    () => `Server: nginx/1.25.3\nDate: Mon, 30 Nov 2026 10:00:00 GMT`,
+    () => `"model": "claude-sonnet-4-5-20250929", "max_tokens": 8192, "stream": true`,
+    () => `tokens: { input: 1234, output: 567, cached: 0 }`,
+    () => `const secretManager = new SecretManagerServiceClient();`,
+    () => `resource "aws_secretsmanager_secret" "db" {\n  name = "prod/db/password"\n}`,
+    () => `passwordless sudo configured for deploy`,
+    () => `--password-file=/run/secrets/db_password`,
+    () => `export NODE_OPTIONS=--max-old-space-size=4096`,
+    () => `AUTH_TRUST_HOST=true\nAUTH_URL=http://localhost:3000`,
+    () => `"integrity": "sha1-${"a".repeat(0)}q3hJ0Vf7Jv1QyFvq8Wn4H3vGz4k="`,
+    () => `password: "\${DB_PASSWORD:?must be set}"`,
+    () =>
+      `- uses: docker/login-action@v3\n  with:\n    username: \${{ github.actor }}\n    password: \${{ secrets.GITHUB_TOKEN }}`,
+    () => `keyboard shortcut: Ctrl+K then key: Enter`,
+    () => `The API key must be sent in the X-API-Key header (see docs).`,
+    () => `Bearer authentication failed: token expired at 2026-11-30T10:00:00Z`,
+    () => `pass: true\nfail: false\nskip: 3`,
+    () => `secret: false`,
+    () => `private_key_path = "~/.ssh/deploy_key"`,
+    () => `"credentials": "include"`,
+    () => `auth: { type: "bearer" }`,
+    () => `cookie: { secure: true, httpOnly: true, sameSite: "lax" }`,
+    () => `session_secret_rotation_days: 30`,
+    () => `sk-learn is not the package name; use scikit-learn`,
+    () => `grep -rn "ghp_" . --include=*.ts`,
+    () => `echo $GITHUB_TOKEN | gh auth login --with-token`,
+    () => `echo "$DOCKER_PASSWORD" | docker login -u "$DOCKER_USERNAME" --password-stdin`,
+    () => `printf '%s' "$TOKEN" | base64`,
+    () => `aws configure set region us-east-1`,
+    () => `npm config set registry https://registry.npmjs.org/`,
+    () => `git config --global credential.helper store`,
+    () => `machine learning models need training data`,
+    () => `the default login shell is bash`,
+  ],
   large_payload: [
     (r) => {
       const lines: string[] = [];
@@ -1437,7 +1505,14 @@ function fixtureLookalikes(): LookAlikeCase[] {
 // ---------------------------------------------------------------------------
 
 // Fixed texts: one copy each; the others draw fresh random material per copy.
-const ONCE = new Set(["placeholder", "already_masked", "cli_help", "config_reference", "markdown_docs"]);
+const ONCE = new Set([
+  "placeholder",
+  "already_masked",
+  "cli_help",
+  "config_reference",
+  "markdown_docs",
+  "everyday_code_and_cli",
+]);
 
 export function buildRedactionCorpus(seed = DEFAULT_SEED): Corpus {
   const r = new Rand(seed);

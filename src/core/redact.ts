@@ -702,7 +702,7 @@ function commandBefore(text: string, at: number, cmd: RegExp): boolean {
 // Commands whose `-p VALUE` is a password (elsewhere `-p` is a port or a path).
 const PW_CMD = new RegExp(
   escapeAware(
-    String.raw`(?<![A-Za-z0-9_-])(?:(?:docker|podman|buildah|nerdctl|oras|skopeo|crane|helm(?: registry)?) login|az login|mongo(?:sh|dump|restore)?|sshpass|mysql(?:dump|admin|import|sh)?)\s`,
+    String.raw`(?<![A-Za-z0-9_-])(?:(?:docker|podman|buildah|nerdctl|oras|skopeo|crane|helm(?: registry)?) login|az login|mongo(?:sh|dump|restore)?|sshpass)\s`,
   ),
 );
 const REDIS_CMD = new RegExp(escapeAware(String.raw`(?<![A-Za-z0-9_-])redis-cli\s`));
@@ -1563,6 +1563,8 @@ function unquotedValue(site: Site): [number, number] | null {
   const { text, p, sep, kind, key, keyQuoted, spaceBefore, spaceAfter } = site;
   const n = text.length;
   if (sep === SEP_FLAG && text.charCodeAt(p) === 45) return null; // next flag, not a value
+  // `authenticity_token=&commit=...`: an empty value in a query string.
+  if (text.charCodeAt(p) === 38) return null;
   // Django's generated keys hold ( ) = & $ #: the run up to a blank or quote is the key.
   if (text.startsWith("django-insecure-", p)) {
     let e = p;

@@ -18,6 +18,11 @@
 //   request, and that is logged once. onEnd is never dropped.
 // - A hook promise that never settles would hold its request (and its body) in
 //   memory for good: after `hookTimeoutMs` the queue moves on without it.
+// - Parsing costs only what the extensions ask for: one that declares its
+//   `streamEvents` gets those alone, and an event nobody declared is skipped as
+//   bytes (sse-blocks.ts). Measured on 50 concurrent 4 MB streams with an
+//   archive-feed-like observer: 2.8-3.0 ms of CPU per MB before, 1.5-1.6 after,
+//   against 0.9-1.1 for the proxy without extensions.
 import zlib from "node:zlib";
 import { createParser, type EventSourceParser } from "eventsource-parser";
 import { DEFAULT_TYPE, SseSplitter } from "./sse-blocks.ts";

@@ -7,7 +7,7 @@ import { printable } from "../core/printable.ts";
 import { type RecordingState, recordingState } from "../core/status.ts";
 import { alertText, transcriptAlertFor } from "../providers/claude/transcript-alert.ts";
 import { CliError, checkProvider, printJson, say } from "./common.ts";
-import { providerName } from "./summary.ts";
+import { providerName } from "./providers.ts";
 
 export interface RecordOpts {
   project?: string;

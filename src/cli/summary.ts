@@ -4,8 +4,6 @@ import { printable } from "../core/printable.ts";
 import { formatBytes, formatDuration } from "./common.ts";
 import { providerName } from "./providers.ts";
 
-export { providerName };
-
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

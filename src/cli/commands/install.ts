@@ -1,6 +1,5 @@
 // `tapedeck install <provider>`: shows the enablement view, asks, then has the provider's installer add its
 // hooks (and the extras asked for) and keeps tapedeck's project config in step.
-
 import { tmpdir } from "node:os";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Command } from "commander";
@@ -23,8 +22,8 @@ import { CliError, confirm, EXIT, formatBytes, note, printJson, say } from "../c
 import { builtFile } from "../paths.ts";
 import { type LocatedProject, locateProject } from "../project.ts";
 import { installerFor, readSettings, settingsPathFor, writeSettings } from "../provider-settings.ts";
+import { providerName } from "../providers.ts";
 import { checkSessionRoot, ignoreSessionRoot } from "../session-root.ts";
-import { providerName } from "../summary.ts";
 
 interface InstallOpts {
   project?: string;

@@ -4,8 +4,8 @@ import { listSessions } from "../../core/archive.ts";
 import { printable } from "../../core/printable.ts";
 import { checkProvider, formatBytes, formatDuration, printJson, projectFromOption, say } from "../common.ts";
 import { withSessionOptions } from "../options.ts";
+import { providerName } from "../providers.ts";
 import type { SessionOpts } from "../session-arg.ts";
-import { providerName } from "../summary.ts";
 
 function listCommand(opts: SessionOpts): void {
   const project = projectFromOption(opts.project);

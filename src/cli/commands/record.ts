@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { switchRecording } from "../../core/recording-control.ts";
 import { CliError, EXIT, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
+import { providerName } from "../providers.ts";
 import {
   notInstalled,
   providerStatus,
@@ -11,7 +12,6 @@ import {
   type RecordOpts,
   showStatus,
 } from "../recording-status.ts";
-import { providerName } from "../summary.ts";
 
 function recordCommand(action: string, opts: RecordOpts): void {
   if (!["start", "stop", "status"].includes(action)) {

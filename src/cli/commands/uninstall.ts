@@ -9,7 +9,7 @@ import { stopHookServer } from "../../serve/transport.ts";
 import { CliError, EXIT, note, printJson, say } from "../common.ts";
 import { locateProject } from "../project.ts";
 import { installerFor, readSettings, settingsPathFor, writeSettings } from "../provider-settings.ts";
-import { providerName } from "../summary.ts";
+import { providerName } from "../providers.ts";
 
 /** Removes a settings file uninstall emptied, and its directory (`.claude/`...) if nothing else is in it. */
 function removeLeftBlank(path: string, project: string): void {

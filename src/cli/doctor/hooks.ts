@@ -8,7 +8,7 @@ import { readAgentFileText } from "../../providers/agent-file.ts";
 import { type FoundHook, findTapedeckHooks } from "../../providers/claude/settings.ts";
 import type { ProviderInstaller } from "../../providers/installer.ts";
 import { parseClientCommand } from "../../serve/client-command.ts";
-import { providerName } from "../summary.ts";
+import { providerName } from "../providers.ts";
 import { check, type DoctorCheck, shown } from "./check.ts";
 import { shellWords } from "./shell-words.ts";
 

@@ -8,7 +8,7 @@ import { defaultCodexHome } from "../../providers/codex/installer.ts";
 import type { ProviderInstaller } from "../../providers/installer.ts";
 import { INSTALLERS } from "../../providers/installers.ts";
 import { checkProvider, projectFromOption } from "../common.ts";
-import { providerName } from "../summary.ts";
+import { providerName } from "../providers.ts";
 import { check, type DoctorCheck, type DoctorReport, type ProviderReport } from "./check.ts";
 import { checkCodexTrust } from "./codex-trust.ts";
 import { checkDiagnostics } from "./diagnostics.ts";

@@ -1129,6 +1129,15 @@ const KEYED_CONTEXTS: Ctx[] = [
   (_r, n, v) => `${n.toLowerCase()}="${v}" # from vault`,
   (_r, n, v) => `gh secret set ${n} --body "${v}"`,
   (_r, n, v) => `  "${camel(n)}": "${v}"`,
+  (_r, n, v) => `${lower(n)} = '${v}'`,
+  (_r, n, v) => `<add ${camel(n)}="${v}" />`,
+  (_r, n, v) => `cfg = {'${lower(n)}': '${v}', 'debug': True}`,
+  (_r, n, v) => `cfg := Config{\n\t${camel(n)}: "${v}",\n}`,
+  (_r, n, v) => `let ${lower(n)} = String::from("${v}");`,
+  (_r, n, v) => `set -gx ${n} ${v}`,
+  (_r, n, v) => `- name: ${n}\n  value: "${v}"`,
+  (_r, n, v) => `level=info msg="connected" ${lower(n)}=${v} latency=3ms`,
+  (_r, n, v) => `curl -d '{"${lower(n)}":"${v}"}' https://api.example.com/v1/login`,
 ];
 
 const TOKEN_ONLY_CONTEXTS: Ctx[] = [

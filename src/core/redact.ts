@@ -710,6 +710,13 @@ const REDIS_CMD = new RegExp(escapeAware(String.raw`(?<![A-Za-z0-9_-])redis-cli\
 function dashOption(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
   const at = m.index;
   const c = cap.charCodeAt(0);
+  // fish's `set -gx NAME VALUE`: a shell assignment without `=`.
+  if (cap.endsWith("x ") || cap.endsWith("x\t")) {
+    if (!/(?:^|[\s;])set[ \t]+$/.test(lineBefore(text, at))) return at + 1;
+    const m2 = /^-[gU]?x[ \t]+([A-Za-z_][A-Za-z0-9_]{0,63})(?=[ \t])/.exec(text.slice(at, at + 80));
+    const kind = m2 === null ? null : keyKind(m2[1] as string);
+    return kind === null || m2 === null ? at + 1 : argumentValue(text, at + m2[0].length, spans, kind);
+  }
   if (cap.length > 2 && c !== 45) {
     // A single-dash long option: keytool's `-storepass X`, openssl's `-passout pass:X`.
     const before = spans.length;
@@ -815,7 +822,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
       { src: "(?=(----BEGIN) )", handle: "at" },
       // Long options (`--token x`), and `-p` / `-u` for the mysql and curl special cases.
       {
-        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s\\-]|[puab][ \t=]|S[ \t]))`,
+        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s\\-]|[puab][ \t=]|S[ \t]|[gU]?x[ \t]))`,
         handle: dashOption,
         keyed: true,
       },
@@ -1368,6 +1375,8 @@ function fromSeparator(text: string, sp: number, spans: Span[], kindOverride?: s
 }
 
 const PHP_ASSIGN = /^[ \t]*=[^=~>]/;
+const WRAPPER =
+  /^(?:String::from|String::new|SecretString::(?:new|from)|Secret::new|SecretStr|SecretString|SecureString|Some|String|str|Secret)\([ \t]*(?=["'])/;
 const ENV_KEY_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEY$/;
 const NOT_SECRET_KEY_NAME =
   /(?:PUBLIC|PUBLISHABLE|PRIMARY|SORT|PARTITION|CACHE|FOREIGN|IDEMPOTENCY|OBJECT|S3|HOT|SHORTCUT|SSH_PUB|GPG|PGP|SITE|MAP)_KEY$/;
@@ -1482,6 +1491,9 @@ function assignment(text: string, ks: number, ke: number, spans: Span[], kindOve
 
   // `<your token>`: a placeholder, also when it holds spaces.
   if (text.charCodeAt(p) === 60 && /^<[^<>\n]{1,80}>/.test(text.slice(p, p + 82))) return ke;
+  // `String::from("..")`, `SecretStr("..")`, `Some("..")`: a literal in a wrapper is still the literal.
+  const wrapped = WRAPPER.exec(text.slice(p, p + 40));
+  if (wrapped !== null) p += wrapped[0].length;
   const site: Site = { text, ks, key, kind, sep, q0, keyQuoted, spaceBefore, spaceAfter: p > p1, p };
   let bs = p;
   while (bs < n && bs - p < 16 && text.charCodeAt(bs) === 92) bs++;
@@ -1628,7 +1640,9 @@ function unquotedValue(site: Site): [number, number] | null {
     }
   }
   if (envLine || sep === SEP_FLAG) return [vs, ve];
-  if (/[([{]/.test(v) || DOTTED.test(v) || v.includes("=>") || GENERIC_TYPE.test(v)) return null;
+  if (/[([{]/.test(v) || (DOTTED.test(v) && !dottedToken(v)) || v.includes("=>") || GENERIC_TYPE.test(v)) {
+    return null;
+  }
   // Long runs mixing letters and digits are generated secrets, whatever their shape.
   if (IDENT.test(v) && !(v.length >= 16 && hasDigit(v) && /[A-Za-z]/.test(v))) {
     // `token: accessToken`, `api_key=api_key`: a variable, not a literal.
@@ -1652,6 +1666,14 @@ function unquotedValue(site: Site): [number, number] | null {
     if (r < n && rc !== q0c && !(rc < 128 && VALUE_TAIL[rc] === 1)) return null;
   }
   return [vs, ve];
+}
+
+/**
+ * `token: ca37f5.e47ff958888f821f` (a kubeadm bootstrap token) is dotted like `config.db.password`,
+ * but its segments mix letters and digits the way generated material does.
+ */
+function dottedToken(v: string): boolean {
+  return v.length >= 16 && v.split(".").some((seg) => seg.length >= 6 && hasDigit(seg) && /[a-z]/i.test(seg));
 }
 
 /** Checks shared by quoted and unquoted values. `quote` is the quote character, or -1. */

@@ -983,14 +983,20 @@ function spacedKey(text: string, m: RegExpExecArray, _cap: string, spans: Span[]
   return Math.max(argumentValue(text, ke, spans, kind), at + 1);
 }
 
+const MAX_XML_VALUE = 1024;
+
 /** `<password>SECRET</password>` (Maven settings.xml and other XML config); `at` is the closing tag. */
 function xmlElement(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
   const at = m.index;
   const gt = text.indexOf(">", at);
   const tag = text.slice(at + 2, gt);
   const kind = keyKind(tag.slice(tag.lastIndexOf(":") + 1));
-  const open = text.lastIndexOf(`<${tag}>`, at);
-  if (kind === null || open < 0 || at - open > MAX_VALUE) return at + 1;
+  if (kind === null) return at + 1;
+  // The opening tag is looked for in a bounded window: a text of a thousand closing tags stays linear.
+  const from = Math.max(0, at - MAX_XML_VALUE);
+  const rel = text.slice(from, at).lastIndexOf(`<${tag}>`);
+  if (rel < 0) return at + 1;
+  const open = from + rel;
   const vs = open + tag.length + 2;
   const v = text.slice(vs, at);
   if (vs >= at || v.includes("\n") || v.includes("<") || isPlaceholder(v.trim())) return at + 1;

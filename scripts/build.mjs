@@ -1,7 +1,16 @@
 // Bundles the entry points. The hook entry is bundled alone so that a hook
 // process loads one small file and none of the CLI's dependencies.
-import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { build } from "esbuild";
 
 const CHUNKS = "dist/cli-chunks";
@@ -25,6 +34,27 @@ function pruneChunks(written) {
   }
 }
 
+/**
+ * Writes the CLI's files, each through a temporary file and a rename, the entry last: a CLI started meanwhile
+ * (a test, another engineer's build of the same checkout) reads a whole old file or a whole new one, and a new
+ * entry only once its chunks are there. The shebang goes on the entry only (the banner is in every chunk).
+ */
+function writeCli(outputFiles) {
+  const entry = resolve("dist/cli.js");
+  const ordered = [
+    ...outputFiles.filter((f) => f.path !== entry),
+    ...outputFiles.filter((f) => f.path === entry),
+  ];
+  for (const file of ordered) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    const temp = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(temp, file.path === entry ? `#!/usr/bin/env node\n${file.text}` : file.contents);
+    if (file.path === entry) chmodSync(temp, 0o755);
+    renameSync(temp, file.path);
+  }
+  return new Set(ordered.map((f) => f.path));
+}
+
 const common = {
   bundle: true,
   platform: "node",
@@ -41,7 +71,7 @@ const common = {
 // defines one in every file of the build (esbuild puts its require helper in whichever chunk it likes).
 const cli = await build({
   ...common,
-  metafile: true,
+  write: false,
   entryPoints: { cli: "src/cli/main.ts" },
   outdir: "dist",
   splitting: true,
@@ -79,10 +109,7 @@ await build({
   outfile: "dist/mcp.js",
   packages: "external",
 });
-// The shebang on the entry only: the banner goes into every chunk.
-writeFileSync("dist/cli.js", `#!/usr/bin/env node\n${readFileSync("dist/cli.js", "utf8")}`);
-chmodSync("dist/cli.js", 0o755);
-pruneChunks(new Set(Object.keys(cli.metafile.outputs).map((o) => resolve(o))));
+pruneChunks(writeCli(cli.outputFiles));
 // The http transport's hook client: a bash script, shipped as it is.
 copyFileSync("src/serve/hook-client.sh", "dist/hook-client.sh");
 chmodSync("dist/hook-client.sh", 0o755);

@@ -214,7 +214,7 @@ function isPlaceholder(v: string): boolean {
 
 // Words sample values are made of: "REPLACE_ME", "changeme123", "your-api-key-here", "dummy-token".
 const PLACEHOLDER_WORDS =
-  /replace[-_ ]?me|change[-_ ]?(?:me|it)|placeholder|example|dummy|fixme|redacted|removed|^(?:todo|tbd|n\/a)$|^your[-_ ]?[a-z]|[-_ ]here$|^insert[-_ ]|^<[^<>]{1,80}>$/i;
+  /replace[-_ ]?me|change[-_ ]?(?:me|it)|placeholder|example|dummy|fixme|redacted|removed|^(?:todo|tbd|n\/a)$|(?:^|[-_ ])your[-_ ]?[a-z]|[-_ ]here$|^insert[-_ ]|^<[^<>]{1,80}>$|^(?:test|fake|sample|mock)[-_ ](?:api[-_ ]?)?(?:token|key|secret|password|value)s?$|^(?:my|the)[-_ ]?(?:api[-_ ]?|secret[-_ ]?)?(?:secret|password|token|key)$|^(.)\1{5,}$/i;
 // Literal credential words used as sample values: `user:password@localhost`, `client-secret=bar`.
 const SAMPLE_WORDS = new Set(
   "password passwd pass pwd secret token apikey api_key api-key key foo bar baz qux topsecret mysecret mypassword test sample".split(
@@ -225,7 +225,9 @@ const SAMPLE_WORDS = new Set(
 const MASK_RUN = /\*{3}|•{2}|…|\.{3}|x{6}|X{6}/;
 // A help text's metavar: `--token TEXT`, `--passphrase=PHRASE`; real secrets carry digits.
 const METAVAR = /^[A-Z][A-Z_-]{1,23}$/;
-const BRACKET_MARKER = /^\[[A-Za-z][A-Za-z _:-]{0,40}\]$/;
+// `[REDACTED]`, `[your-token]`, `(hidden)`, `{{TOKEN}}`, also when the scan stopped before the closer.
+const BRACKET_MARKER =
+  /^\[[A-Za-z][A-Za-z _:-]{0,40}\]?$|^\([A-Za-z][A-Za-z _-]{0,30}\)?$|^\{\{[^{}]{1,80}(?:\}\}?)?$/;
 // Dependency versions: `"next-auth": "^4.24.0"`.
 const VERSION_RANGE =
   /^(?:[\^~]|[<>]=?)\s*v?[0-9]+(?:\.[0-9x*]+)*(?:-[0-9A-Za-z.]+)?$|^v?[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:-[0-9A-Za-z.]+)?$/;
@@ -1686,6 +1688,9 @@ function dottedToken(v: string): boolean {
 function isLiteral(site: Site, value: string, quote: number, ve: number): boolean {
   const { text, key, sep } = site;
   if (isPlaceholder(value) || DOTTED_NUMBER.test(value) || namesItself(key, value)) return false;
+  // `Bearer null`, `"env.API_KEY"`: a keyword or a property path, not a literal secret.
+  if (CODE_KEYWORDS.has(value) || QUOTED_ENUMS.has(value) || (DOTTED.test(value) && !dottedToken(value)))
+    return false;
   if (quote >= 0) {
     // Backticks run a command in a shell and interpolate in JS; neither with spaces or `${` is a literal.
     if (quote === 96 && (/\s/.test(value) || value.includes("${"))) return false;
@@ -1722,7 +1727,17 @@ function namesItself(key: string, value: string): boolean {
 }
 
 // Literal values that secret-ish keys take in APIs: fetch's `credentials`, SMTP auth modes.
-const QUOTED_ENUMS = new Set(["include", "omit", "same-origin", "none", "true", "false", "null"]);
+const QUOTED_ENUMS = new Set([
+  "include",
+  "omit",
+  "same-origin",
+  "none",
+  "true",
+  "false",
+  "null",
+  "undefined",
+  "nil",
+]);
 
 // ---------------------------------------------------------------------------
 // Whole-string omission: environment dumps and process tables

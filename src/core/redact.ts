@@ -227,7 +227,7 @@ const MASK_RUN = /\*{3}|•{2}|…|\.{3}|x{6}|X{6}/;
 const METAVAR = /^[A-Z][A-Z_-]{1,23}$/;
 // `[REDACTED]`, `[your-token]`, `(hidden)`, `{{TOKEN}}`, also when the scan stopped before the closer.
 const BRACKET_MARKER =
-  /^\[[A-Za-z][A-Za-z _:-]{0,40}\]?$|^\([A-Za-z][A-Za-z _-]{0,30}\)?$|^\{\{[^{}]{1,80}(?:\}\}?)?$/;
+  /^\[[A-Za-z][A-Za-z _:-]{0,40}\]?$|^\([A-Za-z][A-Za-z _-]{0,30}\)?$|^\{\{[^{}]{0,80}(?:\}\}?)?$/;
 // Dependency versions: `"next-auth": "^4.24.0"`.
 const VERSION_RANGE =
   /^(?:[\^~]|[<>]=?)\s*v?[0-9]+(?:\.[0-9x*]+)*(?:-[0-9A-Za-z.]+)?$|^v?[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:-[0-9A-Za-z.]+)?$/;

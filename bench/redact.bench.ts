@@ -6,6 +6,10 @@
 // The corpus is generated in memory from a fixed seed, so runs are comparable.
 // Secrets are planted in a known subset of documents; the report also counts
 // spans found in the clean documents, which should be zero (false positives).
+//
+// Issue 12 asks for >= 100 MB/s on both figures. Measured on the shared two-core
+// VM: 232 / 242 MB/s before the issue-12 rules, 151-173 / 154-170 MB/s after
+// (docs/redaction.md has the conditions).
 import { pathToFileURL } from "node:url";
 import { redactText, redactValue } from "../src/core/redact.ts";
 

@@ -1,12 +1,14 @@
-// Append throughput, and the recovery/inspection scan of a large events.jsonl
-// beside `wc -l` on the same file.
-// Run: npx tsx bench/store.bench.ts [--scan-mb 200]
+// Append throughput, the recovery/inspection scan of a large events.jsonl
+// beside `wc -l` on the same file, and `inspect` of a sealed large session
+// (the first inspect scans everything, a later one only what was appended).
+// Run: npx tsx bench/store.bench.ts [--scan-mb 200] [--only scan]
 import { spawnSync } from "node:child_process";
-import { closeSync, openSync, statSync, writeSync } from "node:fs";
+import { closeSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { listSessions } from "../src/core/archive.ts";
+import { inspectSession, listSessions } from "../src/core/archive.ts";
 import { DEFAULT_LIMITS } from "../src/core/bound.ts";
+import { CHECKPOINT_FILE } from "../src/core/checkpoint.ts";
 import { recoverSession } from "../src/core/recovery.ts";
 import { recordEvents } from "../src/core/store.ts";
 import { round, tempDir } from "./lib.ts";
@@ -65,8 +67,8 @@ export function runAppendBench(count = 3000) {
   }
 }
 
-/** Writes a synthetic but valid events.jsonl of about `mb` megabytes directly. */
-function writeLargeLog(path: string, mb: number): number {
+/** Writes a synthetic but valid events.jsonl of about `mb` megabytes directly; `end` closes it with a session_end. */
+function writeLargeLog(path: string, mb: number, end = false): number {
   const fd = openSync(path, "w", 0o600);
   let written = 0;
   let seq = 1;
@@ -94,11 +96,28 @@ function writeLargeLog(path: string, mb: number): number {
         chunk.length = 0;
       }
     }
+    if (end) chunk.push(`${JSON.stringify({ ...lifecycle(seq), kind: "session_end" })}\n`);
     if (chunk.length) writeSync(fd, chunk.join(""));
   } finally {
     closeSync(fd);
   }
-  return seq - 1;
+  return end ? seq : seq - 1;
+}
+
+function lifecycle(seq: number) {
+  return {
+    schema_version: 1,
+    sequence: seq,
+    event_id: `e${seq}`,
+    timestamp: "2026-11-29T12:00:01.000Z",
+    kind: "session_start",
+    provider: "claude",
+    session_id: "claude:bench",
+    payload: {},
+    redactions: [],
+    truncations: [],
+    omitted: [],
+  };
 }
 
 export function runScanBench(mb = 200) {
@@ -115,7 +134,8 @@ export function runScanBench(mb = 200) {
     spawnSync("wc", ["-l", file], { stdio: "ignore" });
     const wcMs = performance.now() - w0;
     const r0 = performance.now();
-    const result = recoverSession(sessionDir, { write: false });
+    // A full scan: the checkpoint is what the inspect bench measures.
+    const result = recoverSession(sessionDir, { write: false, checkpoint: false });
     const scanMs = performance.now() - r0;
     if (result.report.valid_events !== events) throw new Error("scan miscounted");
     return {
@@ -125,6 +145,65 @@ export function runScanBench(mb = 200) {
       tapedeck_mb_per_s: round(bytes / 1e6 / (scanMs / 1000), 1),
       wc_l_mb_per_s: round(bytes / 1e6 / (wcMs / 1000), 1),
       ratio_vs_wc: round(wcMs / scanMs, 3),
+      scan_ms: round(scanMs, 1),
+    };
+  } finally {
+    cleanup();
+  }
+}
+
+/**
+ * `tapedeck inspect` of a sealed session of `mb` megabytes (repair sealed it):
+ * without a checkpoint (every line parsed, the whole file hashed; this one
+ * leaves a checkpoint), again (nothing appended), and after 1 MB more was
+ * appended (the seal then no longer matches, as it should not).
+ */
+export function runInspectBench(mb = 200) {
+  const { dir, cleanup } = tempDir("tapedeck-inspectbench-");
+  try {
+    recordEvents(spec(dir), [toolResult(0)]);
+    const sessionDir = join(dir, ".tapedeck", "claude-sessions", "bench");
+    const file = join(sessionDir, "events.jsonl");
+    const events = writeLargeLog(file, mb, true);
+    recoverSession(sessionDir, { write: true });
+    // Repair leaves a checkpoint; the first inspect is timed without one.
+    rmSync(join(sessionDir, CHECKPOINT_FILE), { force: true });
+    spawnSync("cat", [file], { stdio: "ignore" });
+    const inspect = () => {
+      const t0 = performance.now();
+      const ref = listSessions(dir)[0];
+      if (!ref) throw new Error("no session");
+      const summary = inspectSession(ref);
+      const ms = performance.now() - t0;
+      return { ms, summary };
+    };
+    const first = inspect();
+    if (first.summary.status !== "complete" || first.summary.checksums?.ok !== true) {
+      throw new Error(`not sealed: ${first.summary.status} ${first.summary.checksums?.reason}`);
+    }
+    if (first.summary.event_count !== events) throw new Error("inspect miscounted");
+    const second = inspect();
+    const fd = openSync(file, "a");
+    try {
+      for (let i = 0; i < 1200; i += 1) {
+        const seq = events + 1 + i;
+        writeSync(
+          fd,
+          `${JSON.stringify({ ...lifecycle(seq), kind: "tool_result", payload: { x: "z".repeat(800) } })}\n`,
+        );
+      }
+    } finally {
+      closeSync(fd);
+    }
+    const appended = inspect();
+    if (appended.summary.event_count !== events + 1200) throw new Error("inspect after append miscounted");
+    return {
+      name: "inspect-sealed",
+      mb: round(statSync(file).size / 1e6, 1),
+      events,
+      without_checkpoint_ms: round(first.ms, 1),
+      again_ms: round(second.ms, 1),
+      after_1mb_append_ms: round(appended.ms, 1),
     };
   } finally {
     cleanup();
@@ -155,5 +234,10 @@ export function runListBench(sessions = 2000) {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const i = process.argv.indexOf("--scan-mb");
   const mb = i > 0 ? Number(process.argv[i + 1]) : 200;
-  console.log(JSON.stringify([runAppendBench(), runScanBench(mb), runListBench()], null, 2));
+  const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
+  const results =
+    only === "scan"
+      ? [runScanBench(mb), runInspectBench(mb)]
+      : [runAppendBench(), runScanBench(mb), runInspectBench(mb), runListBench()];
+  console.log(JSON.stringify(results, null, 2));
 }

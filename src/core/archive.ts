@@ -247,50 +247,6 @@ export interface SessionSummary {
   repair_hint: string | null;
 }
 
-function sumUsage(dir: string): SessionSummary["usage"] {
-  const usage = {
-    input_tokens: 0,
-    output_tokens: 0,
-    cache_read_input_tokens: 0,
-    cache_creation_input_tokens: 0,
-    sources: [] as string[],
-  };
-  const sources = new Set<string>();
-  let fd: number | undefined;
-  try {
-    fd = openForScan(join(dir, SESSION_FILES.events));
-  } catch {
-    return usage;
-  }
-  try {
-    scanLines(fd, 0, (line) => {
-      // Cheap prefilter: only turn_usage lines are parsed.
-      if (!line.terminated || line.bytes.indexOf('"kind":"turn_usage"') < 0) return true;
-      const event = safeParse(line.bytes);
-      const u = event?.usage;
-      if (!u) return true;
-      sources.add(u.source);
-      usage.input_tokens += u.input_tokens ?? 0;
-      usage.output_tokens += u.output_tokens ?? 0;
-      usage.cache_read_input_tokens += u.cache_read_input_tokens ?? 0;
-      usage.cache_creation_input_tokens += u.cache_creation_input_tokens ?? 0;
-      return true;
-    });
-  } finally {
-    closeSync(fd);
-  }
-  usage.sources = [...sources];
-  return usage;
-}
-
-function safeParse(bytes: Buffer): Envelope | undefined {
-  try {
-    return JSON.parse(bytes.toString("utf8")) as Envelope;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Inspects one session. It repairs only a session that is no longer being
  * written (agent gone or idle); an active session is read and never touched.
@@ -335,7 +291,7 @@ export function inspectSession(ref: SessionRef): SessionSummary {
     sequence_anomalies: report.duplicate_sequences.length + report.non_monotonic_sequences.length,
     checksums: manifest.status === "complete" || report.resealed ? verifyChecksums(ref.dir) : null,
     capabilities: manifest.capabilities,
-    usage: sumUsage(ref.dir),
+    usage: recovered.usage,
     manifest,
     read_only_reason: recovered.readOnlyReason,
     spool,

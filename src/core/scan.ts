@@ -14,33 +14,46 @@ export interface ScannedLine {
 
 const CHUNK = 4 * 1024 * 1024;
 
-/** Calls `onLine` for every line from `from` to EOF; stops early when it returns exactly `false`. */
+/**
+ * Calls `onLine` for every line from `from` to EOF; stops early when it
+ * returns exactly `false`. `line.bytes` is a view into a buffer reused for
+ * the next read: valid only during the call (copy what must outlive it). One
+ * buffer moved down, instead of a fresh one joined to the carried bytes per
+ * chunk, saved a copy of every byte scanned.
+ */
 export function scanLines(fd: number, from: number, onLine: (line: ScannedLine) => unknown): number {
   const size = fstatSync(fd).size;
+  let buf = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, size - from)));
   let position = from;
-  let carry: Buffer = Buffer.alloc(0);
-  let carryOffset = from;
+  /** file offset of buf[0] */
+  let bufStart = from;
+  let filled = 0;
   while (position < size) {
-    const chunk = Buffer.allocUnsafe(Math.min(CHUNK, size - position));
-    const read = readSync(fd, chunk, 0, chunk.length, position);
+    if (filled === buf.length) {
+      // One line longer than the buffer: grow it.
+      const bigger = Buffer.allocUnsafe(buf.length * 2);
+      buf.copy(bigger, 0, 0, filled);
+      buf = bigger;
+    }
+    const read = readSync(fd, buf, filled, Math.min(buf.length - filled, size - position), position);
     if (read <= 0) break;
     position += read;
-    const data = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, read)]) : chunk.subarray(0, read);
+    filled += read;
+    const view = buf.subarray(0, filled);
     let start = 0;
     for (;;) {
-      const nl = data.indexOf(10, start);
+      const nl = view.indexOf(10, start);
       if (nl < 0) break;
-      if (
-        onLine({ offset: carryOffset + start, bytes: data.subarray(start, nl), terminated: true }) === false
-      ) {
-        return carryOffset + nl + 1;
+      if (onLine({ offset: bufStart + start, bytes: view.subarray(start, nl), terminated: true }) === false) {
+        return bufStart + nl + 1;
       }
       start = nl + 1;
     }
-    carryOffset += start;
-    carry = Buffer.from(data.subarray(start));
+    buf.copyWithin(0, start, filled);
+    bufStart += start;
+    filled -= start;
   }
-  if (carry.length > 0) onLine({ offset: carryOffset, bytes: carry, terminated: false });
+  if (filled > 0) onLine({ offset: bufStart, bytes: buf.subarray(0, filled), terminated: false });
   return size;
 }
 

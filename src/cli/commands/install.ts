@@ -14,9 +14,8 @@ import { logControlChange } from "../../core/control-log.ts";
 import { isInside, resolveProjectRoot } from "../../core/paths.ts";
 import { printable } from "../../core/printable.ts";
 import { REDACTION_POLICY } from "../../core/redact.ts";
-import { shellQuote } from "../../providers/claude/settings.ts";
 import type { ExtraCommand, InstallExtra, ProviderInstaller } from "../../providers/installer.ts";
-import { clientShellAvailable } from "../../serve/client-command.ts";
+import { clientShellAvailable, nodeHookCommand } from "../../serve/client-command.ts";
 import { hookCommandFor, type Transport, transportConfig } from "../../serve/transport.ts";
 import { CliError, confirm, EXIT, formatBytes, note, printJson, say } from "../common.ts";
 import { builtFile } from "../paths.ts";
@@ -77,7 +76,7 @@ function hookCommand(transport: Transport, provider: string, project: string): s
 }
 
 function statusLineCommand(provider: string): string {
-  return `${shellQuote(process.execPath)} ${shellQuote(builtFile("hook.cjs"))} --statusline ${provider}`;
+  return nodeHookCommand(process.execPath, builtFile("hook.cjs"), ["--statusline", provider]);
 }
 
 /** Under the system temp directory (by path or by realpath): no confirmation needed there. */
@@ -100,19 +99,22 @@ function enablementView(rows: Array<[string, string]>): string {
 
 async function installCommand(provider: string, given: InstallOpts): Promise<void> {
   const installer = installerFor(provider, "install");
-  // The http transport's client needs bash; without it, the command transport is the default that works.
+  const located = locateProject(given.project);
+  const project = located.root;
+  // Without --transport a re-install keeps the transport it finds; a first install takes the provider's
+  // default, unless there is no bash for the http transport's client.
   const fallbackTransport = clientShellAvailable() ? undefined : "command";
+  const previousTransport = readConfig(project)?.providers[provider]?.transport;
   const opts = {
     ...given,
-    transport: given.transport ?? fallbackTransport ?? installer.transports[0] ?? "command",
+    transport:
+      given.transport ?? previousTransport ?? fallbackTransport ?? installer.transports[0] ?? "command",
   };
   if (opts.mode !== "capture-only")
     throw new CliError(`unknown mode "${opts.mode}" (use capture-only)`, EXIT.usage);
   if (opts.transport !== "command" && opts.transport !== "http") {
     throw new CliError(`unknown transport "${opts.transport}" (use command or http)`, EXIT.usage);
   }
-  const located = locateProject(opts.project);
-  const project = located.root;
   if (!installer.transports.includes(opts.transport as "command" | "http")) {
     throw new CliError(
       `${providerName(provider)} supports --transport ${installer.transports.join(" or ")}`,

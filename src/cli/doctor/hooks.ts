@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { readAgentFileText } from "../../providers/agent-file.ts";
 import { type FoundHook, findTapedeckHooks } from "../../providers/claude/settings.ts";
 import type { ProviderInstaller } from "../../providers/installer.ts";
-import { parseClientCommand } from "../../serve/client-command.ts";
+import { parseHookCommand } from "../../serve/client-command.ts";
 import { providerName } from "../providers.ts";
 import { check, type DoctorCheck, shown } from "./check.ts";
 import { shellWords } from "./shell-words.ts";
@@ -29,11 +29,13 @@ function checkHookCommands(provider: string, found: FoundHook[]): DoctorCheck | 
   const problems: string[] = [];
   const targets = new Set<string>();
   for (const command of commands) {
-    // The http transport's hook client names the Node hook it falls back to: check that one, and the client.
-    const client = parseClientCommand(command);
+    // Read with the code that wrote it: the Node hook (guarded), or the hook client and the Node hook it falls
+    // back to; an older install's plain `'<node>' '<hook.cjs>' <provider>` through the shell lexer.
+    const parsed = parseHookCommand(command);
+    const client = parsed?.client;
     if (client && !existsSync(client.client))
       problems.push(`${client.client} does not exist (moved or not built?)`);
-    const words = client ? [client.node, client.hook, client.provider] : shellWords(command);
+    const words = parsed ? [parsed.node, parsed.hook, ...parsed.args] : shellWords(command);
     if (!words || words.length < 2) {
       problems.push(`cannot read the hook command: ${command}`);
       continue;

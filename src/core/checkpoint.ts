@@ -132,8 +132,16 @@ export function writeCheckpoint(dir: string, fd: number, snapshot: ScanSnapshot,
   }
 }
 
+/**
+ * File times tick coarsely (a jiffy, up to 10 ms, on Linux): a write in the
+ * same tick as the hash could leave ctime unchanged. A file whose last change
+ * is older than this cannot share a tick with any later write.
+ */
+const SEAL_QUIET_MS = 100;
+
 /** Adds a verified whole-file hash to the checkpoint that describes this very file. */
 export function rememberSeal(dir: string, fd: number, seal: SealMemo): void {
+  if (Date.now() - Number(BigInt(seal.ctime_ns) / 1_000_000n) < SEAL_QUIET_MS) return;
   const c = readCheckpoint(dir, fd);
   if (!c || c.scan.offset !== seal.size) return;
   if (c.seal && sameFile(c.seal, seal) && c.seal.sha256 === seal.sha256) return;

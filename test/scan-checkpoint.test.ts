@@ -317,6 +317,14 @@ describe("a checkpoint that does not match the file is ignored", () => {
       JSON.stringify({ ...good, scan: { ...good.scan, offset: archive.length + 10 } }),
       JSON.stringify({ ...good, scan: { ...good.scan, offset: 3 } }),
       JSON.stringify({ ...good, scan: { ...good.scan, event_ids: "x" } }),
+      JSON.stringify({ ...good, scan: { ...good.scan, event_ids: [1, 2] } }),
+      JSON.stringify({ ...good, scan: { ...good.scan, state: { ...good.scan.state, counts: null } } }),
+      JSON.stringify({ ...good, scan: { ...good.scan, sequences: [[1]] } }),
+      JSON.stringify({ ...good, scan: { ...good.scan, usage: { ...good.scan.usage, input_tokens: "9" } } }),
+      JSON.stringify({
+        ...good,
+        scan: { ...good.scan, report: { ...good.scan.report, malformed_lines: [1] } },
+      }),
     ]) {
       writeFileSync(path, bad);
       expect(counters(dir, { checkpoint: true })).toEqual(fullParse(archive));

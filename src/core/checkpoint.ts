@@ -29,8 +29,12 @@ export const BOUNDARY_BYTES = 4096;
  * less than reading and writing a checkpoint: small sessions get none.
  */
 export const CHECKPOINT_MIN_BYTES = 1024 * 1024;
-/** A checkpoint holds every event id; far above one of a real session, it bounds what a planted one costs. */
-const MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024;
+/**
+ * A checkpoint holds every event id (about 25 bytes each): this bound is some
+ * two million events, far past a real session, and bounds what a planted
+ * file costs. A longer session gets no checkpoint and is scanned in full.
+ */
+const MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 
 export interface FileIdentity {
   dev: string;
@@ -88,29 +92,64 @@ function boundaryHash(fd: number, offset: number): string | undefined {
   return createHash("sha256").update(buf).digest("hex");
 }
 
-function wellFormed(c: Checkpoint | undefined): c is Checkpoint {
-  const s = c?.scan;
+const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
+const isNumber = (v: unknown): boolean => typeof v === "number";
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isNumberMap = (v: unknown): boolean => isRecord(v) && Object.values(v).every(isNumber);
+const isRecordArray = (v: unknown): boolean => Array.isArray(v) && v.every(isRecord);
+
+/**
+ * The shape the scanner restores from, checked field by field: the file is
+ * ours, but whatever sits in a session directory is read as untrusted, so a
+ * damaged one costs a full scan, never a crash or a counter of the wrong type.
+ */
+function wellFormed(c: unknown): c is Checkpoint {
+  if (!isRecord(c) || c.version !== 1 || typeof c.boundary_sha256 !== "string" || !isRecord(c.scan))
+    return false;
+  const s = c.scan;
+  const report = s.report;
+  const state = s.state;
+  const usage = s.usage;
   return (
-    c?.version === 1 &&
-    typeof c.boundary_sha256 === "string" &&
-    typeof s === "object" &&
-    s !== null &&
-    Number.isSafeInteger(s.offset) &&
-    s.offset >= 0 &&
+    isCount(s.offset) &&
+    isCount(s.line_no) &&
+    isNumber(s.previous) &&
+    isRecord(report) &&
+    isCount(report.valid_events) &&
+    isRecordArray(report.malformed_lines) &&
+    isRecordArray(report.duplicate_sequences) &&
+    isRecordArray(report.non_monotonic_sequences) &&
+    isRecordArray(report.duplicate_event_ids) &&
+    isRecord(state) &&
+    state.version === 1 &&
+    ["size", "next_sequence", "event_count", "redaction_count", "truncation_count", "epoch"].every((k) =>
+      isNumber(state[k]),
+    ) &&
+    isNumberMap(state.counts) &&
+    typeof state.ended === "boolean" &&
+    isNumberMap(s.counts_by_kind) &&
+    isRecord(usage) &&
+    TOKEN_FIELDS.every((k) => isNumber(usage[k])) &&
+    Array.isArray(usage.sources) &&
+    usage.sources.every((x) => typeof x === "string") &&
     Array.isArray(s.sequences) &&
+    s.sequences.every((r) => Array.isArray(r) && r.length === 2 && isNumber(r[0]) && isNumber(r[1])) &&
     Array.isArray(s.event_ids) &&
-    typeof s.report === "object" &&
-    s.report !== null &&
-    typeof s.state === "object" &&
-    s.state !== null &&
-    typeof s.usage === "object" &&
-    s.usage !== null
+    s.event_ids.every((x) => typeof x === "string")
   );
 }
 
+const TOKEN_FIELDS = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+];
+
 /** The session's checkpoint when it still describes a prefix of the file behind `fd`; undefined otherwise. */
 export function readCheckpoint(dir: string, fd: number): Checkpoint | undefined {
-  const c = readJsonOrUndefined<Checkpoint>(join(dir, CHECKPOINT_FILE), MAX_CHECKPOINT_BYTES);
+  const c = readJsonOrUndefined<unknown>(join(dir, CHECKPOINT_FILE), MAX_CHECKPOINT_BYTES);
   if (!wellFormed(c)) return undefined;
   if (c.scan.offset > fstatSync(fd).size) return undefined;
   if (boundaryHash(fd, c.scan.offset) !== c.boundary_sha256) return undefined;
@@ -125,7 +164,9 @@ export function writeCheckpoint(dir: string, fd: number, snapshot: ScanSnapshot,
   if (seal) checkpoint.seal = seal;
   try {
     // Compact: it holds every event id, and nobody reads it but the scan.
-    writeFileAtomicSync(join(dir, CHECKPOINT_FILE), JSON.stringify(checkpoint));
+    const text = JSON.stringify(checkpoint);
+    if (text.length > MAX_CHECKPOINT_BYTES) return false;
+    writeFileAtomicSync(join(dir, CHECKPOINT_FILE), text);
     return true;
   } catch {
     return false;
@@ -150,7 +191,7 @@ export function rememberSeal(dir: string, fd: number, seal: SealMemo): void {
 
 /** The remembered whole-file hash, if the file has not been touched since it was computed. */
 export function rememberedSeal(dir: string, fd: number): string | undefined {
-  const c = readJsonOrUndefined<Checkpoint>(join(dir, CHECKPOINT_FILE), MAX_CHECKPOINT_BYTES);
-  if (!wellFormed(c) || !c.seal) return undefined;
+  const c = readJsonOrUndefined<unknown>(join(dir, CHECKPOINT_FILE), MAX_CHECKPOINT_BYTES);
+  if (!wellFormed(c) || !isRecord(c.seal) || typeof c.seal.sha256 !== "string") return undefined;
   return sameFile(c.seal, fileIdentity(fd)) ? c.seal.sha256 : undefined;
 }

@@ -104,9 +104,18 @@ interface CheckpointUse {
  * tail or drains the spool: both only change bytes past its offset.
  */
 function scanWithCheckpoint(dir: string, fd: number, use: CheckpointUse): ScanResult {
-  const checkpoint = use.resume ? readCheckpoint(dir, fd) : undefined;
-  const scanner = new SessionScanner(checkpoint?.scan);
-  const scan = scanner.run(fd, fstatSync(fd).size);
+  let checkpoint = use.resume ? readCheckpoint(dir, fd) : undefined;
+  let scanner = new SessionScanner(checkpoint?.scan);
+  let scan: ScanResult;
+  try {
+    scan = scanner.run(fd, fstatSync(fd).size);
+  } catch (error) {
+    if (!checkpoint) throw error;
+    // A checkpoint of the right shape with values no scan could have left: the full scan decides.
+    checkpoint = undefined;
+    scanner = new SessionScanner();
+    scan = scanner.run(fd, fstatSync(fd).size);
+  }
   const grew = scan.validEnd > (checkpoint?.scan.offset ?? -1);
   if (use.minBytes !== undefined && scan.validEnd >= use.minBytes && grew) {
     writeCheckpoint(dir, fd, scanner.snapshot());

@@ -4,6 +4,7 @@
 import { unlinkSync } from "node:fs";
 import { errorCode, writeDiagnostic } from "./core/diagnostics.ts";
 import { tapedeckDir } from "./core/paths.ts";
+import { liveServer } from "./serve/runfile.ts";
 import { startHookServer } from "./serve/server.ts";
 
 function arg(name: string): string | undefined {
@@ -50,8 +51,12 @@ try {
 } catch (error) {
   // The claim stays until it ages out (launch.ts): with the port held by another program every fallback hook
   // would otherwise start a server of its own (measured: 13 in 4.5 s of three turns, each a Node start).
-  // The port is taken: another server for this project won the race (fine), or another program holds it, and
-  // then hooks keep recording in their own process. Either way only a code is logged.
-  writeDiagnostic(tapedeckDir(project), { what: "error", stage: "serve-start", code: errorCode(error) });
+  // The port is taken. By this project's own server, which won a race of two fallback hooks: nothing to say
+  // (and nothing may be written while recording is stopped). By another program: hooks keep recording in
+  // their own process, and a code (never more) is logged.
+  const ours = runFile ? liveServer(runFile) : undefined;
+  if (!ours || ours.pid === process.pid) {
+    writeDiagnostic(tapedeckDir(project), { what: "error", stage: "serve-start", code: errorCode(error) });
+  }
   process.exit(0);
 }

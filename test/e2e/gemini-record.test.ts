@@ -765,7 +765,7 @@ describe("uninstall removes exactly what install added", () => {
     const userHook = (original.hooks as Record<string, unknown[]>).BeforeTool![0];
     expect(settings.hooks.BeforeTool).toHaveLength(2);
     expect(settings.hooks.BeforeTool![0]).toEqual(userHook);
-    expect(JSON.stringify(settings.hooks.BeforeTool![1])).toContain("gemini # tapedeck");
+    expect(JSON.stringify(settings.hooks.BeforeTool![1])).toContain("gemini; exit 0 # tapedeck");
     expect(Object.keys(settings.hooks)).toHaveLength(GEMINI_HOOK_EVENTS.length);
     // The user's hooksConfig is kept; the switch it did not set is added, and noted.
     expect(settings.hooksConfig).toEqual({ notifications: false, enabled: true });

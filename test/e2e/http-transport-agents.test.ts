@@ -110,9 +110,9 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, sb: S): void {
   // warnings) is theirs; a failing hook would be named (Codex, Gemini: "[WARNING] Hook(s) [...] failed").
   // Gemini's one-time notice of new project hooks (it names them, "tapedeck") is its own too.
   const expectOwnStderr = (stderr: string) =>
-    expect(stderr.replace(/WARNING: The following project-level hooks[\s\S]*?remove them\.\n/, "")).not.toMatch(
-      /hook|tapedeck|ECONNREFUSED|EACCES/i,
-    );
+    expect(
+      stderr.replace(/WARNING: The following project-level hooks[\s\S]*?remove them\.\n/, ""),
+    ).not.toMatch(/hook|tapedeck|ECONNREFUSED|EACCES/i);
   let firstKinds: string[] = [];
 
   it("install defaults to the http transport: every hook runs the hook client", async () => {

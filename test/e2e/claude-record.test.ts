@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import {
   snapshot,
   walk,
 } from "./archive-checks.ts";
+import { hookTrouble } from "./claude-hook-trouble.ts";
 import { type ClaudeResult, claudeTranscriptPath, runClaude } from "./claude-runner.ts";
 import { ANTHROPIC_KEY, AWS_KEY_ID, GITHUB_TOKEN, plantSecrets } from "./planted-secrets.ts";
 import {
@@ -27,6 +27,7 @@ import {
   useBuild,
   useClaudeSandbox,
 } from "./sandboxes.ts";
+import { squatAsNobody } from "./squatter.ts";
 
 useBuild();
 
@@ -143,87 +144,12 @@ function health(info: RunInfo): Promise<unknown> {
   });
 }
 
-interface Squatter {
-  /** One line per connection another user's program received: what arrived, never answered. */
-  received(): string[];
-  close(): Promise<void>;
-}
-
-/**
- * Another local user (nobody) binds the hook server's port while the server is down, the attack of a shared
- * machine: whatever connects is logged (its first line and byte count) and answered with a 500.
- */
-async function squatAsNobody(port: number): Promise<Squatter> {
-  const script = `
-    const net = require("node:net");
-    const s = net.createServer((c) => {
-      let got = Buffer.alloc(0);
-      c.on("data", (d) => { got = Buffer.concat([got, d]); });
-      c.on("end", () => process.stdout.write(JSON.stringify(got.toString("latin1").split("\\r\\n")[0] + " " + got.length) + "\\n"));
-      c.on("error", () => {});
-      c.end("HTTP/1.1 500 Squatting\\r\\ncontent-length: 0\\r\\n\\r\\n");
-    });
-    s.listen(${port}, "127.0.0.1", () => process.stdout.write("LISTENING\\n"));`;
-  const child = spawn(
-    "setpriv",
-    ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script],
-    { stdio: ["ignore", "pipe", "inherit"], cwd: "/" },
-  );
-  let out = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.startsWith("LISTENING\n")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`squatter exited ${code}: ${out}`)));
-  });
-  return {
-    received: () => out.split("\n").slice(1).filter(Boolean),
-    close: () =>
-      new Promise<void>((resolve) => {
-        child.removeAllListeners("exit");
-        child.once("exit", () => resolve());
-        child.kill("SIGKILL");
-      }),
-  };
-}
-
 function readEvents(sb: Sandbox, id: string): Envelope[] {
   return readEventsFile(join(sessionDir(sb, id), "events.jsonl"));
 }
 
 function expectNoSecretsUnder(dir: string): void {
   expectNoSecrets(dir, NEEDLES);
-}
-
-/**
- * Signs that a hook misbehaved, from claude's own transcripts: a failing or timed-out hook leaves a
- * `hook_non_blocking_error`/`hook_cancelled` attachment (or, in `-p` mode, any hook attachment with output), and
- * Stop hooks are summed up in `stop_hook_summary`. A silent, successful hook leaves none of these.
- */
-function hookTrouble(transcripts: string[]): unknown[] {
-  const trouble: unknown[] = [];
-  for (const file of transcripts) {
-    for (const line of readFileSync(file, "utf8").split("\n")) {
-      if (!line.trim()) continue;
-      const rec = JSON.parse(line) as {
-        type?: string;
-        subtype?: string;
-        attachment?: { type?: string; stdout?: string; stderr?: string; exitCode?: number };
-        hookErrors?: unknown[];
-        hasOutput?: boolean;
-      };
-      const att = rec.attachment;
-      if (rec.type === "attachment" && att?.type?.startsWith("hook")) {
-        const silent = att.type === "hook_success" && !att.stdout && !att.stderr && !att.exitCode;
-        if (!silent) trouble.push(att);
-      }
-      if (rec.subtype === "stop_hook_summary" && ((rec.hookErrors?.length ?? 0) > 0 || rec.hasOutput)) {
-        trouble.push({ hookErrors: rec.hookErrors, hasOutput: rec.hasOutput });
-      }
-    }
-  }
-  return trouble;
 }
 
 /** Every stop_hook_summary of a transcript: the hooks claude ran for Stop (command text or URL) and their errors. */

@@ -3,7 +3,6 @@
 // command transport records (test/e2e/codex-record.test.ts, gemini-record.test.ts cover that one in depth),
 // nothing on the agent's output, and a server killed between runs, its port taken by another user, noticed by
 // nobody.
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Envelope } from "../../src/core/schemas.ts";
@@ -14,6 +13,7 @@ import { liveServer, readRunFile, runFilePath } from "../../src/serve/runfile.ts
 import { expectNoSecrets, readEventsFile, walk } from "./archive-checks.ts";
 import { GITHUB_TOKEN, plantSecrets } from "./planted-secrets.ts";
 import { hookServerPids, type Sandbox, useBuild, useCodexSandbox, useGeminiSandbox } from "./sandboxes.ts";
+import { squatAsNobody } from "./squatter.ts";
 
 useBuild();
 
@@ -28,35 +28,6 @@ async function until(cond: () => boolean, ms = 5000): Promise<boolean> {
     await new Promise((r) => setTimeout(r, 50));
   }
   return true;
-}
-
-/** Another local user (nobody) on the port: logs whatever connects. */
-async function squatAsNobody(port: number): Promise<{ received: () => string; close: () => void }> {
-  const script = `const s = require("node:net").createServer((c) => { c.on("data", (d) => process.stdout.write("GOT " + d.length + "\\n")); c.on("error", () => {}); });
-    s.listen(${port}, "127.0.0.1", () => process.stdout.write("LISTENING\\n"));`;
-  const child = spawn(
-    "setpriv",
-    ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-      cwd: "/",
-    },
-  );
-  let out = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.startsWith("LISTENING\n")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`squatter exited ${code}`)));
-  });
-  return {
-    received: () => out.slice("LISTENING\n".length),
-    close: () => {
-      child.removeAllListeners("exit");
-      child.kill("SIGKILL");
-    },
-  };
 }
 
 interface Agent<S extends Sandbox> {
@@ -170,9 +141,9 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, sb: S): void {
       expect(added).toEqual(
         expect.arrayContaining(["user_prompt", "tool_call", "tool_result", "session_end"]),
       );
-      expect(squatter.received()).toBe("");
+      expect(squatter.received()).toEqual([]);
     } finally {
-      squatter.close();
+      await squatter.close();
     }
   });
 

@@ -318,6 +318,7 @@ describe("a checkpoint that does not match the file is ignored", () => {
       JSON.stringify({ ...good, scan: { ...good.scan, offset: 3 } }),
       JSON.stringify({ ...good, scan: { ...good.scan, event_ids: "x" } }),
       JSON.stringify({ ...good, scan: { ...good.scan, event_ids: [1, 2] } }),
+      JSON.stringify({ ...good, scan: { ...good.scan, offset: "12" } }),
       JSON.stringify({ ...good, scan: { ...good.scan, state: { ...good.scan.state, counts: null } } }),
       JSON.stringify({ ...good, scan: { ...good.scan, sequences: [[1]] } }),
       JSON.stringify({ ...good, scan: { ...good.scan, usage: { ...good.scan.usage, input_tokens: "9" } } }),
@@ -328,6 +329,18 @@ describe("a checkpoint that does not match the file is ignored", () => {
     ]) {
       writeFileSync(path, bad);
       expect(counters(dir, { checkpoint: true })).toEqual(fullParse(archive));
+    }
+  });
+
+  it("a damaged id list, found only when lines were appended: a full scan", () => {
+    const { dir, file, archive } = checkpointed();
+    const path = join(dir, CHECKPOINT_FILE);
+    const good = JSON.parse(readFileSync(path, "utf8"));
+    const more = randomArchive(random(12), 20);
+    appendFileSync(file, more);
+    for (const ids of ['["a",1]', "{not json", '{"a":1}']) {
+      writeFileSync(path, JSON.stringify({ ...good, scan: { ...good.scan, event_ids: ids } }));
+      expect(counters(dir, { checkpoint: true })).toEqual(fullParse(Buffer.concat([archive, more])));
     }
   });
 });

@@ -135,8 +135,7 @@ function wellFormed(c: unknown): c is Checkpoint {
     usage.sources.every((x) => typeof x === "string") &&
     Array.isArray(s.sequences) &&
     s.sequences.every((r) => Array.isArray(r) && r.length === 2 && isNumber(r[0]) && isNumber(r[1])) &&
-    Array.isArray(s.event_ids) &&
-    s.event_ids.every((x) => typeof x === "string")
+    typeof s.event_ids === "string"
   );
 }
 

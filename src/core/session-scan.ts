@@ -56,7 +56,12 @@ export interface ScanSnapshot {
   usage: UsageSums;
   /** every sequence seen, as sorted [first, last] ranges: one range for a well-formed session */
   sequences: Array<[number, number]>;
-  event_ids: string[];
+  /**
+   * every event id seen, as the JSON text of an array: parsing the checkpoint
+   * then reads one string, and the array is parsed only when a line past the
+   * offset needs it (a sealed session never does)
+   */
+  event_ids: string;
 }
 
 /** The byte pattern sumUsage always required of a line before reading its usage (kept: the counters must not move). */
@@ -168,7 +173,7 @@ export class SessionScanner {
   private state: SessionState = emptyState();
   private countsByKind: Record<string, number> = {};
   private sequences: SeenSequences;
-  private readonly restoredIds: readonly string[];
+  private readonly restoredIds: string;
   private ids: Set<string> | undefined;
   private previous = 0;
   private lineNo = 0;
@@ -180,7 +185,7 @@ export class SessionScanner {
 
   constructor(from?: ScanSnapshot) {
     this.sequences = new SeenSequences(from?.sequences);
-    this.restoredIds = from?.event_ids ?? [];
+    this.restoredIds = from?.event_ids ?? "[]";
     if (!from) return;
     Object.assign(this.report, structuredClone(from.report));
     this.state = structuredClone(from.state);
@@ -255,7 +260,13 @@ export class SessionScanner {
 
   /** The restored ids become a Set only when a line past the checkpoint needs them. */
   private seenIds(): Set<string> {
-    this.ids ??= new Set(this.restoredIds);
+    if (this.ids) return this.ids;
+    const restored: unknown = JSON.parse(this.restoredIds);
+    // A damaged list throws: recovery then scans the file in full.
+    if (!Array.isArray(restored) || !restored.every((id) => typeof id === "string")) {
+      throw new Error("checkpoint: event ids are not a list of strings");
+    }
+    this.ids = new Set(restored);
     return this.ids;
   }
 
@@ -298,7 +309,7 @@ export class SessionScanner {
         usage: { ...this.usage, sources: [...this.sources] },
       }),
       sequences: this.sequences.toRanges(),
-      event_ids: [...this.seenIds()],
+      event_ids: JSON.stringify([...this.seenIds()]),
     };
   }
 }

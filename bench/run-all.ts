@@ -2,11 +2,13 @@
 // as JSON (bench/out/results.json) and as the Markdown tables of docs/benchmarks.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
+import { cliTable, runCliBench } from "./cli.bench.ts";
 import { runHookBench, runHttpBench } from "./hook.bench.ts";
 import { runMcpBench } from "./mcp.bench.ts";
 import { runProxyBench } from "./proxy.bench.ts";
 import { runRedactBench } from "./redact.bench.ts";
-import { runAppendBench, runListBench, runScanBench } from "./store.bench.ts";
+import { runClaudeSessionBench, runCodexSessionBench } from "./session.bench.ts";
+import { runAppendBench, runInspectBench, runListBench, runScanBench } from "./store.bench.ts";
 
 const scanMb = Number(process.env.TAPEDECK_BENCH_SCAN_MB ?? 200);
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -14,10 +16,13 @@ const hook = await runHookBench();
 const httpHook = await runHttpBench();
 const append = runAppendBench();
 const scan = runScanBench(scanMb);
+const inspect = runInspectBench(scanMb);
 const list = runListBench();
 const redact = (await runRedactBench()) as Record<string, unknown>;
 const proxy = await runProxyBench();
 const mcp = await runMcpBench();
+const cli = runCliBench();
+const sessions = [await runClaudeSessionBench(), await runCodexSessionBench()];
 const results = {
   machine,
   date: new Date().toISOString(),
@@ -29,6 +34,9 @@ const results = {
   redact,
   proxy,
   mcp,
+  inspect,
+  cli,
+  sessions,
 };
 mkdirSync("bench/out", { recursive: true });
 writeFileSync("bench/out/results.json", `${JSON.stringify(results, null, 2)}\n`);
@@ -37,7 +45,11 @@ const md: string[] = [];
 md.push(`Machine: ${machine}`, "");
 md.push("| hook transport: command | median ms | p90 ms | × `node -e 0` |", "|---|---|---|---|");
 for (const r of hook.rows) md.push(`| ${r.name} | ${r.median_ms} | ${r.p90_ms} | ${r.vs_node} |`);
-md.push("", "| hook transport: http, per event (spawn to exit, event appended) | median ms | p90 ms |", "|---|---|---|");
+md.push(
+  "",
+  "| hook transport: http, per event (spawn to exit, event appended) | median ms | p90 ms |",
+  "|---|---|---|",
+);
 for (const r of httpHook.rows) md.push(`| ${r.name} | ${r.median_ms} | ${r.p90_ms} |`);
 md.push("", "| append | value |", "|---|---|");
 md.push(`| events/s (one event per call, lock + state + manifest) | ${append.events_per_s} |`);
@@ -74,4 +86,18 @@ md.push(
   `| \`tapedeck mcp\`: spawn to first tools/list answer (p90 ${mcp.mcp_start_p90_ms}) | ${mcp.mcp_start_to_tools_ms} | ${mcp.mcp_start_vs_node} |`,
 );
 md.push(`| one tapedeck_status call, round trip (p90 ${mcp.tool_call_p90_ms}) | ${mcp.tool_call_ms} | |`);
+md.push("", "| inspect of a sealed session | ms |", "|---|---|");
+md.push(`| first inspect (no checkpoint yet), ${scanMb} MB | ${inspect.without_checkpoint_ms} |`);
+md.push(`| again (validated prefix from the checkpoint) | ${inspect.again_ms} |`);
+md.push(`| after 1 MB more was appended | ${inspect.after_1mb_append_ms} |`);
+md.push("", cliTable(cli));
+for (const session of sessions) {
+  md.push(
+    "",
+    `| ${session.name}: ${session.turns} turns, ${session.rounds} interleaved rounds | median ms | p90 ms | × not installed |`,
+    "|---|---|---|---|",
+  );
+  for (const r of session.rows)
+    md.push(`| ${r.arm} | ${r.median_ms} | ${r.p90_ms} | ${r.vs_not_installed} |`);
+}
 console.log(md.join("\n"));

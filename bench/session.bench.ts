@@ -18,14 +18,24 @@ const CLI = join(process.cwd(), "dist", "cli.js");
 /** The three turns of a session: a tool call, a failing tool call, plain text. */
 const TURNS = ["SCENARIO_BASH echo one", "SCENARIO_FAIL", "SCENARIO_TEXT three"];
 
-function install(provider: string, project: string, home: string, arm: Arm, extraEnv: Record<string, string> = {}) {
+function install(
+  provider: string,
+  project: string,
+  home: string,
+  arm: Arm,
+  extraEnv: Record<string, string> = {},
+) {
   if (arm === "not installed") return;
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, ...extraEnv };
   delete env.TAPEDECK_HOME;
-  execFileSync(process.execPath, [CLI, "install", provider, "--yes", "--project", project, "--transport", arm], {
-    env,
-    stdio: "ignore",
-  });
+  execFileSync(
+    process.execPath,
+    [CLI, "install", provider, "--yes", "--project", project, "--transport", arm],
+    {
+      env,
+      stdio: "ignore",
+    },
+  );
 }
 
 function stopServer(project: string, home: string): void {

@@ -3,7 +3,7 @@ import { derivedId, firstReadOffset, inPeriod } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { normalizeClaudeHook } from "./normalize.ts";
 import { type WatchedState, watchTranscript } from "./transcript-alert.ts";
-import { readNewUsage } from "./transcript-usage.ts";
+import { readTranscriptTail } from "./transcript-usage.ts";
 
 interface TranscriptCursor {
   offset: number;
@@ -14,6 +14,8 @@ interface TranscriptCursor {
    * cannot make them drop anything.
    */
   fresh?: boolean;
+  /** The turn (prompt id) the last record read belongs to: a response written after its Stop is still its turn's. */
+  turn?: string;
 }
 
 interface ClaudeState extends WatchedState {
@@ -26,43 +28,62 @@ const SEEN_IDS_KEPT = 64;
 /** Subagent transcripts are read once, at their SubagentStop; old cursors can go. */
 const CURSORS_KEPT = 32;
 
-function readUsage(
+/**
+ * Reads what was appended to a transcript since its cursor. In the session's own transcript each message is
+ * counted in the turn the transcript puts it in, and queued prompts are read too; a subagent's messages are its
+ * SubagentStop's turn.
+ */
+function readTail(
   path: string,
   cursors: Record<string, TranscriptCursor>,
-  turnId: string | undefined,
-  agentId: string | undefined,
+  hook: { turnId: string | undefined; agentId: string | undefined; main: boolean },
   since: string | undefined,
 ): NormalizedEvent[] {
   const cursor = cursors[path] ?? { offset: 0, seen: [] };
-  const read = readNewUsage(path, cursor.offset, cursor.seen);
+  const read = readTranscriptTail(path, cursor);
   delete cursors[path];
-  cursors[path] = {
+  const next: TranscriptCursor = {
     offset: read.offset,
     seen: [...cursor.seen, ...read.usages.map((u) => u.message_id)].slice(-SEEN_IDS_KEPT),
   };
+  if (hook.main && read.turn !== undefined) next.turn = read.turn;
+  cursors[path] = next;
   const periodStart = cursor.fresh ? since : undefined;
   // A message written before recording was switched on is not this period's (its first line can reach the
   // transcript after the period's first event: Claude writes it asynchronously).
-  return read.usages
-    .filter((u) => inPeriod(u.timestamp, periodStart))
-    .map(
-      (u) =>
-        ({
-          kind: "turn_usage",
-          // Derived from the message id: losing the cursor can repeat a read, never a count.
-          event_id: derivedId("turn_usage", u.message_id),
-          turn_id: turnId,
-          agent_id: agentId,
-          payload: { message_id: u.message_id, model: u.model, request_id: u.request_id },
-          usage: u.usage,
-        }) satisfies NormalizedEvent,
-    );
+  const usages = read.usages.filter((u) => inPeriod(u.timestamp, periodStart));
+  const events: NormalizedEvent[] = usages.map(
+    (u) =>
+      ({
+        kind: "turn_usage",
+        // Derived from the message id: losing the cursor can repeat a read, never a count.
+        event_id: derivedId("turn_usage", u.message_id),
+        turn_id: (hook.main ? u.turn_id : undefined) ?? hook.turnId,
+        agent_id: hook.agentId,
+        payload: { message_id: u.message_id, model: u.model, request_id: u.request_id },
+        usage: u.usage,
+      }) satisfies NormalizedEvent,
+  );
+  if (!hook.main) return events;
+  for (const q of read.prompts.filter((p) => inPeriod(p.timestamp, periodStart))) {
+    events.push({
+      kind: "user_prompt",
+      // Derived from the transcript record's uuid: a re-read never records the prompt twice.
+      event_id: derivedId("user_prompt", q.uuid),
+      turn_id: q.turn_id ?? hook.turnId,
+      payload: { source: "claude-transcript", queued: true, prompt: q.prompt, queued_at: q.timestamp },
+      optional_fields: ["prompt"],
+    });
+  }
+  return events;
 }
 
 /**
  * At Stop, reads the usage Claude wrote to the session transcript since the
  * last Stop; at SubagentStop, the subagent's own transcript (its messages
  * never reach the main one). Each message becomes one turn_usage event.
+ * SessionEnd reads the session transcript once more: the last turn's final
+ * response can reach the file after its Stop hook ran, and nothing reads later.
  */
 function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | undefined, since?: string) {
   const cursors: Record<string, TranscriptCursor> = { ...(previous?.cursors ?? {}) };
@@ -74,13 +95,17 @@ function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | u
     read = true;
   }
   for (const e of result.events) {
-    if (e.kind === "assistant_message" && result.context.transcript_path && !e.agent_id) {
-      events.push(...readUsage(result.context.transcript_path, cursors, e.turn_id, undefined, since));
+    const turnEnd = e.kind === "assistant_message" || e.kind === "session_end";
+    if (turnEnd && transcript && !e.agent_id) {
+      events.push(
+        ...readTail(transcript, cursors, { turnId: e.turn_id, agentId: undefined, main: true }, since),
+      );
       read = true;
     }
     const agentTranscript = e.payload.agent_transcript_path;
     if (e.kind === "subagent_stop" && typeof agentTranscript === "string" && agentTranscript.length < 4096) {
-      events.push(...readUsage(agentTranscript, cursors, e.turn_id, e.agent_id, since));
+      const hook = { turnId: e.turn_id, agentId: e.agent_id, main: false };
+      events.push(...readTail(agentTranscript, cursors, hook, since));
       read = true;
     }
   }

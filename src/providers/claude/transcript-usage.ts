@@ -9,10 +9,18 @@
 // (request blobs, prompt snapshots), so a hook must read only what was
 // appended since its last visit: callers keep the returned offset and the
 // message ids they already counted.
+//
+// The same pass finds which turn each message belongs to, and the prompts Claude queued (transcript-queued.ts):
+// interactive Claude writes its transcript asynchronously, so the last response of a turn can reach the file
+// after that turn's Stop hook read it (measured: 5 of 18 turns under a pty). The turn it is counted in must then
+// come from the transcript, not from the hook that happened to read it. Each `user` record carries `promptId`
+// (the hooks' prompt_id) and every record its `parentUuid`; records are appended in order, so a record belongs
+// to its parent's turn or, when the parent was not parsed here, to the last prompt seen before it.
 import { closeSync, constants, fstatSync } from "node:fs";
 import { openRegularSync } from "../../core/fsutil.ts";
 import type { Usage } from "../../core/schemas.ts";
 import { scanCompleteLines } from "../read-lines.ts";
+import { mayBeQueuedPrompt, type QueuedPrompt, queuedPromptFromRecord } from "./transcript-queued.ts";
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -23,6 +31,21 @@ export interface TranscriptUsage {
   model?: string;
   request_id?: string;
   usage: Usage;
+}
+
+/** Where a read starts: the offset, the ids already counted, and the turn the last read ended in. */
+export interface TailCursor {
+  offset: number;
+  seen: Iterable<string>;
+  turn?: string;
+}
+
+export interface TailReadResult {
+  offset: number;
+  /** The prompt id of the turn the last record read belongs to, for the next read to continue from. */
+  turn?: string;
+  usages: Array<TranscriptUsage & { turn_id?: string }>;
+  prompts: Array<QueuedPrompt & { turn_id?: string }>;
 }
 
 export interface UsageReadResult {
@@ -46,55 +69,108 @@ export function readNewUsage(
   seenMessageIds: Iterable<string>,
   maxBytes: number = DEFAULT_MAX_BYTES,
 ): UsageReadResult {
+  const read = readTranscriptTail(transcriptPath, { offset: fromOffset, seen: seenMessageIds }, maxBytes);
+  return { offset: read.offset, usages: read.usages.map(({ turn_id: _turn, ...usage }) => usage) };
+}
+
+/**
+ * Reads the usage, the turn of each message and the queued prompts from the records appended since
+ * `from.offset`, at most `maxBytes` of them.
+ */
+export function readTranscriptTail(
+  transcriptPath: string,
+  from: TailCursor,
+  maxBytes: number = DEFAULT_MAX_BYTES,
+): TailReadResult {
+  const nothing: TailReadResult = { offset: from.offset, usages: [], prompts: [] };
+  if (from.turn !== undefined) nothing.turn = from.turn;
   let fd: number;
   try {
     // Claude's own file, so a symlink is followed; but a FIFO planted there must not block the hook.
     fd = openRegularSync(transcriptPath, constants.O_RDONLY, undefined, true);
   } catch {
-    return { offset: fromOffset, usages: [] };
+    return nothing;
   }
   try {
     const size = fstatSync(fd).size;
     // A file smaller than our offset was rewritten or replaced: start over.
+    const fromOffset = from.offset;
     const start = Number.isSafeInteger(fromOffset) && fromOffset >= 0 && fromOffset <= size ? fromOffset : 0;
     const window = Number.isFinite(maxBytes) && maxBytes >= 1 ? Math.floor(maxBytes) : DEFAULT_MAX_BYTES;
     const end = Math.min(size, start + window);
-    const collector = new UsageCollector(seenMessageIds);
+    const collector = new TailCollector(from.seen, start === fromOffset ? from.turn : undefined);
     const lineEnd = scanCompleteLines(fd, start, end, (line) => collector.add(line));
     // One line longer than the whole window would pin the offset forever.
     // Skip past the window instead; the rest of that line then fails to parse
     // as JSON on the next call and is dropped like any malformed line.
     const offset = lineEnd === start && end < size ? end : lineEnd;
-    return { offset, usages: collector.result() };
+    return { offset, ...collector.result() };
   } catch {
     // Usage is best effort: a read error must never fail the hook.
-    return { offset: fromOffset, usages: [] };
+    return nothing;
   } finally {
     closeSync(fd);
   }
 }
 
-class UsageCollector {
+class TailCollector {
   private readonly seen: Set<string>;
-  private readonly byMessage = new Map<string, TranscriptUsage>();
+  private readonly byMessage = new Map<string, TranscriptUsage & { turn_id?: string }>();
+  private readonly prompts: Array<QueuedPrompt & { turn_id?: string }> = [];
+  /** The turn of each record parsed in this read, by uuid, for the records that name it as their parent. */
+  private readonly turnOf = new Map<string, string>();
+  private turn: string | undefined;
 
-  constructor(seenMessageIds: Iterable<string>) {
+  constructor(seenMessageIds: Iterable<string>, turn: string | undefined) {
     this.seen = new Set(seenMessageIds);
+    this.turn = turn;
   }
 
   add(line: Buffer): void {
-    // Cheap byte test first: most lines (attachments, request blobs, prompt
+    // Cheap byte tests first: most lines (attachments, request blobs, prompt
     // snapshots) are large and irrelevant, and JSON.parse dominates the cost.
-    if (!line.includes('"assistant"') || !line.includes('"usage"')) return;
-    const entry = usageFromRecord(parseJson(line.toString("utf8")));
-    if (!entry || this.seen.has(entry.message_id)) return;
-    // Map.set keeps the first insertion position but takes the later value:
-    // the last block record of a message carries its final output_tokens.
-    this.byMessage.set(entry.message_id, entry);
+    const usage = line.includes('"assistant"') && line.includes('"usage"');
+    const user = line.includes('"promptId"') && line.includes('"user"');
+    if (!usage && !user && !mayBeQueuedPrompt(line)) return;
+    const record = parseJson(line.toString("utf8"));
+    if (!isRecord(record)) return;
+    if (record.type === "user") {
+      this.addUser(record);
+      return;
+    }
+    const parent = typeof record.parentUuid === "string" ? this.turnOf.get(record.parentUuid) : undefined;
+    const turn = parent ?? this.turn;
+    if (typeof record.uuid === "string" && turn !== undefined) this.turnOf.set(record.uuid, turn);
+    const entry = usageFromRecord(record);
+    if (entry) {
+      this.addUsage(entry, turn);
+      return;
+    }
+    const queued = queuedPromptFromRecord(record);
+    if (queued) this.prompts.push(turn === undefined ? queued : { ...queued, turn_id: turn });
   }
 
-  result(): TranscriptUsage[] {
-    return [...this.byMessage.values()];
+  private addUser(record: Record<string, unknown>): void {
+    if (typeof record.promptId !== "string" || record.promptId === "") return;
+    this.turn = record.promptId;
+    if (typeof record.uuid === "string") this.turnOf.set(record.uuid, record.promptId);
+  }
+
+  private addUsage(entry: TranscriptUsage, turn: string | undefined): void {
+    if (this.seen.has(entry.message_id)) return;
+    // A message belongs to the turn of its first block record. Map.set keeps the first insertion position but
+    // takes the later value: the last block record of a message carries its final output_tokens.
+    const turnId = this.byMessage.get(entry.message_id)?.turn_id ?? turn;
+    this.byMessage.set(entry.message_id, turnId === undefined ? entry : { ...entry, turn_id: turnId });
+  }
+
+  result(): Omit<TailReadResult, "offset"> {
+    const out: Omit<TailReadResult, "offset"> = {
+      usages: [...this.byMessage.values()],
+      prompts: this.prompts,
+    };
+    if (this.turn !== undefined) out.turn = this.turn;
+    return out;
   }
 }
 

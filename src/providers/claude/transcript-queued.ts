@@ -1,0 +1,52 @@
+// Prompts the user typed while Claude was busy, from Claude Code's transcript.
+//
+// Claude (2.1.x, measured under a pty) queues a prompt typed mid-turn or while a Stop hook runs and fires no
+// UserPromptSubmit for it: the transcript is the only trace. It writes a `queue-operation` record
+// ({operation: "enqueue", content}) when the prompt is typed, then, when the turn absorbs it, an `attachment`
+// record {uuid, parentUuid, attachment: {type: "queued_command", prompt, source_uuid, commandMode: "prompt",
+// origin: {kind: "human"}, timestamp}}. Only the attachment says the model got the prompt and carries a
+// stable uuid, so it is what becomes a user_prompt.
+
+export interface QueuedPrompt {
+  /** The attachment record's uuid: a re-read yields the same event id. */
+  uuid: string;
+  parent_uuid?: string;
+  prompt: string;
+  /** When the user typed it. */
+  timestamp?: string;
+  source_uuid?: string;
+}
+
+/** Cheap byte test before a parse: attachments include the big prompt snapshots. */
+export function mayBeQueuedPrompt(line: Buffer): boolean {
+  return line.includes('"queued_command"');
+}
+
+export function queuedPromptFromRecord(record: Record<string, unknown>): QueuedPrompt | undefined {
+  if (record.type !== "attachment" || typeof record.uuid !== "string" || record.uuid === "") return undefined;
+  const att = record.attachment;
+  if (!isObject(att) || att.type !== "queued_command") return undefined;
+  // Task notifications and other machine-made commands travel the same queue; only a human's prompt is one.
+  if (att.commandMode !== undefined && att.commandMode !== "prompt") return undefined;
+  if (isObject(att.origin) && att.origin.kind !== undefined && att.origin.kind !== "human") return undefined;
+  const prompt = promptText(att.prompt);
+  if (prompt === undefined) return undefined;
+  const queued: QueuedPrompt = { uuid: record.uuid, prompt };
+  if (typeof record.parentUuid === "string") queued.parent_uuid = record.parentUuid;
+  const at = typeof att.timestamp === "string" ? att.timestamp : record.timestamp;
+  if (typeof at === "string") queued.timestamp = at;
+  if (typeof att.source_uuid === "string") queued.source_uuid = att.source_uuid;
+  return queued;
+}
+
+/** A string, or content blocks (a pasted image comes with text blocks): their text. */
+function promptText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (!Array.isArray(value)) return undefined;
+  const texts = value.filter(isObject).flatMap((b) => (typeof b.text === "string" ? [b.text] : []));
+  return texts.length > 0 ? texts.join("\n") : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

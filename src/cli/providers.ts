@@ -1,8 +1,9 @@
 // The providers tapedeck records, by name, for the CLI's usage checks and
-// messages. Not the hot path's registry (providers/registry.ts): importing it
-// loads every provider's normalizer, which `status` or `list` never run
-// (measured: half of `tapedeck status`'s code). test/cli-catalog.test.ts keeps
-// this list equal to the registry's.
+// messages. Not the catalog (providers/catalog.ts) nor the hot path's registry:
+// importing either loads every provider's normalizer, which `status` or `list`
+// never run (measured: half of `tapedeck status`'s code).
+// test/providers-contract.test.ts keeps these names equal to the catalog's
+// adapters' display names, in its order.
 const DISPLAY_NAMES: Record<string, string> = {
   claude: "Claude Code",
   codex: "Codex CLI",

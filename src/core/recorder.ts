@@ -1,7 +1,6 @@
 // The hook path from raw stdin bytes to appended events. Shared by the
 // bundled hook entry and `tapedeck hook`; it loads no CLI or schema code.
 import { join } from "node:path";
-import type { ProviderAdapter } from "../providers/types.ts";
 import {
   effectiveLimits,
   findProjectRoot,
@@ -20,6 +19,7 @@ import {
   SESSION_FILES,
   tapedeckDir,
 } from "./paths.ts";
+import type { ProviderAdapter } from "./provider.ts";
 import { registerSession } from "./registry.ts";
 import { type RecordOutcome, recordEvents, sessionDirNameFor } from "./store.ts";
 import { markTurn, takeTurnMark } from "./turn-marks.ts";

@@ -1,14 +1,9 @@
-import { claudeInstaller } from "./claude/installer.ts";
-import { claudeMcpExtra } from "./claude/mcp-installer.ts";
-import { codexInstaller } from "./codex/installer.ts";
-import { codexMcpExtra } from "./codex/mcp-installer.ts";
-import { codexNotifyExtra } from "./codex/notify-installer.ts";
-import { geminiInstaller } from "./gemini/installer.ts";
-import { geminiMcpExtra } from "./gemini/mcp-installer.ts";
+// The installers of providers/catalog.ts, by provider, for `tapedeck install`,
+// `uninstall` and `doctor`: each provider's own comes from its folder
+// (<provider>/provider.ts), with the extras its flags add.
+import { CATALOG } from "./catalog.ts";
 import type { ProviderInstaller } from "./installer.ts";
 
-export const INSTALLERS: Record<string, ProviderInstaller> = {
-  claude: { ...claudeInstaller, extras: [claudeMcpExtra] },
-  codex: { ...codexInstaller, extras: [codexNotifyExtra, codexMcpExtra] },
-  gemini: { ...geminiInstaller, extras: [geminiMcpExtra] },
-};
+export const INSTALLERS: Record<string, ProviderInstaller> = Object.fromEntries(
+  Object.entries(CATALOG).flatMap(([name, entry]) => (entry.installer ? [[name, entry.installer]] : [])),
+);

@@ -19,12 +19,14 @@ import type {
   ApiUsageReader,
   ApiUsageResult,
 } from "../providers/api-usage.ts";
-import { claudeApiUsage } from "../providers/claude/api-usage.ts";
-import { codexApiUsage } from "../providers/codex/api-usage.ts";
+import { CATALOG } from "../providers/catalog.ts";
 import { derivedId } from "../providers/shared.ts";
 import type { ProxyContext, ProxyExtension } from "./types.ts";
 
-export const API_USAGE_READERS: readonly ApiUsageReader[] = [claudeApiUsage, codexApiUsage];
+/** Every provider's reader (providers/catalog.ts), in catalog order: the first that identifies a call reads it. */
+export const API_USAGE_READERS: readonly ApiUsageReader[] = Object.values(CATALOG).flatMap((entry) =>
+  entry.apiUsage ? [entry.apiUsage] : [],
+);
 
 interface FeedState {
   reader: ApiUsageReader;

@@ -2,16 +2,10 @@
 import { relative } from "node:path";
 import { isInside } from "../../core/paths.ts";
 
-export type CheckStatus = "ok" | "warn" | "fail";
+// The check itself is the providers' contract too (providers/doctor.ts): their checks answer the same way.
+import type { DoctorCheck } from "../../providers/doctor.ts";
 
-export interface DoctorCheck {
-  name: string;
-  status: CheckStatus;
-  message: string;
-  /** What to do about it, for warn and fail. */
-  fix?: string[];
-  details?: Record<string, unknown>;
-}
+export { type CheckStatus, check, type DoctorCheck } from "../../providers/doctor.ts";
 
 export interface ProviderReport {
   provider: string;
@@ -25,22 +19,6 @@ export interface DoctorReport {
   problems: number;
   warnings: number;
   providers: ProviderReport[];
-}
-
-export function check(
-  name: string,
-  status: CheckStatus,
-  message: string,
-  fix?: string[],
-  details?: Record<string, unknown>,
-): DoctorCheck {
-  return {
-    name,
-    status,
-    message,
-    ...(fix && fix.length > 0 ? { fix } : {}),
-    ...(details ? { details } : {}),
-  };
 }
 
 /** A path as the report shows it: relative inside the project, absolute outside. */

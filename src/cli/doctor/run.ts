@@ -4,13 +4,11 @@
 // problem the fix). Exit 0 when nothing is wrong, 1 when a problem was found
 // (warnings alone do not fail).
 import { loadConfig, type ProviderConfig } from "../../core/config.ts";
-import { defaultCodexHome } from "../../providers/codex/installer.ts";
+import { installable, providerEntry } from "../../providers/catalog.ts";
 import type { ProviderInstaller } from "../../providers/installer.ts";
-import { INSTALLERS } from "../../providers/installers.ts";
 import { checkProvider, projectFromOption } from "../common.ts";
 import { providerName } from "../providers.ts";
 import { check, type DoctorCheck, type DoctorReport, type ProviderReport } from "./check.ts";
-import { checkCodexTrust } from "./codex-trust.ts";
 import { checkDiagnostics } from "./diagnostics.ts";
 import { checkExtras } from "./extras.ts";
 import { checkHookServer } from "./hook-server.ts";
@@ -55,10 +53,10 @@ function hooks(scope: ProviderScope): DoctorCheck[] {
   return result.checks;
 }
 
-/** Codex silently skips untrusted hooks; checked only where there are hooks to trust. */
-function codexTrust({ project, provider, opts, found }: ProviderScope): DoctorCheck[] {
-  if (provider !== "codex" || found.length === 0) return [];
-  return checkCodexTrust(project, opts.codexHome ?? defaultCodexHome());
+/** The provider's own checks (its folder's doctor checks, e.g. Codex's hook trust), after the hooks check. */
+function providerChecks({ project, provider, opts, found }: ProviderScope): DoctorCheck[] {
+  const scope = { project, hooksFound: found.length, codexHome: opts.codexHome };
+  return (providerEntry(provider)?.doctorChecks ?? []).flatMap((run) => run(scope));
 }
 
 async function hookServer({ project, provider, entry }: ProviderScope): Promise<DoctorCheck[]> {
@@ -74,7 +72,7 @@ const PROVIDER_CHECKS: readonly ProviderCheck[] = [
   recording,
   hooks,
   ({ project, provider, entry }) => [checkSessionRoot(project, provider, entry)],
-  codexTrust,
+  providerChecks,
   hookServer,
   extras,
 ];
@@ -93,7 +91,7 @@ async function providerReport(
     ];
     return { provider, ok: false, checks };
   }
-  const installer = Object.hasOwn(INSTALLERS, provider) ? INSTALLERS[provider] : undefined;
+  const installer = providerEntry(provider)?.installer;
   const scope: ProviderScope = { project, provider, entry, installer, opts, found: [] };
   const checks: DoctorCheck[] = [];
   for (const run of PROVIDER_CHECKS) checks.push(...(await run(scope)));
@@ -110,12 +108,13 @@ export async function runDoctor(opts: DoctorOpts): Promise<DoctorReport> {
     reports.push(await providerReport(project, provider, config?.providers[provider], opts));
   }
   if (providers.length === 0) {
+    const [first, ...rest] = installable();
     reports.push({
       provider: "none",
       ok: false,
       checks: [
         check("config", "fail", `tapedeck is not installed in ${project}`, [
-          "tapedeck install claude   (or codex, gemini)",
+          `tapedeck install ${first}   (or ${rest.join(", ")})`,
         ]),
       ],
     });

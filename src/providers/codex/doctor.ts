@@ -1,7 +1,13 @@
-// Codex runs a project's hooks only when the project and each hook are trusted, and skips the others
-// silently: untrusted hooks record nothing and say nothing.
-import { codexHookTrust, codexTrustFixes } from "../../providers/codex/installer.ts";
-import { check, type DoctorCheck } from "./check.ts";
+// Codex's part of `tapedeck doctor`. Codex runs a project's hooks only when the project and each hook are
+// trusted, and skips the others silently: untrusted hooks record nothing and say nothing.
+import { check, type DoctorCheck, type ProviderCheckScope } from "../doctor.ts";
+import { defaultCodexHome } from "./home.ts";
+import { codexHookTrust, codexTrustFixes } from "./installer.ts";
+
+/** Checked only where there are hooks to trust. */
+export function codexTrustCheck({ project, hooksFound, codexHome }: ProviderCheckScope): DoctorCheck[] {
+  return hooksFound === 0 ? [] : checkCodexTrust(project, codexHome ?? defaultCodexHome());
+}
 
 export function checkCodexTrust(project: string, codexHome: string): DoctorCheck[] {
   const trust = codexHookTrust(project, codexHome);

@@ -1,0 +1,42 @@
+// The port every provider plugs into: the recorder (core/recorder.ts) drives
+// an adapter and knows nothing else about the agent it records. It sits in the
+// core beside NormalizeResult, so that the core imports nothing from
+// providers/; each provider's folder implements it (providers/*/adapter.ts).
+import type { NormalizedEvent, NormalizeResult } from "./event.ts";
+
+/**
+ * A provider adapter maps hook payloads to normalized events. It knows
+ * nothing about storage: opaque per-session state (such as how far a
+ * transcript has been read) is handed in and handed back by the caller.
+ */
+export interface ProviderAdapter {
+  name: string;
+  displayName: string;
+  normalize(payload: unknown, env: Record<string, string | undefined>): NormalizeResult;
+  /**
+   * A fallback capture path (Codex's notify): it records only in projects where it was installed as one
+   * (ProviderConfig.fallback), because only there do the hooks mark the turns they already recorded.
+   */
+  fallback?: boolean;
+  /** Whether a raw payload starts a session (for the http transport, whose server such a hook starts). */
+  isSessionStart(payload: unknown): boolean;
+  /**
+   * Extra events derived outside the payload (e.g. usage read from a transcript).
+   * Called before anything is appended; it may also complete `result.events`
+   * in place (ids that need the per-session state), which are recorded after it.
+   */
+  enrich?(
+    result: NormalizeResult,
+    state: Record<string, unknown> | undefined,
+    scope?: EnrichScope,
+  ): { events: NormalizedEvent[]; state: Record<string, unknown> } | undefined;
+}
+
+/** What the recorder knows that bounds enrichment. */
+export interface EnrichScope {
+  /**
+   * When recording was last switched on (ISO 8601): what the agent's own files say happened earlier (usage of a
+   * message written before, a command that ended before) is not recorded.
+   */
+  recordingSince?: string;
+}

@@ -1,0 +1,39 @@
+// Every provider tapedeck records, one line each: the folder's provider.ts
+// names what it offers (adapter, installer, API usage reader, doctor checks;
+// entry.ts). The CLI and the proxy look providers up here. Adding a provider
+// is its folder plus one line below; test/providers-contract.test.ts then
+// checks it offers the same contract as the others, and that the two lean
+// lists that cannot load this file agree with it:
+// - providers/registry.ts, the hook hot path's adapters (dist/hook.cjs must not
+//   load installers or doctor checks: test/hook-bundle.test.ts);
+// - cli/providers.ts, the names the CLI's usage checks know, without loading
+//   any normalizer.
+import { antigravityProvider } from "./antigravity/provider.ts";
+import { claudeProvider } from "./claude/provider.ts";
+import { codexProvider } from "./codex/provider.ts";
+import type { ProviderEntry } from "./entry.ts";
+import { geminiProvider } from "./gemini/provider.ts";
+import type { ProviderInstaller } from "./installer.ts";
+
+export type { ProviderEntry };
+
+/** In the order the CLI lists providers. */
+export const CATALOG: Readonly<Record<string, ProviderEntry>> = {
+  claude: claudeProvider,
+  codex: codexProvider,
+  gemini: geminiProvider,
+  antigravity: antigravityProvider,
+};
+
+export function providerEntry(name: string): ProviderEntry | undefined {
+  return Object.hasOwn(CATALOG, name) ? CATALOG[name] : undefined;
+}
+
+export function installerFor(name: string): ProviderInstaller | undefined {
+  return providerEntry(name)?.installer;
+}
+
+/** The providers `tapedeck install` can set up, in catalog order. */
+export function installable(): string[] {
+  return Object.keys(CATALOG).filter((name) => CATALOG[name]?.installer);
+}

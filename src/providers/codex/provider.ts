@@ -1,0 +1,17 @@
+// Everything Codex CLI offers tapedeck, for providers/catalog.ts. Its notify
+// program (notify.ts) is not a second provider: a fallback capture path of
+// this one, installed by the `--notify` extra and run by dist/hook.cjs itself.
+import type { ProviderEntry } from "../entry.ts";
+import { codexAdapter } from "./adapter.ts";
+import { codexApiUsage } from "./api-usage.ts";
+import { codexTrustCheck } from "./doctor.ts";
+import { codexInstaller } from "./installer.ts";
+import { codexMcpExtra } from "./mcp-installer.ts";
+import { codexNotifyExtra } from "./notify-installer.ts";
+
+export const codexProvider: ProviderEntry = {
+  adapter: codexAdapter,
+  installer: { ...codexInstaller, extras: [codexNotifyExtra, codexMcpExtra] },
+  apiUsage: codexApiUsage,
+  doctorChecks: [codexTrustCheck],
+};

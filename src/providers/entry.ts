@@ -1,0 +1,20 @@
+// What a provider offers tapedeck, each part in the provider's own folder and
+// named here once: its <provider>/provider.ts fills one of these, and
+// providers/catalog.ts lists them. A part it lacks is simply absent (no
+// installer for a client whose hooks are configured by hand, no API usage
+// reader for a wire format the proxy does not read).
+import type { ProviderAdapter } from "../core/provider.ts";
+import type { ApiUsageReader } from "./api-usage.ts";
+import type { ProviderDoctorCheck } from "./doctor.ts";
+import type { ProviderInstaller } from "./installer.ts";
+
+export interface ProviderEntry {
+  /** Hook payloads to normalized events; also the name and the display name. */
+  adapter: ProviderAdapter;
+  /** `tapedeck install`: its hook settings, with the extras its flags add (`--mcp`, `--notify`). */
+  installer?: ProviderInstaller;
+  /** The proxy's archive feed: exact usage from the provider's API traffic. */
+  apiUsage?: ApiUsageReader;
+  /** `tapedeck doctor`: checks only this provider knows how to make. */
+  doctorChecks?: readonly ProviderDoctorCheck[];
+}

@@ -1,0 +1,12 @@
+// Everything Gemini CLI offers tapedeck, for providers/catalog.ts. No API
+// usage reader: the proxy does not read Gemini's wire format; usage comes from
+// the chat file (chat-usage.ts) through the adapter.
+import type { ProviderEntry } from "../entry.ts";
+import { geminiAdapter } from "./adapter.ts";
+import { geminiInstaller } from "./installer.ts";
+import { geminiMcpExtra } from "./mcp-installer.ts";
+
+export const geminiProvider: ProviderEntry = {
+  adapter: geminiAdapter,
+  installer: { ...geminiInstaller, extras: [geminiMcpExtra] },
+};

@@ -175,6 +175,45 @@ describe("readTranscriptTail: queued prompts", () => {
     expect(readTranscriptTail(path, { offset: read.offset, seen: [] }).prompts).toEqual([]);
   });
 
+  it("reads a prompt typed while a Stop hook ran: dequeued, it starts the next turn with no hook of its own", () => {
+    const path = transcript(
+      user("u1", null, "p1") +
+        assistant("a1", "u1", "m1") +
+        enqueue("SCENARIO_BASH echo two") +
+        line({ type: "queue-operation", operation: "dequeue", timestamp: AT, sessionId: SID }) +
+        line({ type: "system", subtype: "stop_hook_summary", uuid: "y1", parentUuid: "a1" }) +
+        user("u2", "y1", "p2", "SCENARIO_BASH echo two") +
+        assistant("a2", "u2", "m2") +
+        user("u3", "a2", "p2", [{ type: "tool_result", content: "two" }]) +
+        // A prompt typed and hooked as usual (UserPromptSubmit recorded it): no dequeue before it.
+        user("u4", "u3", "p3", "SCENARIO_BASH echo three"),
+    );
+    const read = readTranscriptTail(path, { offset: 0, seen: [] });
+    expect(read.prompts.map((p) => [p.uuid, p.prompt, p.turn_id])).toEqual([
+      ["u2", "SCENARIO_BASH echo two", "p2"],
+    ]);
+    expect(read.usages.map((u) => [u.message_id, u.turn_id])).toEqual([
+      ["m1", "p1"],
+      ["m2", "p2"],
+    ]);
+    expect(read.dequeued).toBeUndefined();
+  });
+
+  it("carries a dequeue to the next read, and spends it on the first user record even when that is no prompt", () => {
+    const path = transcript(user("u1", null, "p1") + line({ type: "queue-operation", operation: "dequeue" }));
+    const first = readTranscriptTail(path, { offset: 0, seen: [] });
+    expect(first.dequeued).toBe(1);
+    appendFileSync(path, user("u2", "u1", "p2", "typed during the Stop hook"));
+    const second = readTranscriptTail(path, { ...first, seen: [] });
+    expect(second.prompts.map((p) => p.uuid)).toEqual(["u2"]);
+    const meta = transcript(
+      line({ type: "queue-operation", operation: "dequeue" }) +
+        line({ ...JSON.parse(user("u1", null, "p1")), isMeta: true }) +
+        user("u2", "u1", "p1", "hooked as usual"),
+    );
+    expect(readTranscriptTail(meta, { offset: 0, seen: [] }).prompts).toEqual([]);
+  });
+
   it("takes the text of content blocks, and skips machine-made commands and malformed records", () => {
     const path = transcript(
       user("u1", null, "p1") +

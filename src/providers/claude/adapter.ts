@@ -16,6 +16,8 @@ interface TranscriptCursor {
   fresh?: boolean;
   /** The turn (prompt id) the last record read belongs to: a response written after its Stop is still its turn's. */
   turn?: string;
+  /** Queued prompts handed on to a turn whose prompt record was not read yet. */
+  dequeued?: number;
 }
 
 interface ClaudeState extends WatchedState {
@@ -47,6 +49,7 @@ function readTail(
     seen: [...cursor.seen, ...read.usages.map((u) => u.message_id)].slice(-SEEN_IDS_KEPT),
   };
   if (hook.main && read.turn !== undefined) next.turn = read.turn;
+  if (hook.main && read.dequeued !== undefined) next.dequeued = read.dequeued;
   cursors[path] = next;
   const periodStart = cursor.fresh ? since : undefined;
   // A message written before recording was switched on is not this period's (its first line can reach the

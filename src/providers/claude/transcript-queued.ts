@@ -6,6 +6,9 @@
 // record {uuid, parentUuid, attachment: {type: "queued_command", prompt, source_uuid, commandMode: "prompt",
 // origin: {kind: "human"}, timestamp}}. Only the attachment says the model got the prompt and carries a
 // stable uuid, so it is what becomes a user_prompt.
+// A prompt typed while a Stop hook runs is not taken in mid-turn: it starts the next turn. Then the queue says
+// only {operation: "dequeue"} (no content, no id), and the prompt is the next `user` record, with its own
+// promptId, again without a UserPromptSubmit; that record becomes the user_prompt.
 
 export interface QueuedPrompt {
   /** The attachment record's uuid: a re-read yields the same event id. */
@@ -19,7 +22,26 @@ export interface QueuedPrompt {
 
 /** Cheap byte test before a parse: attachments include the big prompt snapshots. */
 export function mayBeQueuedPrompt(line: Buffer): boolean {
-  return line.includes('"queued_command"');
+  return line.includes('"queued_command"') || line.includes('"queue-operation"');
+}
+
+export function isDequeue(record: Record<string, unknown>): boolean {
+  return record.type === "queue-operation" && record.operation === "dequeue";
+}
+
+/** A `user` record that follows a dequeue: the prompt, unless it is a tool result or Claude's own note. */
+export function dequeuedPromptFromUser(record: Record<string, unknown>): QueuedPrompt | undefined {
+  if (record.type !== "user" || record.isMeta === true) return undefined;
+  if (typeof record.uuid !== "string" || record.uuid === "" || !isObject(record.message)) return undefined;
+  const content = record.message.content;
+  if (Array.isArray(content) && content.some((b) => isObject(b) && b.type === "tool_result"))
+    return undefined;
+  const prompt = promptText(content);
+  if (prompt === undefined) return undefined;
+  const queued: QueuedPrompt = { uuid: record.uuid, prompt };
+  if (typeof record.parentUuid === "string") queued.parent_uuid = record.parentUuid;
+  if (typeof record.timestamp === "string") queued.timestamp = record.timestamp;
+  return queued;
 }
 
 export function queuedPromptFromRecord(record: Record<string, unknown>): QueuedPrompt | undefined {

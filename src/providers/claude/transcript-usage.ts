@@ -20,9 +20,17 @@ import { closeSync, constants, fstatSync } from "node:fs";
 import { openRegularSync } from "../../core/fsutil.ts";
 import type { Usage } from "../../core/schemas.ts";
 import { scanCompleteLines } from "../read-lines.ts";
-import { mayBeQueuedPrompt, type QueuedPrompt, queuedPromptFromRecord } from "./transcript-queued.ts";
+import {
+  dequeuedPromptFromUser,
+  isDequeue,
+  mayBeQueuedPrompt,
+  type QueuedPrompt,
+  queuedPromptFromRecord,
+} from "./transcript-queued.ts";
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+/** Claude hands on one queued prompt per turn; a few pending cover prompts typed in a burst. */
+const MAX_PENDING_DEQUEUES = 8;
 
 export interface TranscriptUsage {
   message_id: string;
@@ -33,17 +41,20 @@ export interface TranscriptUsage {
   usage: Usage;
 }
 
-/** Where a read starts: the offset, the ids already counted, and the turn the last read ended in. */
+/** Where a read starts: the offset, the ids already counted, and where the last read left the turn and queue. */
 export interface TailCursor {
   offset: number;
   seen: Iterable<string>;
   turn?: string;
+  /** Prompts the queue handed on whose `user` record was not read yet. */
+  dequeued?: number;
 }
 
 export interface TailReadResult {
   offset: number;
   /** The prompt id of the turn the last record read belongs to, for the next read to continue from. */
   turn?: string;
+  dequeued?: number;
   usages: Array<TranscriptUsage & { turn_id?: string }>;
   prompts: Array<QueuedPrompt & { turn_id?: string }>;
 }
@@ -84,6 +95,7 @@ export function readTranscriptTail(
 ): TailReadResult {
   const nothing: TailReadResult = { offset: from.offset, usages: [], prompts: [] };
   if (from.turn !== undefined) nothing.turn = from.turn;
+  if (from.dequeued !== undefined) nothing.dequeued = from.dequeued;
   let fd: number;
   try {
     // Claude's own file, so a symlink is followed; but a FIFO planted there must not block the hook.
@@ -98,7 +110,7 @@ export function readTranscriptTail(
     const start = Number.isSafeInteger(fromOffset) && fromOffset >= 0 && fromOffset <= size ? fromOffset : 0;
     const window = Number.isFinite(maxBytes) && maxBytes >= 1 ? Math.floor(maxBytes) : DEFAULT_MAX_BYTES;
     const end = Math.min(size, start + window);
-    const collector = new TailCollector(from.seen, start === fromOffset ? from.turn : undefined);
+    const collector = new TailCollector(start === fromOffset ? from : { offset: start, seen: from.seen });
     const lineEnd = scanCompleteLines(fd, start, end, (line) => collector.add(line));
     // One line longer than the whole window would pin the offset forever.
     // Skip past the window instead; the rest of that line then fails to parse
@@ -120,10 +132,13 @@ class TailCollector {
   /** The turn of each record parsed in this read, by uuid, for the records that name it as their parent. */
   private readonly turnOf = new Map<string, string>();
   private turn: string | undefined;
+  private dequeued: number;
 
-  constructor(seenMessageIds: Iterable<string>, turn: string | undefined) {
-    this.seen = new Set(seenMessageIds);
-    this.turn = turn;
+  constructor(from: TailCursor) {
+    this.seen = new Set(from.seen);
+    this.turn = from.turn;
+    // Bounded: a state file can say anything.
+    this.dequeued = Math.min(MAX_PENDING_DEQUEUES, Math.max(0, Math.floor(from.dequeued ?? 0)));
   }
 
   add(line: Buffer): void {
@@ -134,6 +149,10 @@ class TailCollector {
     if (!usage && !user && !mayBeQueuedPrompt(line)) return;
     const record = parseJson(line.toString("utf8"));
     if (!isRecord(record)) return;
+    if (isDequeue(record)) {
+      this.dequeued = Math.min(MAX_PENDING_DEQUEUES, this.dequeued + 1);
+      return;
+    }
     if (record.type === "user") {
       this.addUser(record);
       return;
@@ -154,6 +173,12 @@ class TailCollector {
     if (typeof record.promptId !== "string" || record.promptId === "") return;
     this.turn = record.promptId;
     if (typeof record.uuid === "string") this.turnOf.set(record.uuid, record.promptId);
+    if (this.dequeued === 0) return;
+    // The first user record after a dequeue is the prompt handed on (measured); whatever it is, the dequeue is
+    // spent, so a stale one can never turn a later, hooked prompt into a second user_prompt.
+    this.dequeued--;
+    const prompt = dequeuedPromptFromUser(record);
+    if (prompt) this.prompts.push({ ...prompt, turn_id: record.promptId });
   }
 
   private addUsage(entry: TranscriptUsage, turn: string | undefined): void {
@@ -170,6 +195,7 @@ class TailCollector {
       prompts: this.prompts,
     };
     if (this.turn !== undefined) out.turn = this.turn;
+    if (this.dequeued > 0) out.dequeued = this.dequeued;
     return out;
   }
 }

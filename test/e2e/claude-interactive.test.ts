@@ -9,7 +9,7 @@
  * And what claude itself makes hard to record: a prompt typed while claude is busy (queued, no hook fires for it),
  * and a response whose transcript line is written after its turn's Stop hook ran.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Envelope } from "../../src/core/schemas.ts";
@@ -150,9 +150,9 @@ describe("an interactive claude session, recorded over the default transport, it
     s.turns.push(servedTurn(s, word, `SCENARIO_BASH echo ${word}`, served0));
   }
 
-  /** The turn's record: what the mock served since `served0`, and the turn id its prompt was recorded under. */
-  function servedTurn(s: Session, word: string, prompt: string, served0: number): Turn {
-    const served = sb.mock.usageLog.slice(served0).filter((u) => u.scenario.startsWith("bash"));
+  /** The turn's record: what the mock served from `served0` (to `served1`), and its prompt's recorded turn id. */
+  function servedTurn(s: Session, word: string, prompt: string, served0: number, served1?: number): Turn {
+    const served = sb.mock.usageLog.slice(served0, served1).filter((u) => u.scenario.startsWith("bash"));
     const recorded = eventsOf(s.id).find((e) => e.kind === "user_prompt" && e.payload.prompt === prompt);
     return { word, served: served.map((u) => u.messageId), turnId: recorded?.turn_id };
   }
@@ -292,10 +292,58 @@ describe("an interactive claude session, recorded over the default transport, it
     await expectUndisturbed(s);
   });
 
+  it("a prompt typed while a Stop hook runs is recorded, as the turn it starts", async () => {
+    // A slow Stop hook of the user's own beside tapedeck's: claude is busy until it is done.
+    const settings = join(sb.projectDir, ".claude", "settings.local.json");
+    const installed = readFileSync(settings, "utf8");
+    const slow = JSON.parse(installed) as { hooks: Record<string, unknown[]> };
+    slow.hooks.Stop = [...(slow.hooks.Stop ?? []), { hooks: [{ type: "command", command: "sleep 3" }] }];
+    writeFileSync(settings, JSON.stringify(slow));
+    try {
+      const s = await start();
+      sessions.push(s);
+      const served0 = sb.mock.usageLog.length;
+      const stops = count(s.id, "assistant_message");
+      s.term.type("SCENARIO_BASH echo ten\r");
+      await s.term.waitFor(/● Done: ten$/m, TURN_MS);
+      const served1 = sb.mock.usageLog.length;
+      // Typed while the Stop hooks run (measured: claude dequeues it into a turn of its own, with a new
+      // prompt id and no UserPromptSubmit).
+      await new Promise((r) => setTimeout(r, 500));
+      s.term.type("SCENARIO_BASH echo eleven\r");
+      await s.term.waitFor(/● Done: eleven$/m, TURN_MS);
+      expect(await until(() => count(s.id, "assistant_message") >= stops + 2, RECORDED_MS), "Stops").toBe(
+        true,
+      );
+      await s.term.waitFor((screen) => !BUSY.test(screen), TURN_MS);
+      s.turns.push(servedTurn(s, "ten", "SCENARIO_BASH echo ten", served0, served1));
+      s.turns.push(servedTurn(s, "eleven", "SCENARIO_BASH echo eleven", served1));
+      await exit(s);
+
+      const prompts = eventsOf(s.id).filter((e) => e.kind === "user_prompt");
+      expect(prompts.map((e) => [e.payload.prompt, e.payload.queued ?? false])).toEqual([
+        ["SCENARIO_BASH echo ten", false],
+        ["SCENARIO_BASH echo eleven", true],
+      ]);
+      const [ten, eleven] = s.turns.map((t) => t.turnId);
+      expect(ten).toBeDefined();
+      expect(eleven).toBeDefined();
+      expect(eleven).not.toBe(ten);
+      const answers = eventsOf(s.id).filter((e) => e.kind === "assistant_message");
+      expect(answers.map((e) => [e.payload.text, e.turn_id])).toEqual([
+        ["Done: ten", ten],
+        ["Done: eleven", eleven],
+      ]);
+      await expectUndisturbed(s);
+    } finally {
+      writeFileSync(settings, installed);
+    }
+  });
+
   it("usage: every response the mock served is counted exactly once, in the turn that got it", () => {
     // Interactive claude can write a turn's last response to its transcript after the Stop hook read it
     // (measured: 5 of 18 turns); the recorder counts it later, in its own turn, or at SessionEnd.
-    expect(sessions).toHaveLength(3);
+    expect(sessions).toHaveLength(4);
     for (const s of sessions) {
       const usage = eventsOf(s.id).filter((e) => e.kind === "turn_usage");
       const counted = usage.map((e) => String(e.payload.message_id));

@@ -34,6 +34,8 @@ export const CLAUDE_CAPABILITIES: readonly string[] = Object.freeze([
   ...EVENT_KINDS,
   // Per-message usage read from the transcript at turn end (see transcript-usage.ts).
   "turn_usage:claude-transcript",
+  // Prompts Claude queued while busy (no UserPromptSubmit fires for them), read from the transcript at Stop.
+  "user_prompt:claude-transcript(queued)",
   // Usage of a completed, synchronous Agent tool call, from its PostToolUse payload.
   "usage:hook-payload(agent)",
   "turn_id:prompt_id",

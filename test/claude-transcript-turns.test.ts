@@ -212,6 +212,17 @@ describe("readTranscriptTail: queued prompts", () => {
         user("u2", "u1", "p1", "hooked as usual"),
     );
     expect(readTranscriptTail(meta, { offset: 0, seen: [] }).prompts).toEqual([]);
+    // `/compact` queued in print mode: the summary Claude writes comes first, then the command's echo.
+    const compact = transcript(
+      line({ type: "queue-operation", operation: "dequeue" }) +
+        line({
+          ...JSON.parse(user("u1", null, "p1", "This session is being continued")),
+          isCompactSummary: true,
+        }) +
+        line({ type: "queue-operation", operation: "dequeue" }) +
+        user("u2", "u1", "p1", "<command-name>/compact</command-name>"),
+    );
+    expect(readTranscriptTail(compact, { offset: 0, seen: [] }).prompts).toEqual([]);
   });
 
   it("takes the text of content blocks, and skips machine-made commands and malformed records", () => {
@@ -301,6 +312,78 @@ describe("the Claude adapter: usage in the turn that got it", () => {
       { cursors: {} },
     );
     expect(out!.events.map((e) => [e.kind, e.turn_id, e.agent_id])).toEqual([["turn_usage", "p9", "ag1"]]);
+  });
+});
+
+/** A project recording claude, and a way to send it hooks about one transcript. */
+function recorded(t: { root: string }) {
+  writeConfig(t.root, {
+    schema_version: 1,
+    providers: { claude: { recording: "on", mode: "capture-only" } },
+  });
+  const path = join(t.root, "transcript.jsonl");
+  writeFileSync(path, "");
+  const send = (payload: Record<string, unknown>) => {
+    const data = Buffer.from(
+      JSON.stringify({ session_id: SID, transcript_path: path, cwd: t.root, ...payload }),
+    );
+    return runHook(claudeAdapter, { data, overflow: false }, { CLAUDE_PROJECT_DIR: t.root }).status;
+  };
+  const events = () => {
+    const dir = join(t.root, ".tapedeck", "claude-sessions");
+    const [sessionDir] = readdirSync(dir).filter((n) => !n.startsWith("."));
+    return readFileSync(join(dir, sessionDir!, "events.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind: string; turn_id?: string; payload: Record<string, unknown> });
+  };
+  return { path, send, events };
+}
+
+describe("a dequeued prompt through the recorder", () => {
+  const dequeued = (prompt: string) =>
+    enqueue(prompt) +
+    line({ type: "queue-operation", operation: "dequeue", timestamp: AT, sessionId: SID }) +
+    user("u1", null, "p1", prompt) +
+    assistant("a1", "u1", "m1");
+
+  it("print mode queues every prompt and fires UserPromptSubmit too: the prompt is recorded once", () => {
+    const t = tempProject("tapedeck-claude-dequeued-");
+    try {
+      const r = recorded(t);
+      expect(r.send({ hook_event_name: "SessionStart", source: "startup" })).toBe("recorded");
+      appendFileSync(r.path, dequeued("hi"));
+      expect(r.send({ hook_event_name: "UserPromptSubmit", prompt_id: "p1", prompt: "hi" })).toBe("recorded");
+      expect(r.send({ hook_event_name: "Stop", prompt_id: "p1", last_assistant_message: "x" })).toBe(
+        "recorded",
+      );
+      expect(r.send({ hook_event_name: "SessionEnd", prompt_id: "p1", reason: "other" })).toBe("recorded");
+      const prompts = r.events().filter((e) => e.kind === "user_prompt");
+      expect(prompts.map((e) => [e.payload.hook_event_name, e.turn_id])).toEqual([
+        ["UserPromptSubmit", "p1"],
+      ]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("typed while a Stop hook ran, with no UserPromptSubmit: recorded from the transcript, once", () => {
+    const t = tempProject("tapedeck-claude-dequeued-");
+    try {
+      const r = recorded(t);
+      expect(r.send({ hook_event_name: "SessionStart", source: "startup" })).toBe("recorded");
+      appendFileSync(r.path, dequeued("typed during the Stop hook"));
+      expect(r.send({ hook_event_name: "Stop", prompt_id: "p1", last_assistant_message: "x" })).toBe(
+        "recorded",
+      );
+      r.send({ hook_event_name: "SessionEnd", prompt_id: "p-exit", reason: "other" });
+      const prompts = r.events().filter((e) => e.kind === "user_prompt");
+      expect(prompts.map((e) => [e.payload.prompt, e.payload.queued, e.turn_id])).toEqual([
+        ["typed during the Stop hook", true, "p1"],
+      ]);
+    } finally {
+      t.cleanup();
+    }
   });
 });
 

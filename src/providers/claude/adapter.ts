@@ -1,7 +1,7 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
 import { derivedId, firstReadOffset, inPeriod } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
-import { normalizeClaudeHook } from "./normalize.ts";
+import { normalizeClaudeHook, promptEventId } from "./normalize.ts";
 import { type WatchedState, watchTranscript } from "./transcript-alert.ts";
 import { readTranscriptTail } from "./transcript-usage.ts";
 
@@ -38,7 +38,7 @@ const CURSORS_KEPT = 32;
 function readTail(
   path: string,
   cursors: Record<string, TranscriptCursor>,
-  hook: { turnId: string | undefined; agentId: string | undefined; main: boolean },
+  hook: { turnId: string | undefined; agentId: string | undefined; main: boolean; session?: string | null },
   since: string | undefined,
 ): NormalizedEvent[] {
   const cursor = cursors[path] ?? { offset: 0, seen: [] };
@@ -71,8 +71,12 @@ function readTail(
   for (const q of read.prompts.filter((p) => inPeriod(p.timestamp, periodStart))) {
     events.push({
       kind: "user_prompt",
-      // Derived from the transcript record's uuid: a re-read never records the prompt twice.
-      event_id: derivedId("user_prompt", q.uuid),
+      // A re-read never records the prompt twice: the id is the record's uuid or, for a prompt that starts
+      // its own turn, the one UserPromptSubmit gives that turn's prompt (print mode fires it for such prompts).
+      event_id:
+        q.prompt_id !== undefined
+          ? promptEventId(hook.session ?? null, q.prompt_id)
+          : derivedId("user_prompt", q.uuid),
       turn_id: q.turn_id ?? hook.turnId,
       payload: { source: "claude-transcript", queued: true, prompt: q.prompt, queued_at: q.timestamp },
       optional_fields: ["prompt"],
@@ -100,9 +104,9 @@ function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | u
   for (const e of result.events) {
     const turnEnd = e.kind === "assistant_message" || e.kind === "session_end";
     if (turnEnd && transcript && !e.agent_id) {
-      events.push(
-        ...readTail(transcript, cursors, { turnId: e.turn_id, agentId: undefined, main: true }, since),
-      );
+      const session = result.context.identity.provider_session_id;
+      const hook = { turnId: e.turn_id, agentId: undefined, main: true, session };
+      events.push(...readTail(transcript, cursors, hook, since));
       read = true;
     }
     const agentTranscript = e.payload.agent_transcript_path;

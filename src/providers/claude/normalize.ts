@@ -187,6 +187,15 @@ const ID_RULES = new Map<string, Discriminator>([
   ["SessionEnd", requires("session_id", "reason")],
 ]);
 
+/**
+ * The id UserPromptSubmit gives the prompt of turn `promptId`. A prompt read from the transcript takes it when
+ * its record names its turn: the store then drops it when the hook recorded the prompt already (print mode
+ * queues every prompt the same way, and fires the hook).
+ */
+export function promptEventId(providerSessionId: string | null, promptId: string): string {
+  return eventId("user_prompt", "UserPromptSubmit", { prompt_id: promptId }, providerSessionId);
+}
+
 function eventId(kind: EventKind, name: string, p: Payload, providerSessionId: string | null): string {
   const discriminator = ID_RULES.get(name)?.(p);
   const material = discriminator

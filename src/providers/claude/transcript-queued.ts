@@ -8,7 +8,8 @@
 // stable uuid, so it is what becomes a user_prompt.
 // A prompt typed while a Stop hook runs is not taken in mid-turn: it starts the next turn. Then the queue says
 // only {operation: "dequeue"} (no content, no id), and the prompt is the next `user` record, with its own
-// promptId, again without a UserPromptSubmit; that record becomes the user_prompt.
+// promptId, again without a UserPromptSubmit; that record becomes the user_prompt. Print mode (-p) queues
+// every prompt this way too, but fires UserPromptSubmit: the event id is then the hook's (promptEventId).
 
 export interface QueuedPrompt {
   /** The attachment record's uuid: a re-read yields the same event id. */
@@ -18,6 +19,8 @@ export interface QueuedPrompt {
   /** When the user typed it. */
   timestamp?: string;
   source_uuid?: string;
+  /** Set when the prompt starts a turn of its own (dequeued): that turn's prompt id. */
+  prompt_id?: string;
 }
 
 /** Cheap byte test before a parse: attachments include the big prompt snapshots. */
@@ -29,18 +32,26 @@ export function isDequeue(record: Record<string, unknown>): boolean {
   return record.type === "queue-operation" && record.operation === "dequeue";
 }
 
+/**
+ * Claude's own user records (a compaction summary, a caveat) and a local slash command's echo (`/compact`
+ * queued in print mode: it runs in Claude Code and never reaches the model, and the compaction events say it).
+ */
+const NOT_A_PROMPT = /^\s*<(command-name|local-command-[a-z]+)>/;
+
 /** A `user` record that follows a dequeue: the prompt, unless it is a tool result or Claude's own note. */
 export function dequeuedPromptFromUser(record: Record<string, unknown>): QueuedPrompt | undefined {
   if (record.type !== "user" || record.isMeta === true) return undefined;
+  if (record.isCompactSummary === true || record.isVisibleInTranscriptOnly === true) return undefined;
   if (typeof record.uuid !== "string" || record.uuid === "" || !isObject(record.message)) return undefined;
   const content = record.message.content;
   if (Array.isArray(content) && content.some((b) => isObject(b) && b.type === "tool_result"))
     return undefined;
   const prompt = promptText(content);
-  if (prompt === undefined) return undefined;
+  if (prompt === undefined || NOT_A_PROMPT.test(prompt)) return undefined;
   const queued: QueuedPrompt = { uuid: record.uuid, prompt };
   if (typeof record.parentUuid === "string") queued.parent_uuid = record.parentUuid;
   if (typeof record.timestamp === "string") queued.timestamp = record.timestamp;
+  if (typeof record.promptId === "string" && record.promptId !== "") queued.prompt_id = record.promptId;
   return queued;
 }
 

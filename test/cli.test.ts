@@ -2,8 +2,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { tempProject } from "./helpers/session.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTempProjects } from "./helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
 const HOOK = join(process.cwd(), "dist", "hook.cjs");
@@ -13,17 +13,7 @@ beforeAll(() => {
     execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
 });
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-
-function project() {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  return p.root;
-}
+const project = useTempProjects();
 
 function cli(args: string[], opts: { input?: string; cwd?: string; env?: Record<string, string> } = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], {

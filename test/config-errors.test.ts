@@ -5,23 +5,13 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConfigError, findProjectRoot, loadConfig, readConfigFile, writeConfig } from "../src/core/config.ts";
 import { runHook } from "../src/core/recorder.ts";
 import { claudeAdapter } from "../src/providers/claude/adapter.ts";
-import { tempProject } from "./helpers/session.ts";
+import { useTempProjects } from "./helpers/session.ts";
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-
-function project() {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  return p.root;
-}
+const project = useTempProjects();
 
 const SECRET = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
 // A trailing comma on line 4, after a value that must never be quoted back.

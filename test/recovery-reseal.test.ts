@@ -3,24 +3,14 @@
 import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, statSync, truncateSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inspectSession, listSessions } from "../src/core/archive.ts";
 import { recoverSession, verifyChecksums } from "../src/core/recovery.ts";
 import { RecoveryReport } from "../src/core/schemas.ts";
 import { recordEvents } from "../src/core/store.ts";
-import { event, spec, tempProject } from "./helpers/session.ts";
+import { event, spec, useTempProjects } from "./helpers/session.ts";
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-
-function project() {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  return p.root;
-}
+const project = useTempProjects();
 
 function deadPid(): number {
   const r = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {

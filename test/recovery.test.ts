@@ -1,23 +1,13 @@
 import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { findSession, inspectSession, listSessions } from "../src/core/archive.ts";
 import { recoverSession } from "../src/core/recovery.ts";
 import { RecoveryReport } from "../src/core/schemas.ts";
 import { recordEvents } from "../src/core/store.ts";
-import { event, spec, tempProject } from "./helpers/session.ts";
+import { event, spec, useTempProjects } from "./helpers/session.ts";
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-
-function project() {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  return p.root;
-}
+const project = useTempProjects();
 
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};

@@ -4,24 +4,14 @@
 // (separators, `..`, control and bidi characters, huge) map to safe names.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, sep } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { findSession, listSessions } from "../src/core/archive.ts";
 import type { SessionIdentity } from "../src/core/event.ts";
 import { lookupSession, registerSession } from "../src/core/registry.ts";
 import { recordEvents } from "../src/core/store.ts";
-import { event, spec, tempProject } from "./helpers/session.ts";
+import { event, spec, useTempProjects } from "./helpers/session.ts";
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-
-function project() {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  return p.root;
-}
+const project = useTempProjects();
 
 function identityOf(id: string): SessionIdentity {
   return {

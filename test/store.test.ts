@@ -3,24 +3,14 @@ import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acquireLock } from "../src/core/lock.ts";
 import { recoverSession } from "../src/core/recovery.ts";
 import { Envelope, Manifest } from "../src/core/schemas.ts";
 import { recordEvents } from "../src/core/store.ts";
-import { event, identity, spec, tempProject } from "./helpers/session.ts";
+import { event, identity, spec, tempProject, useTempProjects } from "./helpers/session.ts";
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-
-function project() {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  return p.root;
-}
+const project = useTempProjects();
 
 function lines(dir: string): string[] {
   return readFileSync(join(dir, "events.jsonl"), "utf8").split("\n").filter(Boolean);

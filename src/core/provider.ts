@@ -18,6 +18,12 @@ export interface ProviderAdapter {
    * (ProviderConfig.fallback), because only there do the hooks mark the turns they already recorded.
    */
   fallback?: boolean;
+  /**
+   * The variable the agent sets to its project directory in a hook's environment (Claude's CLAUDE_PROJECT_DIR,
+   * Gemini's GEMINI_PROJECT_DIR). Only this provider's own: an agent started inside another agent's session
+   * (codex run from Claude's Bash tool) inherits the outer one's variable, which names the wrong project.
+   */
+  projectDirEnv?: string;
   /** Whether a raw payload starts a session (for the http transport, whose server such a hook starts). */
   isSessionStart(payload: unknown): boolean;
   /**

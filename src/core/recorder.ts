@@ -99,7 +99,10 @@ export function runHook(
   // Cheap checks first: when recording is off, finding that out is the whole
   // cost of a hook, so the payload is parsed only once we know it is wanted.
   const hint =
-    explicitProject ?? env.TAPEDECK_PROJECT_DIR ?? env.CLAUDE_PROJECT_DIR ?? env.GEMINI_PROJECT_DIR ?? null;
+    explicitProject ??
+    env.TAPEDECK_PROJECT_DIR ??
+    (adapter.projectDirEnv ? env[adapter.projectDirEnv] : undefined) ??
+    null;
   let located = hint ? locateProject(hint) : undefined;
   let parsed: ReturnType<typeof parsePayload> | undefined;
   if (!located && !explicitProject) {

@@ -125,6 +125,7 @@ function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | u
 export const claudeAdapter: ProviderAdapter = {
   name: "claude",
   displayName: "Claude Code",
+  projectDirEnv: "CLAUDE_PROJECT_DIR",
   normalize: (payload, env) => normalizeClaudeHook(payload, env),
   isSessionStart: (payload) =>
     (payload as { hook_event_name?: unknown } | null)?.hook_event_name === "SessionStart",

@@ -368,6 +368,7 @@ const observations = new WeakMap<NormalizeResult, GeminiObservation>();
 export const geminiAdapter: ProviderAdapter = {
   name: "gemini",
   displayName: "Gemini CLI",
+  projectDirEnv: "GEMINI_PROJECT_DIR",
   normalize: (payload, env) => {
     const { result, observation } = normalizeGeminiHookObserved(payload, env);
     observations.set(result, observation);

@@ -91,6 +91,8 @@ function hook(
       stderr += d.toString();
     });
     child.on("exit", (status) => resolve({ status, stdout, stderr }));
+    // A hook that has nothing to do (a moved install) exits before reading: the agent sees EPIPE, ignored.
+    child.stdin.on("error", () => {});
     child.stdin.end(payload);
   });
 }

@@ -18,6 +18,7 @@ import {
   writeAll,
 } from "./fsutil.ts";
 import { SESSION_FILES } from "./paths.ts";
+import { processExists } from "./pids.ts";
 
 export interface LockOptions {
   /**
@@ -40,17 +41,6 @@ const IMMEDIATE_RETRIES = 3;
 /** What a lock path holding a symlink, FIFO or directory reads as: never ours, always breakable. */
 const NOT_A_LOCK = "\u0000not-a-lock";
 const MAX_LOCK_BYTES = 256;
-
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return isErrno(error, "EPERM");
-  }
-}
 
 function createExclusive(path: string, content: string): boolean {
   let fd: number;
@@ -101,7 +91,7 @@ function isStale(content: string, path: string, staleMs: number): boolean {
   // An empty file is a lock whose owner has not written its pid yet: young
   // means "being created", old means its creator died in between.
   if (!content) return ageMs(path) > BREAKER_STALE_MS;
-  if (!pidAlive(pid)) return true;
+  if (!processExists(pid)) return true;
   return ageMs(path) > staleMs;
 }
 
@@ -109,7 +99,7 @@ function tryBreak(lockPath: string, breakerPath: string, observed: string): void
   const token = `${process.pid} ${randomBytes(8).toString("hex")}`;
   if (!createExclusive(breakerPath, token)) {
     const content = readOrEmpty(breakerPath) ?? "";
-    if (ageMs(breakerPath) > BREAKER_STALE_MS || (content && !pidAlive(Number.parseInt(content, 10)))) {
+    if (ageMs(breakerPath) > BREAKER_STALE_MS || (content && !processExists(Number.parseInt(content, 10)))) {
       try {
         unlinkSync(breakerPath);
       } catch {

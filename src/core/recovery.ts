@@ -29,6 +29,7 @@ import {
 } from "./fsutil.ts";
 import { acquireLock } from "./lock.ts";
 import { SESSION_FILES } from "./paths.ts";
+import { processExists } from "./pids.ts";
 import { emptyReport, tornReason, writeReport } from "./recovery-report.ts";
 import { parseEventLine, scanLines, sha256OfFd } from "./scan.ts";
 import type { Checksums, Manifest, RecoveryReport } from "./schemas.ts";
@@ -59,16 +60,6 @@ export interface RecoverResult extends ScanSummary {
   live: boolean;
 }
 
-function pidAlive(pid: number | null | undefined): boolean {
-  if (!pid || !Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return isErrno(error, "EPERM");
-  }
-}
-
 /** Whether an `active` session still has a writer: its agent is alive and it is not idle. */
 export function sessionLiveness(
   manifest: Manifest,
@@ -76,7 +67,7 @@ export function sessionLiveness(
   now = Date.now(),
 ): { live: boolean; reason: string | null } {
   if (manifest.status !== "active") return { live: false, reason: null };
-  if (manifest.agent_pid && !pidAlive(manifest.agent_pid)) {
+  if (manifest.agent_pid && !processExists(manifest.agent_pid)) {
     return { live: false, reason: `agent process ${manifest.agent_pid} ended without a terminal event` };
   }
   const last = Date.parse(manifest.last_event_at ?? manifest.started_at);

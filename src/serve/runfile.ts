@@ -8,6 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, openSync, readSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDir, isErrno, lstatOrUndefined, writeFileAtomicSync } from "../core/fsutil.ts";
+import { ownProcessAlive } from "../core/pids.ts";
 import { tapedeckHome } from "../core/registry.ts";
 
 export interface RunInfo {
@@ -71,19 +72,8 @@ export function removeRunFile(path: string, pid: number): void {
   }
 }
 
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    // EPERM: a process of another user. Never ours, so not alive for us.
-    return false;
-  }
-}
-
 /** The server named by the run file, if its process is alive (the same test the hook client makes). */
 export function liveServer(path: string): RunInfo | undefined {
   const info = readRunFile(path);
-  return info && pidAlive(info.pid) ? info : undefined;
+  return info && ownProcessAlive(info.pid) ? info : undefined;
 }

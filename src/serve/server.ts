@@ -24,9 +24,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { errorCode, writeDiagnostic } from "../core/diagnostics.ts";
 import { tapedeckDir } from "../core/paths.ts";
+import { ownProcessAlive } from "../core/pids.ts";
 import { runHook } from "../core/recorder.ts";
 import { adapterFor } from "../providers/registry.ts";
-import { newToken, pidAlive, removeRunFile, runFilePath, writeRunFile } from "./runfile.ts";
+import { newToken, removeRunFile, runFilePath, writeRunFile } from "./runfile.ts";
 
 /**
  * A hook payload the server buffers. Bigger ones (a Write of a large file) are
@@ -95,7 +96,7 @@ function end(res: http.ServerResponse, status: number, body?: string): void {
 
 export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
   const lingerMs = opts.lingerMs ?? 30 * 60 * 1000;
-  const agents = new Set((opts.agentPids ?? []).filter(pidAlive));
+  const agents = new Set((opts.agentPids ?? []).filter(ownProcessAlive));
   const token = newToken();
   const runFile = opts.runFile ?? runFilePath(opts.project);
   let port = opts.port;
@@ -153,7 +154,7 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
     const bad = refuseBody(req, inFlight);
     if (bad) return refuse(res, bad.status);
     const agent = Number(req.headers["x-tapedeck-agent"]);
-    if (Number.isInteger(agent) && agent > 0 && !agents.has(agent) && pidAlive(agent)) agents.add(agent);
+    if (!agents.has(agent) && ownProcessAlive(agent)) agents.add(agent);
     inFlight += 1;
     const chunks: Buffer[] = [];
     let size = 0;
@@ -213,7 +214,7 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
 
   const timer = setInterval(
     () => {
-      for (const pid of agents) if (!pidAlive(pid)) agents.delete(pid);
+      for (const pid of agents) if (!ownProcessAlive(pid)) agents.delete(pid);
       if (agents.size === 0 && Date.now() - lastRequest > lingerMs) void close();
       // A project deleted (or its tapedeck directory removed) has nothing left to serve.
       else if (!existsSync(tapedeckDir(opts.project))) void close();

@@ -12,9 +12,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { ownProcessAlive } from "../../src/core/pids.ts";
 import type { Envelope } from "../../src/core/schemas.ts";
 import { CLAUDE_BIN, claudeTranscriptPath, offlineClaudeEnv } from "../../src/demo/claude-offline.ts";
-import { liveServer, pidAlive, type RunInfo, runFilePath } from "../../src/serve/runfile.ts";
+import { liveServer, type RunInfo, runFilePath } from "../../src/serve/runfile.ts";
 import { expectCompleteSession, readEventsFile } from "./archive-checks.ts";
 import { hookTrouble } from "./claude-hook-trouble.ts";
 import { spawnInPty, type Terminal } from "./pty-screen.ts";
@@ -169,7 +170,7 @@ describe("an interactive claude session, recorded over the default transport, it
     );
     const server = liveServer(runFile())!;
     process.kill(server.pid, "SIGKILL");
-    expect(await until(() => !pidAlive(server.pid), 5000), "the server gone").toBe(true);
+    expect(await until(() => !ownProcessAlive(server.pid), 5000), "the server gone").toBe(true);
     return server;
   }
 

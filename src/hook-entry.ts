@@ -67,8 +67,13 @@ async function main(): Promise<void> {
     // A separate file (dist/launch.js), so that node:http and child_process
     // are never loaded by a hook that only records.
     const launcher = pathToFileURL(join(dirname(realpathSync(process.argv[1] ?? "")), "launch.js")).href;
-    const { startHookServer } = (await import(launcher)) as typeof import("./serve/launch.ts");
-    startHookServer(result.project, config.http_port, runFile, Number.isInteger(pid) && pid > 0 ? pid : null);
+    const { startServerInBackground } = (await import(launcher)) as typeof import("./serve/launch.ts");
+    startServerInBackground(
+      result.project,
+      config.http_port,
+      runFile,
+      Number.isInteger(pid) && pid > 0 ? pid : null,
+    );
   }
 }
 

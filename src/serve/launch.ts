@@ -76,7 +76,7 @@ function claimStart(runFile: string): boolean {
  * that calls this has already recorded its own event, and the agent must not
  * wait for a server. Never throws.
  */
-export function startHookServer(
+export function startServerInBackground(
   project: string,
   port: number,
   runFile: string,

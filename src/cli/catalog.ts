@@ -4,7 +4,7 @@
 // asked for): importing all of them cost `tapedeck --version` 2.46x `node -e 0`
 // (bench/cli.bench.ts). A command's file defines its options and action; the
 // name, term and description here must be the ones it registers
-// (test/cli-catalog.test.ts compares every entry with its module).
+// (test/cli/catalog.test.ts compares every entry with its module).
 import type { Command } from "commander";
 
 /** What a command's file exports: it adds exactly the command of its catalog entry to the program. */

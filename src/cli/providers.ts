@@ -2,7 +2,7 @@
 // messages. Not the catalog (providers/catalog.ts) nor the hot path's registry:
 // importing either loads every provider's normalizer, which `status` or `list`
 // never run (measured: half of `tapedeck status`'s code).
-// test/providers-contract.test.ts keeps these names equal to the catalog's
+// test/providers/contract.test.ts keeps these names equal to the catalog's
 // adapters' display names, in its order.
 const DISPLAY_NAMES: Record<string, string> = {
   claude: "Claude Code",

@@ -1,11 +1,11 @@
 // Every provider tapedeck records, one line each: the folder's provider.ts
 // names what it offers (adapter, installer, API usage reader, doctor checks;
 // entry.ts). The CLI and the proxy look providers up here. Adding a provider
-// is its folder plus one line below; test/providers-contract.test.ts then
+// is its folder plus one line below; test/providers/contract.test.ts then
 // checks it offers the same contract as the others, and that the two lean
 // lists that cannot load this file agree with it:
 // - providers/registry.ts, the hook hot path's adapters (dist/hook.cjs must not
-//   load installers or doctor checks: test/hook-bundle.test.ts);
+//   load installers or doctor checks: test/hook-entry.test.ts);
 // - cli/providers.ts, the names the CLI's usage checks know, without loading
 //   any normalizer.
 import { antigravityProvider } from "./antigravity/provider.ts";

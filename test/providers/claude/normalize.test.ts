@@ -1,0 +1,491 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { EventKind } from "../../../src/core/schemas.ts";
+import { CLAUDE_CAPABILITIES, normalizeClaudeHook } from "../../../src/providers/claude/normalize.ts";
+
+// Captured Claude Code 2.1.332 hook payloads (the project's reference notes on the real clients, section 1).
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "claude");
+const NOW = "2026-11-29T18:40:22.865Z";
+const now = () => NOW;
+
+type Json = Record<string, unknown>;
+
+function fixture(name: string): Json {
+  return JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as Json;
+}
+
+function normalizeOne(payload: unknown, env: Record<string, string | undefined> = {}) {
+  const result = normalizeClaudeHook(payload, env, now);
+  expect(result.events).toHaveLength(1);
+  return { context: result.context, event: result.events[0]! };
+}
+
+const EXPECTED_KIND: Record<string, EventKind> = {
+  "CwdChanged.json": "provider_event",
+  "InstructionsLoaded.json": "provider_event",
+  "MessageDisplay.json": "provider_event",
+  "Notification.json": "provider_event",
+  "PermissionRequest.json": "provider_event",
+  "PostCompact.json": "compaction",
+  "PostToolBatch.json": "provider_event",
+  "PostToolUse.Agent.json": "tool_result",
+  "PostToolUse.Write.json": "tool_result",
+  "PostToolUse.json": "tool_result",
+  "PostToolUseFailure.json": "tool_error",
+  "PreCompact.json": "compaction",
+  "PreModelSwitch.json": "provider_event",
+  "PreToolUse.in-subagent.json": "tool_call",
+  "PreToolUse.json": "tool_call",
+  "SessionEnd.json": "session_end",
+  "SessionEnd.prompt_input_exit.json": "session_end",
+  "SessionStart.compact.json": "session_start",
+  "SessionStart.json": "session_start",
+  "SessionStart.resume.json": "session_start",
+  "Setup.json": "provider_event",
+  "Stop.background-task-running.json": "assistant_message",
+  "Stop.json": "assistant_message",
+  "StopFailure.json": "provider_event",
+  "SubagentStart.json": "subagent_start",
+  "SubagentStop.compact-agent.json": "subagent_stop",
+  "SubagentStop.json": "subagent_stop",
+  "UserPromptExpansion.json": "provider_event",
+  "UserPromptSubmit.json": "user_prompt",
+  "UserPromptSubmit.task-notification.json": "user_prompt",
+};
+
+const hookFixtures = readdirSync(FIXTURES).filter((f) => /^[A-Z]\w*(\.[\w-]+)?\.json$/.test(f));
+
+describe("normalizeClaudeHook: captured payloads", () => {
+  it("has an expectation for every captured hook payload", () => {
+    expect(hookFixtures.sort()).toEqual(Object.keys(EXPECTED_KIND).sort());
+  });
+
+  it.each(Object.entries(EXPECTED_KIND))("%s maps to %s with provider ids", (file, kind) => {
+    const payload = fixture(file);
+    const { context, event } = normalizeOne(payload);
+    expect(event.kind).toBe(kind);
+    expect(event.event_id).toMatch(new RegExp(`^${kind}-[0-9a-f]{32}$`));
+    expect(event.timestamp).toBe(NOW);
+    expect(event.turn_id).toBe(payload.prompt_id);
+    expect(event.agent_id).toBe(payload.agent_id);
+    expect(event.payload.hook_event_name).toBe(payload.hook_event_name);
+    // Session-level fields live in the context, not in every event.
+    expect(event.payload).not.toHaveProperty("session_id");
+    expect(event.payload).not.toHaveProperty("transcript_path");
+    expect(event.payload).not.toHaveProperty("permission_mode");
+    if (kind !== "session_start") expect(event.payload).not.toHaveProperty("cwd");
+    for (const field of event.optional_fields ?? []) expect(event.payload).toHaveProperty(field);
+
+    expect(context.identity).toEqual({
+      provider: "claude",
+      provider_session_id: payload.session_id,
+      session_id: `claude:${payload.session_id}`,
+      identity_source: "provider",
+    });
+    expect(context.transcript_path).toBe(payload.transcript_path);
+    expect(context.project_dir).toBe(payload.cwd);
+    expect(context.agent_pid).toBeNull();
+    expect(context.capabilities).toBe(CLAUDE_CAPABILITIES);
+  });
+
+  it("gives every captured event a distinct id", () => {
+    const ids = hookFixtures.map((f) => normalizeOne(fixture(f)).event.event_id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("session_start keeps source, model, cwd and the resume statistics", () => {
+    expect(normalizeOne(fixture("SessionStart.json")).event.payload).toEqual({
+      hook_event_name: "SessionStart",
+      source: "startup",
+      cwd: "/home/user/project",
+    });
+    expect(normalizeOne(fixture("SessionStart.compact.json")).event.payload).toMatchObject({
+      source: "compact",
+      model: "claude-opus-5-5",
+    });
+    expect(normalizeOne(fixture("SessionStart.resume.json")).event.payload).toMatchObject({
+      source: "resume",
+      seconds_since_last_response: 1,
+      context_tokens: 3043,
+      prompt_cache_likely_expired: false,
+      estimated_cache_write_usd: 0.0152,
+    });
+  });
+
+  it("user_prompt carries the prompt and the prompt_id as turn", () => {
+    const { event } = normalizeOne(fixture("UserPromptSubmit.json"));
+    expect(event.payload).toEqual({
+      hook_event_name: "UserPromptSubmit",
+      prompt: "SCENARIO_BASH please run echo hello",
+    });
+    expect(event.turn_id).toBe("bd8fd621-730c-4394-a85c-842400be2e79");
+  });
+
+  it("UserPromptExpansion is a provider_event, never a second user_prompt", () => {
+    const { event } = normalizeOne(fixture("UserPromptExpansion.json"));
+    expect(event.kind).toBe("provider_event");
+    expect(event.payload).toEqual({
+      hook_event_name: "UserPromptExpansion",
+      expansion_type: "slash_command",
+      command_name: "greet",
+      command_args: "world",
+      command_source: "projectSettings",
+      prompt: "/greet world",
+    });
+  });
+
+  it("tool_call, tool_result and tool_error share the tool_use_id and record success", () => {
+    const call = normalizeOne(fixture("PreToolUse.json")).event;
+    const result = normalizeOne(fixture("PostToolUse.json")).event;
+    const error = normalizeOne(fixture("PostToolUseFailure.json")).event;
+    expect(call.payload).toEqual({
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "echo hello", description: "Print hello" },
+      tool_use_id: "toolu_mockmx26petn0001",
+    });
+    expect(result.payload).toMatchObject({
+      tool_name: "Bash",
+      tool_use_id: "toolu_mockmx26petn0001",
+      tool_response: { stdout: "hello", stderr: "" },
+      duration_ms: 24,
+      success: true,
+    });
+    expect(result.optional_fields).toEqual(["tool_input", "tool_response"]);
+    expect(error.payload).toMatchObject({
+      tool_name: "Bash",
+      tool_use_id: "toolu_mockmx26pvyp0001",
+      error: "Exit code 3\noops",
+      is_interrupt: false,
+      duration_ms: 58,
+      success: false,
+    });
+    expect(call.event_id).not.toBe(result.event_id);
+  });
+
+  it("events fired inside a subagent carry its agent_id", () => {
+    const { event } = normalizeOne(fixture("PreToolUse.in-subagent.json"));
+    expect(event.agent_id).toBe("aaffe666145fc9347");
+    expect(event.payload).not.toHaveProperty("agent_type");
+  });
+
+  it("PostToolBatch keeps only the tool_use_ids, not the tool results again", () => {
+    const { event } = normalizeOne(fixture("PostToolBatch.json"));
+    expect(event.kind).toBe("provider_event");
+    expect(event.payload).toEqual({
+      hook_event_name: "PostToolBatch",
+      tool_use_ids: ["toolu_mockmx26petn0001"],
+      count: 1,
+    });
+    expect(JSON.stringify(event)).not.toContain("tool_response");
+    expect(JSON.stringify(event)).not.toContain("echo hello");
+  });
+
+  it("a background Agent launch has no usage yet", () => {
+    const { event } = normalizeOne(fixture("PostToolUse.Agent.json"));
+    expect(event.kind).toBe("tool_result");
+    expect(event.usage).toBeUndefined();
+  });
+
+  it("a completed Agent call gives usage with source hook-payload", () => {
+    // The capture only has an async launch; this is the synchronous result shape
+    // (status "completed" with totalTokens and an Anthropic usage object).
+    const payload = fixture("PostToolUse.Agent.json");
+    payload.tool_response = {
+      status: "completed",
+      agentId: "aaffe666145fc9347",
+      prompt: "SUBAGENT_TASK: run echo from-subagent and report",
+      content: [{ type: "text", text: "Subagent finished: from-subagent" }],
+      totalDurationMs: 834,
+      totalTokens: 2906,
+      totalToolUseCount: 1,
+      usage: {
+        input_tokens: 2894,
+        output_tokens: 12,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        service_tier: "standard",
+      },
+    };
+    const { event } = normalizeOne(payload);
+    expect(event.usage).toEqual({
+      source: "hook-payload",
+      input_tokens: 2894,
+      output_tokens: 12,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      total_tokens: 2906,
+    });
+    expect(event.payload.tool_response).toMatchObject({ totalTokens: 2906 });
+  });
+
+  it("Stop becomes assistant_message with text and a background task summary", () => {
+    const { event } = normalizeOne(fixture("Stop.background-task-running.json"));
+    expect(event.payload).toEqual({
+      hook_event_name: "Stop",
+      text: "The subagent reported back.",
+      stop_hook_active: false,
+      background_tasks: {
+        count: 1,
+        running: 1,
+        tasks: [
+          { id: "aaffe666145fc9347", type: "subagent", status: "running", agent_type: "general-purpose" },
+        ],
+      },
+    });
+    expect(event.usage).toBeUndefined();
+  });
+
+  it("StopFailure is a provider_event flagged as a failure", () => {
+    const { event } = normalizeOne(fixture("StopFailure.json"));
+    expect(event.kind).toBe("provider_event");
+    expect(event.payload).toEqual({
+      hook_event_name: "StopFailure",
+      failure: true,
+      error: "unknown",
+      last_assistant_message: "API Error: 400 mock: deliberately rejected request",
+    });
+  });
+
+  it("subagent start and stop carry the subagent identity and transcript", () => {
+    const start = normalizeOne(fixture("SubagentStart.json")).event;
+    const stop = normalizeOne(fixture("SubagentStop.json")).event;
+    expect(start.payload).toEqual({
+      hook_event_name: "SubagentStart",
+      agent_id: "aaffe666145fc9347",
+      agent_type: "general-purpose",
+    });
+    expect(stop.payload).toEqual({
+      hook_event_name: "SubagentStop",
+      agent_id: "aaffe666145fc9347",
+      agent_type: "general-purpose",
+      agent_transcript_path:
+        "/home/user/.claude/projects/-home-user-project/acc5acad-2490-47d5-a323-cd06330e0e14/subagents/agent-aaffe666145fc9347.jsonl",
+      last_assistant_message: "Subagent finished: from-subagent",
+    });
+    // The compaction agent reports an empty agent_type; it is kept as given.
+    expect(normalizeOne(fixture("SubagentStop.compact-agent.json")).event.payload.agent_type).toBe("");
+  });
+
+  it("compaction records the phase", () => {
+    expect(normalizeOne(fixture("PreCompact.json")).event.payload).toEqual({
+      hook_event_name: "PreCompact",
+      phase: "pre",
+      trigger: "manual",
+      custom_instructions: null,
+    });
+    expect(normalizeOne(fixture("PostCompact.json")).event.payload).toEqual({
+      hook_event_name: "PostCompact",
+      phase: "post",
+      trigger: "manual",
+      compact_summary: "<summary>Mock summary: the user ran echo hello via Bash and got hello.</summary>",
+    });
+  });
+
+  it("SessionEnd is terminal and keeps the reason", () => {
+    const { event } = normalizeOne(fixture("SessionEnd.prompt_input_exit.json"));
+    expect(event.terminal).toBe(true);
+    expect(event.payload).toEqual({ hook_event_name: "SessionEnd", reason: "prompt_input_exit" });
+    expect(normalizeOne(fixture("Stop.json")).event.terminal).toBeUndefined();
+  });
+
+  it("other events keep their own fields and drop the common ones", () => {
+    const { event } = normalizeOne(fixture("PermissionRequest.json"));
+    expect(event.payload).toEqual({
+      hook_event_name: "PermissionRequest",
+      effort: { level: "medium" },
+      tool_name: "Bash",
+      tool_input: { command: "touch stamp.txt && ls", description: "Create a file (needs permission)" },
+      permission_suggestions: expect.any(Array),
+    });
+    // Unknown importance: the biggest fields are dropped first.
+    expect(event.optional_fields?.[0]).toBe("permission_suggestions");
+    expect(event.optional_fields).toHaveLength(4);
+  });
+});
+
+describe("normalizeClaudeHook: event ids", () => {
+  it("a retried hook with an identical payload gets the same id", () => {
+    for (const file of hookFixtures) {
+      const first = normalizeOne(fixture(file)).event.event_id;
+      const retry = normalizeOne(fixture(file)).event.event_id;
+      expect(retry, file).toBe(first);
+    }
+  });
+
+  it("key order does not change the id of payload-hashed events", () => {
+    const payload = fixture("Notification.json");
+    const reordered = Object.fromEntries(Object.entries(payload).reverse());
+    expect(normalizeOne(reordered).event.event_id).toBe(normalizeOne(payload).event.event_id);
+  });
+
+  it("the same prompt text in two turns gets different ids", () => {
+    const first = fixture("UserPromptSubmit.json");
+    const second = { ...first, prompt_id: "00000000-0000-4000-8000-000000000001" };
+    expect(normalizeOne(second).event.event_id).not.toBe(normalizeOne(first).event.event_id);
+  });
+
+  it("the same prompt in two sessions gets different ids", () => {
+    const first = fixture("UserPromptSubmit.json");
+    const second = { ...first, session_id: "another-session" };
+    expect(normalizeOne(second).event.event_id).not.toBe(normalizeOne(first).event.event_id);
+  });
+
+  it("a Stop that fires again in the same turn (stop hook blocked) gets a new id", () => {
+    const first = fixture("Stop.json");
+    const again = { ...first, stop_hook_active: true, last_assistant_message: "Done, for real." };
+    expect(normalizeOne(again).event.event_id).not.toBe(normalizeOne(first).event.event_id);
+  });
+
+  it("events without a unique identifier differ when their content differs", () => {
+    const first = fixture("Stop.json");
+    delete first.prompt_id;
+    const other = { ...first, last_assistant_message: "something else" };
+    expect(normalizeOne(other).event.event_id).not.toBe(normalizeOne(first).event.event_id);
+    expect(normalizeOne({ ...first }).event.event_id).toBe(normalizeOne(first).event.event_id);
+  });
+
+  it("does not depend on the clock", () => {
+    const payload = fixture("PreToolUse.json");
+    const a = normalizeClaudeHook(payload, {}, () => "2026-01-01T00:00:00.000Z").events[0]!;
+    const b = normalizeClaudeHook(payload, {}, () => "2026-06-01T00:00:00.000Z").events[0]!;
+    expect(a.event_id).toBe(b.event_id);
+    expect(a.timestamp).not.toBe(b.timestamp);
+  });
+});
+
+describe("normalizeClaudeHook: odd input", () => {
+  it("records an unknown future event as a provider_event", () => {
+    const { event, context } = normalizeOne({
+      session_id: "s-1",
+      transcript_path: "/tmp/t.jsonl",
+      cwd: "/home/user/project",
+      permission_mode: "default",
+      prompt_id: "p-1",
+      hook_event_name: "TeleportRequested",
+      destination: "mars",
+      details: { eta_s: 3 },
+    });
+    expect(event.kind).toBe("provider_event");
+    expect(event.payload).toEqual({
+      hook_event_name: "TeleportRequested",
+      destination: "mars",
+      details: { eta_s: 3 },
+    });
+    expect(event.turn_id).toBe("p-1");
+    expect(event.event_id).toMatch(/^provider_event-[0-9a-f]{32}$/);
+    expect(context.identity.session_id).toBe("claude:s-1");
+  });
+
+  it("names a payload without hook_event_name 'unknown'", () => {
+    const { event } = normalizeOne({ session_id: "s-1", something: 1 });
+    expect(event.kind).toBe("provider_event");
+    expect(event.payload).toEqual({ hook_event_name: "unknown", something: 1 });
+  });
+
+  it.each([
+    [null, "null"],
+    [[1, 2], "array"],
+    ["PreToolUse", "string"],
+    [42, "number"],
+    [true, "boolean"],
+    [undefined, "undefined"],
+  ])("does not throw on a non-object payload (%j)", (payload, type) => {
+    const { event, context } = normalizeOne(payload);
+    expect(event.kind).toBe("provider_event");
+    expect(event.payload).toEqual({
+      hook_event_name: "unknown",
+      error: "payload is not a JSON object",
+      type,
+    });
+    expect(event.event_id).toMatch(/^provider_event-[0-9a-f]{32}$/);
+    expect(context.identity.identity_source).toBe("local");
+    expect(context.identity.provider_session_id).toBeNull();
+    expect(context.identity.session_id).toMatch(/^claude:local-[0-9a-f-]{36}$/);
+    expect(context.transcript_path).toBeNull();
+  });
+
+  it("files a non-object payload under the session named by the hook environment", () => {
+    const { context } = normalizeOne("garbage", { CLAUDE_CODE_SESSION_ID: "env-session" });
+    expect(context.identity.session_id).toBe("claude:env-session");
+  });
+
+  it("does not let prototype names select a mapper", () => {
+    for (const name of ["__proto__", "constructor", "toString"]) {
+      expect(normalizeOne({ session_id: "s", hook_event_name: name }).event.kind).toBe("provider_event");
+    }
+  });
+
+  it("survives a clock that throws", () => {
+    const result = normalizeClaudeHook(fixture("Stop.json"), {}, () => {
+      throw new Error("no clock");
+    });
+    expect(result.events[0]!.kind).toBe("provider_event");
+    expect(result.events[0]!.payload).toMatchObject({
+      hook_event_name: "Stop",
+      error: "normalization failed",
+    });
+    expect(result.context.identity.session_id).toBe("claude:2b78a515-1a4e-4949-93a8-4a58deaec546");
+  });
+});
+
+describe("normalizeClaudeHook: context from the hook environment", () => {
+  const hookEnv = (fixture("hook-env.json") as { print_mode_PreToolUse: Record<string, string> })
+    .print_mode_PreToolUse;
+
+  it("reads project dir and pid from the environment", () => {
+    const { context } = normalizeOne(fixture("PreToolUse.json"), {
+      ...hookEnv,
+      CLAUDE_PROJECT_DIR: "/srv/repo",
+    });
+    expect(context.project_dir).toBe("/srv/repo");
+    expect(context.agent_pid).toBe(6577);
+    expect(context.identity.session_id).toBe("claude:2b78a515-1a4e-4949-93a8-4a58deaec546");
+  });
+
+  it("falls back to CLAUDE_CODE_SESSION_ID, then to a local id", () => {
+    const payload = fixture("Notification.json");
+    delete payload.session_id;
+    expect(normalizeOne(payload, hookEnv).context.identity).toEqual({
+      provider: "claude",
+      provider_session_id: "2b78a515-1a4e-4949-93a8-4a58deaec546",
+      session_id: "claude:2b78a515-1a4e-4949-93a8-4a58deaec546",
+      identity_source: "provider",
+    });
+    const local = normalizeOne(payload, {}).context.identity;
+    expect(local.identity_source).toBe("local");
+    expect(local.session_id).toMatch(/^claude:local-/);
+    expect(normalizeOne(payload, {}).context.identity.session_id).not.toBe(local.session_id);
+  });
+
+  it("ignores a pid that is not a number", () => {
+    for (const pid of ["", "abc", "12abc", "-5", "0"]) {
+      expect(normalizeOne(fixture("Stop.json"), { CLAUDE_PID: pid }).context.agent_pid).toBeNull();
+    }
+  });
+});
+
+describe("capabilities and hot path", () => {
+  it("lists every kind it emits and the usage sources", () => {
+    for (const kind of new Set(Object.values(EXPECTED_KIND))) expect(CLAUDE_CAPABILITIES).toContain(kind);
+    expect(CLAUDE_CAPABILITIES).toContain("turn_usage:claude-transcript");
+    expect(CLAUDE_CAPABILITIES).toContain("usage:hook-payload(agent)");
+  });
+
+  it("imports nothing but types from the core, so zod never loads in a hook", () => {
+    const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "src", "providers", "claude");
+    for (const file of ["normalize.ts", "transcript-usage.ts"]) {
+      const source = readFileSync(join(dir, file), "utf8");
+      const imports = source.match(/^import .*$/gm) ?? [];
+      for (const line of imports) {
+        // Values may come only from zod-free core modules (kinds.ts, and fsutil.ts: the non-blocking, no-follow
+        // open the transcript is read with, node built-ins only); the rest is types.
+        if (line.includes("/core/") && !/\/core\/(kinds|fsutil)\.ts/.test(line))
+          expect(line, file).toMatch(/^import type /);
+        expect(line, file).not.toMatch(/["']zod["']/);
+      }
+    }
+  });
+});

@@ -1,0 +1,48 @@
+// Codex hands its notify program the turn's JSON as an argument: readable by any local user from the process
+// table while the program runs. The hook's notify branch overwrites it first thing (Linux: /proc/<pid>/cmdline).
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { tempProject } from "../../helpers/session.ts";
+
+const HOOK = join(process.cwd(), "dist", "hook.cjs");
+
+beforeAll(() => {
+  if (!existsSync(HOOK)) spawnSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
+});
+
+let cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups) c();
+  cleanups = [];
+});
+
+describe("the notify program's command line", () => {
+  it("no longer holds the turn once the program has started (what another user could read)", () => {
+    const p = tempProject();
+    cleanups.push(p.cleanup);
+    const seen = join(p.root, "cmdline");
+    // Preloaded: reads the process's own command line as the kernel shows it to others, as the hook ends.
+    const probe = join(p.root, "probe.cjs");
+    writeFileSync(
+      probe,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(seen)}, require("node:fs").readFileSync("/proc/self/cmdline")));`,
+    );
+    const turn = JSON.stringify({
+      type: "agent-turn-complete",
+      "thread-id": "t1",
+      "turn-id": "u1",
+      cwd: p.root,
+      "input-messages": ["the private prompt PRIVATE-PROMPT-TEXT"],
+      "last-assistant-message": "the answer",
+    });
+    const res = spawnSync(process.execPath, ["--require", probe, HOOK, "codex", "--notify", turn], {
+      encoding: "utf8",
+    });
+    expect(res.status).toBe(0);
+    const cmdline = readFileSync(seen, "latin1");
+    expect(cmdline).not.toContain("PRIVATE-PROMPT-TEXT");
+    expect(cmdline).toContain("tapedeck-notify");
+  });
+});

@@ -1,0 +1,271 @@
+// The http transport's hook client (dist/hook-client.sh) as the agent runs it: through a shell, payload on
+// stdin. Whatever state the server is in, the hook exits 0 and prints nothing, and the event is recorded.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { writeConfig } from "../../src/core/config.ts";
+import { clientCommand } from "../../src/serve/client-command.ts";
+import { liveServer, readRunFile, runFilePath, writeRunFile } from "../../src/serve/runfile.ts";
+import { startHookServer } from "../../src/serve/server.ts";
+import { tempProject } from "../helpers/session.ts";
+
+const DIST = join(process.cwd(), "dist");
+
+beforeAll(() => {
+  if (!existsSync(join(DIST, "hook-client.sh")) || !existsSync(join(DIST, "serve.js"))) {
+    spawnSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
+  }
+});
+
+let cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.reverse()) await c();
+  cleanups = [];
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = http.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Each project gets a tapedeck home of its own (under it), created by nobody but the hooks. */
+const homeOf = (root: string) => join(root, "tapedeck-home");
+
+async function project(): Promise<{ root: string; port: number; runFile: string }> {
+  const p = tempProject();
+  const port = await freePort();
+  writeConfig(p.root, {
+    schema_version: 1,
+    providers: { claude: { recording: "on", mode: "capture-only", transport: "http", http_port: port } },
+  });
+  const runFile = runFilePath(p.root, { TAPEDECK_HOME: homeOf(p.root) });
+  cleanups.push(() => {
+    // Whatever server a fallback hook started for this project goes with it.
+    const info = readRunFile(runFile);
+    if (info && info.pid !== process.pid) {
+      try {
+        process.kill(info.pid, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
+    rmSync(runFile, { force: true });
+    rmSync(`${runFile}.starting`, { force: true });
+    p.cleanup();
+  });
+  return { root: p.root, port, runFile };
+}
+
+function command(root: string, client = join(DIST, "hook-client.sh"), node = process.execPath): string {
+  const runFile = runFilePath(root, { TAPEDECK_HOME: homeOf(root) });
+  return clientCommand({ provider: "claude", client, runFile, node, hook: join(DIST, "hook.cjs") });
+}
+
+/** A command whose in-process fallback cannot run: what it records, the server recorded. */
+const serverOnly = (root: string) => command(root, undefined, join(root, "no-such-node"));
+
+/** Runs the hook as Claude does: the user's shell, the payload on stdin, the project in the environment. */
+function hook(
+  root: string,
+  payload: string,
+  cmd = command(root),
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  // Asynchronous: the servers some tests run live in this process and must answer meanwhile.
+  return new Promise((resolve) => {
+    const child = spawn("sh", ["-c", cmd], {
+      env: { ...process.env, CLAUDE_PROJECT_DIR: root, TAPEDECK_HOME: homeOf(root) },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on("exit", (status) => resolve({ status, stdout, stderr }));
+    // A hook that has nothing to do (a moved install) exits before reading: the agent sees EPIPE, ignored.
+    child.stdin.on("error", () => {});
+    child.stdin.end(payload);
+  });
+}
+
+const prompt = (n: number, text = "hello") =>
+  JSON.stringify({
+    session_id: "client-1",
+    transcript_path: "/nonexistent",
+    hook_event_name: "UserPromptSubmit",
+    prompt_id: `p${n}`,
+    prompt: text,
+  });
+
+function events(root: string): Array<{ kind: string; payload: { prompt?: string } }> {
+  const file = join(root, ".tapedeck", "claude-sessions", "client-1", "events.jsonl");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+async function until(what: () => boolean, ms = 5000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (what()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return what();
+}
+
+const silent = { status: 0, stdout: "", stderr: "" };
+
+describe("hook client (http transport)", () => {
+  it("hands the payload to a live server, byte for byte (multi-byte text included)", async () => {
+    const p = await project();
+    const server = await startHookServer({ project: p.root, port: 0, runFile: p.runFile });
+    cleanups.push(() => server.close());
+    expect(await hook(p.root, prompt(1, "héllo wörld ✓ 日本"), serverOnly(p.root))).toEqual(silent);
+    expect(events(p.root).map((e) => e.payload.prompt)).toEqual(["héllo wörld ✓ 日本"]);
+    expect(server.rejected()).toBe(0);
+  });
+
+  it("with no server: records in its own process, silently, and starts the server for the next hook", async () => {
+    const p = await project();
+    expect(await hook(p.root, prompt(1))).toEqual(silent);
+    expect(events(p.root)).toHaveLength(1);
+    expect(await until(() => liveServer(p.runFile) !== undefined)).toBe(true);
+    expect(liveServer(p.runFile)!.port).toBe(p.port);
+    expect(await hook(p.root, prompt(2), serverOnly(p.root))).toEqual(silent);
+    expect(events(p.root)).toHaveLength(2);
+  });
+
+  it("a server killed mid-session: the very next hook is recorded, and a new server comes up", async () => {
+    const p = await project();
+    await hook(p.root, prompt(1));
+    expect(await until(() => liveServer(p.runFile) !== undefined)).toBe(true);
+    const first = liveServer(p.runFile)!;
+    process.kill(first.pid, "SIGKILL");
+    expect(await until(() => liveServer(p.runFile) === undefined)).toBe(true);
+    // The run file still names the dead server.
+    expect(readRunFile(p.runFile)?.pid).toBe(first.pid);
+    expect(await hook(p.root, prompt(2))).toEqual(silent);
+    expect(events(p.root)).toHaveLength(2);
+    expect(await until(() => (liveServer(p.runFile)?.pid ?? first.pid) !== first.pid)).toBe(true);
+  });
+
+  it("a server that declines (busy, over the cap): the client records the event itself", async () => {
+    const p = await project();
+    // Something of ours on the port that answers 503 to everything, announced in the run file.
+    const busy = http.createServer((_req, res) => res.writeHead(503).end());
+    await new Promise<void>((r) => busy.listen(0, "127.0.0.1", () => r()));
+    cleanups.push(() => new Promise<void>((r) => busy.close(() => r())));
+    writeRunFile(p.runFile, {
+      port: (busy.address() as { port: number }).port,
+      pid: process.pid,
+      token: "a".repeat(48),
+    });
+    expect(await hook(p.root, prompt(1))).toEqual(silent);
+    expect(events(p.root)).toHaveLength(1);
+  });
+
+  it("a moved or removed install is a silent no-op", async () => {
+    const p = await project();
+    expect(await hook(p.root, prompt(1), command(p.root, join(p.root, "gone", "hook-client.sh")))).toEqual(
+      silent,
+    );
+    expect(await hook(p.root, prompt(2), serverOnly(p.root))).toEqual(silent);
+  });
+
+  it("a run file that is a symlink or garbage is not trusted", async () => {
+    const p = await project();
+    mkdirSync(join(p.runFile, ".."), { recursive: true });
+    writeFileSync(p.runFile, "not a run file\n");
+    expect(await hook(p.root, prompt(1))).toEqual(silent);
+    expect(events(p.root)).toHaveLength(1);
+    // A symlink to the run file of a live server, even a real one, is not followed.
+    const real = join(p.root, "real.endpoint");
+    const server = await startHookServer({ project: p.root, port: 0, runFile: real });
+    cleanups.push(() => server.close());
+    rmSync(p.runFile);
+    symlinkSync(real, p.runFile);
+    expect(await hook(p.root, prompt(2), serverOnly(p.root))).toEqual(silent);
+    expect(events(p.root)).toHaveLength(1);
+    expect(await hook(p.root, prompt(3))).toEqual(silent);
+    expect(events(p.root)).toHaveLength(2);
+  });
+});
+
+/** Runs `script` (Node) as the user nobody; answers the child and a promise of its first stdout line. */
+function asNobody(script: string): { child: ChildProcess; firstLine: Promise<string>; output: () => string } {
+  const child = spawn(
+    "setpriv",
+    ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script],
+    { stdio: ["ignore", "pipe", "pipe"], cwd: "/" },
+  );
+  let out = "";
+  const firstLine = new Promise<string>((resolve) => {
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("\n")) resolve(out.split("\n")[0]!);
+    });
+    child.on("exit", () => resolve(out));
+  });
+  return { child, firstLine, output: () => out };
+}
+
+describe("hook client against another local user (the suite runs as root, as CI does)", () => {
+  it("a squatter on the port while the server is down receives nothing; the event is recorded here", async () => {
+    const p = await project();
+    await hook(p.root, prompt(1));
+    expect(await until(() => liveServer(p.runFile) !== undefined)).toBe(true);
+    const dead = liveServer(p.runFile)!;
+    process.kill(dead.pid, "SIGKILL");
+    expect(await until(() => liveServer(p.runFile) === undefined)).toBe(true);
+    const squatter = asNobody(`
+      const net = require("node:net");
+      const s = net.createServer((c) => { c.on("data", (d) => process.stdout.write("GOT " + d.length + "\\n")); });
+      s.listen(${p.port}, "127.0.0.1", () => process.stdout.write("LISTENING\\n"));
+    `);
+    cleanups.push(() => {
+      squatter.child.kill("SIGKILL");
+    });
+    expect(await squatter.firstLine).toBe("LISTENING");
+    for (let i = 2; i < 6; i += 1) expect(await hook(p.root, prompt(i, `secret-${i}`))).toEqual(silent);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(squatter.output()).toBe("LISTENING\n");
+    expect(events(p.root)).toHaveLength(5);
+    // The hooks tried to bring a server back once, not once each: every attempt is a Node start that fails.
+    await new Promise((r) => setTimeout(r, 500));
+    const diagnostics = join(p.root, ".tapedeck", "diagnostics.jsonl");
+    const starts = readFileSync(diagnostics, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"serve-start"'));
+    expect(starts).toHaveLength(1);
+  });
+
+  it("another user can read no file that holds the token, and a request without it records nothing", async () => {
+    const p = await project();
+    const server = await startHookServer({ project: p.root, port: 0, runFile: p.runFile });
+    cleanups.push(() => server.close());
+    const probe = asNobody(`
+      const fs = require("node:fs");
+      let read = "unreadable";
+      try { read = fs.readFileSync(${JSON.stringify(p.runFile)}, "utf8"); } catch (e) { read = e.code; }
+      const body = ${JSON.stringify(prompt(1, "forged"))};
+      const req = require("node:http").request({ host: "127.0.0.1", port: ${server.port}, path: "/hook/claude",
+        method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+        (res) => { process.stdout.write(read + " " + res.statusCode + "\\n"); });
+      req.on("error", (e) => process.stdout.write(read + " " + e.code + "\\n"));
+      req.end(body);
+    `);
+    expect(await probe.firstLine).toBe("EACCES 403");
+    expect(events(p.root)).toEqual([]);
+  });
+});

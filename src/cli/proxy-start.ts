@@ -2,10 +2,10 @@
 // with the project's redaction rules), its secret and its stderr log.
 import type { Command } from "commander";
 import { loadRedactionRules } from "../core/redact/rules-file.ts";
-import { createArchiveFeed } from "../proxy/archive-feed.ts";
+import { createArchiveFeed } from "../proxy/extensions/archive-feed.ts";
+import { createMirrorExtension } from "../proxy/extensions/mirror/extension.ts";
+import { loadMirrorSettings, type MirrorOverrides } from "../proxy/extensions/mirror/settings.ts";
 import { isValidSecret } from "../proxy/gate.ts";
-import { createMirrorExtension } from "../proxy/mirror/extension.ts";
-import { loadMirrorSettings, type MirrorOverrides } from "../proxy/mirror/settings.ts";
 import { type ProxyLog, type ProxyLogEntry, type RunningProxy, startProxy } from "../proxy/server.ts";
 import type { ProxyExtension } from "../proxy/types.ts";
 import { CliError, EXIT } from "./errors.ts";

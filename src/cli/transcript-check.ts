@@ -15,9 +15,9 @@ import {
   type TranscriptComparison,
   type TranscriptExpectation,
 } from "../providers/claude/transcript-watch.ts";
-import type { JsonObject } from "../proxy/mirror/accumulator.ts";
-import { readMirrorSession } from "../proxy/mirror/restore.ts";
-import { mirrorDirName } from "../proxy/mirror/writer.ts";
+import type { JsonObject } from "../proxy/extensions/mirror/accumulator.ts";
+import { readMirrorSession } from "../proxy/extensions/mirror/restore.ts";
+import { mirrorDirName } from "../proxy/extensions/mirror/writer.ts";
 
 export interface TranscriptState {
   session_id: string;

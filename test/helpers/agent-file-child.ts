@@ -12,8 +12,8 @@ import { readRollout } from "../../src/providers/codex/rollout.ts";
 import { readConfigText } from "../../src/providers/codex/toml-blocks.ts";
 import { geminiAfterInstall } from "../../src/providers/gemini/installer.ts";
 import { readSettingsFile } from "../../src/providers/settings-file.ts";
-import { restoreMirror } from "../../src/proxy/mirror/restore.ts";
-import { loadMirrorSettings } from "../../src/proxy/mirror/settings.ts";
+import { restoreMirror } from "../../src/proxy/extensions/mirror/restore.ts";
+import { loadMirrorSettings } from "../../src/proxy/extensions/mirror/settings.ts";
 
 const [scenario, a = "", b = "", c = ""] = process.argv.slice(2);
 

@@ -11,8 +11,12 @@ import { build } from "esbuild";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { writeExportFile } from "../../src/cli/export-file.ts";
 import { writeConfig } from "../../src/core/config.ts";
-import { readMirrorSession } from "../../src/proxy/mirror/restore.ts";
-import { legacyMirrorDirName, MirrorWriter, mirrorDirName } from "../../src/proxy/mirror/writer.ts";
+import { readMirrorSession } from "../../src/proxy/extensions/mirror/restore.ts";
+import {
+  legacyMirrorDirName,
+  MirrorWriter,
+  mirrorDirName,
+} from "../../src/proxy/extensions/mirror/writer.ts";
 import { CHILD_TIMEOUT_MS } from "../helpers/child.ts";
 import { tempProject } from "../helpers/session.ts";
 

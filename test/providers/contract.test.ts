@@ -11,7 +11,7 @@ import { CATALOG, installable, installerFor, providerEntry } from "../../src/pro
 import type { Settings } from "../../src/providers/installer.ts";
 import { INSTALLERS } from "../../src/providers/installers.ts";
 import { ADAPTERS, adapterFor } from "../../src/providers/registry.ts";
-import { API_USAGE_READERS } from "../../src/proxy/archive-feed.ts";
+import { API_USAGE_READERS } from "../../src/proxy/extensions/archive-feed.ts";
 
 const FIXTURES = join(process.cwd(), "test", "fixtures");
 /** Captured files beside the hook payloads that are not hook payloads. */

@@ -15,8 +15,8 @@ import {
   type RestoreSource,
   writeRestore,
 } from "../../providers/claude/transcript-restore.ts";
-import { RestoreError } from "../../proxy/mirror/restore.ts";
-import { loadMirrorSettings } from "../../proxy/mirror/settings.ts";
+import { RestoreError } from "../../proxy/extensions/mirror/restore.ts";
+import { loadMirrorSettings } from "../../proxy/extensions/mirror/settings.ts";
 import { CliError, EXIT, formatBytes, printJson, projectFromOption, say } from "../common.ts";
 import { resolveRef } from "../session-arg.ts";
 import { lostTranscripts, registeredProjects, renderLost } from "../transcript-check.ts";

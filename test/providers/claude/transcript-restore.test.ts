@@ -30,10 +30,10 @@ import {
   observeTranscript,
   quickCheck,
 } from "../../../src/providers/claude/transcript-watch.ts";
-import type { JsonObject } from "../../../src/proxy/mirror/accumulator.ts";
-import { shapeAssistantRecord, shapeUserRecord } from "../../../src/proxy/mirror/envelope.ts";
-import { RestoreError, toTranscript } from "../../../src/proxy/mirror/restore.ts";
-import { mirrorDirName } from "../../../src/proxy/mirror/writer.ts";
+import type { JsonObject } from "../../../src/proxy/extensions/mirror/accumulator.ts";
+import { shapeAssistantRecord, shapeUserRecord } from "../../../src/proxy/extensions/mirror/envelope.ts";
+import { RestoreError, toTranscript } from "../../../src/proxy/extensions/mirror/restore.ts";
+import { mirrorDirName } from "../../../src/proxy/extensions/mirror/writer.ts";
 
 const SAMPLE = join(
   dirname(fileURLToPath(import.meta.url)),

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { MessageAccumulator, mergeUsage, messageFromJson } from "../../../src/proxy/mirror/accumulator.ts";
+import {
+  MessageAccumulator,
+  mergeUsage,
+  messageFromJson,
+} from "../../../../src/proxy/extensions/mirror/accumulator.ts";
 import { sseEvents } from "./helpers.ts";
 
 function feed(acc: MessageAccumulator, events: unknown[]): void {

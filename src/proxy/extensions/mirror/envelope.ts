@@ -34,7 +34,7 @@
 // Also written: `attachment` records (key set of the real ones) holding the request's system-role
 // messages, which Claude Code replays from `rendered` on resume (see ATTACHMENT_KEYS).
 import { createHash } from "node:crypto";
-import { type RedactionRules, redactValue } from "../../core/redact.ts";
+import { type RedactionRules, redactValue } from "../../../core/redact.ts";
 import type { AccumulatedMessage, Json, JsonObject } from "./accumulator.ts";
 import { TAPEDECK_VERSION } from "./settings.ts";
 

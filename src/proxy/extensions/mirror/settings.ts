@@ -5,7 +5,7 @@
 // because a typo in a backup setting must not take the agent's traffic down.
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { readAgentFileText } from "../../providers/agent-file.ts";
+import { readAgentFileText } from "../../../providers/agent-file.ts";
 
 /** Reported in the `version` field of every mirror record as `tapedeck/<version>`. */
 export const TAPEDECK_VERSION = "0.1.0";

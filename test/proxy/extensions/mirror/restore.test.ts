@@ -15,7 +15,7 @@ import {
   RestoreError,
   restoreMirror,
   toTranscript,
-} from "../../../src/proxy/mirror/restore.ts";
+} from "../../../../src/proxy/extensions/mirror/restore.ts";
 import { type AnyRecord, Conversation, makeCtx, sseEvents, type TempMirror, tempMirror } from "./helpers.ts";
 
 const SID = "2b78a515-1a4e-4949-93a8-4a58deaec546";
@@ -148,7 +148,7 @@ describe("restoreMirror", () => {
       mirrorDir: t.dir,
     });
     const real = readJsonl(
-      new URL("../../fixtures/claude/transcript.sample.jsonl", import.meta.url).pathname,
+      new URL("../../../fixtures/claude/transcript.sample.jsonl", import.meta.url).pathname,
     );
     for (const type of ["user", "assistant", "attachment", "last-prompt"]) {
       const known = new Set(real.filter((x) => x.type === type).flatMap((x) => Object.keys(x)));

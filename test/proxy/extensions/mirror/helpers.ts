@@ -4,10 +4,20 @@
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createMirrorExtension, type MirrorExtension } from "../../../src/proxy/mirror/extension.ts";
-import { defaultMirrorSettings, type MirrorSettings } from "../../../src/proxy/mirror/settings.ts";
-import { compareMirrorFiles, type MirrorIo, mirrorDirName } from "../../../src/proxy/mirror/writer.ts";
-import type { ProxyContext, StreamEvent } from "../../../src/proxy/types.ts";
+import {
+  createMirrorExtension,
+  type MirrorExtension,
+} from "../../../../src/proxy/extensions/mirror/extension.ts";
+import {
+  defaultMirrorSettings,
+  type MirrorSettings,
+} from "../../../../src/proxy/extensions/mirror/settings.ts";
+import {
+  compareMirrorFiles,
+  type MirrorIo,
+  mirrorDirName,
+} from "../../../../src/proxy/extensions/mirror/writer.ts";
+import type { ProxyContext, StreamEvent } from "../../../../src/proxy/types.ts";
 
 export type Block =
   | { type: "thinking"; thinking: string; signature?: string }

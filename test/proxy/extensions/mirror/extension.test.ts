@@ -2,9 +2,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { sessionDirName } from "../../../src/core/paths.ts";
-import { MIRROR_EXTENSION_NAME, MIRROR_EXTENSION_ORDER } from "../../../src/proxy/mirror/extension.ts";
-import { MirrorWriter } from "../../../src/proxy/mirror/writer.ts";
+import { sessionDirName } from "../../../../src/core/paths.ts";
+import {
+  MIRROR_EXTENSION_NAME,
+  MIRROR_EXTENSION_ORDER,
+} from "../../../../src/proxy/extensions/mirror/extension.ts";
+import { MirrorWriter } from "../../../../src/proxy/extensions/mirror/writer.ts";
 import {
   type AnyRecord,
   Conversation,
@@ -597,7 +600,7 @@ describe("transcript mirror extension", () => {
       await conv.turn("u2");
       await first.ext.idle();
 
-      const { createMirrorExtension } = await import("../../../src/proxy/mirror/extension.ts");
+      const { createMirrorExtension } = await import("../../../../src/proxy/extensions/mirror/extension.ts");
       const restarted = createMirrorExtension(first.settings);
       const conv2 = new Conversation(restarted);
       conv2.messages.push(...conv.messages);

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { AccumulatedMessage, JsonObject } from "../../../src/proxy/mirror/accumulator.ts";
+import type { AccumulatedMessage, JsonObject } from "../../../../src/proxy/extensions/mirror/accumulator.ts";
 import {
   AGENT_ASSISTANT_KEYS,
   AGENT_ATTACHMENT_KEYS,
@@ -23,12 +23,12 @@ import {
   USER_PROMPT_KEYS,
   USER_TOOL_RESULT_KEYS,
   userTypeFromUserAgent,
-} from "../../../src/proxy/mirror/envelope.ts";
+} from "../../../../src/proxy/extensions/mirror/envelope.ts";
 import { type AnyRecord, plantedKey } from "./helpers.ts";
 
 // Claude Code 2.1.332's own transcripts (the same files as reference/claude/transcript*.sample.jsonl).
 function fixture(name: string): AnyRecord[] {
-  return readFileSync(new URL(`../../fixtures/claude/${name}`, import.meta.url), "utf8")
+  return readFileSync(new URL(`../../../fixtures/claude/${name}`, import.meta.url), "utf8")
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l) as AnyRecord);

@@ -18,10 +18,10 @@
 import { constants, type Dirent } from "node:fs";
 import { lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { errorCode } from "../../core/diagnostics.ts";
-import { DIR_MODE, FILE_MODE, isErrno } from "../../core/fsutil.ts";
-import { storedId } from "../../core/identity.ts";
-import { isInside, sessionDirName, UnsafePathError } from "../../core/paths.ts";
+import { errorCode } from "../../../core/diagnostics.ts";
+import { DIR_MODE, FILE_MODE, isErrno } from "../../../core/fsutil.ts";
+import { storedId } from "../../../core/identity.ts";
+import { isInside, sessionDirName, UnsafePathError } from "../../../core/paths.ts";
 import { SWEEP_INTERVAL_MS } from "./dedup.ts";
 
 export const EVENTS_FILE = "session-mirror-events.jsonl";

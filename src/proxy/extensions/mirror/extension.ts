@@ -13,9 +13,9 @@
 // Every hook catches everything: the mirror observes copies of the traffic
 // and must never be the reason a response breaks.
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { errorCode } from "../../core/diagnostics.ts";
-import type { RedactionRules } from "../../core/redact.ts";
-import type { ProxyContext, ProxyExtension, StreamEvent } from "../types.ts";
+import { errorCode } from "../../../core/diagnostics.ts";
+import type { RedactionRules } from "../../../core/redact.ts";
+import type { ProxyContext, ProxyExtension, StreamEvent } from "../../types.ts";
 import { type AccumulatedMessage, MessageAccumulator, messageFromJson } from "./accumulator.ts";
 import { DedupStore, dedupKey, isPlanStale, planUserMessages, type StagePlan, userTurnsOf } from "./dedup.ts";
 import {

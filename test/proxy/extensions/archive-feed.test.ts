@@ -4,17 +4,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
-import { defaultSessionRoot } from "../../src/core/paths.ts";
-import type { Envelope } from "../../src/core/schemas.ts";
-import { recordEvents, sessionDirNameFor } from "../../src/core/store.ts";
-import { claudeApiUsage } from "../../src/providers/claude/api-usage.ts";
-import { codexApiUsage, responsesUsage } from "../../src/providers/codex/api-usage.ts";
-import { CODEX_CAPABILITIES } from "../../src/providers/codex/normalize.ts";
-import { codexUsage } from "../../src/providers/codex/rollout.ts";
-import { createArchiveFeed } from "../../src/proxy/archive-feed.ts";
-import type { ProxyContext } from "../../src/proxy/types.ts";
-import { identity, spec, tempProject } from "../helpers/session.ts";
+import { writeConfig } from "../../../src/core/config.ts";
+import { defaultSessionRoot } from "../../../src/core/paths.ts";
+import type { Envelope } from "../../../src/core/schemas.ts";
+import { recordEvents, sessionDirNameFor } from "../../../src/core/store.ts";
+import { claudeApiUsage } from "../../../src/providers/claude/api-usage.ts";
+import { codexApiUsage, responsesUsage } from "../../../src/providers/codex/api-usage.ts";
+import { CODEX_CAPABILITIES } from "../../../src/providers/codex/normalize.ts";
+import { codexUsage } from "../../../src/providers/codex/rollout.ts";
+import { createArchiveFeed } from "../../../src/proxy/extensions/archive-feed.ts";
+import type { ProxyContext } from "../../../src/proxy/types.ts";
+import { identity, spec, tempProject } from "../../helpers/session.ts";
 
 const THREAD = "01a228a1-6c99-7571-8a54-9987d351bd37";
 const CHILD = "01a228a2-0000-7000-8000-000000000002";

@@ -40,9 +40,9 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { DIR_MODE, lstatOrUndefined, readRegularFileSync, writeTempSibling } from "../../core/fsutil.ts";
-import { sessionDirName } from "../../core/paths.ts";
-import { readAgentFileText } from "../../providers/agent-file.ts";
+import { DIR_MODE, lstatOrUndefined, readRegularFileSync, writeTempSibling } from "../../../core/fsutil.ts";
+import { sessionDirName } from "../../../core/paths.ts";
+import { readAgentFileText } from "../../../providers/agent-file.ts";
 import type { Json, JsonObject } from "./accumulator.ts";
 import { syntheticUuid } from "./envelope.ts";
 import { loadMirrorSettings } from "./settings.ts";

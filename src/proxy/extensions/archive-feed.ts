@@ -8,20 +8,20 @@
 // gives usage it reads from the agent's own transcript, so a response is
 // counted once whichever recorder sees it first; the proxy also sees calls no
 // transcript keeps (Claude's /compact summary).
-import { effectiveLimits, findProjectRoot, readConfig } from "../core/config.ts";
-import type { NormalizedEvent } from "../core/event.ts";
-import { resolveProjectRoot, resolveSessionRoot } from "../core/paths.ts";
-import { lookupSession } from "../core/registry.ts";
-import { recordEvents } from "../core/store.ts";
+import { effectiveLimits, findProjectRoot, readConfig } from "../../core/config.ts";
+import type { NormalizedEvent } from "../../core/event.ts";
+import { resolveProjectRoot, resolveSessionRoot } from "../../core/paths.ts";
+import { lookupSession } from "../../core/registry.ts";
+import { recordEvents } from "../../core/store.ts";
 import type {
   ApiCallIdentity,
   ApiUsageAccumulator,
   ApiUsageReader,
   ApiUsageResult,
-} from "../providers/api-usage.ts";
-import { CATALOG } from "../providers/catalog.ts";
-import { derivedId } from "../providers/shared.ts";
-import type { ProxyContext, ProxyExtension } from "./types.ts";
+} from "../../providers/api-usage.ts";
+import { CATALOG } from "../../providers/catalog.ts";
+import { derivedId } from "../../providers/shared.ts";
+import type { ProxyContext, ProxyExtension } from "../types.ts";
 
 /** Every provider's reader (providers/catalog.ts), in catalog order: the first that identifies a call reads it. */
 export const API_USAGE_READERS: readonly ApiUsageReader[] = Object.values(CATALOG).flatMap((entry) =>

@@ -3,7 +3,7 @@
 //
 // - Bytes first. Status and headers go out when the upstream's arrive; each body
 //   chunk is written to the client as it arrives and only then, on the next turn
-//   of the event loop, handed to the observers (pipeline.ts), which parse only
+//   of the event loop, handed to the observers (observe.ts), which parse only
 //   the SSE event types their extensions declared. The body is never re-encoded:
 //   a gzip body stays the same gzip bytes, and observers decode their own copy.
 // - Backpressure is end to end: a slow client pauses the upstream socket.
@@ -25,20 +25,12 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
 import { Pool } from "undici";
+import { errorCode, Pipeline, type ProxyLog, RequestContext, type RequestRun, safeLog } from "./dispatch.ts";
 import { newProxySecret, ProxyGate, SECRET_HEADER } from "./gate.ts";
-import {
-  type BodyObserver,
-  errorCode,
-  observeResponse,
-  Pipeline,
-  type ProxyLog,
-  RequestContext,
-  type RequestRun,
-  safeLog,
-} from "./pipeline.ts";
+import { type BodyObserver, observeResponse } from "./observe.ts";
 import type { ProxyExtension } from "./types.ts";
 
-export type { ProxyLog, ProxyLogEntry, ProxyLogLevel } from "./pipeline.ts";
+export type { ProxyLog, ProxyLogEntry, ProxyLogLevel } from "./dispatch.ts";
 
 export interface ProxyOptions {
   /** 0 or absent: a free port. */
@@ -351,7 +343,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#ctx = ctx;
     if (core.pipeline.active) {
       this.#run = core.pipeline.begin(ctx);
-      // Synchronous parts run now, before forwarding; promises are not awaited (see pipeline.ts).
+      // Synchronous parts run now, before forwarding; promises are not awaited (see dispatch.ts).
       this.#run.request();
     }
     core.pool.dispatch(

@@ -22,7 +22,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
@@ -251,10 +251,6 @@ export function readJsonOrUndefined<T = unknown>(
   } catch {
     return undefined;
   }
-}
-
-export function parentDir(path: string): string {
-  return dirname(path);
 }
 
 /** Synchronous sleep without spinning the CPU; the hook path is synchronous by design. */

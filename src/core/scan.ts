@@ -1,6 +1,6 @@
 // Line scanning over events.jsonl in large chunks, without loading the file.
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, readSync } from "node:fs";
+import { constants, fstatSync, readSync } from "node:fs";
 import { openRegularSync } from "./fsutil.ts";
 
 export interface ScannedLine {
@@ -60,15 +60,6 @@ export function scanLines(fd: number, from: number, onLine: (line: ScannedLine) 
 /** events.jsonl for reading: a regular file only, opened without blocking (see openRegularSync). */
 export function openForScan(path: string): number {
   return openRegularSync(path, constants.O_RDONLY);
-}
-
-export function closeQuietly(fd: number | undefined): void {
-  if (fd === undefined) return;
-  try {
-    closeSync(fd);
-  } catch {
-    // closing a descriptor we are done with cannot lose data
-  }
 }
 
 export interface ParsedEventLine {

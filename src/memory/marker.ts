@@ -10,10 +10,17 @@
 
 export const MARKER_NAME = "tapedeck-memory";
 
-const OPEN_RE = /<tapedeck-memory(?:\s[^<>]*)?>/gi;
-const CLOSE_RE = /<\/tapedeck-memory\s*>/gi;
+// Gemini CLI escapes `<` and `>` (only those) in the hook context it passes on and keeps in its chat file, so
+// the escaped spelling is a marker too. Attributes never hold `&` or angle brackets (ids are hashes).
+const LT = "(?:<|&lt;)";
+const GT = "(?:>|&gt;)";
+const OPEN = `${LT}tapedeck-memory(?:\\s[^<>&]*)?${GT}`;
+const CLOSE = `${LT}\\/tapedeck-memory\\s*${GT}`;
+const OPEN_RE = new RegExp(OPEN, "i");
+const CLOSE_RE = new RegExp(CLOSE, "gi");
 /** One whole block (lazy body), or an open tag whose close never came (a client cut the context short). */
-const BLOCK_RE = /<tapedeck-memory(?:\s[^<>]*)?>[\s\S]*?(?:<\/tapedeck-memory\s*>|$)[ \t]*(?:\r?\n)?/gi;
+const BLOCK_RE = new RegExp(`${OPEN}[\\s\\S]*?(?:${CLOSE}|$)[ \\t]*(?:\\r?\\n)?`, "gi");
+const PARSE_RE = new RegExp(`${LT}tapedeck-memory(\\s[^<>&]*)?${GT}([\\s\\S]*?)(?:${CLOSE}|$)`, "gi");
 /** Item ids are hashes; anything else is dropped so an id can never break out of the attribute. */
 const ID_RE = /^[A-Za-z0-9_.:-]{1,128}$/;
 
@@ -24,7 +31,7 @@ export interface InjectedBlock {
 
 /** Neutralizes a tag inside a memory body so that it cannot end (or open) the block early. */
 function defuse(body: string): string {
-  return body.replace(/<(\/?tapedeck-memory)/gi, "&lt;$1");
+  return body.replace(/(<|&lt;)(\/?tapedeck-memory)/gi, "$1 $2");
 }
 
 export function openTag(ids: readonly string[]): string {
@@ -45,7 +52,6 @@ export function markerOverhead(ids: readonly string[]): number {
 }
 
 export function hasInjected(text: string): boolean {
-  OPEN_RE.lastIndex = 0;
   return OPEN_RE.test(text);
 }
 
@@ -62,8 +68,7 @@ export function stripInjected(text: string): string {
 /** The blocks in `text` with their item ids (for a record of what an echo carried). */
 export function parseInjected(text: string): InjectedBlock[] {
   const out: InjectedBlock[] = [];
-  const re = /<tapedeck-memory(\s[^<>]*)?>([\s\S]*?)(?:<\/tapedeck-memory\s*>|$)/gi;
-  for (const m of text.matchAll(re)) {
+  for (const m of text.matchAll(PARSE_RE)) {
     const attr = /\bitems="([^"]*)"/i.exec(m[1] ?? "");
     const ids = (attr?.[1] ?? "").split(",").filter((id) => ID_RE.test(id));
     out.push({ ids, body: (m[2] ?? "").replace(/^\r?\n/, "").replace(/\r?\n$/, "") });

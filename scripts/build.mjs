@@ -5,6 +5,7 @@ import {
   copyFileSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -12,6 +13,8 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { build } from "esbuild";
+
+const { version } = JSON.parse(readFileSync("package.json", "utf8"));
 
 const CHUNKS = "dist/cli-chunks";
 /** A chunk of an earlier build stays this long: a CLI started from it, or a build running beside this one, may need it. */
@@ -62,6 +65,8 @@ const common = {
   format: "esm",
   sourcemap: false,
   logLevel: "warning",
+  // The one version constant (src/cli/version.ts), from package.json.
+  define: { __TAPEDECK_VERSION__: JSON.stringify(version) },
 };
 
 // The CLI: a small entry (dist/cli.js) and one chunk per command in dist/cli-chunks/, loaded only when that

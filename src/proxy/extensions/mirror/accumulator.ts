@@ -3,6 +3,7 @@
 // It keeps whatever the stream carries (unknown block and delta types too):
 // a backup that silently drops a new block type would be worse than one that
 // stores it unparsed.
+import { isRecord } from "../../../providers/shared.ts";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -21,9 +22,8 @@ export interface AccumulatedMessage {
   extra: JsonObject;
 }
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+// Parsed JSON: an object there holds only JSON values.
+const isJsonObject = isRecord as (v: unknown) => v is JsonObject;
 
 function clone<T>(v: T): T {
   return structuredClone(v);
@@ -48,14 +48,14 @@ const OWN_KEYS = new Set([
  * event", not "zero", so it never overwrites a value from message_start.
  */
 export function mergeUsage(into: JsonObject, delta: unknown): void {
-  if (!isObject(delta)) return;
+  if (!isJsonObject(delta)) return;
   for (const [k, v] of Object.entries(delta)) {
     if (v === null || v === undefined) {
       if (!(k in into)) into[k] = null;
       continue;
     }
     const cur = into[k];
-    if (isObject(v) && isObject(cur)) mergeUsage(cur, v);
+    if (isJsonObject(v) && isJsonObject(cur)) mergeUsage(cur, v);
     else into[k] = clone(v);
   }
 }
@@ -86,7 +86,7 @@ export class MessageAccumulator {
 
   /** Feeds one parsed SSE data object. Unknown event types are ignored. */
   apply(data: unknown): void {
-    if (!isObject(data)) return;
+    if (!isJsonObject(data)) return;
     switch (data.type) {
       case "message_start":
         this.onMessageStart(data.message);
@@ -115,7 +115,7 @@ export class MessageAccumulator {
   }
 
   private onMessageStart(raw: unknown): void {
-    const m = isObject(raw) ? raw : {};
+    const m = isJsonObject(raw) ? raw : {};
     const extra: JsonObject = {};
     for (const [k, v] of Object.entries(m)) if (!OWN_KEYS.has(k)) extra[k] = clone(v);
     this.message = {
@@ -127,13 +127,13 @@ export class MessageAccumulator {
       stop_reason: typeof m.stop_reason === "string" ? m.stop_reason : null,
       stop_sequence: typeof m.stop_sequence === "string" ? m.stop_sequence : null,
       stop_details: m.stop_details === undefined ? null : clone(m.stop_details),
-      usage: isObject(m.usage) ? clone(m.usage) : {},
+      usage: isJsonObject(m.usage) ? clone(m.usage) : {},
       extra,
     };
     // message_start may already carry content (it does not today); keep it as the first blocks.
     if (Array.isArray(m.content)) {
       m.content.forEach((b, i) => {
-        if (isObject(b)) {
+        if (isJsonObject(b)) {
           this.blocks.set(i, clone(b));
           this.stoppedBlocks.add(i);
         }
@@ -142,13 +142,13 @@ export class MessageAccumulator {
   }
 
   private onBlockStart(index: unknown, block: unknown): void {
-    if (typeof index !== "number" || !isObject(block)) return;
+    if (typeof index !== "number" || !isJsonObject(block)) return;
     this.blocks.set(index, clone(block));
     this.stoppedBlocks.delete(index);
   }
 
   private onBlockDelta(index: unknown, delta: unknown): void {
-    if (typeof index !== "number" || !isObject(delta)) return;
+    if (typeof index !== "number" || !isJsonObject(delta)) return;
     let block = this.blocks.get(index);
     if (!block) {
       // A delta without its start (a dropped event): keep the content rather than lose it.
@@ -206,7 +206,7 @@ export class MessageAccumulator {
 
   private onMessageDelta(delta: unknown, usage: unknown): void {
     if (!this.message) return;
-    if (isObject(delta)) {
+    if (isJsonObject(delta)) {
       if ("stop_reason" in delta) this.message.stop_reason = strOrNull(delta.stop_reason);
       if ("stop_sequence" in delta) this.message.stop_sequence = strOrNull(delta.stop_sequence);
       if ("stop_details" in delta) this.message.stop_details = clone(delta.stop_details ?? null);
@@ -234,7 +234,7 @@ export class MessageAccumulator {
 
 /** A complete non-streaming response body in the accumulator's shape; undefined when it is not a message. */
 export function messageFromJson(body: unknown): AccumulatedMessage | undefined {
-  if (!isObject(body) || body.type !== "message") return undefined;
+  if (!isJsonObject(body) || body.type !== "message") return undefined;
   const acc = new MessageAccumulator();
   acc.apply({ type: "message_start", message: { ...body, content: [] } });
   const blocks = Array.isArray(body.content) ? body.content : [];

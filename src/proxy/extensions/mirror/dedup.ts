@@ -13,6 +13,7 @@
 // eviction while a mirror file already exists), only the request's last user
 // message is staged. Re-staging everything there would duplicate the history.
 import { createHash } from "node:crypto";
+import { isRecord } from "../../../providers/shared.ts";
 
 export interface DedupEntry {
   /** User-role messages already mirrored, in user-ordinal coordinates (not raw messages[] indices). */
@@ -59,10 +60,6 @@ export interface StagePlan {
 const MAX_TOOL_IDS = 10_000;
 export const SWEEP_INTERVAL_MS = 60_000;
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /**
  * The request's user-role messages in order, each with the system-role
  * messages that follow it. Those come from Claude Code's per-turn system
@@ -73,7 +70,7 @@ export function userTurnsOf(messages: readonly unknown[]): UserTurn[] {
   const turns: UserTurn[] = [];
   let last: UserTurn | undefined;
   for (const m of messages) {
-    if (!isObject(m)) {
+    if (!isRecord(m)) {
       last = undefined;
       continue;
     }
@@ -95,13 +92,13 @@ export function userTurnsOf(messages: readonly unknown[]): UserTurn[] {
  * request, so the same message differs only in that marker.
  */
 export function fingerprint(message: unknown): string {
-  const content = isObject(message) ? message.content : undefined;
+  const content = isRecord(message) ? message.content : undefined;
   const text = JSON.stringify(content ?? null, (k, v) => (k === "cache_control" ? undefined : v));
   return createHash("sha256").update(text).digest("hex").slice(0, 32);
 }
 
 function toolResultId(block: unknown): string | undefined {
-  return isObject(block) && block.type === "tool_result" && typeof block.tool_use_id === "string"
+  return isRecord(block) && block.type === "tool_result" && typeof block.tool_use_id === "string"
     ? block.tool_use_id
     : undefined;
 }

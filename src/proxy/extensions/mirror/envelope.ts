@@ -35,12 +35,23 @@
 // messages, which Claude Code replays from `rendered` on resume (see ATTACHMENT_KEYS).
 import { createHash } from "node:crypto";
 import { type RedactionRules, redactValue } from "../../../core/redact.ts";
+import { isRecord } from "../../../providers/shared.ts";
 import type { AccumulatedMessage, Json, JsonObject } from "./accumulator.ts";
 import { TAPEDECK_VERSION } from "./settings.ts";
 
 export const MIRROR_SOURCE = "tapedeck-mirror";
 export const MIRROR_ENTRYPOINT = "tapedeck-mirror";
 export const MIRROR_VERSION = `tapedeck/${TAPEDECK_VERSION}`;
+
+/**
+ * A subagent's record where it is its main-thread twin plus `agentId`, written
+ * right after `after`. Prompt and assistant records differ in more than that
+ * and keep lists of their own.
+ */
+function withAgentId(keys: readonly string[], after: string): readonly string[] {
+  const at = keys.indexOf(after) + 1;
+  return [...keys.slice(0, at), "agentId", ...keys.slice(at)];
+}
 
 /** Top-level keys, in the order Claude Code writes them. */
 export const USER_PROMPT_KEYS = [
@@ -103,23 +114,7 @@ export const AGENT_USER_PROMPT_KEYS = [
   "source",
 ] as const;
 
-export const AGENT_USER_TOOL_RESULT_KEYS = [
-  "parentUuid",
-  "isSidechain",
-  "promptId",
-  "agentId",
-  "type",
-  "message",
-  "uuid",
-  "timestamp",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
-] as const;
+export const AGENT_USER_TOOL_RESULT_KEYS = withAgentId(USER_TOOL_RESULT_KEYS, "promptId");
 
 export const ASSISTANT_KEYS = [
   "parentUuid",
@@ -196,24 +191,7 @@ export const ATTACHMENT_KEYS = [
   "source",
 ] as const;
 
-export const AGENT_ATTACHMENT_KEYS = [
-  "parentUuid",
-  "isSidechain",
-  "agentId",
-  "attachment",
-  "type",
-  "uuid",
-  "timestamp",
-  "rendered",
-  "renderedRole",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
-] as const;
+export const AGENT_ATTACHMENT_KEYS = withAgentId(ATTACHMENT_KEYS, "isSidechain");
 
 export const MIRRORED_SYSTEM_ATTACHMENT = "mirrored_system_message";
 
@@ -252,10 +230,6 @@ export type MirrorRecord = JsonObject & {
   parentUuid: string | null;
 };
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** sha256(sessionId + timestamp + messageId), first 32 hex digits, dashed 8-4-4-4-12. */
 export function syntheticUuid(sessionId: string, timestamp: string, messageId: string): string {
   const h = createHash("sha256")
@@ -283,7 +257,7 @@ const BYTE_SOURCES = new Set(["image", "document"]);
 export function referenceBlocks(content: unknown): Json {
   if (!Array.isArray(content)) return (content ?? null) as Json;
   return content.map((block) => {
-    if (!isObject(block)) return block as Json;
+    if (!isRecord(block)) return block as Json;
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(block)) {
       if (k === "cache_control") continue;
@@ -293,7 +267,7 @@ export function referenceBlocks(content: unknown): Json {
     if (
       typeof block.type === "string" &&
       BYTE_SOURCES.has(block.type) &&
-      isObject(source) &&
+      isRecord(source) &&
       source.type === "base64" &&
       typeof source.data === "string"
     ) {
@@ -337,7 +311,7 @@ export function prepareSystemRendering(content: unknown, opts: ContentOptions): 
     content:
       typeof b === "string"
         ? b
-        : isObject(b) && b.type === "text" && typeof b.text === "string"
+        : isRecord(b) && b.type === "text" && typeof b.text === "string"
           ? b.text
           : JSON.stringify(b),
   }));
@@ -345,7 +319,7 @@ export function prepareSystemRendering(content: unknown, opts: ContentOptions): 
 }
 
 export function hasToolResult(content: unknown): boolean {
-  return Array.isArray(content) && content.some((b) => isObject(b) && b.type === "tool_result");
+  return Array.isArray(content) && content.some((b) => isRecord(b) && b.type === "tool_result");
 }
 
 export interface UserRecordInput {

@@ -12,9 +12,9 @@
 //
 // Every hook catches everything: the mirror observes copies of the traffic
 // and must never be the reason a response breaks.
-import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { errorCode } from "../../../core/diagnostics.ts";
 import type { RedactionRules } from "../../../core/redact.ts";
+import { isRecord } from "../../../providers/shared.ts";
 import type { ProxyContext, ProxyExtension, StreamEvent } from "../../types.ts";
 import { type AccumulatedMessage, MessageAccumulator, messageFromJson } from "./accumulator.ts";
 import { DedupStore, dedupKey, isPlanStale, planUserMessages, type StagePlan, userTurnsOf } from "./dedup.ts";
@@ -39,7 +39,7 @@ import {
 } from "./writer.ts";
 
 export const MIRROR_EXTENSION_NAME = "transcript-mirror";
-/** After usage logging (650) and request logging (700): the mirror is the least urgent observer. */
+/** Before the archive feed (800): neither depends on the other, and each gets its own copy of the events. */
 export const MIRROR_EXTENSION_ORDER = 720;
 
 /** Claude Code sends the first; the others are what other clients and gateways use. */
@@ -76,10 +76,6 @@ interface RequestState {
   done: boolean;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 export function headerValue(
   headers: Record<string, string | string[] | undefined> | undefined,
   name: string,
@@ -102,34 +98,6 @@ function isMessagesCall(ctx: ProxyContext): boolean {
   if (ctx.method.toUpperCase() !== "POST") return false;
   const path = ctx.url.split("?")[0] ?? "";
   return path === "/v1/messages" || path.endsWith("/v1/messages");
-}
-
-/**
- * The JSON of a non-streamed body. The pipeline may hand over the body
- * already decoded while the response headers still name its
- * content-encoding, so the bytes are tried as they are first.
- */
-function parseBody(body: Buffer, encoding: string | undefined): unknown {
-  try {
-    return JSON.parse(body.toString("utf8"));
-  } catch (error) {
-    let decoded: Buffer;
-    switch (encoding?.toLowerCase()) {
-      case "gzip":
-      case "x-gzip":
-        decoded = gunzipSync(body);
-        break;
-      case "deflate":
-        decoded = inflateSync(body);
-        break;
-      case "br":
-        decoded = brotliDecompressSync(body);
-        break;
-      default:
-        throw error;
-    }
-    return JSON.parse(decoded.toString("utf8"));
-  }
 }
 
 export function createMirrorExtension(
@@ -265,12 +233,12 @@ export function createMirrorExtension(
       try {
         if (!isMessagesCall(ctx)) return;
         const body = ctx.body;
-        if (!isObject(body) || !Array.isArray(body.messages)) return;
+        if (!isRecord(body) || !Array.isArray(body.messages)) return;
         const sessionId = resolveSessionId(ctx.headers) ?? UNKNOWN_SESSION;
         const agentId = headerValue(ctx.headers, AGENT_HEADER) ?? null;
         const key = dedupKey(sessionId, agentId);
         const requestMs = now();
-        const outputConfig = isObject(body.output_config) ? body.output_config : {};
+        const outputConfig = isRecord(body.output_config) ? body.output_config : {};
         const st: RequestState = {
           target: { sessionId, agentId },
           key,
@@ -318,8 +286,8 @@ export function createMirrorExtension(
       try {
         // An error response writes nothing: the staged records wait for Claude Code's retry.
         if (ctx.status === undefined || ctx.status < 200 || ctx.status >= 300) return;
-        const encoding = headerValue(ctx.responseHeaders, "content-encoding");
-        const message = messageFromJson(parseBody(body, encoding));
+        // The body is decoded already (observe.ts), whatever content-encoding the headers name.
+        const message = messageFromJson(JSON.parse(body.toString("utf8")));
         if (!message) return;
         return flush(ctx, st, message).catch(() => undefined);
       } catch (error) {

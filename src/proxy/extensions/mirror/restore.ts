@@ -43,6 +43,7 @@ import { join } from "node:path";
 import { DIR_MODE, lstatOrUndefined, readRegularFileSync, writeTempSibling } from "../../../core/fsutil.ts";
 import { sessionDirName } from "../../../core/paths.ts";
 import { readAgentFileText } from "../../../providers/agent-file.ts";
+import { isRecord } from "../../../providers/shared.ts";
 import type { Json, JsonObject } from "./accumulator.ts";
 import { syntheticUuid } from "./envelope.ts";
 import { loadMirrorSettings } from "./settings.ts";
@@ -85,10 +86,6 @@ export class RestoreError extends Error {
 /** Claude Code's project slug: the realpath with every non-alphanumeric character turned into `-`. */
 export function claudeProjectSlug(projectDir: string): string {
   return realpathSync(projectDir).replace(/[^a-zA-Z0-9]/g, "-");
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /** A ref name is short; a .git/HEAD bigger than this is not one git wrote. */
@@ -147,8 +144,8 @@ export function readMirrorSession(mirrorDir: string, sessionId: string): ReadMir
       try {
         const rec = JSON.parse(line) as unknown;
         const message =
-          isObject(rec) && (rec.type === "user" || rec.type === "assistant") && isObject(rec.message);
-        const attachment = isObject(rec) && rec.type === "attachment" && Array.isArray(rec.rendered);
+          isRecord(rec) && (rec.type === "user" || rec.type === "assistant") && isRecord(rec.message);
+        const attachment = isRecord(rec) && rec.type === "attachment" && Array.isArray(rec.rendered);
         if (message || attachment) {
           records.push(rec as JsonObject);
         } else {
@@ -174,7 +171,7 @@ function lastPromptText(rec: JsonObject): string | undefined {
   let text: string | undefined;
   for (const b of content) {
     if (
-      isObject(b) &&
+      isRecord(b) &&
       b.type === "text" &&
       typeof b.text === "string" &&
       !b.text.startsWith("<system-reminder>")
@@ -186,10 +183,10 @@ function lastPromptText(rec: JsonObject): string | undefined {
 }
 
 function keepAssistantBlock(block: unknown, answered: Set<string>): boolean {
-  if (!isObject(block)) return false;
+  if (!isRecord(block)) return false;
   if (block.type === "thinking") return typeof block.signature === "string" && block.signature !== "";
   if (block.type === "tool_use" || block.type === "server_tool_use" || block.type === "mcp_tool_use") {
-    if (!isObject(block.input)) return false;
+    if (!isRecord(block.input)) return false;
     // Client tool calls need their result in the next user message; server tools answer inline.
     if (block.type === "tool_use") return typeof block.id === "string" && answered.has(block.id);
   }
@@ -217,7 +214,7 @@ export function toTranscript(
   for (const rec of mirror) {
     if (rec.type !== "user") continue;
     for (const b of blocksOf(rec) ?? []) {
-      if (isObject(b) && b.type === "tool_result" && typeof b.tool_use_id === "string")
+      if (isRecord(b) && b.type === "tool_result" && typeof b.tool_use_id === "string")
         answered.add(b.tool_use_id);
     }
   }
@@ -257,7 +254,7 @@ export function toTranscript(
       let firstResult: string | undefined;
       if (Array.isArray(content)) {
         content = content.filter((b) => {
-          if (!(isObject(b) && b.type === "tool_result")) return true;
+          if (!(isRecord(b) && b.type === "tool_result")) return true;
           const id = typeof b.tool_use_id === "string" ? b.tool_use_id : "";
           if (!toolOwner.has(id)) return false;
           firstResult ??= id;

@@ -3,7 +3,8 @@
 // payload; `node dist/hook.cjs --statusline <provider>` prints the compact
 // recording state. It loads only the hot path (no CLI framework, no schema
 // library) and never lets a failure reach the agent: exit 0, stdout empty
-// unless a status line was asked for.
+// unless a status line was asked for or the recorder has something for the
+// agent to read (HookResult.output).
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -35,6 +36,12 @@ function statusLine(provider: string): void {
   process.stdout.write(`${state.display}${alert ? alertText(alert) : ""}\n`);
 }
 
+/** An agent that stopped reading (closed pipe) must not turn the write's EPIPE into a crash of the hook. */
+function printForAgent(text: string): void {
+  process.stdout.on("error", () => {});
+  process.stdout.write(text);
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === "--statusline") {
     statusLine(process.argv[3] ?? "claude");
@@ -55,6 +62,7 @@ async function main(): Promise<void> {
   const adapter = adapterFor(process.argv[2] ?? "");
   if (!adapter) return;
   const result = runHook(adapter, readStdinSync(), process.env);
+  if (result.output) printForAgent(result.output);
   // Under the http transport this process runs only when the hook client found no server it could trust with
   // the payload (none yet, dead, busy, or not ours): it has recorded the event itself, and starts the server
   // for the hooks that follow, without waiting for it. Also while recording is stopped, so that stopped

@@ -41,7 +41,7 @@ export interface HookContext {
   capabilities: readonly string[];
 }
 
-export interface NormalizeResult {
+export interface NormalizeResult<Observation = unknown> {
   context: HookContext;
   events: NormalizedEvent[];
   /**
@@ -49,4 +49,9 @@ export interface NormalizeResult {
    * the provider's primary path (its hooks) did not record the turn.
    */
   fallbackForTurn?: string;
+  /**
+   * What normalize saw that only the same adapter's enrich step reads (Gemini: the facts of hooks that record
+   * no event themselves). The recorder hands it on untouched and never writes it.
+   */
+  observation?: Observation;
 }

@@ -9,10 +9,10 @@ import type { NormalizedEvent, NormalizeResult } from "./event.ts";
  * nothing about storage: opaque per-session state (such as how far a
  * transcript has been read) is handed in and handed back by the caller.
  */
-export interface ProviderAdapter {
+export interface ProviderAdapter<Observation = unknown> {
   name: string;
   displayName: string;
-  normalize(payload: unknown, env: Record<string, string | undefined>): NormalizeResult;
+  normalize(payload: unknown, env: Record<string, string | undefined>): NormalizeResult<Observation>;
   /**
    * A fallback capture path (Codex's notify): it records only in projects where it was installed as one
    * (ProviderConfig.fallback), because only there do the hooks mark the turns they already recorded.
@@ -30,9 +30,11 @@ export interface ProviderAdapter {
    * Extra events derived outside the payload (e.g. usage read from a transcript).
    * Called before anything is appended; it may also complete `result.events`
    * in place (ids that need the per-session state), which are recorded after it.
+   * The recorder guards it: whatever it throws, the payload's own events are
+   * still recorded, so an adapter need not catch its own failures.
    */
   enrich?(
-    result: NormalizeResult,
+    result: NormalizeResult<Observation>,
     state: Record<string, unknown> | undefined,
     scope?: EnrichScope,
   ): { events: NormalizedEvent[]; state: Record<string, unknown> } | undefined;

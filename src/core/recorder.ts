@@ -1,27 +1,21 @@
 // The hook path from raw stdin bytes to appended events. Shared by the
 // bundled hook entry and `tapedeck hook`; it loads no CLI or schema code.
 import { join } from "node:path";
-import {
-  effectiveLimits,
-  findProjectRoot,
-  type ProjectConfig,
-  type ProviderConfig,
-  readConfigFile,
-} from "./config.ts";
+import { findProjectRoot, type ProjectConfig, type ProviderConfig, readConfigFile } from "./config.ts";
 import { errorCode, writeDiagnostic } from "./diagnostics.ts";
-import type { NormalizedEvent } from "./event.ts";
+import type { NormalizedEvent, NormalizeResult } from "./event.ts";
 import { readJsonOrUndefined, writeJsonAtomicSync } from "./fsutil.ts";
 import {
   ensureSessionDir,
   ensureTapedeckDir,
   resolveProjectRoot,
-  resolveSessionRoot,
   SESSION_FILES,
   tapedeckDir,
 } from "./paths.ts";
 import type { ProviderAdapter } from "./provider.ts";
 import { registerSession } from "./registry.ts";
-import { type RecordOutcome, recordEvents, sessionDirNameFor } from "./store.ts";
+import { sessionSpecFor } from "./session-spec.ts";
+import { type RecordOutcome, recordEvents, type SessionSpec, sessionDirNameFor } from "./store.ts";
 import { markTurn, takeTurnMark } from "./turn-marks.ts";
 
 /** `covered`: a fallback report of a turn the hooks already recorded; nothing written. */
@@ -35,11 +29,14 @@ export interface HookResult {
   outcome?: RecordOutcome;
   /** A short reason without payload content, for `--strict` callers. */
   reason?: string;
+  /** What the hook prints on stdout for the agent to read; when absent, stdout stays empty. */
+  output?: string;
 }
 
-/** Hook payloads above this are cut before parsing; the agent is never made to wait on us. */
+/** The outcome of a hook that only moved provider state. */
 const NOTHING_RECORDED = { appended: 0, duplicates: 0, dropped: 0, spooled: 0, finalized: false };
 
+/** Hook payloads above this are cut before parsing; the agent is never made to wait on us. */
 export const MAX_HOOK_INPUT_BYTES = 64 * 1024 * 1024;
 
 function parsePayload(input: HookInput): { ok: true; value: unknown } | { ok: false; reason: string } {
@@ -58,7 +55,12 @@ function startDir(payload: unknown, env: Record<string, string | undefined>): st
   return env.PWD && env.PWD.length < 4096 ? env.PWD : process.cwd();
 }
 
-function locateProject(dir: string): { root: string; config: ProjectConfig } | undefined {
+interface Located {
+  root: string;
+  config: ProjectConfig;
+}
+
+function locateProject(dir: string): Located | undefined {
   let root: string;
   try {
     root = resolveProjectRoot(dir);
@@ -96,118 +98,185 @@ export function runHook(
   explicitProject?: string,
   options: RunHookOptions = {},
 ): HookResult {
-  // Cheap checks first: when recording is off, finding that out is the whole
-  // cost of a hook, so the payload is parsed only once we know it is wanted.
+  const { located, parsed: parsedToLocate } = locate(adapter, input, env, explicitProject);
+  if (!located) return { status: "not-enabled" };
+  const gated = gate(adapter, located);
+  if (gated.status) return gated;
+  const project = located.root;
+  const providerConfig = gated.providerConfig;
+  const parsed = parsedToLocate ?? parsePayload(input);
+  if (!parsed.ok) {
+    writeDiagnostic(tapedeckDir(project), { what: "error", stage: "parse", code: "bad_input" });
+    return { status: "bad-input", reason: parsed.reason, project, providerConfig };
+  }
+  try {
+    const result = adapter.normalize(parsed.value, env);
+    if (alreadyCovered(adapter, project, result)) return { status: "covered", project, providerConfig };
+    const hook: HookRun = {
+      adapter,
+      located,
+      providerConfig,
+      result,
+      spec: specFor(adapter, located, result, env, options),
+    };
+    ensureTapedeckDir(project);
+    const extra = enrich(hook);
+    const events = extra ? [...result.events, ...extra.events] : result.events;
+    const outcome = record(hook, events);
+    afterRecord(hook, events, extra?.state, env);
+    return { status: "recorded", outcome, project, providerConfig };
+  } catch (error) {
+    writeDiagnostic(tapedeckDir(project), { what: "error", stage: "record", code: errorCode(error) });
+    return { status: "failed", reason: errorCode(error), project, providerConfig };
+  }
+}
+
+type Parsed = ReturnType<typeof parsePayload>;
+
+/** One hook from normalize on: what every later step reads. */
+interface HookRun {
+  adapter: ProviderAdapter;
+  located: Located;
+  providerConfig: ProviderConfig;
+  result: NormalizeResult;
+  spec: SessionSpec;
+}
+
+/**
+ * Cheap checks first: when recording is off, finding that out is the whole cost of a hook, so the payload is
+ * parsed only when no hint names the project (its cwd is then the hint), and the parse is handed on.
+ */
+function locate(
+  adapter: ProviderAdapter,
+  input: HookInput,
+  env: Record<string, string | undefined>,
+  explicitProject: string | undefined,
+): { located?: Located; parsed?: Parsed } {
   const hint =
     explicitProject ??
     env.TAPEDECK_PROJECT_DIR ??
     (adapter.projectDirEnv ? env[adapter.projectDirEnv] : undefined) ??
     null;
-  let located = hint ? locateProject(hint) : undefined;
-  let parsed: ReturnType<typeof parsePayload> | undefined;
-  if (!located && !explicitProject) {
-    parsed = parsePayload(input);
-    located = locateProject(startDir(parsed.ok ? parsed.value : null, env));
-  }
-  if (!located) return { status: "not-enabled" };
+  const located = hint ? locateProject(hint) : undefined;
+  if (located || explicitProject) return { located };
+  const parsed = parsePayload(input);
+  return { located: locateProject(startDir(parsed.ok ? parsed.value : null, env)), parsed };
+}
+
+/** Whether this provider records in the project now; a stopped hook does not even parse its payload. */
+function gate(
+  adapter: ProviderAdapter,
+  located: Located,
+): (HookResult & { status: HookStatus }) | { status?: undefined; providerConfig: ProviderConfig } {
   const providerConfig = located.config.providers[adapter.name];
   if (!providerConfig) return { status: "off", project: located.root };
-  // Stopped: the payload is not even parsed.
   if (providerConfig.recording !== "on") return { status: "off", project: located.root, providerConfig };
   // A fallback path elsewhere would record turns whose hooks leave no marks: twice.
   if (adapter.fallback && !providerConfig.fallback)
     return { status: "off", project: located.root, providerConfig };
-  parsed ??= parsePayload(input);
-  if (!parsed.ok) {
-    writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "parse", code: "bad_input" });
-    return { status: "bad-input", reason: parsed.reason, project: located.root, providerConfig };
-  }
+  return { providerConfig };
+}
+
+function alreadyCovered(adapter: ProviderAdapter, projectRoot: string, result: NormalizeResult): boolean {
+  if (result.fallbackForTurn !== undefined && takeTurnMark(projectRoot, adapter.name, result.fallbackForTurn))
+    return true;
+  // Nothing to record and no provider state to move (the TUI's hidden title thread): not even a directory.
+  return result.events.length === 0 && !adapter.enrich;
+}
+
+function specFor(
+  adapter: ProviderAdapter,
+  located: Located,
+  result: NormalizeResult,
+  env: Record<string, string | undefined>,
+  options: RunHookOptions,
+): SessionSpec {
+  const spec = sessionSpecFor(located.root, located.config, {
+    provider: adapter.name,
+    identity: result.context.identity,
+    capabilities: result.context.capabilities,
+    agentPid: result.context.agent_pid,
+  });
+  return {
+    ...spec,
+    lockTimeoutMs: options.lockWaitMs ?? spec.lockTimeoutMs,
+    replayOf: env.TAPEDECK_REPLAY_OF ?? null,
+    arm: env.TAPEDECK_ARM ?? null,
+    runType: env.TAPEDECK_REPLAY_OF ? "replay" : undefined,
+  };
+}
+
+function statePathOf(hook: HookRun): string {
+  return join(hook.spec.sessionRoot, sessionDirNameFor(hook.spec.identity), SESSION_FILES.providerState);
+}
+
+/**
+ * Events the adapter derives outside the payload (usage from a transcript), joining the same locked append so
+ * that a hook takes the writer lock once. Enrichment never costs the hook its event: whatever it throws, the
+ * payload's own events are recorded and the provider state stays as it was.
+ */
+function enrich(hook: HookRun): ReturnType<NonNullable<ProviderAdapter["enrich"]>> {
+  const { adapter, providerConfig } = hook;
+  if (!adapter.enrich) return undefined;
+  const since = providerConfig.recording_since;
   try {
-    const result = adapter.normalize(parsed.value, env);
-    if (
-      result.fallbackForTurn !== undefined &&
-      takeTurnMark(located.root, adapter.name, result.fallbackForTurn)
-    ) {
-      return { status: "covered", project: located.root, providerConfig };
-    }
-    // Nothing to record and no provider state to move (the TUI's hidden title thread): not even a directory.
-    if (result.events.length === 0 && !adapter.enrich) {
-      return { status: "covered", project: located.root, providerConfig };
-    }
-    const sessionRoot = resolveSessionRoot(located.root, providerConfig.session_root, adapter.name);
-    ensureTapedeckDir(located.root);
-    const spec = {
-      projectRoot: located.root,
-      sessionRoot,
-      identity: result.context.identity,
-      mode: providerConfig.mode ?? "capture-only",
-      capabilities: result.context.capabilities,
-      agentPid: result.context.agent_pid,
-      limits: effectiveLimits(located.config),
-      lockTimeoutMs: options.lockWaitMs ?? located.config.lock_timeout_ms,
-      replayOf: env.TAPEDECK_REPLAY_OF ?? null,
-      arm: env.TAPEDECK_ARM ?? null,
-      runType: env.TAPEDECK_REPLAY_OF ? ("replay" as const) : undefined,
-    };
-    // Enrichment (e.g. usage from a transcript) joins the same locked append,
-    // so a hook takes the writer lock once.
-    const statePath = join(
-      sessionRoot,
-      sessionDirNameFor(result.context.identity),
-      SESSION_FILES.providerState,
-    );
-    const since = providerConfig.recording_since;
-    const extra = adapter.enrich?.(
-      result,
-      currentState(statePath, since),
+    return adapter.enrich(
+      hook.result,
+      currentState(statePathOf(hook), since),
       since ? { recordingSince: since } : {},
     );
-    const events = extra ? [...result.events, ...extra.events] : result.events;
-    // A hook that only moves provider state (Gemini's per-chunk AfterModel)
-    // takes no lock and writes no event.
-    const outcome =
-      events.length > 0
-        ? recordEvents(spec, events)
-        : {
-            ...NOTHING_RECORDED,
-            sessionDir: ensureSessionDir(
-              sessionRoot,
-              sessionDirNameFor(result.context.identity),
-              located.root,
-            ),
-          };
-    if (providerConfig.fallback && result.fallbackForTurn === undefined)
-      markRecordedTurns(located.root, adapter, events);
-    const id = result.context.identity;
-    if (id.provider_session_id && result.events.some((e) => e.kind === "session_start")) {
-      // Lets the API proxy, which sees only the session id, find this project's archive.
-      try {
-        registerSession(
-          { provider: id.provider, provider_session_id: id.provider_session_id, project_root: located.root },
-          env,
-        );
-      } catch (error) {
-        writeDiagnostic(safeDiagDir(located.root), {
-          what: "error",
-          stage: "registry",
-          code: errorCode(error),
-        });
-      }
-    }
-    if (extra) {
-      const state: Record<string, unknown> = { ...extra.state };
-      if (providerConfig.recording_since) state[RECORDING_SINCE] = providerConfig.recording_since;
-      writeJsonAtomicSync(statePath, state);
-    }
-    return {
-      status: "recorded",
-      outcome,
-      project: located.root,
-      providerConfig,
-    };
   } catch (error) {
-    writeDiagnostic(safeDiagDir(located.root), { what: "error", stage: "record", code: errorCode(error) });
-    return { status: "failed", reason: errorCode(error), project: located.root, providerConfig };
+    writeDiagnostic(tapedeckDir(hook.located.root), {
+      what: "error",
+      stage: "enrich",
+      code: errorCode(error),
+    });
+    return undefined;
+  }
+}
+
+function record(hook: HookRun, events: NormalizedEvent[]): RecordOutcome {
+  if (events.length > 0) return recordEvents(hook.spec, events);
+  // A hook that only moves provider state (Gemini's per-chunk AfterModel) takes no lock and writes no event.
+  const { sessionRoot, identity, projectRoot } = hook.spec;
+  return {
+    ...NOTHING_RECORDED,
+    sessionDir: ensureSessionDir(sessionRoot, sessionDirNameFor(identity), projectRoot),
+  };
+}
+
+function afterRecord(
+  hook: HookRun,
+  events: NormalizedEvent[],
+  state: Record<string, unknown> | undefined,
+  env: Record<string, string | undefined>,
+): void {
+  const { adapter, located, providerConfig, result } = hook;
+  if (providerConfig.fallback && result.fallbackForTurn === undefined)
+    markRecordedTurns(located.root, adapter, events);
+  if (result.events.some((e) => e.kind === "session_start")) registerForProxy(located.root, result, env);
+  if (state) {
+    const kept: Record<string, unknown> = { ...state };
+    if (providerConfig.recording_since) kept[RECORDING_SINCE] = providerConfig.recording_since;
+    writeJsonAtomicSync(statePathOf(hook), kept);
+  }
+}
+
+/** Lets the API proxy, which sees only the session id, find this project's archive. */
+function registerForProxy(
+  projectRoot: string,
+  result: NormalizeResult,
+  env: Record<string, string | undefined>,
+): void {
+  const id = result.context.identity;
+  if (!id.provider_session_id) return;
+  try {
+    registerSession(
+      { provider: id.provider, provider_session_id: id.provider_session_id, project_root: projectRoot },
+      env,
+    );
+  } catch (error) {
+    writeDiagnostic(tapedeckDir(projectRoot), { what: "error", stage: "registry", code: errorCode(error) });
   }
 }
 
@@ -235,7 +304,7 @@ function markRecordedTurns(projectRoot: string, adapter: ProviderAdapter, events
     try {
       markTurn(projectRoot, adapter.name, turn);
     } catch (error) {
-      writeDiagnostic(safeDiagDir(projectRoot), {
+      writeDiagnostic(tapedeckDir(projectRoot), {
         what: "error",
         stage: "turn-mark",
         code: errorCode(error),
@@ -243,8 +312,4 @@ function markRecordedTurns(projectRoot: string, adapter: ProviderAdapter, events
       return;
     }
   }
-}
-
-function safeDiagDir(projectRoot: string): string {
-  return tapedeckDir(projectRoot);
 }

@@ -196,12 +196,6 @@ export const codexAdapter: ProviderAdapter = {
     typeof payload === "object" &&
     payload !== null &&
     (payload as { hook_event_name?: unknown }).hook_event_name === "SessionStart",
-  enrich: (result, state, scope) => {
-    try {
-      return enrichFromRollouts(result, state as CodexState | undefined, scope?.recordingSince);
-    } catch {
-      // Enrichment is extra: it must never cost the hook's own event.
-      return undefined;
-    }
-  },
+  enrich: (result, state, scope) =>
+    enrichFromRollouts(result, state as CodexState | undefined, scope?.recordingSince),
 };

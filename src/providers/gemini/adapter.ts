@@ -54,7 +54,7 @@ import type { Usage } from "../../core/schemas.ts";
 import { digest, idFor } from "../shared.ts";
 import type { EnrichScope, ProviderAdapter } from "../types.ts";
 import { type ChatCursor, loadChatCursor, readChatUsage } from "./chat-usage.ts";
-import { type GeminiObservation, normalizeGeminiHookObserved } from "./normalize.ts";
+import { type GeminiObservation, normalizeGeminiHook } from "./normalize.ts";
 
 /** Per tool key in the current turn: BeforeTool hooks seen, and ordinals still waiting for a result. */
 interface ToolSlot {
@@ -152,15 +152,15 @@ const USAGE_COUNTS = [
 
 /**
  * The stateful step for one hook: completes `result.events` in place and
- * returns the events it adds with the next state. `observation` is what
+ * returns the events it adds with the next state. `result.observation` is what
  * normalize saw in the payload; without it there is nothing to do.
  */
 export function enrichGemini(
-  result: NormalizeResult,
-  observation: GeminiObservation | undefined,
+  result: NormalizeResult<GeminiObservation>,
   previous: Record<string, unknown> | undefined,
   scope: EnrichScope = {},
 ): { events: NormalizedEvent[]; state: Record<string, unknown> } | undefined {
+  const observation = result.observation;
   if (!observation || observation.hook === "unknown") return undefined;
   const state = loadGeminiState(previous);
   const identity = result.context.identity;
@@ -359,22 +359,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * normalize keeps what the enrich step of the same hook needs beside the
- * result, keyed by the result object, so the adapter interface stays as it is.
- */
-const observations = new WeakMap<NormalizeResult, GeminiObservation>();
-
-export const geminiAdapter: ProviderAdapter = {
+export const geminiAdapter: ProviderAdapter<GeminiObservation> = {
   name: "gemini",
   displayName: "Gemini CLI",
   projectDirEnv: "GEMINI_PROJECT_DIR",
-  normalize: (payload, env) => {
-    const { result, observation } = normalizeGeminiHookObserved(payload, env);
-    observations.set(result, observation);
-    return result;
-  },
+  normalize: (payload, env) => normalizeGeminiHook(payload, env),
   isSessionStart: (payload) =>
     (payload as { hook_event_name?: unknown } | null)?.hook_event_name === "SessionStart",
-  enrich: (result, state, scope) => enrichGemini(result, observations.get(result), state, scope),
+  enrich: (result, state, scope) => enrichGemini(result, state, scope),
 };

@@ -21,8 +21,8 @@
 // This module is stateless. What needs memory across hooks (pairing a tool
 // call with its result, one turn id per prompt, detecting a compaction that
 // really happened, closing a response whose stream never finished) is done by
-// the adapter's enrich step from the observation returned alongside the
-// result (see adapter.ts).
+// the adapter's enrich step from the observation the result carries
+// (NormalizeResult.observation, see adapter.ts).
 import { randomUUID } from "node:crypto";
 import type { HookContext, NormalizedEvent, NormalizeResult, SessionIdentity } from "../../core/event.ts";
 import type { EventKind, Usage } from "../../core/schemas.ts";
@@ -107,29 +107,18 @@ export interface GeminiObservation {
   usage_metadata?: Payload;
 }
 
-export interface GeminiNormalized {
-  result: NormalizeResult;
-  observation: GeminiObservation;
-}
+/** Gemini's result carries its observation for the adapter's stateful step. */
+export type GeminiNormalized = NormalizeResult<GeminiObservation> & { observation: GeminiObservation };
 
 export function normalizeGeminiHook(
-  payload: unknown,
-  env: Record<string, string | undefined>,
-  now: () => string = isoNow,
-): NormalizeResult {
-  return normalizeGeminiHookObserved(payload, env, now).result;
-}
-
-/** normalizeGeminiHook plus what the adapter's stateful step needs to know about the hook. */
-export function normalizeGeminiHookObserved(
   payload: unknown,
   env: Record<string, string | undefined>,
   now: () => string = isoNow,
 ): GeminiNormalized {
   try {
     if (!isRecord(payload))
-      return { result: normalizeNonObject(payload, env, now), observation: { hook: "unknown" } };
-    return { result: normalizeObject(payload, env, now), observation: observe(payload) };
+      return { ...normalizeNonObject(payload, env, now), observation: { hook: "unknown" } };
+    return { ...normalizeObject(payload, env, now), observation: observe(payload) };
   } catch (error) {
     // Defensive: a hook must never fail. Say what went wrong without echoing the payload.
     const context = buildContext(isRecord(payload) ? payload : undefined, env);
@@ -141,7 +130,7 @@ export function normalizeGeminiHookObserved(
       timestamp: safeNow(now),
       payload: { hook_event_name: hookName(payload), error: "normalization failed", message },
     };
-    return { result: { context, events: [event] }, observation: { hook: "unknown" } };
+    return { context, events: [event], observation: { hook: "unknown" } };
   }
 }
 

@@ -378,9 +378,9 @@ describe("geminiAdapter: responses that never finished", () => {
 
 describe("geminiAdapter: robustness", () => {
   it("does nothing for a result it did not normalize itself", () => {
-    const result = normalizeGeminiHook(fixture("BeforeTool.json"), {});
+    const { observation: _, ...result } = normalizeGeminiHook(fixture("BeforeTool.json"), {});
     expect(geminiAdapter.enrich?.(result, undefined)).toBeUndefined();
-    expect(enrichGemini(result, undefined, undefined)).toBeUndefined();
+    expect(enrichGemini(result, undefined)).toBeUndefined();
   });
 
   it("starts over from a malformed state instead of failing", () => {

@@ -6,7 +6,6 @@ import type { EventKind } from "../../../src/core/schemas.ts";
 import {
   GEMINI_CAPABILITIES,
   normalizeGeminiHook,
-  normalizeGeminiHookObserved,
   toolFailure,
 } from "../../../src/providers/gemini/normalize.ts";
 
@@ -90,7 +89,8 @@ describe("normalizeGeminiHook: captured payloads", () => {
   it.each(Object.entries(EXPECTED_KIND).filter(([, kind]) => kind === null))(
     "%s is not recorded by itself",
     (file) => {
-      const { result, observation } = normalizeGeminiHookObserved(fixture(file), {}, now);
+      const result = normalizeGeminiHook(fixture(file), {}, now);
+      const { observation } = result;
       expect(result.events).toEqual([]);
       expect(result.context.identity.session_id).toMatch(/^gemini:[0-9a-f-]{36}$/);
       expect(observation.hook).toBe(fixture(file).hook_event_name);
@@ -258,7 +258,7 @@ describe("normalizeGeminiHook: model responses and usage", () => {
   });
 
   it("observes the usage and message count of a chunk that is not final", () => {
-    const { observation } = normalizeGeminiHookObserved(fixture("AfterModel.json"), {}, now);
+    const { observation } = normalizeGeminiHook(fixture("AfterModel.json"), {}, now);
     expect(observation).toEqual({
       hook: "AfterModel",
       timestamp: "2026-11-29T18:49:23.062Z",
@@ -271,7 +271,7 @@ describe("normalizeGeminiHook: model responses and usage", () => {
   });
 
   it("observes a BeforeModel's message count and compression snapshot, never its text", () => {
-    const plain = normalizeGeminiHookObserved(fixture("BeforeModel.json"), {}, now).observation;
+    const plain = normalizeGeminiHook(fixture("BeforeModel.json"), {}, now).observation;
     expect(plain).toEqual({
       hook: "BeforeModel",
       timestamp: "2026-11-29T18:49:22.825Z",
@@ -288,7 +288,7 @@ describe("normalizeGeminiHook: model responses and usage", () => {
       { role: "model", content: "Got it. Thanks for the additional context!" },
       { role: "user", content: "SCENARIO_TEXT again" },
     ];
-    const observed = normalizeGeminiHookObserved(compressed, {}, now).observation;
+    const observed = normalizeGeminiHook(compressed, {}, now).observation;
     expect(observed.message_count).toBe(4);
     expect(observed.snapshot).toMatch(/^[0-9a-f]{32}$/);
     expect(JSON.stringify(observed)).not.toContain("overall_goal");
@@ -472,7 +472,7 @@ describe("normalizeGeminiHook: odd input", () => {
     for (const llm_response of [null, "x", { candidates: "x" }, { candidates: [null, 3] }]) {
       expect(normalize({ ...base, hook_event_name: "AfterModel", llm_response }).events).toEqual([]);
     }
-    const { observation } = normalizeGeminiHookObserved(
+    const { observation } = normalizeGeminiHook(
       {
         ...base,
         hook_event_name: "BeforeModel",

@@ -8,10 +8,11 @@
 // gives usage it reads from the agent's own transcript, so a response is
 // counted once whichever recorder sees it first; the proxy also sees calls no
 // transcript keeps (Claude's /compact summary).
-import { effectiveLimits, findProjectRoot, readConfig } from "../../core/config.ts";
+import { findProjectRoot, readConfig } from "../../core/config.ts";
 import type { NormalizedEvent } from "../../core/event.ts";
-import { resolveProjectRoot, resolveSessionRoot } from "../../core/paths.ts";
+import { resolveProjectRoot } from "../../core/paths.ts";
 import { lookupSession } from "../../core/registry.ts";
+import { sessionSpecFor } from "../../core/session-spec.ts";
 import { recordEvents } from "../../core/store.ts";
 import type {
   ApiCallIdentity,
@@ -75,24 +76,14 @@ function record(ctx: ProxyContext, state: FeedState, result: ApiUsageResult): vo
     usage: result.usage,
   };
   if (call.turnId) event.turn_id = call.turnId;
-  recordEvents(
-    {
-      projectRoot: project,
-      sessionRoot: resolveSessionRoot(project, provider.session_root, reader.provider),
-      identity: {
-        provider: reader.provider,
-        provider_session_id: call.sessionId,
-        session_id: `${reader.provider}:${call.sessionId}`,
-        identity_source: "provider",
-      },
-      mode: provider.mode ?? "capture-only",
-      capabilities: reader.capabilities,
-      agentPid: null,
-      limits: effectiveLimits(config),
-      lockTimeoutMs: config.lock_timeout_ms,
-    },
-    [event],
-  );
+  const identity = {
+    provider: reader.provider,
+    provider_session_id: call.sessionId,
+    session_id: `${reader.provider}:${call.sessionId}`,
+    identity_source: "provider" as const,
+  };
+  const session = { provider: reader.provider, identity, capabilities: reader.capabilities, agentPid: null };
+  recordEvents(sessionSpecFor(project, config, session), [event]);
 }
 
 /** What the readers read, when each one says: content deltas are then never parsed for the feed. */

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isSecretKey, REDACTION_POLICY, redactText, redactValue } from "../../src/core/redact.ts";
 
@@ -893,10 +893,28 @@ describe("robustness", () => {
     });
   }
 
-  it("imports only node: built-ins", () => {
-    const src = readFileSync(new URL("../../src/core/redact.ts", import.meta.url), "utf8");
-    const specifiers = [...src.matchAll(/^\s*import\s[^;]*?from\s+["']([^"']+)["']/gm)].map((m) => m[1]);
-    for (const s of specifiers) expect(s).toMatch(/^node:/);
-    expect(src).not.toMatch(/\brequire\(|\bimport\(/);
+  it("imports only node: built-ins, in src/core/redact.ts and every file of src/core/redact/", () => {
+    const dir = new URL("../../src/core/redact/", import.meta.url);
+    const files = [
+      new URL("../../src/core/redact.ts", import.meta.url),
+      ...readdirSync(dir)
+        .filter((f) => f.endsWith(".ts"))
+        .map((f) => new URL(f, dir)),
+    ];
+    expect(files.length).toBeGreaterThan(10);
+    for (const file of files) {
+      const src = readFileSync(file, "utf8");
+      const specifiers = [
+        ...src.matchAll(
+          /^\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|^\s*import\s+["']([^"']+)["']/gm,
+        ),
+      ].map((m) => (m[1] ?? m[2]) as string);
+      for (const s of specifiers) {
+        // Its own parts are the one exception: a relative import that stays inside src/core/redact/.
+        const own = s.startsWith(".") && new URL(s, file).href.startsWith(dir.href);
+        expect(s.startsWith("node:") || own, `${file.pathname} imports ${s}`).toBe(true);
+      }
+      expect(src, file.pathname).not.toMatch(/\brequire\(|\bimport\(/);
+    }
   });
 });

@@ -12,7 +12,7 @@
 // it over untrusted text.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
-import type { RedactionRules, UserPattern } from "../redact.ts";
+import type { RedactionRules, UserPattern } from "./types.ts";
 
 export const RULES_FILE = join(".tapedeck", "redaction.json");
 const MAX_FILE_BYTES = 64 * 1024;

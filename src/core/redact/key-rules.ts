@@ -1,0 +1,454 @@
+// Key-based text rules: `KEY=value`, `key: value`, `"key": "value"`, `--key value`
+// (also `value` beside a `key` / `name` field that names a secret)
+import {
+  charTable,
+  escapedLetterAt,
+  hasDigit,
+  isBlank,
+  isKeyCode,
+  isQuote,
+  isUpper,
+  lineBefore,
+} from "./chars.ts";
+import { keyKind, splitWords } from "./keys.ts";
+import {
+  CODE_KEYWORDS,
+  DECIMAL,
+  DOTTED,
+  DOTTED_NUMBER,
+  GENERIC_TYPE,
+  HEX_NUMBER,
+  HUMP_OR_SNAKE,
+  IDENT,
+  isPlaceholder,
+  SECRET_WORD,
+} from "./placeholders.ts";
+import type { Span } from "./rule.ts";
+import { scanState } from "./scan-state.ts";
+import { looksGenerated } from "./split.ts";
+
+// `{"key": "token", "value": ...}` (Postman), `<add key="ClearTextPassword" value="..." />` (NuGet),
+// `- name: API_TOKEN` + `value: ...` (Kubernetes env): the secret's name sits in a sibling field.
+const NAMED_PAIR =
+  /(?:^|[\s{,"'])(?:key|name)\\{0,7}["']?[ \t]*[:=][ \t]*\\{0,7}["']([A-Za-z0-9_.:/-]{1,80})\\{0,7}["'][^\n:=]{0,40}?[\s,{]\\{0,7}["']?value\\{0,7}["']?[ \t]*$|(?:^|\s)name:[ \t]*["']?([A-Za-z0-9_.-]{1,80})["']?[ \t]*\r?\n[ \t]*value[ \t]*$/;
+
+/** A `value` key at [ks, ke) whose sibling `key` / `name` field names a secret. */
+function namedValue(text: string, ks: number, ke: number, spans: Span[]): number {
+  let e = ke;
+  while (e < text.length && e < ke + 16 && (text.charCodeAt(e) === 92 || isQuote(text.charCodeAt(e)))) e++;
+  const pm = NAMED_PAIR.exec(text.slice(Math.max(0, ks - 220), e));
+  const name = pm?.[1] ?? pm?.[2];
+  const kind = name === undefined ? null : keyKind(name.replace(/^.*[:/]/, ""));
+  if (kind === null) return ke;
+  return assignment(text, ks, ke, spans, kind);
+}
+
+export const MAX_KEY = 64;
+export const MAX_VALUE = 4096;
+const SEP_EQ = 1;
+const SEP_COLON = 2;
+const SEP_FLAG = 3;
+const LINE_PREFIX = /^[ \t]*(?:(?:export|declare(?: -[a-zA-Z]+)?|readonly|local|set|ENV|ARG|-)[ \t]+)?$/;
+const AUTH_SCHEME =
+  /^(?:Bearer|Basic|Token|Bot|Digest|Negotiate|NTLM|OAuth|ApiKey|Key|SSWS|AWS4-HMAC-SHA256|Splunk|GenieKey|DeepL-Auth-Key|Klaviyo-API-Key)[ \t]+/i;
+
+// Where an unquoted value in running code or a query string ends.
+const VALUE_STOP = charTable("\"'`,;&)]}<>");
+// What may follow a complete value on its line: end of line, a comment, or a closing delimiter.
+const VALUE_TAIL = charTable("\n\r#,;}])\\/");
+
+/** Whether only whitespace or a shell/Dockerfile/YAML-list prefix precedes `pos` on its line. */
+function atLineStart(text: string, pos: number): boolean {
+  const min = Math.max(0, pos - 40);
+  let i = pos;
+  while (i > min) {
+    const c = text.charCodeAt(i - 1);
+    if (c === 10 || c === 13) break;
+    // A JSON-escaped newline counts as a line break.
+    if (c === 110 && i >= 2 && text.charCodeAt(i - 2) === 92) break;
+    i--;
+  }
+  if (i === min && min > 0) return false;
+  return LINE_PREFIX.test(text.slice(i, pos));
+}
+
+/** A secret-ish word ends right before the `=` / `:` at `sp`: find the whole key, then parse. */
+export function fromSeparator(text: string, sp: number, spans: Span[], kindOverride?: string): number {
+  let ke = sp;
+  while (ke > 0 && isBlank(text.charCodeAt(ke - 1))) ke--;
+  if (text.charCodeAt(ke - 1) === 93 /* ] */) ke--;
+  if (isQuote(text.charCodeAt(ke - 1))) {
+    ke--;
+    while (text.charCodeAt(ke - 1) === 92) ke--;
+  }
+  let ks = ke;
+  const min = Math.max(0, ke - MAX_KEY);
+  // Stop at an escaped letter: in `\nDB_PASSWORD=` the key starts after the `\n`.
+  while (ks > min && isKeyCode(text.charCodeAt(ks - 1)) && text.charCodeAt(ks - 2) !== 92) ks--;
+  // A "key" longer than any real name is a base64 run or similar.
+  if (ks === ke || (ks === min && ks > 0 && isKeyCode(text.charCodeAt(ks - 1)))) return sp + 1;
+  return Math.max(assignment(text, ks, ke, spans, kindOverride), sp + 1);
+}
+
+const PHP_ASSIGN = /^[ \t]*=[^=~>]/;
+const WRAPPER =
+  /^(?:String::from|String::new|SecretString::(?:new|from)|Secret::new|SecretStr|SecretString|SecureString|Some|String|str|Secret)\([ \t]*(?=["'])/;
+const ENV_KEY_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEY$/;
+const NOT_SECRET_KEY_NAME =
+  /(?:PUBLIC|PUBLISHABLE|PRIMARY|SORT|PARTITION|CACHE|FOREIGN|IDEMPOTENCY|OBJECT|S3|HOT|SHORTCUT|SSH_PUB|GPG|PGP|SITE|MAP)_KEY$/;
+const WEAK_KEY = "weak:secret_key";
+
+/**
+ * A kind that the surroundings give a key that is not secret-ish by itself:
+ * `?key=` in a query string (Google Maps and others), `gh secret set NAME --body VALUE`.
+ */
+function contextKind(text: string, ks: number, key: string, before: number): string | null {
+  if (key === "key" && (before === 63 || before === 38)) return "api_key";
+  // `STRIPE_KEY=...`, `MAPS_KEY=...`: an environment variable named for a key holds one,
+  // when the value looks generated (checked once the value is known).
+  if (ENV_KEY_NAME.test(key) && !NOT_SECRET_KEY_NAME.test(key)) return WEAK_KEY;
+  if (key === "--body" || key === "body") {
+    if (
+      /\bsecret set [A-Za-z0-9_-]+[ \t]+(?:--[a-z-]+(?:[ =][^\s-]\S*)?[ \t]+)*--$/.test(
+        lineBefore(text, ks + 2),
+      )
+    )
+      return "secret";
+  }
+  return null;
+}
+
+/** One `<key><sep><value>` site under inspection. */
+interface Site {
+  text: string;
+  ks: number;
+  key: string;
+  kind: string;
+  sep: number;
+  /** The quote (with any escaping backslashes) that opened right before the key, if any. */
+  q0: string;
+  /** The key's own quotes closed after it: `"password": ...`. */
+  keyQuoted: boolean;
+  spaceBefore: boolean;
+  spaceAfter: boolean;
+  /** Start of the value. */
+  p: number;
+}
+
+/**
+ * Parses `<key><sep><value>` for the key at [ks, ke). Pushes the value span when
+ * the key is secret-ish and the value a literal; returns where scanning resumes.
+ */
+export function assignment(
+  text: string,
+  ks: number,
+  ke: number,
+  spans: Span[],
+  kindOverride?: string,
+): number {
+  const n = text.length;
+  const before = ks > 0 ? text.charCodeAt(ks - 1) : -1;
+  // `$KEY` and `${KEY...}` read a variable in a shell; `$key = '...'` assigns one in PHP, Perl and PowerShell.
+  if (before === 123 && ks > 1 && text.charCodeAt(ks - 2) === 36) return ke;
+  if (before === 36 && !PHP_ASSIGN.test(text.slice(ke, ke + 4))) return ke;
+
+  let dashes = 0;
+  while (dashes < 2 && text.charCodeAt(ks + dashes) === 45) dashes++;
+  const flag =
+    dashes > 0 &&
+    (before === -1 || isBlank(before) || before === 10 || isQuote(before) || escapedLetterAt(text, ks - 1));
+
+  // The quote before the key, with the backslashes of however many JSON encodings wrap it.
+  let q0 = "";
+  if (isQuote(before)) {
+    let qs = ks - 1;
+    while (qs > 0 && ks - qs < 16 && text.charCodeAt(qs - 1) === 92) qs--;
+    q0 = text.slice(qs, ks);
+  }
+  let p = ke;
+  let keyQuoted = false;
+  if (q0 && text.startsWith(q0, p)) {
+    p += q0.length;
+    keyQuoted = true;
+    // os.environ["API_KEY"] = ...
+    if (text.charCodeAt(p) === 93) p++;
+  }
+  const p0 = p;
+  while (p < n && isBlank(text.charCodeAt(p))) p++;
+  const spaceBefore = p > p0;
+  let sep: number;
+  const c = text.charCodeAt(p);
+  const c2 = text.charCodeAt(p + 1);
+  if (c === 61) {
+    if (c2 === 61) return ke; // comparison
+    sep = SEP_EQ;
+    p += c2 === 62 ? 2 : 1;
+  } else if (c === 58) {
+    if (c2 === 58) return ke; // scope operator
+    sep = c2 === 61 ? SEP_EQ : SEP_COLON;
+    p += c2 === 61 ? 2 : 1;
+  } else if (flag && spaceBefore && !keyQuoted) {
+    // `--with-token        Read token from stdin`: help text aligns a description column.
+    if (p - p0 >= 2) return ke;
+    sep = SEP_FLAG;
+  } else {
+    return ke;
+  }
+  if (flag && sep === SEP_EQ && !spaceBefore) sep = SEP_FLAG;
+
+  const key = text.slice(ks + dashes, ke);
+  const kind =
+    kindOverride ??
+    (key === "AccountKey" ? "azure_storage_key" : (keyKind(key) ?? contextKind(text, ks, key, before)));
+  if (kind === null) {
+    if (key === "value" || key === "VALUE") return namedValue(text, ks, ke, spans);
+    return ke;
+  }
+
+  const p1 = p;
+  while (p < n && isBlank(text.charCodeAt(p))) p++;
+  if (p >= n) return ke;
+  // `'password:', password`: the string that held the key closed right after the separator.
+  if (q0 && !keyQuoted && text.startsWith(q0, p)) return ke;
+
+  // `<your token>`: a placeholder, also when it holds spaces.
+  if (text.charCodeAt(p) === 60 && /^<[^<>\n]{1,80}>/.test(text.slice(p, p + 82))) return ke;
+  // `String::from("..")`, `SecretStr("..")`, `Some("..")`: a literal in a wrapper is still the literal.
+  const wrapped = WRAPPER.exec(text.slice(p, p + 40));
+  if (wrapped !== null) p += wrapped[0].length;
+  const site: Site = { text, ks, key, kind, sep, q0, keyQuoted, spaceBefore, spaceAfter: p > p1, p };
+  let bs = p;
+  while (bs < n && bs - p < 16 && text.charCodeAt(bs) === 92) bs++;
+  const quote = text.charCodeAt(bs);
+  const quoted = isQuote(quote);
+  const range = quoted ? quotedValue(site, bs) : unquotedValue(site);
+  if (range === null) return ke;
+  let [vs, ve] = range;
+
+  if (kind === "authorization") {
+    const m = AUTH_SCHEME.exec(text.slice(vs, Math.min(ve, vs + 40)));
+    if (m) vs += m[0].length;
+  }
+  // openssl's `-passout pass:SECRET`; `env:VAR` and `file:path` only say where the secret is.
+  if (sep === SEP_FLAG || sep === SEP_EQ) {
+    if (text.startsWith("pass:", vs)) vs += 5;
+    else if (/^(?:env|file|fd):/.test(text.slice(vs, vs + 5))) return ke;
+  }
+  const value = text.slice(vs, ve);
+  if (!isLiteral(site, value, quoted ? quote : -1, ve)) return ke;
+  if (kind === WEAK_KEY && !(value.length >= 16 && looksGenerated(value))) return ke;
+  // `-passin val           Private key password source`: a help text's option column.
+  if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]/.test(text.slice(ve, ve + 40))) return ke;
+  if (kind === "cookie" && !cookieHoldsSecret(value)) return ke;
+  spans.push({ s: vs, e: ve, kind: kind === WEAK_KEY ? "secret_key" : kind, p: 1 });
+  // Resume inside the value so a provider token there can claim a better kind, but
+  // never parse the value itself for assignments again: that would be quadratic.
+  scanState.keyedEnd = ve;
+  return vs;
+}
+
+// Set-Cookie attributes, which carry no secret.
+const COOKIE_ATTRS =
+  /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
+
+/**
+ * `Set-Cookie: theme=dark; Path=/` holds no secret: a cookie header is redacted (whole, so
+ * nothing of it leaks) only when one of its values looks generated, or it is not `name=value`.
+ */
+function cookieHoldsSecret(value: string): boolean {
+  if (!value.includes("=")) return true;
+  for (const part of value.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    const v = part.slice(eq + 1).trim();
+    if (!COOKIE_ATTRS.test(name) && (v.length >= 12 || hasDigit(v)) && !isPlaceholder(v)) return true;
+  }
+  return false;
+}
+
+/** The inside of a quoted value whose (possibly escaped) opening quote is at `qAt`. */
+function quotedValue(site: Site, qAt: number): [number, number] | null {
+  const { text, p } = site;
+  const n = text.length;
+  const limit = Math.min(n, p + MAX_VALUE);
+  const vs = qAt + 1;
+  if (qAt > p) {
+    // `\"...\"` in JSON-encoded text closes with the same escaped quote.
+    const close = text.substring(vs, limit).indexOf(text.slice(p, vs));
+    return [vs, close < 0 ? limit : vs + close];
+  }
+  const q = text.charCodeAt(qAt);
+  let i = vs;
+  while (i < limit) {
+    const ch = text.charCodeAt(i);
+    if (ch === 92) i += 2;
+    else if (ch === q || ch === 10) break;
+    else i++;
+  }
+  // A "string" that never closes on its line was the END of another string
+  // (`print("token=" + repr(x))`). One cut off by the end of the text may be real.
+  if (text.charCodeAt(i) === 10) return null;
+  return [vs, Math.min(i, limit)];
+}
+
+/** The extent of an unquoted value, or null when it reads as code, a type or prose. */
+function unquotedValue(site: Site): [number, number] | null {
+  const { text, p, sep, kind, key, keyQuoted, spaceBefore, spaceAfter } = site;
+  const n = text.length;
+  if (sep === SEP_FLAG && text.charCodeAt(p) === 45) return null; // next flag, not a value
+  // `authenticity_token=&commit=...`: an empty value in a query string.
+  if (text.charCodeAt(p) === 38) return null;
+  // Django's generated keys hold ( ) = & $ #: the run up to a blank or quote is the key.
+  if (text.startsWith("django-insecure-", p)) {
+    let e = p;
+    while (e < n && !/[\s"'`\\]/.test(text[e] as string)) e++;
+    return [p, e];
+  }
+  const lineStart = atLineStart(text, site.ks);
+  const tight = sep === SEP_EQ && !spaceBefore && !spaceAfter;
+  // HTTP header lines carry spaces and `;` in their value; a bare `auth:` is usually code.
+  const restOfLine =
+    sep === SEP_COLON &&
+    spaceAfter &&
+    (kind === "cookie" || (kind === "authorization" && !/auth$/i.test(key)));
+  const wholeRun = restOfLine || (lineStart && (tight || sep === SEP_COLON));
+  const q0c = site.q0 && !keyQuoted ? site.q0.charCodeAt(site.q0.length - 1) : -1;
+  const limit = Math.min(n, p + MAX_VALUE);
+  const vs = p;
+  let i = p;
+  for (; i < limit; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 10 || ch === 13 || ch === q0c) break;
+    if (ch === 92) {
+      const nx = text.charCodeAt(i + 1);
+      if (nx === 110 || nx === 114 || nx === 116 || nx === 34 || nx === 39) break;
+      continue;
+    }
+    if (restOfLine) {
+      // ) ] } close the code around the header, a quote the string that holds it.
+      if (ch === 41 || ch === 93 || ch === 125 || ch === 34 || ch === 39) break;
+      continue;
+    }
+    if (ch === 32 || ch === 9) break;
+    if (wholeRun) continue;
+    if (ch < 128 && VALUE_STOP[ch] === 1) break;
+  }
+  let ve = i;
+  // A long run is examined once; anchors inside it would re-scan the same text for each one.
+  if (ve - vs >= 512) scanState.keyedEnd = ve;
+  while (ve > vs && isBlank(text.charCodeAt(ve - 1))) ve--;
+  const last = text.charCodeAt(ve - 1);
+  // `KEY=value` on its own line is a .env/shell literal, unless it ends like a
+  // keyword argument in a call split over lines (`credentials=None,`).
+  const envLine = tight && lineStart && last !== 44 && last !== 41;
+  // The `,` / `;` that end a line of code or YAML flow are not part of the value.
+  while (ve > vs && (text.charCodeAt(ve - 1) === 44 || text.charCodeAt(ve - 1) === 59)) ve--;
+  const v = text.slice(vs, ve);
+  if (v.length === 0 || CODE_KEYWORDS.has(v)) return null;
+  // `key:value` with no space is a namespace or URN ("auth:login", "secret:mocks"), not YAML or a header.
+  if (sep === SEP_COLON && !spaceAfter && !keyQuoted) return null;
+  // Small numbers in code are enum members and constants (`CommaToken = 28`); a numeric
+  // secret is only believed in a config line (`PASSWORD=123456`, `pin: 1234`) or JSON.
+  if (HEX_NUMBER.test(v) || DOTTED_NUMBER.test(v)) return null;
+  if (DECIMAL.test(v) && (v.length < 4 || (!keyQuoted && !(lineStart && (tight || sep === SEP_COLON))))) {
+    return null;
+  }
+  if (restOfLine && AUTH_SCHEME.test(v)) return [vs, ve];
+  if (restOfLine) {
+    const first = v.slice(0, v.search(/\s|$/));
+    if (CODE_KEYWORDS.has(first) || (isUpper(first.charCodeAt(0)) && IDENT.test(first) && !hasDigit(first))) {
+      return null;
+    }
+  }
+  if (envLine || sep === SEP_FLAG) return [vs, ve];
+  if (/[([{]/.test(v) || (DOTTED.test(v) && !dottedToken(v)) || v.includes("=>") || GENERIC_TYPE.test(v)) {
+    return null;
+  }
+  // Long runs mixing letters and digits are generated secrets, whatever their shape.
+  if (IDENT.test(v) && !(v.length >= 16 && hasDigit(v) && /[A-Za-z]/.test(v))) {
+    // `token: accessToken`, `api_key=api_key`: a variable, not a literal.
+    if (HUMP_OR_SNAKE.test(v) && SECRET_WORD.test(v)) return null;
+    if (v.toLowerCase() === key.toLowerCase()) return null;
+    // `token: UUID`, `password: SecretStr`: a type annotation on a field.
+    if (sep === SEP_COLON && isUpper(v.charCodeAt(0)) && (!hasDigit(v) || v.length <= 3)) return null;
+    // `credentials: kEnumerableProperty,`: a property in an object literal or a statement.
+    if (last === 44 || last === 59) return null;
+    // `token = element`: an assignment from a variable; a literal password has a digit.
+    if (sep === SEP_EQ && !tight && !hasDigit(v)) return null;
+    // `{ password: pw }` inline is code; a quote opened before the key and not closed after it
+    // holds a header line instead: `-H "X-Api-Key: v"`.
+    if (!lineStart && !tight && q0c < 0) return null;
+  }
+  if (!tight) {
+    // More words after the value: prose ("`token`: the API token") or a type expression.
+    let r = ve;
+    while (r < n && isBlank(text.charCodeAt(r))) r++;
+    const rc = text.charCodeAt(r);
+    if (r < n && rc !== q0c && !(rc < 128 && VALUE_TAIL[rc] === 1)) return null;
+  }
+  return [vs, ve];
+}
+
+/**
+ * `token: ca37f5.e47ff958888f821f` (a kubeadm bootstrap token) is dotted like `config.db.password`,
+ * but its segments mix letters and digits the way generated material does.
+ */
+function dottedToken(v: string): boolean {
+  return v.length >= 16 && v.split(".").some((seg) => seg.length >= 6 && hasDigit(seg) && /[a-z]/i.test(seg));
+}
+
+/** Checks shared by quoted and unquoted values. `quote` is the quote character, or -1. */
+function isLiteral(site: Site, value: string, quote: number, ve: number): boolean {
+  const { text, key, sep } = site;
+  if (isPlaceholder(value) || DOTTED_NUMBER.test(value) || namesItself(key, value)) return false;
+  // `Bearer null`, `"env.API_KEY"`: a keyword or a property path, not a literal secret.
+  if (CODE_KEYWORDS.has(value) || QUOTED_ENUMS.has(value) || (DOTTED.test(value) && !dottedToken(value)))
+    return false;
+  if (quote >= 0) {
+    // Backticks run a command in a shell and interpolate in JS; neither with spaces or `${` is a literal.
+    if (quote === 96 && (/\s/.test(value) || value.includes("${"))) return false;
+    // `type Creds = "include" | "omit"`: a type union.
+    let r = ve + 1;
+    while (r < text.length && isBlank(text.charCodeAt(r))) r++;
+    if (text.charCodeAt(r) === 124 /* | */ || QUOTED_ENUMS.has(value)) return false;
+    // "}" or "?." is punctuation in a lexer, not a credential.
+    if (!/[A-Za-z0-9]/.test(value)) return false;
+  } else if (sep === SEP_FLAG) {
+    // `--privkey rsakey.pem`, `--token-file ./t`: a file or host name, not the secret itself.
+    if (CODE_KEYWORDS.has(value) || DOTTED.test(value) || /^(?:\.{0,2}\/|~\/)/.test(value)) return false;
+    // `--auth` is as often a switch followed by the next argument as an option with a value.
+    if (site.spaceBefore && /(?:^|[_.-])auth$/i.test(key)) return false;
+  }
+  // $PWD and friends hold the working directory, not a password.
+  return !(/pwd$/i.test(key) && /^[/~]/.test(value));
+}
+
+/**
+ * `"js.cookie": "js-cookie"`, `USE_CREDENTIALS = 'use-credentials'`, `auth: auth-and-writes`:
+ * a value that spells the key's own word as one of its parts is a name, not a secret.
+ */
+function namesItself(key: string, value: string): boolean {
+  if (value.length > 64) return false;
+  const word = splitWords(key).at(-1);
+  if (word === undefined) return false;
+  const v = value.toLowerCase();
+  if (v === key.toLowerCase()) return true;
+  for (const part of v.split(/[-_.:/ ]/)) {
+    if (part === word || part === `${word}s` || `${part}s` === word) return true;
+  }
+  return false;
+}
+
+// Literal values that secret-ish keys take in APIs: fetch's `credentials`, SMTP auth modes.
+const QUOTED_ENUMS = new Set([
+  "include",
+  "omit",
+  "same-origin",
+  "none",
+  "true",
+  "false",
+  "null",
+  "undefined",
+  "nil",
+]);

@@ -1,0 +1,131 @@
+// Secret-ish keys
+//
+// Rule: split the key into words (camelCase, snake_case, kebab-case, dots),
+// and decide on the LAST word only (plus the one before it for "key" and
+// "string"). That single rule keeps counters and metadata such as
+// `input_tokens`, `token_count`, `token_type`, `password_required`,
+// `secret_name`, `api_key_id` or `tokenizer`, while catching `github_token`,
+// `AWS_SECRET_ACCESS_KEY`, `dbPassword`, `x-api-key` and
+// `proxy-authorization`. `signature` is never secret: Anthropic thinking
+// blocks carry one that is integrity data, not a credential.
+import { isDigit, isLower, isUpper } from "./chars.ts";
+
+const PASSWORD_WORDS = new Set(["password", "passwords", "passwd", "pwd", "passphrase", "passcode"]);
+const COOKIE_WORDS = new Set(["cookie", "cookies", "setcookie"]);
+const CREDENTIAL_WORDS = new Set(["credential", "credentials", "creds", "cred"]);
+const AUTH_WORDS = new Set(["authorization", "proxyauthorization", "auth"]);
+// A bare "key" is a map key or a keyboard key; only these qualifiers make it a credential.
+const KEY_QUALIFIERS = new Set(
+  "api access secret private account master encryption signing session subscription client auth app storage shared service hmac jwt license".split(
+    " ",
+  ),
+);
+const JOINED_KEYS: Record<string, string> = {
+  apikey: "api_key",
+  xapikey: "api_key",
+  accesskey: "access_key",
+  secretkey: "secret_key",
+  privatekey: "private_key",
+  privkey: "private_key",
+  accountkey: "secret_key",
+  masterkey: "secret_key",
+  signingkey: "secret_key",
+  sessionkey: "secret_key",
+  subscriptionkey: "api_key",
+  clientkey: "secret_key",
+  authkey: "secret_key",
+  appkey: "secret_key",
+  hmackey: "secret_key",
+  encryptionkey: "secret_key",
+  connectionstring: "connection_string",
+  connstr: "connection_string",
+};
+
+export function splitWords(key: string): string[] {
+  const words: string[] = [];
+  const n = key.length;
+  let ws = -1;
+  for (let i = 0; i < n; i++) {
+    const c = key.charCodeAt(i);
+    const up = isUpper(c);
+    if (!up && !isLower(c) && !isDigit(c)) {
+      if (ws >= 0) words.push(key.slice(ws, i).toLowerCase());
+      ws = -1;
+      continue;
+    }
+    if (ws < 0) {
+      ws = i;
+    } else if (up) {
+      const prev = key.charCodeAt(i - 1);
+      // "dbPassword" -> db|password, "APIKey" -> api|key, "AWSSecret" -> aws|secret
+      if (isLower(prev) || isDigit(prev) || (isUpper(prev) && i + 1 < n && isLower(key.charCodeAt(i + 1)))) {
+        words.push(key.slice(ws, i).toLowerCase());
+        ws = i;
+      }
+    }
+  }
+  if (ws >= 0) words.push(key.slice(ws).toLowerCase());
+  return words;
+}
+
+const PASS_SUFFIX = /(?:^|[_.-])pass$/i;
+const TOOL_PASS = /^(?:src|dest)?(?:store|key)pass$|^pass(?:in|out)$/;
+
+// Every word keyKind can return a kind for contains one of these.
+const KEYISH = /pass|pwd|secret|token|key|auth|cookie|cred|str|sonar|pat/i;
+// Payloads repeat the same few hundred keys; remembering the verdict skips the word split.
+const KEY_CACHE = new Map<string, string | null>();
+
+/** The redaction kind a key implies, or null when the key is not secret-ish. */
+export function keyKind(key: string): string | null {
+  if (key.length === 0 || key.length > 128 || !KEYISH.test(key)) return null;
+  let kind = KEY_CACHE.get(key);
+  if (kind === undefined) {
+    kind = wordsKind(key);
+    if (KEY_CACHE.size >= 4096) KEY_CACHE.clear();
+    KEY_CACHE.set(key, kind);
+  }
+  return kind;
+}
+
+function wordsKind(key: string): string | null {
+  const words = splitWords(key);
+  const last = words[words.length - 1];
+  if (last === undefined) return null;
+  const prev = words.length > 1 ? words[words.length - 2] : undefined;
+  if (PASSWORD_WORDS.has(last) || (last.endsWith("password") && last.length > 8)) return "password";
+  // "pass" alone is too common a word ("bypass", "canPass"); only `pass` or `_pass`.
+  if (last === "pass") return PASS_SUFFIX.test(key) ? "password" : null;
+  if (last.endsWith("token")) return "token";
+  // keytool's `-storepass` / `-keypass`, openssl's `-passin` / `-passout`.
+  if (TOOL_PASS.test(last)) return "password";
+  // Rails' `secret_key_base`, a GCP service account's `private_key_id`, Sonar's `sonar.login`.
+  if (last === "base" && prev === "key" && words.at(-3) === "secret") return "secret";
+  if (last === "id" && prev === "key" && words.at(-3) === "private") return "private_key";
+  if (last === "login" && prev === "sonar") return "token";
+  // Azure DevOps' `AZURE_DEVOPS_EXT_PAT`, `GITLAB_PAT`: a personal access token.
+  if (last === "pat") return "token";
+  if (last.endsWith("secret") || last === "secrets") return "secret";
+  if (last === "key") {
+    if (prev === undefined) return null;
+    if (prev === "api" || prev === "subscription" || prev === "xapi") return "api_key";
+    if (prev === "access") return "access_key";
+    if (prev === "private") return "private_key";
+    return KEY_QUALIFIERS.has(prev) ? "secret_key" : null;
+  }
+  const joined = JOINED_KEYS[last];
+  if (joined !== undefined) return joined;
+  if (AUTH_WORDS.has(last)) {
+    // "OAuth" splits into o|auth; it names a mechanism, not a credential.
+    if (last === "auth" && prev === "o") return null;
+    return "authorization";
+  }
+  if (COOKIE_WORDS.has(last)) return "cookie";
+  if (CREDENTIAL_WORDS.has(last)) return "credential";
+  if (last === "string" && (prev === "connection" || prev === "conn")) return "connection_string";
+  return null;
+}
+
+export function isSecretKey(key: string): boolean {
+  return keyKind(key) !== null;
+}

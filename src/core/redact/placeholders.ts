@@ -1,0 +1,90 @@
+// Placeholders and code: values that sit where a secret would, but are not one
+
+export const SECRET_WORD = /pass|pwd|secret|token|key|auth|cred|cookie/i;
+const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
+const VAR_REF = /^\$(?:\{[^}\s]{1,200}\}|\([^)]{1,500}\)|[A-Za-z_][A-Za-z0-9_]{0,100})$/;
+const MASKED = /^[xX*.•_-]+$/;
+const ONLY_STARS = /^[*.•]+$/;
+const ELIDED = /^[A-Za-z]{1,12}[_-]?(?:\.{3}|…)$/;
+// printf/format templates such as "%s", "%(user)s:%(pw)s" or "{0}:{1}".
+const FORMAT_ONLY =
+  /^(?:%[-#0 +]*[0-9]*(?:\.[0-9]+)?[sdrfxXoiuv]|%\([A-Za-z0-9_]{1,30}\)[sdrf]|\{[A-Za-z0-9_.]{0,30}\}|[ :@/._-])+$/;
+
+// Deliberately narrow: a made-up-looking value such as "your-api-key" is still
+// redacted, because guessing wrong here leaks a real secret.
+export function isPlaceholder(v: string): boolean {
+  if (v.length === 0) return true;
+  const c = v.charCodeAt(0);
+  // `$(cmd)` and `${VAR...}` substitute at run time, even when the scan cut them short.
+  if (c === 36 /* $ */) return v.startsWith("$(") || v.startsWith("${") || VAR_REF.test(v);
+  if (c === 60 /* < */) return v.charCodeAt(v.length - 1) === 62;
+  if (c === 91 /* [ */ && (v.startsWith("[REDACTED:") || v.startsWith("[OMITTED:"))) return true;
+  if (c === 123 /* { */ && v.startsWith("{{") && v.endsWith("}}")) return true;
+  // `Bearer {token}`, also when the scan stopped before its closing brace.
+  if (c === 123 && /^\{[A-Za-z_][A-Za-z0-9_.]{0,40}\}?$/.test(v)) return true;
+  if (c === 37 /* % */ && v.length > 2 && v.endsWith("%") && /^%[A-Za-z_][A-Za-z0-9_]*%$/.test(v))
+    return true;
+  if (MASKED.test(v) && (v.length >= 3 || ONLY_STARS.test(v))) return true;
+  // An elided example such as "sk-..." or "ghp_…" shows a prefix, never a secret.
+  if (ELIDED.test(v)) return true;
+  if ((c === 37 || c === 123) && FORMAT_ONLY.test(v)) return true;
+  if (v.length <= 200 && isSample(v)) return true;
+  // The NAME of an environment variable ("GITHUB_TOKEN") or a help text's metavar ("TEXT") is not a value.
+  return ENV_NAME.test(v) && (SECRET_WORD.test(v) || METAVAR.test(v));
+}
+
+// Words sample values are made of: "REPLACE_ME", "changeme123", "your-api-key-here", "dummy-token".
+const PLACEHOLDER_WORDS =
+  /replace[-_ ]?me|change[-_ ]?(?:me|it)|placeholder|example|dummy|fixme|redacted|removed|^(?:todo|tbd|n\/a)$|(?:^|[-_ ])your[-_ ]?[a-z]|[-_ ]here$|^insert[-_ ]|^<[^<>]{1,80}>$|^(?:test|fake|sample|mock)[-_ ](?:api[-_ ]?)?(?:token|key|secret|password|value)s?$|^(?:my|the)[-_ ]?(?:api[-_ ]?|secret[-_ ]?)?(?:secret|password|token|key)$|^(.)\1{5,}$/i;
+// Literal credential words used as sample values: `user:password@localhost`, `client-secret=bar`.
+const SAMPLE_WORDS = new Set(
+  "password passwd pass pwd secret token apikey api_key api-key key foo bar baz qux topsecret mysecret mypassword test sample".split(
+    " ",
+  ),
+);
+// Masking as tools print it: `gho_****`, `sk-...a1B2`, `***REMOVED***`, `•••`, `ghp_xxxxxx`.
+const MASK_RUN = /\*{3}|•{2}|…|\.{3}|x{6}|X{6}/;
+// A help text's metavar: `--token TEXT`, `--passphrase=PHRASE`; real secrets carry digits.
+const METAVAR = /^[A-Z][A-Z_-]{1,23}$/;
+// `[REDACTED]`, `[your-token]`, `(hidden)`, `{{TOKEN}}`, also when the scan stopped before the closer.
+const BRACKET_MARKER =
+  /^\[[A-Za-z][A-Za-z _:-]{0,40}\]?$|^\([A-Za-z][A-Za-z _-]{0,30}\)?$|^\{\{[^{}]{0,80}(?:\}\}?)?$/;
+// Dependency versions: `"next-auth": "^4.24.0"`.
+const VERSION_RANGE =
+  /^(?:[\^~]|[<>]=?)\s*v?[0-9]+(?:\.[0-9x*]+)*(?:-[0-9A-Za-z.]+)?$|^v?[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:-[0-9A-Za-z.]+)?$/;
+
+// `--from-file=ssh-privatekey=path/to/id_rsa`, `--client-key=keyfile`: where the secret is, not the secret.
+const PATH_LIKE = /^(?:~|\.{1,2})?\/?[a-z0-9_.-]+(?:\/[a-z0-9_.-]+)+\/?$/;
+const FILE_WORD = /^[a-z_-]*(?:file|path|dir|name)$/;
+
+function isSample(v: string): boolean {
+  return (
+    PLACEHOLDER_WORDS.test(v) ||
+    MASK_RUN.test(v) ||
+    SAMPLE_WORDS.has(v.toLowerCase()) ||
+    BRACKET_MARKER.test(v) ||
+    VERSION_RANGE.test(v) ||
+    PATH_LIKE.test(v) ||
+    FILE_WORD.test(v)
+  );
+}
+
+/** A provider-shaped token that is masked or a documented example (`AKIAIOSFODNN7EXAMPLE`). */
+export function isSampleToken(t: string): boolean {
+  return MASK_RUN.test(t) || /example/i.test(t);
+}
+
+export const CODE_KEYWORDS = new Set(
+  "null NULL nil None undefined true false True False TRUE FALSE string String str &str number int i32 i64 u32 u64 bool boolean bytes any unknown object void never optional Optional required await new this self function async lambda yes no on off none inherit read write | > |- >-".split(
+    " ",
+  ),
+);
+export const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+export const DECIMAL = /^[0-9][0-9_]*$/;
+export const HEX_NUMBER = /^0[xX][0-9a-fA-F]{1,16}$/;
+// Versions, OIDs and IP addresses.
+export const DOTTED_NUMBER = /^[0-9]+(?:\.[0-9]+)+$/;
+export const GENERIC_TYPE = /^[A-Za-z_$][A-Za-z0-9_$.]*<.*>$/;
+// `process.env.X`, `this.#list.cookies`, `!req.headers.authorization`
+export const DOTTED = /^!?[A-Za-z_$][A-Za-z0-9_$]*(?:\??\.#?[A-Za-z_$][A-Za-z0-9_$]*)+$/;
+export const HUMP_OR_SNAKE = /[a-z][A-Z]|_/;

@@ -1,0 +1,11 @@
+// What one scan shares between its parts: the scan (./scan.ts) resets both at the start of every text,
+// and the handlers that read or move them run inside it. Objects, because another module's `let` cannot
+// be assigned through an import.
+
+export const scanState = {
+  /** End of the last value redacted by key; key/flag anchors before it are already covered. */
+  keyedEnd: 0,
+};
+
+/** Per-scan memo for commandBefore (./command-line.ts). */
+export const cmdCache: { re: RegExp | null; at: number; found: boolean } = { re: null, at: 0, found: false };

@@ -1,0 +1,96 @@
+// Redacting one text: omission first, then the scan, a second scan through a decoded view of escaped
+// punctuation, and the project's own rules from `.tapedeck/redaction.json` (loaded and validated by
+// ./rules-file.ts): extra patterns, and allow-listed literals that are never redacted.
+import { omission } from "./omission.ts";
+import type { Span } from "./rule.ts";
+import { applySpans, mergeSpans, scan } from "./scan.ts";
+import type { Explanation, RedactionRules } from "./types.ts";
+
+// Go and .NET encoders write `"` as `\u0022` (and `=`, `&`, `<`, `>` alike); PHP writes `/` as `\/`.
+// Such text is scanned a second time through a decoded view, mapped back onto the original.
+const ESCAPED_PUNCT = /\\u00(?:22|27|3[dDaAcCeE]|26)|\\\//g;
+
+function decodedViewSpans(text: string): Span[] | null {
+  if (!text.includes("\\u00") && !text.includes(":\\/\\/")) return null;
+  const map: number[] = [];
+  let view = "";
+  let pos = 0;
+  ESCAPED_PUNCT.lastIndex = 0;
+  for (let m = ESCAPED_PUNCT.exec(text); m !== null; m = ESCAPED_PUNCT.exec(text)) {
+    for (let i = pos; i < m.index; i++) map.push(i);
+    view += text.slice(pos, m.index);
+    map.push(m.index);
+    view += m[0] === "\\/" ? "/" : String.fromCharCode(Number.parseInt(m[0].slice(2), 16));
+    pos = m.index + m[0].length;
+  }
+  if (pos === 0) return null;
+  for (let i = pos; i < text.length; i++) map.push(i);
+  map.push(text.length);
+  view += text.slice(pos);
+  const spans = scan(view, true);
+  if (spans === null) return null;
+  return spans.map((sp) => ({ ...sp, s: map[sp.s] as number, e: map[sp.e] as number }));
+}
+
+function allSpans(text: string, extra: Span[] | undefined, rules: RedactionRules | undefined): Span[] | null {
+  let spans = scan(text, true);
+  const decoded = decodedViewSpans(text);
+  if (decoded !== null) spans = spans === null ? decoded : spans.concat(decoded);
+  if (extra !== undefined) spans = spans === null ? extra : spans.concat(extra);
+  if (rules === undefined) return spans;
+  for (const up of rules.patterns) {
+    const re = up.re;
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      const g = m.indices?.[1];
+      const s = g ? g[0] : m.index;
+      const e = g ? g[1] : m.index + m[0].length;
+      if (e > s) {
+        spans ??= [];
+        spans.push({ s, e, kind: up.name, p: 3 });
+      }
+      if (m[0].length === 0) re.lastIndex++;
+    }
+  }
+  if (spans !== null && rules.allow.size > 0) {
+    spans = spans.filter((sp) => !rules.allow.has(text.slice(sp.s, sp.e)));
+    if (spans.length === 0) spans = null;
+  }
+  return spans;
+}
+
+export function explainText(text: string, rules?: RedactionRules): Explanation {
+  const bytes = Buffer.byteLength(text);
+  const omit = text.length < 6 ? null : omission(text);
+  if (omit !== null) return { omitted: omit, bytes, hits: [] };
+  const spans = text.length < 6 ? null : allSpans(text, undefined, rules);
+  const hits: Explanation["hits"] = [];
+  let pos = 0;
+  let byte = 0;
+  for (const r of spans === null ? [] : mergeSpans(spans)) {
+    byte += Buffer.byteLength(text.slice(pos, r.s));
+    const length = Buffer.byteLength(text.slice(r.s, r.e));
+    hits.push({ kind: r.kind, offset: byte, length });
+    byte += length;
+    pos = r.e;
+  }
+  return { bytes, hits };
+}
+
+export function redactText(text: string, rules?: RedactionRules): { text: string; kinds: string[] } {
+  return redactTextWith(text, undefined, rules);
+}
+
+export function redactTextWith(
+  text: string,
+  extra: Span[] | undefined,
+  rules: RedactionRules | undefined,
+): { text: string; kinds: string[] } {
+  if (text.length < 6 && extra === undefined && rules === undefined) return { text, kinds: [] };
+  const omit = omission(text);
+  if (omit !== null) return { text: `[OMITTED:${omit}]`, kinds: [`omitted:${omit}`] };
+  const spans = allSpans(text, extra, rules);
+  if (spans === null) return { text, kinds: [] };
+  const kinds: string[] = [];
+  return { text: applySpans(text, spans, kinds), kinds };
+}

@@ -4,6 +4,7 @@
 // installer for a client whose hooks are configured by hand, no API usage
 // reader for a wire format the proxy does not read).
 import type { ProviderAdapter } from "../core/provider.ts";
+import type { ReplayDriver } from "../experiment/driver.ts";
 import type { ApiUsageReader } from "./api-usage.ts";
 import type { ProviderDoctorCheck } from "./doctor.ts";
 import type { ProviderInstaller } from "./installer.ts";
@@ -17,4 +18,6 @@ export interface ProviderEntry {
   apiUsage?: ApiUsageReader;
   /** `tapedeck doctor`: checks only this provider knows how to make. */
   doctorChecks?: readonly ProviderDoctorCheck[];
+  /** `tapedeck replay` and `tapedeck experiment`: runs recorded prompts through the real CLI, isolated. */
+  replay?: ReplayDriver;
 }

@@ -4,9 +4,11 @@ import { claudeAdapter } from "./adapter.ts";
 import { claudeApiUsage } from "./api-usage.ts";
 import { claudeInstaller } from "./installer.ts";
 import { claudeMcpExtra } from "./mcp-installer.ts";
+import { claudeReplay } from "./replay.ts";
 
 export const claudeProvider: ProviderEntry = {
   adapter: claudeAdapter,
   installer: { ...claudeInstaller, extras: [claudeMcpExtra] },
   apiUsage: claudeApiUsage,
+  replay: claudeReplay,
 };

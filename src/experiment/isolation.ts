@@ -1,0 +1,90 @@
+// A run's own copy of the project and its own config root, under the experiment root only. The project is
+// a shared clone at the baseline's revision, not a `git worktree`: a worktree registers itself in the
+// user's .git/worktrees (a write outside the experiment root, left behind by a crashed run); a clone with
+// --shared borrows the user's objects read-only and writes nothing outside its own directory.
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { ensureDir, unlinkQuietly } from "../core/fsutil.ts";
+
+export class IsolationError extends Error {
+  override name = "IsolationError";
+}
+
+export interface WorkTree {
+  dir: string;
+  /** "clone" at `revision`, or "copy" of the project as it is (no git, or no recorded revision). */
+  kind: "clone" | "copy";
+  revision: string | null;
+  /** Things a reader of the results must know (a copy, a dirty tree). */
+  notes: string[];
+}
+
+function git(args: string[], cwd: string): string {
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    // The user's hooks and templates have no say in a clone made for an experiment.
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_TEMPLATE_DIR: "" },
+  }).trim();
+}
+
+function isGitRepo(dir: string): boolean {
+  try {
+    return git(["rev-parse", "--is-inside-work-tree"], dir) === "true";
+  } catch {
+    return false;
+  }
+}
+
+/** Paths never copied into a run: the recordings, dependencies and git's own data. */
+const NOT_COPIED = new Set([".git", ".tapedeck", "node_modules"]);
+
+export function createWorkTree(project: string, revision: string | null, dest: string): WorkTree {
+  const notes: string[] = [];
+  if (revision && isGitRepo(project)) {
+    try {
+      git(["cat-file", "-e", `${revision}^{commit}`], project);
+    } catch {
+      throw new IsolationError(`revision ${revision} of the baseline is no longer in the repository`);
+    }
+    try {
+      if (git(["status", "--porcelain", "--untracked-files=no"], project) !== "")
+        notes.push(
+          "the project has uncommitted changes; the replay runs at the recorded revision without them",
+        );
+    } catch {
+      // status is only a note
+    }
+    git(["clone", "--quiet", "--shared", "--no-checkout", "--no-hardlinks", project, dest], project);
+    git(["-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", revision], dest);
+    return { dir: dest, kind: "clone", revision, notes };
+  }
+  notes.push(
+    revision
+      ? "the project is not a git repository any more: the replay runs on a copy of its current files"
+      : "the baseline has no repository revision: the replay runs on a copy of the project's current files",
+  );
+  cpSync(project, dest, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (src) => !NOT_COPIED.has(src.slice(project.length + 1).split("/")[0] ?? ""),
+  });
+  return { dir: dest, kind: "copy", revision: null, notes };
+}
+
+/** Removes the run's work tree and config root; the run's record and its archive stay. */
+export function removeRunScratch(paths: { work: string; home: string }): void {
+  for (const dir of [paths.work, paths.home]) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Credentials copied for the run go whatever else is kept. */
+export function removeSecrets(files: readonly string[]): void {
+  for (const f of files) if (existsSync(f)) unlinkQuietly(f);
+}
+
+export function runDirs(runDir: string): { work: string; home: string; sessions: string } {
+  ensureDir(runDir);
+  return { work: join(runDir, "work"), home: join(runDir, "home"), sessions: join(runDir, "sessions") };
+}

@@ -3,28 +3,24 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadRedactionRules, regexProblem } from "../../src/core/redact/rules-file.ts";
 import { explainText, redactText, redactValue } from "../../src/core/redact.ts";
 import { recordEvents } from "../../src/core/store.ts";
 import { prepareUserContent } from "../../src/proxy/extensions/mirror/envelope.ts";
-import { event, spec, tempProject } from "../helpers/session.ts";
+import { event, spec } from "../helpers/session.ts";
+import { useTempProjects } from "../helpers/temp-project.ts";
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
+const tempProject = useTempProjects();
 
 function project(rules?: unknown): string {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  mkdirSync(join(p.root, ".tapedeck"), { recursive: true });
+  const root = tempProject();
+  mkdirSync(join(root, ".tapedeck"), { recursive: true });
   if (rules !== undefined) {
     const text = typeof rules === "string" ? rules : JSON.stringify(rules);
-    writeFileSync(join(p.root, ".tapedeck", "redaction.json"), text);
+    writeFileSync(join(root, ".tapedeck", "redaction.json"), text);
   }
-  return p.root;
+  return root;
 }
 
 // An in-house token format no built-in rule knows.

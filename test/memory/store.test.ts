@@ -1,0 +1,233 @@
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CliError, EXIT } from "../../src/cli/errors.ts";
+import type { MemoryItem } from "../../src/memory/items.ts";
+import { QueryError } from "../../src/memory/query.ts";
+import { MemoryDbError, openDatabase } from "../../src/memory/sqlite.ts";
+import { memoryPath, openMemory } from "../../src/memory/store.ts";
+import { useTempProjects } from "../helpers/session.ts";
+
+const project = useTempProjects("tapedeck-memstore-");
+
+function item(id: string, over: Partial<MemoryItem> = {}, source: Partial<MemoryItem["source"]> = {}): MemoryItem {
+  return {
+    id,
+    schema_version: 1,
+    kind: "prompt",
+    title: `title of ${id}`,
+    body: `body of ${id}`,
+    truncated: false,
+    created_at: "2026-01-01T00:00:00.000Z",
+    source: {
+      provider: "claude",
+      session_id: "claude:abc-123",
+      agent_id: null,
+      seq_from: 1,
+      seq_to: 1,
+      event_ids: [`e-${id}`],
+      envelope_schema_version: 1,
+      archive_sha256: "0".repeat(64),
+      archive_bytes: 100,
+      ...source,
+    },
+    ...over,
+  };
+}
+
+function store(root: string) {
+  const s = openMemory(root);
+  if (!s) throw new Error("no store");
+  return s;
+}
+
+describe("memory store", () => {
+  it("read-only with nothing promoted: no store, and no file is created", () => {
+    const root = project();
+    expect(openMemory(root, { readonly: true })).toBeUndefined();
+    expect(existsSync(join(root, ".tapedeck"))).toBe(false);
+  });
+
+  it("creates memory.sqlite 0600 in a 0700 .tapedeck, with its format in user_version", () => {
+    const root = project();
+    store(root).close();
+    expect(statSync(memoryPath(root)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(root, ".tapedeck")).mode & 0o777).toBe(0o700);
+    const db = openDatabase(memoryPath(root), { readonly: true });
+    expect(db.pragma("user_version", { simple: true })).toBe(1);
+    db.close();
+  });
+
+  it("inserts once: the same ids again are reported existing and add no row", () => {
+    const s = store(project());
+    expect(s.insert([item("m1-a"), item("m1-b")])).toEqual({ created: ["m1-a", "m1-b"], existing: [] });
+    expect(s.insert([item("m1-b", { body: "changed" }), item("m1-c")])).toEqual({
+      created: ["m1-c"],
+      existing: ["m1-b"],
+    });
+    expect(s.count()).toBe(3);
+    expect(s.get(["m1-b"])[0]?.body).toBe("body of m1-b");
+    s.close();
+  });
+
+  it("gets items in the order asked, with their source, leaving unknown ids out", () => {
+    const s = store(project());
+    const a = item("m1-a", { kind: "tool_call", truncated: true }, { agent_id: "sub-1", event_ids: ["x", "y"] });
+    s.insert([a, item("m1-b")]);
+    const got = s.get(["m1-b", "nope", "m1-a"]);
+    expect(got.map((i) => i.id)).toEqual(["m1-b", "m1-a"]);
+    expect(got[1]).toEqual(a);
+    s.close();
+  });
+
+  it("ranks word matches with bm25 (title first) and finds identifiers through the trigram table", () => {
+    const s = store(project());
+    s.insert([
+      item("m1-a", { title: "deploy notes", body: "the widget goes out on fridays" }),
+      item("m1-b", { title: "other", body: "we deploy from src/core/store.ts with snake_case_name" }),
+      item("m1-c", { title: "unrelated", body: "nothing here" }),
+    ]);
+    const words = s.search("deploy", { limit: 10 });
+    expect(words.map((h) => h.id)).toEqual(["m1-a", "m1-b"]);
+    expect(words[0]!.score).toBeGreaterThan(words[1]!.score);
+    expect(words[0]!.snippet).toContain("«deploy»");
+    // A piece of an identifier is no word of its own: only the trigram table has it.
+    const sub = s.search("ore.t", { limit: 10 });
+    expect(sub.map((h) => h.id)).toEqual(["m1-b"]);
+    expect(sub[0]!.snippet).toContain("«ore.t»");
+    expect(s.search("case_na", { limit: 10 }).map((h) => h.id)).toEqual(["m1-b"]);
+    expect(s.search("zzzz", { limit: 10 })).toEqual([]);
+    s.close();
+  });
+
+  it("filters by kind (event or item kind names), provider and session (archive id, provider id, prefix)", () => {
+    const s = store(project());
+    s.insert([
+      item("m1-a", { kind: "tool_call", body: "shared word" }),
+      item("m1-b", { kind: "answer", body: "shared word" }, { provider: "codex", session_id: "codex:zz-9" }),
+    ]);
+    const ids = (q: string) => s.search(q, { limit: 10 }).map((h) => h.id);
+    expect(ids("shared kind:tool_result")).toEqual(["m1-a"]);
+    expect(ids("shared kind:assistant_message")).toEqual(["m1-b"]);
+    expect(ids("shared kind:session_start")).toEqual([]);
+    expect(ids("shared provider:codex")).toEqual(["m1-b"]);
+    expect(ids("shared session:abc-123")).toEqual(["m1-a"]);
+    expect(ids("shared session:claude:abc")).toEqual(["m1-a"]);
+    expect(ids("shared session:zz")).toEqual(["m1-b"]);
+    expect(ids("session:zz-9")).toEqual(["m1-b"]);
+    // LIKE's wildcards in a session filter are literal.
+    expect(ids("shared session:%")).toEqual([]);
+    s.close();
+  });
+
+  it("treats FTS5 syntax in a query as text, and refuses a 100 KB query with a usage error", () => {
+    const s = store(project());
+    s.insert([item("m1-a", { body: 'a "quoted" NEAR(x) body' })]);
+    expect(s.search('NEAR(x) "quoted"', { limit: 5 }).map((h) => h.id)).toEqual(["m1-a"]);
+    const huge = "word ".repeat(20_000);
+    let error: unknown;
+    try {
+      s.search(huge, { limit: 5 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(QueryError);
+    expect((error as CliError).exitCode).toBe(EXIT.usage);
+    s.close();
+  });
+
+  it("lists newest first, by session and kind, and iterates every item oldest first", () => {
+    const s = store(project());
+    s.insert([item("m1-a"), item("m1-b", { kind: "answer" }), item("m1-c", {}, { session_id: "gemini:q" })]);
+    expect(s.list().map((i) => i.id)).toEqual(["m1-c", "m1-b", "m1-a"]);
+    expect(s.list({ session: "abc" }).map((i) => i.id)).toEqual(["m1-b", "m1-a"]);
+    expect(s.list({ kind: "answer" }).map((i) => i.id)).toEqual(["m1-b"]);
+    expect(s.list({ limit: 1, offset: 1 }).map((i) => i.id)).toEqual(["m1-b"]);
+    expect([...s.iterate()].map((i) => i.id)).toEqual(["m1-a", "m1-b", "m1-c"]);
+    s.close();
+  });
+
+  it("forgets an item and its text leaves the file (index and free pages too)", () => {
+    const root = project();
+    const s = store(root);
+    s.insert([item("m1-a", { body: "xylophonequartz lives here" }), item("m1-b")]);
+    s.close();
+    const again = store(root);
+    expect(again.forget("m1-a")).toBe(true);
+    expect(again.forget("m1-a")).toBe(false);
+    expect(again.search("xylophonequartz", { limit: 5 })).toEqual([]);
+    expect(again.count()).toBe(1);
+    again.close();
+    const bytes = readFileSync(memoryPath(root));
+    expect(bytes.includes(Buffer.from("xylophonequartz"))).toBe(false);
+  });
+
+  it("refuses an item over the 4 KiB bound or of an unknown kind", () => {
+    const s = store(project());
+    expect(() => s.insert([item("m1-a", { body: "x".repeat(4097) })])).toThrow(/4 KiB/);
+    expect(() => s.insert([item("m1-b", { kind: "secret" as never })])).toThrow(/unknown kind/);
+    expect(s.count()).toBe(0);
+    s.close();
+  });
+
+  it("a corrupt memory.sqlite is a clear error naming the file, and is never deleted or changed", () => {
+    const root = project();
+    mkdirSync(join(root, ".tapedeck"), { mode: 0o700 });
+    const garbage = Buffer.alloc(8192, 0x5a);
+    writeFileSync(memoryPath(root), garbage, { mode: 0o600 });
+    for (const readonly of [false, true]) {
+      let error: unknown;
+      try {
+        openMemory(root, { readonly });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(MemoryDbError);
+      expect((error as Error).message).toContain(memoryPath(root));
+      expect((error as Error).message).toMatch(/never deletes/);
+      expect((error as Error).message).not.toMatch(/at .*\.js/);
+    }
+    expect(readFileSync(memoryPath(root)).equals(garbage)).toBe(true);
+  });
+
+  it("refuses a symlinked memory.sqlite without touching its target", () => {
+    const root = project();
+    mkdirSync(join(root, ".tapedeck"), { mode: 0o700 });
+    const target = join(root, "elsewhere.db");
+    writeFileSync(target, "keep me");
+    symlinkSync(target, memoryPath(root));
+    expect(() => openMemory(root)).toThrow(/symlink/);
+    expect(() => openMemory(root, { readonly: true })).toThrow(/symlink/);
+    expect(readFileSync(target, "utf8")).toBe("keep me");
+    expect(lstatSync(memoryPath(root)).isSymbolicLink()).toBe(true);
+  });
+
+  it("a write lock held past the wait is a clear 'locked' error, and the insert lands once it is free", () => {
+    const root = project();
+    const s = store(root);
+    const other = openDatabase(memoryPath(root));
+    other.exec("BEGIN IMMEDIATE");
+    let error: unknown;
+    try {
+      s.insert([item("m1-a")]);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(MemoryDbError);
+    expect((error as MemoryDbError).problem).toBe("locked");
+    expect((error as Error).message).toContain(memoryPath(root));
+    other.exec("ROLLBACK");
+    other.close();
+    expect(s.insert([item("m1-a")]).created).toEqual(["m1-a"]);
+    s.close();
+  });
+
+  it("refuses a file from a newer tapedeck instead of guessing its layout", () => {
+    const root = project();
+    store(root).close();
+    const db = openDatabase(memoryPath(root));
+    db.pragma("user_version = 99");
+    db.close();
+    expect(() => openMemory(root)).toThrow(/newer tapedeck/);
+  });
+});

@@ -42,6 +42,7 @@ function on(keys: string, ...rules: Rule[]): void {
   for (const k of keys.split(" ")) BY_PREFIX.set(k, [...(BY_PREFIX.get(k) ?? []), ...rules]);
 }
 
+// One line per token format: a table, whose rows are alike on purpose.
 on("_ghp _gho _ghu _ghs _ghr", GITHUB);
 on("_github", rule("github_token", "github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9_])"));
 on("-glpat -gldt -glptt -glrt -glcbt -glimt -gloas -glft -glsoat -glagent -glffct -glwt", GITLAB);

@@ -1,7 +1,15 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CliError, EXIT } from "../../src/cli/errors.ts";
+import { type CliError, EXIT } from "../../src/cli/errors.ts";
 import type { MemoryItem } from "../../src/memory/items.ts";
 import { QueryError } from "../../src/memory/query.ts";
 import { MemoryDbError, openDatabase } from "../../src/memory/sqlite.ts";
@@ -10,7 +18,11 @@ import { useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-memstore-");
 
-function item(id: string, over: Partial<MemoryItem> = {}, source: Partial<MemoryItem["source"]> = {}): MemoryItem {
+function item(
+  id: string,
+  over: Partial<MemoryItem> = {},
+  source: Partial<MemoryItem["source"]> = {},
+): MemoryItem {
   return {
     id,
     schema_version: 1,
@@ -72,7 +84,11 @@ describe("memory store", () => {
 
   it("gets items in the order asked, with their source, leaving unknown ids out", () => {
     const s = store(project());
-    const a = item("m1-a", { kind: "tool_call", truncated: true }, { agent_id: "sub-1", event_ids: ["x", "y"] });
+    const a = item(
+      "m1-a",
+      { kind: "tool_call", truncated: true },
+      { agent_id: "sub-1", event_ids: ["x", "y"] },
+    );
     s.insert([a, item("m1-b")]);
     const got = s.get(["m1-b", "nope", "m1-a"]);
     expect(got.map((i) => i.id)).toEqual(["m1-b", "m1-a"]);

@@ -1,7 +1,7 @@
 // Append throughput, the recovery/inspection scan of a large events.jsonl
 // beside `wc -l` on the same file, and `inspect` of a sealed large session
 // (the first inspect scans everything, a later one only what was appended).
-// Run: npx tsx bench/store.bench.ts [--scan-mb 200] [--only scan]
+// Run: npm run build && npx tsx bench/store.bench.ts [--scan-mb 200] [--only scan|inspect]
 import { spawnSync } from "node:child_process";
 import { closeSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
@@ -11,7 +11,7 @@ import { DEFAULT_LIMITS } from "../src/core/bound.ts";
 import { CHECKPOINT_FILE } from "../src/core/checkpoint.ts";
 import { recoverSession } from "../src/core/recovery.ts";
 import { recordEvents } from "../src/core/store.ts";
-import { median, round, tempDir } from "./lib.ts";
+import { interleaved, median, round, tempDir } from "./lib.ts";
 
 /** Medians of this many interleaved runs: one run of `wc -l` takes 30 ms and a neighbour's burst skews it. */
 const SCAN_RUNS = 5;
@@ -193,6 +193,7 @@ export function runInspectBench(mb = 200) {
     }
     if (first.summary.event_count !== events) throw new Error("inspect miscounted");
     const again = median([inspect().ms, inspect().ms, inspect().ms]);
+    const command = inspectCommandMs(dir);
     const fd = openSync(file, "a");
     try {
       for (let i = 0; i < 1200; i += 1) {
@@ -213,11 +214,37 @@ export function runInspectBench(mb = 200) {
       events,
       without_checkpoint_ms: round(first.ms, 1),
       again_ms: round(again, 1),
+      ...command,
       after_1mb_append_ms: round(appended.ms, 1),
     };
   } finally {
     cleanup();
   }
+}
+
+/**
+ * The whole `tapedeck inspect` command on the sealed session (checkpoint in place): what a user waits for,
+ * start-up and the Claude transcript check included, beside `node -e 0` in the same interleaved run.
+ */
+function inspectCommandMs(project: string, runs = 7) {
+  const cli = join(process.cwd(), "dist", "cli.js");
+  const run = (args: string[]) => () => {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, args, { cwd: project, stdio: ["ignore", "ignore", "pipe"] });
+    if (r.status !== 0) throw new Error(`${args.join(" ")} failed (${r.status}): ${r.stderr}`);
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  // The first transcript check of the session counts it in full and leaves its memo: not the sealed case.
+  run([cli, "inspect", "--project", project])();
+  const samples = interleaved(runs, {
+    node: run(["-e", "0"]),
+    inspect: run([cli, "inspect", "--project", project]),
+  });
+  return {
+    command_node_ms: round(median(samples.node!), 1),
+    command_min_ms: round(Math.min(...samples.inspect!), 1),
+    command_ms: round(median(samples.inspect!), 1),
+  };
 }
 
 /** `tapedeck list` reads manifests only: time it over many sessions. */
@@ -248,6 +275,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const results =
     only === "scan"
       ? [runScanBench(mb), runInspectBench(mb)]
-      : [runAppendBench(), runScanBench(mb), runInspectBench(mb), runListBench()];
+      : only === "inspect"
+        ? [runInspectBench(mb)]
+        : [runAppendBench(), runScanBench(mb), runInspectBench(mb), runListBench()];
   console.log(JSON.stringify(results, null, 2));
 }

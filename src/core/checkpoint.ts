@@ -194,3 +194,49 @@ export function rememberedSeal(dir: string, fd: number): string | undefined {
   if (!wellFormed(c) || !isRecord(c.seal) || typeof c.seal.sha256 !== "string") return undefined;
   return sameFile(c.seal, fileIdentity(fd)) ? c.seal.sha256 : undefined;
 }
+
+/**
+ * A reader's own tally at the end of a validated prefix (the transcript check's counts), in its own file
+ * beside the scan's checkpoint and trusted by the same boundary test. Folded into the recovery scan instead,
+ * the tally's byte searches cost every full scan a third more (measured on 200 MB: 318 → 471 ms); kept apart,
+ * a sealed session's second reader reads only the boundary.
+ */
+export interface PrefixMemo<T> {
+  offset: number;
+  data: T;
+}
+
+/** The memo in `file` when it still describes a prefix of the file behind `fd` and `isData` accepts it. */
+export function readPrefixMemo<T>(
+  dir: string,
+  file: string,
+  fd: number,
+  isData: (v: unknown) => v is T,
+): PrefixMemo<T> | undefined {
+  const m = readJsonOrUndefined<unknown>(join(dir, file), MAX_CHECKPOINT_BYTES);
+  if (!isRecord(m) || m.version !== 1 || !isCount(m.offset) || typeof m.boundary_sha256 !== "string")
+    return undefined;
+  const offset = m.offset as number;
+  if (!isData(m.data) || offset > fstatSync(fd).size) return undefined;
+  if (boundaryHash(fd, offset) !== m.boundary_sha256) return undefined;
+  return { offset, data: m.data };
+}
+
+/** Stores a memo at `offset` (just past a newline); quietly does nothing when it cannot. */
+export function writePrefixMemo(dir: string, file: string, fd: number, memo: PrefixMemo<unknown>): boolean {
+  const boundary = boundaryHash(fd, memo.offset);
+  if (boundary === undefined) return false;
+  try {
+    const text = JSON.stringify({
+      version: 1,
+      offset: memo.offset,
+      boundary_sha256: boundary,
+      data: memo.data,
+    });
+    if (text.length > MAX_CHECKPOINT_BYTES) return false;
+    writeFileAtomicSync(join(dir, file), text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,11 +1,9 @@
 // What `tapedeck install <provider>` needs from a provider: where its
 // project-local hook settings live and how to add and remove exactly
 // tapedeck's entries there. The CLI shows, confirms and writes.
-import type { HookCommandSpec } from "./claude/settings.ts";
+import type { FoundHook, HookCommandSpec, Settings } from "./hooks-table.ts";
 
-export type { HookCommandSpec };
-
-export type Settings = Record<string, unknown>;
+export type { FoundHook, HookCommandSpec, Settings };
 
 export interface ProviderInstaller {
   provider: string;
@@ -19,6 +17,8 @@ export interface ProviderInstaller {
   /** Removes tapedeck's hooks (and status line); answers how many entries went. */
   remove(settings: Settings): number;
   count(settings: Settings): number;
+  /** tapedeck's entries as `count` and `remove` recognise them, for `doctor`. */
+  find(settings: Settings): FoundHook[];
   statusLine?: {
     hasForeign(settings: Settings): boolean;
     add(settings: Settings, command: string): void;

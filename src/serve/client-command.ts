@@ -4,7 +4,7 @@
 // the agent runs this through its own shell (bash, zsh or sh), so it is plain
 // POSIX, with no variables (fish users too).
 import { existsSync } from "node:fs";
-import { shellQuote } from "../providers/claude/settings.ts";
+import { shellQuote } from "../providers/hooks-table.ts";
 
 export const CLIENT_SHELL = "/bin/bash";
 

@@ -151,6 +151,10 @@ describe.each(withInstaller)("installer of %s", (name, entry) => {
     installer.add(settings, spec);
     expect(installer.hookEvents).toBeGreaterThan(0);
     expect(installer.count(settings)).toBe(installer.hookEvents);
+    // doctor reads with the rule that wrote: every entry found is one counted, running the command it wrote.
+    const found = installer.find(settings);
+    expect(found.length).toBe(installer.hookEvents);
+    expect(found.every((h) => h.command === `${spec.command} # tapedeck`)).toBe(true);
   });
 
   it("adds idempotently: a second install replaces its entries", () => {
@@ -169,6 +173,7 @@ describe.each(withInstaller)("installer of %s", (name, entry) => {
     expect(installer.remove(settings)).toBeGreaterThanOrEqual(installer.hookEvents);
     expect(settings).toEqual(foreign());
     expect(installer.count(settings)).toBe(0);
+    expect(installer.find(settings)).toEqual([]);
     expect(installer.remove(settings)).toBe(0);
   });
 

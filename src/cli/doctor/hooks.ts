@@ -1,12 +1,11 @@
 // tapedeck's hooks in a provider's settings file: present for every event, running an existing Node and
 // dist/hook.cjs for the right provider, and none of the older direct http hooks. Entries are found with the code
-// that writes them (providers/claude/settings.ts, the shape every installer writes; the hook client's command
+// that writes them (the provider's installer, through providers/hooks-table.ts; the hook client's command
 // through serve/client-command.ts).
 import { accessSync, constants, existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { readAgentFileText } from "../../providers/agent-file.ts";
-import { type FoundHook, findTapedeckHooks } from "../../providers/claude/settings.ts";
-import type { ProviderInstaller } from "../../providers/installer.ts";
+import type { FoundHook, ProviderInstaller } from "../../providers/installer.ts";
 import { parseHookCommand } from "../../serve/client-command.ts";
 import { providerName } from "../providers.ts";
 import { check, type DoctorCheck, shown } from "./check.ts";
@@ -110,7 +109,7 @@ export function checkHooks(
       found: [],
     };
   }
-  const found = findTapedeckHooks(settings);
+  const found = installer.find(settings);
   const count = installer.count(settings);
   const checks: DoctorCheck[] = [];
   if (count === 0) {

@@ -5,6 +5,7 @@ import {
   addTapedeck,
   CLAUDE_HOOK_EVENTS,
   countTapedeckHooks,
+  findTapedeckHooks,
   hasForeignStatusLine,
   removeTapedeck,
 } from "./settings.ts";
@@ -18,5 +19,6 @@ export const claudeInstaller: ProviderInstaller = {
   add: addTapedeck,
   remove: removeTapedeck,
   count: countTapedeckHooks,
+  find: findTapedeckHooks,
   statusLine: { hasForeign: hasForeignStatusLine, add: addStatusLine },
 };

@@ -26,8 +26,18 @@ import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { readAgentFileText } from "../agent-file.ts";
-import { HOOK_MARKER, type HookCommandSpec } from "../claude/settings.ts";
+import {
+  appendHooks,
+  countHooks,
+  findHooks,
+  groupOf,
+  type HookCommandSpec,
+  markedCommand,
+  removeHooks,
+  tableHooks,
+} from "../hooks-table.ts";
 import type { ProviderInstaller } from "../installer.ts";
+import { canonicalJson } from "../shared.ts";
 import { codexConfigFile, defaultCodexHome } from "./home.ts";
 import { parseTomlTables, type TomlTables, type TomlValue, tableKey } from "./toml.ts";
 
@@ -59,37 +69,8 @@ const CLAMPED_TIMEOUT_EVENTS = new Set(["SessionEnd", "Interrupt"]);
 const CLAMPED_TIMEOUT_SECONDS = 3;
 const DEFAULT_TIMEOUT_SECONDS = 600;
 
-interface HookEntry {
-  type?: unknown;
-  command?: unknown;
-  timeout?: unknown;
-  async?: unknown;
-  [k: string]: unknown;
-}
-
-interface MatcherGroup {
-  matcher?: unknown;
-  hooks: unknown[];
-  [k: string]: unknown;
-}
-
 export function codexHooksPath(project: string): string {
   return join(project, ".codex", "hooks.json");
-}
-
-function isOurs(entry: unknown): boolean {
-  if (!entry || typeof entry !== "object") return false;
-  const command = (entry as HookEntry).command;
-  return typeof command === "string" && command.trimEnd().endsWith(HOOK_MARKER);
-}
-
-function isGroup(value: unknown): value is MatcherGroup {
-  return !!value && typeof value === "object" && Array.isArray((value as MatcherGroup).hooks);
-}
-
-function hooksTable(settings: Json): Json | undefined {
-  const hooks = settings.hooks;
-  return hooks && typeof hooks === "object" && !Array.isArray(hooks) ? (hooks as Json) : undefined;
 }
 
 /** The timeout Codex runs (and hashes) a command hook with. */
@@ -101,72 +82,23 @@ export function effectiveTimeout(event: string, timeout: unknown): number {
   return Math.max(t ?? DEFAULT_TIMEOUT_SECONDS, 1);
 }
 
-export function removeCodexHooks(settings: Json): number {
-  const hooks = hooksTable(settings);
-  if (!hooks) return 0;
-  let removed = 0;
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    const kept: unknown[] = [];
-    for (const group of groups) {
-      if (!isGroup(group)) {
-        kept.push(group);
-        continue;
-      }
-      const rest = group.hooks.filter((h) => !isOurs(h));
-      removed += group.hooks.length - rest.length;
-      if (rest.length > 0) kept.push({ ...group, hooks: rest });
-      else if (group.hooks.length === 0) kept.push(group);
-    }
-    if (kept.length > 0) hooks[event] = kept;
-    else delete hooks[event];
-  }
-  if (Object.keys(hooks).length === 0) delete settings.hooks;
-  return removed;
-}
-
 export function addCodexHooks(settings: Json, spec: HookCommandSpec): void {
-  removeCodexHooks(settings);
-  const hooks = hooksTable(settings) ?? {};
-  for (const { event, toolMatcher } of CODEX_HOOK_EVENTS) {
+  removeHooks(settings);
+  const groups = CODEX_HOOK_EVENTS.map(({ event, toolMatcher }) => {
     // Codex has no http hooks: always a command, whatever the spec offers.
     const timeout = CLAMPED_TIMEOUT_EVENTS.has(event)
       ? Math.min(spec.timeoutSeconds, CLAMPED_TIMEOUT_SECONDS)
       : spec.timeoutSeconds;
-    const entry = { type: "command", command: `${spec.command} ${HOOK_MARKER}`, timeout };
-    const group = toolMatcher ? { matcher: "*", hooks: [entry] } : { hooks: [entry] };
-    const existing = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
-    hooks[event] = [...existing, group];
-  }
-  settings.hooks = hooks;
-}
-
-export function countCodexHooks(settings: Json): number {
-  const hooks = hooksTable(settings);
-  if (!hooks) return 0;
-  let n = 0;
-  for (const groups of Object.values(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    for (const g of groups) if (isGroup(g)) n += g.hooks.filter(isOurs).length;
-  }
-  return n;
+    return {
+      event,
+      group: groupOf({ type: "command", command: markedCommand(spec.command), timeout }, toolMatcher),
+    };
+  });
+  appendHooks(settings, groups);
 }
 
 // ---------------------------------------------------------------------------
 // Trust
-
-/** JSON with object keys sorted at every level, compact: what Codex hashes. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.keys(v)
-            .sort()
-            .map((k) => [k, (v as Json)[k]]),
-        )
-      : v,
-  );
-}
 
 /**
  * The hash Codex 0.171 trusts a command hook by (`currentHash` in `hooks/list`). Only for plain command hooks
@@ -184,6 +116,7 @@ export function codexCommandHookHash(
     hooks: [{ type: "command", command, timeout: effectiveTimeout(event, timeout), async: false }],
   };
   if (matcher !== undefined) identity.matcher = matcher;
+  // Keys sorted at every level, compact: what Codex hashes.
   return `sha256:${createHash("sha256").update(canonicalJson(identity)).digest("hex")}`;
 }
 
@@ -197,27 +130,19 @@ export interface InstalledCodexHook {
 
 /** tapedeck's hooks in a parsed hooks.json, with the trust key and hash Codex gives each. */
 export function installedCodexHooks(settings: Json, hooksPath: string): InstalledCodexHook[] {
-  const hooks = hooksTable(settings);
-  if (!hooks) return [];
-  const out: InstalledCodexHook[] = [];
-  for (const { event, key: eventKey } of CODEX_HOOK_EVENTS) {
-    const groups = hooks[event];
-    if (!Array.isArray(groups)) continue;
-    groups.forEach((group, g) => {
-      if (!isGroup(group)) return;
-      group.hooks.forEach((entry, h) => {
-        if (!isOurs(entry)) return;
-        const e = entry as HookEntry;
-        const matcher = typeof group.matcher === "string" && group.matcher !== "" ? group.matcher : undefined;
-        out.push({
-          event,
-          key: `${hooksPath}:${eventKey}:${g}:${h}`,
-          hash: codexCommandHookHash(event, matcher, e.command as string, e.timeout),
-        });
-      });
+  const order = (event: string) => CODEX_HOOK_EVENTS.findIndex((e) => e.event === event);
+  return tableHooks(settings)
+    .filter((hook) => order(hook.event) >= 0)
+    .sort((a, b) => order(a.event) - order(b.event))
+    .map(({ event, group, groupIndex, hookIndex, entry }) => {
+      const eventKey = CODEX_HOOK_EVENTS[order(event)]!.key;
+      const matcher = typeof group.matcher === "string" && group.matcher !== "" ? group.matcher : undefined;
+      return {
+        event,
+        key: `${hooksPath}:${eventKey}:${groupIndex}:${hookIndex}`,
+        hash: codexCommandHookHash(event, matcher, entry.command as string, entry.timeout),
+      };
     });
-  }
-  return out;
 }
 
 export { defaultCodexHome };
@@ -363,7 +288,8 @@ export const codexInstaller: ProviderInstaller = {
   transports: ["http", "command"],
   hookEvents: CODEX_HOOK_EVENTS.length,
   add: addCodexHooks,
-  remove: removeCodexHooks,
-  count: countCodexHooks,
+  remove: (settings) => removeHooks(settings),
+  count: (settings) => countHooks(settings),
+  find: (settings) => findHooks(settings),
   afterInstall: codexTrustAdvice,
 };

@@ -37,8 +37,17 @@
 // BeforeModel (compaction detection), AfterModel (usage) and PreCompress.
 import { join } from "node:path";
 import { readAgentFileText } from "../agent-file.ts";
-import { HOOK_MARKER, type HookCommandSpec } from "../claude/settings.ts";
+import {
+  appendHooks,
+  countHooks,
+  findHooks,
+  groupOf,
+  type HookCommandSpec,
+  markedCommand,
+  removeHooks,
+} from "../hooks-table.ts";
 import type { ProviderInstaller } from "../installer.ts";
+import { isRecord } from "../shared.ts";
 
 type Json = Record<string, unknown>;
 
@@ -68,36 +77,8 @@ export const GEMINI_MARKER_KEY = "tapedeck";
 const HOOKS_ENABLED = "hooksConfig.enabled";
 const DESCRIPTION = "Records this session into .tapedeck/ (tapedeck, capture only)";
 
-interface HookEntry {
-  type?: unknown;
-  name?: unknown;
-  command?: unknown;
-  timeout?: unknown;
-  [k: string]: unknown;
-}
-
-interface MatcherGroup {
-  matcher?: unknown;
-  hooks: unknown[];
-  [k: string]: unknown;
-}
-
 export function geminiSettingsPath(project: string): string {
   return join(project, ".gemini", "settings.json");
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isOurs(entry: unknown): boolean {
-  if (!isRecord(entry)) return false;
-  const command = (entry as HookEntry).command;
-  return typeof command === "string" && command.trimEnd().endsWith(HOOK_MARKER);
-}
-
-function isGroup(value: unknown): value is MatcherGroup {
-  return isRecord(value) && Array.isArray(value.hooks);
 }
 
 /** What the marker says install added (unknown entries are kept as they are, and ignored). */
@@ -113,29 +94,7 @@ function addedByInstall(settings: Json): string[] {
  * plus one for the marker with what it restored.
  */
 export function removeGeminiHooks(settings: Json): number {
-  let removed = 0;
-  const hooks = settings.hooks;
-  if (isRecord(hooks)) {
-    for (const [event, groups] of Object.entries(hooks)) {
-      // Non-array values (Gemini's legacy hooks.enabled/disabled/notifications) are not hook lists.
-      if (!Array.isArray(groups)) continue;
-      const kept: unknown[] = [];
-      for (const group of groups) {
-        if (!isGroup(group)) {
-          kept.push(group);
-          continue;
-        }
-        const rest = group.hooks.filter((h) => !isOurs(h));
-        removed += group.hooks.length - rest.length;
-        if (rest.length > 0)
-          kept.push(rest.length === group.hooks.length ? group : { ...group, hooks: rest });
-        else if (group.hooks.length === 0) kept.push(group);
-      }
-      if (kept.length > 0) hooks[event] = kept;
-      else delete hooks[event];
-    }
-    if (Object.keys(hooks).length === 0) delete settings.hooks;
-  }
+  let removed = removeHooks(settings);
   if (Object.hasOwn(settings, GEMINI_MARKER_KEY)) {
     if (addedByInstall(settings).includes(HOOKS_ENABLED)) {
       const config = settings.hooksConfig;
@@ -154,36 +113,23 @@ export function removeGeminiHooks(settings: Json): number {
 /** Adds tapedeck's hooks (replacing older tapedeck entries: install is idempotent). */
 export function addGeminiHooks(settings: Json, spec: HookCommandSpec): void {
   removeGeminiHooks(settings);
-  const hooks = isRecord(settings.hooks) ? settings.hooks : {};
-  const timeout = Math.max(1, Math.round(spec.timeoutSeconds * 1000));
-  for (const event of GEMINI_HOOK_EVENTS) {
-    const entry: HookEntry = {
-      type: "command",
-      name: GEMINI_HOOK_NAME,
-      command: `${spec.command} ${HOOK_MARKER}`,
-      timeout,
-      description: DESCRIPTION,
-    };
-    const existing = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
-    hooks[event] = [...existing, { matcher: "*", hooks: [entry] }];
-  }
-  settings.hooks = hooks;
+  const entry = {
+    type: "command",
+    name: GEMINI_HOOK_NAME,
+    command: markedCommand(spec.command),
+    // Gemini's hook timeouts are in milliseconds.
+    timeout: Math.max(1, Math.round(spec.timeoutSeconds * 1000)),
+    description: DESCRIPTION,
+  };
+  appendHooks(
+    settings,
+    GEMINI_HOOK_EVENTS.map((event) => ({ event, group: groupOf(entry, true) })),
+  );
   const config = settings.hooksConfig;
   if (config === undefined || (isRecord(config) && !Object.hasOwn(config, "enabled"))) {
     settings.hooksConfig = { ...(config ?? {}), enabled: true };
     settings[GEMINI_MARKER_KEY] = { added: [HOOKS_ENABLED] };
   }
-}
-
-export function countGeminiHooks(settings: Json): number {
-  const hooks = settings.hooks;
-  if (!isRecord(hooks)) return 0;
-  let n = 0;
-  for (const groups of Object.values(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    for (const group of groups) if (isGroup(group)) n += group.hooks.filter(isOurs).length;
-  }
-  return n;
 }
 
 function readSettings(path: string): Json | undefined {
@@ -228,6 +174,7 @@ export const geminiInstaller: ProviderInstaller = {
   hookEvents: GEMINI_HOOK_EVENTS.length,
   add: addGeminiHooks,
   remove: removeGeminiHooks,
-  count: countGeminiHooks,
+  count: (settings) => countHooks(settings),
+  find: (settings) => findHooks(settings),
   afterInstall: geminiAfterInstall,
 };

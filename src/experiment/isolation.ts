@@ -41,14 +41,20 @@ function isGitRepo(dir: string): boolean {
 /** Paths never copied into a run: the recordings, dependencies and git's own data. */
 const NOT_COPIED = new Set([".git", ".tapedeck", "node_modules"]);
 
+/** Refuses, before anything is created, a recorded revision the repository no longer has. */
+export function checkRevision(project: string, revision: string | null): void {
+  if (!revision || !isGitRepo(project)) return;
+  try {
+    git(["cat-file", "-e", `${revision}^{commit}`], project);
+  } catch {
+    throw new IsolationError(`revision ${revision} of the baseline is no longer in the repository`);
+  }
+}
+
 export function createWorkTree(project: string, revision: string | null, dest: string): WorkTree {
   const notes: string[] = [];
   if (revision && isGitRepo(project)) {
-    try {
-      git(["cat-file", "-e", `${revision}^{commit}`], project);
-    } catch {
-      throw new IsolationError(`revision ${revision} of the baseline is no longer in the repository`);
-    }
+    checkRevision(project, revision);
     try {
       if (git(["status", "--porcelain", "--untracked-files=no"], project) !== "")
         notes.push(

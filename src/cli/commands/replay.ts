@@ -1,0 +1,138 @@
+// `tapedeck replay SESSION`: the baseline's prompts through the provider's real CLI into a new, isolated,
+// recorded session (docs/experiments.md).
+import type { Command } from "commander";
+import { SessionNotFound } from "../../core/archive.ts";
+import { BaselineError, loadBaseline } from "../../experiment/baseline.ts";
+import { MissingCli, replayDriver } from "../../experiment/drivers.ts";
+import { IsolationError } from "../../experiment/isolation.ts";
+import { ARM_NAME } from "../../experiment/orchestrator.ts";
+import { prepareExperiment, runWithInterrupt } from "../../experiment/start.ts";
+import { checkProvider, note, printJson, projectFromOption, say } from "../common.ts";
+import { CliError, EXIT } from "../errors.ts";
+
+export interface ReplayOpts {
+  project?: string;
+  provider?: string;
+  arm?: string;
+  nativeMemory: string;
+  retrieval: string;
+  experimentRoot?: string;
+  model?: string;
+  maxCost?: string;
+  keep?: boolean;
+  json?: boolean;
+}
+
+export function onOff(value: string, flag: string): boolean {
+  if (value === "on") return true;
+  if (value === "off") return false;
+  throw new CliError(`${flag} takes on or off, not "${value}"`, EXIT.usage);
+}
+
+export function costOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new CliError(`--max-cost takes a positive amount of USD`, EXIT.usage);
+  return n;
+}
+
+/** What the commands say for the errors of setting up: the user's fault or a missing thing. */
+export function setupError(error: unknown): never {
+  if (error instanceof SessionNotFound) throw new CliError(error.message, EXIT.notFound);
+  if (error instanceof BaselineError || error instanceof IsolationError || error instanceof MissingCli) {
+    throw new CliError(error.message, EXIT.failed);
+  }
+  throw error;
+}
+
+export function retrievalUnavailable(on: boolean): void {
+  if (on) {
+    throw new CliError(
+      "--retrieval on needs tapedeck's memory retrieval, which this build does not have yet",
+      EXIT.usage,
+    );
+  }
+}
+
+async function replayCommand(session: string, opts: ReplayOpts): Promise<void> {
+  const project = projectFromOption(opts.project);
+  const provider = checkProvider(opts.provider);
+  const nativeMemory = onOff(opts.nativeMemory, "--native-memory");
+  const retrieval = onOff(opts.retrieval, "--retrieval");
+  retrievalUnavailable(retrieval);
+  const arm = opts.arm ?? "replay";
+  if (!ARM_NAME.test(arm)) throw new CliError(`--arm: letters, digits, . _ - (at most 64)`, EXIT.usage);
+  const maxCostUsd = costOption(opts.maxCost);
+  const controller = new AbortController();
+  let x: ReturnType<typeof prepareExperiment>;
+  try {
+    const baseline = loadBaseline(project, session, provider);
+    const driver = replayDriver(baseline.provider);
+    if (!driver) throw new CliError(`tapedeck cannot replay ${baseline.provider} sessions`, EXIT.failed);
+    x = prepareExperiment(
+      {
+        kind: "replay",
+        project,
+        baseline,
+        driver,
+        arms: [{ name: arm, native_memory: nativeMemory, retrieval }],
+        repeat: 1,
+        ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+        ...(opts.model ? { model: opts.model } : {}),
+        ...(opts.experimentRoot ? { experimentRoot: opts.experimentRoot } : {}),
+        keep: opts.keep ?? false,
+        progress: (line) => note(`${line}\n`),
+      },
+      controller.signal,
+    );
+  } catch (error) {
+    setupError(error);
+  }
+  const record = await runWithInterrupt(x, controller);
+  const run = record.runs[0]!;
+  const out = {
+    session_id: run.session_id ?? null,
+    replay_of_session_id: record.baseline.session_id,
+    archive: run.archive ?? null,
+    experiment_root: x.root,
+    arm: run.arm,
+  };
+  if (opts.json) printJson({ ...out, status: run.status, ...(run.error ? { error: run.error } : {}) });
+  else {
+    say(
+      `Replay of ${out.replay_of_session_id} · arm ${run.arm} · ${run.status}\n` +
+        `${run.turns.length}/${record.prompt_count} prompts · new session ${out.session_id ?? "(none recorded)"}\n` +
+        `${run.notes.map((n) => `note: ${n}\n`).join("")}` +
+        `${run.error ? `error: ${run.error}\n` : ""}` +
+        `Saved to ${out.archive ?? "(no archive)"}\nExperiment ${x.root}\n`,
+    );
+  }
+  if (run.status === "interrupted") process.exitCode = 130;
+  else if (run.status !== "complete") process.exitCode = EXIT.failed;
+}
+
+export function register(program: Command): void {
+  program
+    .command("replay <session>")
+    .description(
+      "replay a recorded session's prompts through the agent's own CLI into a new, isolated, recorded session",
+    )
+    .option(
+      "--project <dir>",
+      "the project the baseline was recorded in (default: found from the current directory)",
+    )
+    .option("--provider <name>", "the provider the baseline must be (refused when it is another)")
+    .option("--arm <name>", "a name for this replay's arm (default: replay)")
+    .option("--native-memory <on|off>", "the provider's own memory (CLAUDE.md, AGENTS.md, GEMINI.md)", "on")
+    .option("--retrieval <on|off>", "tapedeck's memory retrieval", "off")
+    .option(
+      "--experiment-root <dir>",
+      "where the run's work tree, config root and archive go (default: .tapedeck/experiments/<id>/)",
+    )
+    .option("--model <model>", "the model to ask for (default: the CLI's default)")
+    .option("--max-cost <usd>", "stop spending past this (Claude's --max-budget-usd)")
+    .option("--keep", "keep the work tree and config root (credentials are removed all the same)")
+    .option("--json", 'print {"session_id","replay_of_session_id","archive","experiment_root","arm"}')
+    .action(replayCommand);
+}

@@ -1,0 +1,101 @@
+// Setting up an experiment (or a single replay) from the CLI's options, and running it with Ctrl-C handled:
+// the current run is ended and recorded as interrupted, work trees go unless --keep, the file stays whole.
+import { existsSync } from "node:fs";
+import { builtFile } from "../cli/paths.ts";
+import { ensureDir, nowIso } from "../core/fsutil.ts";
+import type { Baseline } from "./baseline.ts";
+import type { ReplayDriver } from "./driver.ts";
+import { driverBinary } from "./drivers.ts";
+import { checkRevision } from "./isolation.ts";
+import {
+  cliVersion,
+  type Experiment,
+  experimentRoot,
+  newExperimentId,
+  plannedRuns,
+  runExperiment,
+} from "./orchestrator.ts";
+import { type ArmSpec, type ExperimentRecord, writeExperiment } from "./record.ts";
+
+export interface StartOptions {
+  kind: ExperimentRecord["kind"];
+  project: string;
+  baseline: Baseline;
+  driver: ReplayDriver;
+  arms: ArmSpec[];
+  repeat: number;
+  maxRuns?: number;
+  maxCostUsd?: number;
+  model?: string;
+  experimentRoot?: string;
+  keep: boolean;
+  timeoutMs?: number;
+  progress(line: string): void;
+  env?: Record<string, string | undefined>;
+}
+
+export function prepareExperiment(o: StartOptions, signal: AbortSignal): Experiment {
+  const env = o.env ?? process.env;
+  const bin = driverBinary(o.driver, env);
+  checkRevision(o.project, o.baseline.revision);
+  const id = newExperimentId();
+  const root = experimentRoot(o.project, id, o.experimentRoot);
+  const cliJs = builtFile("cli.js");
+  if (!existsSync(cliJs)) throw new Error(`${cliJs} is missing: run npm run build`);
+  ensureDir(root);
+  const record: ExperimentRecord = {
+    schema_version: 1,
+    experiment_id: id,
+    kind: o.kind,
+    created_at: nowIso(),
+    provider: o.driver.provider,
+    cli_version: cliVersion(bin, o.driver),
+    model_requested: o.model ?? null,
+    baseline: {
+      session_id: o.baseline.sessionId,
+      archive: o.baseline.ref.dir,
+      project_root: o.project,
+      revision: o.baseline.revision,
+    },
+    prompt_count: o.baseline.prompts.length,
+    arms: o.arms,
+    repeat: o.repeat,
+    max_runs: o.maxRuns ?? null,
+    max_cost_usd: o.maxCostUsd ?? null,
+    runs: plannedRuns(o.arms, o.repeat),
+    stopped: null,
+  };
+  writeExperiment(root, record);
+  return {
+    project: o.project,
+    baseline: o.baseline,
+    driver: o.driver,
+    bin,
+    cliJs,
+    root,
+    record,
+    keep: o.keep,
+    timeoutMs: o.timeoutMs ?? 10 * 60_000,
+    userEnv: env,
+    signal,
+    progress: o.progress,
+  };
+}
+
+/** Runs it; the first Ctrl-C stops cleanly, a second one is left to Node's default (exit at once). */
+export async function runWithInterrupt(
+  x: Experiment,
+  controller: AbortController,
+): Promise<ExperimentRecord> {
+  const onSigint = () => {
+    process.off("SIGINT", onSigint);
+    x.progress("interrupted: ending the current run (Ctrl-C again to leave at once)");
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    return await runExperiment(x);
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}

@@ -1,0 +1,180 @@
+// `tapedeck replay` with the real claude, offline against the mock: a recorded baseline is replayed into a
+// new recorded session (new id, linked, the same prompts in order), with native memory on and off, and
+// nothing outside the experiment root changes.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Manifest } from "../../src/core/schemas.ts";
+import type { LoggedRequest } from "../../src/demo/anthropic-mock.ts";
+import { DUMMY_API_KEY, runClaude } from "./claude-runner.ts";
+import { commitProject, git, type Run, tapedeck, untouched } from "./replay-harness.ts";
+import { useBuild, useClaudeSandbox } from "./sandboxes.ts";
+
+useBuild();
+
+const FACT = "The project codename is ZEPHYR-7.";
+const PROMPTS = ["SCENARIO_BASH echo first-step", "now the second step SCENARIO_TEXT", "third and last"];
+
+describe("tapedeck replay (claude)", () => {
+  const sb = useClaudeSandbox("replay-claude");
+  let baselineId = "";
+  let baselineArchive = "";
+  let env: Record<string, string> = {};
+
+  const agentEnv = () => ({
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: sb.home,
+    ANTHROPIC_BASE_URL: sb.mock.url,
+    ANTHROPIC_API_KEY: DUMMY_API_KEY,
+    DISABLE_TELEMETRY: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+    IS_SANDBOX: "1",
+  });
+  const state = () =>
+    untouched({
+      home: sb.home,
+      projectDir: sb.projectDir,
+      archive: baselineArchive,
+      settings: [join(sb.home, ".claude.json"), join(sb.home, ".claude")],
+    });
+  const requestsOf = (sessionId: string): LoggedRequest[] =>
+    sb.mock.requests.filter((r) => r.sessionId === sessionId && r.path.startsWith("/v1/messages"));
+  const replay = (args: string[]): Promise<Run> => tapedeck(["replay", ...args], { cwd: sb.projectDir, env });
+
+  beforeAll(async () => {
+    env = agentEnv();
+    commitProject(sb.projectDir, "CLAUDE.md", FACT);
+    const installed = await tapedeck(["install", "claude", "--transport", "command", "--yes"], {
+      cwd: sb.projectDir,
+      env,
+    });
+    expect(installed.code, installed.stderr).toBe(0);
+    const first = await runClaude({
+      home: sb.home,
+      cwd: sb.projectDir,
+      baseUrl: sb.mock.url,
+      args: [PROMPTS[0]!],
+    });
+    expect(first.code, first.stderr).toBe(0);
+    for (const prompt of PROMPTS.slice(1)) {
+      const next = await runClaude({
+        home: sb.home,
+        cwd: sb.projectDir,
+        baseUrl: sb.mock.url,
+        args: ["--resume", first.sessionId!, prompt],
+      });
+      expect(next.code, next.stderr).toBe(0);
+    }
+    baselineId = first.sessionId!;
+    baselineArchive = join(sb.projectDir, ".tapedeck", "claude-sessions", baselineId);
+    expect(existsSync(baselineArchive)).toBe(true);
+  }, 180_000);
+
+  function manifestOf(archive: string): Manifest {
+    return JSON.parse(readFileSync(join(archive, "manifest.json"), "utf8")) as Manifest;
+  }
+
+  /** The prompts the mock saw typed in this session, in order: the last user text of each request, once. */
+  function promptsSeen(sessionId: string): string[] {
+    const out: string[] = [];
+    for (const r of requestsOf(sessionId)) {
+      const body = r.body as { messages?: Array<{ role: string; content: unknown }> };
+      const texts = (body.messages ?? [])
+        .filter((m) => m.role === "user")
+        .flatMap((m) =>
+          typeof m.content === "string"
+            ? [m.content]
+            : (m.content as Array<{ type: string; text?: string }>)
+                .filter((b) => b.type === "text" && typeof b.text === "string")
+                .map((b) => b.text as string),
+        )
+        .map((t) => t.trim())
+        .filter((t) => PROMPTS.includes(t));
+      const text = texts.at(-1);
+      if (text && out.at(-1) !== text) out.push(text);
+    }
+    return out;
+  }
+
+  it("replays into a new recorded session linked to the baseline, the same prompts in order, nothing else touched", async () => {
+    const before = state();
+    const root = join(sb.root, "exp-on");
+    const run = await replay([
+      "last",
+      "--arm",
+      "native",
+      "--native-memory",
+      "on",
+      "--experiment-root",
+      root,
+      "--json",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as Record<string, string>;
+    expect(Object.keys(out)).toEqual(
+      expect.arrayContaining(["session_id", "replay_of_session_id", "archive", "experiment_root", "arm"]),
+    );
+    expect(out.replay_of_session_id).toBe(`claude:${baselineId}`);
+    expect(out.session_id).not.toBe(`claude:${baselineId}`);
+    expect(out.arm).toBe("native");
+    expect(out.archive.startsWith(root)).toBe(true);
+    const manifest = manifestOf(out.archive);
+    expect(manifest.run_type).toBe("replay");
+    expect(manifest.replay_of_session_id).toBe(`claude:${baselineId}`);
+    expect(manifest.arm).toBe("native");
+    const newId = manifest.provider_session_id!;
+    expect(newId).not.toBe(baselineId);
+    expect(promptsSeen(newId)).toEqual(PROMPTS);
+    // Native memory on: the committed CLAUDE.md reached every main request of the new session.
+    expect(requestsOf(newId).length).toBeGreaterThan(0);
+    expect(requestsOf(newId).every((r) => JSON.stringify(r.body).includes(FACT))).toBe(true);
+    // The recorded replay holds the same prompts.
+    const events = readFileSync(join(out.archive, "events.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(
+      events.filter((e) => e.kind === "user_prompt" && !e.agent_id).map((e) => e.payload.prompt),
+    ).toEqual(PROMPTS);
+    // The work tree and config root are gone; the record stays.
+    expect(readdirSync(join(root, "runs", "native-r1")).sort()).toEqual(["sessions"]);
+    expect(existsSync(join(root, "experiment.json"))).toBe(true);
+    expect(state()).toEqual(before);
+  }, 240_000);
+
+  it("with native memory off no request carries the CLAUDE.md text", async () => {
+    const before = state();
+    const run = await replay([
+      "last",
+      "--provider",
+      "claude",
+      "--arm",
+      "bare",
+      "--native-memory",
+      "off",
+      "--experiment-root",
+      join(sb.root, "exp-off"),
+      "--json",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as Record<string, string>;
+    const newId = manifestOf(out.archive).provider_session_id!;
+    expect(promptsSeen(newId)).toEqual(PROMPTS);
+    expect(requestsOf(newId).some((r) => JSON.stringify(r.body).includes(FACT))).toBe(false);
+    expect(state()).toEqual(before);
+  }, 240_000);
+
+  it("refuses a baseline of another provider, and a revision that no longer exists", async () => {
+    const wrong = await replay(["last", "--provider", "codex", "--json"]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/is a claude session, not codex/);
+    // Rewrite history so the recorded revision is gone (in a copy: the user's repository is not ours to damage).
+    git(sb.projectDir, ["commit", "-q", "--amend", "-m", "rewritten"]);
+    git(sb.projectDir, ["reflog", "expire", "--expire=now", "--all"]);
+    git(sb.projectDir, ["gc", "-q", "--prune=now"]);
+    const gone = await replay(["last", "--json", "--experiment-root", join(sb.root, "exp-gone")]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/no longer in the repository/);
+  }, 120_000);
+});

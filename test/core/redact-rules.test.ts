@@ -11,10 +11,10 @@ import { prepareUserContent } from "../../src/proxy/extensions/mirror/envelope.t
 import { event, spec } from "../helpers/session.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 
-const tempProject = useTempProjects();
+const freshProject = useTempProjects();
 
 function project(rules?: unknown): string {
-  const root = tempProject();
+  const root = freshProject();
   mkdirSync(join(root, ".tapedeck"), { recursive: true });
   if (rules !== undefined) {
     const text = typeof rules === "string" ? rules : JSON.stringify(rules);

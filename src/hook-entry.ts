@@ -11,9 +11,10 @@ import { pathToFileURL } from "node:url";
 import { MAX_HOOK_INPUT_BYTES, runHook } from "./core/recorder.ts";
 import { projectFromStatusPayload, recordingState } from "./core/status.ts";
 import { readStdinSync } from "./core/stdin.ts";
+import { contextStep, type RetrievalModule } from "./memory/inject.ts";
 import { alertText, transcriptAlertFor } from "./providers/claude/transcript-alert.ts";
 import { codexNotifyAdapter } from "./providers/codex/notify.ts";
-import { adapterFor } from "./providers/registry.ts";
+import { adapterFor, injectorFor } from "./providers/registry.ts";
 import { liveServer, runFilePath } from "./serve/runfile.ts";
 
 function statusLine(provider: string): void {
@@ -42,6 +43,14 @@ function printForAgent(text: string): void {
   process.stdout.write(text);
 }
 
+/**
+ * dist/retrieval.cjs beside this bundle, required only by a prompt hook with retrieval on: SQLite and the
+ * memory store stay out of every other hook's start-up.
+ */
+function loadRetrieval(): RetrievalModule {
+  return require(join(dirname(realpathSync(process.argv[1] ?? "")), "retrieval.cjs")) as RetrievalModule;
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === "--statusline") {
     statusLine(process.argv[3] ?? "claude");
@@ -61,7 +70,9 @@ async function main(): Promise<void> {
   }
   const adapter = adapterFor(process.argv[2] ?? "");
   if (!adapter) return;
-  const result = runHook(adapter, readStdinSync(), process.env);
+  const result = runHook(adapter, readStdinSync(), process.env, undefined, {
+    addContext: contextStep(injectorFor, loadRetrieval),
+  });
   if (result.output) printForAgent(result.output);
   // Under the http transport this process runs only when the hook client found no server it could trust with
   // the payload (none yet, dead, busy, or not ours): it has recorded the event itself, and starts the server

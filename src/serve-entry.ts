@@ -2,8 +2,11 @@
 // the http hook server, started on demand by a hook that found it down.
 // Bundled apart from the CLI so that it starts quickly.
 import { unlinkSync } from "node:fs";
+import { createRequire } from "node:module";
 import { errorCode, writeDiagnostic } from "./core/diagnostics.ts";
 import { tapedeckDir } from "./core/paths.ts";
+import { contextStep, type RetrievalModule } from "./memory/inject.ts";
+import { injectorFor } from "./providers/registry.ts";
 import { liveServer } from "./serve/runfile.ts";
 import { startHookServer } from "./serve/server.ts";
 
@@ -24,6 +27,10 @@ const runFile = arg("--run-file");
 const agentPid = Number(arg("--agent-pid"));
 const linger = Number(arg("--linger-ms"));
 
+/** dist/retrieval.cjs beside this bundle, loaded on the first prompt hook with retrieval on. */
+const loadRetrieval = (): RetrievalModule =>
+  createRequire(import.meta.url)("./retrieval.cjs") as RetrievalModule;
+
 /** The start claim (see launch.ts) ends once this attempt has listened or failed. */
 function endStartClaim(): void {
   if (!runFile) return;
@@ -41,6 +48,7 @@ try {
     runFile,
     agentPids: Number.isInteger(agentPid) && agentPid > 0 ? [agentPid] : [],
     lingerMs: Number.isFinite(linger) && linger > 0 ? linger : undefined,
+    addContext: contextStep(injectorFor, loadRetrieval),
   });
   endStartClaim();
   const stop = () => void server.close();

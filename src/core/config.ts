@@ -30,6 +30,14 @@ export interface ProviderConfig {
    * an earlier period starts reading afresh, so the turns made while recording was off are never recorded.
    */
   recording_since?: string;
+  /** Memory handed to the agent as added context on each prompt; off unless set. Independent of `recording`. */
+  retrieval?: RetrievalConfig;
+}
+
+export interface RetrievalConfig {
+  state: "on" | "off";
+  /** Bytes of added context per prompt, marker included (default 4096, at most 8192). */
+  budget_bytes?: number;
 }
 
 /** Switches recording on or off; answers whether that changed anything. */

@@ -89,7 +89,26 @@ export interface RunHookOptions {
    * loop must never sleep on one session's lock while other sessions' hooks queue behind it.
    */
   lockWaitMs?: number;
+  /**
+   * Retrieval's step (memory/inject.ts), handed in by the hook entry and the hook server: the core knows no
+   * memory. Asked only where the provider's config has retrieval on, also while recording is stopped (the two
+   * are independent); its event is recorded with the hook's own, and only while recording is on.
+   */
+  addContext?: ContextStep;
 }
+
+/** What the context step sees of a hook. */
+export interface PromptHookView {
+  provider: string;
+  projectRoot: string;
+  providerConfig: ProviderConfig;
+  payload: unknown;
+  /** The payload's normalized events (the prompt among them, on a prompt hook). */
+  events: readonly NormalizedEvent[];
+}
+
+/** Added context: what the hook prints for the agent, and the event that records it. */
+export type ContextStep = (view: PromptHookView) => { output?: string; event?: NormalizedEvent } | undefined;
 
 export function runHook(
   adapter: ProviderAdapter,
@@ -101,7 +120,7 @@ export function runHook(
   const { located, parsed: parsedToLocate } = locate(adapter, input, env, explicitProject);
   if (!located) return { status: "not-enabled" };
   const gated = gate(adapter, located);
-  if (gated.status) return gated;
+  if (gated.status) return contextWhileStopped(gated, adapter, located, input, parsedToLocate, env, options);
   const project = located.root;
   const providerConfig = gated.providerConfig;
   const parsed = parsedToLocate ?? parsePayload(input);
@@ -109,6 +128,7 @@ export function runHook(
     writeDiagnostic(tapedeckDir(project), { what: "error", stage: "parse", code: "bad_input" });
     return { status: "bad-input", reason: parsed.reason, project, providerConfig };
   }
+  let added: ReturnType<ContextStep>;
   try {
     const result = adapter.normalize(parsed.value, env);
     if (alreadyCovered(adapter, project, result)) return { status: "covered", project, providerConfig };
@@ -121,14 +141,76 @@ export function runHook(
     };
     ensureTapedeckDir(project);
     const extra = enrich(hook);
-    const events = extra ? [...result.events, ...extra.events] : result.events;
+    added = addContext(options, { ...viewOf(hook), payload: parsed.value });
+    const events = [...result.events, ...(extra?.events ?? []), ...(added?.event ? [added.event] : [])];
     const outcome = record(hook, events);
     afterRecord(hook, events, extra?.state, env);
-    return { status: "recorded", outcome, project, providerConfig };
+    return { status: "recorded", outcome, project, providerConfig, ...outputOf(added) };
   } catch (error) {
     writeDiagnostic(tapedeckDir(project), { what: "error", stage: "record", code: errorCode(error) });
-    return { status: "failed", reason: errorCode(error), project, providerConfig };
+    return { status: "failed", reason: errorCode(error), project, providerConfig, ...outputOf(added) };
   }
+}
+
+function viewOf(hook: HookRun): Omit<PromptHookView, "payload"> {
+  return {
+    provider: hook.adapter.name,
+    projectRoot: hook.located.root,
+    providerConfig: hook.providerConfig,
+    events: hook.result.events,
+  };
+}
+
+function outputOf(added: ReturnType<ContextStep>): { output?: string } {
+  return added?.output ? { output: added.output } : {};
+}
+
+/** The context step, guarded: whatever it throws, the hook records (and the agent waits for) nothing less. */
+function addContext(options: RunHookOptions, view: PromptHookView): ReturnType<ContextStep> {
+  if (!options.addContext || view.providerConfig.retrieval?.state !== "on") return undefined;
+  try {
+    return options.addContext(view);
+  } catch (error) {
+    writeDiagnostic(tapedeckDir(view.projectRoot), {
+      what: "error",
+      stage: "context",
+      code: errorCode(error),
+    });
+    return undefined;
+  }
+}
+
+/**
+ * Retrieval while recording is stopped: the prompt hook still gets its context (the controls are independent),
+ * and nothing is written, the injection's event included.
+ */
+function contextWhileStopped(
+  gated: HookResult,
+  adapter: ProviderAdapter,
+  located: Located,
+  input: HookInput,
+  parsedToLocate: Parsed | undefined,
+  env: Record<string, string | undefined>,
+  options: RunHookOptions,
+): HookResult {
+  const providerConfig = gated.providerConfig;
+  if (!providerConfig || !options.addContext || providerConfig.retrieval?.state !== "on") return gated;
+  const parsed = parsedToLocate ?? parsePayload(input);
+  if (!parsed.ok) return gated;
+  let events: NormalizedEvent[];
+  try {
+    events = adapter.normalize(parsed.value, env).events;
+  } catch {
+    return gated;
+  }
+  const view = {
+    provider: adapter.name,
+    projectRoot: located.root,
+    providerConfig,
+    payload: parsed.value,
+    events,
+  };
+  return { ...gated, ...outputOf(addContext(options, view)) };
 }
 
 type Parsed = ReturnType<typeof parsePayload>;

@@ -5,8 +5,12 @@
 // catalog's, in its order.
 import { antigravityAdapter } from "./antigravity/adapter.ts";
 import { claudeAdapter } from "./claude/adapter.ts";
+import { claudeInjector } from "./claude/inject.ts";
 import { codexAdapter } from "./codex/adapter.ts";
+import { codexInjector } from "./codex/inject.ts";
+import type { ContextInjector } from "../memory/inject.ts";
 import { geminiAdapter } from "./gemini/adapter.ts";
+import { geminiInjector } from "./gemini/inject.ts";
 import type { ProviderAdapter } from "./types.ts";
 
 export const ADAPTERS: Record<string, ProviderAdapter> = {
@@ -18,4 +22,15 @@ export const ADAPTERS: Record<string, ProviderAdapter> = {
 
 export function adapterFor(name: string): ProviderAdapter | undefined {
   return Object.hasOwn(ADAPTERS, name) ? ADAPTERS[name] : undefined;
+}
+
+/** Retrieval's per-provider output (each folder's inject.ts, also named in its provider.ts), for the hot path. */
+export const INJECTORS: Record<string, ContextInjector> = {
+  claude: claudeInjector,
+  codex: codexInjector,
+  gemini: geminiInjector,
+};
+
+export function injectorFor(name: string): ContextInjector | undefined {
+  return Object.hasOwn(INJECTORS, name) ? INJECTORS[name] : undefined;
 }

@@ -3,15 +3,18 @@
 # hook (a bash start is ~3 ms; Node's is 50-100 ms). It hands the payload to the
 # project's hook server, and records it in-process through the Node hook
 # whenever the server cannot be trusted with it: no run file, a dead pid, a
-# refused connection, a non-2xx answer, no answer in time. It never prints and
-# always exits 0, so nothing tapedeck does reaches the agent's screen.
+# refused connection, a non-2xx answer, no answer in time. It always exits 0,
+# and prints only what the agent is meant to read: retrieval's added context,
+# from an answer the server proved its own, received whole (else the Node hook
+# is run, which prints it itself). Nothing of tapedeck's own reaches the screen.
 #
 # usage: hook-client.sh PROVIDER RUN_FILE NODE HOOK_JS
 #
 # RUN_FILE (written by the server, 0600 under the user's 0700 tapedeck home)
-# holds "PORT PID TOKEN". The pid check is what keeps a squatter out: another
-# user can bind the port while our server is down, but cannot make `kill -0`
-# succeed for a pid of theirs, and cannot write the run file.
+# holds "PORT PID TOKEN REPLY". The pid check is what keeps a squatter out:
+# another user can bind the port while our server is down, but cannot make
+# `kill -0` succeed for a pid of theirs, and cannot write the run file. REPLY
+# is never sent: an answer carrying it comes from the server that wrote it.
 set +o posix
 exec 2>/dev/null
 # Byte lengths, not characters: Content-Length counts bytes.
@@ -27,12 +30,36 @@ record_here() {
 }
 
 [ -f "$run" ] && [ ! -L "$run" ] || record_here
-read -r port pid token <"$run" || record_here
+read -r port pid token reply <"$run" || record_here
 case "$port:$pid" in *[!0-9:]* | :* | *:) record_here ;; esac
 kill -0 "$pid" || record_here
 exec 3<>"/dev/tcp/127.0.0.1/$port" || record_here
 printf 'POST /hook/%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nContent-Type: application/json\r\nX-Tapedeck-Token: %s\r\nX-Tapedeck-Agent: %s\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' \
   "$provider" "$port" "$token" "${CLAUDE_PID:-0}" "${#payload}" "$payload" >&3 || record_here
 read -r -t 9 _proto status _rest <&3 || record_here
-case "$status" in 2??) exit 0 ;; esac
-record_here
+case "$status" in
+  200) ;;
+  2??) exit 0 ;;
+  *) record_here ;;
+esac
+
+# Recorded. The answer carries output only with the reply header; headers are read with the same timeout.
+length='' proof='' ended=''
+while IFS= read -r -t 9 line <&3; do
+  line=${line%$'\r'}
+  [ -z "$line" ] && ended=1 && break
+  case "$line" in
+    [Cc]ontent-[Ll]ength:*) length=${line#*:} length=${length// /} ;;
+    [Xx]-[Tt]apedeck-[Rr]eply:*) proof=${line#*:} proof=${proof// /} ;;
+  esac
+done
+[ -n "$ended" ] && [ -n "$proof" ] || exit 0
+# A reply that is not this run's: whoever answered is not our server.
+[ -n "$reply" ] && [ "$proof" = "$reply" ] || record_here
+case "$length" in '' | *[!0-9]*) record_here ;; esac
+[ "${#length}" -le 6 ] && [ "$length" -le 262144 ] || record_here
+# The body runs to the end of the connection (Connection: close); printed only when all of it arrived.
+IFS= read -r -t 9 -d '' body <&3
+[ "${#body}" -eq "$length" ] || record_here
+printf '%s' "$body"
+exit 0

@@ -1,9 +1,13 @@
 // Where a running hook server says how to reach it: one small file per
-// project under the user's tapedeck home (0700), "PORT PID TOKEN\n", 0600.
+// project under the user's tapedeck home (0700), "PORT PID TOKEN REPLY\n", 0600.
 // Not in the project: a file planted there (a cloned repository can carry a
 // `.tapedeck/`) must never steer the hook client to someone else's port. The
 // token is new for every server run and exists nowhere else, so no file
-// another user can read lets them write into the archive.
+// another user can read lets them write into the archive. REPLY is the
+// server's proof to the client: the client sends TOKEN with every payload (so
+// a squatter on the port learns it), but never REPLY, and prints a server's
+// output for the agent (retrieval's added context) only from an answer that
+// carries REPLY: nobody else's text ever reaches the agent's context.
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, openSync, readSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +19,8 @@ export interface RunInfo {
   port: number;
   pid: number;
   token: string;
+  /** The server's proof in an answer with output; absent in a run file of a server from before it. */
+  reply?: string;
 }
 
 /** The run file of `project` (a realpath), as the installer bakes it into the hook command. */
@@ -38,7 +44,8 @@ export function ensureRunDir(path: string): string {
 
 export function writeRunFile(path: string, info: RunInfo): void {
   ensureRunDir(path);
-  writeFileAtomicSync(path, `${info.port} ${info.pid} ${info.token}\n`);
+  const fields = [info.port, info.pid, info.token, ...(info.reply ? [info.reply] : [])];
+  writeFileAtomicSync(path, `${fields.join(" ")}\n`);
 }
 
 /** Reads the run file without following a symlink or blocking on a FIFO; undefined when absent or malformed. */
@@ -52,9 +59,11 @@ export function readRunFile(path: string): RunInfo | undefined {
   try {
     const buf = Buffer.alloc(256);
     const n = readSync(fd, buf, 0, buf.length, 0);
-    const m = /^(\d{1,5}) (\d{1,10}) ([0-9a-f]{16,128})\n$/.exec(buf.subarray(0, n).toString("latin1"));
+    const m = /^(\d{1,5}) (\d{1,10}) ([0-9a-f]{16,128})(?: ([0-9a-f]{16,128}))?\n$/.exec(
+      buf.subarray(0, n).toString("latin1"),
+    );
     if (!m) return undefined;
-    return { port: Number(m[1]), pid: Number(m[2]), token: m[3]! };
+    return { port: Number(m[1]), pid: Number(m[2]), token: m[3]!, ...(m[4] ? { reply: m[4] } : {}) };
   } catch {
     return undefined;
   } finally {

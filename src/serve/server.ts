@@ -1,5 +1,7 @@
 // The http hook server: the project's hook client (hook-client.sh) POSTs each
-// hook payload here and gets an empty 2xx once the event is appended. One
+// hook payload here and gets an empty 2xx once the event is appended, or a 200
+// whose body the client prints for the agent (retrieval's added context),
+// proven ours by the run's reply secret (runfile.ts). One
 // server per project, on the port chosen at install; it reads the project's
 // config on every request, so `tapedeck record stop` applies at once, and it
 // lingers after its agents are gone so that the next session (a CI job, an
@@ -25,7 +27,7 @@ import type { AddressInfo } from "node:net";
 import { errorCode, writeDiagnostic } from "../core/diagnostics.ts";
 import { tapedeckDir } from "../core/paths.ts";
 import { ownProcessAlive } from "../core/pids.ts";
-import { runHook } from "../core/recorder.ts";
+import { type ContextStep, runHook } from "../core/recorder.ts";
 import { adapterFor } from "../providers/registry.ts";
 import { newToken, removeRunFile, runFilePath, writeRunFile } from "./runfile.ts";
 
@@ -48,11 +50,18 @@ export interface ServeOptions {
   agentPids?: number[];
   /** Where to announce this run (port, pid, token); default: the project's run file. */
   runFile?: string;
+  /** Retrieval's step (memory/inject.ts): a prompt hook's added context comes back in the answer. */
+  addContext?: ContextStep;
 }
+
+/** The header that proves an answer with output comes from this run (the client never sends its value). */
+export const REPLY_HEADER = "X-Tapedeck-Reply";
 
 export interface HookServer {
   port: number;
   token: string;
+  /** the proof in an answer with output (the run file's fourth field) */
+  reply: string;
   close(): Promise<void>;
   /** resolves when the server has shut itself down (idle, agents gone, or closed) */
   done: Promise<void>;
@@ -98,6 +107,7 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
   const lingerMs = opts.lingerMs ?? 30 * 60 * 1000;
   const agents = new Set((opts.agentPids ?? []).filter(ownProcessAlive));
   const token = newToken();
+  const reply = newToken();
   const runFile = opts.runFile ?? runFilePath(opts.project);
   let port = opts.port;
   let lastRequest = Date.now();
@@ -129,16 +139,36 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
     end(res, status);
   };
 
-  const record = (provider: string, data: Buffer) => {
+  /** Records the payload; answers what the hook prints for the agent, if anything. */
+  const record = (provider: string, data: Buffer): string | undefined => {
     const adapter = adapterFor(provider);
-    if (!adapter) return;
+    if (!adapter) return undefined;
     try {
-      runHook(adapter, { data, overflow: false }, { TAPEDECK_PROJECT_DIR: opts.project }, opts.project, {
-        lockWaitMs: 0,
-      });
+      return runHook(
+        adapter,
+        { data, overflow: false },
+        { TAPEDECK_PROJECT_DIR: opts.project },
+        opts.project,
+        {
+          lockWaitMs: 0,
+          addContext: opts.addContext,
+        },
+      ).output;
     } catch (error) {
       writeDiagnostic(tapedeckDir(opts.project), { what: "error", stage: "serve", code: errorCode(error) });
+      return undefined;
     }
+  };
+
+  const answer = (res: http.ServerResponse, output: string | undefined) => {
+    if (!output) return end(res, 200);
+    res
+      .writeHead(200, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(output),
+        [REPLY_HEADER]: reply,
+      })
+      .end(output);
   };
 
   const server = http.createServer((req, res) => {
@@ -171,8 +201,7 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
       release();
       // A body longer than it announced is not a hook payload we can trust whole: the client records it itself.
       if (size > MAX_BODY_BYTES) return end(res, 413);
-      record(hookMatch[1]!, Buffer.concat(chunks));
-      end(res, 200);
+      answer(res, record(hookMatch[1]!, Buffer.concat(chunks)));
     });
     req.on("error", () => {
       release();
@@ -192,7 +221,7 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
     });
   });
   port = (server.address() as AddressInfo).port;
-  writeRunFile(runFile, { port, pid: process.pid, token });
+  writeRunFile(runFile, { port, pid: process.pid, token, reply });
 
   let closing = false;
   const close = async () => {
@@ -223,5 +252,5 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
   );
   timer.unref();
 
-  return { port, token, close, done, rejected: () => rejected };
+  return { port, token, reply, close, done, rejected: () => rejected };
 }

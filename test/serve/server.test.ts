@@ -108,7 +108,13 @@ describe("http hook server", () => {
     const root = project();
     const server = await serve(root);
     const runFile = join(root, "run.endpoint");
-    expect(readRunFile(runFile)).toEqual({ port: server.port, pid: process.pid, token: server.token });
+    expect(readRunFile(runFile)).toEqual({
+      port: server.port,
+      pid: process.pid,
+      token: server.token,
+      reply: server.reply,
+    });
+    expect(server.reply).not.toBe(server.token);
     expect(statSync(runFile).mode & 0o777).toBe(0o600);
     const other = await startHookServer({ project: root, port: 0, runFile: join(root, "other.endpoint") });
     expect(other.token).not.toBe(server.token);

@@ -10,6 +10,7 @@
 // only {operation: "dequeue"} (no content, no id), and the prompt is the next `user` record, with its own
 // promptId, again without a UserPromptSubmit; that record becomes the user_prompt. Print mode (-p) queues
 // every prompt this way too, but fires UserPromptSubmit: the event id is then the hook's (promptEventId).
+import { isRecord } from "../shared.ts";
 
 export interface QueuedPrompt {
   /** The attachment record's uuid: a re-read yields the same event id. */
@@ -42,9 +43,9 @@ const NOT_A_PROMPT = /^\s*<(command-name|local-command-[a-z]+)>/;
 export function dequeuedPromptFromUser(record: Record<string, unknown>): QueuedPrompt | undefined {
   if (record.type !== "user" || record.isMeta === true) return undefined;
   if (record.isCompactSummary === true || record.isVisibleInTranscriptOnly === true) return undefined;
-  if (typeof record.uuid !== "string" || record.uuid === "" || !isObject(record.message)) return undefined;
+  if (typeof record.uuid !== "string" || record.uuid === "" || !isRecord(record.message)) return undefined;
   const content = record.message.content;
-  if (Array.isArray(content) && content.some((b) => isObject(b) && b.type === "tool_result"))
+  if (Array.isArray(content) && content.some((b) => isRecord(b) && b.type === "tool_result"))
     return undefined;
   const prompt = promptText(content);
   if (prompt === undefined || NOT_A_PROMPT.test(prompt)) return undefined;
@@ -58,10 +59,10 @@ export function dequeuedPromptFromUser(record: Record<string, unknown>): QueuedP
 export function queuedPromptFromRecord(record: Record<string, unknown>): QueuedPrompt | undefined {
   if (record.type !== "attachment" || typeof record.uuid !== "string" || record.uuid === "") return undefined;
   const att = record.attachment;
-  if (!isObject(att) || att.type !== "queued_command") return undefined;
+  if (!isRecord(att) || att.type !== "queued_command") return undefined;
   // Task notifications and other machine-made commands travel the same queue; only a human's prompt is one.
   if (att.commandMode !== undefined && att.commandMode !== "prompt") return undefined;
-  if (isObject(att.origin) && att.origin.kind !== undefined && att.origin.kind !== "human") return undefined;
+  if (isRecord(att.origin) && att.origin.kind !== undefined && att.origin.kind !== "human") return undefined;
   const prompt = promptText(att.prompt);
   if (prompt === undefined) return undefined;
   const queued: QueuedPrompt = { uuid: record.uuid, prompt };
@@ -76,10 +77,6 @@ export function queuedPromptFromRecord(record: Record<string, unknown>): QueuedP
 function promptText(value: unknown): string | undefined {
   if (typeof value === "string") return value;
   if (!Array.isArray(value)) return undefined;
-  const texts = value.filter(isObject).flatMap((b) => (typeof b.text === "string" ? [b.text] : []));
+  const texts = value.filter(isRecord).flatMap((b) => (typeof b.text === "string" ? [b.text] : []));
   return texts.length > 0 ? texts.join("\n") : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -23,6 +23,7 @@ import {
   USER_PROMPT_KEYS,
   USER_TOOL_RESULT_KEYS,
 } from "../../proxy/extensions/mirror/envelope.ts";
+import { isRecord } from "../shared.ts";
 
 /** The part of an archived envelope a rebuild reads. */
 export interface ArchivedEvent {
@@ -67,10 +68,6 @@ export interface Rebuild {
   stats: RebuildStats;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function pick(values: JsonObject, keys: readonly string[]): JsonObject {
   const out: JsonObject = {};
   for (const k of keys) out[k] = values[k] ?? null;
@@ -83,14 +80,14 @@ function pick(values: JsonObject, keys: readonly string[]): JsonObject {
  */
 export function toolResultContent(response: unknown): Json {
   if (typeof response === "string") return response;
-  if (!isObject(response)) return response === undefined ? "" : JSON.stringify(response);
+  if (!isRecord(response)) return response === undefined ? "" : JSON.stringify(response);
   if (typeof response.stdout === "string" || typeof response.stderr === "string") {
     return [response.stdout, response.stderr]
       .filter((s): s is string => typeof s === "string" && s !== "")
       .join("\n");
   }
   const content = response.content;
-  if (Array.isArray(content) && content.every((b) => isObject(b) && b.type === "text")) {
+  if (Array.isArray(content) && content.every((b) => isRecord(b) && b.type === "text")) {
     return content.map((b) => ({ type: "text", text: String((b as { text: unknown }).text) }));
   }
   if (typeof content === "string") return content;
@@ -207,7 +204,7 @@ export function rebuildFromArchive(events: readonly ArchivedEvent[], sessionId: 
         type: "tool_use",
         id: p.tool_use_id,
         name: p.tool_name,
-        input: (isObject(p.tool_input) ? p.tool_input : {}) as JsonObject,
+        input: (isRecord(p.tool_input) ? p.tool_input : {}) as JsonObject,
       };
       pending ??= { first: e, blocks: [] };
       pending.blocks.push(block);

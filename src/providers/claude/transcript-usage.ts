@@ -20,6 +20,7 @@ import { closeSync, constants, fstatSync } from "node:fs";
 import { openRegularSync } from "../../core/fsutil.ts";
 import type { Usage } from "../../core/schemas.ts";
 import { scanCompleteLines } from "../read-lines.ts";
+import { isRecord } from "../shared.ts";
 import {
   dequeuedPromptFromUser,
   isDequeue,
@@ -295,8 +296,4 @@ function hasCounts(usage: Usage): boolean {
 
 function count(value: unknown): number | undefined {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

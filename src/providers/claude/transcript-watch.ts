@@ -9,8 +9,9 @@
 // Findings, worst first: missing, stub (no user or assistant record at all), shrunk (smaller than the
 // adapter has already read of it), fewer (fewer prompts or answers than recorded, or recorded tool calls
 // absent), newer (holds more than the archive knows: never restored over without --force), ok.
-// Imports only node:fs: it runs in the hook process.
+// Imports only node:fs and ../shared.ts (which every adapter loads already): it runs in the hook process.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { isRecord } from "../shared.ts";
 
 export type TranscriptFinding = "missing" | "stub" | "shrunk" | "fewer" | "newer" | "ok";
 
@@ -113,10 +114,6 @@ interface LineCounts {
   lines: number;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function countRecord(line: string, c: LineCounts): void {
   c.lines++;
   // Only user and assistant records are parsed: the rest (attachments, api-request blobs) are most bytes.
@@ -127,9 +124,9 @@ function countRecord(line: string, c: LineCounts): void {
   } catch {
     return;
   }
-  if (!isObject(rec) || !isObject(rec.message) || rec.isSidechain === true) return;
+  if (!isRecord(rec) || !isRecord(rec.message) || rec.isSidechain === true) return;
   const content = rec.message.content;
-  const blocks = Array.isArray(content) ? content.filter(isObject) : [];
+  const blocks = Array.isArray(content) ? content.filter(isRecord) : [];
   if (rec.type === "user") {
     if (blocks.some((b) => b.type === "tool_result")) c.tool_results++;
     else if (rec.isMeta !== true && rec.isCompactSummary !== true) c.prompts++;

@@ -31,6 +31,7 @@ import { closeSync, constants, fstatSync } from "node:fs";
 import { openRegularSync } from "../../core/fsutil.ts";
 import type { Usage } from "../../core/schemas.ts";
 import { scanCompleteLines } from "../read-lines.ts";
+import { isRecord } from "../shared.ts";
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -312,8 +313,4 @@ function integer(value: unknown): number | undefined {
 
 function nonEmptyString(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -24,8 +24,6 @@ export interface ProviderAdapter<Observation = unknown> {
    * (codex run from Claude's Bash tool) inherits the outer one's variable, which names the wrong project.
    */
   projectDirEnv?: string;
-  /** Whether a raw payload starts a session (for the http transport, whose server such a hook starts). */
-  isSessionStart(payload: unknown): boolean;
   /**
    * Extra events derived outside the payload (e.g. usage read from a transcript).
    * Called before anything is appended; it may also complete `result.events`

@@ -127,8 +127,6 @@ export const claudeAdapter: ProviderAdapter = {
   displayName: "Claude Code",
   projectDirEnv: "CLAUDE_PROJECT_DIR",
   normalize: (payload, env) => normalizeClaudeHook(payload, env),
-  isSessionStart: (payload) =>
-    (payload as { hook_event_name?: unknown } | null)?.hook_event_name === "SessionStart",
   enrich: (result, state, scope) =>
     enrichClaude(result, state as ClaudeState | undefined, scope?.recordingSince),
 };

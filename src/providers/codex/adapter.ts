@@ -192,10 +192,6 @@ export const codexAdapter: ProviderAdapter = {
   name: "codex",
   displayName: "Codex CLI",
   normalize: (payload, env) => normalizeCodexHook(payload, env),
-  isSessionStart: (payload) =>
-    typeof payload === "object" &&
-    payload !== null &&
-    (payload as { hook_event_name?: unknown }).hook_event_name === "SessionStart",
   enrich: (result, state, scope) =>
     enrichFromRollouts(result, state as CodexState | undefined, scope?.recordingSince),
 };

@@ -208,5 +208,4 @@ export const codexNotifyAdapter: ProviderAdapter = {
   displayName: "Codex CLI (notify)",
   fallback: true,
   normalize: (payload) => normalizeCodexNotifyValue(payload),
-  isSessionStart: () => false,
 };

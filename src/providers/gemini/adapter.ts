@@ -51,7 +51,7 @@
 // but no event is lost.
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
 import type { Usage } from "../../core/schemas.ts";
-import { digest, idFor } from "../shared.ts";
+import { digest, idFor, isRecord } from "../shared.ts";
 import type { EnrichScope, ProviderAdapter } from "../types.ts";
 import { type ChatCursor, loadChatCursor, readChatUsage } from "./chat-usage.ts";
 import { type GeminiObservation, normalizeGeminiHook } from "./normalize.ts";
@@ -355,16 +355,10 @@ function isShortString(value: unknown): value is string {
   return typeof value === "string" && value.length > 0 && value.length <= 256;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 export const geminiAdapter: ProviderAdapter<GeminiObservation> = {
   name: "gemini",
   displayName: "Gemini CLI",
   projectDirEnv: "GEMINI_PROJECT_DIR",
   normalize: (payload, env) => normalizeGeminiHook(payload, env),
-  isSessionStart: (payload) =>
-    (payload as { hook_event_name?: unknown } | null)?.hook_event_name === "SessionStart",
   enrich: (result, state, scope) => enrichGemini(result, state, scope),
 };

@@ -12,6 +12,14 @@ import { useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
 useBuild();
 
+interface ReplayOut {
+  session_id: string;
+  replay_of_session_id: string;
+  archive: string;
+  experiment_root: string;
+  arm: string;
+}
+
 const FACT = "The project codename is ZEPHYR-7.";
 const PROMPTS = ["SCENARIO_BASH echo first-step", "now the second step SCENARIO_TEXT", "third and last"];
 
@@ -111,7 +119,7 @@ describe("tapedeck replay (claude)", () => {
       "--json",
     ]);
     expect(run.code, run.stderr).toBe(0);
-    const out = JSON.parse(run.stdout) as Record<string, string>;
+    const out = JSON.parse(run.stdout) as ReplayOut;
     expect(Object.keys(out)).toEqual(
       expect.arrayContaining(["session_id", "replay_of_session_id", "archive", "experiment_root", "arm"]),
     );
@@ -158,7 +166,7 @@ describe("tapedeck replay (claude)", () => {
       "--json",
     ]);
     expect(run.code, run.stderr).toBe(0);
-    const out = JSON.parse(run.stdout) as Record<string, string>;
+    const out = JSON.parse(run.stdout) as ReplayOut;
     const newId = manifestOf(out.archive).provider_session_id!;
     expect(promptsSeen(newId)).toEqual(PROMPTS);
     expect(requestsOf(newId).some((r) => JSON.stringify(r.body).includes(FACT))).toBe(false);

@@ -3,12 +3,13 @@
 // and doctor check, which a hook never runs (test/hook-entry.test.ts checks
 // the bundle). test/providers/contract.test.ts keeps this list equal to the
 // catalog's, in its order.
+
+import type { ContextInjector } from "../memory/inject.ts";
 import { antigravityAdapter } from "./antigravity/adapter.ts";
 import { claudeAdapter } from "./claude/adapter.ts";
 import { claudeInjector } from "./claude/inject.ts";
 import { codexAdapter } from "./codex/adapter.ts";
 import { codexInjector } from "./codex/inject.ts";
-import type { ContextInjector } from "../memory/inject.ts";
 import { geminiAdapter } from "./gemini/adapter.ts";
 import { geminiInjector } from "./gemini/inject.ts";
 import type { ProviderAdapter } from "./types.ts";
@@ -24,7 +25,7 @@ export function adapterFor(name: string): ProviderAdapter | undefined {
   return Object.hasOwn(ADAPTERS, name) ? ADAPTERS[name] : undefined;
 }
 
-/** Retrieval's per-provider output (each folder's inject.ts, also named in its provider.ts), for the hot path. */
+/** Retrieval's per-provider output (each folder's inject.ts), for the hot path. */
 export const INJECTORS: Record<string, ContextInjector> = {
   claude: claudeInjector,
   codex: codexInjector,

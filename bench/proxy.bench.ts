@@ -20,9 +20,11 @@
 //   temporary directory); its CPU includes finishing the writes.
 // Run: npx tsx bench/proxy.bench.ts
 import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { loadavg } from "node:os";
+import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -195,7 +197,17 @@ class Child {
   }
 }
 
-type Target = "direct" | "relay" | "pipe" | "proxy" | "proxy+ext" | "proxy+mirror";
+// "base…": the same three proxies from another version of the tree (`--base`), for before/after in one run.
+type Target =
+  | "direct"
+  | "relay"
+  | "pipe"
+  | "proxy"
+  | "proxy+ext"
+  | "proxy+mirror"
+  | "base"
+  | "base+ext"
+  | "base+mirror";
 const TARGETS: Target[] = ["direct", "relay", "pipe", "proxy", "proxy+ext", "proxy+mirror"];
 const byTarget = (): Record<Target, number[]> => ({
   direct: [],
@@ -204,7 +216,32 @@ const byTarget = (): Record<Target, number[]> => ({
   proxy: [],
   "proxy+ext": [],
   "proxy+mirror": [],
+  base: [],
+  "base+ext": [],
+  "base+mirror": [],
 });
+
+interface ProxyModules {
+  startProxy: typeof startProxy;
+  createMirrorExtension: typeof createMirrorExtension;
+  defaultMirrorSettings: typeof defaultMirrorSettings;
+}
+
+/** The proxy and the mirror of another checkout's `src/` (its mirror moved once: both places are tried). */
+async function loadBase(root: string): Promise<ProxyModules> {
+  const load = (rel: string) => import(pathToFileURL(resolve(root, rel)).href);
+  const server = await load("src/proxy/server.ts");
+  const dir = existsSync(resolve(root, "src/proxy/extensions/mirror"))
+    ? "src/proxy/extensions/mirror"
+    : "src/proxy/mirror";
+  const ext = await load(`${dir}/extension.ts`);
+  const settings = await load(`${dir}/settings.ts`);
+  return {
+    startProxy: server.startProxy,
+    createMirrorExtension: ext.createMirrorExtension,
+    defaultMirrorSettings: settings.defaultMirrorSettings,
+  };
+}
 const MB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -342,6 +379,12 @@ export interface ProxyBenchOptions {
   throughputRounds?: number;
   /** Streams held open for the memory measurement. */
   heldStreams?: number;
+  /** Only the concurrent-throughput rounds (for profiling and repeated runs). */
+  throughputOnly?: boolean;
+  /** The targets to run, in this order (default all); ratios need "relay" (and "direct"). */
+  targets?: Target[];
+  /** A checkout of another version (its root, holding src/): adds the "base…" targets. */
+  base?: string;
 }
 
 const ratio = (a: number, b: number) => round(a / b, 3);
@@ -352,6 +395,8 @@ export async function runProxyBench(opts: ProxyBenchOptions = {}) {
   const tpBytes = opts.throughputBytes ?? 4 * MB;
   const tpRounds = opts.throughputRounds ?? 4;
   const held = opts.heldStreams ?? 200;
+  const targets = opts.targets ?? TARGETS;
+  const has = (t: Target) => targets.includes(t);
 
   // The machine may be shared: its load average is part of the result.
   const load = [round(loadavg()[0]!, 2)];
@@ -370,6 +415,25 @@ export async function runProxyBench(opts: ProxyBenchOptions = {}) {
     const observed = await startProxy({ upstream, extensions: [light] });
     const mirrored = await startProxy({ upstream, extensions: [mirror] });
     proxies.push(bare, observed, mirrored);
+    const mirrors = [mirror];
+    const baseUrls: Partial<Record<Target, string>> = {};
+    if (opts.base) {
+      const b = await loadBase(opts.base);
+      const baseMirror = b.createMirrorExtension({
+        ...b.defaultMirrorSettings(),
+        enabled: true,
+        dir: `${mirrorDir.dir}/base`,
+      });
+      mirrors.push(baseMirror);
+      const started = [
+        await b.startProxy({ upstream }),
+        await b.startProxy({ upstream, extensions: [light] }),
+        await b.startProxy({ upstream, extensions: [baseMirror] }),
+      ];
+      proxies.push(...started);
+      [baseUrls.base, baseUrls["base+ext"], baseUrls["base+mirror"]] = started.map((p) => p.url);
+    }
+    const mirrorsIdle = () => Promise.all(mirrors.map((m) => m.idle()));
     const relay = await startRelay(port);
     const pipe = await startPipeRelay(port);
     relays.push(relay, pipe);
@@ -380,80 +444,89 @@ export async function runProxyBench(opts: ProxyBenchOptions = {}) {
       proxy: bare.url,
       "proxy+ext": observed.url,
       "proxy+mirror": mirrored.url,
+      base: baseUrls.base ?? "",
+      "base+ext": baseUrls["base+ext"] ?? "",
+      "base+mirror": baseUrls["base+mirror"] ?? "",
     };
     const url = (t: Target, bytes: number) => `${base[t]}/v1/messages?bytes=${bytes}`;
 
     // Warm up connections, JIT and the mock's body cache.
     for (let i = 0; i < 8; i += 1) {
-      for (const t of TARGETS) {
+      for (const t of targets) {
         await client.call({ op: "one", url: url(t, 100 * 1024) });
         await client.call({ op: "one", url: url(t, 2 * MB) });
       }
     }
-    await mirror.idle();
+    await mirrorsIdle();
 
-    // Memory first, while the heap is still small: RSS with `held` streams open through the proxy.
-    await sleep(300);
-    const rss0 = process.memoryUsage().rss;
-    const heap0 = process.memoryUsage().heapUsed;
-    const [holding, done] = client.send({ op: "hold", url: `${observed.url}/v1/hold?ms=1500`, n: held }, 2);
-    await holding;
-    const rss1 = process.memoryUsage().rss;
-    const heap1 = process.memoryUsage().heapUsed;
-    await done;
-    const memory = {
-      streams: held,
-      through: "proxy+ext",
-      rss_delta_kb_per_stream: round((rss1 - rss0) / 1024 / held, 1),
-      heap_delta_kb_per_stream: round((heap1 - heap0) / 1024 / held, 1),
-    };
-
-    // Latency: time to first byte and to the last, per size, one stream at a time.
-    const sizes = { "1KB": 1024, "100KB": 100 * 1024, "2MB": 2 * MB, "10MB": 10 * MB } as const;
+    let memory: Record<string, unknown> | undefined;
     const latency: Record<string, unknown>[] = [];
-    for (const [label, bytes] of Object.entries(sizes) as Array<[keyof typeof sizes, number]>) {
-      const ttfb = byTarget();
-      const total = byTarget();
-      for (let i = 0; i < runs[label]; i += 1) {
-        // Rotate the order so no target always goes first.
-        for (let k = 0; k < TARGETS.length; k += 1) {
-          const t = TARGETS[(i + k) % TARGETS.length]!;
-          const r = (await client.call({ op: "one", url: url(t, bytes) })) as { ttfb: number; total: number };
-          ttfb[t].push(r.ttfb);
-          total[t].push(r.total);
+    if (!opts.throughputOnly) {
+      // Memory first, while the heap is still small: RSS with `held` streams open through the proxy.
+      await sleep(300);
+      const rss0 = process.memoryUsage().rss;
+      const heap0 = process.memoryUsage().heapUsed;
+      const [holding, done] = client.send({ op: "hold", url: `${observed.url}/v1/hold?ms=1500`, n: held }, 2);
+      await holding;
+      const rss1 = process.memoryUsage().rss;
+      const heap1 = process.memoryUsage().heapUsed;
+      await done;
+      memory = {
+        streams: held,
+        through: "proxy+ext",
+        rss_delta_kb_per_stream: round((rss1 - rss0) / 1024 / held, 1),
+        heap_delta_kb_per_stream: round((heap1 - heap0) / 1024 / held, 1),
+      };
+
+      // Latency: time to first byte and to the last, per size, one stream at a time.
+      const sizes = { "1KB": 1024, "100KB": 100 * 1024, "2MB": 2 * MB, "10MB": 10 * MB } as const;
+      for (const [label, bytes] of Object.entries(sizes) as Array<[keyof typeof sizes, number]>) {
+        const ttfb = byTarget();
+        const total = byTarget();
+        for (let i = 0; i < runs[label]; i += 1) {
+          // Rotate the order so no target always goes first.
+          for (let k = 0; k < TARGETS.length; k += 1) {
+            const t = TARGETS[(i + k) % TARGETS.length]!;
+            const r = (await client.call({ op: "one", url: url(t, bytes) })) as {
+              ttfb: number;
+              total: number;
+            };
+            ttfb[t].push(r.ttfb);
+            total[t].push(r.total);
+          }
+          await mirrorsIdle();
         }
-        await mirror.idle();
+        const row: Record<string, unknown> = { size: label, runs: runs[label] };
+        for (const t of TARGETS) {
+          row[`${t}_ttfb_ms`] = round(median(ttfb[t]), 3);
+          row[`${t}_total_ms`] = round(median(total[t]), 3);
+        }
+        for (const t of TARGETS.slice(1)) {
+          row[`${t}_added_ttfb_ms`] = round(median(ttfb[t]) - median(ttfb.direct), 3);
+          row[`${t}_added_total_ms`] = round(median(total[t]) - median(total.direct), 3);
+          row[`${t}_added_ttfb_p90_ms`] = round(percentile(ttfb[t], 90) - percentile(ttfb.direct, 90), 3);
+        }
+        // The issue's floor for one stream: the plain pipe() relay.
+        for (const t of ["proxy", "proxy+ext", "proxy+mirror"] as const) {
+          row[`${t}_total_vs_pipe`] = ratio(median(total[t]), median(total.pipe));
+        }
+        latency.push(row);
       }
-      const row: Record<string, unknown> = { size: label, runs: runs[label] };
-      for (const t of TARGETS) {
-        row[`${t}_ttfb_ms`] = round(median(ttfb[t]), 3);
-        row[`${t}_total_ms`] = round(median(total[t]), 3);
-      }
-      for (const t of TARGETS.slice(1)) {
-        row[`${t}_added_ttfb_ms`] = round(median(ttfb[t]) - median(ttfb.direct), 3);
-        row[`${t}_added_total_ms`] = round(median(total[t]) - median(total.direct), 3);
-        row[`${t}_added_ttfb_p90_ms`] = round(percentile(ttfb[t], 90) - percentile(ttfb.direct, 90), 3);
-      }
-      // The issue's floor for one stream: the plain pipe() relay.
-      for (const t of ["proxy", "proxy+ext", "proxy+mirror"] as const) {
-        row[`${t}_total_vs_pipe`] = ratio(median(total[t]), median(total.pipe));
-      }
-      latency.push(row);
     }
 
     // Throughput: `concurrency` streams at once; the proxy's CPU time per MB alongside.
     const mbps = byTarget();
     const cpuMsPerMb = byTarget();
     for (let i = 0; i < tpRounds; i += 1) {
-      for (let k = 0; k < TARGETS.length; k += 1) {
-        const t = TARGETS[(i + k) % TARGETS.length]!;
+      for (let k = 0; k < targets.length; k += 1) {
+        const t = targets[(i + k) % targets.length]!;
         const cpu0 = process.cpuUsage();
         const r = (await client.call({ op: "many", url: url(t, tpBytes), n: concurrency })) as {
           ms: number;
           bytes: number;
         };
         // The mirror's writes finish after the responses: its CPU counts them.
-        if (t === "proxy+mirror") await mirror.idle();
+        if (t.endsWith("+mirror")) await mirrorsIdle();
         const cpu = process.cpuUsage(cpu0);
         mbps[t].push(r.bytes / MB / (r.ms / 1000));
         cpuMsPerMb[t].push((cpu.user + cpu.system) / 1000 / (r.bytes / MB));
@@ -465,11 +538,15 @@ export async function runProxyBench(opts: ProxyBenchOptions = {}) {
       mb_per_stream: tpBytes / MB,
       rounds: tpRounds,
     };
-    for (const t of TARGETS) throughput[`${t}_mb_s`] = round(mb(t), 1);
-    for (const t of TARGETS.slice(1)) throughput[`${t}_vs_direct`] = ratio(mb(t), mb("direct"));
-    for (const t of TARGETS.slice(2)) throughput[`${t}_vs_relay`] = ratio(mb(t), mb("relay"));
-    for (const t of TARGETS.slice(1)) throughput[`${t}_cpu_ms_per_mb`] = round(median(cpuMsPerMb[t]), 3);
-    if (light.results === 0) throw new Error("the light observer never saw a complete message");
+    const others = (...not: Target[]) => targets.filter((t) => !not.includes(t));
+    for (const t of targets) throughput[`${t}_mb_s`] = round(mb(t), 1);
+    if (has("direct"))
+      for (const t of others("direct")) throughput[`${t}_vs_direct`] = ratio(mb(t), mb("direct"));
+    if (has("relay"))
+      for (const t of others("direct", "relay")) throughput[`${t}_vs_relay`] = ratio(mb(t), mb("relay"));
+    for (const t of others("direct")) throughput[`${t}_cpu_ms_per_mb`] = round(median(cpuMsPerMb[t]), 3);
+    if (has("proxy+ext") && light.results === 0)
+      throw new Error("the light observer never saw a complete message");
 
     load.push(round(loadavg()[0]!, 2));
     return {
@@ -479,7 +556,7 @@ export async function runProxyBench(opts: ProxyBenchOptions = {}) {
       latency,
       throughput,
       memory,
-      security_checks: securityChecks(),
+      ...(opts.throughputOnly ? {} : { security_checks: securityChecks() }),
     };
   } finally {
     await Promise.all(proxies.map((p) => p.close()));
@@ -490,6 +567,20 @@ export async function runProxyBench(opts: ProxyBenchOptions = {}) {
   }
 }
 
+// `--throughput [targets,…] [--rounds n]`: the concurrent rounds alone, e.g. under `node --cpu-prof`.
+// `--base <checkout>`: also another version's proxies ("base", "base+ext", "base+mirror").
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log(JSON.stringify(await runProxyBench(), null, 2));
+  const args = process.argv.slice(2);
+  const opts: ProxyBenchOptions = {};
+  const at = args.indexOf("--throughput");
+  const rounds = args.indexOf("--rounds");
+  const base = args.indexOf("--base");
+  if (base !== -1) opts.base = args[base + 1];
+  if (at !== -1) {
+    opts.throughputOnly = true;
+    const list = args[at + 1];
+    if (list && !list.startsWith("--")) opts.targets = list.split(",") as Target[];
+  }
+  if (rounds !== -1) opts.throughputRounds = Number(args[rounds + 1]);
+  console.log(JSON.stringify(await runProxyBench(opts), null, 2));
 }

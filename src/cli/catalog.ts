@@ -85,6 +85,20 @@ export const CATALOG: readonly CatalogEntry[] = [
     load: () => import("./commands/export.ts"),
   },
   {
+    name: "search",
+    term: "search [options] <query>",
+    description:
+      'search every recorded session of this project: words, "phrases", prefix*, OR, -word, kind:K, provider:P, session:S (see docs/memory.md)',
+    load: () => import("./commands/search.ts"),
+  },
+  {
+    name: "index",
+    term: "index [options] <action>",
+    description:
+      "the derived search index (.tapedeck/index.sqlite): update (new events only), rebuild (from nothing), status",
+    load: () => import("./commands/index/index.ts"),
+  },
+  {
     name: "delete",
     term: "delete [options] <session>",
     description: "delete a recorded session (asks first)",

@@ -27,11 +27,18 @@ export interface Statement {
   iterate(...params: unknown[]): IterableIterator<unknown>;
 }
 
+/** A transaction function: called plainly it BEGINs DEFERRED; `.immediate` takes the write lock at once. */
+export type Transaction<F extends (...args: never[]) => unknown> = F & {
+  immediate: F;
+  deferred: F;
+  exclusive: F;
+};
+
 export interface Database {
   prepare(sql: string): Statement;
   exec(sql: string): Database;
   pragma(source: string, options?: { simple?: boolean }): unknown;
-  transaction<F extends (...args: never[]) => unknown>(fn: F): F;
+  transaction<F extends (...args: never[]) => unknown>(fn: F): Transaction<F>;
   close(): void;
   readonly open: boolean;
   readonly inTransaction: boolean;

@@ -43,6 +43,8 @@ describe("the catalog", () => {
       "inspect",
       "last",
       "export",
+      "search",
+      "index",
       "delete",
       "repair",
       "redact",

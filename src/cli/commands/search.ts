@@ -1,0 +1,199 @@
+// `tapedeck search QUERY`: ranked hits across the recorded sessions of this
+// project (or of every project the registry knows), from the derived index,
+// which is brought up to date first. Exit 0 with hits, 1 with none, 2 for a
+// bad query or option.
+import type { Command } from "commander";
+import { EVENT_KINDS } from "../../core/kinds.ts";
+import { printable } from "../../core/printable.ts";
+import type { IndexProgress } from "../../memory/index.ts";
+import { MARK_CLOSE, MARK_OPEN } from "../../memory/index-text.ts";
+import { parseQuery } from "../../memory/query.ts";
+import {
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  registeredProjects,
+  type SearchFilters,
+  type SearchHit,
+  searchProject,
+  splitMarks,
+} from "../../memory/search.ts";
+import { CliError, checkProvider, EXIT, note, printJson, projectFromOption } from "../common.ts";
+import { PROJECT_HELP } from "../options.ts";
+
+interface SearchOpts {
+  project?: string;
+  allProjects?: boolean;
+  provider?: string;
+  kind?: string;
+  since?: string;
+  session?: string;
+  limit?: string;
+  json?: boolean;
+}
+
+export const SEARCH_DESCRIPTION =
+  'search every recorded session of this project: words, "phrases", prefix*, OR, -word, kind:K, provider:P, session:S (see docs/memory.md)';
+
+async function searchCommand(text: string, opts: SearchOpts): Promise<void> {
+  const query = parseQuery(text);
+  const filters: SearchFilters = {
+    providers: opts.provider === undefined ? undefined : [checkProvider(opts.provider)!],
+    kinds: opts.kind === undefined ? undefined : parseKinds(opts.kind),
+    sessions: opts.session === undefined ? undefined : [opts.session],
+    since: opts.since === undefined ? undefined : parseSince(opts.since),
+  };
+  const limit = parseLimit(opts.limit);
+  const projects = opts.allProjects
+    ? allProjects(projectFromOption(opts.project))
+    : [projectFromOption(opts.project)];
+  const hits: SearchHit[] = [];
+  const progress = progressPrinter();
+  for (const project of projects) {
+    const found = searchProject(project, query, filters, limit, {
+      onProgress: progress,
+      onNotice: (t) => note(`tapedeck: ${t}\n`),
+    });
+    if (found.stale) {
+      note(
+        `tapedeck: the index of ${project} is being updated by another process; the newest events may be missing\n`,
+      );
+    }
+    hits.push(...found.hits);
+  }
+  progress.done();
+  // Each project's hits are ranked by their own index; across projects, by score.
+  if (projects.length > 1) hits.sort((a, b) => b.score - a.score || b.timestamp.localeCompare(a.timestamp));
+  const shown = hits.slice(0, limit);
+  if (opts.json) printJson(shown.map(jsonHit));
+  else printHits(shown, projects.length > 1);
+  if (shown.length === 0) {
+    if (!opts.json) note("tapedeck: no matches\n");
+    process.exitCode = EXIT.failed;
+  }
+}
+
+function parseKinds(value: string): string[] {
+  const kinds = value
+    .split(",")
+    .map((k) => k.trim())
+    .filter((k) => k !== "");
+  for (const k of kinds) {
+    if (!(EVENT_KINDS as readonly string[]).includes(k)) {
+      throw new CliError(`unknown kind "${k}" (kinds: ${EVENT_KINDS.join(", ")})`, EXIT.usage);
+    }
+  }
+  if (kinds.length === 0) throw new CliError("--kind needs a value", EXIT.usage);
+  return kinds;
+}
+
+/** An ISO date or time, or an age: 30m, 12h, 7d. */
+export function parseSince(value: string, now = Date.now()): string {
+  const age = /^(\d{1,6})([mhd])$/.exec(value.trim());
+  if (age) {
+    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[age[2] as "m" | "h" | "d"];
+    return new Date(now - Number(age[1]) * unit).toISOString();
+  }
+  const t = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(t)) {
+    throw new CliError(
+      `--since "${value}" is not a date (2026-11-30, 2026-11-30T10:00Z) or an age (30m, 12h, 7d)`,
+      EXIT.usage,
+    );
+  }
+  return new Date(t).toISOString();
+}
+
+function parseLimit(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_LIMIT;
+  const n = /^\d{1,7}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_LIMIT)) throw new CliError(`--limit must be 1 to ${MAX_LIMIT}`, EXIT.usage);
+  return n;
+}
+
+/** The registry's projects still on disk (the current one too); the gone ones are named on stderr. */
+function allProjects(current: string): string[] {
+  const { present, missing } = registeredProjects();
+  if (missing.length > 0) {
+    note(
+      `tapedeck: skipped ${missing.length} registered project(s) no longer on disk: ${missing.join(", ")}\n`,
+    );
+  }
+  return [...new Set([current, ...present])];
+}
+
+function jsonHit(h: SearchHit) {
+  const { text, matches } = splitMarks(h.snippet);
+  return { ...h, snippet: text, matches };
+}
+
+function printHits(hits: SearchHit[], withProject: boolean): void {
+  // Highlight only on a terminal: piped output stays plain text for grep and friends.
+  const tty = process.stdout.isTTY === true;
+  const lines: string[] = [];
+  for (const h of hits) {
+    const id = h.provider_session_id ?? h.session_id;
+    const head = [h.provider, id, `#${h.sequence}`, h.kind, h.timestamp.replace("T", " ").slice(0, 19)];
+    if (withProject) head.unshift(h.project);
+    lines.push(head.map(printable).join("  "));
+    lines.push(`  ${highlight(h.snippet, tty)}`);
+  }
+  if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** Recorded text made safe for the terminal piece by piece, the markers then turned into bold inverse (or dropped). */
+export function highlight(snippet: string, tty: boolean): string {
+  const pieces = snippet.split(new RegExp(`([${MARK_OPEN}${MARK_CLOSE}])`));
+  return pieces
+    .map((p) => {
+      if (p === MARK_OPEN) return tty ? "\x1b[1;7m" : "";
+      if (p === MARK_CLOSE) return tty ? "\x1b[0m" : "";
+      return printable(p);
+    })
+    .join("");
+}
+
+/** Progress of a long index update on stderr, at most once a second, only after the first two seconds. */
+function progressPrinter(): ((p: IndexProgress) => void) & { done(): void } {
+  const started = Date.now();
+  let last = 0;
+  let printed = false;
+  const tty = process.stderr.isTTY === true;
+  const fn = (p: IndexProgress) => {
+    const now = Date.now();
+    if (now - started < 2000 || now - last < 1000) return;
+    last = now;
+    printed = true;
+    const pct = p.bytesTotal > 0 ? Math.floor((100 * p.bytesDone) / p.bytesTotal) : 100;
+    const line = `tapedeck: indexing ${mb(p.bytesDone)} of ${mb(p.bytesTotal)} MB (${pct}%), session ${p.sessionsDone + 1} of ${p.sessionsTotal}`;
+    process.stderr.write(tty ? `\r${line}` : `${line}\n`);
+  };
+  return Object.assign(fn, {
+    done() {
+      if (printed && tty) process.stderr.write("\n");
+    },
+  });
+}
+
+function mb(n: number): string {
+  return (n / 1024 / 1024).toFixed(1);
+}
+
+export { progressPrinter };
+
+export function register(program: Command): void {
+  program
+    .command("search <query>")
+    .description(SEARCH_DESCRIPTION)
+    .option("--project <dir>", PROJECT_HELP)
+    .option("--all-projects", "every project the registry knows (projects no longer on disk are skipped)")
+    .option("--provider <name>", "only this provider's events (claude, codex, gemini, antigravity)")
+    .option(
+      "--kind <kinds>",
+      "only these event kinds, comma-separated (user_prompt, assistant_message, tool_call, …)",
+    )
+    .option("--since <date>", "only events at or after this date/time (ISO) or age (30m, 12h, 7d)")
+    .option("--session <id>", "only this session (id, provider id, directory name, or a prefix)")
+    .option("--limit <n>", `at most this many hits (default ${DEFAULT_LIMIT})`)
+    .option("--json", "machine-readable output: hits with the snippet as plain text and the match offsets")
+    .action(searchCommand);
+}

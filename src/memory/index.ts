@@ -1,0 +1,576 @@
+// The events index: `.tapedeck/index.sqlite`, derived from events.jsonl only
+// and rebuilt whenever it is missing, damaged or of an older layout. Each
+// session is indexed from the byte offset the last update reached; a grown
+// session costs only its new lines. The last indexed line's bytes are kept as
+// a hash, so a file truncated or rewritten under the same name (repair drops
+// a torn line; a restored backup) is noticed and that session reindexed.
+//
+// Two FTS5 tables share one content table: words (unicode61, bm25 ranking)
+// over the event's text, and trigrams over the identifiers, paths and
+// scripts in it (`src/core/store.ts`, `snake_case`, `--dry-run`), which the
+// word tokenizer splits apart and cannot match by a fragment.
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, readSync } from "node:fs";
+import { join, relative } from "node:path";
+import { listSessions } from "../core/archive.ts";
+import { lstatOrUndefined, unlinkQuietly } from "../core/fsutil.ts";
+import { ensureTapedeckDir, SESSION_FILES, tapedeckDir } from "../core/paths.ts";
+import { openForScan } from "../core/scan.ts";
+import { searchableText } from "./index-text.ts";
+import { type Database, isCorruption, MemoryDbError, openDatabase, toMemoryDbError } from "./sqlite.ts";
+
+export const INDEX_FILE = "index.sqlite";
+/** Bumped when the tables or the extracted text change: an older index is rebuilt, never migrated (it is derived). */
+export const INDEX_SCHEMA_VERSION = 1;
+/** A line longer than this is no event the recorder writes (it bounds events far below): skipped, never buffered. */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+/** The boundary hash covers this much before the indexed offset: the end of the last indexed line. */
+const BOUNDARY_BYTES = 256;
+const CHUNK_BYTES = 1024 * 1024;
+/** Events per transaction: large enough to amortize the commit, small enough to keep each write short. */
+const BATCH_EVENTS = 500;
+
+export function indexPath(projectRoot: string): string {
+  return join(tapedeckDir(projectRoot), INDEX_FILE);
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  provider TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  provider_session_id TEXT,
+  dir_name TEXT NOT NULL,
+  size INTEGER NOT NULL DEFAULT 0,
+  offset INTEGER NOT NULL DEFAULT 0,
+  boundary TEXT NOT NULL DEFAULT '',
+  inode TEXT NOT NULL DEFAULT '',
+  events INTEGER NOT NULL DEFAULT 0,
+  skipped INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY,
+  session INTEGER NOT NULL,
+  line_offset INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  ts TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  idents TEXT NOT NULL,
+  UNIQUE (session, line_offset)
+);
+CREATE INDEX IF NOT EXISTS events_ts ON events (ts);
+CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(
+  body, content='events', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS events_tri USING fts5(
+  idents, content='events', content_rowid='id', tokenize='trigram');
+`;
+
+export interface IndexProgress {
+  bytesDone: number;
+  bytesTotal: number;
+  sessionsDone: number;
+  sessionsTotal: number;
+}
+
+export interface UpdateOptions {
+  /** Called between batches on long work (the CLI prints it on stderr). */
+  onProgress?: (p: IndexProgress) => void;
+  /** A one-line notice (a damaged index rebuilt, a session reindexed). */
+  onNotice?: (text: string) => void;
+}
+
+export interface UpdateResult {
+  sessions: number;
+  /** Sessions whose file shrank or changed under the indexed offset, indexed again from byte 0. */
+  reindexed: number;
+  /** Sessions no longer on disk, dropped from the index. */
+  removed: number;
+  events: number;
+  bytes: number;
+  /** Lines that were not events (malformed, over MAX_LINE_BYTES): skipped, counted. */
+  skipped: number;
+  /** The index was damaged or of an older layout, and was rebuilt from nothing. */
+  rebuilt: boolean;
+}
+
+export interface IndexStatus {
+  path: string;
+  exists: boolean;
+  bytes: number;
+  sessions: number;
+  events: number;
+  /** Bytes of events.jsonl not yet indexed (new lines, or a changed session's whole file). */
+  behind_bytes: number;
+  behind_sessions: number;
+  schema_version: number | null;
+}
+
+/** Opens the index, creating it; a damaged or outdated one is deleted and created again, with a notice. */
+export function openIndex(projectRoot: string, opts: UpdateOptions = {}): { db: Database; rebuilt: boolean } {
+  ensureTapedeckDir(projectRoot);
+  const path = indexPath(projectRoot);
+  let db: Database;
+  try {
+    db = openDatabase(path, { base: projectRoot });
+    if (prepareSchema(db)) return { db, rebuilt: false };
+    db.close();
+    opts.onNotice?.(`${path} was made by another tapedeck version; rebuilding it from the recordings`);
+  } catch (error) {
+    if (!isCorruption(error)) throw error instanceof MemoryDbError ? error : toMemoryDbError(error, path);
+    opts.onNotice?.(`${path} was damaged; rebuilding it from the recordings (it holds nothing else)`);
+  }
+  removeIndexFiles(path);
+  db = openDatabase(path, { base: projectRoot });
+  try {
+    if (!prepareSchema(db)) throw new MemoryDbError(`${path}: could not create the index`, "failed", path);
+  } catch (error) {
+    db.close();
+    throw toMemoryDbError(error, path);
+  }
+  return { db, rebuilt: true };
+}
+
+/** Creates the tables; false when the file holds an index of another layout. */
+function prepareSchema(db: Database): boolean {
+  const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number };
+  if (tables.n > 0) {
+    const row = (() => {
+      try {
+        return db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
+          | { value: string }
+          | undefined;
+      } catch {
+        return undefined;
+      }
+    })();
+    if (row?.value !== String(INDEX_SCHEMA_VERSION)) return false;
+  }
+  db.exec(SCHEMA);
+  db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)").run(
+    String(INDEX_SCHEMA_VERSION),
+  );
+  return true;
+}
+
+/** Only the index and SQLite's own siblings of it; each is checked to be a plain file first (a link is left alone). */
+function removeIndexFiles(path: string): void {
+  for (const p of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+    if (lstatOrUndefined(p)?.isFile()) unlinkQuietly(p);
+  }
+}
+
+/** Deletes the index (it is derived): the next update builds it again from every session. */
+export function deleteIndex(projectRoot: string): void {
+  removeIndexFiles(indexPath(projectRoot));
+}
+
+interface SessionRow {
+  id: number;
+  path: string;
+  size: number;
+  offset: number;
+  boundary: string;
+  inode: string;
+}
+
+interface Target {
+  path: string;
+  rel: string;
+  provider: string;
+  session_id: string;
+  provider_session_id: string | null;
+  dir_name: string;
+}
+
+/** Every session of the project, by the path of its events.jsonl relative to the project. */
+function targets(projectRoot: string): Target[] {
+  return listSessions(projectRoot).map((s) => {
+    const path = join(s.dir, SESSION_FILES.events);
+    return {
+      path,
+      rel: relative(projectRoot, path),
+      provider: s.manifest.provider,
+      session_id: s.manifest.session_id,
+      provider_session_id: s.manifest.provider_session_id ?? null,
+      dir_name: s.manifest.session_dir ?? s.dir.split("/").at(-1)!,
+    };
+  });
+}
+
+/**
+ * Brings the index up to date with every session of the project: new lines
+ * of grown sessions, changed sessions from byte 0, gone sessions dropped.
+ * Synchronous; `updateIndexSteps` is the same work in short slices.
+ */
+export function updateIndex(projectRoot: string, opts: UpdateOptions = {}): UpdateResult {
+  const steps = updateIndexSteps(projectRoot, opts);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/**
+ * The update as a generator that yields after each committed batch, so a
+ * server can run it between requests (better-sqlite3 is synchronous: one
+ * batch is the longest the event loop is held). The offset of a session is
+ * committed in the same transaction as its events: a crash leaves an index
+ * that is behind, never one with a line twice or a line missing.
+ */
+export function* updateIndexSteps(
+  projectRoot: string,
+  opts: UpdateOptions = {},
+): Generator<IndexProgress, UpdateResult, void> {
+  const { db, rebuilt } = openIndex(projectRoot, opts);
+  const result: UpdateResult = {
+    sessions: 0,
+    reindexed: 0,
+    removed: 0,
+    events: 0,
+    bytes: 0,
+    skipped: 0,
+    rebuilt,
+  };
+  try {
+    const list = targets(projectRoot);
+    result.sessions = list.length;
+    result.removed = dropGoneSessions(db, new Set(list.map((t) => t.rel)));
+    const plans = list.map((t) => planSession(db, t)).filter((p) => p !== undefined);
+    const progress: IndexProgress = {
+      bytesDone: 0,
+      bytesTotal: plans.reduce((n, p) => n + (p.size - p.from), 0),
+      sessionsDone: 0,
+      sessionsTotal: plans.length,
+    };
+    for (const plan of plans) {
+      if (plan.reset) {
+        result.reindexed += 1;
+        opts.onNotice?.(`${plan.target.rel} changed under the index; indexing it again`);
+      }
+      for (const batch of indexSession(db, plan)) {
+        result.events += batch.events;
+        result.skipped += batch.skipped;
+        result.bytes += batch.bytes;
+        progress.bytesDone += batch.bytes;
+        opts.onProgress?.(progress);
+        yield progress;
+      }
+      progress.sessionsDone += 1;
+    }
+    return result;
+  } catch (error) {
+    throw toMemoryDbError(error, indexPath(projectRoot));
+  } finally {
+    db.close();
+  }
+}
+
+function dropGoneSessions(db: Database, present: Set<string>): number {
+  const rows = db.prepare("SELECT id, path FROM sessions").all() as Array<{ id: number; path: string }>;
+  const gone = rows.filter((r) => !present.has(r.path));
+  if (gone.length === 0) return 0;
+  db.transaction(() => {
+    for (const r of gone) clearSession(db, r.id, true);
+  }).immediate();
+  return gone.length;
+}
+
+/**
+ * Removes a session's events from both FTS tables and the content table. External content: each row is deleted
+ * by its values, and only from a table it was inserted into (a 'delete' of a row never added corrupts it).
+ */
+function clearSession(db: Database, session: number, forget: boolean): void {
+  db.prepare(
+    "INSERT INTO events_fts (events_fts, rowid, body) SELECT 'delete', id, body FROM events WHERE session = ?",
+  ).run(session);
+  db.prepare(
+    "INSERT INTO events_tri (events_tri, rowid, idents) SELECT 'delete', id, idents FROM events WHERE session = ? AND idents != ''",
+  ).run(session);
+  db.prepare("DELETE FROM events WHERE session = ?").run(session);
+  if (forget) db.prepare("DELETE FROM sessions WHERE id = ?").run(session);
+}
+
+interface Plan {
+  target: Target;
+  session: number;
+  from: number;
+  size: number;
+  inode: string;
+  reset: boolean;
+}
+
+/** Where a session's indexing starts: its indexed offset when the bytes there are still the ones indexed, else 0. */
+function planSession(db: Database, target: Target): Plan | undefined {
+  let fd: number;
+  try {
+    fd = openForScan(target.path);
+  } catch {
+    return undefined; // vanished or not a regular file: listSessions will drop it next time
+  }
+  try {
+    const st = fstatSync(fd);
+    const size = st.size;
+    const inode = `${st.dev}:${st.ino}`;
+    let row = db
+      .prepare("SELECT id, path, size, offset, boundary, inode FROM sessions WHERE path = ?")
+      .get(target.rel) as SessionRow | undefined;
+    if (!row) {
+      db.prepare(
+        "INSERT INTO sessions (path, provider, session_id, provider_session_id, dir_name, inode) VALUES (?, ?, ?, ?, ?, ?)",
+      ).run(
+        target.rel,
+        target.provider,
+        target.session_id,
+        target.provider_session_id,
+        target.dir_name,
+        inode,
+      );
+      row = db
+        .prepare("SELECT id, path, size, offset, boundary, inode FROM sessions WHERE path = ?")
+        .get(target.rel) as SessionRow;
+    }
+    const intact = row.offset <= size && row.inode === inode && boundaryHash(fd, row.offset) === row.boundary;
+    if (intact && row.offset === size) return undefined;
+    return {
+      target,
+      session: row.id,
+      from: intact ? row.offset : 0,
+      size,
+      inode,
+      reset: !intact && row.offset > 0,
+    };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** sha256 of the bytes just before `offset` (the end of the last indexed line); "" at offset 0. */
+function boundaryHash(fd: number, offset: number): string {
+  if (offset === 0) return "";
+  const start = Math.max(0, offset - BOUNDARY_BYTES);
+  const buf = Buffer.alloc(offset - start);
+  const n = readSync(fd, buf, 0, buf.length, start);
+  return createHash("sha256").update(buf.subarray(0, n)).digest("hex");
+}
+
+interface BatchResult {
+  events: number;
+  skipped: number;
+  bytes: number;
+}
+
+interface Pending {
+  line_offset: number;
+  seq: number;
+  kind: string;
+  provider: string;
+  ts: string;
+  event_id: string;
+  body: string;
+  idents: string;
+}
+
+/** Indexes one session from `plan.from`, one transaction per batch; yields after each. */
+function* indexSession(db: Database, plan: Plan): Generator<BatchResult, void, void> {
+  const fd = openForScan(plan.target.path);
+  try {
+    const insertEvent = db.prepare(
+      "INSERT OR IGNORE INTO events (session, line_offset, seq, kind, provider, ts, event_id, body, idents) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    const insertWords = db.prepare("INSERT INTO events_fts (rowid, body) VALUES (?, ?)");
+    const insertTri = db.prepare("INSERT INTO events_tri (rowid, idents) VALUES (?, ?)");
+    const readRow = db.prepare("SELECT offset, inode FROM sessions WHERE id = ?");
+    const saveRow = db.prepare(
+      "UPDATE sessions SET size = ?, offset = ?, boundary = ?, inode = ?, events = events + ?, skipped = skipped + ? WHERE id = ?",
+    );
+    let expected = plan.from;
+    const commit = db.transaction((batch: Pending[], end: number, skipped: number, reset: boolean) => {
+      // Another process (the hook server, a second search) may have indexed this range meanwhile.
+      const row = readRow.get(plan.session) as { offset: number; inode: string } | undefined;
+      if (!row || (!reset && row.offset !== expected)) return false;
+      if (reset) clearSession(db, plan.session, false);
+      let added = 0;
+      for (const e of batch) {
+        const r = insertEvent.run(
+          plan.session,
+          e.line_offset,
+          e.seq,
+          e.kind,
+          e.provider,
+          e.ts,
+          e.event_id,
+          e.body,
+          e.idents,
+        );
+        if (r.changes === 0) continue;
+        insertWords.run(r.lastInsertRowid, e.body);
+        if (e.idents !== "") insertTri.run(r.lastInsertRowid, e.idents);
+        added += 1;
+      }
+      saveRow.run(plan.size, end, boundaryHash(fd, end), plan.inode, added, skipped, plan.session);
+      return true;
+    });
+    let reset = plan.reset || plan.from === 0;
+    let batch: Pending[] = [];
+    let skipped = 0;
+    let batchStart = plan.from;
+    let lastEnd = plan.from;
+    for (const line of readLines(fd, plan.from, plan.size)) {
+      lastEnd = line.end;
+      if (line.bytes === undefined) skipped += 1;
+      else {
+        const pending = toPending(line.bytes, line.offset, plan.target.provider);
+        if (pending) batch.push(pending);
+        else skipped += 1;
+      }
+      if (batch.length >= BATCH_EVENTS || line.end - batchStart >= 8 * CHUNK_BYTES) {
+        if (!commit.immediate(batch, line.end, skipped, reset)) return;
+        yield { events: batch.length, skipped, bytes: line.end - batchStart };
+        reset = false;
+        expected = line.end;
+        batchStart = line.end;
+        batch = [];
+        skipped = 0;
+      }
+    }
+    if (batchStart !== expected) return;
+    // The last complete line ends the batch; a torn final line waits for its newline.
+    const end = lastEnd;
+    if (end > batchStart || reset) {
+      if (!commit.immediate(batch, end, skipped, reset)) return;
+      yield { events: batch.length, skipped, bytes: end - batchStart };
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface Line {
+  offset: number;
+  /** past the newline */
+  end: number;
+  /** undefined for a line over MAX_LINE_BYTES (skipped without being held in memory) */
+  bytes: Buffer | undefined;
+}
+
+/**
+ * Complete lines from `from` to `size`, with bounded memory: a line over
+ * MAX_LINE_BYTES is dropped as it streams by (core's scanLines grows its
+ * buffer to the longest line, fine for the recorder's own bounded lines, not
+ * for a file someone planted). A final line without a newline is not given.
+ */
+function* readLines(fd: number, from: number, size: number): Generator<Line, void, void> {
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let carry: Buffer[] = [];
+  let carryBytes = 0;
+  let oversized = false;
+  let lineStart = from;
+  let position = from;
+  while (position < size) {
+    const n = readSync(fd, chunk, 0, Math.min(CHUNK_BYTES, size - position), position);
+    if (n <= 0) break;
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      if (nl < 0 || nl >= n) break;
+      const end = position + nl + 1;
+      let bytes: Buffer | undefined;
+      if (!oversized && carryBytes + (nl - start) <= MAX_LINE_BYTES) {
+        const piece = chunk.subarray(start, nl);
+        bytes = carry.length === 0 ? piece : Buffer.concat([...carry, piece]);
+      }
+      yield { offset: lineStart, end, bytes };
+      carry = [];
+      carryBytes = 0;
+      oversized = false;
+      lineStart = end;
+      start = nl + 1;
+    }
+    if (start < n && !oversized) {
+      carryBytes += n - start;
+      if (carryBytes > MAX_LINE_BYTES) {
+        oversized = true;
+        carry = [];
+      } else carry.push(Buffer.from(chunk.subarray(start, n)));
+    }
+    position += n;
+  }
+}
+
+/** The indexed row of one line; undefined when the line is no envelope. */
+function toPending(bytes: Buffer, offset: number, provider: string): Pending | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const e = value as Record<string, unknown>;
+  if (typeof e.sequence !== "number" || typeof e.kind !== "string" || typeof e.event_id !== "string") {
+    return undefined;
+  }
+  const text = searchableText(e.kind, e.payload);
+  return {
+    line_offset: offset,
+    seq: e.sequence,
+    kind: e.kind,
+    provider: typeof e.provider === "string" ? e.provider : provider,
+    ts: typeof e.timestamp === "string" ? e.timestamp : "",
+    event_id: e.event_id,
+    body: text.body,
+    idents: text.idents,
+  };
+}
+
+/** What the index holds and how far behind the recordings it is; reads only (creates nothing). */
+export function indexStatus(projectRoot: string): IndexStatus {
+  const path = indexPath(projectRoot);
+  const st = lstatOrUndefined(path);
+  const status: IndexStatus = {
+    path,
+    exists: st?.isFile() === true,
+    bytes: st?.isFile() ? Number(st.size) : 0,
+    sessions: 0,
+    events: 0,
+    behind_bytes: 0,
+    behind_sessions: 0,
+    schema_version: null,
+  };
+  const list = targets(projectRoot);
+  let rows = new Map<string, SessionRow>();
+  if (status.exists) {
+    const db = openDatabase(path, { readonly: true, base: projectRoot });
+    try {
+      const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
+        | { value: string }
+        | undefined;
+      status.schema_version = version ? Number(version.value) : null;
+      const all = db
+        .prepare("SELECT id, path, size, offset, boundary, inode, events FROM sessions")
+        .all() as Array<SessionRow & { events: number }>;
+      rows = new Map(all.map((r) => [r.path, r]));
+      status.sessions = all.length;
+      status.events = all.reduce((n, r) => n + r.events, 0);
+    } catch (error) {
+      throw toMemoryDbError(error, path);
+    } finally {
+      db.close();
+    }
+  }
+  for (const t of list) {
+    const size = Number(lstatOrUndefined(t.path)?.size ?? 0);
+    const done = rows.get(t.rel)?.offset ?? 0;
+    const behind = done <= size ? size - done : size;
+    if (behind > 0) {
+      status.behind_bytes += behind;
+      status.behind_sessions += 1;
+    }
+  }
+  return status;
+}

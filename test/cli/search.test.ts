@@ -1,0 +1,142 @@
+// `tapedeck search` and `tapedeck index` as a user runs them: the built dist/cli.js in a child process.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { recordEvents } from "../../src/core/store.ts";
+import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
+
+const CLI = join(process.cwd(), "dist", "cli.js");
+
+beforeAll(() => {
+  if (!existsSync(CLI)) execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
+});
+
+const project = useTempProjects("tapedeck-search-cli-");
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    input: "",
+    encoding: "utf8",
+    env: { ...process.env, TAPEDECK_HOME: join(project(), "home"), ...env },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function seeded(): string {
+  const root = project();
+  recordEvents(spec(root, { identity: identity("s-1") }), [
+    event("user_prompt", "a", { prompt: "rename \u001b]0;pwned\u0007 the recorder module" }),
+    event("tool_call", "b", {
+      tool_name: "Bash",
+      tool_input: { command: "git mv src/core/store.ts src/core/archive-store.ts" },
+    }),
+  ]);
+  return root;
+}
+
+describe("tapedeck search", () => {
+  it("prints ranked hits (plain when piped) and exits 0; 1 with none; 2 for a bad query", () => {
+    const root = seeded();
+    const found = cli(["search", "recorder", "--project", root]);
+    expect(found.code).toBe(0);
+    expect(found.stdout).toContain("claude  s-1  #1  user_prompt");
+    expect(found.stdout).toContain("the recorder module");
+    // Piped: no highlighting, and the recorded escape sequence never reaches the terminal.
+    expect(found.stdout).not.toContain("\u001b");
+    expect(found.stdout).not.toContain("\ue000");
+    const none = cli(["search", "absent", "--project", root]);
+    expect(none).toMatchObject({ code: 1, stdout: "" });
+    expect(none.stderr).toContain("no matches");
+    const bad = cli(["search", '"open', "--project", root]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("bad query: unterminated quote");
+    expect(bad.stderr).not.toContain("SQLITE");
+    expect(cli(["search", "x", "--project", root, "--limit", "0"]).code).toBe(2);
+    expect(cli(["search", "x", "--project", root, "--since", "yesterday"]).code).toBe(2);
+    expect(cli(["search", "x", "--project", root, "--kind", "banana"]).code).toBe(2);
+    expect(cli(["search", "x".repeat(100_000), "--project", root]).stderr).toContain(
+      "longer than 4096 bytes",
+    );
+  });
+
+  it("answers --json with the snippet as plain text and the match offsets", () => {
+    const root = seeded();
+    const r = cli(["search", "store.ts", "--project", root, "--json"]);
+    expect(r.code).toBe(0);
+    const [hit] = JSON.parse(r.stdout);
+    expect(hit).toMatchObject({
+      provider: "claude",
+      provider_session_id: "s-1",
+      sequence: 2,
+      kind: "tool_call",
+    });
+    const [start, end] = hit.matches[0];
+    expect(hit.snippet.slice(start, end).toLowerCase()).toContain("store");
+    expect(JSON.parse(cli(["search", "absent", "--project", root, "--json"]).stdout)).toEqual([]);
+  });
+
+  it("searches every registered project with --all-projects, naming the gone ones", () => {
+    const a = seeded();
+    const b = seeded();
+    const home = project();
+    mkdirSync(join(home, "registry", "claude"), { recursive: true });
+    for (const [id, root] of [
+      ["x", b],
+      ["y", join(home, "gone")],
+    ]) {
+      writeFileSync(
+        join(home, "registry", "claude", `${id}.json`),
+        JSON.stringify({
+          provider: "claude",
+          provider_session_id: id,
+          project_root: root,
+          registered_at: "",
+        }),
+      );
+    }
+    const r = cli(["search", "recorder", "--project", a, "--all-projects", "--json"], {
+      TAPEDECK_HOME: home,
+    });
+    expect(r.code).toBe(0);
+    expect(new Set(JSON.parse(r.stdout).map((h: { project: string }) => h.project))).toEqual(new Set([a, b]));
+    expect(r.stderr).toContain("skipped 1 registered project(s) no longer on disk");
+  });
+});
+
+describe("tapedeck index", () => {
+  it("updates, reports status and rebuilds, the file 0600", () => {
+    const root = seeded();
+    const before = JSON.parse(cli(["index", "status", "--project", root, "--json"]).stdout);
+    expect(before).toMatchObject({ exists: false, behind_sessions: 1 });
+    const up = JSON.parse(cli(["index", "update", "--project", root, "--json"]).stdout);
+    expect(up).toMatchObject({ action: "update", events: 2, sessions: 1 });
+    expect(JSON.parse(cli(["index", "update", "--project", root, "--json"]).stdout)).toMatchObject({
+      events: 0,
+    });
+    expect(statSync(join(root, ".tapedeck", "index.sqlite")).mode & 0o777).toBe(0o600);
+    const rebuilt = cli(["index", "rebuild", "--project", root]);
+    expect(rebuilt.stdout).toContain("Rebuilt: 2 events");
+    expect(cli(["index", "status", "--project", root]).stdout).toContain("up to date");
+    expect(cli(["index", "banana", "--project", root]).code).toBe(2);
+  });
+
+  it("says how to fix a corrupt index it cannot replace, without an SQLite stack", () => {
+    const root = seeded();
+    mkdirSync(join(root, ".tapedeck"), { recursive: true });
+    execFileSync("mkfifo", [join(root, ".tapedeck", "index.sqlite")]);
+    const r = cli(["search", "recorder", "--project", root]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("index.sqlite is not a regular file");
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+  });
+});
+
+describe("highlight", () => {
+  it("turns the markers into bold inverse on a terminal only, after making the recorded text safe", async () => {
+    const { highlight } = await import("../../src/cli/commands/search.ts");
+    const snippet = "a \ue000match\ue001 \u001b[2J b";
+    expect(highlight(snippet, true)).toBe("a \u001b[1;7mmatch\u001b[0m \ufffd b");
+    expect(highlight(snippet, false)).toBe("a match \ufffd b");
+  });
+});

@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { recordEvents } from "../../src/core/store.ts";
+import { indexPath, updateIndex } from "../../src/memory/index.ts";
+import { MARK_CLOSE, MARK_OPEN } from "../../src/memory/index-text.ts";
+import { parseQuery } from "../../src/memory/query.ts";
+import {
+  registeredProjects,
+  type SearchFilters,
+  searchProject,
+  splitMarks,
+  substringSnippet,
+} from "../../src/memory/search.ts";
+import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
+
+const project = useTempProjects("tapedeck-search-");
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill("SIGKILL");
+});
+
+function seed(root: string): void {
+  const at = (t: string) => () => t;
+  recordEvents(
+    spec(root, { identity: identity("alpha-1") }),
+    [
+      event("user_prompt", "a", { prompt: "deploy the staging server" }),
+      event("assistant_message", "b", { text: "Deployed staging." }),
+    ],
+    at("2026-01-01T10:00:00.000Z"),
+  );
+  recordEvents(
+    spec(root, {
+      identity: identity("beta-2", "codex"),
+      sessionRoot: join(root, ".tapedeck", "codex-sessions"),
+    }),
+    [event("user_prompt", "a", { prompt: "deploy production now" })],
+    at("2026-06-01T10:00:00.000Z"),
+  );
+}
+
+function search(root: string, text: string, filters: SearchFilters = {}, limit = 20) {
+  return searchProject(root, parseQuery(text), filters, limit);
+}
+
+describe("search", () => {
+  it("filters by provider, kind, session (id, provider id, prefix) and time", () => {
+    const root = project();
+    seed(root);
+    expect(search(root, "deploy").hits).toHaveLength(2);
+    expect(search(root, "deploy provider:codex").hits.map((h) => h.provider)).toEqual(["codex"]);
+    expect(search(root, "deploy", { providers: ["claude"] }).hits.map((h) => h.provider_session_id)).toEqual([
+      "alpha-1",
+    ]);
+    expect(search(root, "deploy OR deployed kind:assistant_message").hits.map((h) => h.sequence)).toEqual([
+      2,
+    ]);
+    expect(search(root, "deploy", { sessions: ["codex:beta-2"] }).hits).toHaveLength(1);
+    expect(search(root, "deploy", { sessions: ["alph"] }).hits.map((h) => h.provider)).toEqual(["claude"]);
+    expect(search(root, "deploy", { since: "2026-03-01T00:00:00.000Z" }).hits.map((h) => h.provider)).toEqual(
+      ["codex"],
+    );
+    // A flag and a query filter both restrict: nothing is both claude and codex.
+    expect(search(root, "deploy provider:codex", { providers: ["claude"] }).hits).toHaveLength(0);
+  });
+
+  it("limits the hits and excludes -words", () => {
+    const root = project();
+    seed(root);
+    expect(search(root, "deploy", {}, 1).hits).toHaveLength(1);
+    expect(search(root, "deploy -production").hits.map((h) => h.provider)).toEqual(["claude"]);
+  });
+
+  it("answers no hits for a project without recordings, creating nothing", () => {
+    const root = project();
+    expect(search(root, "anything")).toEqual({ hits: [], stale: false });
+  });
+
+  it("reads the index as it is while another process holds its write lock, and says so", async () => {
+    const root = project();
+    seed(root);
+    updateIndex(root);
+    recordEvents(spec(root, { identity: identity("alpha-1") }), [
+      event("user_prompt", "z", { prompt: "deploy later" }),
+    ]);
+    const script = `const D=require("better-sqlite3");const d=new D(${JSON.stringify(indexPath(root))});d.exec("BEGIN IMMEDIATE");d.exec("INSERT INTO meta VALUES ('x','y')");process.stdout.write("locked\\n");setInterval(()=>{},1000);`;
+    const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    children.push(child);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on("data", (d: Buffer) => d.toString().includes("locked") && resolve());
+      child.on("exit", (code) => reject(new Error(`lock holder exited ${code}`)));
+    });
+    const found = search(root, "deploy");
+    expect(found.stale).toBe(true);
+    expect(found.hits).toHaveLength(2);
+    child.kill("SIGKILL");
+    await new Promise((r) => child.on("exit", r));
+    const after = search(root, "deploy");
+    expect(after).toMatchObject({ stale: false });
+    expect(after.hits).toHaveLength(3);
+  });
+
+  it("marks substring matches case-insensitively and gives their offsets", () => {
+    const s = substringSnippet("Edit SRC/core/Store.ts then store.ts again", ["store.ts"]);
+    expect(s).toBe(
+      `Edit SRC/core/${MARK_OPEN}Store.ts${MARK_CLOSE} then ${MARK_OPEN}store.ts${MARK_CLOSE} again`,
+    );
+    expect(splitMarks(s)).toEqual({
+      text: "Edit SRC/core/Store.ts then store.ts again",
+      matches: [
+        [14, 22],
+        [28, 36],
+      ],
+    });
+  });
+
+  it("lists the registry's projects, the gone ones apart", () => {
+    const home = project();
+    const live = project();
+    const write = (provider: string, id: string, root: string) => {
+      mkdirSync(join(home, "registry", provider), { recursive: true });
+      writeFileSync(
+        join(home, "registry", provider, `${id}.json`),
+        JSON.stringify({ provider, provider_session_id: id, project_root: root, registered_at: "x" }),
+      );
+    };
+    write("claude", "a", live);
+    write("codex", "b", live);
+    write("claude", "c", join(home, "gone"));
+    writeFileSync(join(home, "registry", "claude", "junk.json"), "{not json");
+    expect(registeredProjects({ TAPEDECK_HOME: home })).toEqual({
+      present: [live],
+      missing: [join(home, "gone")],
+    });
+  });
+});

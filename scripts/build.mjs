@@ -107,6 +107,15 @@ await build({
   outfile: "dist/serve.js",
   minify: true,
 });
+// Retrieval (a prompt's best memory, SQLite): required by dist/hook.cjs and dist/serve.js only on a prompt hook
+// with retrieval on, so that no other hook loads it. better-sqlite3 (native) is loaded from node_modules.
+await build({
+  ...common,
+  entryPoints: ["src/memory/retrieval.ts"],
+  outfile: "dist/retrieval.cjs",
+  format: "cjs",
+  packages: "external",
+});
 // The MCP server, loaded by `tapedeck mcp` only: the SDK stays out of every other command's start-up.
 await build({
   ...common,

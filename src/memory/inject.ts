@@ -50,7 +50,7 @@ export const DEFAULT_BUDGET_BYTES = 4096;
  */
 export const MAX_BUDGET_BYTES = 8192;
 /** Below this not even one short item with its heading fits. */
-export const MIN_BUDGET_BYTES = 256;
+export const MIN_BUDGET_BYTES = 512;
 
 /** A configured budget made safe: a number between MIN and MAX, the default when absent or not a number. */
 export function clampBudget(value: unknown): number {

@@ -1,0 +1,201 @@
+// The user's prompt → the best matches in the project's memory, as one marker-wrapped block within a byte
+// budget: what the prompt hook hands the agent as added context when retrieval is on (memory/inject.ts).
+//
+// Budget: 4 KiB by default, never above 8 KiB (inject.ts says why).
+//
+// Loaded only when retrieval is on: it opens SQLite (through the memory store), which a hook must not pay for
+// otherwise. Built on its own into dist/retrieval.cjs for the hook bundle and the hook server.
+import { statSync } from "node:fs";
+import { clampBudget, type Retrieval } from "./inject.ts";
+import { stripInjected, wrapInjected } from "./marker.ts";
+import { type MemoryHit, type MemoryItem, type MemoryStore, memoryPath, openMemory } from "./store.ts";
+
+/** Items offered at most; more would only share the budget into slivers. */
+export type { Retrieval };
+
+export const MAX_INJECTED_ITEMS = 5;
+/** A cut item shorter than this says nothing useful: the block stops instead. */
+const MIN_CUT_BODY_BYTES = 160;
+/** Distinct words taken from a prompt: enough to find an item, few enough for a fast FTS query. */
+const MAX_QUERY_TERMS = 24;
+const MAX_PROMPT_CHARS = 16 * 1024;
+
+const HEADER =
+  "Memory the user promoted into tapedeck from earlier sessions, most relevant first (it may be out of date):";
+
+export interface RetrieveOptions {
+  budgetBytes?: number;
+  /** An open store (the hook server keeps one per project); else the project's memory is opened read-only. */
+  store?: MemoryStore;
+}
+
+// Words that match nearly every item and only dilute the ranking.
+const STOPWORDS = new Set(
+  (
+    "the and for are but not you all any can had her was one our out has have his how its may new now " +
+    "old see two way who did get let say she too use that with this from they will would there their what " +
+    "about which when make like time just know take into your some could them than then these want been " +
+    "were said each does doing done here where why should shall also only over such very more most other " +
+    "please tell give show find need using used there's it's i'm don't what's"
+  ).split(" "),
+);
+
+/**
+ * The prompt as a search: its distinctive words (a marker from an earlier injection removed first), each quoted
+ * so that nothing in a prompt is query syntax, joined by OR so that an item matching some of them ranks.
+ */
+export function queryFromPrompt(prompt: string): { query: string; terms: string[] } | undefined {
+  const text = stripInjected(prompt.slice(0, MAX_PROMPT_CHARS));
+  const terms: string[] = [];
+  const seen = new Set<string>();
+  for (const raw of text.split(/[\s"]+/)) {
+    // Sentence punctuation around a word, not inside an identifier (src/core/store.ts keeps its dots).
+    const word = raw.replace(/^[^\p{L}\p{N}_./-]+|[^\p{L}\p{N}_]+$/gu, "");
+    const key = word.toLowerCase();
+    if ([...word].length < 3 || word.length > 64 || STOPWORDS.has(key) || seen.has(key)) continue;
+    seen.add(key);
+    terms.push(word);
+    if (terms.length >= MAX_QUERY_TERMS) break;
+  }
+  if (terms.length === 0) return undefined;
+  return { query: terms.map((t) => `"${t}"`).join(" OR "), terms };
+}
+
+function sourceLine(item: MemoryItem): string {
+  const s = item.source;
+  const range = s.seq_from === s.seq_to ? `event ${s.seq_from}` : `events ${s.seq_from}-${s.seq_to}`;
+  return `${item.kind}, ${s.provider} session ${s.session_id}, ${range}`;
+}
+
+/** The first `bytes` of `text` without splitting a character. */
+function cutBytes(text: string, bytes: number): string {
+  const buf = Buffer.from(text, "utf8");
+  if (buf.length <= bytes) return text;
+  return buf
+    .subarray(0, bytes)
+    .toString("utf8")
+    .replace(/\uFFFD+$/u, "");
+}
+
+function render(sections: string[]): string {
+  return [HEADER, ...sections].join("\n\n");
+}
+
+/**
+ * The block for these items, in this order, within `budget` bytes marker included: whole items while they fit,
+ * then at most one cut short, then none.
+ */
+export function composeContext(
+  items: readonly MemoryItem[],
+  budget: number,
+): { text: string; ids: string[]; truncated: boolean } | undefined {
+  const sections: string[] = [];
+  const ids: string[] = [];
+  let truncated = false;
+  for (const item of items) {
+    const heading = `[${ids.length + 1}] ${item.title} (${sourceLine(item)})`;
+    const whole = `${heading}\n${item.body}`;
+    const next = wrapInjected(render([...sections, whole]), [...ids, item.id]);
+    if (Buffer.byteLength(next) <= budget) {
+      sections.push(whole);
+      ids.push(item.id);
+      continue;
+    }
+    truncated = true;
+    const bare = Buffer.byteLength(wrapInjected(render([...sections, `${heading}\n`]), [...ids, item.id]));
+    const room = budget - bare - Buffer.byteLength(" […]");
+    if (room >= MIN_CUT_BODY_BYTES) {
+      // wrapInjected may widen a tag inside the body by a byte or two: cut again until it fits.
+      for (let cut = room; cut >= MIN_CUT_BODY_BYTES; cut -= 16) {
+        const section = `${heading}\n${cutBytes(item.body, cut)} […]`;
+        if (Buffer.byteLength(wrapInjected(render([...sections, section]), [...ids, item.id])) <= budget) {
+          sections.push(section);
+          ids.push(item.id);
+          break;
+        }
+      }
+    }
+    break;
+  }
+  if (ids.length === 0) return undefined;
+  return { text: wrapInjected(render(sections), ids), ids, truncated };
+}
+
+interface CachedStore {
+  store: MemoryStore;
+  /** dev:ino of memory.sqlite when opened: a replaced file is opened again. */
+  stamp: string;
+}
+
+const stores = new Map<string, CachedStore>();
+
+function fileStamp(path: string): string | undefined {
+  try {
+    const s = statSync(path);
+    return `${s.dev}:${s.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The project's memory, opened read-only once per process and kept: the hook server answers many hooks, and
+ * opening SQLite per hook cost more than the search. A file replaced or removed since is noticed (inode).
+ */
+function memoryOf(projectRoot: string): MemoryStore | undefined {
+  const stamp = fileStamp(memoryPath(projectRoot));
+  const cached = stores.get(projectRoot);
+  if (cached && cached.stamp === stamp) return cached.store;
+  if (cached) {
+    stores.delete(projectRoot);
+    try {
+      cached.store.close();
+    } catch {
+      // already closed with its file
+    }
+  }
+  if (!stamp) return undefined;
+  const store = openMemory(projectRoot, { readonly: true });
+  if (store) stores.set(projectRoot, { store, stamp });
+  return store;
+}
+
+/** Closes every store this process keeps open (the hook server on shutdown; tests). */
+export function closeRetrievalStores(): void {
+  for (const { store } of stores.values()) {
+    try {
+      store.close();
+    } catch {
+      // closing is best effort
+    }
+  }
+  stores.clear();
+}
+
+/** The context for this prompt, or undefined when memory holds nothing that matches (or there is no memory). */
+export function retrieve(
+  projectRoot: string,
+  prompt: string,
+  opts: RetrieveOptions = {},
+): Retrieval | undefined {
+  const q = queryFromPrompt(prompt);
+  if (!q) return undefined;
+  const store = opts.store ?? memoryOf(projectRoot);
+  if (!store) return undefined;
+  const budget = clampBudget(opts.budgetBytes);
+  const hits: MemoryHit[] = store.search(q.query, { limit: MAX_INJECTED_ITEMS });
+  if (hits.length === 0) return undefined;
+  const byId = new Map(store.get(hits.map((h) => h.id)).map((item) => [item.id, item]));
+  const ordered = hits.map((h) => byId.get(h.id)).filter((i): i is MemoryItem => i !== undefined);
+  const composed = composeContext(ordered, budget);
+  if (!composed) return undefined;
+  return {
+    text: composed.text,
+    bytes: Buffer.byteLength(composed.text),
+    item_ids: composed.ids,
+    query: q.query,
+    budget_bytes: budget,
+    matched: hits.length,
+    truncated: composed.truncated || composed.ids.length < ordered.length,
+  };
+}

@@ -257,7 +257,15 @@ function stripDeep(value: unknown): unknown {
       const out: Record<string, unknown> = {};
       set(out);
       for (const [k, v] of Object.entries(src)) {
-        stack.push({ src: v, set: (x) => Object.defineProperty(out, k, field(x)), depth: depth + 1 });
+        // The slot first, so the keys keep their order whatever order the stack fills them in.
+        Object.defineProperty(out, k, field(undefined));
+        stack.push({
+          src: v,
+          set: (x) => {
+            out[k] = x;
+          },
+          depth: depth + 1,
+        });
       }
     }
   }
@@ -337,7 +345,14 @@ function responseText(response: unknown): string {
     const err = typeof r.stderr === "string" && r.stderr !== "" ? `\nstderr:\n${r.stderr}` : "";
     return out + err;
   }
+  // Claude's Agent and MCP tools answer with content blocks: their text is the answer, the rest bookkeeping.
+  const texts = Array.isArray(r.content) ? r.content.filter(isTextBlock).map((b) => b.text) : [];
+  if (texts.length > 0) return texts.join("\n");
   return render(response);
+}
+
+function isTextBlock(b: unknown): b is { text: string } {
+  return typeof b === "object" && b !== null && typeof (b as { text?: unknown }).text === "string";
 }
 
 /** At most MAX_BODY_BYTES of UTF-8, cut on a character boundary, the cut marked. */

@@ -487,7 +487,9 @@ function itemOf(r: Row): MemoryItem {
 }
 
 function hitOf(r: Row, score: number, snippet: string): MemoryHit {
-  return { id: r.id, kind: r.kind as MemoryKind, title: r.title, score, snippet, source: sourceOf(r) };
+  // One line: a snippet sits under its title in a list, and a newline in it would read as the next hit.
+  const line = snippet.replace(/\s+/g, " ").trim();
+  return { id: r.id, kind: r.kind as MemoryKind, title: r.title, score, snippet: line, source: sourceOf(r) };
 }
 
 /** The store is the last line: whatever a caller builds, nothing over the bound or of an unknown kind lands. */

@@ -1,0 +1,258 @@
+// `tapedeck memory list|show|search|forget|export|verify`: the promoted memory (.tapedeck/memory.sqlite).
+// Everything but `forget` only reads, and opens the file read-only: a project with nothing promoted has none.
+import type { Command } from "commander";
+import { printable } from "../../core/printable.ts";
+import { exportMemory } from "../../memory/export.ts";
+import { ITEM_KINDS, type MemoryItem, type MemoryKind } from "../../memory/items.ts";
+import { type MemoryHit, type MemoryStore, openMemory } from "../../memory/store.ts";
+import { verifyMemory } from "../../memory/verify.ts";
+import { CliError, confirm, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../common.ts";
+import { PROJECT_HELP } from "../options.ts";
+
+interface MemoryOpts {
+  project?: string;
+  json?: boolean;
+}
+
+/** Read-only; undefined when nothing was ever promoted here. */
+function readStore(opts: MemoryOpts): MemoryStore | undefined {
+  return openMemory(projectFromOption(opts.project), { readonly: true });
+}
+
+function withStore<T>(opts: MemoryOpts, empty: () => T, fn: (s: MemoryStore) => T): T {
+  const store = readStore(opts);
+  if (!store) return empty();
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+function intOption(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new CliError(`${name} must be a positive whole number`, EXIT.usage);
+  }
+  return Number(value);
+}
+
+function sourceText(item: Pick<MemoryItem, "source">): string {
+  const s = item.source;
+  const seq = s.seq_from === s.seq_to ? `${s.seq_from}` : `${s.seq_from}-${s.seq_to}`;
+  return `${printable(s.session_id)} #${seq}`;
+}
+
+// --- list ----------------------------------------------------------------
+
+interface ListOpts extends MemoryOpts {
+  session?: string;
+  kind?: string;
+  limit?: string;
+}
+
+function listCommand(opts: ListOpts): void {
+  if (opts.kind !== undefined && !(ITEM_KINDS as readonly string[]).includes(opts.kind)) {
+    throw new CliError(`unknown item kind "${opts.kind}" (kinds: ${ITEM_KINDS.join(", ")})`, EXIT.usage);
+  }
+  const limit = intOption(opts.limit, "--limit", 100);
+  const items = withStore(
+    opts,
+    () => [],
+    (s) => s.list({ limit, session: opts.session, kind: opts.kind as MemoryKind | undefined }),
+  );
+  if (opts.json) {
+    printJson(items.map(({ body, ...rest }) => ({ ...rest, bytes: Buffer.byteLength(body) })));
+    return;
+  }
+  if (items.length === 0) {
+    say("No promoted memory here yet (tapedeck promote SESSION)\n");
+    return;
+  }
+  for (const i of items) {
+    say(`${i.id}  ${i.kind.padEnd(18)} ${sourceText(i).padEnd(30)} ${printable(i.title)}\n`);
+  }
+}
+
+// --- show ----------------------------------------------------------------
+
+function showCommand(id: string, opts: MemoryOpts): void {
+  const item = withStore(
+    opts,
+    () => undefined,
+    (s) => s.get([id])[0],
+  );
+  if (!item) throw new CliError(`no memory item ${printable(id)}`, EXIT.notFound);
+  if (opts.json) {
+    printJson(item);
+    return;
+  }
+  const s = item.source;
+  say(
+    `${printable(item.title)}\n` +
+      `${item.id} · ${item.kind} · ${formatBytes(Buffer.byteLength(item.body))}${item.truncated ? " (cut to 4 KiB)" : ""} · promoted ${item.created_at}\n` +
+      `Source: ${printable(s.provider)} ${sourceText(item)}${s.agent_id ? ` agent ${printable(s.agent_id)}` : ""}, ` +
+      `events ${s.event_ids.map(printable).join(", ")}\n` +
+      `Archive: sha256 ${s.archive_sha256} of its first ${s.archive_bytes} bytes (envelope v${s.envelope_schema_version})\n\n` +
+      `${item.body}\n`,
+  );
+}
+
+// --- search --------------------------------------------------------------
+
+interface SearchOpts extends MemoryOpts {
+  limit?: string;
+}
+
+function searchCommand(query: string, opts: SearchOpts): void {
+  const limit = intOption(opts.limit, "--limit", 10);
+  const hits: MemoryHit[] = withStore(
+    opts,
+    () => [],
+    (s) => s.search(query, { limit }),
+  );
+  if (opts.json) printJson({ hits });
+  else if (hits.length === 0) say("No matches in promoted memory\n");
+  else {
+    for (const h of hits) {
+      say(`${h.id}  ${h.kind}  ${sourceText(h)}  ${printable(h.title)}\n    ${printable(h.snippet)}\n`);
+    }
+  }
+  // As `tapedeck search`: exit 1 when nothing matched, for scripts.
+  if (hits.length === 0) process.exitCode = EXIT.failed;
+}
+
+// --- forget --------------------------------------------------------------
+
+interface ForgetOpts extends MemoryOpts {
+  yes?: boolean;
+}
+
+async function forgetCommand(id: string, opts: ForgetOpts): Promise<void> {
+  const project = projectFromOption(opts.project);
+  const found = withStore(
+    opts,
+    () => undefined,
+    (s) => s.get([id])[0],
+  );
+  if (!found) throw new CliError(`no memory item ${printable(id)}`, EXIT.notFound);
+  if (!opts.yes) {
+    const ok = await confirm(`Forget ${found.id} (${found.kind}: ${printable(found.title)})?`);
+    if (!ok) {
+      throw new CliError(
+        process.stdin.isTTY ? "not forgotten" : "not forgotten: pass --yes to forget without a terminal",
+        EXIT.usage,
+      );
+    }
+  }
+  const store = openMemory(project);
+  let removed = false;
+  try {
+    removed = store?.forget(found.id) ?? false;
+  } finally {
+    store?.close();
+  }
+  // Forgotten by someone else between the look-up and now: the outcome the user asked for, said as it is.
+  if (opts.json) printJson({ forgotten: removed ? found.id : null });
+  else say(removed ? `Forgot ${found.id}\n` : `${found.id} was already gone\n`);
+}
+
+// --- export --------------------------------------------------------------
+
+interface ExportOpts extends MemoryOpts {
+  format: string;
+}
+
+function exportCommand(opts: ExportOpts): void {
+  if (opts.format !== "jsonl" && opts.format !== "md") {
+    throw new CliError(`unknown format "${opts.format}" (use jsonl or md)`, EXIT.usage);
+  }
+  const format = opts.format;
+  // `memory export … | head`: a reader that stops early is not a failure of the export.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(EXIT.ok);
+    throw error;
+  });
+  const n = withStore(
+    opts,
+    () => exportMemory(emptyStore, format, (t) => process.stdout.write(t)),
+    (s) => exportMemory(s, format, (t) => process.stdout.write(t)),
+  );
+  note(`Exported ${n} memory item(s)\n`);
+}
+
+const emptyStore = {
+  iterate: function* () {},
+} as unknown as MemoryStore;
+
+// --- verify --------------------------------------------------------------
+
+function verifyCommand(opts: MemoryOpts): void {
+  const project = projectFromOption(opts.project);
+  const report = withStore(
+    opts,
+    () => ({ checked: 0, ok: 0, findings: [] }),
+    (s) => verifyMemory(project, s, (n) => note(`tapedeck: verified ${n.toLocaleString("en-US")} items\n`)),
+  );
+  if (opts.json) printJson(report);
+  else {
+    for (const f of report.findings) {
+      say(
+        `${f.id}  ${f.problem.padEnd(7)} ${printable(f.session_id)}: ${f.reason}  (${printable(f.title)})\n`,
+      );
+    }
+    say(
+      report.findings.length === 0
+        ? `${report.checked} item(s) checked: every source is intact\n`
+        : `${report.checked} item(s) checked: ${report.findings.length} with a source gone or changed (the items are kept)\n`,
+    );
+  }
+  if (report.findings.length > 0) process.exitCode = EXIT.failed;
+}
+
+export function register(program: Command): void {
+  const memory = program
+    .command("memory")
+    .description("the promoted memory (.tapedeck/memory.sqlite): list, show, search, forget, export, verify");
+  memory
+    .command("list")
+    .description("promoted items, newest first")
+    .option("--session <id>", "only items from this session (id, archive id or prefix)")
+    .option("--kind <kind>", `only this kind (${ITEM_KINDS.join(", ")})`)
+    .option("--limit <n>", "at most this many (default 100)")
+    .option("--project <dir>", PROJECT_HELP)
+    .option("--json", "machine-readable output")
+    .action(listCommand);
+  memory
+    .command("show <id>")
+    .description("one item in full, with its source")
+    .option("--project <dir>", PROJECT_HELP)
+    .option("--json", "machine-readable output")
+    .action(showCommand);
+  memory
+    .command("search <query>")
+    .description('ranked matches: words, "phrases", prefix*, OR, -word, kind:K, provider:P, session:S')
+    .option("--limit <n>", "at most this many hits (default 10, at most 100)")
+    .option("--project <dir>", PROJECT_HELP)
+    .option("--json", "machine-readable output")
+    .action(searchCommand);
+  memory
+    .command("forget <id>")
+    .description("delete one item from memory (asks first; the recording is not touched)")
+    .option("-y, --yes", "do not ask for confirmation")
+    .option("--project <dir>", PROJECT_HELP)
+    .option("--json", "machine-readable output")
+    .action(forgetCommand);
+  memory
+    .command("export")
+    .description("every item, oldest first, to stdout as JSONL or Markdown")
+    .requiredOption("--format <format>", "jsonl or md")
+    .option("--project <dir>", PROJECT_HELP)
+    .action(exportCommand);
+  memory
+    .command("verify")
+    .description("re-read each item's source: report items whose session is gone or changed (exit 1)")
+    .option("--project <dir>", PROJECT_HELP)
+    .option("--json", "machine-readable output")
+    .action(verifyCommand);
+}

@@ -8,10 +8,12 @@ import { codexTrustCheck } from "./doctor.ts";
 import { codexInstaller } from "./installer.ts";
 import { codexMcpExtra } from "./mcp-installer.ts";
 import { codexNotifyExtra } from "./notify-installer.ts";
+import { codexReplay } from "./replay.ts";
 
 export const codexProvider: ProviderEntry = {
   adapter: codexAdapter,
   installer: { ...codexInstaller, extras: [codexNotifyExtra, codexMcpExtra] },
   apiUsage: codexApiUsage,
   doctorChecks: [codexTrustCheck],
+  replay: codexReplay,
 };

@@ -5,8 +5,10 @@ import type { ProviderEntry } from "../entry.ts";
 import { geminiAdapter } from "./adapter.ts";
 import { geminiInstaller } from "./installer.ts";
 import { geminiMcpExtra } from "./mcp-installer.ts";
+import { geminiReplay } from "./replay.ts";
 
 export const geminiProvider: ProviderEntry = {
   adapter: geminiAdapter,
   installer: { ...geminiInstaller, extras: [geminiMcpExtra] },
+  replay: geminiReplay,
 };

@@ -1,0 +1,224 @@
+// `tapedeck replay` with the real codex and gemini, offline against their mocks: a recorded baseline is
+// replayed into a new recorded session (new id, linked, the same prompts in order) with native memory on
+// (the project's memory file in the requests) and off (in none), and nothing outside the experiment root
+// changes.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Manifest } from "../../src/core/schemas.ts";
+import { DUMMY_OPENAI_KEY, MOCK_KEY_ENV, runCodex } from "../../src/demo/codex-offline.ts";
+import { DUMMY_GEMINI_KEY, runGemini } from "../../src/demo/gemini-offline.ts";
+import { commitProject, tapedeck, untouched } from "./replay-harness.ts";
+import { useBuild, useCodexSandbox, useGeminiSandbox } from "./sandboxes.ts";
+
+useBuild();
+
+const FACT = "The project codename is KESTREL-9.";
+const PROMPTS = ["SCENARIO_BASH echo replayed-step", "and now a plain second prompt"];
+
+interface ReplayOut {
+  session_id: string;
+  replay_of_session_id: string;
+  archive: string;
+  arm: string;
+}
+
+function manifestOf(archive: string): Manifest {
+  return JSON.parse(readFileSync(join(archive, "manifest.json"), "utf8")) as Manifest;
+}
+
+function recordedPrompts(archive: string): string[] {
+  return readFileSync(join(archive, "events.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { kind: string; agent_id?: string; payload: { prompt?: string } })
+    .filter((e) => e.kind === "user_prompt" && !e.agent_id)
+    .map((e) => e.payload.prompt ?? "");
+}
+
+/** The prompts in order of first appearance in these request bodies. */
+function promptsIn(bodies: unknown[]): string[] {
+  const seen: Array<[number, string]> = [];
+  for (const p of PROMPTS) {
+    const at = bodies.findIndex((b) => JSON.stringify(b).includes(p));
+    if (at >= 0) seen.push([at, p]);
+  }
+  return seen.sort((a, b) => a[0] - b[0]).map(([, p]) => p);
+}
+
+describe("tapedeck replay (codex)", () => {
+  const sb = useCodexSandbox("replay-codex");
+  let env: Record<string, string> = {};
+  let baseline = "";
+  let archive = "";
+
+  beforeAll(async () => {
+    env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: sb.home,
+      CODEX_HOME: sb.codexHome,
+      [MOCK_KEY_ENV]: DUMMY_OPENAI_KEY,
+    };
+    commitProject(sb.projectDir, "AGENTS.md", FACT);
+    const installed = await tapedeck(["install", "codex", "--transport", "command", "--yes"], {
+      cwd: sb.projectDir,
+      env,
+    });
+    expect(installed.code, installed.stderr).toBe(0);
+    const first = await runCodex({
+      home: sb.home,
+      codexHome: sb.codexHome,
+      cwd: sb.projectDir,
+      args: [PROMPTS[0]!],
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const next = await runCodex({
+      home: sb.home,
+      codexHome: sb.codexHome,
+      cwd: sb.projectDir,
+      args: ["resume", first.threadId!, PROMPTS[1]!],
+    });
+    expect(next.code, next.stderr).toBe(0);
+    baseline = first.threadId!;
+    archive = join(sb.projectDir, ".tapedeck", "codex-sessions", baseline);
+  }, 180_000);
+
+  it.each([
+    ["on", true],
+    ["off", false],
+  ] as const)(
+    "native memory %s: a new linked session, the same prompts, AGENTS.md present only when on, nothing else touched",
+    async (mode, carries) => {
+      const state = () =>
+        untouched({ home: sb.home, projectDir: sb.projectDir, archive, settings: [sb.codexHome] });
+      const before = state();
+      const root = join(sb.root, `exp-${mode}`);
+      const run = await tapedeck(
+        [
+          "replay",
+          "last",
+          "--arm",
+          `memory-${mode}`,
+          "--native-memory",
+          mode,
+          "--experiment-root",
+          root,
+          "--json",
+        ],
+        { cwd: sb.projectDir, env },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const out = JSON.parse(run.stdout) as ReplayOut;
+      expect(out.replay_of_session_id).toBe(`codex:${baseline}`);
+      const manifest = manifestOf(out.archive);
+      expect(manifest).toMatchObject({
+        run_type: "replay",
+        replay_of_session_id: `codex:${baseline}`,
+        arm: `memory-${mode}`,
+      });
+      const id = manifest.provider_session_id!;
+      expect(id).not.toBe(baseline);
+      expect(recordedPrompts(out.archive)).toEqual(PROMPTS);
+      const bodies = sb.mock.requests.filter((r) => r.sessionId === id).map((r) => r.body);
+      expect(bodies.length).toBeGreaterThan(0);
+      expect(promptsIn(bodies)).toEqual(PROMPTS);
+      expect(bodies.map((b) => JSON.stringify(b).includes(FACT))).toEqual(bodies.map(() => carries));
+      expect(state()).toEqual(before);
+    },
+    240_000,
+  );
+});
+
+describe("tapedeck replay (gemini)", () => {
+  const sb = useGeminiSandbox("replay-gemini");
+  let env: Record<string, string> = {};
+  let baseline = "";
+  let archive = "";
+
+  beforeAll(async () => {
+    env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: sb.home,
+      GOOGLE_GEMINI_BASE_URL: sb.mock.url,
+      GEMINI_API_KEY: DUMMY_GEMINI_KEY,
+      GEMINI_CLI_NO_RELAUNCH: "true",
+    };
+    commitProject(sb.projectDir, "GEMINI.md", FACT);
+    const installed = await tapedeck(["install", "gemini", "--transport", "command", "--yes"], {
+      cwd: sb.projectDir,
+      env,
+    });
+    expect(installed.code, installed.stderr).toBe(0);
+    const first = await runGemini({
+      home: sb.home,
+      cwd: sb.projectDir,
+      baseUrl: sb.mock.url,
+      args: [PROMPTS[0]!],
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const next = await runGemini({
+      home: sb.home,
+      cwd: sb.projectDir,
+      baseUrl: sb.mock.url,
+      args: ["--resume", first.sessionId!, PROMPTS[1]!],
+    });
+    expect(next.code, next.stderr).toBe(0);
+    baseline = first.sessionId!;
+    const dir = join(sb.projectDir, ".tapedeck", "gemini-sessions");
+    archive = join(dir, baseline);
+  }, 180_000);
+
+  it.each([
+    ["on", true],
+    ["off", false],
+  ] as const)(
+    "native memory %s: a new linked session, the same prompts, GEMINI.md present only when on, nothing else touched",
+    async (mode, carries) => {
+      const state = () =>
+        untouched({
+          home: sb.home,
+          projectDir: sb.projectDir,
+          archive,
+          settings: [join(sb.home, ".gemini")],
+        });
+      const before = state();
+      const from = sb.mock.requests.length;
+      const root = join(sb.root, `exp-${mode}`);
+      const run = await tapedeck(
+        [
+          "replay",
+          "last",
+          "--arm",
+          `memory-${mode}`,
+          "--native-memory",
+          mode,
+          "--experiment-root",
+          root,
+          "--json",
+        ],
+        { cwd: sb.projectDir, env },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const out = JSON.parse(run.stdout) as ReplayOut;
+      expect(out.replay_of_session_id).toBe(`gemini:${baseline}`);
+      const manifest = manifestOf(out.archive);
+      expect(manifest).toMatchObject({
+        run_type: "replay",
+        replay_of_session_id: `gemini:${baseline}`,
+        arm: `memory-${mode}`,
+      });
+      expect(manifest.provider_session_id).not.toBe(baseline);
+      expect(recordedPrompts(out.archive)).toEqual(PROMPTS);
+      // Gemini sends no session id: the requests since the replay began are all the replay's (runs are sequential).
+      const bodies = sb.mock.requests
+        .slice(from)
+        .filter((r) => r.path.includes("streamGenerateContent"))
+        .map((r) => r.body);
+      expect(bodies.length).toBeGreaterThan(0);
+      expect(promptsIn(bodies)).toEqual(PROMPTS);
+      expect(bodies.map((b) => JSON.stringify(b).includes(FACT))).toEqual(bodies.map(() => carries));
+      expect(state()).toEqual(before);
+    },
+    240_000,
+  );
+});

@@ -16,12 +16,20 @@ export interface DiagnosticEntry {
   code?: string;
 }
 
+/**
+ * The error's code (ENOENT, UND_ERR_SOCKET), else its class name (TypeError): identifiers too narrow to carry
+ * payload text. Every other case, a thrown string or a getter that throws included, is "unknown". The one
+ * helper for the hook path, the store and the proxy, so that their logs name the same failure the same way.
+ */
 export function errorCode(error: unknown): string {
-  if (typeof error === "object" && error !== null) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (typeof code === "string" && /^[A-Z0-9_]{1,40}$/.test(code)) return code;
-    const name = (error as Error).name;
-    if (typeof name === "string" && /^[A-Za-z]{1,40}$/.test(name)) return name;
+  try {
+    if (typeof error === "object" && error !== null) {
+      const { code, name } = error as { code?: unknown; name?: unknown };
+      if (typeof code === "string" && /^[A-Z0-9_]{1,40}$/.test(code)) return code;
+      if (typeof name === "string" && /^[A-Za-z]{1,40}$/.test(name)) return name;
+    }
+  } catch {
+    // A hostile thrown object: reading its fields threw.
   }
   return "unknown";
 }

@@ -20,6 +20,7 @@
 //   memory for good: after `hookTimeoutMs` the queue moves on without it.
 // - Only the event types an extension declared (`streamEvents`) reach its
 //   onStreamEvent; observe.ts skips the others before they are decoded.
+import { errorCode } from "../core/diagnostics.ts";
 import { DEFAULT_TYPE } from "./sse-blocks.ts";
 import type { ProxyContext, ProxyExtension, StreamEvent } from "./types.ts";
 
@@ -55,19 +56,8 @@ const EVENT_OVERHEAD_BYTES = 256;
 
 export const SAFE_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
-/** The error's code, else its name: short identifiers that cannot carry payload text. */
-export function errorCode(err: unknown): string {
-  try {
-    if (err && typeof err === "object") {
-      const { code, name } = err as { code?: unknown; name?: unknown };
-      if (typeof code === "string" && SAFE_CODE.test(code)) return code;
-      if (typeof name === "string" && SAFE_CODE.test(name)) return name;
-    }
-  } catch {
-    // A throwing getter on a thrown object: fall through to its type.
-  }
-  return typeof err;
-}
+// One errorCode for the proxy and the recorder (core/diagnostics.ts).
+export { errorCode };
 
 export function safeLog(log: ProxyLog | undefined, entry: ProxyLogEntry): void {
   if (!log) return;

@@ -114,6 +114,24 @@ describe("SseSplitter", () => {
     }
   });
 
+  it("judges an event cut in two where it lies, at every cut of every kind of event", () => {
+    // Each piece after a first event, cut at every byte: the event is then half in
+    // the splitter's tail, half in the next chunk, and is judged without joining.
+    for (const piece of PIECES) {
+      const stream = Buffer.from(PIECES[0]! + piece + PIECES[1]! + PIECES[2]!, "utf8");
+      const from = Buffer.byteLength(PIECES[0]!);
+      for (let cut = from; cut <= from + Buffer.byteLength(piece); cut += 1) {
+        const chunks = [stream.subarray(0, cut), stream.subarray(cut)];
+        const whole = parseWhole(chunks);
+        expect({ piece, cut, events: parseSplit(chunks) }).toEqual({
+          piece,
+          cut,
+          events: whole.filter((e, i) => i === 0 || isWanted(e)),
+        });
+      }
+    }
+  });
+
   it("never decodes a content delta of an LF-only stream", () => {
     const stream = Buffer.from(
       PIECES[0]! + PIECES[1]!.repeat(50) + PIECES[2]! + PIECES[1]!.repeat(50) + PIECES[3]!,

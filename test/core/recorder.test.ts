@@ -2,8 +2,8 @@
 // so an adapter whose enrich throws still has its payload's events recorded, whichever provider it is.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type ProviderConfig, setRecording, writeConfig } from "../../src/core/config.ts";
 import type { ProviderAdapter } from "../../src/core/provider.ts";
 import { runHook } from "../../src/core/recorder.ts";
 import { claudeAdapter } from "../../src/providers/claude/adapter.ts";
@@ -65,5 +65,63 @@ describe("runHook's output for the agent", () => {
     const result = runHook(claudeAdapter, input, env);
     expect(result.status).toBe("recorded");
     expect(result.output).toBeUndefined();
+  });
+});
+
+describe("runHook parses the payload at most once", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** How often the hook's payload text went through JSON.parse. */
+  function parsesOf(run: (data: Buffer) => void, root: string): number {
+    const data = payload("claude", "UserPromptSubmit", root);
+    const text = data.toString("utf8");
+    const parse = vi.spyOn(JSON, "parse");
+    run(data);
+    const n = parse.mock.calls.filter(([arg]) => arg === text).length;
+    parse.mockRestore();
+    return n;
+  }
+
+  function stopped(): string {
+    const root = project();
+    const claude: ProviderConfig = { recording: "on", mode: "capture-only" };
+    setRecording(claude, false);
+    writeConfig(root, { schema_version: 1, providers: { claude } });
+    return root;
+  }
+
+  it("not at all while recording is off and a variable names the project", () => {
+    const root = stopped();
+    const env = { CLAUDE_PROJECT_DIR: root, TAPEDECK_HOME: join(root, "home") };
+    let status: string | undefined;
+    const n = parsesOf((data) => {
+      status = runHook(claudeAdapter, { data, overflow: false }, env).status;
+    }, root);
+    expect(status).toBe("off");
+    expect(n).toBe(0);
+  });
+
+  it("once while recording is off and only the payload's cwd names the project", () => {
+    const root = stopped();
+    const env = { PWD: "/", TAPEDECK_HOME: join(root, "home") };
+    let status: string | undefined;
+    const n = parsesOf((data) => {
+      status = runHook(claudeAdapter, { data, overflow: false }, env).status;
+    }, root);
+    expect(status).toBe("off");
+    expect(n).toBe(1);
+  });
+
+  it("once when the cwd found the project and the hook records", () => {
+    const { root } = enabled("claude");
+    const env = { PWD: "/", TAPEDECK_HOME: join(root, "home") };
+    let status: string | undefined;
+    const n = parsesOf((data) => {
+      status = runHook(claudeAdapter, { data, overflow: false }, env).status;
+    }, root);
+    expect(status).toBe("recorded");
+    expect(n).toBe(1);
   });
 });

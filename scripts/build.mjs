@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { build } from "esbuild";
+import { writeHook } from "./hook-loader.mjs";
 
 const { version } = JSON.parse(readFileSync("package.json", "utf8"));
 
@@ -87,13 +88,16 @@ const cli = await build({
     js: 'import { createRequire as __tapedeckRequire } from "node:module";\nconst require = __tapedeckRequire(import.meta.url);',
   },
 });
-await build({
+// The hook: dist/hook.cjs is a loader that runs the bundle with a V8 code cache (scripts/hook-loader.mjs).
+const hook = await build({
   ...common,
   entryPoints: ["src/hook-entry.ts"],
   outfile: "dist/hook.cjs",
   format: "cjs",
   minify: true,
+  write: false,
 });
+writeHook("dist", hook.outputFiles[0].text);
 // Loaded by the hook only under the http transport.
 await build({
   ...common,
@@ -117,11 +121,15 @@ await build({
   packages: "external",
 });
 // The MCP server, loaded by `tapedeck mcp` only: the SDK stays out of every other command's start-up.
+// Its memory tools load better-sqlite3 with `require`, which an ES module has only through this banner.
 await build({
   ...common,
   entryPoints: ["src/mcp/server.ts"],
   outfile: "dist/mcp.js",
   packages: "external",
+  banner: {
+    js: 'import { createRequire as __tapedeckRequire } from "node:module";\nconst require = __tapedeckRequire(import.meta.url);',
+  },
 });
 pruneChunks(writeCli(cli.outputFiles));
 // The http transport's hook client: a bash script, shipped as it is.

@@ -29,6 +29,7 @@ const BOUNDARY_BYTES = 256;
 const CHUNK_BYTES = 1024 * 1024;
 /** Events per transaction: large enough to amortize the commit, small enough to keep each write short. */
 const BATCH_EVENTS = 500;
+const PLANS_PER_SLICE = 50;
 
 export function indexPath(projectRoot: string): string {
   return join(tapedeckDir(projectRoot), INDEX_FILE);
@@ -240,13 +241,16 @@ export function* updateIndexSteps(
     const list = targets(projectRoot);
     result.sessions = list.length;
     result.removed = dropGoneSessions(db, new Set(list.map((t) => t.rel)));
-    const plans = list.map((t) => planSession(db, t)).filter((p) => p !== undefined);
-    const progress: IndexProgress = {
-      bytesDone: 0,
-      bytesTotal: plans.reduce((n, p) => n + (p.size - p.from), 0),
-      sessionsDone: 0,
-      sessionsTotal: plans.length,
-    };
+    const progress: IndexProgress = { bytesDone: 0, bytesTotal: 0, sessionsDone: 0, sessionsTotal: 0 };
+    const plans: Plan[] = [];
+    for (const [i, t] of list.entries()) {
+      const plan = planSession(db, t);
+      if (plan) plans.push(plan);
+      // Each plan is an open, a stat and a 256-byte read: a slice every few dozen keeps a server responsive.
+      if (i % PLANS_PER_SLICE === PLANS_PER_SLICE - 1) yield progress;
+    }
+    progress.bytesTotal = plans.reduce((n, p) => n + (p.size - p.from), 0);
+    progress.sessionsTotal = plans.length;
     for (const plan of plans) {
       if (plan.reset) {
         result.reindexed += 1;

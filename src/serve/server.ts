@@ -28,6 +28,7 @@ import { errorCode, writeDiagnostic } from "../core/diagnostics.ts";
 import { tapedeckDir } from "../core/paths.ts";
 import { ownProcessAlive } from "../core/pids.ts";
 import { type ContextStep, runHook } from "../core/recorder.ts";
+import { indexWhenIdle } from "../memory/idle.ts";
 import { adapterFor } from "../providers/registry.ts";
 import { newToken, removeRunFile, runFilePath, writeRunFile } from "./runfile.ts";
 
@@ -143,6 +144,8 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
   const record = (provider: string, data: Buffer): string | undefined => {
     const adapter = adapterFor(provider);
     if (!adapter) return undefined;
+    // The search index catches up a few seconds after the last hook, in another process (src/memory/idle.ts).
+    indexWhenIdle(opts.project);
     try {
       return runHook(
         adapter,

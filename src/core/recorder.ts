@@ -14,6 +14,7 @@ import {
 } from "./paths.ts";
 import type { ProviderAdapter } from "./provider.ts";
 import { registerSession } from "./registry.ts";
+import { replayLabels } from "./replay-labels.ts";
 import { sessionSpecFor } from "./session-spec.ts";
 import { type RecordOutcome, recordEvents, type SessionSpec, sessionDirNameFor } from "./store.ts";
 import { markTurn, takeTurnMark } from "./turn-marks.ts";
@@ -285,6 +286,7 @@ function specFor(
     replayOf: env.TAPEDECK_REPLAY_OF ?? null,
     arm: env.TAPEDECK_ARM ?? null,
     runType: env.TAPEDECK_REPLAY_OF ? "replay" : undefined,
+    ...(env.TAPEDECK_REPLAY_OF ? { replay: replayLabels(env) } : {}),
   };
 }
 

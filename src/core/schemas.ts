@@ -95,6 +95,12 @@ export const Manifest = z.object({
   run_type: z.enum(["recorded", "replay", "experiment"]),
   replay_of_session_id: z.string().nullable(),
   arm: z.string().nullable(),
+  // A replay's arm (docs/experiments.md); absent on recorded sessions.
+  experiment_id: z.string().nullable().optional(),
+  native_memory: z.enum(["on", "off"]).nullable().optional(),
+  retrieval: z.enum(["on", "off"]).nullable().optional(),
+  recording_enabled: z.boolean().optional(),
+  arm_labels: z.record(z.string(), z.string()).nullable().optional(),
   agent_pid: z.number().int().nullable(),
   last_event_at: z.iso.datetime({ precision: 3 }).nullable().optional(),
   limits: z

@@ -26,6 +26,7 @@ import { type PreparedEvent, prepareEvent } from "./prepare.ts";
 import { noteTornTail, tornReason } from "./recovery-report.ts";
 import { loadRedactionRules } from "./redact/rules-file.ts";
 import { REDACTION_POLICY } from "./redact.ts";
+import type { ReplayLabels } from "./replay-labels.ts";
 import { parseEventLine, scanLines, sha256OfFd } from "./scan.ts";
 import type { Checksums, Manifest } from "./schemas.ts";
 import { cleanStaleTemps, listSpool, readSpoolBatch, removeBatch, setAside, writeSpool } from "./spool.ts";
@@ -41,6 +42,8 @@ export interface SessionSpec {
   runType?: Manifest["run_type"];
   replayOf?: string | null;
   arm?: string | null;
+  /** A replay's arm, from the orchestrator's environment (core/replay-labels.ts). */
+  replay?: ReplayLabels;
   /** How long to wait for the writer lock before spooling (ms): the project's lock_timeout_ms. */
   lockTimeoutMs?: number;
   /**
@@ -295,6 +298,15 @@ class SessionWriter {
       run_type: spec.runType ?? "recorded",
       replay_of_session_id: spec.replayOf ?? null,
       arm: spec.arm ?? null,
+      ...(spec.replay
+        ? {
+            experiment_id: spec.replay.experimentId,
+            native_memory: spec.replay.nativeMemory,
+            retrieval: spec.replay.retrieval,
+            recording_enabled: true,
+            arm_labels: spec.replay.labels,
+          }
+        : {}),
       agent_pid: spec.agentPid,
       last_event_at: null,
       limits: {

@@ -30,7 +30,7 @@ const NOT_INHERITED = [
   /^CLAUDE_CODE_(SESSION_ID|ENTRYPOINT|MESSAGING_SOCKET|DISABLE_CLAUDE_MDS|DISABLE_AUTO_MEMORY)$/,
   /^GEMINI_(SESSION_ID|PROJECT_DIR|CWD|PLANS_DIR)$/,
   /^CODEX_(THREAD_ID|MANAGED_BY_NPM|MANAGED_PACKAGE_ROOT)$/,
-  /^TAPEDECK_(PROJECT_DIR|REPLAY_OF|ARM|EXPERIMENT_ID|NATIVE_MEMORY|RETRIEVAL)$/,
+  /^TAPEDECK_(PROJECT_DIR|REPLAY_OF|ARM|ARM_LABELS|EXPERIMENT_ID|NATIVE_MEMORY|RETRIEVAL)$/,
 ];
 
 export function inheritedEnv(env: Record<string, string | undefined>): Record<string, string> {
@@ -156,6 +156,20 @@ export async function runExperiment(x: Experiment): Promise<ExperimentRecord> {
   return record;
 }
 
+/** What every record of the run is labelled with, so no figure is read without its setting. */
+function armLabels(x: Experiment, run: RunRecord, prepared: PreparedHome): Record<string, string> {
+  const labels: Record<string, string> = {
+    provider: x.driver.provider,
+    settings_root: prepared.settingsRoot,
+    session_root: run.session_root ?? "",
+    repetition: String(run.repetition),
+  };
+  if (x.record.cli_version) labels.cli_version = x.record.cli_version;
+  if (x.record.model_requested) labels.model_requested = x.record.model_requested;
+  if (x.baseline.revision) labels.revision = x.baseline.revision;
+  return labels;
+}
+
 function armEnv(x: Experiment, run: RunRecord, home: string, prepared: PreparedHome): Record<string, string> {
   return {
     ...inheritedEnv(x.userEnv),
@@ -166,6 +180,7 @@ function armEnv(x: Experiment, run: RunRecord, home: string, prepared: PreparedH
     TAPEDECK_EXPERIMENT_ID: x.record.experiment_id,
     TAPEDECK_NATIVE_MEMORY: run.native_memory ? "on" : "off",
     TAPEDECK_RETRIEVAL: run.retrieval ? "on" : "off",
+    TAPEDECK_ARM_LABELS: JSON.stringify(armLabels(x, run, prepared)),
   };
 }
 

@@ -131,6 +131,13 @@ describe("tapedeck replay (claude)", () => {
     expect(manifest.run_type).toBe("replay");
     expect(manifest.replay_of_session_id).toBe(`claude:${baselineId}`);
     expect(manifest.arm).toBe("native");
+    expect(manifest).toMatchObject({
+      experiment_id: JSON.parse(readFileSync(join(root, "experiment.json"), "utf8")).experiment_id,
+      native_memory: "on",
+      retrieval: "off",
+      recording_enabled: true,
+      arm_labels: { provider: "claude", session_root: join(root, "runs", "native-r1", "sessions") },
+    });
     const newId = manifest.provider_session_id!;
     expect(newId).not.toBe(baselineId);
     expect(promptsSeen(newId)).toEqual(PROMPTS);

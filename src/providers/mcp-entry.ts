@@ -3,6 +3,7 @@
 // runs a `cli.js` with `mcp` as its first argument; a server the user named
 // "tapedeck" that is not that is never replaced or removed.
 import type { ExtraCommand } from "./installer.ts";
+import { isRecord } from "./shared.ts";
 
 export const MCP_SERVER_NAME = "tapedeck";
 
@@ -30,7 +31,7 @@ type Json = Record<string, unknown>;
 /** `mcpServers` of a JSON settings object (Claude's .mcp.json, Gemini's settings.json), created on demand. */
 export function mcpServers(settings: Json, create: boolean): Json | undefined {
   const v = settings.mcpServers;
-  if (v && typeof v === "object" && !Array.isArray(v)) return v as Json;
+  if (isRecord(v)) return v;
   if (!create) return undefined;
   if (v !== undefined)
     throw new Error("mcpServers is not an object; fix it first, tapedeck will not overwrite it");

@@ -7,6 +7,7 @@ import { ensureDir, isErrno, writeFileAtomicSync } from "../core/fsutil.ts";
 import { isInside } from "../core/paths.ts";
 import { readAgentFileText } from "./agent-file.ts";
 import type { Settings } from "./installer.ts";
+import { isRecord } from "./shared.ts";
 
 /** The file's object; `{}` when it is missing or empty. Throws an Error whose message is for the user. */
 export function readSettingsFile(path: string): Settings {
@@ -20,7 +21,7 @@ export function readSettingsFile(path: string): Settings {
   if (text.trim() === "") return {};
   try {
     const value = JSON.parse(text) as unknown;
-    if (value && typeof value === "object" && !Array.isArray(value)) return value as Settings;
+    if (isRecord(value)) return value;
   } catch {
     // below: never overwrite a file we could not understand
   }

@@ -37,7 +37,7 @@ import {
   tableHooks,
 } from "../hooks-table.ts";
 import type { ProviderInstaller } from "../installer.ts";
-import { canonicalJson } from "../shared.ts";
+import { canonicalJson, isRecord } from "../shared.ts";
 import { codexConfigFile, defaultCodexHome } from "./home.ts";
 import { parseTomlTables, type TomlTables, type TomlValue, tableKey } from "./toml.ts";
 
@@ -188,7 +188,7 @@ export function codexHookTrust(project: string, codexHome: string = defaultCodex
   let settings: Json = {};
   try {
     const parsed = JSON.parse(readAgentFileText(hooksPath)) as unknown;
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) settings = parsed as Json;
+    if (isRecord(parsed)) settings = parsed;
     else warnings.push(`${hooksPath} is not a JSON object`);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") warnings.push(`cannot read ${hooksPath}`);

@@ -2,12 +2,15 @@
  * Scripted stand-in for the Anthropic Messages API, good enough for the real `claude` CLI to run a whole
  * session offline. Replies are chosen by `SCENARIO_*` keywords in the current user prompt so that a test can
  * steer the agent (run Bash, fail a tool, spawn a subagent, call an MCP tool, error out) without a real model.
+ * `SCENARIO_SAY <text>` states a fact; `SCENARIO_RECALL <key>` answers with a fact only when tapedeck's marker in
+ * the request carries it, else "I don't know." (recall-mock.ts).
  *
  * Standalone: `npx tsx test/mocks/anthropic-mock.ts --port 18081 --log requests.jsonl`
  */
 import { appendFileSync } from "node:fs";
 import type http from "node:http";
 import { flatHeaders, parseMcpScenario, readBody, sendSse, startMockServer } from "./mock-http.ts";
+import { promptWithoutMemory, recallAnswer } from "./recall-mock.ts";
 
 export interface MockUsage {
   input_tokens: number;
@@ -341,8 +344,12 @@ function defaultReply(body: MessagesRequest, agentId: string | null, a: Analysis
     return text(`${name.toLowerCase()}-result`, `Done: ${excerpt}`);
   }
 
-  const { name, arg } = parseScenario(a.promptText);
+  const { name, arg } = parseScenario(promptWithoutMemory(a.promptText));
   switch (name) {
+    case "SAY":
+      return text("say", arg || "Nothing to say.");
+    case "RECALL":
+      return text("recall", recallAnswer(body, arg));
     case "APIERROR":
       return {
         kind: "error",

@@ -14,6 +14,8 @@
  *   SCENARIO_BASH <cmd>      a `run_shell_command {command, description}` call, then (after the
  *                            functionResponse) `Done: <output>`
  *   SCENARIO_FAIL            the same with `echo oops >&2; exit 3`
+ *   SCENARIO_SAY <text>, SCENARIO_RECALL <key>  a stated fact; a fact recalled only from tapedeck's marker in the
+ *                            request (recall-mock.ts)
  *   SCENARIO_MCP <tool> <json>  a call of that MCP tool, then `Done: <its output>`
  *   SCENARIO_COMPRESS <cmd>  like BASH, but the call's usage claims a prompt of 900k tokens, past Gemini's
  *                            compression threshold: the CLI compresses the history before its next model call
@@ -26,6 +28,7 @@
 import { appendFileSync } from "node:fs";
 import type http from "node:http";
 import { flatHeaders, parseMcpScenario, readBody, sendSse, startMockServer } from "./mock-http.ts";
+import { promptWithoutMemory, recallAnswer } from "./recall-mock.ts";
 
 export interface GeminiUsage {
   promptTokenCount: number;
@@ -279,9 +282,13 @@ function streamReply(body: GenerateRequest, a: Analysis): Reply {
           : `Done: ${name} answered.`;
     return { scenario: `${name === SHELL_TOOL ? "bash" : name}-result`, parts: [{ text }] };
   }
-  const { name, arg } = parseScenario(a.promptText);
+  const { name, arg } = parseScenario(promptWithoutMemory(a.promptText));
   const command = arg.replace(/^(please\s+)?run\s+/i, "");
   switch (name) {
+    case "SAY":
+      return { scenario: "say", parts: [{ text: arg || "Nothing to say." }] };
+    case "RECALL":
+      return { scenario: "recall", parts: [{ text: recallAnswer(body, arg) }] };
     case "BASH":
       return shellCall("bash", command || "echo hello", "Run a command");
     case "FAIL":

@@ -12,6 +12,8 @@
  *                         then `Subagent reported: <its final message>` (a subagent never spawns another one)
  *   SCENARIO_MCP <tool> <json>  a call of that MCP tool (namespaced as codex declares it), then `Done: <output>`
  *   SCENARIO_APIERROR     an HTTP 400
+ *   SCENARIO_SAY <text>, SCENARIO_RECALL <key>  a stated fact; a fact recalled only from tapedeck's marker in
+ *                         the request (recall-mock.ts)
  *   the compaction prompt ("You are performing a CONTEXT CHECKPOINT COMPACTION...")  a summary message
  *   anything else         a short text reply
  *
@@ -31,6 +33,7 @@
  */
 import type http from "node:http";
 import { flatHeaders, parseMcpScenario, readBody, sendSse, startMockServer } from "./mock-http.ts";
+import { promptWithoutMemory, recallAnswer } from "./recall-mock.ts";
 
 /** The usage object of `response.completed`, in the Responses API's own shape. */
 export interface ResponsesUsage {
@@ -336,8 +339,12 @@ function defaultReply(body: ResponsesRequest, subagent: boolean, a: Analysis): R
     return text(`${name.toLowerCase()}-result`, `Done: ${a.toolOutput.output.slice(0, 200)}`);
   }
 
-  const { name, arg } = parseScenario(a.promptText);
+  const { name, arg } = parseScenario(promptWithoutMemory(a.promptText));
   switch (name) {
+    case "SAY":
+      return text("say", arg || "Nothing to say.");
+    case "RECALL":
+      return text("recall", recallAnswer(body, arg));
     case "APIERROR":
       return {
         kind: "error",

@@ -25,8 +25,24 @@ export interface AccumulatedMessage {
 // Parsed JSON: an object there holds only JSON values.
 const isJsonObject = isRecord as (v: unknown) => v is JsonObject;
 
+/**
+ * A copy of parsed JSON whose objects and arrays are new and whose strings are
+ * shared (they are immutable). structuredClone copied every string too: for
+ * a long text block, a rope of thousands of deltas, that was a tenth of the
+ * mirror's time per MB (profiled, 4 MB messages).
+ */
 function clone<T>(v: T): T {
-  return structuredClone(v);
+  if (typeof v !== "object" || v === null) return v;
+  if (Array.isArray(v)) return v.map(clone) as T;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const value = clone((v as Record<string, unknown>)[k]);
+    // JSON.parse makes "__proto__" an own key; an assignment would set the prototype instead.
+    if (k === "__proto__")
+      Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    else out[k] = value;
+  }
+  return out as T;
 }
 
 /** Keys the accumulator owns; everything else from message_start goes to `extra`. */

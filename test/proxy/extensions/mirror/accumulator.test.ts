@@ -230,6 +230,32 @@ describe("message accumulator", () => {
     expect(acc.snapshot()?.extra).toEqual({ container: { id: "c1" } });
   });
 
+  it("snapshots are copies, and a `__proto__` key in the stream stays an own key", () => {
+    const acc = new MessageAccumulator();
+    const block = JSON.parse(
+      '{"type":"tool_use","id":"t1","name":"n","input":{"__proto__":{"x":1},"a":[1]}}',
+    );
+    feed(acc, [
+      start(),
+      { type: "content_block_start", index: 0, content_block: block },
+      { type: "content_block_stop", index: 0 },
+    ]);
+    const first = acc.snapshot()!;
+    const input = first.content[0]!.input as Record<string, unknown>;
+    expect(Object.getPrototypeOf(input)).toBe(Object.prototype);
+    expect(Object.keys(input)).toEqual(["__proto__", "a"]);
+    expect(JSON.stringify(input)).toBe('{"__proto__":{"x":1},"a":[1]}');
+    (input.a as number[]).push(2);
+    first.content[0]!.name = "changed";
+    const second = acc.snapshot()!;
+    expect(second.content[0]).toEqual({
+      type: "tool_use",
+      id: "t1",
+      name: "n",
+      input: JSON.parse('{"__proto__":{"x":1},"a":[1]}'),
+    });
+  });
+
   it("messageFromJson reads a non-streaming response body", () => {
     const m = messageFromJson({
       id: "msg_j",

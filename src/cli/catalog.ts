@@ -99,6 +99,18 @@ export const CATALOG: readonly CatalogEntry[] = [
     load: () => import("./commands/index/index.ts"),
   },
   {
+    name: "promote",
+    term: "promote [options] <session>",
+    description: "store selected events of a session as durable memory items (redacted preview, asks first)",
+    load: () => import("./commands/promote.ts"),
+  },
+  {
+    name: "memory",
+    term: "memory",
+    description: "the promoted memory (.tapedeck/memory.sqlite): list, show, search, forget, export, verify",
+    load: () => import("./commands/memory.ts"),
+  },
+  {
     name: "delete",
     term: "delete [options] <session>",
     description: "delete a recorded session (asks first)",

@@ -45,6 +45,8 @@ describe("the catalog", () => {
       "export",
       "search",
       "index",
+      "promote",
+      "memory",
       "delete",
       "repair",
       "redact",

@@ -125,7 +125,7 @@ function envelope(seq: number, c: Corpus, small: boolean): string {
 }
 
 /** A project with one recorded session whose events.jsonl is replaced by `bytes` MB or `events` synthetic events. */
-function archive(
+export function archive(
   root: string,
   limit: { mb?: number; events?: number },
   small: boolean,

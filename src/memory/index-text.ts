@@ -82,16 +82,24 @@ function flatten(value: unknown, max: number): string {
 
 // Split on spaces, quotes and brackets only: what is left between them may hold `.`, `/`, `_`, `-`, `:`, `=`.
 const SPLIT = /[\s"'`()[\]{}<>,;|&]+/;
-const WORD_ONLY = /^[\p{L}\p{N}]+$/u;
+/** The characters unicode61 splits a token on that identifiers, paths and flags are made of. */
+const JOINERS = /[._/\\:=@$#~+-]/;
+const TRAILING = new Set([".", ":", "!", "?"]);
 
-/** Tokens holding a character the word tokenizer splits on (a path, a snake_case name, a flag), unique, bounded. */
+/**
+ * Tokens holding a character the word tokenizer splits on (a path, a snake_case name, a flag), unique, bounded.
+ * Plain tests per token, no regex replace: this ran at 85 MB/s with one, the slowest step of an index build.
+ */
 function identifiers(text: string): string {
   const seen = new Set<string>();
   let length = 0;
   for (const raw of text.split(SPLIT)) {
+    if (raw.length < 3 || !JOINERS.test(raw)) continue;
     // A sentence's trailing period or colon is not part of the identifier before it.
-    const token = raw.replace(/[.:!?]+$/, "");
-    if (token.length < 3 || WORD_ONLY.test(token) || seen.has(token)) continue;
+    let end = raw.length;
+    while (end > 0 && TRAILING.has(raw[end - 1]!)) end -= 1;
+    const token = end === raw.length ? raw : raw.slice(0, end);
+    if (token.length < 3 || seen.has(token) || !JOINERS.test(token)) continue;
     if (length + token.length + 1 > MAX_IDENT_CHARS) break;
     seen.add(token);
     length += token.length + 1;

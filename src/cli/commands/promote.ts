@@ -35,6 +35,7 @@ interface PromoteOpts extends SessionOpts {
 
 const BODY_PREVIEW_LINES = 6;
 const IDS_SHOWN = 20;
+const PREVIEW_LINE_CHARS = 160;
 
 function selection(opts: PromoteOpts): Selection {
   const sel: Selection = {
@@ -164,9 +165,15 @@ function itemText(item: MemoryItem, maxLines: number): string {
   const seq = s.seq_from === s.seq_to ? `seq ${s.seq_from}` : `seq ${s.seq_from}-${s.seq_to}`;
   const head = `  [${item.kind}] ${printable(item.title)}  (${formatBytes(Buffer.byteLength(item.body))}, ${seq}, ${item.id})\n`;
   const lines = item.body.split("\n");
-  const shown = lines.slice(0, maxLines).map((l) => `      ${printable(l)}\n`);
+  const shown = lines.slice(0, maxLines).map((l) => `      ${printable(clip(l, maxLines))}\n`);
   const rest = lines.length > maxLines ? `      … ${lines.length - maxLines} more line(s)\n` : "";
   return `${head}${shown.join("")}${rest}\n`;
+}
+
+/** The preview shows the start of long lines; --dry-run shows them whole. */
+function clip(line: string, maxLines: number): string {
+  if (maxLines === Number.POSITIVE_INFINITY || line.length <= PREVIEW_LINE_CHARS) return line;
+  return `${line.slice(0, PREVIEW_LINE_CHARS - 1)}…`;
 }
 
 function resultText(

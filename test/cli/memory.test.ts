@@ -1,0 +1,154 @@
+// `tapedeck memory list|show|search|forget|export|verify` as a user runs them (the built CLI).
+import { execFileSync, spawnSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { findSession } from "../../src/core/archive.ts";
+import { recordEvents } from "../../src/core/store.ts";
+import { memoryPath } from "../../src/memory/store.ts";
+import { event, spec, useTempProjects } from "../helpers/session.ts";
+
+const CLI = join(process.cwd(), "dist", "cli.js");
+
+beforeAll(() => {
+  if (!existsSync(CLI)) execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
+});
+
+const project = useTempProjects("tapedeck-memory-cli-");
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { input: "", encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A recorded session with two turns, promoted; answers the created ids. */
+function promoted(root: string): string[] {
+  recordEvents(spec(root), [
+    { ...event("user_prompt", "p1", { prompt: "which port does the gizmo use?" }), turn_id: "t1" },
+    {
+      ...event("assistant_message", "a1", {
+        text: "The gizmo listens on port 7311 (see src/gizmo/server.ts).",
+      }),
+      turn_id: "t1",
+    },
+    { ...event("user_prompt", "p2", { prompt: "and the widget?" }), turn_id: "t2" },
+    {
+      ...event("assistant_message", "a2", { text: "The widget has no port; it reads ```fenced``` input." }),
+      turn_id: "t2",
+    },
+  ]);
+  const r = cli(["promote", "last", "--project", root, "--yes", "--json"]);
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout).created;
+}
+
+describe("tapedeck memory", () => {
+  it("with nothing promoted: list says so, search exits 1, verify checks nothing, and no file is created", () => {
+    const root = project();
+    const list = cli(["memory", "list", "--project", root]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain("No promoted memory");
+    expect(cli(["memory", "search", "gizmo", "--project", root]).code).toBe(1);
+    expect(cli(["memory", "verify", "--project", root]).code).toBe(0);
+    expect(cli(["memory", "show", "m1-nope", "--project", root]).code).toBe(3);
+    expect(existsSync(memoryPath(root))).toBe(false);
+  });
+
+  it("list, show and search: ranked hits with their source; exit 1 when nothing matches", () => {
+    const root = project();
+    const ids = promoted(root);
+    expect(ids).toHaveLength(4);
+    const list = cli(["memory", "list", "--project", root, "--json"]);
+    const listed = JSON.parse(list.stdout) as Array<{ id: string; bytes: number; body?: string }>;
+    expect(listed).toHaveLength(4);
+    expect(listed[0]!.body).toBeUndefined();
+    const search = cli(["memory", "search", "gizmo port 7311", "--project", root, "--json"]);
+    expect(search.code).toBe(0);
+    const hits = JSON.parse(search.stdout).hits as Array<{ id: string; kind: string; snippet: string }>;
+    expect(hits[0]!.kind).toBe("answer");
+    expect(hits[0]!.snippet).toContain("«port»");
+    // A path fragment: the trigram table.
+    const path = cli(["memory", "search", "gizmo/server", "--project", root, "--json"]);
+    expect(JSON.parse(path.stdout).hits).toHaveLength(1);
+    expect(cli(["memory", "search", "nonexistentword", "--project", root]).code).toBe(1);
+    const show = cli(["memory", "show", hits[0]!.id, "--project", root]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain("port 7311");
+    expect(show.stdout).toContain("Source: claude claude:sess-1");
+    const shown = JSON.parse(cli(["memory", "show", hits[0]!.id, "--project", root, "--json"]).stdout);
+    expect(shown.source.event_ids).toEqual(["a1"]);
+  });
+
+  it("a 100 KB query is a clear usage error (exit 2), quickly, not a crash", () => {
+    const root = project();
+    promoted(root);
+    const r = cli(["memory", "search", "x".repeat(100 * 1024), "--project", root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bad query: longer than 4096 bytes/);
+  });
+
+  it("forget asks first (no terminal, no --yes: exit 2, kept); --yes forgets; an unknown id is not found", () => {
+    const root = project();
+    const [id] = promoted(root);
+    const refused = cli(["memory", "forget", id!, "--project", root]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("pass --yes");
+    expect(cli(["memory", "show", id!, "--project", root]).code).toBe(0);
+    const done = cli(["memory", "forget", id!, "--project", root, "--yes", "--json"]);
+    expect(done.code).toBe(0);
+    expect(JSON.parse(done.stdout)).toEqual({ forgotten: id });
+    expect(cli(["memory", "show", id!, "--project", root]).code).toBe(3);
+    expect(cli(["memory", "forget", id!, "--project", root, "--yes"]).code).toBe(3);
+    // The recording is untouched.
+    expect(findSession(root, "last").manifest.event_count).toBe(4);
+  });
+
+  it("export: jsonl is one item per line, md fences every body safely", () => {
+    const root = project();
+    const ids = promoted(root);
+    const jsonl = cli(["memory", "export", "--format", "jsonl", "--project", root]);
+    expect(jsonl.code).toBe(0);
+    const lines = jsonl.stdout.trimEnd().split("\n");
+    expect(lines.map((l) => JSON.parse(l).id).sort()).toEqual([...ids].sort());
+    const md = cli(["memory", "export", "--format", "md", "--project", root]);
+    expect(md.stdout).toContain("# tapedeck memory");
+    expect(md.stdout).toContain("````text\nThe widget has no port; it reads ```fenced``` input.\n````");
+    expect(cli(["memory", "export", "--format", "csv", "--project", root]).code).toBe(2);
+  });
+
+  it("verify: an appended session still verifies; a rewritten one is reported changed (exit 1)", () => {
+    const root = project();
+    promoted(root);
+    const ref = findSession(root, "last");
+    recordEvents(spec(root), [{ ...event("user_prompt", "p9", { prompt: "later" }), turn_id: "t9" }]);
+    expect(cli(["memory", "verify", "--project", root]).code).toBe(0);
+    const file = join(ref.dir, "events.jsonl");
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.replace("port 7311", "port 7312"));
+    const r = cli(["memory", "verify", "--project", root, "--json"]);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.findings.length).toBe(4);
+    expect(report.findings[0].problem).toBe("changed");
+    // Truncated below what was promoted from.
+    writeFileSync(file, text.slice(0, 50));
+    appendFileSync(file, "\n");
+    expect(
+      JSON.parse(cli(["memory", "verify", "--project", root, "--json"]).stdout).findings[0].reason,
+    ).toMatch(/shorter/);
+  });
+
+  it("a symlinked memory.sqlite is refused (exit 1) and its target never written", () => {
+    const root = project();
+    mkdirSync(join(root, ".tapedeck"), { mode: 0o700 });
+    const target = join(root, "target.bin");
+    writeFileSync(target, "not yours");
+    symlinkSync(target, memoryPath(root));
+    recordEvents(spec(root), [event("user_prompt", "p1", { prompt: "hello there" })]);
+    const r = cli(["promote", "last", "--project", root, "--yes"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/symlink/);
+    expect(cli(["memory", "list", "--project", root]).code).toBe(1);
+    expect(readFileSync(target, "utf8")).toBe("not yours");
+  });
+});

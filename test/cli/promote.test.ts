@@ -1,0 +1,274 @@
+// `tapedeck promote` as a user runs it: the built CLI in a child process, against sessions recorded through
+// the real hook entry (dist/hook.cjs) with Claude's payloads.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { findSession } from "../../src/core/archive.ts";
+import type { NormalizedEvent } from "../../src/core/event.ts";
+import { recordEvents } from "../../src/core/store.ts";
+import { memoryPath } from "../../src/memory/store.ts";
+import { event, spec, useTempProjects } from "../helpers/session.ts";
+
+const CLI = join(process.cwd(), "dist", "cli.js");
+const HOOK = join(process.cwd(), "dist", "hook.cjs");
+
+beforeAll(() => {
+  if (!existsSync(CLI) || !existsSync(HOOK))
+    execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
+});
+
+const project = useTempProjects("tapedeck-promote-cli-");
+
+function cli(args: string[], nodeArgs: string[] = []) {
+  const r = spawnSync(process.execPath, [...nodeArgs, CLI, ...args], {
+    input: "",
+    encoding: "utf8",
+    maxBuffer: 512 * 1024 * 1024,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function hook(root: string, payload: object) {
+  const r = spawnSync(process.execPath, [HOOK, "claude"], {
+    input: JSON.stringify(payload),
+    encoding: "utf8",
+    env: { ...process.env, CLAUDE_PROJECT_DIR: root },
+  });
+  expect(r.status).toBe(0);
+}
+
+const ids = { session_id: "promo-1", transcript_path: "/nonexistent", prompt_id: "p1" };
+
+/** A Claude session in which the assistant states a fact (and a prompt carries a credential). */
+function recordFact(root: string) {
+  expect(cli(["install", "claude", "--project", root, "--yes", "--transport", "command"]).code).toBe(0);
+  hook(root, { ...ids, hook_event_name: "SessionStart", source: "startup" });
+  hook(root, {
+    ...ids,
+    hook_event_name: "UserPromptSubmit",
+    prompt: "where is the staging database? key AKIAQ3ZT7RBX5MWN2KPD",
+  });
+  hook(root, {
+    ...ids,
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_use_id: "t1",
+    tool_input: { command: "cat deploy/staging.env" },
+  });
+  hook(root, {
+    ...ids,
+    hook_event_name: "PostToolUse",
+    tool_name: "Bash",
+    tool_use_id: "t1",
+    tool_input: { command: "cat deploy/staging.env" },
+    tool_response: { stdout: "DB_HOST=db-staging-7.internal", stderr: "" },
+  });
+  hook(root, {
+    ...ids,
+    hook_event_name: "Stop",
+    last_assistant_message: "The staging database is db-staging-7 on port 5433.",
+  });
+  hook(root, { ...ids, hook_event_name: "SessionEnd", reason: "other" });
+}
+
+function json(r: { stdout: string }) {
+  return JSON.parse(r.stdout) as {
+    created: string[];
+    existing: string[];
+    items: Array<{ id: string; kind: string; body: string; source: Record<string, unknown> }>;
+  };
+}
+
+describe("tapedeck promote", () => {
+  it("without a terminal and without --yes: shows the preview, refuses (exit 2), stores nothing", () => {
+    const root = project();
+    recordFact(root);
+    const r = cli(["promote", "last", "--project", root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("not promoted: pass --yes");
+    expect(r.stdout).toContain("3 item(s)");
+    expect(r.stdout).toContain("db-staging-7");
+    // The preview is redacted: it shows exactly what would be stored.
+    expect(r.stdout).not.toContain("AKIAQ3ZT7RBX5MWN2KPD");
+    expect(existsSync(memoryPath(root))).toBe(false);
+  });
+
+  it("--yes --json stores the items and reports them; the same promotion again creates nothing", () => {
+    const root = project();
+    recordFact(root);
+    const first = cli(["promote", "last", "--project", root, "--yes", "--json"]);
+    expect(first.code).toBe(0);
+    const a = json(first);
+    expect(a.created).toHaveLength(3);
+    expect(a.existing).toEqual([]);
+    expect(a.items.map((i) => i.kind).sort()).toEqual(["answer", "prompt", "tool_call"]);
+    const answer = a.items.find((i) => i.kind === "answer")!;
+    expect(answer.source).toMatchObject({
+      provider: "claude",
+      session_id: "claude:promo-1",
+      envelope_schema_version: 1,
+    });
+    expect(answer.source.archive_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(memoryPath(root)).mode & 0o777).toBe(0o600);
+    const file = readFileSync(memoryPath(root));
+    expect(file.includes(Buffer.from("AKIAQ3ZT7RBX5MWN2KPD"))).toBe(false);
+
+    const again = json(cli(["promote", "last", "--project", root, "--yes", "--json"]));
+    expect(again.created).toEqual([]);
+    expect([...again.existing].sort()).toEqual([...a.created].sort());
+    const search = cli(["memory", "search", "staging database", "--project", root, "--json"]);
+    expect(search.code).toBe(0);
+    const hits = JSON.parse(search.stdout).hits as Array<{ id: string; source: { session_id: string } }>;
+    expect(hits.map((h) => h.id)).toContain(answer.id);
+    expect(hits[0]!.source.session_id).toBe("claude:promo-1");
+  });
+
+  it("deleting the recording never deletes its memory; verify then reports the source gone (exit 1)", () => {
+    const root = project();
+    recordFact(root);
+    const created = json(cli(["promote", "last", "--project", root, "--yes", "--json"])).created;
+    expect(cli(["memory", "verify", "--project", root]).code).toBe(0);
+    expect(cli(["delete", "last", "--project", root, "--yes"]).code).toBe(0);
+    const list = JSON.parse(cli(["memory", "list", "--project", root, "--json"]).stdout) as Array<{
+      id: string;
+    }>;
+    expect(list.map((i) => i.id).sort()).toEqual([...created].sort());
+    expect(cli(["memory", "search", "db-staging-7", "--project", root]).code).toBe(0);
+    const verify = cli(["memory", "verify", "--project", root, "--json"]);
+    expect(verify.code).toBe(1);
+    const report = JSON.parse(verify.stdout);
+    expect(report.checked).toBe(3);
+    expect(report.findings.map((f: { problem: string }) => f.problem)).toEqual(["gone", "gone", "gone"]);
+  });
+
+  it("selection options: --events, --kinds, --exclude-events, --exclude-fields, --title, --dry-run", () => {
+    const root = project();
+    recordFact(root);
+    const dry = cli([
+      "promote",
+      "last",
+      "--project",
+      root,
+      "--dry-run",
+      "--json",
+      "--kinds",
+      "tool_call,tool_result",
+    ]);
+    expect(dry.code).toBe(0);
+    expect(json(dry).items.map((i) => i.kind)).toEqual(["tool_call"]);
+    expect(existsSync(memoryPath(root))).toBe(false);
+    const fields = json(
+      cli([
+        "promote",
+        "last",
+        "--project",
+        root,
+        "--dry-run",
+        "--json",
+        "--events",
+        "3..4",
+        "--exclude-fields",
+        "payload.tool_response",
+        "--title",
+        "Staging",
+      ]),
+    );
+    expect(fields.items).toHaveLength(1);
+    expect(fields.items[0]!.body).not.toContain("DB_HOST");
+    expect((fields.items[0] as unknown as { title: string }).title).toMatch(/^Staging · Bash: cat/);
+    const excluded = json(
+      cli(["promote", "last", "--project", root, "--dry-run", "--json", "--exclude-events", "2,5"]),
+    );
+    expect(excluded.items.map((i) => i.kind)).toEqual(["tool_call"]);
+  });
+
+  it("bad input: a wrong range or kind is a usage error, an empty selection or unknown session is not found", () => {
+    const root = project();
+    recordFact(root);
+    expect(cli(["promote", "last", "--project", root, "--events", "9..3"]).code).toBe(2);
+    expect(cli(["promote", "last", "--project", root, "--kinds", "turn_usage"]).code).toBe(2);
+    expect(cli(["promote", "last", "--project", root, "--exclude-fields", "manifest.x"]).code).toBe(2);
+    const none = cli(["promote", "last", "--project", root, "--events", "100..200", "--yes"]);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toContain("nothing to promote");
+    expect(cli(["promote", "no-such-session", "--project", root, "--yes"]).code).toBe(3);
+  });
+
+  it("a corrupt memory.sqlite: a clear error naming the file, exit 1, and the file is left as it was", () => {
+    const root = project();
+    recordFact(root);
+    const garbage = Buffer.alloc(4096, 0x41);
+    writeFileSync(memoryPath(root), garbage);
+    const r = cli(["promote", "last", "--project", root, "--yes"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("memory.sqlite is not a valid SQLite database");
+    expect(r.stderr).toContain("never deletes it");
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(readFileSync(memoryPath(root)).equals(garbage)).toBe(true);
+    expect(cli(["memory", "list", "--project", root]).code).toBe(1);
+  });
+
+  it("two promotions at once both succeed, without duplicates or a busy error", async () => {
+    const root = project();
+    recordMany(root, 3000);
+    const run = () =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, "promote", "last", "--project", root, "--yes", "--json"]);
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d) => {
+          stdout += d;
+        });
+        child.stderr.on("data", (d) => {
+          stderr += d;
+        });
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+      });
+    const [a, b] = await Promise.all([run(), run()]);
+    expect(a.stderr).not.toMatch(/locked|BUSY/);
+    expect(b.stderr).not.toMatch(/locked|BUSY/);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    const ja = json(a);
+    const jb = json(b);
+    const all = new Set([...ja.created, ...jb.created]);
+    expect(ja.created.length + jb.created.length).toBe(all.size);
+    expect(all.size).toBe(3000);
+    expect(new Set([...ja.created, ...ja.existing]).size).toBe(3000);
+    const count = JSON.parse(
+      cli(["memory", "list", "--project", root, "--json", "--limit", "100000"]).stdout,
+    );
+    expect(count).toHaveLength(3000);
+  }, 180_000);
+
+  it("a 100,000-event session: progress on stderr, and it fits a heap far smaller than its items", () => {
+    const root = project();
+    recordMany(root, 100_000);
+    // 100,000 items of ~600 bytes would need well over 32 MB of heap if they were held; streamed, they are not.
+    const r = cli(["promote", "last", "--project", root, "--yes"], ["--max-old-space-size=32"]);
+    expect(r.stderr).not.toMatch(/heap out of memory/);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("tapedeck: reading: 100,000 events");
+    expect(r.stderr).toContain("tapedeck: storing: 50,000 events");
+    expect(r.stdout).toContain("Promoted 100000 new item(s)");
+  }, 300_000);
+});
+
+/** A session of `n` prompt and answer events (~600 bytes each), recorded through the store in batches. */
+function recordMany(root: string, n: number) {
+  const s = spec(root, {}, { max_session_bytes: 2 * 1024 ** 3 });
+  for (let start = 0; start < n; start += 10_000) {
+    const batch: NormalizedEvent[] = [];
+    for (let i = start; i < Math.min(n, start + 10_000); i += 1) {
+      const words = `item ${i} ${"lorem ipsum dolor ".repeat(30)}`;
+      batch.push({
+        ...(i % 2 === 0
+          ? event("user_prompt", `p${i}`, { prompt: words })
+          : event("assistant_message", `a${i}`, { text: words })),
+        turn_id: `t${i >> 1}`,
+      });
+    }
+    recordEvents(s, batch);
+  }
+  expect(findSession(root, "last").manifest.event_count).toBe(n);
+}

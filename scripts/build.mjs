@@ -64,6 +64,8 @@ const common = {
   platform: "node",
   target: "node20",
   format: "esm",
+  // Native (a .node binary found through its package): never bundled, loaded from node_modules when used.
+  external: ["better-sqlite3"],
   sourcemap: false,
   logLevel: "warning",
   // The one version constant (src/cli/version.ts), from package.json.

@@ -5,6 +5,7 @@ import { cpus, totalmem } from "node:os";
 import { cliTable, runCliBench } from "./cli.bench.ts";
 import { runHookBench, runHttpBench } from "./hook.bench.ts";
 import { runMcpBench } from "./mcp.bench.ts";
+import { runIndexBuildBench, runSearchBench } from "./memory-index.bench.ts";
 import { runProxyBench } from "./proxy.bench.ts";
 import { runRedactBench } from "./redact.bench.ts";
 import { runClaudeSessionBench, runCodexSessionBench } from "./session.bench.ts";
@@ -23,6 +24,8 @@ const proxy = await runProxyBench();
 const mcp = await runMcpBench();
 const cli = runCliBench();
 const sessions = [await runClaudeSessionBench(), await runCodexSessionBench()];
+const indexBuild = runIndexBuildBench(scanMb);
+const search = runSearchBench(Number(process.env.TAPEDECK_BENCH_SEARCH_EVENTS ?? 1_000_000));
 const results = {
   machine,
   date: new Date().toISOString(),
@@ -37,6 +40,8 @@ const results = {
   inspect,
   cli,
   sessions,
+  index_build: indexBuild,
+  search,
 };
 mkdirSync("bench/out", { recursive: true });
 writeFileSync("bench/out/results.json", `${JSON.stringify(results, null, 2)}\n`);
@@ -100,4 +105,19 @@ for (const session of sessions) {
   for (const r of session.rows)
     md.push(`| ${r.arm} | ${r.median_ms} | ${r.p90_ms} | ${r.vs_not_installed} |`);
 }
+md.push("", "| memory: index and search | value |", "|---|---|");
+md.push(
+  `| index build, ${indexBuild.mb} MB (${indexBuild.events} events): index / recovery scan | ${indexBuild.index_mb_per_s} / ${indexBuild.scan_mb_per_s} MB/s (${indexBuild.index_vs_scan}×) |`,
+);
+md.push(`| index size / archive size | ${indexBuild.index_mb} MB (${indexBuild.index_vs_archive}×) |`);
+md.push(`| 1,000 events appended, indexed from the offset | ${indexBuild.append_1000_events_ms} ms |`);
+md.push(
+  `| one in-process batch (what a hook would wait behind): p50 / p99 / max | ${indexBuild.slice_p50_ms} / ${indexBuild.slice_p99_ms} / ${indexBuild.slice_max_ms} ms |`,
+);
+md.push(
+  `| search over ${search.events} events (${search.archive_mb} MB), ${search.queries} queries: p50 / p99 | ${search.p50_ms} / ${search.p99_ms} ms |`,
+);
+md.push(
+  `| \`grep -c\` on the same events.jsonl, p50 | ${search.grep_c_p50_ms} ms (${search.grep_vs_search_p50}× search) |`,
+);
 console.log(md.join("\n"));

@@ -45,7 +45,7 @@ export function providerStatus(project: string, provider: string): ProviderStatu
 
 /** Recording anywhere shows REC: the status line must never read "off" while something records. */
 function combinedDisplay(states: ProviderStatus[]): string {
-  return states.find((s) => s.recording)?.display ?? OFF;
+  return states.find((s) => s.recording)?.display ?? states.find((s) => s.retrieval === "on")?.display ?? OFF;
 }
 
 function latest(states: ProviderStatus[]): ControlChange | null {
@@ -66,7 +66,7 @@ function renderStatus(project: string, states: ProviderStatus[]): string {
       `Recording     ${state.recording ? "on" : "off"}`,
       `Mode          ${p(state.mode)}`,
       `Session root  ${p(state.session_root)}`,
-      "Retrieval     off",
+      `Retrieval     ${state.retrieval}${state.retrieval === "on" ? ` (up to ${state.retrieval_budget_bytes ?? 4096} bytes of memory per prompt)` : ""}`,
       ...(state.last_change
         ? [
             `Last change   ${state.last_change.action === "start" ? "started" : "stopped"} via ${state.last_change.via} at ${state.last_change.at}`,

@@ -9,8 +9,10 @@ export interface RecordingState {
   recording: boolean;
   mode: string | null;
   session_root: string | null;
-  /** Memory retrieval into the agent's context; not built yet, so always off. */
-  retrieval: "off";
+  /** Memory handed to the agent with each prompt (memory/inject.ts); independent of recording. */
+  retrieval: "on" | "off";
+  /** The configured budget per prompt; null: the default (4096 bytes). */
+  retrieval_budget_bytes: number | null;
   display: string;
 }
 
@@ -20,6 +22,8 @@ export function recordingState(startDir: string | null, provider: string): Recor
   const p = config?.providers[provider];
   const recording = p?.recording === "on";
   const mode = p?.mode ?? null;
+  const retrieval = p?.retrieval?.state === "on" ? "on" : "off";
+  const display = recording ? `tapedeck ● REC ${mode ?? "capture-only"}` : "tapedeck ○ off";
   return {
     project,
     provider,
@@ -27,8 +31,10 @@ export function recordingState(startDir: string | null, provider: string): Recor
     recording,
     mode,
     session_root: p ? (p.session_root ?? `.tapedeck/${provider}-sessions`) : null,
-    retrieval: "off",
-    display: recording ? `tapedeck ● REC ${mode ?? "capture-only"}` : "tapedeck ○ off",
+    retrieval,
+    retrieval_budget_bytes: typeof p?.retrieval?.budget_bytes === "number" ? p.retrieval.budget_bytes : null,
+    // Retrieval changes what the agent is told: the status line says so whenever it is on.
+    display: retrieval === "on" ? `${display} · memory` : display,
   };
 }
 

@@ -1,7 +1,8 @@
 // `tapedeck mcp`: a stdio MCP server through which the user can ask the agent
-// to start, stop or check recording. Its tool descriptions carry the rules:
-// only on the user's explicit request, capture-only, this project and provider,
-// stopping leaves everything else in place.
+// to start, stop or check recording, and the agent can search and read the
+// memory the user promoted. Its tool descriptions carry the rules: only on the
+// user's explicit request, capture-only, this project and provider, stopping
+// leaves everything else in place, memory is the user's and read-only here.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -14,6 +15,15 @@ import {
   RECORD_ACTIONS,
   recordSession,
 } from "./control.ts";
+import {
+  MAX_GET_ITEMS,
+  MAX_SEARCH_HITS,
+  MEMORY_GET_DESCRIPTION,
+  MEMORY_SEARCH_DESCRIPTION,
+  MemoryToolError,
+  memoryGet,
+  memorySearch,
+} from "./memory-tools.ts";
 import { BoundedStdioTransport } from "./stdio-transport.ts";
 
 export const RECORD_SESSION_DESCRIPTION = [
@@ -38,8 +48,19 @@ const stateShape = {
   installed: z.boolean(),
   mode: z.string().nullable(),
   session_root: z.string().nullable(),
-  retrieval: z.literal("off"),
+  retrieval: z.enum(["on", "off"]),
+  retrieval_budget_bytes: z.number().nullable(),
 };
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+const sourceShape = z.object({
+  provider: z.string(),
+  session_id: z.string(),
+  agent_id: z.string().nullable(),
+  seq_from: z.number(),
+  seq_to: z.number(),
+});
 
 function stateResult(
   message: string,
@@ -102,7 +123,84 @@ export function createTapedeckMcpServer(scope: ControlScope, version: string): M
       return stateResult(describe(state), state);
     },
   );
+  registerMemoryTools(server, scope);
   return server;
+}
+
+function memoryError(error: unknown): CallToolResult {
+  if (error instanceof MemoryToolError) return errorResult(error.message);
+  return errorResult(
+    `tapedeck could not read its memory: ${(error as NodeJS.ErrnoException).code ?? "error"}`,
+  );
+}
+
+const NOTHING_PROMOTED =
+  "No memory matches (or nothing has been promoted yet: the user adds memory with tapedeck promote).";
+
+function registerMemoryTools(server: McpServer, scope: ControlScope): void {
+  server.registerTool(
+    "memory_search",
+    {
+      title: "Search memory (tapedeck)",
+      description: MEMORY_SEARCH_DESCRIPTION,
+      inputSchema: {
+        query: z.string().min(1).max(4096).describe("what to look for"),
+        limit: z.number().int().min(1).max(MAX_SEARCH_HITS).optional().describe(`at most ${MAX_SEARCH_HITS}`),
+      },
+      outputSchema: {
+        hits: z.array(
+          z.object({
+            id: z.string(),
+            kind: z.string(),
+            title: z.string(),
+            score: z.number(),
+            snippet: z.string(),
+            source: sourceShape,
+          }),
+        ),
+      },
+      annotations: READ_ONLY,
+    },
+    ({ query, limit }) => {
+      try {
+        const hits = memorySearch(scope, query, limit ?? 5);
+        const text =
+          hits.length === 0
+            ? NOTHING_PROMOTED
+            : hits.map((h, i) => `${i + 1}. ${h.id}  ${h.title}\n   ${h.snippet}`).join("\n");
+        return { content: [{ type: "text", text }], structuredContent: { hits } };
+      } catch (error) {
+        return memoryError(error);
+      }
+    },
+  );
+  server.registerTool(
+    "memory_get",
+    {
+      title: "Read memory items (tapedeck)",
+      description: MEMORY_GET_DESCRIPTION,
+      inputSchema: {
+        ids: z
+          .array(z.string().min(1).max(256))
+          .min(1)
+          .max(MAX_GET_ITEMS)
+          .describe(`at most ${MAX_GET_ITEMS}`),
+      },
+      annotations: READ_ONLY,
+    },
+    ({ ids }) => {
+      try {
+        const items = memoryGet(scope, ids);
+        const text =
+          items.length === 0
+            ? "No memory item has these ids."
+            : items.map((i) => `## ${i.title} (${i.id})\n${i.body}`).join("\n\n");
+        return { content: [{ type: "text", text }], structuredContent: { items } };
+      } catch (error) {
+        return memoryError(error);
+      }
+    },
+  );
 }
 
 /**

@@ -65,7 +65,12 @@ describe("tapedeck mcp", () => {
   it("lists record_session and tapedeck_status, with the rules in their descriptions", async () => {
     const client = await connect(project(true));
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["record_session", "tapedeck_status"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "memory_get",
+      "memory_search",
+      "record_session",
+      "tapedeck_status",
+    ]);
     const record = tools.find((t) => t.name === "record_session")!;
     expect(record.inputSchema).toMatchObject({ type: "object", required: ["action"] });
     for (const rule of [

@@ -15,6 +15,7 @@ import { isInside, resolveProjectRoot } from "../../core/paths.ts";
 import { printable } from "../../core/printable.ts";
 import { REDACTION_POLICY } from "../../core/redact.ts";
 import type { ExtraCommand, InstallExtra, ProviderInstaller } from "../../providers/installer.ts";
+import { injectorFor } from "../../providers/registry.ts";
 import { clientShellAvailable, nodeHookCommand } from "../../serve/client-command.ts";
 import { hookCommandFor, type Transport, transportConfig } from "../../serve/transport.ts";
 import { CliError, confirm, EXIT, formatBytes, note, printJson, say } from "../common.ts";
@@ -33,6 +34,7 @@ interface InstallOpts {
   statusline: boolean;
   notify?: boolean;
   mcp?: boolean;
+  retrieval?: boolean;
   yes?: boolean;
   json?: boolean;
 }
@@ -121,6 +123,15 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
       EXIT.usage,
     );
   }
+  if (opts.retrieval && !injectorFor(provider)) {
+    throw new CliError(
+      `${providerName(provider)}'s hooks cannot add context to a prompt: no --retrieval`,
+      EXIT.usage,
+    );
+  }
+  // A re-install keeps retrieval as it finds it; --retrieval switches it on.
+  const previousRetrieval = readConfig(project)?.providers[provider]?.retrieval;
+  const retrieval = opts.retrieval ? { ...previousRetrieval, state: "on" as const } : previousRetrieval;
   const settingsPath = settingsPathFor(installer, project, opts.settings);
   const sessionRootSetting = opts.sessionRoot
     ? isAbsolute(opts.sessionRoot)
@@ -145,7 +156,12 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
         ? `${shownRoot} (tapedeck adds a .gitignore of * there${checkedRoot.git === "tracked" ? "; WARNING: git would track it now, and commit every recorded prompt" : ""})`
         : shownRoot,
     ],
-    ["Retrieval", "Off"],
+    [
+      "Retrieval",
+      retrieval?.state === "on"
+        ? `On (the project's promoted memory for each prompt, up to ${retrieval.budget_bytes ?? 4096} bytes)`
+        : "Off",
+    ],
     ["Native memory", "Unchanged"],
     ["Redaction", `Default policy (${REDACTION_POLICY})`],
     [
@@ -195,6 +211,7 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
     mode: "capture-only",
     ...(sessionRootSetting ? { session_root: sessionRootSetting } : {}),
     ...transport,
+    ...(retrieval ? { retrieval } : {}),
   };
   for (const [i, extra] of extras.entries()) {
     try {
@@ -235,6 +252,7 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
     status_line: statusLineAdded ? "installed" : foreignStatus ? "kept yours" : "not installed",
     extras: Object.fromEntries(extras.map((e) => [e.flag, e.path(project)])),
     recording,
+    retrieval: retrieval?.state ?? "off",
   };
   if (opts.json) {
     printJson({ ...result, view: Object.fromEntries(rows) });
@@ -289,6 +307,10 @@ export function register(program: Command): void {
     .option(
       "--mcp",
       "also install the tapedeck MCP server, so the agent can start and stop recording when you ask it",
+    )
+    .option(
+      "--retrieval",
+      "also hand the agent the project's promoted memory with each prompt (tapedeck retrieval on|off switches it later)",
     )
     .option("-y, --yes", "do not ask for confirmation")
     .option("--json", "machine-readable output")

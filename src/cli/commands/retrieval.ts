@@ -1,0 +1,117 @@
+// `tapedeck retrieval on|off|status`: whether the prompt hook hands the agent the project's best memory for each
+// prompt (memory/inject.ts). Independent of recording: either can be on without the other.
+
+import { existsSync } from "node:fs";
+import type { Command } from "commander";
+import { type ProviderConfig, readConfig, writeConfig } from "../../core/config.ts";
+import {
+  clampBudget,
+  DEFAULT_BUDGET_BYTES,
+  MAX_BUDGET_BYTES,
+  MIN_BUDGET_BYTES,
+} from "../../memory/inject.ts";
+import { memoryPath } from "../../memory/store.ts";
+import { injectorFor } from "../../providers/registry.ts";
+import { CliError, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
+import { PROJECT_HELP } from "../options.ts";
+import { providerName } from "../providers.ts";
+import { notInstalled, providersOf } from "../recording-status.ts";
+
+interface RetrievalOpts {
+  project?: string;
+  provider?: string;
+  budget?: string;
+  json?: boolean;
+}
+
+export interface RetrievalState {
+  provider: string;
+  retrieval: "on" | "off";
+  budget_bytes: number;
+  /** The provider's prompt hook can add context (all but Antigravity). */
+  supported: boolean;
+}
+
+/** `--budget`: whole bytes within the bounds, else a usage error (never a silent clamp the user did not ask for). */
+export function parseBudget(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\d{1,7}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isInteger(n) || n < MIN_BUDGET_BYTES || n > MAX_BUDGET_BYTES) {
+    throw new CliError(
+      `--budget must be a number of bytes from ${MIN_BUDGET_BYTES} to ${MAX_BUDGET_BYTES} (Claude Code cuts added context past about 10 KB)`,
+      EXIT.usage,
+    );
+  }
+  return n;
+}
+
+export function retrievalState(provider: string, entry: ProviderConfig | undefined): RetrievalState {
+  return {
+    provider,
+    retrieval: entry?.retrieval?.state === "on" ? "on" : "off",
+    budget_bytes: clampBudget(entry?.retrieval?.budget_bytes),
+    supported: injectorFor(provider) !== undefined,
+  };
+}
+
+function retrievalCommand(action: string, opts: RetrievalOpts): void {
+  if (!["on", "off", "status"].includes(action)) {
+    throw new CliError(`unknown action "${action}" (use on, off or status)`, EXIT.usage);
+  }
+  const budget = parseBudget(opts.budget);
+  if (budget !== undefined && action !== "on") throw new CliError("--budget goes with on", EXIT.usage);
+  const project = projectFromOption(opts.project);
+  const config = readConfig(project);
+  const asked = providersOf(project, opts.provider);
+  const missing = asked.find((p) => !config?.providers[p]);
+  if (!config || asked.length === 0 || missing !== undefined)
+    throw notInstalled(project, missing ?? opts.provider);
+  if (opts.provider && action === "on" && !injectorFor(opts.provider)) {
+    throw new CliError(`${providerName(opts.provider)}'s hooks cannot add context to a prompt`, EXIT.usage);
+  }
+  const providers = action === "on" ? asked.filter((p) => injectorFor(p)) : asked;
+  if (action !== "status") {
+    for (const p of providers) {
+      const entry = config.providers[p]!;
+      const size = budget ?? entry.retrieval?.budget_bytes;
+      entry.retrieval = {
+        state: action === "on" ? "on" : "off",
+        ...(size !== undefined ? { budget_bytes: size } : {}),
+      };
+    }
+    writeConfig(project, config);
+  }
+  const states = asked.map((p) => retrievalState(p, config.providers[p]));
+  const memory = existsSync(memoryPath(project));
+  if (opts.json) {
+    printJson({ project, memory, providers: states });
+    return;
+  }
+  const lines = states.map((s) =>
+    s.supported
+      ? `Retrieval ${s.retrieval}  ${providerName(s.provider)}${s.retrieval === "on" ? `, up to ${s.budget_bytes} bytes per prompt` : ""}`
+      : `Retrieval off  ${providerName(s.provider)} (its hooks cannot add context)`,
+  );
+  say(`${lines.join("\n")}\n`);
+  if (action === "on" && !memory) {
+    note(
+      "tapedeck: the project's memory is empty; promote what the agent should know with: tapedeck promote SESSION\n",
+    );
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command("retrieval <action>")
+    .description(
+      "on, off or status: hand the agent the project's best promoted memory with each prompt (independent of recording)",
+    )
+    .option("--project <dir>", PROJECT_HELP)
+    .option("--provider <name>", "only this provider (default: every installed one)")
+    .option(
+      "--budget <bytes>",
+      `added context per prompt, marker included (default ${DEFAULT_BUDGET_BYTES}, at most ${MAX_BUDGET_BYTES})`,
+    )
+    .option("--json", "machine-readable output")
+    .action(retrievalCommand);
+}

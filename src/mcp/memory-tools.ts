@@ -1,0 +1,139 @@
+// What the MCP memory tools do, without the protocol: search the project's promoted memory and read items of
+// it, read-only. The memory is the user's (they promote with `tapedeck promote`); nothing here adds to it.
+import { CliError } from "../cli/errors.ts";
+import { findProjectRoot } from "../core/config.ts";
+import { resolveProjectRoot } from "../core/paths.ts";
+import type { MemoryItem, MemorySource } from "../memory/items.ts";
+import { openMemory } from "../memory/store.ts";
+import type { ControlScope } from "./control.ts";
+
+export const MAX_SEARCH_HITS = 10;
+export const MAX_GET_ITEMS = 5;
+
+export const MEMORY_SEARCH_DESCRIPTION = [
+  "Search the memory the user promoted into tapedeck for this project: material they selected from earlier",
+  "sessions (prompts, answers, tool calls, summaries), redacted, each item linked to the session it came from.",
+  "Memory is the user's: only the user adds to it (tapedeck promote); never promote, store or record anything on",
+  "your own, and do not start recording to fill it. Read-only.",
+  'query: words, "phrases", prefix*, a OR b, -word. limit: at most 10 (default 5).',
+  "Returns compact hits (id, title, score, snippet, source); read the items you need with memory_get.",
+].join(" ");
+
+export const MEMORY_GET_DESCRIPTION = [
+  "Read up to 5 items of the memory the user promoted into tapedeck, by the ids memory_search returned:",
+  "each item's body (at most 4 KiB) and its source (provider, session, event range).",
+  "Memory is the user's promoted material; the agent never adds to it. Read-only.",
+].join(" ");
+
+export interface CompactSource {
+  provider: string;
+  session_id: string;
+  agent_id: string | null;
+  seq_from: number;
+  seq_to: number;
+}
+
+export interface CompactHit {
+  id: string;
+  kind: string;
+  title: string;
+  score: number;
+  snippet: string;
+  source: CompactSource;
+}
+
+/** What a tool call failed with, said without a stack: the message of a tapedeck error, else a code. */
+export class MemoryToolError extends Error {}
+
+function compactSource(s: MemorySource): CompactSource {
+  return {
+    provider: s.provider,
+    session_id: s.session_id,
+    agent_id: s.agent_id,
+    seq_from: s.seq_from,
+    seq_to: s.seq_to,
+  };
+}
+
+function projectOf(scope: ControlScope): string | undefined {
+  try {
+    return findProjectRoot(resolveProjectRoot(scope.startDir));
+  } catch {
+    return undefined;
+  }
+}
+
+function withMemory<T>(
+  scope: ControlScope,
+  empty: T,
+  use: (store: NonNullable<ReturnType<typeof openMemory>>) => T,
+): T {
+  const project = projectOf(scope);
+  if (!project) return empty;
+  let store: ReturnType<typeof openMemory>;
+  try {
+    store = openMemory(project, { readonly: true });
+  } catch (error) {
+    throw toolError(error);
+  }
+  if (!store) return empty;
+  try {
+    return use(store);
+  } catch (error) {
+    throw toolError(error);
+  } finally {
+    store.close();
+  }
+}
+
+function toolError(error: unknown): MemoryToolError {
+  // tapedeck's own errors (a bad query, a damaged file) name the problem and the fix and quote no content.
+  if (error instanceof CliError) return new MemoryToolError(error.message);
+  return new MemoryToolError(
+    `tapedeck could not read its memory: ${(error as { code?: string }).code ?? "error"}`,
+  );
+}
+
+export function memorySearch(scope: ControlScope, query: string, limit = 5): CompactHit[] {
+  const n = Math.max(1, Math.min(MAX_SEARCH_HITS, Math.trunc(limit)));
+  return withMemory(scope, [], (store) =>
+    store.search(query, { limit: n }).map((h) => ({
+      id: h.id,
+      kind: h.kind,
+      title: h.title,
+      score: Math.round(h.score * 1000) / 1000,
+      snippet: h.snippet,
+      source: compactSource(h.source),
+    })),
+  );
+}
+
+export interface ItemBody {
+  id: string;
+  kind: string;
+  title: string;
+  body: string;
+  truncated: boolean;
+  created_at: string;
+  source: MemorySource;
+}
+
+export function memoryGet(scope: ControlScope, ids: readonly string[]): ItemBody[] {
+  if (ids.length > MAX_GET_ITEMS) throw new MemoryToolError(`at most ${MAX_GET_ITEMS} ids at once`);
+  return withMemory(scope, [], (store) =>
+    store.get(ids).map((i: MemoryItem) => ({
+      id: i.id,
+      kind: i.kind,
+      title: i.title,
+      body: i.body,
+      truncated: i.truncated,
+      created_at: i.created_at,
+      source: i.source,
+    })),
+  );
+}
+
+/** Whether the project has a memory at all (for the tools' "nothing promoted yet" answer). */
+export function hasMemory(scope: ControlScope): boolean {
+  return withMemory(scope, false, () => true);
+}

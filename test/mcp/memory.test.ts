@@ -1,0 +1,176 @@
+// The MCP memory tools over real stdio (the built `tapedeck mcp`), driven by the SDK's client: memory_search
+// gives compact hits with their source, memory_get bounded bodies, both read-only, with the rules in their
+// descriptions, and clear tool errors (a bad query, a damaged file) without a stack.
+import { execFileSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { writeConfig } from "../../src/core/config.ts";
+import { MEMORY_SCHEMA_VERSION, type MemoryItem } from "../../src/memory/items.ts";
+import { memoryPath, openMemory } from "../../src/memory/store.ts";
+import { useTempProjects } from "../helpers/session.ts";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const CLI_JS = join(REPO, "dist", "cli.js");
+const project = useTempProjects("tapedeck-mcp-memory-");
+
+beforeAll(() => {
+  if (!existsSync(join(REPO, "dist", "mcp.js"))) {
+    execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
+  }
+}, 120_000);
+
+const clients: Client[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close();
+});
+
+function item(n: number, title: string, body: string): MemoryItem {
+  return {
+    id: `m1-${String(n).padStart(8, "0")}`,
+    schema_version: MEMORY_SCHEMA_VERSION,
+    kind: "answer",
+    title,
+    body,
+    truncated: false,
+    created_at: "2026-12-01T10:00:00.000Z",
+    source: {
+      provider: "claude",
+      session_id: "claude:sess-7",
+      agent_id: null,
+      seq_from: n,
+      seq_to: n + 1,
+      event_ids: [`assistant_message:${n}`],
+      envelope_schema_version: 1,
+      archive_sha256: "0".repeat(64),
+      archive_bytes: 100,
+    },
+  };
+}
+
+function installed(items: MemoryItem[] = []): string {
+  const root = project();
+  writeConfig(root, { schema_version: 1, providers: { claude: { recording: "off", mode: "capture-only" } } });
+  if (items.length > 0) {
+    const store = openMemory(root)!;
+    store.insert(items);
+    store.close();
+  }
+  return root;
+}
+
+async function connect(cwd: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI_JS, "mcp", "--provider", "claude"],
+    cwd,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+type ToolResult = {
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as ToolResult;
+
+describe("tapedeck mcp: memory tools", () => {
+  it("are read-only and say that memory is the user's promoted material, never the agent's to add", async () => {
+    const { tools } = await (await connect(installed())).listTools();
+    for (const name of ["memory_search", "memory_get"]) {
+      const tool = tools.find((t) => t.name === name)!;
+      expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+      expect(tool.description).toMatch(/the user promoted/i);
+      expect(tool.description).toMatch(/never (promote|adds)/i);
+    }
+    const search = tools.find((t) => t.name === "memory_search")!;
+    expect(search.inputSchema).toMatchObject({ required: ["query"], properties: { limit: { maximum: 10 } } });
+    expect(tools.find((t) => t.name === "memory_get")!.inputSchema).toMatchObject({
+      properties: { ids: { maxItems: 5 } },
+    });
+  });
+
+  it("memory_search: compact hits with id, title, score, snippet and source session", async () => {
+    const root = installed([
+      item(1, "Deploy key rotation", "The staging deploy key rotates every Friday."),
+      item(3, "Lint", "biome formats the code."),
+    ]);
+    const client = await connect(root);
+    const result = await call(client, "memory_search", { query: "deploy key", limit: 3 });
+    expect(result.isError).toBeFalsy();
+    const hits = result.structuredContent!.hits as Array<Record<string, unknown>>;
+    expect(hits).toHaveLength(1);
+    expect(hits[0]).toMatchObject({
+      id: "m1-00000001",
+      title: "Deploy key rotation",
+      source: { provider: "claude", session_id: "claude:sess-7", seq_from: 1, seq_to: 2 },
+    });
+    expect(typeof hits[0]!.score).toBe("number");
+    expect(String(hits[0]!.snippet)).toMatch(/deploy/i);
+    expect(hits[0]).not.toHaveProperty("body");
+    expect(result.content[0]!.text).toContain("m1-00000001");
+  });
+
+  it("memory_search keeps to its limit, and refuses one over 10", async () => {
+    const root = installed(
+      Array.from({ length: 15 }, (_, i) => item(i + 1, `Release ${i}`, "release notes")),
+    );
+    const client = await connect(root);
+    const hits = (await call(client, "memory_search", { query: "release", limit: 10 })).structuredContent!
+      .hits;
+    expect(hits).toHaveLength(10);
+    expect((await call(client, "memory_search", { query: "release" })).structuredContent!.hits).toHaveLength(
+      5,
+    );
+    expect((await call(client, "memory_search", { query: "release", limit: 11 })).isError).toBe(true);
+  });
+
+  it("memory_get: whole bounded bodies with their source, at most 5 ids, unknown ids left out", async () => {
+    const body = `${"x".repeat(4000)} end`;
+    const root = installed([item(1, "Long", body), item(2, "Short", "short body")]);
+    const client = await connect(root);
+    const got = await call(client, "memory_get", { ids: ["m1-00000002", "m1-nope", "m1-00000001"] });
+    const items = got.structuredContent!.items as Array<{ id: string; body: string; source: unknown }>;
+    expect(items.map((i) => i.id)).toEqual(["m1-00000002", "m1-00000001"]);
+    expect(items[1]!.body).toBe(body);
+    expect(items[0]!.source).toMatchObject({
+      session_id: "claude:sess-7",
+      event_ids: ["assistant_message:2"],
+    });
+    const six = Array.from({ length: 6 }, (_, i) => `m1-${i}`);
+    expect((await call(client, "memory_get", { ids: six })).isError).toBe(true);
+  });
+
+  it("no memory yet: no hits, a word on how memory is made, and no file created", async () => {
+    const root = installed();
+    const result = await call(await connect(root), "memory_search", { query: "anything" });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent!.hits).toEqual([]);
+    expect(result.content[0]!.text).toMatch(/tapedeck promote/);
+    expect(existsSync(memoryPath(root))).toBe(false);
+  });
+
+  it("a malformed query or a damaged file is a tool error that says so, without a stack", async () => {
+    const root = installed([item(1, "A", "b")]);
+    const client = await connect(root);
+    const bad = await call(client, "memory_search", { query: "OR" });
+    expect(bad.isError).toBe(true);
+    expect(bad.content[0]!.text).toMatch(/bad query/);
+    const damaged = installed();
+    writeFileSync(memoryPath(damaged), "this is not an sqlite file at all, just text ".repeat(100));
+    const broken = await call(await connect(damaged), "memory_search", { query: "anything" });
+    expect(broken.isError).toBe(true);
+    expect(broken.content[0]!.text).toContain("memory.sqlite");
+    expect(broken.content[0]!.text).not.toMatch(/\n\s+at /);
+  });
+});

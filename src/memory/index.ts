@@ -136,26 +136,34 @@ export function openIndex(projectRoot: string, opts: UpdateOptions = {}): { db: 
   return { db, rebuilt: true };
 }
 
-/** Creates the tables; false when the file holds an index of another layout. */
+/**
+ * Creates the tables; false when the file holds an index of another layout. Checked and created inside one
+ * write transaction: a second process opening a half-created index (tables, no version yet) took it for
+ * another layout and deleted it under the first.
+ */
 function prepareSchema(db: Database): boolean {
-  const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number };
-  if (tables.n > 0) {
-    const row = (() => {
-      try {
-        return db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
-          | { value: string }
-          | undefined;
-      } catch {
-        return undefined;
-      }
-    })();
-    if (row?.value !== String(INDEX_SCHEMA_VERSION)) return false;
+  if (schemaVersion(db) === String(INDEX_SCHEMA_VERSION)) return true;
+  return db
+    .transaction(() => {
+      const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number };
+      if (tables.n > 0) return schemaVersion(db) === String(INDEX_SCHEMA_VERSION);
+      db.exec(SCHEMA);
+      db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(
+        String(INDEX_SCHEMA_VERSION),
+      );
+      return true;
+    })
+    .immediate();
+}
+
+function schemaVersion(db: Database): string | undefined {
+  try {
+    return (
+      db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined
+    )?.value;
+  } catch {
+    return undefined; // no meta table: empty, or not an index of ours
   }
-  db.exec(SCHEMA);
-  db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)").run(
-    String(INDEX_SCHEMA_VERSION),
-  );
-  return true;
 }
 
 /** Only the index and SQLite's own siblings of it; each is checked to be a plain file first (a link is left alone). */
@@ -325,7 +333,8 @@ function planSession(db: Database, target: Target): Plan | undefined {
       .get(target.rel) as SessionRow | undefined;
     if (!row) {
       db.prepare(
-        "INSERT INTO sessions (path, provider, session_id, provider_session_id, dir_name, inode) VALUES (?, ?, ?, ?, ?, ?)",
+        // OR IGNORE: another process may add the same session between the SELECT and here.
+        "INSERT OR IGNORE INTO sessions (path, provider, session_id, provider_session_id, dir_name, inode) VALUES (?, ?, ?, ?, ?, ?)",
       ).run(
         target.rel,
         target.provider,

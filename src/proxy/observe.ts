@@ -13,6 +13,7 @@ import { createParser, type EventSourceParser } from "eventsource-parser";
 import { errorCode, type Pipeline, type ProxyLog, type RequestRun, SAFE_CODE, safeLog } from "./dispatch.ts";
 import { SseSplitter } from "./sse-blocks.ts";
 import type { StreamEvent } from "./types.ts";
+import { Utf8Chunks } from "./utf8-chunks.ts";
 
 // One SSE event of an Anthropic or OpenAI stream is small; this only bounds a malformed stream.
 const MAX_SSE_EVENT_CHARS = 32 * 1024 * 1024;
@@ -118,7 +119,7 @@ function decodeWhole(encoding: string, buf: Buffer, cb: (err: Error | null, out?
 class SseObserver implements BodyObserver {
   readonly #run: RequestRun;
   readonly #log: ProxyLog | undefined;
-  readonly #text = new TextDecoder("utf-8");
+  readonly #text = new Utf8Chunks();
   readonly #parser: EventSourceParser;
   readonly #decoder: Decoder | null;
   readonly #splitter: SseSplitter | undefined;
@@ -189,7 +190,7 @@ class SseObserver implements BodyObserver {
 
   #parse(bytes: Buffer): void {
     if (this.#broken) return;
-    this.#parser.feed(this.#text.decode(bytes, { stream: true }));
+    this.#parser.feed(this.#text.decode(bytes));
   }
 
   #fail(reason: string): void {

@@ -65,6 +65,8 @@ export interface ExperimentRecord {
   model_requested: string | null;
   baseline: { session_id: string; archive: string; project_root: string; revision: string | null };
   prompt_count: number;
+  /** The scenario the prompts and checks came from, when the experiment runs one. */
+  scenario: { id: string; path: string; expected_facts: string[]; forbidden_facts: string[] } | null;
   arms: ArmSpec[];
   repeat: number;
   max_runs: number | null;

@@ -16,6 +16,7 @@ import {
   runExperiment,
 } from "./orchestrator.ts";
 import { type ArmSpec, type ExperimentRecord, writeExperiment } from "./record.ts";
+import type { Scenario } from "./scenario.ts";
 
 export interface StartOptions {
   kind: ExperimentRecord["kind"];
@@ -32,6 +33,7 @@ export interface StartOptions {
   timeoutMs?: number;
   progress(line: string): void;
   env?: Record<string, string | undefined>;
+  scenario?: Scenario;
 }
 
 export function prepareExperiment(o: StartOptions, signal: AbortSignal): Experiment {
@@ -58,6 +60,14 @@ export function prepareExperiment(o: StartOptions, signal: AbortSignal): Experim
       revision: o.baseline.revision,
     },
     prompt_count: o.baseline.prompts.length,
+    scenario: o.scenario
+      ? {
+          id: o.scenario.id,
+          path: o.scenario.path,
+          expected_facts: o.scenario.expectedFacts,
+          forbidden_facts: o.scenario.forbiddenFacts,
+        }
+      : null,
     arms: o.arms,
     repeat: o.repeat,
     max_runs: o.maxRuns ?? null,

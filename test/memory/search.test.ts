@@ -9,10 +9,12 @@ import { parseQuery } from "../../src/memory/query.ts";
 import {
   registeredProjects,
   type SearchFilters,
+  searchDatabase,
   searchProject,
   splitMarks,
   substringSnippet,
 } from "../../src/memory/search.ts";
+import { openDatabase } from "../../src/memory/sqlite.ts";
 import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-search-");
@@ -71,6 +73,28 @@ describe("search", () => {
     seed(root);
     expect(search(root, "deploy", {}, 1).hits).toHaveLength(1);
     expect(search(root, "deploy -production").hits.map((h) => h.provider)).toEqual(["claude"]);
+  });
+
+  it("ranks a very common term among its newest matches, and all of them when filters leave too few there", () => {
+    const root = project();
+    recordEvents(spec(root), [
+      event("tool_call", "old", { tool_name: "Bash", tool_input: { command: "common common common" } }),
+      ...Array.from({ length: 12 }, (_, i) => event("user_prompt", `p${i}`, { prompt: `common word ${i}` })),
+    ]);
+    updateIndex(root);
+    const db = openDatabase(indexPath(root), { readonly: true });
+    try {
+      const windowed = searchDatabase(db, root, parseQuery("common"), {}, 3, 5);
+      // The oldest event scores best but lies outside the newest five matches.
+      expect(windowed.map((h) => h.kind)).toEqual(["user_prompt", "user_prompt", "user_prompt"]);
+      expect(windowed.every((h) => h.sequence >= 9)).toBe(true);
+      expect(searchDatabase(db, root, parseQuery("common"), {}, 3)[0]!.kind).toBe("tool_call");
+      expect(
+        searchDatabase(db, root, parseQuery("common kind:tool_call"), {}, 3, 5).map((h) => h.sequence),
+      ).toEqual([1]);
+    } finally {
+      db.close();
+    }
   });
 
   it("answers no hits for a project without recordings, creating nothing", () => {

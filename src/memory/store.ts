@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { CliError, EXIT } from "../cli/errors.ts";
 import { ensureTapedeckDir, tapedeckDir } from "../core/paths.ts";
+import { identifiers } from "./index-text.ts";
 import {
   boundBody,
   ITEM_KINDS,
@@ -81,20 +82,22 @@ CREATE TABLE IF NOT EXISTS items (
   event_ids TEXT NOT NULL,
   envelope_schema_version INTEGER NOT NULL,
   archive_sha256 TEXT NOT NULL,
-  archive_bytes INTEGER NOT NULL
+  archive_bytes INTEGER NOT NULL,
+  -- The identifiers, paths and flags of title and body: all the trigram table holds.
+  idents TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS items_by_session ON items(session_id, seq_from);
 CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
   title, body, content='items', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS items_trigram USING fts5(
-  title, body, content='items', content_rowid='rowid', tokenize='trigram');
+  idents, content='items', content_rowid='rowid', tokenize='trigram');
 CREATE TRIGGER IF NOT EXISTS items_ai AFTER INSERT ON items BEGIN
   INSERT INTO items_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
-  INSERT INTO items_trigram(rowid, title, body) VALUES (new.rowid, new.title, new.body);
+  INSERT INTO items_trigram(rowid, idents) VALUES (new.rowid, new.idents);
 END;
 CREATE TRIGGER IF NOT EXISTS items_ad AFTER DELETE ON items BEGIN
   INSERT INTO items_fts(items_fts, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
-  INSERT INTO items_trigram(items_trigram, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
+  INSERT INTO items_trigram(items_trigram, rowid, idents) VALUES ('delete', old.rowid, old.idents);
 END;
 -- Items are immutable: an edit would silently rewrite what the user promoted.
 CREATE TRIGGER IF NOT EXISTS items_bu BEFORE UPDATE ON items BEGIN
@@ -221,8 +224,8 @@ class SqliteMemoryStore implements MemoryStore {
     this.insertStmt = this.guard(() =>
       db.prepare(
         "INSERT INTO items (id, schema_version, kind, title, body, truncated, created_at, provider, session_id, " +
-          "agent_id, seq_from, seq_to, event_ids, envelope_schema_version, archive_sha256, archive_bytes) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
+          "agent_id, seq_from, seq_to, event_ids, envelope_schema_version, archive_sha256, archive_bytes, idents) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
       ),
     );
     this.byId = this.guard(() => db.prepare(`SELECT ${COLUMNS} FROM items i WHERE i.id = ?`));
@@ -245,11 +248,12 @@ class SqliteMemoryStore implements MemoryStore {
     if (filter === null) return [];
     return this.guard(() => {
       if (q.match === "") return this.filtered(filter, limit);
-      const hits = this.matchIn("items_fts", q.match, filter, limit, []);
-      if (hits.length < limit && q.trigram) {
+      const hits = this.words(q.match, filter, limit);
+      // As the events index: fragments of identifiers and paths, or anything when the words found nothing.
+      if (hits.length < limit && q.trigram && (q.identifiers || hits.length === 0)) {
         const seen = hits.map((h) => h.id);
         const floor = Math.min(0, ...hits.map((h) => h.score));
-        for (const h of this.matchIn("items_trigram", q.trigram, filter, limit - hits.length, seen)) {
+        for (const h of this.fragments(q.trigram, q.terms, filter, limit - hits.length, seen)) {
           // Below every word match: a substring hit is the weaker evidence.
           hits.push({ ...h, score: floor - 1 / (1 + Math.max(0, h.score)) });
         }
@@ -258,24 +262,34 @@ class SqliteMemoryStore implements MemoryStore {
     });
   }
 
-  private matchIn(
-    table: "items_fts" | "items_trigram",
+  private words(match: string, filter: Filter, limit: number): MemoryHit[] {
+    // Title matches weigh more: a title is the item's own summary.
+    const sql =
+      `SELECT ${COLUMNS}, bm25(items_fts, 3.0, 1.0) AS rank, ` +
+      "snippet(items_fts, -1, '«', '»', '…', 24) AS snip FROM items_fts JOIN items i ON i.rowid = items_fts.rowid " +
+      `WHERE items_fts MATCH ?${filter.sql} ORDER BY rank, i.rowid LIMIT ?`;
+    const rows = this.db.prepare(sql).all(match, ...filter.params, limit) as Array<
+      Row & { rank: number; snip: string }
+    >;
+    return rows.map((r) => hitOf(r, -r.rank, r.snip));
+  }
+
+  private fragments(
     match: string,
+    terms: string[],
     filter: Filter,
     limit: number,
     exclude: string[],
   ): MemoryHit[] {
-    const notIn = exclude.length > 0 ? " AND i.id NOT IN (SELECT value FROM json_each(?))" : "";
-    // Title matches weigh more: a title is the item's own summary.
     const sql =
-      `SELECT ${COLUMNS}, bm25(${table}, 3.0, 1.0) AS rank, ` +
-      `snippet(${table}, -1, '«', '»', '…', 24) AS snip FROM ${table} JOIN items i ON i.rowid = ${table}.rowid ` +
-      `WHERE ${table} MATCH ?${filter.sql}${notIn} ORDER BY rank, i.rowid LIMIT ?`;
-    const params: unknown[] = [match, ...filter.params];
-    if (exclude.length > 0) params.push(JSON.stringify(exclude));
-    params.push(limit);
-    const rows = this.db.prepare(sql).all(...params) as Array<Row & { rank: number; snip: string }>;
-    return rows.map((r) => hitOf(r, -r.rank, r.snip));
+      `SELECT ${COLUMNS}, bm25(items_trigram) AS rank FROM items_trigram JOIN items i ON i.rowid = items_trigram.rowid ` +
+      `WHERE items_trigram MATCH ?${filter.sql} AND i.id NOT IN (SELECT value FROM json_each(?)) ` +
+      "ORDER BY rank, i.rowid LIMIT ?";
+    const rows = this.db.prepare(sql).all(match, ...filter.params, JSON.stringify(exclude), limit) as Array<
+      Row & { rank: number }
+    >;
+    // The table holds identifiers only: the snippet comes from the body around the fragment.
+    return rows.map((r) => hitOf(r, -r.rank, fragmentSnippet(r.body, terms)));
   }
 
   private filtered(filter: Filter, limit: number): MemoryHit[] {
@@ -367,6 +381,7 @@ class SqliteMemoryStore implements MemoryStore {
           s.envelope_schema_version,
           s.archive_sha256,
           s.archive_bytes,
+          identifiers(`${item.title}\n${item.body}`),
         );
         (r.changes > 0 ? created : existing).push(item.id);
       }
@@ -443,6 +458,35 @@ function sessionFilter(sessions: readonly string[]): Filter {
 function clampLimit(limit: number, max: number): number {
   if (!Number.isFinite(limit)) return max;
   return Math.min(max, Math.max(1, Math.trunc(limit)));
+}
+
+const SNIPPET_CHARS = 160;
+
+/** A window of the body around the first term found (case-insensitively), the matches marked « ». */
+function fragmentSnippet(body: string, terms: string[]): string {
+  const lower = body.toLowerCase();
+  const needles = terms.map((t) => t.toLowerCase()).filter((t) => t !== "");
+  const found = needles.map((t) => lower.indexOf(t)).filter((i) => i >= 0);
+  const start = Math.max(0, (found.length > 0 ? Math.min(...found) : 0) - Math.floor(SNIPPET_CHARS / 3));
+  const end = Math.min(body.length, start + SNIPPET_CHARS);
+  let out = "";
+  let at = start;
+  const window = lower.slice(0, end);
+  for (;;) {
+    let next = -1;
+    let len = 0;
+    for (const n of needles) {
+      const i = window.indexOf(n, at);
+      if (i >= 0 && i + n.length <= end && (next < 0 || i < next)) {
+        next = i;
+        len = n.length;
+      }
+    }
+    if (next < 0) break;
+    out += `${body.slice(at, next)}«${body.slice(next, next + len)}»`;
+    at = next + len;
+  }
+  return `${start > 0 ? "…" : ""}${out}${body.slice(at, end)}${end < body.length ? "…" : ""}`;
 }
 
 function headOf(body: string): string {

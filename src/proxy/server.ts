@@ -2,9 +2,9 @@
 // back byte for byte. The agent must not be able to tell it is there, so:
 //
 // - Bytes first. Status and headers go out when the upstream's arrive; each body
-//   chunk is written to the client as it arrives and only then, on the next turn
-//   of the event loop, handed to the observers (observe.ts), which parse only
-//   the SSE event types their extensions declared. The body is never re-encoded:
+//   chunk is written to the client as it arrives and only then handed to the
+//   observers (observe.ts), which parse only the SSE event types their
+//   extensions declared, on the next turn of the event loop. The body is never re-encoded:
 //   a gzip body stays the same gzip bytes, and observers decode their own copy.
 // - Backpressure is end to end: a slow client pauses the upstream socket.
 // - Failures look like the upstream's own: an error status is forwarded as is, a

@@ -10,12 +10,13 @@
 // scripts in it (`src/core/store.ts`, `snake_case`, `--dry-run`), which the
 // word tokenizer splits apart and cannot match by a fragment.
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, readSync } from "node:fs";
+import { closeSync, type Dirent, fstatSync, readdirSync, readSync } from "node:fs";
 import { join, relative } from "node:path";
-import { listSessions } from "../core/archive.ts";
-import { lstatOrUndefined, unlinkQuietly } from "../core/fsutil.ts";
+import { sessionRoots } from "../core/archive.ts";
+import { lstatOrUndefined, readJsonOrUndefined, unlinkQuietly } from "../core/fsutil.ts";
 import { ensureTapedeckDir, SESSION_FILES, tapedeckDir } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
+import type { Manifest } from "../core/schemas.ts";
 import { searchableText } from "./index-text.ts";
 import { type Database, isCorruption, MemoryDbError, openDatabase, toMemoryDbError } from "./sqlite.ts";
 
@@ -196,19 +197,42 @@ interface Target {
   dir_name: string;
 }
 
-/** Every session of the project, by the path of its events.jsonl relative to the project. */
+/** A manifest is a few KB; the bound only keeps a planted huge file from being read. */
+const MAX_MANIFEST_BYTES = 1024 * 1024;
+
+/**
+ * Every session of the project, by the path of its events.jsonl relative to the project: the manifests only.
+ * Not listSessions: it brings stale counters up to date by reading the events past the state file, which for a
+ * session whose counters lag read the whole file on every update (326 ms of CPU for an update with nothing
+ * to do over a 65 MB session).
+ */
 function targets(projectRoot: string): Target[] {
-  return listSessions(projectRoot).map((s) => {
-    const path = join(s.dir, SESSION_FILES.events);
-    return {
-      path,
-      rel: relative(projectRoot, path),
-      provider: s.manifest.provider,
-      session_id: s.manifest.session_id,
-      provider_session_id: s.manifest.provider_session_id ?? null,
-      dir_name: s.manifest.session_dir ?? s.dir.split("/").at(-1)!,
-    };
-  });
+  const out: Target[] = [];
+  for (const root of sessionRoots(projectRoot)) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(root, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      const dir = join(root, entry.name);
+      const m = readJsonOrUndefined<Manifest>(join(dir, SESSION_FILES.manifest), MAX_MANIFEST_BYTES);
+      if (m?.schema_version !== 1 || typeof m.provider !== "string" || typeof m.session_id !== "string")
+        continue;
+      const path = join(dir, SESSION_FILES.events);
+      out.push({
+        path,
+        rel: relative(projectRoot, path),
+        provider: m.provider,
+        session_id: m.session_id,
+        provider_session_id: typeof m.provider_session_id === "string" ? m.provider_session_id : null,
+        dir_name: entry.name,
+      });
+    }
+  }
+  return out;
 }
 
 /**

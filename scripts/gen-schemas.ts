@@ -3,10 +3,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderJsonSchemas } from "../src/core/json-schemas.ts";
+import { renderScenarioSchemas } from "../src/scenario/schema.ts";
 
 const check = process.argv.includes("--check");
 let stale = 0;
-for (const [name, text] of Object.entries(renderJsonSchemas())) {
+for (const [name, text] of Object.entries({ ...renderJsonSchemas(), ...renderScenarioSchemas() })) {
   const path = join("schemas", name);
   let current = "";
   try {

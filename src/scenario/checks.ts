@@ -1,0 +1,154 @@
+// The review contract applied to one observation (a recorded session's or a replay run's final answer and
+// figures): each expected fact present, each forbidden fact absent, each validator's exit code, each limit,
+// one check each with its evidence. The same function grades every arm, so arms differ only by what they did.
+import { factRegExp } from "./load.ts";
+import { type Check, type Fact, LIMIT_NAMES, type Limits, type Sample, type Scenario } from "./schema.ts";
+import { runValidator } from "./validator.ts";
+
+export interface Observation {
+  finalAnswer: string | null;
+  durationSeconds: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  turns: number | null;
+  injectedBytes: number | null;
+  costUsd: number | null;
+}
+
+const EXCERPT_CONTEXT = 60;
+
+/** The match with some text either side, on one line. */
+function excerpt(text: string, index: number, length: number): string {
+  const from = Math.max(0, index - EXCERPT_CONTEXT);
+  const to = Math.min(text.length, index + length + EXCERPT_CONTEXT);
+  const body = text.slice(from, to).replace(/\s+/g, " ");
+  return `${from > 0 ? "…" : ""}${body}${to < text.length ? "…" : ""}`;
+}
+
+export function findFact(fact: Fact, answer: string): string | null {
+  const m = factRegExp(fact).exec(answer);
+  return m ? excerpt(answer, m.index, m[0].length) : null;
+}
+
+export function factChecks(scenario: Scenario, answer: string | null): Check[] {
+  const out: Check[] = [];
+  for (const fact of scenario.expected_facts) {
+    const found = answer === null ? null : findFact(fact, answer);
+    out.push({
+      kind: "expected_fact",
+      id: fact.id,
+      outcome: found !== null ? "pass" : "fail",
+      evidence: found ?? (answer === null ? "no final answer" : "not in the final answer"),
+    });
+  }
+  for (const fact of scenario.forbidden_facts) {
+    const found = answer === null ? null : findFact(fact, answer);
+    out.push({
+      kind: "forbidden_fact",
+      id: fact.id,
+      // No answer states nothing forbidden; the expected facts fail it already.
+      outcome: found === null ? "pass" : "fail",
+      evidence: found ?? (answer === null ? "no final answer" : "not in the final answer"),
+    });
+  }
+  return out;
+}
+
+function measuredOf(name: (typeof LIMIT_NAMES)[number], o: Observation): number | null {
+  switch (name) {
+    case "max_duration_seconds":
+      return o.durationSeconds;
+    case "max_output_tokens":
+      return o.outputTokens;
+    case "max_input_tokens":
+      return o.inputTokens;
+    case "max_turns":
+      return o.turns;
+    case "max_injected_bytes":
+      return o.injectedBytes;
+    case "max_cost_usd":
+      return o.costUsd;
+  }
+}
+
+export function limitChecks(limits: Limits, o: Observation): Check[] {
+  const out: Check[] = [];
+  for (const name of LIMIT_NAMES) {
+    const limit = limits[name];
+    if (limit === null || limit === undefined) continue;
+    const measured = measuredOf(name, o);
+    out.push({
+      kind: "limit",
+      id: name,
+      outcome: measured === null ? "not_measured" : measured <= limit ? "pass" : "fail",
+      evidence: measured === null ? "not measured for this run" : `${round(measured)} of at most ${limit}`,
+      measured: measured === null ? null : round(measured),
+      limit,
+    });
+  }
+  return out;
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+export async function validatorChecks(
+  scenario: Scenario,
+  cwd: string | null,
+  env: NodeJS.ProcessEnv,
+  progress: (line: string) => void,
+): Promise<Check[]> {
+  const out: Check[] = [];
+  for (const v of scenario.validators) {
+    if (cwd === null) {
+      out.push({ kind: "validator", id: v.name, outcome: "fail", evidence: "no work tree to run it in" });
+      continue;
+    }
+    progress(`validator ${v.name} (timeout ${v.timeout_s}s)`);
+    const r = await runValidator(v, cwd, env);
+    const ok = !r.timedOut && r.exitCode === v.expect_exit;
+    const why = r.timedOut
+      ? `killed at its timeout of ${v.timeout_s}s (with its process group)`
+      : r.exitCode === null
+        ? `ended by ${r.signal}`
+        : `exit ${r.exitCode}, expected ${v.expect_exit}`;
+    out.push({
+      kind: "validator",
+      id: v.name,
+      outcome: ok ? "pass" : "fail",
+      evidence: `${why}\n${r.output}`,
+      exit_code: r.exitCode,
+      timed_out: r.timedOut,
+      output_bytes: r.outputBytes,
+    });
+  }
+  return out;
+}
+
+function score(checks: Check[], kind: Check["kind"]) {
+  const mine = checks.filter((c) => c.kind === kind);
+  const passed = mine.filter((c) => c.outcome !== "fail").length;
+  return { value: mine.length === 0 ? 1 : passed / mine.length, passed, total: mine.length };
+}
+
+export function scoresOf(checks: Check[]): Sample["scores"] {
+  return {
+    expected_facts: score(checks, "expected_fact"),
+    forbidden_facts: score(checks, "forbidden_fact"),
+    validators: score(checks, "validator"),
+    limits: score(checks, "limit"),
+  };
+}
+
+/** The first limit exceeded, in Inspect's terms. */
+export function limitHit(checks: Check[]): Sample["limit"] {
+  const c = checks.find((k) => k.kind === "limit" && k.outcome === "fail");
+  return c ? { type: c.id, limit: c.limit ?? 0, measured: c.measured ?? 0 } : null;
+}
+
+/**
+ * The answer quality an experiment's report can use: the facts only (no validator, no limit), so a pass
+ * rate over runs of several arms compares what the agents said.
+ */
+export function answerPasses(scenario: Scenario, answer: string | null): boolean {
+  return answer !== null && factChecks(scenario, answer).every((c) => c.outcome === "pass");
+}

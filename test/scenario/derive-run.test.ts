@@ -1,0 +1,157 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { deriveScenario, parseRange } from "../../src/scenario/derive.ts";
+import { loadScenarioFile, parseScenario } from "../../src/scenario/load.ts";
+import { runScenario } from "../../src/scenario/run.ts";
+import { type Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
+import { useTempProjects } from "../helpers/session.ts";
+import { ANSWER, recordSession } from "./fixtures.ts";
+
+const project = useTempProjects("tapedeck-scenario-");
+
+function hashes(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isFile()) out[name] = createHash("sha256").update(readFileSync(p)).digest("hex");
+  }
+  return out;
+}
+
+const run = (root: string, file: string) =>
+  runScenario(loadScenarioFile(file), {
+    project: root,
+    against: "recorded",
+    arms: [],
+    repeat: 1,
+    keep: false,
+    env: process.env,
+    progress: () => {},
+  });
+
+describe("deriveScenario", () => {
+  it("takes the main agent's prompts in order (the last as the continuation) and the source's identity", () => {
+    const root = project();
+    const ref = recordSession(root);
+    const s = deriveScenario(root, ref, {});
+    expect(s.setup_messages.map((m) => m.prompt)).toEqual(["Where does the cache live?"]);
+    expect(s.continuation_prompt).toBe("And how is it flushed?");
+    expect(s.source_session).toMatchObject({
+      provider: "claude",
+      session_id: ref.manifest.session_id,
+      archive: ".tapedeck/claude-sessions/" + ref.manifest.session_dir,
+    });
+    expect(s.source_session.events_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(s.limits).toEqual({ max_duration_seconds: 600, max_output_tokens: 4000 });
+    // What it writes is a valid scenario as it stands.
+    expect(() => parseScenario(JSON.stringify(s), "x")).not.toThrow();
+  });
+
+  it("keeps to an event range, and refuses a range without a prompt", () => {
+    const root = project();
+    const ref = recordSession(root);
+    const s = deriveScenario(root, ref, { range: parseRange("1..3") });
+    expect(s.setup_messages).toEqual([]);
+    expect(s.continuation_prompt).toBe("Where does the cache live?");
+    expect(s.source_session.events).toEqual({ from: 1, to: 3 });
+    expect(() => deriveScenario(root, ref, { range: parseRange("3..4") })).toThrow(/no recorded user prompt/);
+    expect(() => parseRange("5..2")).toThrow();
+    expect(() => parseRange("x")).toThrow();
+  });
+});
+
+describe("run --against recorded", () => {
+  function scenarioFile(root: string, edit: (s: Scenario) => void): string {
+    const s = deriveScenario(root, recordSession(root), {});
+    edit(s);
+    const file = join(root, "scenario.json");
+    writeFileSync(file, JSON.stringify(s, null, 2));
+    return file;
+  }
+
+  it("grades the recorded answer check by check, with evidence, and changes neither file nor archive", async () => {
+    const root = project();
+    const file = scenarioFile(root, (s) => {
+      s.expected_facts = [
+        { id: "names-indexstore", text: "indexstore" },
+        { id: "names-redis", text: "Redis" },
+        { id: "flush-cmd", pattern: "make\\s+FLUSH" },
+      ];
+      s.forbidden_facts = [
+        { id: "no-rm", pattern: "rm -rf" },
+        { id: "no-cache-word", text: "cache lives" },
+      ];
+      s.validators = [
+        { name: "passes", command: "test -d .tapedeck", timeout_s: 10, expect_exit: 0 },
+        { name: "fails", command: "echo nope >&2; exit 4", timeout_s: 10, expect_exit: 0 },
+      ];
+      s.limits = { max_output_tokens: 100, max_turns: 5, max_cost_usd: 1 };
+    });
+    const archive = join(root, ".tapedeck", "claude-sessions");
+    const dir = join(archive, readdirSync(archive)[0]!);
+    const before = { file: readFileSync(file, "utf8"), archive: hashes(dir) };
+    const result = await run(root, file);
+    expect(ScenarioResult.safeParse(result).success).toBe(true);
+    const [sample] = result.samples;
+    const outcome = Object.fromEntries(sample!.checks.map((c) => [c.id, c.outcome]));
+    expect(outcome).toEqual({
+      "names-indexstore": "pass",
+      "names-redis": "fail",
+      "flush-cmd": "pass",
+      "no-rm": "pass",
+      "no-cache-word": "fail",
+      passes: "pass",
+      fails: "fail",
+      max_output_tokens: "fail",
+      max_turns: "pass",
+      max_cost_usd: "not_measured",
+    });
+    const check = (id: string) => sample!.checks.find((c) => c.id === id)!;
+    expect(check("names-indexstore").evidence).toContain("IndexStore");
+    expect(check("fails").evidence).toMatch(/exit 4, expected 0\nnope/);
+    expect(check("max_output_tokens")).toMatchObject({ measured: 120, limit: 100 });
+    expect(sample!.limit).toEqual({ type: "max_output_tokens", limit: 100, measured: 120 });
+    expect(sample!.model_usage).toMatchObject({ output_tokens: 120, input_tokens: 220 });
+    expect(sample!.turn_count).toBe(2);
+    expect(sample!.final_answer_excerpt).toBe(ANSWER);
+    expect(result.passed).toBe(false);
+    expect(readFileSync(file, "utf8")).toBe(before.file);
+    expect(hashes(dir)).toEqual(before.archive);
+  });
+
+  it("passes when every check does", async () => {
+    const root = project();
+    const file = scenarioFile(root, (s) => {
+      s.expected_facts = [{ id: "a", text: "IndexStore" }];
+      s.limits = { max_turns: 2 };
+    });
+    const result = await run(root, file);
+    expect(result.passed).toBe(true);
+    expect(result.samples[0]!.scores.expected_facts).toEqual({ value: 1, passed: 1, total: 1 });
+  });
+
+  it("fails clearly when the source session is gone", async () => {
+    const root = project();
+    const file = scenarioFile(root, (s) => {
+      s.expected_facts = [{ id: "a", text: "IndexStore" }];
+    });
+    const sessions = join(root, ".tapedeck", "claude-sessions");
+    renameSync(sessions, join(root, "moved-away"));
+    const result = await run(root, file);
+    expect(result.passed).toBe(false);
+    expect(result.samples[0]!.error).toMatch(/not in this project's archive any more/);
+  });
+
+  it("notes a source archive whose graded prefix changed since the scenario was derived", async () => {
+    const root = project();
+    const file = scenarioFile(root, () => {});
+    const sessions = join(root, ".tapedeck", "claude-sessions");
+    const events = join(sessions, readdirSync(sessions)[0]!, "events.jsonl");
+    const text = readFileSync(events, "utf8");
+    writeFileSync(events, text.replace("Where does", "Where did"));
+    const result = await run(root, file);
+    expect(result.samples[0]!.notes.join()).toMatch(/differ from those the scenario was derived from/);
+  });
+});

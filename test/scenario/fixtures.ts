@@ -1,0 +1,26 @@
+// A recorded session in a temp project, written by the real store, for the scenario tests.
+import { findSession, type SessionRef } from "../../src/core/archive.ts";
+import type { NormalizedEvent } from "../../src/core/event.ts";
+import { recordEvents } from "../../src/core/store.ts";
+import { event, spec } from "../helpers/session.ts";
+
+export const ANSWER = "The cache lives in IndexStore; flush it with make flush.";
+
+export function recordSession(root: string, answer = ANSWER): SessionRef {
+  const usage = (n: number): NormalizedEvent => ({
+    ...event("turn_usage", `u${n}`, {}),
+    usage: { source: "hook-payload", input_tokens: 100, output_tokens: 40 * n, cache_read_input_tokens: 10 },
+  });
+  const events: NormalizedEvent[] = [
+    event("session_start", "s0", {}),
+    event("user_prompt", "p1", { prompt: "Where does the cache live?" }),
+    event("assistant_message", "a1", { text: "Let me look." }),
+    usage(1),
+    { ...event("user_prompt", "sub", { prompt: "a subagent's task" }), agent_id: "agent-1" },
+    event("user_prompt", "p2", { prompt: "And how is it flushed?" }),
+    event("assistant_message", "a2", { text: answer }),
+    usage(2),
+  ];
+  recordEvents(spec(root), events);
+  return findSession(root, "last");
+}

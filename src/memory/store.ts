@@ -263,15 +263,42 @@ class SqliteMemoryStore implements MemoryStore {
   }
 
   private words(match: string, filter: Filter, limit: number): MemoryHit[] {
-    // Title matches weigh more: a title is the item's own summary.
-    const sql =
-      `SELECT ${COLUMNS}, bm25(items_fts, 3.0, 1.0) AS rank, ` +
-      "snippet(items_fts, -1, '«', '»', '…', 24) AS snip FROM items_fts JOIN items i ON i.rowid = items_fts.rowid " +
-      `WHERE items_fts MATCH ?${filter.sql} ORDER BY rank, i.rowid LIMIT ?`;
-    const rows = this.db.prepare(sql).all(match, ...filter.params, limit) as Array<
-      Row & { rank: number; snip: string }
-    >;
-    return rows.map((r) => hitOf(r, -r.rank, r.snip));
+    // Ranked on rowids alone, then only the top rows read in full: carrying every match's columns (1 KB
+    // bodies) into the sort made a common word over 100,000 items 4x slower (238 ms against 60 ms).
+    const join = filter.sql === "" ? "" : " JOIN items i ON i.rowid = items_fts.rowid";
+    const ranked = this.db
+      .prepare(
+        // Title matches weigh more: a title is the item's own summary.
+        `SELECT items_fts.rowid AS rid, bm25(items_fts, 3.0, 1.0) AS rank FROM items_fts${join} ` +
+          `WHERE items_fts MATCH ?${filter.sql} ORDER BY rank, items_fts.rowid LIMIT ?`,
+      )
+      .all(match, ...filter.params, limit) as Array<{ rid: number; rank: number }>;
+    if (ranked.length === 0) return [];
+    const rids = JSON.stringify(ranked.map((r) => r.rid));
+    const rows = this.rowsByRowid(rids);
+    const snippets = new Map(
+      (
+        this.db
+          .prepare(
+            "SELECT rowid AS rid, snippet(items_fts, -1, '«', '»', '…', 24) AS snip FROM items_fts " +
+              "WHERE items_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+          )
+          .all(match, rids) as Array<{ rid: number; snip: string }>
+      ).map((r) => [r.rid, r.snip]),
+    );
+    return ranked.flatMap((r) => {
+      const row = rows.get(r.rid);
+      return row ? [hitOf(row, -r.rank, snippets.get(r.rid) ?? headOf(row.body))] : [];
+    });
+  }
+
+  private rowsByRowid(rids: string): Map<number, Row> {
+    const rows = this.db
+      .prepare(
+        `SELECT i.rowid AS rid, ${COLUMNS} FROM items i WHERE i.rowid IN (SELECT value FROM json_each(?))`,
+      )
+      .all(rids) as Array<Row & { rid: number }>;
+    return new Map(rows.map((r) => [r.rid, r]));
   }
 
   private fragments(
@@ -281,15 +308,20 @@ class SqliteMemoryStore implements MemoryStore {
     limit: number,
     exclude: string[],
   ): MemoryHit[] {
-    const sql =
-      `SELECT ${COLUMNS}, bm25(items_trigram) AS rank FROM items_trigram JOIN items i ON i.rowid = items_trigram.rowid ` +
-      `WHERE items_trigram MATCH ?${filter.sql} AND i.id NOT IN (SELECT value FROM json_each(?)) ` +
-      "ORDER BY rank, i.rowid LIMIT ?";
-    const rows = this.db.prepare(sql).all(match, ...filter.params, JSON.stringify(exclude), limit) as Array<
-      Row & { rank: number }
-    >;
+    const ranked = this.db
+      .prepare(
+        "SELECT items_trigram.rowid AS rid, bm25(items_trigram) AS rank FROM items_trigram " +
+          `JOIN items i ON i.rowid = items_trigram.rowid WHERE items_trigram MATCH ?${filter.sql} ` +
+          "AND i.id NOT IN (SELECT value FROM json_each(?)) ORDER BY rank, items_trigram.rowid LIMIT ?",
+      )
+      .all(match, ...filter.params, JSON.stringify(exclude), limit) as Array<{ rid: number; rank: number }>;
+    if (ranked.length === 0) return [];
+    const rows = this.rowsByRowid(JSON.stringify(ranked.map((r) => r.rid)));
     // The table holds identifiers only: the snippet comes from the body around the fragment.
-    return rows.map((r) => hitOf(r, -r.rank, fragmentSnippet(r.body, terms)));
+    return ranked.flatMap((r) => {
+      const row = rows.get(r.rid);
+      return row ? [hitOf(row, -r.rank, fragmentSnippet(row.body, terms))] : [];
+    });
   }
 
   private filtered(filter: Filter, limit: number): MemoryHit[] {

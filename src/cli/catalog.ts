@@ -160,6 +160,12 @@ export const CATALOG: readonly CatalogEntry[] = [
     load: async () => ({ register: (await import("./commands/restore.ts")).registerRestoreCommand }),
   },
   {
+    name: "scenario",
+    term: "scenario",
+    description: "a recorded session as a repeatable evaluation: from-session, check, run, export",
+    load: () => import("./commands/scenario.ts"),
+  },
+  {
     name: "demo",
     term: "demo [options]",
     description: "record a real Claude Code session against the built-in mock model (no API key) and show it",

@@ -54,6 +54,7 @@ describe("the catalog", () => {
       "run",
       "mirror",
       "restore",
+      "scenario",
       "demo",
       "doctor",
       "mcp",

@@ -5,8 +5,8 @@
 # whenever the server cannot be trusted with it: no run file, a dead pid, a
 # refused connection, a non-2xx answer, no answer in time. It always exits 0,
 # and prints only what the agent is meant to read: retrieval's added context,
-# from an answer the server proved its own, received whole (else the Node hook
-# is run, which prints it itself). Nothing of tapedeck's own reaches the screen.
+# named by an answer the server proved its own, printed only whole (else the
+# Node hook is run, which prints it itself). Nothing else reaches the screen.
 #
 # usage: hook-client.sh PROVIDER RUN_FILE NODE HOOK_JS
 #
@@ -43,23 +43,30 @@ case "$status" in
   *) record_here ;;
 esac
 
-# Recorded. The answer carries output only with the reply header; headers are read with the same timeout.
-length='' proof='' ended=''
+# Recorded. Output for the agent comes as the name of a file beside the run file (bash reads a socket one byte
+# per system call, a regular file in blocks), with the reply header; headers are read with the same timeout.
+name='' length='' proof='' ended=''
 while IFS= read -r -t 9 line <&3; do
   line=${line%$'\r'}
   [ -z "$line" ] && ended=1 && break
   case "$line" in
-    [Cc]ontent-[Ll]ength:*) length=${line#*:} length=${length// /} ;;
+    [Xx]-[Tt]apedeck-[Oo]utput:*) name=${line#*:} name=${name// /} ;;
+    [Xx]-[Tt]apedeck-[Oo]utput-[Ll]ength:*) length=${line#*:} length=${length// /} ;;
     [Xx]-[Tt]apedeck-[Rr]eply:*) proof=${line#*:} proof=${proof// /} ;;
   esac
 done
-[ -n "$ended" ] && [ -n "$proof" ] || exit 0
+[ -n "$ended" ] && [ -n "$name" ] || exit 0
 # A reply that is not this run's: whoever answered is not our server.
 [ -n "$reply" ] && [ "$proof" = "$reply" ] || record_here
+# Only a file of this run file's server, in its directory: a name is never a path.
+case "$name" in "${run##*/}".*.out) ;; *) record_here ;; esac
+case "$name" in */* | *[!A-Za-z0-9._-]*) record_here ;; esac
 case "$length" in '' | *[!0-9]*) record_here ;; esac
 [ "${#length}" -le 6 ] && [ "$length" -le 262144 ] || record_here
-# The body runs to the end of the connection (Connection: close); printed only when all of it arrived.
-IFS= read -r -t 9 -d '' body <&3
+out=${run%/*}/$name
+[ -f "$out" ] && [ ! -L "$out" ] || record_here
+IFS= read -r -d '' body <"$out"
+# Printed only whole.
 [ "${#body}" -eq "$length" ] || record_here
 printf '%s' "$body"
 exit 0

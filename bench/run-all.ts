@@ -9,6 +9,7 @@ import { runIndexBuildBench, runSearchBench } from "./memory-index.bench.ts";
 import { runPromoteBench } from "./memory-promote.bench.ts";
 import { runProxyBench } from "./proxy.bench.ts";
 import { runRedactBench } from "./redact.bench.ts";
+import { runRetrievalBench } from "./retrieval.bench.ts";
 import { runClaudeSessionBench, runCodexSessionBench } from "./session.bench.ts";
 import { runAppendBench, runInspectBench, runListBench, runScanBench } from "./store.bench.ts";
 
@@ -28,6 +29,7 @@ const sessions = [await runClaudeSessionBench(), await runCodexSessionBench()];
 const indexBuild = runIndexBuildBench(scanMb);
 const search = runSearchBench(Number(process.env.TAPEDECK_BENCH_SEARCH_EVENTS ?? 1_000_000));
 const promote = runPromoteBench(Number(process.env.TAPEDECK_BENCH_MEMORY_ITEMS ?? 100_000));
+const retrieval = await runRetrievalBench();
 const results = {
   machine,
   date: new Date().toISOString(),
@@ -45,6 +47,7 @@ const results = {
   index_build: indexBuild,
   search,
   memory_promote: promote,
+  retrieval,
 };
 mkdirSync("bench/out", { recursive: true });
 writeFileSync("bench/out/results.json", `${JSON.stringify(results, null, 2)}\n`);
@@ -110,7 +113,7 @@ for (const session of sessions) {
 }
 md.push("", "| memory: index and search | value |", "|---|---|");
 md.push(
-  `| index build, ${indexBuild.mb} MB (${indexBuild.events} events): index / recovery scan | ${indexBuild.index_mb_per_s} / ${indexBuild.scan_mb_per_s} MB/s (${indexBuild.index_vs_scan}×) |`,
+  `| index build, ${indexBuild.mb} MB (${indexBuild.events} events): index / recovery scan | ${indexBuild.index_mb_per_s} / ${indexBuild.scan_mb_per_s} MB/s (${indexBuild.index_vs_scan}×; per CPU second ${indexBuild.index_cpu_mb_per_s} / ${indexBuild.scan_cpu_mb_per_s}) |`,
 );
 md.push(`| index size / archive size | ${indexBuild.index_mb} MB (${indexBuild.index_vs_archive}×) |`);
 md.push(`| 1,000 events appended, indexed from the offset | ${indexBuild.append_1000_events_ms} ms |`);
@@ -119,7 +122,7 @@ md.push(
   `| one in-process batch (what a hook would wait behind): p50 / p99 / max | ${indexBuild.slice_p50_ms} / ${indexBuild.slice_p99_ms} / ${indexBuild.slice_max_ms} ms |`,
 );
 md.push(
-  `| search over ${search.events} events (${search.archive_mb} MB), ${search.queries} queries: p50 / p99 | ${search.p50_ms} / ${search.p99_ms} ms |`,
+  `| search over ${search.events} events (${search.archive_mb} MB), ${search.queries} queries: p50 / p99 | ${search.p50_ms} / ${search.p99_ms} ms (CPU ${search.p50_cpu_ms} / ${search.p99_cpu_ms} ms) |`,
 );
 md.push(
   `| \`grep -c\` on the same events.jsonl, p50 | ${search.grep_c_p50_ms} ms (${search.grep_vs_search_p50}× search) |`,
@@ -134,5 +137,20 @@ md.push(
 );
 md.push(
   `| \`grep -c\` on the same items' text (${promote.export_mb} MB of JSONL), p50 | ${promote.grep_c_p50_ms} ms (${promote.grep_vs_search_p50}× search) |`,
+);
+md.push(
+  "",
+  `| retrieval on a prompt hook, ${retrieval.items} memory items | median ms | p90 ms |`,
+  "|---|---|---|",
+);
+for (const r of retrieval.rows) md.push(`| ${r.name} | ${r.median_ms} | ${r.p90_ms} |`);
+md.push(
+  "",
+  "| retrieval | value |",
+  "|---|---|",
+  `| added to an http hook (hook client, median on − off) | ${retrieval.added_median_ms} ms |`,
+  `| added to the hook path in process (runHook, median on − off) | ${retrieval.run_hook_added_median_ms} ms |`,
+  `| the step alone (query, search, block): p50 / p99 | ${retrieval.retrieve_p50_ms} / ${retrieval.retrieve_p99_ms} ms |`,
+  `| prompts given context / mean bytes | ${retrieval.prompts_with_context} / ${retrieval.mean_injected_bytes} |`,
 );
 console.log(md.join("\n"));

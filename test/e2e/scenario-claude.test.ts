@@ -1,0 +1,236 @@
+// `tapedeck scenario` end to end with the real claude, offline against the mock: a recorded session becomes a
+// scenario; its facts, forbidden facts, validators and limits are graded on the recorded answer and on a
+// replay of it, with the exit codes CI relies on; the scenario file and every archive stay byte-identical.
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Manifest } from "../../src/core/schemas.ts";
+import type { Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
+import { snapshot } from "./archive-checks.ts";
+import { DUMMY_API_KEY, runClaude } from "./claude-runner.ts";
+import { commitProject, type Run, tapedeck } from "./replay-harness.ts";
+import { useBuild, useClaudeSandbox } from "./sandboxes.ts";
+
+useBuild();
+
+const ANSWER = "The cache lives in IndexStore and is flushed nightly.";
+const PROMPTS = ["SCENARIO_SAY Ready when you are.", `SCENARIO_SAY ${ANSWER}`];
+
+describe("tapedeck scenario (claude)", () => {
+  const sb = useClaudeSandbox("scenario-claude");
+  let env: Record<string, string> = {};
+  let archive = "";
+  let sessionId = "";
+
+  const cli = (args: string[]): Promise<Run> => tapedeck(["scenario", ...args], { cwd: sb.projectDir, env });
+  const file = (name: string) => join(sb.root, name);
+  const outcomes = (s: ScenarioResult["samples"][number]) =>
+    Object.fromEntries(s.checks.map((c) => [c.id, c.outcome]));
+
+  /** The derived scenario with the review contract written in, as a user would. */
+  function writeScenario(name: string, edit: (s: Scenario) => void): string {
+    const s = JSON.parse(readFileSync(file("derived.json"), "utf8")) as Scenario;
+    edit(s);
+    writeFileSync(file(name), JSON.stringify(s, null, 2));
+    return file(name);
+  }
+
+  const fullContract = (s: Scenario) => {
+    s.expected_facts = [
+      { id: "names-indexstore", text: "indexstore" },
+      { id: "names-redis", text: "Redis" },
+    ];
+    s.forbidden_facts = [{ id: "no-shrug", pattern: "I don'?t know" }];
+    s.validators = [
+      { name: "readme-there", command: "test -f README.md", timeout_s: 10, expect_exit: 0 },
+      { name: "always-fails", command: "echo broken >&2; exit 3", timeout_s: 10, expect_exit: 0 },
+    ];
+    s.limits = { max_turns: 1, max_duration_seconds: 120 };
+  };
+
+  const passingContract = (s: Scenario) => {
+    s.expected_facts = [{ id: "names-indexstore", pattern: "index\\s*store" }];
+    s.forbidden_facts = [{ id: "no-shrug", text: "I don't know" }];
+    s.validators = [{ name: "readme-there", command: "test -f README.md", timeout_s: 10, expect_exit: 0 }];
+    s.limits = { max_turns: 2, max_duration_seconds: 120 };
+  };
+
+  beforeAll(async () => {
+    env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: sb.home,
+      ANTHROPIC_BASE_URL: sb.mock.url,
+      ANTHROPIC_API_KEY: DUMMY_API_KEY,
+      DISABLE_TELEMETRY: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1",
+      IS_SANDBOX: "1",
+    };
+    commitProject(sb.projectDir, "CLAUDE.md", "A project to review.");
+    const installed = await tapedeck(["install", "claude", "--transport", "command", "--yes"], {
+      cwd: sb.projectDir,
+      env,
+    });
+    expect(installed.code, installed.stderr).toBe(0);
+    const first = await runClaude({
+      home: sb.home,
+      cwd: sb.projectDir,
+      baseUrl: sb.mock.url,
+      args: [PROMPTS[0]!],
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const second = await runClaude({
+      home: sb.home,
+      cwd: sb.projectDir,
+      baseUrl: sb.mock.url,
+      args: ["--resume", first.sessionId!, PROMPTS[1]!],
+    });
+    expect(second.code, second.stderr).toBe(0);
+    sessionId = first.sessionId!;
+    archive = join(sb.projectDir, ".tapedeck", "claude-sessions", sessionId);
+    expect(existsSync(archive)).toBe(true);
+  }, 180_000);
+
+  it("derives a scenario from the recorded prompts and checks it", async () => {
+    const derived = await cli(["from-session", "last", "--out", file("derived.json"), "--json"]);
+    expect(derived.code, derived.stderr).toBe(0);
+    const s = JSON.parse(readFileSync(file("derived.json"), "utf8")) as Scenario;
+    expect(s.setup_messages.map((m) => m.prompt)).toEqual([PROMPTS[0]]);
+    expect(s.continuation_prompt).toBe(PROMPTS[1]);
+    expect(s.source_session).toMatchObject({ provider: "claude", session_id: `claude:${sessionId}` });
+    expect(s.source_session.repository_revision).toMatch(/^[0-9a-f]{40}$/);
+    expect((await cli(["check", file("derived.json")])).code).toBe(0);
+    // An existing file is not replaced without --force.
+    expect((await cli(["from-session", "last", "--out", file("derived.json")])).code).toBe(2);
+  }, 60_000);
+
+  it("grades the recorded answer check by check (exit 1 on a failure, 0 when all pass), changing nothing", async () => {
+    const path = writeScenario("full.json", fullContract);
+    const before = { scenario: readFileSync(path, "utf8"), archive: snapshot(archive) };
+    const run = await cli(["run", path, "--against", "recorded", "--out", file("recorded-result.json")]);
+    expect(run.code, run.stderr).toBe(1);
+    const result = JSON.parse(readFileSync(file("recorded-result.json"), "utf8")) as ScenarioResult;
+    const [sample] = result.samples;
+    expect(outcomes(sample!)).toEqual({
+      "names-indexstore": "pass",
+      "names-redis": "fail",
+      "no-shrug": "pass",
+      "readme-there": "pass",
+      "always-fails": "fail",
+      max_turns: "fail",
+      max_duration_seconds: "pass",
+    });
+    expect(sample!.checks.find((c) => c.id === "names-indexstore")!.evidence).toContain("IndexStore");
+    expect(sample!.checks.find((c) => c.id === "always-fails")!.evidence).toMatch(
+      /exit 3, expected 0\nbroken/,
+    );
+    expect(sample!.limit).toEqual({ type: "max_turns", limit: 1, measured: 2 });
+    expect(run.stdout).toMatch(/fail\s+validator always-fails/);
+    const ok = await cli(["run", writeScenario("passing.json", passingContract), "--against", "recorded"]);
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(readFileSync(path, "utf8")).toBe(before.scenario);
+    expect(snapshot(archive)).toEqual(before.archive);
+  }, 60_000);
+
+  it("--against both grades a fresh replay with the same checks, beside the recorded answer", async () => {
+    const path = file("full.json");
+    const before = { scenario: readFileSync(path, "utf8"), archive: snapshot(archive) };
+    const root = file("exp-both");
+    const run = await cli(["run", path, "--against", "both", "--experiment-root", root, "--json"]);
+    expect(run.code, run.stderr).toBe(1);
+    const result = JSON.parse(run.stdout) as ScenarioResult;
+    expect(result.samples.map((s) => s.against)).toEqual(["recorded", "replay"]);
+    const [recorded, replay] = result.samples;
+    expect(outcomes(replay!)).toEqual(outcomes(recorded!));
+    expect(replay!.run_session_id).not.toBe(`claude:${sessionId}`);
+    expect(replay!.archive!.startsWith(root)).toBe(true);
+    const manifest = JSON.parse(readFileSync(join(replay!.archive!, "manifest.json"), "utf8")) as Manifest;
+    expect(manifest).toMatchObject({
+      run_type: "replay",
+      replay_of_session_id: `claude:${sessionId}`,
+      arm: "replay",
+    });
+    expect(replay!.final_answer_excerpt).toContain("IndexStore");
+    expect(replay!.turn_count).toBe(2);
+    // The validators ran in the replay's work tree, which is gone afterwards; its archive stays.
+    const runs = readdirSync(join(root, "replay-r1", "runs"));
+    expect(readdirSync(join(root, "replay-r1", "runs", runs[0]!))).toEqual(["sessions"]);
+    expect(readFileSync(path, "utf8")).toBe(before.scenario);
+    expect(snapshot(archive)).toEqual(before.archive);
+  }, 240_000);
+
+  it("stops a replay past its duration and marks it", async () => {
+    const path = writeScenario("slow.json", (s) => {
+      s.continuation_prompt = "SCENARIO_BASH sleep 40";
+      s.limits = { max_duration_seconds: 3 };
+    });
+    const started = Date.now();
+    const run = await cli([
+      "run",
+      path,
+      "--against",
+      "replay",
+      "--experiment-root",
+      file("exp-slow"),
+      "--json",
+    ]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(Date.now() - started).toBeLessThan(40_000);
+    const [sample] = (JSON.parse(run.stdout) as ScenarioResult).samples;
+    const check = sample!.checks.find((c) => c.id === "max_duration_seconds")!;
+    expect(check.outcome).toBe("fail");
+    expect(check.evidence).toMatch(/stopped at 3s/);
+    expect(sample!.error).toMatch(/stopped at max_duration_seconds/);
+  }, 120_000);
+
+  it("refuses a bad file with exit 2, naming the field and line", async () => {
+    const path = writeScenario("bad-regex.json", (s) => {
+      s.expected_facts = [{ id: "broken", pattern: "(unclosed" }];
+    });
+    const line =
+      readFileSync(path, "utf8")
+        .split("\n")
+        .findIndex((l) => l.includes("(unclosed")) + 1;
+    const check = await cli(["check", path]);
+    expect(check.code).toBe(2);
+    expect(check.stderr).toContain(`line ${line}: expected_facts[0].pattern: not a valid regular expression`);
+    expect((await cli(["run", path])).code).toBe(2);
+    expect((await cli(["run", path, "--out", path])).code).toBe(2);
+  }, 30_000);
+
+  it("exports runnable promptfoo and Inspect files", async () => {
+    for (const to of ["promptfoo", "inspect"]) {
+      const out = file(`export-${to}`);
+      const run = await cli(["export", file("full.json"), "--to", to, "--out", out]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(readdirSync(out)).toContain("README.md");
+    }
+    const config = JSON.parse(readFileSync(join(file("export-promptfoo"), "promptfooconfig.yaml"), "utf8"));
+    expect(config.providers[0].id).toBe("anthropic:claude-agent-sdk");
+  }, 30_000);
+
+  it("with the source session gone, recorded mode fails clearly and replay mode still runs", async () => {
+    const path = file("passing.json");
+    renameSync(archive, join(sb.root, "archive-away"));
+    try {
+      const recorded = await cli(["run", path, "--against", "recorded", "--json"]);
+      expect(recorded.code).toBe(1);
+      const [sample] = (JSON.parse(recorded.stdout) as ScenarioResult).samples;
+      expect(sample!.error).toMatch(/not in this project's archive any more/);
+      const replay = await cli([
+        "run",
+        path,
+        "--against",
+        "replay",
+        "--experiment-root",
+        file("exp-gone"),
+        "--json",
+      ]);
+      expect(replay.code, replay.stderr).toBe(0);
+      const [r] = (JSON.parse(replay.stdout) as ScenarioResult).samples;
+      expect(r!.passed).toBe(true);
+    } finally {
+      renameSync(join(sb.root, "archive-away"), archive);
+    }
+  }, 240_000);
+});

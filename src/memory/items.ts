@@ -384,9 +384,13 @@ function oneLine(text: string): string {
     .trim();
 }
 
+/** A title needs 100 characters: the line is cut well before the whitespace pass (a 4 KiB one-line answer). */
 function firstLine(text: string): string {
-  const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
-  return oneLine(line);
+  const start = text.search(/\S/);
+  if (start < 0) return "";
+  const end = text.indexOf("\n", start);
+  const line = text.slice(start, end < 0 ? undefined : end);
+  return oneLine(line.slice(0, MAX_TITLE_CHARS * 4));
 }
 
 function boundTitle(title: string): string {

@@ -3,7 +3,7 @@
 // user's .git/worktrees (a write outside the experiment root, left behind by a crashed run); a clone with
 // --shared borrows the user's objects read-only and writes nothing outside its own directory.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDir, unlinkQuietly } from "../core/fsutil.ts";
 
@@ -72,11 +72,13 @@ export function createWorkTree(project: string, revision: string | null, dest: s
       ? "the project is not a git repository any more: the replay runs on a copy of its current files"
       : "the baseline has no repository revision: the replay runs on a copy of the project's current files",
   );
-  cpSync(project, dest, {
-    recursive: true,
-    verbatimSymlinks: true,
-    filter: (src) => !NOT_COPIED.has(src.slice(project.length + 1).split("/")[0] ?? ""),
-  });
+  // Entry by entry: the default experiment root is under the project's .tapedeck, and copying a directory
+  // into itself is refused outright (EINVAL), filter or not.
+  ensureDir(dest);
+  for (const name of readdirSync(project)) {
+    if (NOT_COPIED.has(name)) continue;
+    cpSync(join(project, name), join(dest, name), { recursive: true, verbatimSymlinks: true });
+  }
   return { dir: dest, kind: "copy", revision: null, notes };
 }
 

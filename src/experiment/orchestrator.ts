@@ -11,6 +11,7 @@ import { isInside, tapedeckDir } from "../core/paths.ts";
 import type { Baseline } from "./baseline.ts";
 import type { ArmSettings, PreparedHome, ReplayDriver, Spawn, TurnOutcome } from "./driver.ts";
 import { createWorkTree, IsolationError, removeRunScratch, removeSecrets, runDirs } from "./isolation.ts";
+import { copyMemoryStore } from "./memory-copy.ts";
 import { makeSpawner } from "./process.ts";
 import { type ArmSpec, type ExperimentRecord, type RunRecord, writeExperiment } from "./record.ts";
 
@@ -132,6 +133,7 @@ function spent(record: ExperimentRecord): number {
 /** Runs every planned run in order; a guard or Ctrl-C stops before the next one and says why. */
 export async function runExperiment(x: Experiment): Promise<ExperimentRecord> {
   const record = x.record;
+  ensureDir(x.root);
   let started = 0;
   for (const run of record.runs) {
     if (run.status !== "planned") continue;
@@ -202,6 +204,25 @@ async function install(
   }
 }
 
+/** tapedeck's retrieval in the run's work tree, over a copy of the project's memory store (never the store). */
+async function retrievalOn(
+  x: Experiment,
+  spawn: Spawn,
+  run: RunRecord,
+  work: string,
+  env: Record<string, string>,
+) {
+  const args = [x.cliJs, "retrieval", "on", "--project", work, "--provider", x.driver.provider];
+  const result = await spawn(process.execPath, args, { cwd: work, env });
+  if (result.code !== 0) {
+    throw new IsolationError(
+      `switching retrieval on in the run's work tree failed: ${result.stderr.trim().slice(0, 300)}`,
+    );
+  }
+  if (!copyMemoryStore(x.project, work))
+    run.notes.push("the project has no memory store: retrieval has nothing to add");
+}
+
 async function runOne(x: Experiment, run: RunRecord): Promise<void> {
   const spawn = x.spawn ?? makeSpawner({ timeoutMs: x.timeoutMs, signal: x.signal });
   const dirs = runDirs(join(x.root, "runs", run.run_id));
@@ -232,6 +253,7 @@ async function runOne(x: Experiment, run: RunRecord): Promise<void> {
     run.settings_root = prepared.settingsRoot;
     const env = armEnv(x, run, dirs.home, prepared);
     await install(x, spawn, dirs.work, dirs.sessions, env);
+    if (run.retrieval) await retrievalOn(x, spawn, run, dirs.work, env);
     await turns(x, run, spawn, dirs.work, env, settings);
   } catch (error) {
     run.status = x.signal.aborted ? "interrupted" : "failed";

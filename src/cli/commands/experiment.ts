@@ -15,7 +15,7 @@ import { loadScenario, type Scenario, ScenarioError } from "../../experiment/sce
 import { prepareExperiment, runWithInterrupt } from "../../experiment/start.ts";
 import { checkProvider, note, printJson, projectFromOption, say } from "../common.ts";
 import { CliError, EXIT } from "../errors.ts";
-import { costOption, onOff, retrievalUnavailable, setupError } from "./replay.ts";
+import { costOption, onOff, setupError } from "./replay.ts";
 
 interface RunOpts {
   project?: string;
@@ -108,7 +108,6 @@ async function runCommand(opts: RunOpts): Promise<void> {
     dryRun(inputs.baseline, arms, repeat, maxRuns, maxCostUsd, opts.json);
     return;
   }
-  for (const arm of arms) retrievalUnavailable(arm.retrieval);
   const controller = new AbortController();
   let x: ReturnType<typeof prepareExperiment>;
   try {

@@ -46,21 +46,11 @@ export function setupError(error: unknown): never {
   throw error;
 }
 
-export function retrievalUnavailable(on: boolean): void {
-  if (on) {
-    throw new CliError(
-      "--retrieval on needs tapedeck's memory retrieval, which this build does not have yet",
-      EXIT.usage,
-    );
-  }
-}
-
 async function replayCommand(session: string, opts: ReplayOpts): Promise<void> {
   const project = projectFromOption(opts.project);
   const provider = checkProvider(opts.provider);
   const nativeMemory = onOff(opts.nativeMemory, "--native-memory");
   const retrieval = onOff(opts.retrieval, "--retrieval");
-  retrievalUnavailable(retrieval);
   const arm = opts.arm ?? "replay";
   if (!ARM_NAME.test(arm)) throw new CliError(`--arm: letters, digits, . _ - (at most 64)`, EXIT.usage);
   const maxCostUsd = costOption(opts.maxCost);

@@ -1,0 +1,31 @@
+// A retrieval arm's own memory store: a copy of the project's `.tapedeck/memory.sqlite` (and its WAL, which
+// may hold the latest promotions) taken by reading the files only. Opening the user's store, even read-only,
+// may create its -shm file: a write outside the experiment root. SQLite replays the copied WAL on first open.
+import { chmodSync, copyFileSync, lstatSync } from "node:fs";
+import { join } from "node:path";
+import { FILE_MODE } from "../core/fsutil.ts";
+import { tapedeckDir } from "../core/paths.ts";
+
+const STORE = "memory.sqlite";
+
+function regularFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Answers whether there was a store to copy. */
+export function copyMemoryStore(project: string, work: string): boolean {
+  const from = tapedeckDir(project);
+  const to = tapedeckDir(work);
+  if (!regularFile(join(from, STORE))) return false;
+  for (const name of [STORE, `${STORE}-wal`]) {
+    // lstat first: a symlink planted in place of the store is not followed into someone else's file.
+    if (!regularFile(join(from, name))) continue;
+    copyFileSync(join(from, name), join(to, name));
+    chmodSync(join(to, name), FILE_MODE);
+  }
+  return true;
+}

@@ -2,13 +2,15 @@
 // with retrieval on, the provider's injector output comes back as the hook's output and a context_injection
 // event (bytes, item ids, query) joins the hook's own events; nothing otherwise, and nothing that can fail the
 // hook. The retrieval module is replaced by a fixed answer here: what it finds is test/memory/retrieval*.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type ProviderConfig, writeConfig } from "../../src/core/config.ts";
 import { runHook } from "../../src/core/recorder.ts";
 import { contextStep, type Retrieval, type RetrievalModule } from "../../src/memory/inject.ts";
 import { wrapInjected } from "../../src/memory/marker.ts";
+import * as realRetrieval from "../../src/memory/retrieval.ts";
+import { memoryPath } from "../../src/memory/store.ts";
 import { adapterFor, injectorFor } from "../../src/providers/registry.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
@@ -166,5 +168,29 @@ describe("the context step", () => {
       (e) => e.payload.type === "context_injection",
     );
     expect(injection?.payload).toMatchObject({ bytes: 0, item_ids: [], budget_bytes: 4096, context: null });
+  });
+
+  it("a damaged memory.sqlite (the real retrieval): the prompt is recorded, no context, the file left alone", () => {
+    const root = project();
+    writeConfig(root, {
+      schema_version: 1,
+      providers: { claude: { recording: "on", mode: "capture-only", retrieval: { state: "on" } } },
+    });
+    mkdirSync(join(root, ".tapedeck"), { recursive: true });
+    const garbage = "not a database, only text ".repeat(200);
+    writeFileSync(memoryPath(root), garbage);
+    const result = run(
+      "claude",
+      "UserPromptSubmit",
+      root,
+      contextStep(injectorFor, () => realRetrieval),
+    );
+    expect(result.status).toBe("recorded");
+    expect(result.output).toBeUndefined();
+    expect(recorded(result.outcome?.sessionDir).map((e) => e.kind)).toEqual(["user_prompt"]);
+    expect(readFileSync(join(root, ".tapedeck", "diagnostics.jsonl"), "utf8")).toContain(
+      '"stage":"retrieval"',
+    );
+    expect(readFileSync(memoryPath(root), "utf8")).toBe(garbage);
   });
 });

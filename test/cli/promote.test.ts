@@ -29,6 +29,15 @@ function cli(args: string[], nodeArgs: string[] = []) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** The CLI on a pseudo-terminal (script(1): util-linux and BSD spell its arguments differently), typing `input`. */
+function onTerminal(args: string[], input: string) {
+  const command = [process.execPath, CLI, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  const scriptArgs =
+    process.platform === "darwin" ? ["-q", "/dev/null", "sh", "-c", command] : ["-qec", command, "/dev/null"];
+  const r = spawnSync("script", scriptArgs, { input, encoding: "utf8" });
+  return { code: r.status, out: r.stdout };
+}
+
 function hook(root: string, payload: object) {
   const r = spawnSync(process.execPath, [HOOK, "claude"], {
     input: JSON.stringify(payload),
@@ -92,6 +101,19 @@ describe("tapedeck promote", () => {
     // The preview is redacted: it shows exactly what would be stored.
     expect(r.stdout).not.toContain("AKIAQ3ZT7RBX5MWN2KPD");
     expect(existsSync(memoryPath(root))).toBe(false);
+  });
+
+  it("on a terminal it asks: yes stores, anything else stores nothing (exit 2)", () => {
+    const root = project();
+    recordFact(root);
+    const no = onTerminal(["promote", "last", "--project", root], "n\n");
+    expect(no.code).toBe(2);
+    expect(no.out).toContain("Store 3 item(s)");
+    expect(no.out).toContain("not promoted");
+    expect(existsSync(memoryPath(root))).toBe(false);
+    const yes = onTerminal(["promote", "last", "--project", root], "y\n");
+    expect(yes.code).toBe(0);
+    expect(yes.out).toContain("Promoted 3 new item(s)");
   });
 
   it("--yes --json stores the items and reports them; the same promotion again creates nothing", () => {

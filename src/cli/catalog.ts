@@ -111,6 +111,13 @@ export const CATALOG: readonly CatalogEntry[] = [
     load: () => import("./commands/memory.ts"),
   },
   {
+    name: "retrieval",
+    term: "retrieval [options] <action>",
+    description:
+      "on, off or status: hand the agent the project's best promoted memory with each prompt (independent of recording)",
+    load: () => import("./commands/retrieval.ts"),
+  },
+  {
     name: "delete",
     term: "delete [options] <session>",
     description: "delete a recorded session (asks first)",
@@ -158,6 +165,19 @@ export const CATALOG: readonly CatalogEntry[] = [
     description:
       "put a Claude Code transcript back so `claude --resume` works: from the proxy mirror, the hook archive, or both (auto)",
     load: async () => ({ register: (await import("./commands/restore.ts")).registerRestoreCommand }),
+  },
+  {
+    name: "replay",
+    term: "replay [options] <session>",
+    description:
+      "replay a recorded session's prompts through the agent's own CLI into a new, isolated, recorded session",
+    load: () => import("./commands/replay.ts"),
+  },
+  {
+    name: "experiment",
+    term: "experiment",
+    description: "run, list and compare A/B replays of a recorded session",
+    load: () => import("./commands/experiment.ts"),
   },
   {
     name: "scenario",

@@ -1,0 +1,94 @@
+// `tapedeck scenario` with the real codex, offline against its mock: a recorded Codex session becomes a
+// scenario, graded on the recorded answer and on a replay through `codex exec` with the same checks.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DUMMY_OPENAI_KEY, MOCK_KEY_ENV, runCodex } from "../../src/demo/codex-offline.ts";
+import type { Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
+import { snapshot } from "./archive-checks.ts";
+import { commitProject, tapedeck } from "./replay-harness.ts";
+import { useBuild, useCodexSandbox } from "./sandboxes.ts";
+
+useBuild();
+
+const PROMPTS = ["SCENARIO_SAY Noted.", "SCENARIO_SAY The parser lives in src/grammar.rs."];
+
+describe("tapedeck scenario (codex)", () => {
+  const sb = useCodexSandbox("scenario-codex");
+  let env: Record<string, string> = {};
+  let archive = "";
+
+  beforeAll(async () => {
+    env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: sb.home,
+      CODEX_HOME: sb.codexHome,
+      [MOCK_KEY_ENV]: DUMMY_OPENAI_KEY,
+    };
+    commitProject(sb.projectDir, "AGENTS.md", "A project to review.");
+    const installed = await tapedeck(["install", "codex", "--transport", "command", "--yes"], {
+      cwd: sb.projectDir,
+      env,
+    });
+    expect(installed.code, installed.stderr).toBe(0);
+    const first = await runCodex({
+      home: sb.home,
+      codexHome: sb.codexHome,
+      cwd: sb.projectDir,
+      args: [PROMPTS[0]!],
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const next = await runCodex({
+      home: sb.home,
+      codexHome: sb.codexHome,
+      cwd: sb.projectDir,
+      args: ["resume", first.threadId!, PROMPTS[1]!],
+    });
+    expect(next.code, next.stderr).toBe(0);
+    archive = join(sb.projectDir, ".tapedeck", "codex-sessions", first.threadId!);
+  }, 180_000);
+
+  it("derives, then grades the recorded answer and a replay with the same per-check results", async () => {
+    const cli = (args: string[]) => tapedeck(["scenario", ...args], { cwd: sb.projectDir, env });
+    const path = join(sb.root, "scenario.json");
+    const derived = await cli(["from-session", "last", "--out", path]);
+    expect(derived.code, derived.stderr).toBe(0);
+    const s = JSON.parse(readFileSync(path, "utf8")) as Scenario;
+    expect(s.source_session.provider).toBe("codex");
+    expect(s.setup_messages.map((m) => m.prompt)).toEqual([PROMPTS[0]]);
+    expect(s.continuation_prompt).toBe(PROMPTS[1]);
+    s.expected_facts = [
+      { id: "grammar", pattern: "src/grammar\\.rs" },
+      { id: "lexer", text: "lexer.rs" },
+    ];
+    s.forbidden_facts = [{ id: "shrug", text: "I don't know" }];
+    s.validators = [{ name: "agents-md", command: "test -f AGENTS.md", timeout_s: 10, expect_exit: 0 }];
+    s.limits = { max_turns: 2 };
+    writeFileSync(path, JSON.stringify(s, null, 2));
+    const before = { scenario: readFileSync(path, "utf8"), archive: snapshot(archive) };
+    const run = await cli([
+      "run",
+      path,
+      "--against",
+      "both",
+      "--experiment-root",
+      join(sb.root, "exp"),
+      "--json",
+    ]);
+    expect(run.code, run.stderr).toBe(1);
+    const result = JSON.parse(run.stdout) as ScenarioResult;
+    const outcomes = result.samples.map((x) => Object.fromEntries(x.checks.map((c) => [c.id, c.outcome])));
+    const expected = {
+      grammar: "pass",
+      lexer: "fail",
+      shrug: "pass",
+      "agents-md": "pass",
+      max_turns: "pass",
+    };
+    expect(outcomes).toEqual([expected, expected]);
+    expect(result.samples[1]!.run_session_id).toMatch(/^codex:/);
+    expect(result.samples[1]!.run_session_id).not.toBe(s.source_session.session_id);
+    expect(readFileSync(path, "utf8")).toBe(before.scenario);
+    expect(snapshot(archive)).toEqual(before.archive);
+  }, 240_000);
+});

@@ -114,8 +114,12 @@ export interface IndexStatus {
 
 /** Opens the index, creating it; a damaged or outdated one is deleted and created again, with a notice. */
 export function openIndex(projectRoot: string, opts: UpdateOptions = {}): { db: Database; rebuilt: boolean } {
-  ensureTapedeckDir(projectRoot);
   const path = indexPath(projectRoot);
+  try {
+    ensureTapedeckDir(projectRoot);
+  } catch (error) {
+    throw toMemoryDbError(error, path); // a symlinked .tapedeck: refused, named, never followed
+  }
   let db: Database;
   try {
     db = openDatabase(path, { base: projectRoot });

@@ -102,6 +102,17 @@ describe("tapedeck search", () => {
     expect(r.code).toBe(0);
     expect(new Set(JSON.parse(r.stdout).map((h: { project: string }) => h.project))).toEqual(new Set([a, b]));
     expect(r.stderr).toContain("skipped 1 registered project(s) no longer on disk");
+    // One project's unusable index is named and skipped; the others still answer.
+    execFileSync("rm", ["-f", join(b, ".tapedeck", "index.sqlite")]);
+    execFileSync("mkfifo", [join(b, ".tapedeck", "index.sqlite")]);
+    const partial = cli(["search", "recorder", "--project", a, "--all-projects", "--json"], {
+      TAPEDECK_HOME: home,
+    });
+    expect(partial.code).toBe(0);
+    expect(new Set(JSON.parse(partial.stdout).map((h: { project: string }) => h.project))).toEqual(
+      new Set([a]),
+    );
+    expect(partial.stderr).toContain(`skipped ${b}:`);
   });
 });
 

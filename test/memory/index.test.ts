@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import {
   appendFileSync,
+  existsSync,
   readFileSync,
   statSync,
   symlinkSync,
@@ -177,6 +178,22 @@ describe("the events index", () => {
     unlinkSync(indexPath(root));
     execFileSync("mkfifo", [indexPath(root)]);
     expect(() => updateIndex(root)).toThrow(/not a regular file/);
+  });
+
+  it("refuses a symlinked .tapedeck with a named error, creating nothing behind it", () => {
+    const root = project();
+    const elsewhere = project();
+    symlinkSync(elsewhere, join(root, ".tapedeck"));
+    const error = (() => {
+      try {
+        updateIndex(root);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(MemoryDbError);
+    expect((error as MemoryDbError).message).toContain("symlink");
+    expect(existsSync(join(elsewhere, "index.sqlite"))).toBe(false);
   });
 
   it("reports how far behind the recordings it is, without creating the index", () => {

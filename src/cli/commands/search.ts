@@ -17,6 +17,7 @@ import {
   searchProject,
   splitMarks,
 } from "../../memory/search.ts";
+import { MemoryDbError } from "../../memory/sqlite.ts";
 import { CliError, checkProvider, EXIT, note, printJson, projectFromOption } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
 
@@ -49,10 +50,18 @@ async function searchCommand(text: string, opts: SearchOpts): Promise<void> {
   const hits: SearchHit[] = [];
   const progress = progressPrinter();
   for (const project of projects) {
-    const found = searchProject(project, query, filters, limit, {
-      onProgress: progress,
-      onNotice: (t) => note(`tapedeck: ${t}\n`),
-    });
+    let found: ReturnType<typeof searchProject>;
+    try {
+      found = searchProject(project, query, filters, limit, {
+        onProgress: progress,
+        onNotice: (t) => note(`tapedeck: ${t}\n`),
+      });
+    } catch (error) {
+      // One project's unusable index must not hide the others' hits.
+      if (projects.length === 1 || !(error instanceof MemoryDbError)) throw error;
+      note(`tapedeck: skipped ${project}: ${error.message}\n`);
+      continue;
+    }
     if (found.stale) {
       note(
         `tapedeck: the index of ${project} is being updated by another process; the newest events may be missing\n`,

@@ -24,7 +24,7 @@ const COMMANDS: Record<string, string[]> = {
 };
 
 /** Builds `rev`'s CLI in `dir` with this checkout's node_modules; answers its dist/cli.js. */
-function buildRevision(rev: string, dir: string): string {
+export function buildRevision(rev: string, dir: string): string {
   mkdirSync(dir, { recursive: true });
   const archive = spawnSync("git", ["archive", rev], { cwd: REPO, maxBuffer: 1 << 30 });
   if (archive.status !== 0) throw new Error(`git archive ${rev} failed`);

@@ -1,6 +1,6 @@
 // Per-event cost of the command hook transport, beside the floors it cannot
 // beat: `/bin/true` (process spawn) and `node -e 0` (Node start-up).
-// Run: npm run build && npx tsx bench/hook.bench.ts
+// Run: npm run build && npx tsx bench/hook.bench.ts [--only command|http]
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
@@ -152,6 +152,10 @@ export async function runHttpBench(runs = 200) {
     const body = () => JSON.stringify({ ...base, tool_use_id: `t${n++}` });
     const samples = await interleavedAsync(runs, {
       "sh -c true (floor: a shell)": () => shellHook("true", "", env),
+      // Where the client's time goes, step by step: its interpreter, then reading the payload as it does.
+      "sh, then bash (the client's interpreter)": () => shellHook("exec /bin/bash -c :", "", env),
+      "sh, bash and the payload read with cat": () =>
+        shellHook("exec /bin/bash -c 'payload=$(cat)'", body(), env),
       "POST from the agent's process (the old transport)": () => postOnce(info, body(), false),
       "hook client, server up (the http transport)": () => shellHook(command, body(), env),
     });
@@ -199,5 +203,10 @@ export async function runHttpBench(runs = 200) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log(JSON.stringify([await runHookBench(), await runHttpBench()], null, 2));
+  const i = process.argv.indexOf("--only");
+  const only = i > 0 ? process.argv[i + 1] : undefined;
+  const results = [];
+  if (only !== "http") results.push(await runHookBench());
+  if (only !== "command") results.push(await runHttpBench());
+  console.log(JSON.stringify(results, null, 2));
 }

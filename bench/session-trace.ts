@@ -90,7 +90,7 @@ export async function runSessionTrace(arm = "http", turns = 2) {
   const h = makeClaudeHome(join(dir, "home"), join(dir, "project"));
   try {
     if (arm !== "not-installed") {
-      const env = { ...process.env, HOME: h.home };
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: h.home };
       delete env.TAPEDECK_HOME;
       execFileSync(
         process.execPath,

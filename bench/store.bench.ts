@@ -11,6 +11,7 @@ import { DEFAULT_LIMITS } from "../src/core/bound.ts";
 import { CHECKPOINT_FILE } from "../src/core/checkpoint.ts";
 import { recoverSession } from "../src/core/recovery.ts";
 import { recordEvents } from "../src/core/store.ts";
+import { buildRevision } from "./cli.bench.ts";
 import { interleaved, median, round, tempDir } from "./lib.ts";
 
 /** Medians of this many interleaved runs: one run of `wc -l` takes 30 ms and a neighbour's burst skews it. */
@@ -224,27 +225,38 @@ export function runInspectBench(mb = 200) {
 
 /**
  * The whole `tapedeck inspect` command on the sealed session (checkpoint in place): what a user waits for,
- * start-up and the Claude transcript check included, beside `node -e 0` in the same interleaved run.
+ * start-up and the Claude transcript check included, beside `node -e 0` in the same interleaved run. With
+ * TAPEDECK_BENCH_BEFORE=<git rev> that revision's CLI is built aside (see cli.bench.ts) and timed alongside.
  */
 function inspectCommandMs(project: string, runs = 7) {
-  const cli = join(process.cwd(), "dist", "cli.js");
-  const run = (args: string[]) => () => {
-    const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, args, { cwd: project, stdio: ["ignore", "ignore", "pipe"] });
-    if (r.status !== 0) throw new Error(`${args.join(" ")} failed (${r.status}): ${r.stderr}`);
-    return Number(process.hrtime.bigint() - t0) / 1e6;
-  };
-  // The first transcript check of the session counts it in full and leaves its memo: not the sealed case.
-  run([cli, "inspect", "--project", project])();
-  const samples = interleaved(runs, {
-    node: run(["-e", "0"]),
-    inspect: run([cli, "inspect", "--project", project]),
-  });
-  return {
-    command_node_ms: round(median(samples.node!), 1),
-    command_min_ms: round(Math.min(...samples.inspect!), 1),
-    command_ms: round(median(samples.inspect!), 1),
-  };
+  const clis: Record<string, string> = { after: join(process.cwd(), "dist", "cli.js") };
+  const before = process.env.TAPEDECK_BENCH_BEFORE;
+  const aside = before ? tempDir("tapedeck-inspectbench-before-") : undefined;
+  try {
+    if (before && aside) clis.before = buildRevision(before, join(aside.dir, "build"));
+    const run = (args: string[]) => () => {
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync(process.execPath, args, { cwd: project, stdio: ["ignore", "ignore", "pipe"] });
+      if (r.status !== 0) throw new Error(`${args.join(" ")} failed (${r.status}): ${r.stderr}`);
+      return Number(process.hrtime.bigint() - t0) / 1e6;
+    };
+    const candidates: Record<string, () => number> = { node: run(["-e", "0"]) };
+    for (const [name, cli] of Object.entries(clis)) {
+      candidates[name] = run([cli, "inspect", "--project", project]);
+      // The first transcript check of a session counts it in full and leaves its memo: not the sealed case.
+      candidates[name]();
+    }
+    const samples = interleaved(runs, candidates);
+    const out: Record<string, number> = { command_node_ms: round(median(samples.node!), 1) };
+    for (const name of Object.keys(clis)) {
+      const key = name === "after" ? "command" : "command_before";
+      out[`${key}_min_ms`] = round(Math.min(...samples[name]!), 1);
+      out[`${key}_ms`] = round(median(samples[name]!), 1);
+    }
+    return out;
+  } finally {
+    aside?.cleanup();
+  }
 }
 
 /** `tapedeck list` reads manifests only: time it over many sessions. */

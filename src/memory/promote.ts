@@ -6,6 +6,7 @@
 
 import { CliError, EXIT } from "../cli/errors.ts";
 import type { SessionRef } from "../core/archive.ts";
+import { UnsafePathError } from "../core/fsutil.ts";
 import { loadRedactionRules } from "../core/redact/rules-file.ts";
 import type { RedactionRules } from "../core/redact.ts";
 import {
@@ -169,6 +170,16 @@ interface Pass {
 
 /** One streamed pass: events in archive order through the item builder. */
 function runPass(p: Pass): ReturnType<typeof scanArchive> & { selected: number } {
+  try {
+    return buildPass(p);
+  } catch (error) {
+    // events.jsonl replaced by a symlink, a FIFO or a directory: refused, never followed.
+    if (error instanceof UnsafePathError) throw new CliError(`${error.message}; refusing to read it`);
+    throw error;
+  }
+}
+
+function buildPass(p: Pass): ReturnType<typeof scanArchive> & { selected: number } {
   const builder = new ItemBuilder({
     rules: p.opts.rules,
     excludeFields: p.sel.excludeFields,

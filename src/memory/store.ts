@@ -148,7 +148,12 @@ const KIND_FILTER: Record<string, MemoryKind[]> = {
 export function openMemory(projectRoot: string, opts: { readonly?: boolean } = {}): MemoryStore | undefined {
   const path = memoryPath(projectRoot);
   const readonly = opts.readonly === true;
-  if (!readonly) ensureTapedeckDir(projectRoot);
+  try {
+    if (!readonly) ensureTapedeckDir(projectRoot);
+  } catch (error) {
+    // A symlinked or non-directory .tapedeck: said as the memory file's problem, with its name.
+    throw toMemoryDbError(error, path);
+  }
   let db: Database;
   try {
     db = openDatabase(path, { readonly, base: projectRoot });

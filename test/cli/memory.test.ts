@@ -1,6 +1,14 @@
 // `tapedeck memory list|show|search|forget|export|verify` as a user runs them (the built CLI).
 import { execFileSync, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { findSession } from "../../src/core/archive.ts";
@@ -150,5 +158,20 @@ describe("tapedeck memory", () => {
     expect(r.stderr).toMatch(/symlink/);
     expect(cli(["memory", "list", "--project", root]).code).toBe(1);
     expect(readFileSync(target, "utf8")).toBe("not yours");
+  });
+
+  it("an events.jsonl replaced by a symlink is refused with a clear error, not followed", () => {
+    const root = project();
+    recordEvents(spec(root), [event("user_prompt", "p1", { prompt: "hello there" })]);
+    const ref = findSession(root, "last");
+    const elsewhere = join(root, "elsewhere.jsonl");
+    writeFileSync(elsewhere, readFileSync(join(ref.dir, "events.jsonl")));
+    rmSync(join(ref.dir, "events.jsonl"));
+    symlinkSync(elsewhere, join(ref.dir, "events.jsonl"));
+    const r = cli(["promote", "last", "--project", root, "--yes"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/events\.jsonl is a symlink; refusing to read it/);
+    expect(r.stderr).not.toContain("unexpected");
+    expect(existsSync(memoryPath(root))).toBe(false);
   });
 });

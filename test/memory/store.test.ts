@@ -246,4 +246,22 @@ describe("memory store", () => {
     db.close();
     expect(() => openMemory(root)).toThrow(/newer tapedeck/);
   });
+
+  it("a symlinked .tapedeck is refused as the memory file's problem, and nothing is written through it", () => {
+    const root = project();
+    const other = join(root, "other");
+    mkdirSync(other);
+    symlinkSync(other, join(root, ".tapedeck"));
+    for (const readonly of [false, true]) {
+      let error: unknown;
+      try {
+        openMemory(root, { readonly });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(MemoryDbError);
+      expect((error as Error).message).toContain("memory.sqlite");
+    }
+    expect(existsSync(join(other, "memory.sqlite"))).toBe(false);
+  });
 });

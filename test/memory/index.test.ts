@@ -75,6 +75,21 @@ describe("the events index", () => {
     expect(hits(root, "alpha OR beta")).toHaveLength(2);
   });
 
+  it("reports progress batch by batch, up to every byte to index", () => {
+    const root = project();
+    record(
+      root,
+      "s1",
+      Array.from({ length: 1200 }, (_, i) => event("user_prompt", `p${i}`, { prompt: `prompt ${i}` })),
+    );
+    const seen: Array<{ bytesDone: number; bytesTotal: number }> = [];
+    updateIndex(root, { onProgress: (p) => seen.push({ ...p }) });
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen.at(-1)!.bytesDone).toBe(statSync(eventsFile(root, "s1")).size);
+    expect(seen.at(-1)!.bytesTotal).toBe(seen.at(-1)!.bytesDone);
+    expect(seen.map((p) => p.bytesDone)).toEqual([...seen.map((p) => p.bytesDone)].sort((a, b) => a - b));
+  });
+
   it("notices a truncated or rewritten session and indexes it again from byte 0", () => {
     const root = project();
     record(root, "s1", [

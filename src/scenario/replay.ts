@@ -82,7 +82,8 @@ export function makeReplayRunner(o: ReplayRunnerOptions): ReplayRunner {
         ...(o.experimentRoot ? { experimentRoot: join(o.experimentRoot, `${arm.name}-r${repetition}`) } : {}),
         // Validators run in the work tree after the run: it is removed here once they did.
         keep: true,
-        ...(limitMs > 0 ? { timeoutMs: limitMs } : {}),
+        // A turn's own timeout comes after the run's duration, so the stop is always the duration's.
+        ...(limitMs > 0 ? { timeoutMs: limitMs + 5000 } : {}),
         env: o.env,
         progress: (line) => {
           // The duration counts from the first prompt: cloning and installing are not the agent's time.
@@ -135,6 +136,7 @@ export function makeReplayRunner(o: ReplayRunnerOptions): ReplayRunner {
         experiment_id: record.experiment_id,
       },
       stoppedByDuration,
+      interrupted: run.status === "interrupted" && !stoppedByDuration,
       error,
       notes: run.notes,
       experimentRoot: x.root,

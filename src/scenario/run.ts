@@ -49,6 +49,8 @@ export interface ReplayOutcome {
   costUsd: number | null;
   labels: Record<string, string>;
   stoppedByDuration: boolean;
+  /** Ctrl-C: the remaining runs are not started. */
+  interrupted: boolean;
   error: string | null;
   notes: string[];
   experimentRoot: string;
@@ -192,7 +194,7 @@ async function gradeReplay(
   o: RunOptions,
   arm: ArmOption,
   repetition: number,
-): Promise<{ sample: Sample; root: string }> {
+): Promise<{ sample: Sample; root: string; interrupted: boolean }> {
   const s = loaded.scenario;
   const prompts = [...s.setup_messages.map((m) => m.prompt), s.continuation_prompt];
   if (!o.replay) throw new Error("no replay runner");
@@ -249,27 +251,36 @@ async function gradeReplay(
         },
       },
     );
-    return { sample: made, root: r.experimentRoot };
+    return { sample: made, root: r.experimentRoot, interrupted: r.interrupted };
   } finally {
     r.cleanup();
   }
 }
 
-export async function runScenario(loaded: LoadedScenario, o: RunOptions): Promise<ScenarioResult> {
+/** The result artifact, and whether Ctrl-C ended a replay (the remaining ones were then not run). */
+export async function runScenario(
+  loaded: LoadedScenario,
+  o: RunOptions,
+): Promise<{ result: ScenarioResult; interrupted: boolean }> {
   const samples: Sample[] = [];
   const roots: string[] = [];
+  let interrupted = false;
   if (o.against !== "replay") samples.push(await gradeRecorded(loaded, o));
   if (o.against !== "recorded") {
-    for (let rep = 1; rep <= o.repeat; rep++) {
+    outer: for (let rep = 1; rep <= o.repeat; rep++) {
       for (const arm of o.arms) {
         o.progress(`replay · arm ${arm.name} · repetition ${rep}/${o.repeat}`);
-        const { sample: s, root } = await gradeReplay(loaded, o, arm, rep);
-        samples.push(s);
-        roots.push(root);
+        const done = await gradeReplay(loaded, o, arm, rep);
+        samples.push(done.sample);
+        roots.push(done.root);
+        if (done.interrupted) {
+          interrupted = true;
+          break outer;
+        }
       }
     }
   }
-  return {
+  const result: ScenarioResult = {
     schema_version: 1,
     scenario: { id: loaded.scenario.id, sha256: loaded.sha256, path: loaded.path },
     source_session_id: loaded.scenario.source_session.session_id,
@@ -279,6 +290,7 @@ export async function runScenario(loaded: LoadedScenario, o: RunOptions): Promis
     passed: samples.length > 0 && samples.every((x) => x.passed),
     samples,
   };
+  return { result, interrupted };
 }
 
 function commonParent(roots: string[]): string {

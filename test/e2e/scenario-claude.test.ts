@@ -125,6 +125,8 @@ describe("tapedeck scenario (claude)", () => {
       /exit 3, expected 0\nbroken/,
     );
     expect(sample!.limit).toEqual({ type: "max_turns", limit: 1, measured: 2 });
+    // Claude's usage reaches the archive through its transcript: the token figures are measured.
+    expect(sample!.model_usage.output_tokens).toBeGreaterThan(0);
     expect(run.stdout).toMatch(/fail\s+validator always-fails/);
     const ok = await cli(["run", writeScenario("passing.json", passingContract), "--against", "recorded"]);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
@@ -196,6 +198,11 @@ describe("tapedeck scenario (claude)", () => {
     expect(check.stderr).toContain(`line ${line}: expected_facts[0].pattern: not a valid regular expression`);
     expect((await cli(["run", path])).code).toBe(2);
     expect((await cli(["run", path, "--out", path])).code).toBe(2);
+    // A result never lands in a session archive.
+    const inArchive = await cli(["run", file("passing.json"), "--out", join(archive, "result.json")]);
+    expect(inArchive.code).toBe(2);
+    expect(inArchive.stderr).toMatch(/inside a session archive/);
+    expect(existsSync(join(archive, "result.json"))).toBe(false);
   }, 30_000);
 
   it("exports runnable promptfoo and Inspect files", async () => {

@@ -2,11 +2,13 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { findSession } from "../../src/core/archive.ts";
+import { recordEvents } from "../../src/core/store.ts";
 import { deriveScenario, parseRange } from "../../src/scenario/derive.ts";
 import { loadScenarioFile, parseScenario } from "../../src/scenario/load.ts";
-import { runScenario } from "../../src/scenario/run.ts";
+import { type ReplayOutcome, runScenario } from "../../src/scenario/run.ts";
 import { type Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
-import { useTempProjects } from "../helpers/session.ts";
+import { event, spec, useTempProjects } from "../helpers/session.ts";
 import { ANSWER, recordSession } from "./fixtures.ts";
 
 const project = useTempProjects("tapedeck-scenario-");
@@ -20,16 +22,18 @@ function hashes(dir: string): Record<string, string> {
   return out;
 }
 
-const run = (root: string, file: string) =>
-  runScenario(loadScenarioFile(file), {
-    project: root,
-    against: "recorded",
-    arms: [],
-    repeat: 1,
-    keep: false,
-    env: process.env,
-    progress: () => {},
-  });
+const run = async (root: string, file: string) =>
+  (
+    await runScenario(loadScenarioFile(file), {
+      project: root,
+      against: "recorded",
+      arms: [],
+      repeat: 1,
+      keep: false,
+      env: process.env,
+      progress: () => {},
+    })
+  ).result;
 
 describe("deriveScenario", () => {
   it("takes the main agent's prompts in order (the last as the continuation) and the source's identity", () => {
@@ -47,6 +51,18 @@ describe("deriveScenario", () => {
     expect(s.limits).toEqual({ max_duration_seconds: 600, max_output_tokens: 4000 });
     // What it writes is a valid scenario as it stands.
     expect(() => parseScenario(JSON.stringify(s), "x")).not.toThrow();
+  });
+
+  it("writes the prompts as recorded, so a credential the user typed is not in the scenario", () => {
+    const root = project();
+    const key = `sk-ant-api03-${"Z".repeat(40)}`;
+    recordEvents(spec(root), [
+      event("session_start", "s0", {}),
+      event("user_prompt", "p1", { prompt: `use the key ${key} please` }),
+    ]);
+    const s = deriveScenario(root, findSession(root, "last"), {});
+    expect(s.continuation_prompt).toContain("use the key");
+    expect(JSON.stringify(s)).not.toContain(key);
   });
 
   it("keeps to an event range, and refuses a range without a prompt", () => {
@@ -153,5 +169,119 @@ describe("run --against recorded", () => {
     writeFileSync(events, text.replace("Where does", "Where did"));
     const result = await run(root, file);
     expect(result.samples[0]!.notes.join()).toMatch(/differ from those the scenario was derived from/);
+  });
+});
+
+describe("run --against replay (the replay runner injected)", () => {
+  const outcome = (over: Partial<ReplayOutcome> = {}): ReplayOutcome => ({
+    runSessionId: "claude:new",
+    archive: null,
+    workDir: null,
+    finalAnswer: "IndexStore it is",
+    wallSeconds: 3,
+    agentSeconds: 2,
+    turns: 2,
+    usage: { input: 10, output: 5, cacheRead: null, cacheCreation: null },
+    costUsd: null,
+    labels: {},
+    stoppedByDuration: false,
+    interrupted: false,
+    error: null,
+    notes: [],
+    experimentRoot: "/nowhere",
+    cleanup: () => {},
+    ...over,
+  });
+
+  function setUp(edit: (s: Scenario) => void = () => {}) {
+    const root = project();
+    const s = deriveScenario(root, recordSession(root), {});
+    s.expected_facts = [{ id: "a", text: "IndexStore" }];
+    edit(s);
+    const file = join(root, "scenario.json");
+    writeFileSync(file, JSON.stringify(s));
+    return { root, loaded: loadScenarioFile(file) };
+  }
+
+  const arms = [
+    { name: "one", native_memory: true, retrieval: false },
+    { name: "two", native_memory: false, retrieval: false },
+  ];
+
+  it("runs every arm and repetition with the setup messages then the continuation, and cleans up each", async () => {
+    const { root, loaded } = setUp();
+    const calls: string[] = [];
+    let cleaned = 0;
+    const { result } = await runScenario(loaded, {
+      project: root,
+      against: "replay",
+      arms,
+      repeat: 2,
+      keep: false,
+      env: process.env,
+      progress: () => {},
+      replay: async (_s, prompts, arm, rep) => {
+        calls.push(`${arm.name}#${rep}:${prompts.join("|")}`);
+        return outcome({ cleanup: () => (cleaned += 1) });
+      },
+    });
+    expect(calls).toEqual([
+      "one#1:Where does the cache live?|And how is it flushed?",
+      "two#1:Where does the cache live?|And how is it flushed?",
+      "one#2:Where does the cache live?|And how is it flushed?",
+      "two#2:Where does the cache live?|And how is it flushed?",
+    ]);
+    expect(cleaned).toBe(4);
+    expect(result.passed).toBe(true);
+  });
+
+  it("stops after a run Ctrl-C ended", async () => {
+    const { root, loaded } = setUp();
+    let calls = 0;
+    const { result, interrupted } = await runScenario(loaded, {
+      project: root,
+      against: "replay",
+      arms,
+      repeat: 3,
+      keep: false,
+      env: process.env,
+      progress: () => {},
+      replay: async () => {
+        calls += 1;
+        return outcome({ interrupted: true, error: "interrupted (Ctrl-C)", finalAnswer: null });
+      },
+    });
+    expect(calls).toBe(1);
+    expect(interrupted).toBe(true);
+    expect(result.passed).toBe(false);
+  });
+
+  it("marks a run stopped at its duration, and redacts the CLI's own answer before it is evidence", async () => {
+    const key = `sk-ant-api03-${"K".repeat(40)}`;
+    const { root, loaded } = setUp((s) => {
+      s.limits = { max_duration_seconds: 5 };
+    });
+    const { result } = await runScenario(loaded, {
+      project: root,
+      against: "replay",
+      arms: [arms[0]!],
+      repeat: 1,
+      keep: false,
+      env: process.env,
+      progress: () => {},
+      replay: async () =>
+        outcome({
+          finalAnswer: `IndexStore, and the key is ${key}`,
+          agentSeconds: 5,
+          stoppedByDuration: true,
+          error: "stopped at max_duration_seconds (5s)",
+        }),
+    });
+    const [sample] = result.samples;
+    const limit = sample!.checks.find((c) => c.id === "max_duration_seconds")!;
+    expect(limit).toMatchObject({ outcome: "fail", measured: 5, limit: 5 });
+    expect(limit.evidence).toMatch(/stopped at 5s/);
+    expect(JSON.stringify(result)).not.toContain(key);
+    expect(sample!.final_answer_excerpt).toContain("IndexStore");
   });
 });

@@ -87,6 +87,21 @@ describe("parseScenario", () => {
   });
 });
 
+describe("hostile files", () => {
+  it("a deeply nested value is a problem with a line, not a crash", () => {
+    const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+    const text = JSON.stringify({ ...GOOD, description: "x" }).replace('"x"', deep);
+    const found = problems(text);
+    expect(found.length).toBeGreaterThan(0);
+    expect(found[0]!.line).toBe(1);
+  });
+
+  it("a file that is not an object names the file", () => {
+    expect(problems("[1, 2]")[0]!.field).toBe("");
+    expect(problems('"just a string"')[0]!.line).toBe(1);
+  });
+});
+
 describe("factRegExp", () => {
   it("matches case-insensitively by default, literally for a text, and as asked otherwise", () => {
     expect(factRegExp({ id: "a", text: "a.b(c)" }).test("A.B(C)")).toBe(true);

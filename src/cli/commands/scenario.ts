@@ -3,9 +3,8 @@
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { SessionNotFound } from "../../core/archive.ts";
+import { SessionNotFound, sessionRoots } from "../../core/archive.ts";
 import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
-import { tapedeckDir } from "../../core/paths.ts";
 import { BaselineError } from "../../experiment/baseline.ts";
 import { MissingCli } from "../../experiment/drivers.ts";
 import { IsolationError } from "../../experiment/isolation.ts";
@@ -29,20 +28,20 @@ function load(file: string): LoadedScenario {
   }
 }
 
-/** The path a file is written to: never the scenario itself, never inside the project's archives. */
+/** The path a file is written to: never the scenario itself, never inside a session root of the project. */
 function outputPath(out: string, project: string, protect: string[]): string {
   const path = resolve(out);
   const real = (p: string) => (existsSync(p) ? realpathSync(p) : p);
   if (protect.some((p) => real(p) === real(path)))
     throw new CliError(`--out ${out} is the scenario file: a result never overwrites it`, EXIT.usage);
-  const base = real(tapedeckDir(project));
-  const parent = real(dirname(path));
-  if (parent === base || parent.startsWith(`${base}/`)) {
-    if (/-sessions(\/|$)/.test(parent.slice(base.length)))
-      throw new CliError(`--out ${out} is inside a session archive: choose another place`, EXIT.usage);
-  }
   if (!existsSync(dirname(path)))
     throw new CliError(`--out ${out}: ${dirname(path)} does not exist`, EXIT.usage);
+  const parent = realpathSync(dirname(path));
+  for (const root of sessionRoots(project)) {
+    const r = real(root);
+    if (parent === r || parent.startsWith(`${r}/`))
+      throw new CliError(`--out ${out} is inside a session archive: choose another place`, EXIT.usage);
+  }
   return path;
 }
 
@@ -170,8 +169,9 @@ async function runCommand(file: string, opts: RunOpts): Promise<void> {
   const outPath = opts.out ? outputPath(opts.out, project, [loaded.path]) : undefined;
   const progress = (line: string) => note(`${line}\n`);
   let result: ScenarioResult;
+  let interrupted = false;
   try {
-    result = await runScenario(loaded, {
+    ({ result, interrupted } = await runScenario(loaded, {
       project,
       against,
       arms,
@@ -187,7 +187,7 @@ async function runCommand(file: string, opts: RunOpts): Promise<void> {
         env: process.env,
         progress,
       }),
-    });
+    }));
   } catch (error) {
     if (
       error instanceof SessionNotFound ||
@@ -202,7 +202,7 @@ async function runCommand(file: string, opts: RunOpts): Promise<void> {
   if (outPath) writeFileAtomicSync(outPath, `${JSON.stringify(result, null, 2)}\n`);
   if (opts.json) printJson(result);
   else say(report(result, outPath));
-  process.exitCode = result.passed ? EXIT.ok : EXIT.failed;
+  process.exitCode = interrupted ? 130 : result.passed ? EXIT.ok : EXIT.failed;
 }
 
 // --- export --------------------------------------------------------------

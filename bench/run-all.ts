@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { cliTable, runCliBench } from "./cli.bench.ts";
 import { runHookBench, runHttpBench } from "./hook.bench.ts";
+import { runHookStartBench } from "./hook-start.bench.ts";
 import { runMcpBench } from "./mcp.bench.ts";
 import { runIndexBuildBench, runSearchBench } from "./memory-index.bench.ts";
 import { runPromoteBench } from "./memory-promote.bench.ts";
@@ -16,6 +17,7 @@ import { runAppendBench, runInspectBench, runListBench, runScanBench } from "./s
 const scanMb = Number(process.env.TAPEDECK_BENCH_SCAN_MB ?? 200);
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const hook = await runHookBench();
+const hookStart = runHookStartBench();
 const httpHook = await runHttpBench();
 const append = runAppendBench();
 const scan = runScanBench(scanMb);
@@ -34,6 +36,7 @@ const results = {
   machine,
   date: new Date().toISOString(),
   hook,
+  hook_start: hookStart,
   http: httpHook,
   append,
   scan,
@@ -56,6 +59,16 @@ const md: string[] = [];
 md.push(`Machine: ${machine}`, "");
 md.push("| hook transport: command | median ms | p90 ms | × `node -e 0` |", "|---|---|---|---|");
 for (const r of hook.rows) md.push(`| ${r.name} | ${r.median_ms} | ${r.p90_ms} | ${r.vs_node} |`);
+md.push(
+  "",
+  "| command hook start-up, a recorded PostToolUse | wall median ms | × `node -e 0` | CPU median ms | × `node -e 0` |",
+  "|---|---|---|---|---|",
+);
+for (const r of hookStart.rows) {
+  md.push(
+    `| ${r.name} | ${r.wall_median_ms} | ${r.wall_vs_node} | ${r.cpu_median_ms ?? "—"} | ${r.cpu_vs_node ?? "—"} |`,
+  );
+}
 md.push(
   "",
   "| hook transport: http, per event (spawn to exit, event appended) | median ms | p90 ms |",
@@ -100,6 +113,9 @@ md.push(`| one tapedeck_status call, round trip (p90 ${mcp.tool_call_p90_ms}) | 
 md.push("", "| inspect of a sealed session | ms |", "|---|---|");
 md.push(`| first inspect (no checkpoint yet), ${scanMb} MB | ${inspect.without_checkpoint_ms} |`);
 md.push(`| again (validated prefix from the checkpoint) | ${inspect.again_ms} |`);
+md.push(
+  `| the whole \`tapedeck inspect\` command, again (\`node -e 0\`: ${inspect.command_node_ms}) | ${inspect.command_ms} |`,
+);
 md.push(`| after 1 MB more was appended | ${inspect.after_1mb_append_ms} |`);
 md.push("", cliTable(cli));
 for (const session of sessions) {

@@ -40,7 +40,7 @@ function word(rank: number): string {
   let x = rank + 1;
   let out = "";
   while (x > 0) {
-    out += letters[x % letters.length] + "aeiou"[x % 5];
+    out += letters.charAt(x % letters.length) + "aeiou".charAt(x % 5);
     x = Math.floor(x / letters.length);
   }
   return out;

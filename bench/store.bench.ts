@@ -247,11 +247,18 @@ function inspectCommandMs(project: string, runs = 7) {
       candidates[name]();
     }
     const samples = interleaved(runs, candidates);
-    const out: Record<string, number> = { command_node_ms: round(median(samples.node!), 1) };
-    for (const name of Object.keys(clis)) {
-      const key = name === "after" ? "command" : "command_before";
-      out[`${key}_min_ms`] = round(Math.min(...samples[name]!), 1);
-      out[`${key}_ms`] = round(median(samples[name]!), 1);
+    const min = (name: string) => round(Math.min(...samples[name]!), 1);
+    const med = (name: string) => round(median(samples[name]!), 1);
+    const out: {
+      command_node_ms: number;
+      command_min_ms: number;
+      command_ms: number;
+      command_before_min_ms?: number;
+      command_before_ms?: number;
+    } = { command_node_ms: med("node"), command_min_ms: min("after"), command_ms: med("after") };
+    if (clis.before) {
+      out.command_before_min_ms = min("before");
+      out.command_before_ms = med("before");
     }
     return out;
   } finally {

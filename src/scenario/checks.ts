@@ -147,8 +147,25 @@ export function limitHit(checks: Check[]): Sample["limit"] {
 
 /**
  * The answer quality an experiment's report can use: the facts only (no validator, no limit), so a pass
- * rate over runs of several arms compares what the agents said.
+ * rate over runs of several arms compares what the agents said. A bare string is a text fact named by
+ * itself (what experiment.json held before facts had ids). No answer fails.
  */
+export function answerCheck(
+  expected: ReadonlyArray<Fact | string>,
+  forbidden: ReadonlyArray<Fact | string>,
+  answer: string | null | undefined,
+): { passed: boolean; missing: string[]; forbidden: string[] } {
+  const fact = (f: Fact | string): Fact => (typeof f === "string" ? { id: f, text: f } : f);
+  const text = answer ?? "";
+  const missing = expected.map(fact).filter((f) => findFact(f, text) === null);
+  const found = forbidden.map(fact).filter((f) => findFact(f, text) !== null);
+  return {
+    passed: answer !== null && answer !== undefined && missing.length === 0 && found.length === 0,
+    missing: missing.map((f) => f.id),
+    forbidden: found.map((f) => f.id),
+  };
+}
+
 export function answerPasses(scenario: Scenario, answer: string | null): boolean {
-  return answer !== null && factChecks(scenario, answer).every((c) => c.outcome === "pass");
+  return answerCheck(scenario.expected_facts, scenario.forbidden_facts, answer).passed;
 }

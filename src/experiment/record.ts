@@ -3,6 +3,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { readJsonOrUndefined, writeJsonAtomicSync } from "../core/fsutil.ts";
+import type { Fact } from "../scenario/schema.ts";
 import type { TurnUsage } from "./driver.ts";
 
 export const EXPERIMENT_FILE = "experiment.json";
@@ -66,7 +67,7 @@ export interface ExperimentRecord {
   baseline: { session_id: string; archive: string; project_root: string; revision: string | null };
   prompt_count: number;
   /** The scenario the prompts and checks came from, when the experiment runs one. */
-  scenario: { id: string; path: string; expected_facts: string[]; forbidden_facts: string[] } | null;
+  scenario: { id: string; path: string; expected_facts: Fact[]; forbidden_facts: Fact[] } | null;
   arms: ArmSpec[];
   repeat: number;
   max_runs: number | null;

@@ -85,10 +85,15 @@ describe("tapedeck experiment (claude)", () => {
       JSON.stringify({
         schema_version: 1,
         id: "recall-codename",
-        source_session: { provider: "claude", session_id: first.sessionId },
+        source_session: {
+          provider: "claude",
+          session_id: first.sessionId,
+          archive: null,
+          repository_revision: null,
+        },
         setup_messages: [{ prompt: "SCENARIO_BASH echo setup-done" }],
         continuation_prompt: RECALL,
-        expected_facts: ["ZEPHYR-7"],
+        expected_facts: [{ id: "codename", text: "ZEPHYR-7" }],
       }),
     );
   }, 180_000);

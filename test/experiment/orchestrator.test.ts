@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BaselineError, loadBaseline } from "../../src/experiment/baseline.ts";
@@ -211,5 +211,30 @@ describe("the orchestrator", () => {
     expect(calls).toEqual([]);
     expect(record.runs.every((r) => r.status === "skipped")).toBe(true);
     expect(record.stopped?.reason).toMatch(/interrupted/);
+  });
+
+  it("--keep keeps the work tree and config root, never the copied credentials", async () => {
+    const root = tempProject().root;
+    baselineProject(root, ["one"]);
+    const calls: FakeCall[] = [];
+    const base = experiment(root, calls, { arms: [ARMS[0]!], repeat: 1 });
+    const secretDriver = {
+      ...fakeDriver,
+      prepareHome(paths: { work: string; home: string }) {
+        mkdirSync(join(paths.home, ".fake"), { recursive: true });
+        writeFileSync(join(paths.home, ".fake", "credentials.json"), "{}");
+        return {
+          settingsRoot: join(paths.home, ".fake"),
+          env: {},
+          secrets: [join(paths.home, ".fake", "credentials.json")],
+        };
+      },
+    };
+    const record = await runExperiment({ ...base, driver: secretDriver, keep: true });
+    expect(record.runs[0]).toMatchObject({ status: "complete", kept: true });
+    const run = join(base.root, "runs", "a-r1");
+    expect(readFileSync(join(run, "work", "file.txt"), "utf8")).toBe("content\n");
+    expect(existsSync(join(run, "home", ".fake"))).toBe(true);
+    expect(existsSync(join(run, "home", ".fake", "credentials.json"))).toBe(false);
   });
 });

@@ -6,7 +6,7 @@ import { recordEvents } from "../../src/core/store.ts";
 import type { ExperimentRecord, RunRecord } from "../../src/experiment/record.ts";
 import { renderMarkdown, renderReport } from "../../src/experiment/render.ts";
 import { buildReport } from "../../src/experiment/report.ts";
-import { checkAnswer, loadScenario } from "../../src/experiment/scenario.ts";
+import { checkAnswer, loadScenario, ScenarioError } from "../../src/experiment/scenario.ts";
 import { event, identity, spec, tempProject, useTempProjects } from "../helpers/session.ts";
 
 useTempProjects();
@@ -69,7 +69,7 @@ function record(root: string, runs: RunRecord[], arms: ExperimentRecord["arms"])
     model_requested: null,
     baseline: { session_id: "claude:b", archive: join(root, "b"), project_root: root, revision: "abc" },
     prompt_count: 1,
-    scenario: { id: "s", path: "s.json", expected_facts: ["ZEPHYR"], forbidden_facts: [] },
+    scenario: { id: "s", path: "s.json", expected_facts: [{ id: "z", text: "ZEPHYR" }], forbidden_facts: [] },
     arms,
     repeat: 3,
     max_runs: null,
@@ -155,38 +155,40 @@ describe("arms and scenarios", () => {
     expect(() => parseArm("a:retrieval=yes")).toThrow(/on or off/);
   });
 
-  it("loads a scenario's prompts and checks facts in the final answer", () => {
+  it("loads a scenario's prompts and checks its facts in the final answer", () => {
     const root = tempProject().root;
     mkdirSync(join(root, "s"), { recursive: true });
     const file = join(root, "s", "scenario.json");
-    writeFileSync(
-      file,
-      JSON.stringify({
-        id: "x",
-        source_session: { provider: "claude", session_id: "abc" },
-        setup_messages: [{ prompt: "one" }],
-        continuation_prompt: "two",
-        expected_facts: ["Zephyr", { text: "7" }],
-        forbidden_facts: ["unknown"],
-      }),
-    );
-    expect(loadScenario(file)).toMatchObject({
+    const scenario = {
+      schema_version: 1,
+      id: "x",
+      source_session: { provider: "claude", session_id: "abc", archive: null, repository_revision: null },
+      setup_messages: [{ prompt: "one" }],
+      continuation_prompt: "two",
+      expected_facts: [
+        { id: "name", text: "Zephyr" },
+        { id: "num", pattern: "\\b7\\b" },
+      ],
+      forbidden_facts: [{ id: "unsure", text: "unknown" }],
+    };
+    writeFileSync(file, JSON.stringify(scenario));
+    const loaded = loadScenario(file);
+    expect(loaded).toMatchObject({
       id: "x",
       sourceSession: "abc",
+      provider: "claude",
       prompts: ["one", "two"],
-      expectedFacts: ["Zephyr", "7"],
-      forbiddenFacts: ["unknown"],
     });
-    expect(checkAnswer("It is ZEPHYR-7", ["Zephyr", "7"], ["unknown"]).passed).toBe(true);
-    expect(checkAnswer("ZEPHYR, unknown 7", ["Zephyr"], ["unknown"])).toEqual({
+    expect(checkAnswer("It is ZEPHYR-7", loaded.expectedFacts, loaded.forbiddenFacts).passed).toBe(true);
+    expect(checkAnswer("ZEPHYR 17, unknown", loaded.expectedFacts, loaded.forbiddenFacts)).toEqual({
       passed: false,
-      missing: [],
-      forbidden: ["unknown"],
+      missing: ["num"],
+      forbidden: ["unsure"],
     });
     expect(checkAnswer(undefined, [], []).passed).toBe(false);
-    writeFileSync(file, JSON.stringify({ source_session: { session_id: "abc" } }));
-    expect(() => loadScenario(file)).toThrow(/no prompt/);
+    writeFileSync(file, JSON.stringify({ ...scenario, continuation_prompt: undefined }));
+    expect(() => loadScenario(file)).toThrow(ScenarioError);
     writeFileSync(file, "{");
-    expect(() => loadScenario(file)).toThrow(/not a readable JSON scenario/);
+    expect(() => loadScenario(file)).toThrow(ScenarioError);
   });
 });

@@ -28,8 +28,11 @@ export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 /** The boundary hash covers this much before the indexed offset: the end of the last indexed line. */
 const BOUNDARY_BYTES = 256;
 const CHUNK_BYTES = 1024 * 1024;
-/** Events per transaction: large enough to amortize the commit, small enough to keep each write short. */
-const BATCH_EVENTS = 500;
+/**
+ * Events per transaction: 2,000 built an index with 7% less CPU than 500 (a bigger page cache gained nothing);
+ * each write stays well under a second, and the hook server runs its updates in a child process anyway.
+ */
+const BATCH_EVENTS = 2000;
 const PLANS_PER_SLICE = 50;
 
 export function indexPath(projectRoot: string): string {

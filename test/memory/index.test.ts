@@ -80,7 +80,7 @@ describe("the events index", () => {
     record(
       root,
       "s1",
-      Array.from({ length: 1200 }, (_, i) => event("user_prompt", `p${i}`, { prompt: `prompt ${i}` })),
+      Array.from({ length: 4500 }, (_, i) => event("user_prompt", `p${i}`, { prompt: `prompt ${i}` })),
     );
     const seen: Array<{ bytesDone: number; bytesTotal: number }> = [];
     updateIndex(root, { onProgress: (p) => seen.push({ ...p }) });

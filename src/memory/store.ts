@@ -178,10 +178,18 @@ export function openMemory(projectRoot: string, opts: { readonly?: boolean } = {
 function prepareSchema(db: Database, path: string, readonly: boolean): number {
   // A forgotten item's text is overwritten, not left in free pages of a file that may be copied elsewhere.
   db.pragma("secure_delete = ON");
-  const version = Number(db.pragma("user_version", { simple: true }));
+  const { version, foreign } = schemaState(db);
   if (version > MEMORY_DB_VERSION) {
     throw new MemoryDbError(
       `${path} was written by a newer tapedeck (format ${version}, this one reads ${MEMORY_DB_VERSION}); upgrade tapedeck to read it`,
+      "failed",
+      path,
+    );
+  }
+  if (version === 0 && foreign) {
+    // Someone else's SQLite file in tapedeck's place: laying tables over it would mix two things in one file.
+    throw new MemoryDbError(
+      `${path} is an SQLite database tapedeck did not create; move it aside (tapedeck never deletes it for you)`,
       "failed",
       path,
     );
@@ -197,6 +205,20 @@ function prepareSchema(db: Database, path: string, readonly: boolean): number {
     tx.immediate();
   });
   return MEMORY_DB_VERSION;
+}
+
+/**
+ * The format and whether any table exists, in one statement: one snapshot, so a concurrent first writer's
+ * schema is seen together with its user_version, never as tables without it.
+ */
+function schemaState(db: Database): { version: number; foreign: boolean } {
+  const row = db
+    .prepare(
+      "SELECT (SELECT user_version FROM pragma_user_version) AS v, " +
+        "(SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%') AS n",
+    )
+    .get() as { v: number; n: number };
+  return { version: Number(row.v), foreign: Number(row.v) === 0 && Number(row.n) > 0 };
 }
 
 /**

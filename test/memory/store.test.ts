@@ -264,4 +264,17 @@ describe("memory store", () => {
     }
     expect(existsSync(join(other, "memory.sqlite"))).toBe(false);
   });
+
+  it("refuses an SQLite file it did not create instead of laying its tables over it", () => {
+    const root = project();
+    mkdirSync(join(root, ".tapedeck"), { mode: 0o700 });
+    const db = openDatabase(memoryPath(root));
+    db.exec("CREATE TABLE items (x TEXT); INSERT INTO items VALUES ('theirs')");
+    db.close();
+    expect(() => openMemory(root)).toThrow(/did not create/);
+    expect(() => openMemory(root, { readonly: true })).toThrow(/did not create/);
+    const again = openDatabase(memoryPath(root), { readonly: true });
+    expect(again.prepare("SELECT x FROM items").all()).toEqual([{ x: "theirs" }]);
+    again.close();
+  });
 });

@@ -10,6 +10,7 @@ import { factChecks, limitChecks, limitHit, type Observation, scoresOf, validato
 import type { LoadedScenario } from "./load.ts";
 import type { Check, Sample, Scenario, ScenarioResult } from "./schema.ts";
 import { prefixHash, readSource } from "./source.ts";
+import { copyWorkspaceFiles } from "./workspace.ts";
 
 export type Against = "recorded" | "replay" | "both";
 
@@ -213,6 +214,8 @@ async function gradeReplay(
       injectedBytes: r.archive ? readSource(r.archive).injectedBytes : null,
       costUsd: r.costUsd,
     };
+    const files = s.workspace?.files ?? [];
+    if (r.workDir && files.length > 0) r.notes.push(...copyWorkspaceFiles(o.project, r.workDir, files));
     const checks = [
       ...factChecks(s, answer),
       ...(await validatorChecks(s, r.workDir, o.env, o.progress)),

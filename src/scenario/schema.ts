@@ -96,7 +96,22 @@ export const Scenario = z
     workspace: z
       .object({
         revision: z.string().max(128).nullable(),
-        files: z.array(z.string().max(4096)).max(1000).default([]).describe("files the validators need"),
+        files: z
+          .array(
+            z
+              .string()
+              .min(1)
+              .max(4096)
+              .refine(
+                (f) => !f.startsWith("/") && !f.split("/").includes(".."),
+                "a path inside the project, relative, without ..",
+              ),
+          )
+          .max(1000)
+          .default([])
+          .describe(
+            "files the validators need, copied from the project into a replay's work tree when missing there",
+          ),
       })
       .strict()
       .optional(),

@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findSession } from "../../src/core/archive.ts";
@@ -283,5 +292,83 @@ describe("run --against replay (the replay runner injected)", () => {
     expect(limit.evidence).toMatch(/stopped at 5s/);
     expect(JSON.stringify(result)).not.toContain(key);
     expect(sample!.final_answer_excerpt).toContain("IndexStore");
+  });
+});
+
+describe("workspace files", () => {
+  it("are copied into a replay's work tree for its validators, never through a symlink or over the agent's file", async () => {
+    const root = project();
+    const s = deriveScenario(root, recordSession(root), {});
+    writeFileSync(join(root, "fixture.txt"), "expected output\n");
+    writeFileSync(join(root, "kept.txt"), "the project's\n");
+    symlinkSync("/etc/hostname", join(root, "link.txt"));
+    s.workspace = { revision: null, files: ["fixture.txt", "kept.txt", "link.txt", "missing.txt"] };
+    s.validators = [
+      { name: "fixture", command: "grep -q 'expected output' fixture.txt", timeout_s: 10, expect_exit: 0 },
+      { name: "kept", command: "grep -q 'the agent' kept.txt", timeout_s: 10, expect_exit: 0 },
+    ];
+    const file = join(root, "scenario.json");
+    writeFileSync(file, JSON.stringify(s));
+    const work = join(root, "work");
+    mkdirSync(work);
+    writeFileSync(join(work, "kept.txt"), "the agent's\n");
+    const { result } = await runScenario(loadScenarioFile(file), {
+      project: root,
+      against: "replay",
+      arms: [{ name: "a", native_memory: true, retrieval: false }],
+      repeat: 1,
+      keep: false,
+      env: process.env,
+      progress: () => {},
+      replay: async () => ({
+        runSessionId: "claude:new",
+        archive: null,
+        workDir: work,
+        finalAnswer: "ok",
+        wallSeconds: 1,
+        agentSeconds: 1,
+        turns: 1,
+        usage: { input: null, output: null, cacheRead: null, cacheCreation: null },
+        costUsd: null,
+        labels: {},
+        stoppedByDuration: false,
+        interrupted: false,
+        error: null,
+        notes: [],
+        experimentRoot: "/nowhere",
+        cleanup: () => {},
+      }),
+    });
+    const [sample] = result.samples;
+    expect(sample!.checks.filter((c) => c.kind === "validator").map((c) => [c.id, c.outcome])).toEqual([
+      ["fixture", "pass"],
+      ["kept", "pass"],
+    ]);
+    expect(existsSync(join(work, "link.txt"))).toBe(false);
+    expect(sample!.notes.join("\n")).toMatch(/link.txt: not copied \(not a regular file\)/);
+    expect(sample!.notes.join("\n")).toMatch(/missing.txt: not copied/);
+  });
+
+  it("must be relative paths inside the project", () => {
+    const bad = (files: string[]) => () =>
+      parseScenario(
+        JSON.stringify({
+          schema_version: 1,
+          id: "s",
+          source_session: {
+            provider: "claude",
+            session_id: "claude:x",
+            archive: null,
+            repository_revision: null,
+          },
+          setup_messages: [],
+          continuation_prompt: "go",
+          workspace: { revision: null, files },
+        }),
+        "s.json",
+      );
+    expect(bad(["/etc/passwd"])).toThrow(/workspace.files\[0\]/);
+    expect(bad(["a/../../x"])).toThrow(/workspace.files\[0\]/);
+    expect(bad(["tests/fixture.json"])).not.toThrow();
   });
 });

@@ -1,0 +1,54 @@
+// dist/hook.cjs is a loader that runs the hook's code with a V8 code cache made at build time
+// (scripts/hook-loader.mjs). V8 checks a cache only against the source's length, so the code and its cache
+// must be named by the code's hash; the cache must be one this Node accepts, or it only costs a read.
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Script } from "node:vm";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const DIST = join(process.cwd(), "dist");
+
+beforeAll(() => {
+  if (!existsSync(join(DIST, "hook.cjs")))
+    execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
+});
+
+function named(): { code: string; cache: string; loader: string } {
+  const loader = readFileSync(join(DIST, "hook.cjs"), "utf8");
+  const code = /"(hook-[0-9a-f]{16}\.cjs)"/.exec(loader)?.[1];
+  const cache = /"(hook-[0-9a-f]{16}\.cache)"/.exec(loader)?.[1];
+  if (!code || !cache) throw new Error("dist/hook.cjs names no code or no cache");
+  return { code, cache, loader };
+}
+
+describe("the hook's code cache", () => {
+  it("the code and its cache are named by the code's own hash", () => {
+    const { code, cache } = named();
+    const text = readFileSync(join(DIST, code), "utf8");
+    const hash = createHash("sha256").update(text).digest("hex").slice(0, 16);
+    expect(code).toBe(`hook-${hash}.cjs`);
+    expect(cache).toBe(`hook-${hash}.cache`);
+  });
+
+  it("is accepted by this Node for the code as the loader wraps it", () => {
+    const { code, cache, loader } = named();
+    const head = /const code = ("[^"]+") \+/.exec(loader)?.[1];
+    const tail = /\+ ("[^"]*")\s*;/.exec(loader)?.[1];
+    expect(head && tail).toBeTruthy();
+    const wrapped = JSON.parse(head!) + readFileSync(join(DIST, code), "utf8") + JSON.parse(tail!);
+    const script = new Script(wrapped, {
+      filename: join(DIST, code),
+      cachedData: readFileSync(join(DIST, cache)),
+    });
+    expect(script.cachedDataRejected).toBe(false);
+  });
+
+  it("the code keeps its one dynamic import going through the loader's own", () => {
+    const { code } = named();
+    const text = readFileSync(join(DIST, code), "utf8");
+    expect(text.includes("import(")).toBe(false);
+    expect(text.split("__tapedeckImport(").length - 1).toBe(1);
+  });
+});

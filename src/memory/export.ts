@@ -1,7 +1,7 @@
 // `tapedeck memory export`: every item, oldest first, as JSONL (one item per line, the store's own shape) or
 // Markdown (for reading and review). Streamed: a large memory is never held whole. Bodies are already
 // redacted and bounded; the Markdown fence is chosen per body so no body can end it early.
-import { printableJson } from "../core/printable.ts";
+import { printableJson, printableText } from "../core/printable.ts";
 import type { MemoryItem } from "./items.ts";
 import type { MemoryStore } from "./store.ts";
 
@@ -15,7 +15,8 @@ export function exportMemory(
   let n = 0;
   if (format === "md") write("# tapedeck memory\n\n");
   for (const item of store.iterate()) {
-    write(format === "jsonl" ? jsonLine(item) : markdown(item));
+    // Markdown is read on a terminal or in an editor: no escape sequence or bidi control from a body steers it.
+    write(format === "jsonl" ? jsonLine(item) : printableText(markdown(item)));
     n += 1;
   }
   if (format === "md" && n === 0) write("No promoted items.\n");

@@ -127,6 +127,8 @@ export function writeHook(dist, bundleText) {
   // The one dynamic import is the launcher's: any other would break silently inside vm code, so stop here.
   if (uses !== 1) throw new Error(`hook bundle: expected one import(), found ${uses}`);
   const code = bundleText.replace("import(", "__tapedeckImport(");
+  // A fresh checkout has no dist/ yet: this is the build's first write.
+  mkdirSync(dist, { recursive: true });
   const name = `hook-${createHash("sha256").update(code).digest("hex").slice(0, 16)}`;
   const codePath = resolve(dist, `${name}.cjs`);
   const cachePath = resolve(dist, `${name}.cache`);

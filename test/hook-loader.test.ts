@@ -3,7 +3,8 @@
 // must be named by the code's hash; the cache must be one this Node accepts, or it only costs a read.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Script } from "node:vm";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -51,4 +52,27 @@ describe("the hook's code cache", () => {
     expect(text.includes("import(")).toBe(false);
     expect(text.split("__tapedeckImport(").length - 1).toBe(1);
   });
+});
+
+describe("the build", () => {
+  it("writes the hook into a fresh checkout, which has no dist/ yet", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tapedeck-freshbuild-"));
+    try {
+      const archive = execFileSync("git", ["archive", "HEAD", "scripts", "src", "package.json"], {
+        maxBuffer: 1 << 28,
+      });
+      execFileSync("tar", ["-x", "-C", dir], { input: archive });
+      symlinkSync(join(process.cwd(), "node_modules"), join(dir, "node_modules"));
+      // The working tree's build script, not HEAD's: the one under test.
+      execFileSync("cp", [
+        join("scripts", "build.mjs"),
+        join("scripts", "hook-loader.mjs"),
+        join(dir, "scripts"),
+      ]);
+      execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: dir, stdio: "ignore" });
+      expect(existsSync(join(dir, "dist", "hook.cjs"))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

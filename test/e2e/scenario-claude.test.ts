@@ -156,7 +156,10 @@ describe("tapedeck scenario (claude)", () => {
     expect(replay!.turn_count).toBe(2);
     // The validators ran in the replay's work tree, which is gone afterwards; its archive stays.
     const runs = readdirSync(join(root, "replay-r1", "runs"));
-    expect(readdirSync(join(root, "replay-r1", "runs", runs[0]!))).toEqual(["sessions"]);
+    const left = readdirSync(join(root, "replay-r1", "runs", runs[0]!));
+    expect(left).toContain("sessions");
+    expect(left).not.toContain("work");
+    expect(left).not.toContain("home");
     expect(readFileSync(path, "utf8")).toBe(before.scenario);
     expect(snapshot(archive)).toEqual(before.archive);
   }, 240_000);
@@ -212,6 +215,15 @@ describe("tapedeck scenario (claude)", () => {
       expect(run.code, run.stderr).toBe(0);
       expect(readdirSync(out)).toContain("README.md");
     }
+    const intoArchive = await cli([
+      "export",
+      file("full.json"),
+      "--to",
+      "inspect",
+      "--out",
+      join(archive, "x"),
+    ]);
+    expect(intoArchive.code).toBe(2);
     const config = JSON.parse(readFileSync(join(file("export-promptfoo"), "promptfooconfig.yaml"), "utf8"));
     expect(config.providers[0].id).toBe("anthropic:claude-agent-sdk");
   }, 30_000);

@@ -1,7 +1,7 @@
 // `tapedeck scenario from-session|check|run|export`: a recorded session as a repeatable evaluation
 // (docs/scenarios.md). Exit 0 when every check passes, 1 when one fails, 2 on a bad file or usage.
 import { existsSync, realpathSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { SessionNotFound, sessionRoots } from "../../core/archive.ts";
 import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
@@ -28,20 +28,30 @@ function load(file: string): LoadedScenario {
   }
 }
 
+/** The real path of `path`, or of its nearest existing ancestor joined with the rest. */
+function realish(path: string): string {
+  if (existsSync(path)) return realpathSync(path);
+  const parent = dirname(path);
+  return parent === path ? path : join(realish(parent), basename(path));
+}
+
+function refuseInsideArchive(path: string, project: string, out: string): void {
+  const at = realish(path);
+  for (const root of sessionRoots(project)) {
+    const r = realish(root);
+    if (at === r || at.startsWith(`${r}/`))
+      throw new CliError(`--out ${out} is inside a session archive: choose another place`, EXIT.usage);
+  }
+}
+
 /** The path a file is written to: never the scenario itself, never inside a session root of the project. */
 function outputPath(out: string, project: string, protect: string[]): string {
   const path = resolve(out);
-  const real = (p: string) => (existsSync(p) ? realpathSync(p) : p);
-  if (protect.some((p) => real(p) === real(path)))
+  if (protect.some((p) => realish(p) === realish(path)))
     throw new CliError(`--out ${out} is the scenario file: a result never overwrites it`, EXIT.usage);
   if (!existsSync(dirname(path)))
     throw new CliError(`--out ${out}: ${dirname(path)} does not exist`, EXIT.usage);
-  const parent = realpathSync(dirname(path));
-  for (const root of sessionRoots(project)) {
-    const r = real(root);
-    if (parent === r || parent.startsWith(`${r}/`))
-      throw new CliError(`--out ${out} is inside a session archive: choose another place`, EXIT.usage);
-  }
+  refuseInsideArchive(path, project, out);
   return path;
 }
 
@@ -211,7 +221,9 @@ function exportCommand(file: string, opts: { to: string; out: string; project?: 
   if (opts.to !== "promptfoo" && opts.to !== "inspect")
     throw new CliError(`--to takes promptfoo or inspect, not "${opts.to}"`, EXIT.usage);
   const loaded = load(file);
+  const project = projectFromOption(opts.project);
   const dir = resolve(opts.out);
+  refuseInsideArchive(dir, project, opts.out);
   ensureDir(dir);
   const files = exportScenario(loaded.scenario, opts.to as ExportTarget);
   const scenarioReal = realpathSync(loaded.path);
@@ -272,5 +284,6 @@ export function register(program: Command): void {
     .description("write a runnable promptfoo config or Inspect task for the scenario")
     .requiredOption("--to <harness>", "promptfoo or inspect")
     .requiredOption("--out <dir>", "the directory to write into")
+    .option("--project <dir>", PROJECT_HELP)
     .action(exportCommand);
 }

@@ -61,31 +61,54 @@ export function queryFromPrompt(prompt: string): { query: string; terms: string[
 }
 
 /**
- * How many items hold each word of the memory's word index (FTS5's own tokens: lowercased, diacritics
- * removed), read once per memory file and kept with the open store. A prompt's common words match most of
- * memory and ranking thousands of rows was the whole cost of a search (10,000 items: 6 ms for 8 terms that each
- * matched ~9,000 items, 0.03 ms for the 4 that matched ~50); a word that many items hold says little anyway,
- * so the rarest words are searched (selectTerms).
+ * How many items hold a word of the memory's word index (FTS5's own tokens: lowercased, diacritics removed),
+ * asked per word and remembered until the memory changes. A prompt's common words match most of memory, and
+ * ranking thousands of rows was the whole cost of a search (10,000 items: 6 ms for 8 terms that each matched
+ * ~9,000 items, 0.03 ms for the 4 that matched ~50); a word that many items hold says little anyway, so the
+ * rarest words are searched (selectTerms). Per word, not the whole vocabulary: reading all of it took 75 ms
+ * (10,000 items, 8,000 words), which a one-shot hook process (the command transport) would pay per prompt;
+ * one word is 0.04 ms for a rare one, up to ~0.7 ms for one that nearly every item holds, once per process.
+ * A process that has asked for many words (the hook server) reads them all once instead.
  */
 interface Vocabulary {
-  items: number;
-  docs: Map<string, number>;
+  docsOf(word: string): number;
+  close(): void;
 }
 
-function readVocabulary(projectRoot: string): Vocabulary {
+/** Single-word lookups before a process reads the whole vocabulary instead (about ten prompts' worth). */
+const WORDS_BEFORE_FULL_READ = 256;
+
+function openVocabulary(projectRoot: string): Vocabulary {
   const db = openDatabase(memoryPath(projectRoot), { readonly: true, base: projectRoot });
   try {
     // A temp table: the memory file itself is read-only here.
     db.exec("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'items_fts', 'row')");
-    const docs = new Map<string, number>();
-    for (const row of db.prepare("SELECT term, doc FROM temp.vocab").iterate()) {
-      const r = row as { term: string; doc: number };
-      docs.set(r.term, r.doc);
-    }
-    const items = Number((db.prepare("SELECT count(*) AS n FROM items").get() as { n: number }).n);
-    return { items, docs };
-  } finally {
+    const lookup = db.prepare("SELECT doc FROM temp.vocab WHERE term = ?");
+    const known = new Map<string, number>();
+    let asked = 0;
+    let complete = false;
+    return {
+      docsOf(word) {
+        let n = known.get(word);
+        if (n !== undefined || complete) return n ?? 0;
+        asked += 1;
+        if (asked > WORDS_BEFORE_FULL_READ) {
+          for (const row of db.prepare("SELECT term, doc FROM temp.vocab").iterate()) {
+            const r = row as { term: string; doc: number };
+            known.set(r.term, Number(r.doc));
+          }
+          complete = true;
+          return known.get(word) ?? 0;
+        }
+        n = Number((lookup.get(word) as { doc?: number } | undefined)?.doc ?? 0);
+        known.set(word, n);
+        return n;
+      },
+      close: () => db.close(),
+    };
+  } catch (error) {
     db.close();
+    throw error;
   }
 }
 
@@ -101,7 +124,7 @@ function tokenOf(word: string): string {
 function docsOf(term: string, vocab: Vocabulary): number {
   const words = term.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
   if (words.length === 0) return 0;
-  return Math.min(...words.map((w) => vocab.docs.get(tokenOf(w)) ?? 0));
+  return Math.min(...words.map((w) => vocab.docsOf(tokenOf(w))));
 }
 
 /** At most this many terms go into the search: the rarest ones. */
@@ -196,7 +219,7 @@ interface CachedStore {
   /** dev:ino of memory.sqlite when opened: a replaced file is opened again. */
   stamp: string;
   vocab?: Vocabulary;
-  /** The write-ahead log's size and time when the vocabulary was read: a promotion since changes it. */
+  /** The file's and its log's size and time when the counts were opened: a promotion since changes them. */
   vocabStamp?: string;
 }
 
@@ -234,11 +257,7 @@ function memoryOf(projectRoot: string): CachedStore | undefined {
   if (cached && cached.stamp === stamp) return cached;
   if (cached) {
     stores.delete(projectRoot);
-    try {
-      cached.store.close();
-    } catch {
-      // already closed with its file
-    }
+    closeEntry(cached);
   }
   if (!stamp) return undefined;
   const store = openMemory(projectRoot, { readonly: true });
@@ -251,21 +270,27 @@ function memoryOf(projectRoot: string): CachedStore | undefined {
 function vocabularyOf(projectRoot: string, entry: CachedStore): Vocabulary {
   const now = contentStamp(memoryPath(projectRoot));
   if (!entry.vocab || entry.vocabStamp !== now) {
-    entry.vocab = readVocabulary(projectRoot);
+    entry.vocab?.close();
+    entry.vocab = undefined;
+    entry.vocab = openVocabulary(projectRoot);
     entry.vocabStamp = now;
   }
   return entry.vocab;
 }
 
-/** Closes every store this process keeps open (the hook server on shutdown; tests). */
-export function closeRetrievalStores(): void {
-  for (const { store } of stores.values()) {
+function closeEntry(entry: CachedStore): void {
+  for (const close of [() => entry.store.close(), () => entry.vocab?.close()]) {
     try {
-      store.close();
+      close();
     } catch {
-      // closing is best effort
+      // closing is best effort: the file may be gone
     }
   }
+}
+
+/** Closes every store this process keeps open (the hook server on shutdown; tests). */
+export function closeRetrievalStores(): void {
+  for (const entry of stores.values()) closeEntry(entry);
   stores.clear();
 }
 

@@ -134,6 +134,15 @@ describe("retrieval", () => {
     expect(found?.text).toContain("src/core/store.ts");
   });
 
+  it("items promoted while the process runs are found by its next prompt", () => {
+    const root = withMemory([item("Alpha topic", "alpha details")]);
+    expect(retrieve(root, "tell me about the zebra crossing")).toBeUndefined();
+    const store = openMemory(root)!;
+    store.insert([item("Zebra crossing", "the zebra crossing rule")]);
+    store.close();
+    expect(retrieve(root, "tell me about the zebra crossing")?.text).toContain("the zebra crossing rule");
+  });
+
   it("a memory file replaced while the process runs is read afresh", () => {
     const root = withMemory([item("Alpha topic", "alpha details")]);
     expect(retrieve(root, "alpha topic")?.item_ids).toHaveLength(1);

@@ -224,6 +224,7 @@ describe("tapedeck scenario (claude)", () => {
       join(archive, "x"),
     ]);
     expect(intoArchive.code).toBe(2);
+    expect(existsSync(join(archive, "x"))).toBe(false);
     const config = JSON.parse(readFileSync(join(file("export-promptfoo"), "promptfooconfig.yaml"), "utf8"));
     expect(config.providers[0].id).toBe("anthropic:claude-agent-sdk");
   }, 30_000);

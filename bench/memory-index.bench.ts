@@ -16,6 +16,12 @@ import { searchDatabase } from "../src/memory/search.ts";
 import { openDatabase } from "../src/memory/sqlite.ts";
 import { median, percentile, round, tempDir } from "./lib.ts";
 
+/** CPU milliseconds of this process (user + system): on a shared, loaded machine, steadier than wall time. */
+function cpuMs(): number {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+}
+
 /** A deterministic generator, so every run indexes the same text. */
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -177,17 +183,20 @@ export function archive(
 }
 
 /** Runs the update as the hook server does, one slice at a time, timing each slice. */
-function timedBuild(root: string): { ms: number; slices: number[] } {
+function timedBuild(root: string): { ms: number; cpu: number; slices: number[]; rssMb: number } {
   const slices: number[] = [];
+  let rss = process.memoryUsage().rss;
   const steps = updateIndexSteps(root);
+  const c0 = cpuMs();
   const t0 = performance.now();
   for (;;) {
     const s0 = performance.now();
     const r = steps.next();
     slices.push(performance.now() - s0);
+    rss = Math.max(rss, process.memoryUsage().rss);
     if (r.done) break;
   }
-  return { ms: performance.now() - t0, slices };
+  return { ms: performance.now() - t0, cpu: cpuMs() - c0, slices, rssMb: rss / 1e6 };
 }
 
 export function runIndexBuildBench(mb = 200) {
@@ -197,7 +206,9 @@ export function runIndexBuildBench(mb = 200) {
     const bytes = statSync(file).size;
     spawnSync("cat", [file], { stdio: "ignore" });
     const s0 = performance.now();
+    const sc0 = cpuMs();
     const scan = recoverSession(dir, { write: false, checkpoint: false });
+    const scanCpu = cpuMs() - sc0;
     const scanMs = performance.now() - s0;
     if (scan.report.valid_events !== events) throw new Error("scan miscounted");
     const build = timedBuild(root);
@@ -220,9 +231,13 @@ export function runIndexBuildBench(mb = 200) {
       index_mb_per_s: round(bytes / 1e6 / (build.ms / 1000), 2),
       scan_mb_per_s: round(bytes / 1e6 / (scanMs / 1000), 1),
       index_vs_scan: round(scanMs / build.ms, 3),
+      index_cpu_mb_per_s: round(bytes / 1e6 / (build.cpu / 1000), 2),
+      scan_cpu_mb_per_s: round(bytes / 1e6 / (scanCpu / 1000), 1),
       build_s: round(build.ms / 1000, 1),
       index_mb: round(indexBytes / 1e6, 1),
       index_vs_archive: round(indexBytes / bytes, 2),
+      // The archive is streamed: the process's peak RSS while building, not the archive's size.
+      build_peak_rss_mb: round(build.rssMb, 0),
       slice_p50_ms: round(median(build.slices), 2),
       slice_p99_ms: round(percentile(build.slices, 99), 2),
       slice_max_ms: round(Math.max(...build.slices), 1),
@@ -258,11 +273,14 @@ export function runSearchBench(events = 1_000_000, queries = 200) {
     const texts = Array.from({ length: queries }, (_, i) => shapes[i % shapes.length]!());
     const db = openDatabase(indexPath(root), { readonly: true });
     const times: number[] = [];
+    const cpus: number[] = [];
     let hits = 0;
     try {
       for (const t of texts) {
         const t0 = performance.now();
+        const c0 = cpuMs();
         hits += searchDatabase(db, root, parseQuery(t), {}, 20).length;
+        cpus.push(cpuMs() - c0);
         times.push(performance.now() - t0);
       }
     } finally {
@@ -286,6 +304,8 @@ export function runSearchBench(events = 1_000_000, queries = 200) {
       hits_per_query: round(hits / queries, 1),
       p50_ms: round(median(times), 2),
       p99_ms: round(percentile(times, 99), 2),
+      p50_cpu_ms: round(median(cpus), 2),
+      p99_cpu_ms: round(percentile(cpus, 99), 2),
       grep_c_p50_ms: round(median(grepTimes), 1),
       grep_vs_search_p50: round(median(grepTimes) / median(times), 1),
     };

@@ -13,67 +13,27 @@ import { createHash } from "node:crypto";
 import { closeSync, type Dirent, fstatSync, readdirSync, readSync } from "node:fs";
 import { join, relative } from "node:path";
 import { sessionRoots } from "../core/archive.ts";
-import { lstatOrUndefined, readJsonOrUndefined, unlinkQuietly } from "../core/fsutil.ts";
-import { ensureTapedeckDir, SESSION_FILES, tapedeckDir } from "../core/paths.ts";
+import { lstatOrUndefined, readJsonOrUndefined } from "../core/fsutil.ts";
+import { SESSION_FILES } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
 import type { Manifest } from "../core/schemas.ts";
-import { searchableText } from "./index-text.ts";
-import { type Database, isCorruption, MemoryDbError, openDatabase, toMemoryDbError } from "./sqlite.ts";
+import { indexPath, openIndex } from "./index-db.ts";
+import { type Pending, readLines, toPending } from "./index-lines.ts";
+import { type Database, openDatabase, toMemoryDbError } from "./sqlite.ts";
 
-export const INDEX_FILE = "index.sqlite";
-/** Bumped when the tables or the extracted text change: an older index is rebuilt, never migrated (it is derived). */
-export const INDEX_SCHEMA_VERSION = 1;
-/** A line longer than this is no event the recorder writes (it bounds events far below): skipped, never buffered. */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+export { deleteIndex, INDEX_FILE, INDEX_SCHEMA_VERSION, indexPath, openIndex } from "./index-db.ts";
+export { MAX_LINE_BYTES } from "./index-lines.ts";
+
 /** The boundary hash covers this much before the indexed offset: the end of the last indexed line. */
 const BOUNDARY_BYTES = 256;
-const CHUNK_BYTES = 1024 * 1024;
 /**
  * Events per transaction: 2,000 built an index with 7% less CPU than 500 (a bigger page cache gained nothing);
  * each write stays well under a second, and the hook server runs its updates in a child process anyway.
  */
 const BATCH_EVENTS = 2000;
+/** Or this many bytes of lines, whichever comes first: big tool outputs make few, heavy events. */
+const BATCH_BYTES = 8 * 1024 * 1024;
 const PLANS_PER_SLICE = 50;
-
-export function indexPath(projectRoot: string): string {
-  return join(tapedeckDir(projectRoot), INDEX_FILE);
-}
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (
-  id INTEGER PRIMARY KEY,
-  path TEXT NOT NULL UNIQUE,
-  provider TEXT NOT NULL,
-  session_id TEXT NOT NULL,
-  provider_session_id TEXT,
-  dir_name TEXT NOT NULL,
-  size INTEGER NOT NULL DEFAULT 0,
-  offset INTEGER NOT NULL DEFAULT 0,
-  boundary TEXT NOT NULL DEFAULT '',
-  inode TEXT NOT NULL DEFAULT '',
-  events INTEGER NOT NULL DEFAULT 0,
-  skipped INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS events (
-  id INTEGER PRIMARY KEY,
-  session INTEGER NOT NULL,
-  line_offset INTEGER NOT NULL,
-  seq INTEGER NOT NULL,
-  kind TEXT NOT NULL,
-  provider TEXT NOT NULL,
-  ts TEXT NOT NULL,
-  event_id TEXT NOT NULL,
-  body TEXT NOT NULL,
-  idents TEXT NOT NULL,
-  UNIQUE (session, line_offset)
-);
-CREATE INDEX IF NOT EXISTS events_ts ON events (ts);
-CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(
-  body, content='events', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE IF NOT EXISTS events_tri USING fts5(
-  idents, content='events', content_rowid='id', tokenize='trigram');
-`;
 
 export interface IndexProgress {
   bytesDone: number;
@@ -113,77 +73,6 @@ export interface IndexStatus {
   behind_bytes: number;
   behind_sessions: number;
   schema_version: number | null;
-}
-
-/** Opens the index, creating it; a damaged or outdated one is deleted and created again, with a notice. */
-export function openIndex(projectRoot: string, opts: UpdateOptions = {}): { db: Database; rebuilt: boolean } {
-  const path = indexPath(projectRoot);
-  try {
-    ensureTapedeckDir(projectRoot);
-  } catch (error) {
-    throw toMemoryDbError(error, path); // a symlinked .tapedeck: refused, named, never followed
-  }
-  let db: Database;
-  try {
-    db = openDatabase(path, { base: projectRoot });
-    if (prepareSchema(db)) return { db, rebuilt: false };
-    db.close();
-    opts.onNotice?.(`${path} was made by another tapedeck version; rebuilding it from the recordings`);
-  } catch (error) {
-    if (!isCorruption(error)) throw error instanceof MemoryDbError ? error : toMemoryDbError(error, path);
-    opts.onNotice?.(`${path} was damaged; rebuilding it from the recordings (it holds nothing else)`);
-  }
-  removeIndexFiles(path);
-  db = openDatabase(path, { base: projectRoot });
-  try {
-    if (!prepareSchema(db)) throw new MemoryDbError(`${path}: could not create the index`, "failed", path);
-  } catch (error) {
-    db.close();
-    throw toMemoryDbError(error, path);
-  }
-  return { db, rebuilt: true };
-}
-
-/**
- * Creates the tables; false when the file holds an index of another layout. Checked and created inside one
- * write transaction: a second process opening a half-created index (tables, no version yet) took it for
- * another layout and deleted it under the first.
- */
-function prepareSchema(db: Database): boolean {
-  if (schemaVersion(db) === String(INDEX_SCHEMA_VERSION)) return true;
-  return db
-    .transaction(() => {
-      const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number };
-      if (tables.n > 0) return schemaVersion(db) === String(INDEX_SCHEMA_VERSION);
-      db.exec(SCHEMA);
-      db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(
-        String(INDEX_SCHEMA_VERSION),
-      );
-      return true;
-    })
-    .immediate();
-}
-
-function schemaVersion(db: Database): string | undefined {
-  try {
-    return (
-      db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined
-    )?.value;
-  } catch {
-    return undefined; // no meta table: empty, or not an index of ours
-  }
-}
-
-/** Only the index and SQLite's own siblings of it; each is checked to be a plain file first (a link is left alone). */
-function removeIndexFiles(path: string): void {
-  for (const p of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
-    if (lstatOrUndefined(p)?.isFile()) unlinkQuietly(p);
-  }
-}
-
-/** Deletes the index (it is derived): the next update builds it again from every session. */
-export function deleteIndex(projectRoot: string): void {
-  removeIndexFiles(indexPath(projectRoot));
 }
 
 interface SessionRow {
@@ -408,17 +297,6 @@ interface BatchResult {
   bytes: number;
 }
 
-interface Pending {
-  line_offset: number;
-  seq: number;
-  kind: string;
-  provider: string;
-  ts: string;
-  event_id: string;
-  body: string;
-  idents: string;
-}
-
 /** Indexes one session from `plan.from`, one transaction per batch; yields after each. */
 function* indexSession(db: Database, plan: Plan): Generator<BatchResult, void, void> {
   const fd = openForScan(plan.target.path);
@@ -472,7 +350,7 @@ function* indexSession(db: Database, plan: Plan): Generator<BatchResult, void, v
         if (pending) batch.push(pending);
         else skipped += 1;
       }
-      if (batch.length >= BATCH_EVENTS || line.end - batchStart >= 8 * CHUNK_BYTES) {
+      if (batch.length >= BATCH_EVENTS || line.end - batchStart >= BATCH_BYTES) {
         if (!commit.immediate(batch, line.end, skipped, reset)) return;
         yield { events: batch.length, skipped, bytes: line.end - batchStart };
         reset = false;
@@ -492,84 +370,6 @@ function* indexSession(db: Database, plan: Plan): Generator<BatchResult, void, v
   } finally {
     closeSync(fd);
   }
-}
-
-interface Line {
-  offset: number;
-  /** past the newline */
-  end: number;
-  /** undefined for a line over MAX_LINE_BYTES (skipped without being held in memory) */
-  bytes: Buffer | undefined;
-}
-
-/**
- * Complete lines from `from` to `size`, with bounded memory: a line over
- * MAX_LINE_BYTES is dropped as it streams by (core's scanLines grows its
- * buffer to the longest line, fine for the recorder's own bounded lines, not
- * for a file someone planted). A final line without a newline is not given.
- */
-function* readLines(fd: number, from: number, size: number): Generator<Line, void, void> {
-  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  let carry: Buffer[] = [];
-  let carryBytes = 0;
-  let oversized = false;
-  let lineStart = from;
-  let position = from;
-  while (position < size) {
-    const n = readSync(fd, chunk, 0, Math.min(CHUNK_BYTES, size - position), position);
-    if (n <= 0) break;
-    let start = 0;
-    for (;;) {
-      const nl = chunk.indexOf(10, start);
-      if (nl < 0 || nl >= n) break;
-      const end = position + nl + 1;
-      let bytes: Buffer | undefined;
-      if (!oversized && carryBytes + (nl - start) <= MAX_LINE_BYTES) {
-        const piece = chunk.subarray(start, nl);
-        bytes = carry.length === 0 ? piece : Buffer.concat([...carry, piece]);
-      }
-      yield { offset: lineStart, end, bytes };
-      carry = [];
-      carryBytes = 0;
-      oversized = false;
-      lineStart = end;
-      start = nl + 1;
-    }
-    if (start < n && !oversized) {
-      carryBytes += n - start;
-      if (carryBytes > MAX_LINE_BYTES) {
-        oversized = true;
-        carry = [];
-      } else carry.push(Buffer.from(chunk.subarray(start, n)));
-    }
-    position += n;
-  }
-}
-
-/** The indexed row of one line; undefined when the line is no envelope. */
-function toPending(bytes: Buffer, offset: number, provider: string): Pending | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
-  const e = value as Record<string, unknown>;
-  if (typeof e.sequence !== "number" || typeof e.kind !== "string" || typeof e.event_id !== "string") {
-    return undefined;
-  }
-  const text = searchableText(e.kind, e.payload);
-  return {
-    line_offset: offset,
-    seq: e.sequence,
-    kind: e.kind,
-    provider: typeof e.provider === "string" ? e.provider : provider,
-    ts: typeof e.timestamp === "string" ? e.timestamp : "",
-    event_id: e.event_id,
-    body: text.body,
-    idents: text.idents,
-  };
 }
 
 /** What the index holds and how far behind the recordings it is; reads only (creates nothing). */

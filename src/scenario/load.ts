@@ -2,7 +2,7 @@
 // (a hand-edited file is the normal case), regular expressions compiled up front so a bad one is a bad
 // file (exit 2), not a failed check.
 import { createHash } from "node:crypto";
-import { readRegularFileSync } from "../core/fsutil.ts";
+import { readRegularFileSync, UnsafePathError } from "../core/fsutil.ts";
 import { jsonErrorOffset, positionOf } from "../core/json-position.ts";
 import { lineOf, pathKey, valueOffsets } from "./locate.ts";
 import { type Fact, Scenario } from "./schema.ts";
@@ -125,10 +125,13 @@ export function loadScenarioFile(path: string): LoadedScenario {
   try {
     bytes = readRegularFileSync(path, MAX_SCENARIO_BYTES, true);
   } catch (error) {
-    const why = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
-    throw new ScenarioFileError(path, [
-      { field: "", line: 1, message: `cannot read the file (${why}, at most 8 MiB)` },
-    ]);
+    const why =
+      error instanceof UnsafePathError
+        ? error.reason
+        : error instanceof Error && "code" in error
+          ? String(error.code)
+          : "unreadable";
+    throw new ScenarioFileError(path, [{ field: "", line: 1, message: `cannot read the file: ${why}` }]);
   }
   const scenario = parseScenario(bytes.toString("utf8"), path);
   return { scenario, path, sha256: createHash("sha256").update(bytes).digest("hex") };

@@ -1,5 +1,10 @@
-import { describe, expect, it } from "vitest";
-import { factRegExp, parseScenario, ScenarioFileError } from "../../src/scenario/load.ts";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { factRegExp, loadScenarioFile, parseScenario, ScenarioFileError } from "../../src/scenario/load.ts";
 
 const GOOD = {
   schema_version: 1,
@@ -108,5 +113,36 @@ describe("factRegExp", () => {
     expect(factRegExp({ id: "a", text: "a.b" }).test("axb")).toBe(false);
     expect(factRegExp({ id: "a", text: "Index", case_sensitive: true }).test("index")).toBe(false);
     expect(factRegExp({ id: "a", pattern: "^flush$", flags: "m" }).test("x\nFLUSH\ny")).toBe(true);
+  });
+});
+
+describe("loadScenarioFile", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tapedeck-load-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const problem = (path: string) => {
+    try {
+      loadScenarioFile(path);
+    } catch (error) {
+      if (error instanceof ScenarioFileError) return error.problems[0]!.message;
+      throw error;
+    }
+    return "";
+  };
+
+  it("says why a FIFO, a file over 8 MiB or a missing file cannot be read, without blocking", () => {
+    const fifo = join(dir, "f.json");
+    execFileSync("mkfifo", [fifo]);
+    expect(problem(fifo)).toBe("cannot read the file: is not a regular file");
+    const big = join(dir, "big.json");
+    writeFileSync(big, Buffer.alloc(9 * 1024 * 1024, 0x20));
+    expect(problem(big)).toMatch(/cannot read the file: is larger than 8388608 bytes/);
+    expect(problem(join(dir, "nope.json"))).toBe("cannot read the file: ENOENT");
+  });
+
+  it("hashes the exact bytes", () => {
+    const text = JSON.stringify(GOOD);
+    const path = join(dir, "ok.json");
+    writeFileSync(path, text);
+    expect(loadScenarioFile(path).sha256).toBe(createHash("sha256").update(text).digest("hex"));
   });
 });

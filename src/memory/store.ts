@@ -14,7 +14,7 @@ import {
   type MemoryItem,
   type MemoryKind,
   type MemorySource,
-} from "./items.ts";
+} from "./item-shape.ts";
 import { type ParsedQuery, parseQuery } from "./query.ts";
 import { type Database, MemoryDbError, openDatabase, type Statement, toMemoryDbError } from "./sqlite.ts";
 

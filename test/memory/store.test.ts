@@ -277,4 +277,21 @@ describe("memory store", () => {
     expect(again.prepare("SELECT x FROM items").all()).toEqual([{ x: "theirs" }]);
     again.close();
   });
+
+  it("loads neither the item builder nor the redaction rules: retrieval opens it on the prompt hook", async () => {
+    const { build } = await import("esbuild");
+    const out = await build({
+      entryPoints: ["src/memory/store.ts"],
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: "node",
+      format: "esm",
+      packages: "external",
+      logLevel: "silent",
+    });
+    const inputs = Object.keys(out.metafile.inputs);
+    expect(inputs).toContain("src/memory/store.ts");
+    expect(inputs.filter((f) => f.startsWith("src/core/redact") || f === "src/memory/items.ts")).toEqual([]);
+  });
 });

@@ -204,5 +204,11 @@ export function register(program: Command): void {
     .option("--session <id>", "only this session (id, provider id, directory name, or a prefix)")
     .option("--limit <n>", `at most this many hits (default ${DEFAULT_LIMIT})`)
     .option("--json", "machine-readable output: hits with the snippet as plain text and the match offsets")
+    .addHelpText(
+      "after",
+      "\nQuote a query of several words for the shell; one that starts with - goes after --:\n" +
+        "  tapedeck search 'flaky test -windows'    tapedeck search -- '-draft notes'\n" +
+        "Exit status: 0 with hits, 1 with none, 2 for a bad query or option.",
+    )
     .action(searchCommand);
 }

@@ -271,7 +271,10 @@ export async function runScenario(
   if (o.against !== "replay") samples.push(await gradeRecorded(loaded, o));
   if (o.against !== "recorded") {
     outer: for (let rep = 1; rep <= o.repeat; rep++) {
-      for (const arm of o.arms) {
+      for (let i = 0; i < o.arms.length; i++) {
+        // The arm order rotates with the repetition, as in an experiment: a drift in time (a warming cache,
+        // a busier machine) does not always fall on the same arm.
+        const arm = o.arms[(i + rep - 1) % o.arms.length]!;
         o.progress(`replay · arm ${arm.name} · repetition ${rep}/${o.repeat}`);
         const done = await gradeReplay(loaded, o, arm, rep);
         samples.push(done.sample);

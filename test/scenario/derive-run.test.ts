@@ -217,7 +217,7 @@ describe("run --against replay (the replay runner injected)", () => {
     { name: "two", native_memory: false, retrieval: false },
   ];
 
-  it("runs every arm and repetition with the setup messages then the continuation, and cleans up each", async () => {
+  it("runs every arm and repetition (the order rotating) with the setup messages then the continuation, and cleans up each", async () => {
     const { root, loaded } = setUp();
     const calls: string[] = [];
     let cleaned = 0;
@@ -237,8 +237,8 @@ describe("run --against replay (the replay runner injected)", () => {
     expect(calls).toEqual([
       "one#1:Where does the cache live?|And how is it flushed?",
       "two#1:Where does the cache live?|And how is it flushed?",
-      "one#2:Where does the cache live?|And how is it flushed?",
       "two#2:Where does the cache live?|And how is it flushed?",
+      "one#2:Where does the cache live?|And how is it flushed?",
     ]);
     expect(cleaned).toBe(4);
     expect(result.passed).toBe(true);

@@ -11,6 +11,7 @@ import {
   queryFromPrompt,
   retrieve,
 } from "../../src/memory/retrieval.ts";
+import { openDatabase } from "../../src/memory/sqlite.ts";
 import { memoryPath, openMemory } from "../../src/memory/store.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
@@ -141,6 +142,20 @@ describe("retrieval", () => {
     store.insert([item("Zebra crossing", "the zebra crossing rule")]);
     store.close();
     expect(retrieve(root, "tell me about the zebra crossing")?.text).toContain("the zebra crossing rule");
+  });
+
+  it("a promotion holding the write lock does not hold a prompt up: it reads what was committed", () => {
+    const root = withMemory([item("Deploy key rotation", "The deploy key rotates every Friday.")]);
+    const writer = openDatabase(memoryPath(root), { base: root });
+    try {
+      writer.exec("BEGIN IMMEDIATE");
+      writer.exec("DELETE FROM items");
+      // A reader blocked by the lock would throw SQLITE_BUSY after the busy timeout instead.
+      expect(retrieve(root, "when does the deploy key rotate")?.text).toContain("every Friday");
+    } finally {
+      writer.exec("ROLLBACK");
+      writer.close();
+    }
   });
 
   it("a memory file replaced while the process runs is read afresh", () => {

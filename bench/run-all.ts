@@ -132,7 +132,9 @@ md.push(
   `| index build, ${indexBuild.mb} MB (${indexBuild.events} events): index / recovery scan | ${indexBuild.index_mb_per_s} / ${indexBuild.scan_mb_per_s} MB/s (${indexBuild.index_vs_scan}×; per CPU second ${indexBuild.index_cpu_mb_per_s} / ${indexBuild.scan_cpu_mb_per_s}) |`,
 );
 md.push(`| index size / archive size | ${indexBuild.index_mb} MB (${indexBuild.index_vs_archive}×) |`);
-md.push(`| peak RSS of the process while building | ${indexBuild.build_peak_rss_mb} MB |`);
+md.push(
+  `| RSS of the process: before the build / peak while building | ${indexBuild.rss_before_build_mb} / ${indexBuild.build_peak_rss_mb} MB |`,
+);
 md.push(`| 1,000 events appended, indexed from the offset | ${indexBuild.append_1000_events_ms} ms |`);
 md.push(`| update with nothing new (what \`search\` pays first) | ${indexBuild.noop_update_ms} ms |`);
 md.push(

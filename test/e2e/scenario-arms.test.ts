@@ -1,0 +1,129 @@
+// `tapedeck scenario run --against replay` over two arms with the real claude, against a mock that answers
+// from what its context holds (the codename only when the project's CLAUDE.md reached the request): the same
+// checks tell the arm with native memory from the one without, repetition after repetition.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AnthropicMock, startAnthropicMock } from "../../src/demo/anthropic-mock.ts";
+import type { Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
+import { snapshot } from "./archive-checks.ts";
+import { DUMMY_API_KEY, runClaude } from "./claude-runner.ts";
+import { commitProject, tapedeck } from "./replay-harness.ts";
+import { useBuild, useClaudeSandbox } from "./sandboxes.ts";
+
+useBuild();
+
+const FACT = "The project codename is ZEPHYR-7.";
+const RECALL = "SCENARIO_RECALL what is the codename?";
+
+describe("tapedeck scenario run over two arms (claude)", () => {
+  const sb = useClaudeSandbox("scenario-arms");
+  let mock: AnthropicMock;
+  let env: Record<string, string> = {};
+  let archive = "";
+
+  beforeAll(async () => {
+    mock = await startAnthropicMock({
+      port: 0,
+      script: (ctx) => {
+        if (!ctx.promptText.includes("SCENARIO_RECALL") || ctx.toolResult) return undefined;
+        const knows = JSON.stringify(ctx.body).includes("ZEPHYR-7");
+        return {
+          kind: "message",
+          scenario: "recall",
+          content: [
+            { type: "text", text: knows ? "The codename is ZEPHYR-7." : "I do not know the codename." },
+          ],
+          stopReason: "end_turn",
+        };
+      },
+    });
+    env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: sb.home,
+      ANTHROPIC_BASE_URL: mock.url,
+      ANTHROPIC_API_KEY: DUMMY_API_KEY,
+      DISABLE_TELEMETRY: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1",
+      IS_SANDBOX: "1",
+    };
+    commitProject(sb.projectDir, "CLAUDE.md", FACT);
+    const installed = await tapedeck(["install", "claude", "--transport", "command", "--yes"], {
+      cwd: sb.projectDir,
+      env,
+    });
+    expect(installed.code, installed.stderr).toBe(0);
+    const first = await runClaude({
+      home: sb.home,
+      cwd: sb.projectDir,
+      baseUrl: mock.url,
+      args: ["SCENARIO_SAY Looking around."],
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const second = await runClaude({
+      home: sb.home,
+      cwd: sb.projectDir,
+      baseUrl: mock.url,
+      args: ["--resume", first.sessionId!, RECALL],
+    });
+    expect(second.json?.result).toBe("The codename is ZEPHYR-7.");
+    archive = join(sb.projectDir, ".tapedeck", "claude-sessions", first.sessionId!);
+  }, 180_000);
+
+  afterAll(async () => {
+    await mock?.close();
+  });
+
+  it("the arm with native memory passes every repetition, the arm without fails every one", async () => {
+    const cli = (args: string[]) => tapedeck(["scenario", ...args], { cwd: sb.projectDir, env });
+    const path = join(sb.root, "recall.json");
+    expect((await cli(["from-session", "last", "--id", "recall-codename", "--out", path])).code).toBe(0);
+    const s = JSON.parse(readFileSync(path, "utf8")) as Scenario;
+    s.expected_facts = [{ id: "codename", text: "zephyr-7" }];
+    s.forbidden_facts = [{ id: "shrug", pattern: "do(es)? not know" }];
+    writeFileSync(path, JSON.stringify(s, null, 2));
+    const before = { scenario: readFileSync(path, "utf8"), archive: snapshot(archive) };
+    const run = await cli([
+      "run",
+      path,
+      "--against",
+      "replay",
+      "--arm",
+      "memory:native-memory=on",
+      "--arm",
+      "bare:native-memory=off",
+      "--repeat",
+      "2",
+      "--experiment-root",
+      join(sb.root, "exp"),
+      "--out",
+      join(sb.root, "result.json"),
+    ]);
+    expect(run.code, run.stderr).toBe(1);
+    const result = JSON.parse(readFileSync(join(sb.root, "result.json"), "utf8")) as ScenarioResult;
+    const passRate = (arm: string) => {
+      const mine = result.samples.filter((x) => x.arm === arm);
+      return `${mine.filter((x) => x.passed).length}/${mine.length}`;
+    };
+    expect(passRate("memory")).toBe("2/2");
+    expect(passRate("bare")).toBe("0/2");
+    expect(result.samples.map((x) => `${x.arm}#${x.repetition}`)).toEqual([
+      "memory#1",
+      "bare#1",
+      "bare#2",
+      "memory#2",
+    ]);
+    const bare = result.samples.find((x) => x.arm === "bare")!;
+    expect(bare.checks.map((c) => [c.id, c.outcome])).toEqual(
+      expect.arrayContaining([
+        ["codename", "fail"],
+        ["shrug", "fail"],
+      ]),
+    );
+    expect(bare.labels).toMatchObject({ native_memory: "off", provider: "claude" });
+    expect(new Set(result.samples.map((x) => x.run_session_id)).size).toBe(4);
+    expect(readFileSync(path, "utf8")).toBe(before.scenario);
+    expect(snapshot(archive)).toEqual(before.archive);
+  }, 300_000);
+});

@@ -4,6 +4,7 @@
 // requests is claude's own work; a hook's span is what claude waits on (it runs hooks one at a time).
 // strace slows every process start a little, so read the spans against each other, not as absolute costs.
 // Run: npm run build && npx tsx bench/session-trace.ts [--arm http|command|not-installed] [--turns 2]
+// TAPEDECK_TRACE_KEEP=<file> keeps the turn's strace log, TAPEDECK_TRACE_SERVER=<file> traces the warm server too.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -40,9 +41,9 @@ function hookSpans(log: string, t0: number): Span[] {
     const top = root.get(pid);
     const exec = /^execve\("([^"]+)", \[(.*?)\]/.exec(rest);
     if (exec && !rest.includes("= -1")) {
-      if (top === undefined && HOOK_SCRIPT.test(exec[2]!)) {
-        const args = exec[2]!.replace(/"/g, "");
-        const script = /(hook-client\.sh|hook\.cjs)/.exec(args)![1]!;
+      if (top === undefined && HOOK_SCRIPT.test(rest)) {
+        // The shell's `-c` line names the hook; matched on the whole line (it holds brackets and quotes).
+        const script = /(hook-client\.sh|hook\.cjs)/.exec(rest)![1]!;
         open.set(pid, { what: script, start_ms: round(at, 1), end_ms: 0, phases: [], startAbs: at });
         root.set(pid, pid);
       } else if (top !== undefined) {
@@ -106,6 +107,18 @@ export async function runSessionTrace(arm = "http", turns = 2) {
       [0, false],
       [1, true],
     ] as const) {
+      // With TAPEDECK_TRACE_SERVER=<file>, the warm server's own system calls during the traced round.
+      const serverLog = process.env.TAPEDECK_TRACE_SERVER;
+      const serverPid = readRunFile(
+        runFilePath(h.projectDir, { TAPEDECK_HOME: join(h.home, ".tapedeck") }),
+      )?.pid;
+      const serverTrace =
+        traced && serverLog && serverPid
+          ? spawn("strace", ["-f", "-ttt", "-q", "-s", "80", "-p", String(serverPid), "-o", serverLog], {
+              stdio: "ignore",
+            })
+          : undefined;
+      if (serverTrace) await new Promise((r) => setTimeout(r, 500));
       for (const prompt of prompts) {
         mock.requests.length = 0;
         const log = join(dir, `strace-${round_}.log`);
@@ -146,6 +159,7 @@ export async function runSessionTrace(arm = "http", turns = 2) {
           requests,
         });
       }
+      serverTrace?.kill("SIGINT");
     }
     if (process.env.TAPEDECK_TRACE_KEEP)
       execFileSync("cp", [join(dir, "strace-1.log"), process.env.TAPEDECK_TRACE_KEEP]);

@@ -122,6 +122,59 @@ describe("tapedeck retrieval", () => {
   });
 });
 
+describe("tapedeck hook", () => {
+  it("prints the prompt hook's added context as the installed hook does", async () => {
+    const root = installed(["claude"]);
+    await cli(root, ["retrieval", "on"]);
+    const { openMemory } = await import("../../src/memory/store.ts");
+    const { MEMORY_SCHEMA_VERSION } = await import("../../src/memory/items.ts");
+    const store = openMemory(root)!;
+    store.insert([
+      {
+        id: "m1-0000000000000000000000000000000a",
+        schema_version: MEMORY_SCHEMA_VERSION,
+        kind: "answer",
+        title: "Deploy key",
+        body: "The deploy key rotates every Friday.",
+        truncated: false,
+        created_at: "2026-12-01T00:00:00.000Z",
+        source: {
+          provider: "claude",
+          session_id: "claude:x",
+          agent_id: null,
+          seq_from: 1,
+          seq_to: 1,
+          event_ids: ["e1"],
+          envelope_schema_version: 1,
+          archive_sha256: "0".repeat(64),
+          archive_bytes: 1,
+        },
+      },
+    ]);
+    store.close();
+    const payload = JSON.stringify({
+      session_id: "s1",
+      transcript_path: "/nonexistent",
+      cwd: root,
+      hook_event_name: "UserPromptSubmit",
+      prompt_id: "p1",
+      prompt: "when does the deploy key rotate",
+    });
+    const out = await new Promise<string>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        [CLI_JS, "hook", "claude", "--project", root],
+        { cwd: root, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root }, encoding: "utf8" },
+        (_e, stdout) => resolve(stdout),
+      );
+      child.stdin!.end(payload);
+    });
+    const context = JSON.parse(out).hookSpecificOutput.additionalContext as string;
+    expect(context).toContain("The deploy key rotates every Friday.");
+    expect(context.startsWith('<tapedeck-memory items="m1-0000000000000000000000000000000a">')).toBe(true);
+  });
+});
+
 describe("install --retrieval", () => {
   it("switches retrieval on, shows it in the view, and a re-install keeps what it finds", async () => {
     const root = project();

@@ -2,7 +2,9 @@
 import type { Command } from "commander";
 import { runHook } from "../../core/recorder.ts";
 import { readStdinSync } from "../../core/stdin.ts";
-import { ADAPTERS, adapterFor } from "../../providers/registry.ts";
+import { contextStep } from "../../memory/inject.ts";
+import * as retrieval from "../../memory/retrieval.ts";
+import { ADAPTERS, adapterFor, injectorFor } from "../../providers/registry.ts";
 import { CliError, EXIT, printJson } from "../common.ts";
 
 export function register(program: Command): void {
@@ -19,8 +21,12 @@ export function register(program: Command): void {
         return;
       }
       const input = readStdinSync();
-      const result = runHook(adapter, input, process.env, opts.project);
+      const result = runHook(adapter, input, process.env, opts.project, {
+        addContext: contextStep(injectorFor, () => retrieval),
+      });
       if (opts.json) printJson(result);
+      // As the installed hook: retrieval's added context is the hook's stdout.
+      else if (result.output) process.stdout.write(result.output);
       if (opts.strict && result.status !== "recorded") {
         throw new CliError(
           `not recorded: ${result.status}${result.reason ? ` (${result.reason})` : ""}`,

@@ -208,6 +208,33 @@ describe("tapedeck scenario (claude)", () => {
     expect(existsSync(join(archive, "result.json"))).toBe(false);
   }, 30_000);
 
+  it("a hanging validator is killed at its timeout and a 100 MB one is bounded, through the CLI", async () => {
+    const path = writeScenario("hostile-validators.json", (s) => {
+      s.validators = [
+        { name: "hangs", command: "sleep 120 & sleep 120", timeout_s: 1, expect_exit: 0 },
+        {
+          name: "floods",
+          command: "head -c 104857600 /dev/zero | tr '\\0' y",
+          timeout_s: 60,
+          expect_exit: 0,
+        },
+      ];
+      s.limits = {};
+    });
+    const started = Date.now();
+    const run = await cli(["run", path, "--json"]);
+    expect(run.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const [sample] = (JSON.parse(run.stdout) as ScenarioResult).samples;
+    const hangs = sample!.checks.find((c) => c.id === "hangs")!;
+    expect(hangs).toMatchObject({ outcome: "fail", timed_out: true });
+    expect(hangs.evidence).toMatch(/killed at its timeout of 1s/);
+    const floods = sample!.checks.find((c) => c.id === "floods")!;
+    expect(floods).toMatchObject({ outcome: "pass", output_bytes: 104857600 });
+    expect(floods.evidence!.length).toBeLessThan(9000);
+    expect(run.stdout.length).toBeLessThan(64 * 1024);
+  }, 90_000);
+
   it("exports runnable promptfoo and Inspect files", async () => {
     for (const to of ["promptfoo", "inspect"]) {
       const out = file(`export-${to}`);

@@ -73,6 +73,12 @@ export const CATALOG: readonly CatalogEntry[] = [
     load: () => import("./commands/inspect.ts"),
   },
   {
+    name: "show",
+    term: "show [options] <session>",
+    description: "a session turn by turn: prompts, tool calls and results, subagents, answers, tokens",
+    load: () => import("./commands/show.ts"),
+  },
+  {
     name: "last",
     term: "last [options]",
     description: "summarize the latest recorded session",

@@ -4,6 +4,7 @@ import { dirname, join, relative } from "node:path";
 import { readConfig } from "./config.ts";
 import { ensureRealDirUnder, lstatOrUndefined, readJsonOrUndefined } from "./fsutil.ts";
 import { storedId } from "./identity.ts";
+import type { ManifestWithCounters } from "./manifest-counters.ts";
 import { defaultSessionRoot, isInside, resolveSessionRoot, SESSION_FILES, tapedeckDir } from "./paths.ts";
 import { type RecoverResult, recoverSession, sessionLiveness, verifyChecksums } from "./recovery.ts";
 import { openForScan, parseEventLine, scanLines } from "./scan.ts";
@@ -137,6 +138,8 @@ function bringCountersUpToDate(dir: string, manifest: Manifest): void {
   manifest.redaction_count = view.redaction_count;
   manifest.truncation_count = view.truncation_count;
   manifest.last_event_at = view.last_event_at;
+  // list's turn and tool-error columns: the state counts every kind, the manifest may lag it.
+  if (counted) (manifest as ManifestWithCounters).counts_by_kind = { ...view.counts };
   if (ended === true || (ended === undefined && counted?.ended)) {
     if (manifest.status === "active") {
       manifest.status = "complete";

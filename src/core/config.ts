@@ -54,6 +54,11 @@ export interface ProjectConfig {
   providers: Record<string, ProviderConfig>;
   limits?: Partial<Limits>;
   lock_timeout_ms?: number;
+  /** Prices for the cost estimates of show and list, over the built-in table (USD per million tokens). */
+  pricing?: {
+    as_of?: string;
+    models?: Record<string, { input: number; output: number; cache_read?: number; cache_write?: number }>;
+  };
 }
 
 export const CONFIG_FILE = "config.json";

@@ -21,6 +21,7 @@ import {
 import { gitInfo } from "./git-info.ts";
 import { storedIdentity } from "./identity.ts";
 import { acquireLock, type Lock } from "./lock.ts";
+import { foldListCounters, type ManifestWithCounters } from "./manifest-counters.ts";
 import { ensureSessionDir, SESSION_FILES, sessionDirName } from "./paths.ts";
 import { type PreparedEvent, prepareEvent } from "./prepare.ts";
 import { noteTornTail, tornReason } from "./recovery-report.ts";
@@ -359,6 +360,7 @@ class SessionWriter {
     writeAll(this.fd, line);
     this.ids.add(key);
     applyLineToState(state, envelope, line.length);
+    if (foldListCounters(this.manifest, envelope)) this.manifestDirty = true;
     if (event.kind === "session_start" && this.manifest.status !== "active") {
       this.manifestDirty = true;
       this.manifest.status = "active";
@@ -416,6 +418,7 @@ class SessionWriter {
     m.dropped_count = this.state.dropped_count;
     m.duplicate_count = this.state.duplicate_count;
     m.last_event_at = this.state.last_event_at;
+    (m as ManifestWithCounters).counts_by_kind = { ...this.state.counts };
     if (finalize) {
       const checksums = this.writeChecksums();
       m.status = "complete";

@@ -41,6 +41,7 @@ describe("the catalog", () => {
       "status",
       "list",
       "inspect",
+      "show",
       "last",
       "export",
       "search",

@@ -1,49 +1,203 @@
-// `tapedeck list`: the project's recorded sessions, from their manifests only.
+// `tapedeck list`: the project's recorded sessions (or every registered project's), from their manifests only:
+// a title (the first prompt), turns, tool errors, tokens and a failed turn come from counters the recorder keeps
+// in the manifest, so no event is read.
+
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Command } from "commander";
-import { listSessions } from "../../core/archive.ts";
+import { listSessions, type SessionRef } from "../../core/archive.ts";
+import { readJsonOrUndefined } from "../../core/fsutil.ts";
 import { printable } from "../../core/printable.ts";
-import { checkProvider, formatBytes, formatDuration, printJson, projectFromOption, say } from "../common.ts";
+import { tapedeckHome } from "../../core/registry.ts";
+import { summarizeManifest } from "../../viewer/timeline.ts";
+import {
+  CliError,
+  checkProvider,
+  EXIT,
+  formatDuration,
+  printJson,
+  projectFromOption,
+  say,
+} from "../common.ts";
 import { withSessionOptions } from "../options.ts";
 import { providerName } from "../providers.ts";
 import type { SessionOpts } from "../session-arg.ts";
 
-function listCommand(opts: SessionOpts): void {
-  const project = projectFromOption(opts.project);
-  const sessions = listSessions(project, checkProvider(opts.provider));
+interface ListOpts extends SessionOpts {
+  limit?: string;
+  since?: string;
+  allProjects?: boolean;
+}
+
+const TITLE_WIDTH = 60;
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** `--since 7d|12h|30m|2w` or a date (`2026-11-30`, ISO time): the earliest start shown, in ms. */
+export function parseSince(value: string, now = Date.now()): number {
+  const rel = /^(\d{1,6})([mhdw])$/.exec(value.trim());
+  if (rel) return now - Number(rel[1]) * UNITS[rel[2]!]!;
+  const at = /^\d{4}-\d\d-\d\d/.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isFinite(at)) return at;
+  throw new CliError(
+    `--since: "${printable(value)}" is not a date or a duration like 7d, 12h, 30m`,
+    EXIT.usage,
+  );
+}
+
+function parseLimit(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1) {
+    throw new CliError(`--limit: "${printable(value)}" is not a positive number`, EXIT.usage);
+  }
+  return Number(value);
+}
+
+/** The projects the registry knows (a session registers its project when it starts), each once. */
+function registeredProjects(): string[] {
+  const root = join(tapedeckHome(), "registry");
+  const projects = new Set<string>();
+  for (const provider of safeDirs(root)) {
+    for (const entry of safeEntries(join(root, provider))) {
+      if (!entry.endsWith(".json")) continue;
+      const e = readJsonOrUndefined<{ project_root?: unknown }>(join(root, provider, entry), 64 * 1024);
+      if (typeof e?.project_root === "string" && e.project_root.startsWith("/")) projects.add(e.project_root);
+    }
+  }
+  return [...projects].sort();
+}
+
+function safeDirs(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+}
+
+function safeEntries(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isFile())
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+}
+
+/** 1234 -> 1.2k, 12345678 -> 12.3M: a column that stays narrow. */
+export function compactCount(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(n < 10_000_000 ? 1 : 0)}M`;
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function row(s: SessionRef, withProject: boolean): string[] {
+  const m = s.manifest;
+  const sum = summarizeManifest(m as unknown as Record<string, unknown>);
+  const end = Date.parse(m.ended_at ?? m.last_event_at ?? m.started_at);
+  const t = sum.tokens;
+  const tokens = t
+    ? compactCount(
+        t.input_tokens + t.output_tokens + t.cache_read_input_tokens + t.cache_creation_input_tokens,
+      )
+    : "—";
+  // A turn that failed (Claude's StopFailure: the API call failed) outranks "complete": the session ended, badly.
+  const status = sum.failed ? "failed" : String(m.status);
+  // Every cell comes from a manifest on disk: one line each, no control characters.
+  const cells = [
+    m.provider_session_id ?? m.session_id,
+    providerName(m.provider),
+    String(m.started_at).replace("T", " ").slice(0, 16),
+    formatDuration(end - Date.parse(m.started_at)),
+    String(sum.turns),
+    String(sum.tool_errors),
+    tokens,
+    s.spooled_events > 0 ? `${status} +${s.spooled_events} spooled` : status,
+    cut(sum.title ?? "—", TITLE_WIDTH),
+  ];
+  if (withProject) cells.splice(1, 0, m.project_root);
+  return cells.map(printable);
+}
+
+function collect(opts: ListOpts): SessionRef[] {
+  const provider = checkProvider(opts.provider);
+  if (!opts.allProjects) return listSessions(projectFromOption(opts.project), provider);
+  const all = registeredProjects().flatMap((p) => listSessions(p, provider));
+  all.sort((a, b) => (b.manifest.started_at ?? "").localeCompare(a.manifest.started_at ?? ""));
+  return all;
+}
+
+function listCommand(opts: ListOpts): void {
+  const limit = parseLimit(opts.limit);
+  const since = opts.since === undefined ? undefined : parseSince(opts.since);
+  let sessions = collect(opts);
+  if (since !== undefined) sessions = sessions.filter((s) => Date.parse(s.manifest.started_at) >= since);
+  if (limit !== undefined) sessions = sessions.slice(0, limit);
   if (opts.json) {
-    printJson(sessions.map((s) => ({ ...s.manifest, path: s.dir })));
+    printJson(
+      sessions.map((s) => {
+        const sum = summarizeManifest(s.manifest as unknown as Record<string, unknown>);
+        return {
+          ...s.manifest,
+          path: s.dir,
+          title: sum.title,
+          turns: sum.turns,
+          tool_calls: sum.tool_calls,
+          tool_errors: sum.tool_errors,
+          tokens: sum.tokens,
+          failed: sum.failed,
+          failure: sum.failure,
+        };
+      }),
+    );
     return;
   }
   if (sessions.length === 0) {
-    say(`No recorded sessions in ${project}.\n`);
+    const where = opts.allProjects ? "any registered project" : projectFromOption(opts.project);
+    say(`No recorded sessions in ${where}${since !== undefined ? " since then" : ""}.\n`);
     return;
   }
-  const rows = sessions.map((s) => {
-    const m = s.manifest;
-    const end = Date.parse(m.ended_at ?? m.last_event_at ?? m.started_at);
-    // Every cell comes from a manifest on disk: one line each, no control characters.
-    return [
-      m.provider_session_id ?? m.session_id,
-      providerName(m.provider),
-      String(m.started_at).replace("T", " ").slice(0, 19),
-      formatDuration(end - Date.parse(m.started_at)),
-      s.spooled_events > 0 ? `${m.event_count} +${s.spooled_events} spooled` : String(m.event_count),
-      formatBytes(m.byte_count),
-      String(m.status),
-    ].map(printable);
-  });
-  const header = ["SESSION", "PROVIDER", "STARTED (UTC)", "DURATION", "EVENTS", "SIZE", "STATUS"];
+  const withProject = opts.allProjects === true;
+  const rows = sessions.map((s) => row(s, withProject));
+  const header = [
+    "SESSION",
+    "PROVIDER",
+    "STARTED (UTC)",
+    "DURATION",
+    "TURNS",
+    "ERRORS",
+    "TOKENS",
+    "STATUS",
+    "TITLE",
+  ];
+  if (withProject) header.splice(1, 0, "PROJECT");
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const fmt = (r: string[]) =>
     r
       .map((c, i) => c.padEnd(widths[i]!))
       .join("  ")
       .trimEnd();
+  // One line per session and no colour: the table reads the same through `less -S`, grep or a file.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(EXIT.ok);
+    throw error;
+  });
   say(`${[fmt(header), ...rows.map(fmt)].join("\n")}\n`);
 }
 
 export function register(program: Command): void {
   withSessionOptions(
-    program.command("list").description("list recorded sessions (reads manifests only)"),
+    program
+      .command("list")
+      .description("list recorded sessions (reads manifests only)")
+      .option("--limit <n>", "the newest n sessions only")
+      .option("--since <when>", "sessions started since a date (2026-11-30) or for a duration (7d, 12h, 30m)")
+      .option("--all-projects", "every project the registry knows, not only this one"),
   ).action(listCommand);
 }

@@ -1,0 +1,244 @@
+// `tapedeck show SESSION`: a session turn by turn (prompt, tool calls and their results, subagents, answer,
+// tokens and estimated cost), read from the archive a line at a time; --follow tails a live session.
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { readConfig } from "../../core/config.ts";
+import { EVENT_KINDS } from "../../core/kinds.ts";
+import { printable, printableJson } from "../../core/printable.ts";
+import { CostAccumulator, formatCost, priceTable } from "../../viewer/pricing.ts";
+import {
+  type BadLine,
+  readEventLines,
+  TimelineBuilder,
+  type TimelineEvent,
+  type Turn,
+  type Usage,
+} from "../../viewer/timeline.ts";
+import { renderTurn, styleFor, usageLine } from "../../viewer/turn-text.ts";
+import { CliError, EXIT, note, projectFromOption } from "../common.ts";
+import { withSessionOptions } from "../options.ts";
+import { providerName } from "../providers.ts";
+import { resolveRef, type SessionOpts } from "../session-arg.ts";
+
+interface ShowOpts extends SessionOpts {
+  kinds?: string;
+  full?: boolean;
+  follow?: boolean;
+}
+
+const FOLLOW_POLL_MS = 250;
+/** Lines of an excerpt a turn shows without --full. */
+const MAX_LINES = 12;
+
+function parseKinds(value: string | undefined): Set<string> | undefined {
+  if (value === undefined) return undefined;
+  const kinds = value
+    .split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
+  const unknown = kinds.filter((k) => !(EVENT_KINDS as readonly string[]).includes(k));
+  if (kinds.length === 0 || unknown.length > 0) {
+    throw new CliError(
+      `unknown event kind "${printable(unknown[0] ?? value)}" (use ${EVENT_KINDS.join(", ")})`,
+      EXIT.usage,
+    );
+  }
+  return new Set(kinds);
+}
+
+interface Totals {
+  turns: number;
+  tool_calls: number;
+  tool_errors: number;
+  failures: string[];
+  usage: Usage;
+  cost: CostAccumulator;
+}
+
+function addTotals(t: Totals, turn: Turn): void {
+  t.turns += 1;
+  t.tool_calls += turn.tool_calls;
+  t.tool_errors += turn.tool_errors;
+  if (turn.failure) t.failures.push(turn.failure);
+  const u = turn.total_usage;
+  t.usage.input_tokens += u.input_tokens;
+  t.usage.output_tokens += u.output_tokens;
+  t.usage.cache_read_input_tokens += u.cache_read_input_tokens;
+  t.usage.cache_creation_input_tokens += u.cache_creation_input_tokens;
+  for (const s of u.sources) if (!t.usage.sources.includes(s)) t.usage.sources.push(s);
+  t.cost.merge(turn.cost);
+}
+
+/** Filters a turn's parts to the kinds asked for (the JSON form of --kinds). */
+function filterTurn(turn: Turn, kinds: Set<string> | undefined): Turn {
+  if (!kinds) return turn;
+  const keepItem = (i: Turn["items"][number]): boolean =>
+    i.type === "tool"
+      ? kinds.has("tool_call") || kinds.has(i.result?.ok === false ? "tool_error" : "tool_result")
+      : i.type === "agent"
+        ? kinds.has("subagent_start")
+        : kinds.has(i.kind);
+  return {
+    ...turn,
+    prompt: kinds.has("user_prompt") ? turn.prompt : null,
+    answer: kinds.has("assistant_message") ? turn.answer : null,
+    items: turn.items.filter(keepItem),
+  };
+}
+
+function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
+  const kinds = parseKinds(opts.kinds);
+  const project = projectFromOption(opts.project);
+  const ref = resolveRef(project, query, opts.provider);
+  const m = ref.manifest;
+  const prices = priceTable(readConfig(project)?.pricing);
+  const style = styleFor(process.stdout, process.env);
+  const origin = m.started_at ?? null;
+  const totals: Totals = {
+    turns: 0,
+    tool_calls: 0,
+    tool_errors: 0,
+    failures: [],
+    usage: {
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+      sources: [],
+      models: [],
+    },
+    cost: new CostAccumulator(prices),
+  };
+  // `show … | head` or a pager that quits: a reader that stops early is not a failure.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(EXIT.ok);
+    throw error;
+  });
+  const out = (text: string) => process.stdout.write(text);
+  let firstJson = true;
+  const onTurn = (turn: Turn) => {
+    addTotals(totals, turn);
+    if (opts.json) {
+      out(`${firstJson ? "" : ",\n"}${printableJson(filterTurn(turn, kinds))}`);
+      firstJson = false;
+      return;
+    }
+    const lines = renderTurn(turn, { style, origin, kinds, maxLines: opts.full ? undefined : MAX_LINES });
+    if (lines.length > 0) out(`${lines.join("\n")}\n\n`);
+  };
+  const builder = new TimelineBuilder(onTurn, { full: opts.full === true, prices });
+  const bad: BadLine[] = [];
+  let ended = false;
+  const onEvent = (e: TimelineEvent) => {
+    builder.add(e);
+    // A resumed session starts again after its end: only the last lifecycle event counts.
+    if (e.kind === "session_end") ended = true;
+    else if (e.kind === "session_start") ended = false;
+  };
+  const header = {
+    session_id: m.session_id,
+    provider: m.provider,
+    status: m.status,
+    started_at: m.started_at,
+    ended_at: m.ended_at,
+    path: ref.dir,
+  };
+  if (opts.json) out(`{"session":${printableJson(header)},"turns":[\n`);
+  else {
+    const id = printable(m.provider_session_id ?? m.session_id);
+    out(
+      `${style.bold(`Session ${id}`)}${style.dim(` · ${printable(providerName(m.provider))} · ${printable(String(m.status))} · started ${printable(String(m.started_at)).replace("T", " ").slice(0, 23)} UTC`)}\n`,
+    );
+    out(
+      style.dim(
+        `Each line: time (UTC), offset from the start. Recorded content is redacted and bounded.\n\n`,
+      ),
+    );
+  }
+  let read = readEventLines(ref.dir, 0, Number.POSITIVE_INFINITY, { onEvent, onBadLine: (b) => bad.push(b) });
+  const finish = () => {
+    builder.finish();
+    if (opts.json) {
+      out(`\n],"totals":${printableJson(jsonTotals(totals))},"bad_lines":${JSON.stringify(bad)}}\n`);
+    } else out(footer(totals, bad, style));
+  };
+  if (!opts.follow) {
+    finish();
+    if (read.partial)
+      note(
+        `The final line has no newline yet (${read.partial.bytes} bytes): a write in progress, or one cut short; see tapedeck inspect\n`,
+      );
+    return;
+  }
+  return new Promise<void>((resolve) => {
+    const stop = (code?: number) => {
+      clearInterval(timer);
+      process.off("SIGINT", onSigint);
+      finish();
+      if (code !== undefined) process.exitCode = code;
+      resolve();
+    };
+    const onSigint = () => stop(130);
+    process.on("SIGINT", onSigint);
+    if (ended && existsSync(join(ref.dir, "checksums.json"))) {
+      stop();
+      return;
+    }
+    const timer = setInterval(() => {
+      try {
+        read = readEventLines(ref.dir, read.endOffset, Number.POSITIVE_INFINITY, {
+          onEvent,
+          onBadLine: (b) => bad.push(b),
+        });
+      } catch (error) {
+        note(`tapedeck show: ${printable((error as Error).message)}\n`);
+        stop(EXIT.failed);
+        return;
+      }
+      if (ended) stop();
+    }, FOLLOW_POLL_MS);
+  });
+}
+
+function jsonTotals(t: Totals) {
+  return {
+    turns: t.turns,
+    tool_calls: t.tool_calls,
+    tool_errors: t.tool_errors,
+    failures: t.failures,
+    usage: t.usage,
+    estimated_cost: t.cost.result(),
+  };
+}
+
+function footer(t: Totals, bad: BadLine[], style: ReturnType<typeof styleFor>): string {
+  const lines = [
+    style.bold(
+      `${t.turns} turn${t.turns === 1 ? "" : "s"} · ${t.tool_calls} tool call${t.tool_calls === 1 ? "" : "s"} · ${t.tool_errors} tool error${t.tool_errors === 1 ? "" : "s"}`,
+    ) + (t.failures.length > 0 ? ` · ${style.red(`failed: ${printable(t.failures[0]!)}`)}` : ""),
+  ];
+  if (t.usage.sources.length > 0) lines.push(`Tokens: ${usageLine(t.usage)}`);
+  const cost = formatCost(t.cost.result());
+  if (cost) lines.push(`Cost: ${cost}`);
+  if (bad.length > 0) {
+    lines.push(
+      style.yellow(
+        `${bad.length} line${bad.length === 1 ? "" : "s"} not an event (kept in the archive); see tapedeck inspect`,
+      ),
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export function register(program: Command): void {
+  withSessionOptions(
+    program
+      .command("show <session>")
+      .description("a session turn by turn: prompts, tool calls and results, subagents, answers, tokens")
+      .option("--kinds <list>", `only these event kinds, comma-separated (${EVENT_KINDS.join(", ")})`)
+      .option("--full", "whole prompts, answers and tool outputs (default: excerpts)")
+      .option("--follow", "keep reading a live session until it ends (Ctrl-C stops)"),
+  ).action(showCommand);
+}

@@ -1,0 +1,76 @@
+// What `tapedeck list` shows beside the recorder's own counters, kept in the
+// manifest so listing 3,000 sessions reads 3,000 small files and no events:
+// the first prompt (as recorded: redacted and bounded, cut to a title), the
+// tokens of turn_usage events, and the first failed turn (a provider event the
+// adapter flags `failure`, Claude's StopFailure). Counts by kind come from the
+// state, which every append persists.
+import type { Manifest } from "./schemas.ts";
+
+export const TITLE_CHARS = 120;
+
+export interface ManifestTokens {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
+/** The manifest with the list counters (all optional: a manifest written before them has none). */
+export type ManifestWithCounters = Manifest & {
+  title?: string | null;
+  counts_by_kind?: Record<string, number>;
+  tokens?: ManifestTokens;
+  failure?: string | null;
+};
+
+const TOKEN_FIELDS = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+] as const;
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/**
+ * Folds one appended event into the manifest's list counters; answers whether the manifest changed in a way
+ * that must be written now (the manifest is otherwise refreshed at most every 250 ms, and an unwritten sum is
+ * lost with the process).
+ */
+export function foldListCounters(
+  m: ManifestWithCounters,
+  e: { kind: string; payload: Record<string, unknown>; usage?: unknown },
+): boolean {
+  if (e.kind === "user_prompt" && !m.title && typeof e.payload.prompt === "string") {
+    const title = oneLine(e.payload.prompt, TITLE_CHARS);
+    if (!title) return false;
+    m.title = title;
+    return true;
+  }
+  if (e.kind === "turn_usage" && e.usage && typeof e.usage === "object") {
+    const u = e.usage as Record<string, unknown>;
+    const tokens = m.tokens ?? {
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+    };
+    for (const f of TOKEN_FIELDS) {
+      const n = u[f];
+      if (typeof n === "number" && Number.isFinite(n) && n > 0) tokens[f] += n;
+    }
+    m.tokens = tokens;
+    return true;
+  }
+  if (e.kind === "provider_event" && e.payload.failure === true && !m.failure) {
+    const error = e.payload.error;
+    m.failure =
+      oneLine(typeof error === "string" ? error : (JSON.stringify(error) ?? "failed"), TITLE_CHARS) ||
+      "failed";
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,191 @@
+// Estimated cost from a dated price table shipped with tapedeck. Providers bill
+// what their own meters count; these figures are list prices applied to the
+// tokens the archive recorded, so every cost shown is labelled an estimate with
+// the table's date. A model the table does not know costs "unknown", never 0.
+
+/** USD per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  /** reading a cached prefix */
+  cache_read?: number;
+  /** writing a prefix to the cache (Anthropic's 5-minute write); input price when absent */
+  cache_write?: number;
+  /** where the figure comes from */
+  source?: string;
+  /** the day it was taken, when not the table's */
+  as_of?: string;
+}
+
+export interface PriceTable {
+  /** the day the prices were taken */
+  as_of: string;
+  /** model id or id prefix -> price; the longest matching prefix wins (dated snapshot ids match their family) */
+  models: Record<string, ModelPrice>;
+}
+
+const LIST = "published list price";
+// Derived from Claude Code's own cost records: 5,742 input + 38 output tokens cost 0.023728 USD, 5,954 + 38
+// cost 0.024576 (4 and 20 USD per million), and a resumed session's estimated cache write of 1,402 tokens was
+// 0.007 USD (5 per million, 1.25x input).
+const CLAUDE_CODE = "Claude Code's cost records";
+
+export const BUILTIN_PRICES: PriceTable = {
+  // The list prices the providers published as of this day (per million tokens, standard tier, short context).
+  as_of: "2025-11-01",
+  models: {
+    "claude-opus-5-5": {
+      input: 4,
+      output: 20,
+      cache_read: 0.4,
+      cache_write: 5,
+      source: CLAUDE_CODE,
+      as_of: "2026-11-30",
+    },
+    "claude-opus-4-5": { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, source: LIST },
+    "claude-opus-4-1": { input: 15, output: 75, cache_read: 1.5, cache_write: 18.75, source: LIST },
+    "claude-opus-4": { input: 15, output: 75, cache_read: 1.5, cache_write: 18.75, source: LIST },
+    "claude-sonnet-4": { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, source: LIST },
+    "claude-3-7-sonnet": { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, source: LIST },
+    "claude-haiku-4-5": { input: 1, output: 5, cache_read: 0.1, cache_write: 1.25, source: LIST },
+    "claude-3-5-haiku": { input: 0.8, output: 4, cache_read: 0.08, cache_write: 1, source: LIST },
+    "gpt-5": { input: 1.25, output: 10, cache_read: 0.125, source: LIST },
+    "gpt-5-mini": { input: 0.25, output: 2, cache_read: 0.025, source: LIST },
+    "gpt-5-nano": { input: 0.05, output: 0.4, cache_read: 0.005, source: LIST },
+    "gpt-4.1": { input: 2, output: 8, cache_read: 0.5, source: LIST },
+    "gpt-4.1-mini": { input: 0.4, output: 1.6, cache_read: 0.1, source: LIST },
+    "gpt-4o": { input: 2.5, output: 10, cache_read: 1.25, source: LIST },
+    o3: { input: 2, output: 8, cache_read: 0.5, source: LIST },
+    "o4-mini": { input: 1.1, output: 4.4, cache_read: 0.275, source: LIST },
+    "gemini-2.5-pro": { input: 1.25, output: 10, cache_read: 0.31, source: LIST },
+    "gemini-2.5-flash": { input: 0.3, output: 2.5, cache_read: 0.075, source: LIST },
+    "gemini-2.5-flash-lite": { input: 0.1, output: 0.4, cache_read: 0.025, source: LIST },
+  },
+};
+
+export interface TokenCounts {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
+export interface CostEstimate {
+  /** USD, summed over the priced models; null when nothing was priced */
+  usd: number | null;
+  /** models the table has no price for: their tokens are not in `usd` */
+  unpriced_models: string[];
+  /** the dates of the prices used (the table's when none was) */
+  as_of: string;
+}
+
+function finite(n: unknown): n is number {
+  return typeof n === "number" && Number.isFinite(n) && n >= 0;
+}
+
+function validPrice(v: unknown): v is ModelPrice {
+  if (v === null || typeof v !== "object") return false;
+  const p = v as Record<string, unknown>;
+  return (
+    finite(p.input) &&
+    finite(p.output) &&
+    (p.cache_read === undefined || finite(p.cache_read)) &&
+    (p.cache_write === undefined || finite(p.cache_write))
+  );
+}
+
+/**
+ * The built-in table with a project's overrides (`pricing` in .tapedeck/config.json): entries that are not a
+ * price are ignored, so a typo costs that model its estimate, not the command.
+ */
+export function priceTable(override?: unknown): PriceTable {
+  if (override === null || typeof override !== "object") return BUILTIN_PRICES;
+  const o = override as { as_of?: unknown; models?: unknown };
+  const models: Record<string, ModelPrice> = { ...BUILTIN_PRICES.models };
+  const asOf = typeof o.as_of === "string" && o.as_of.length <= 40 ? o.as_of : "project config";
+  let changed = false;
+  if (o.models && typeof o.models === "object") {
+    for (const [id, price] of Object.entries(o.models as Record<string, unknown>)) {
+      // "__proto__" as a key would replace the table's prototype, not add a model.
+      if (!validPrice(price) || id.length === 0 || id.length > 200 || id === "__proto__") continue;
+      const { input, output, cache_read, cache_write } = price;
+      models[id] = { input, output, cache_read, cache_write, source: "project config", as_of: asOf };
+      changed = true;
+    }
+  }
+  return changed ? { as_of: BUILTIN_PRICES.as_of, models } : BUILTIN_PRICES;
+}
+
+/** The price of a model id: an exact entry, else the longest entry the id starts with (`claude-sonnet-4-5-2025…`). */
+export function priceFor(table: PriceTable, model: string | undefined): ModelPrice | undefined {
+  if (!model) return undefined;
+  // Own entries only: a model named "constructor" must not find Object's.
+  if (Object.hasOwn(table.models, model)) return table.models[model];
+  let best: string | undefined;
+  for (const id of Object.keys(table.models)) {
+    if (model.startsWith(id) && /[-@._:]/.test(model.charAt(id.length)) && id.length > (best?.length ?? 0))
+      best = id;
+  }
+  return best ? table.models[best] : undefined;
+}
+
+/** USD for one model's tokens; cache reads and writes at their own rates (input rate when the table has none). */
+export function costOf(price: ModelPrice, t: TokenCounts): number {
+  const perToken = 1 / 1_000_000;
+  return (
+    (t.input_tokens * price.input +
+      t.output_tokens * price.output +
+      t.cache_read_input_tokens * (price.cache_read ?? price.input) +
+      t.cache_creation_input_tokens * (price.cache_write ?? price.input)) *
+    perToken
+  );
+}
+
+/** Accumulates an estimate over usage records of any models. */
+export class CostAccumulator {
+  private usd = 0;
+  private priced = false;
+  private readonly unpriced = new Set<string>();
+  private readonly dates = new Set<string>();
+
+  constructor(private readonly table: PriceTable = BUILTIN_PRICES) {}
+
+  add(model: string | undefined, t: TokenCounts): void {
+    const tokens =
+      t.input_tokens + t.output_tokens + t.cache_read_input_tokens + t.cache_creation_input_tokens;
+    if (tokens === 0) return;
+    const price = priceFor(this.table, model);
+    if (!price) {
+      this.unpriced.add(model ?? "unknown model");
+      return;
+    }
+    this.usd += costOf(price, t);
+    this.priced = true;
+    this.dates.add(price.as_of ?? this.table.as_of);
+  }
+
+  merge(other: CostEstimate): void {
+    if (other.usd !== null) {
+      this.usd += other.usd;
+      this.priced = true;
+      for (const d of other.as_of.split(", ")) this.dates.add(d);
+    }
+    for (const m of other.unpriced_models) this.unpriced.add(m);
+  }
+
+  result(): CostEstimate {
+    return {
+      usd: this.priced ? this.usd : null,
+      unpriced_models: [...this.unpriced].sort(),
+      as_of: this.dates.size > 0 ? [...this.dates].sort().join(", ") : this.table.as_of,
+    };
+  }
+}
+
+/** `~$0.0123 est. (prices of 2026-12-01)`, with the models left out named. */
+export function formatCost(c: CostEstimate): string {
+  if (c.usd === null && c.unpriced_models.length === 0) return "";
+  const amount = c.usd === null ? "unknown" : `~$${c.usd < 1 ? c.usd.toFixed(4) : c.usd.toFixed(2)}`;
+  const left = c.unpriced_models.length > 0 ? `; no price for ${c.unpriced_models.join(", ")}` : "";
+  return `${amount} est. (prices of ${c.as_of}${left})`;
+}

@@ -1,0 +1,303 @@
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { NormalizedEvent } from "../../src/core/event.ts";
+import { recordEvents } from "../../src/core/store.ts";
+import {
+  type Agent,
+  readTimelinePage,
+  streamTurns,
+  type ToolCall,
+  type Turn,
+} from "../../src/viewer/timeline.ts";
+import { spec, useTempProjects } from "../helpers/session.ts";
+
+const project = useTempProjects();
+
+let clock = Date.parse("2026-12-01T10:00:00.000Z");
+const tick = () => {
+  clock += 100;
+  return new Date(clock).toISOString();
+};
+
+function ev(
+  kind: NormalizedEvent["kind"],
+  id: string,
+  payload: Record<string, unknown> = {},
+  extra: Partial<NormalizedEvent> = {},
+): NormalizedEvent {
+  return { kind, event_id: id, payload, timestamp: tick(), ...extra };
+}
+
+function record(root: string, events: NormalizedEvent[]): string {
+  return recordEvents(spec(root), events, tick).sessionDir;
+}
+
+function turns(dir: string, options = {}): Turn[] {
+  const out: Turn[] = [];
+  streamTurns(dir, (t) => out.push(t), options);
+  return out;
+}
+
+const tools = (t: Turn) => t.items.filter((i): i is ToolCall => i.type === "tool");
+
+describe("turns", () => {
+  it("pairs each call with its result by tool_use_id, in any order, with exit code, error and duration", () => {
+    const dir = record(project(), [
+      ev("session_start", "s", { source: "startup" }),
+      ev("user_prompt", "p1", { prompt: "run two things" }, { turn_id: "t1" }),
+      ev("tool_call", "c1", { tool_name: "Bash", tool_input: { command: "ls -la" }, tool_use_id: "u1" }),
+      ev("tool_call", "c2", { tool_name: "Read", tool_input: { file_path: "/a/b.ts" }, tool_use_id: "u2" }),
+      ev("tool_result", "r2", { tool_name: "Read", tool_response: "line 1\nline 2", tool_use_id: "u2" }),
+      ev("tool_error", "r1", {
+        tool_name: "Bash",
+        tool_use_id: "u1",
+        error: "Exit code 2\nls: no such file",
+        duration_ms: 42,
+      }),
+      ev("assistant_message", "a1", { text: "Done." }),
+      ev("user_prompt", "p2", { prompt: "again" }, { turn_id: "t2" }),
+    ]);
+    const [first, second] = turns(dir);
+    expect(first!.prompt!.text.text).toBe("run two things");
+    const [bash, read] = tools(first!);
+    expect(bash).toMatchObject({ name: "Bash", input: "ls -la", tool_use_id: "u1" });
+    expect(bash!.result).toMatchObject({ ok: false, exit_code: 2, duration_ms: 42 });
+    expect(bash!.result!.excerpt.text).toContain("no such file");
+    expect(read!.input).toBe("/a/b.ts");
+    // No duration in the payload: the time from the call to its result (100 ms apart here).
+    expect(read!.result).toMatchObject({ ok: true, exit_code: null, duration_ms: 100 });
+    expect(first).toMatchObject({ tool_calls: 2, tool_errors: 1, answer: { text: { text: "Done." } } });
+    // The session start opened the first turn; the second turn starts at its prompt.
+    expect(first!.items[0]).toMatchObject({ type: "mark", kind: "session_start" });
+    expect(second!.prompt!.text.text).toBe("again");
+    expect(second!.index).toBe(2);
+  });
+
+  it("pairs results without an id (Gemini) with the oldest open call of that tool, and merges a second report (Codex)", () => {
+    const dir = record(project(), [
+      ev("user_prompt", "p", { prompt: "x" }),
+      ev("tool_call", "c1", { tool_name: "run_shell_command", tool_input: { command: "a" } }),
+      ev("tool_call", "c2", { tool_name: "run_shell_command", tool_input: { command: "b" } }),
+      ev("tool_result", "r1", { tool_name: "run_shell_command", tool_response: { output: "A" } }),
+      ev("tool_result", "r2", { tool_name: "run_shell_command", tool_response: { output: "B" } }),
+      ev("tool_call", "c3", { tool_name: "Bash", tool_input: { command: "false" }, tool_use_id: "call_9" }),
+      ev("tool_result", "r3", { tool_name: "Bash", tool_response: "", tool_use_id: "call_9" }),
+      ev("tool_error", "e3", {
+        tool_name: "Bash",
+        tool_use_id: "call_9",
+        exit_code: 1,
+        error: "Exit code 1",
+      }),
+      ev("tool_result", "orphan", { tool_name: "Grep", tool_response: "hit", tool_use_id: "gone" }),
+    ]);
+    const [t] = turns(dir);
+    const [a, b, codex, orphan] = tools(t!);
+    expect(a!.result!.excerpt.text).toBe("A");
+    expect(b!.result!.excerpt.text).toBe("B");
+    expect(codex!.result).toMatchObject({ ok: false, exit_code: 1 });
+    expect(codex!.result!.excerpt.text).toBe("Exit code 1");
+    expect(t!.tool_errors).toBe(1);
+    expect(orphan).toMatchObject({ name: "Grep", sequence: null, result: { ok: true } });
+  });
+
+  it("nests a subagent, its calls and its usage under the call that spawned it", () => {
+    const dir = record(project(), [
+      ev("user_prompt", "p", { prompt: "delegate" }),
+      ev("tool_call", "c1", { tool_name: "Agent", tool_input: { description: "look" }, tool_use_id: "ua" }),
+      ev("subagent_start", "ss", { agent_id: "ag1", agent_type: "general-purpose" }, { agent_id: "ag1" }),
+      ev(
+        "tool_call",
+        "c2",
+        { tool_name: "Bash", tool_input: { command: "pwd" }, tool_use_id: "ub" },
+        { agent_id: "ag1" },
+      ),
+      ev(
+        "tool_result",
+        "r2",
+        { tool_name: "Bash", tool_response: { stdout: "/x" }, tool_use_id: "ub" },
+        { agent_id: "ag1" },
+      ),
+      ev("subagent_stop", "st", { agent_id: "ag1", last_assistant_message: "found /x" }, { agent_id: "ag1" }),
+      ev(
+        "turn_usage",
+        "u1",
+        {},
+        {
+          agent_id: "ag1",
+          usage: {
+            source: "claude-transcript",
+            model: "claude-opus-5-5",
+            message_id: "m1",
+            input_tokens: 100,
+            output_tokens: 10,
+          },
+        },
+      ),
+      ev("tool_result", "r1", { tool_name: "Agent", tool_response: "found /x", tool_use_id: "ua" }),
+      ev("assistant_message", "a", { text: "It is /x" }),
+      ev(
+        "turn_usage",
+        "u2",
+        {},
+        {
+          usage: {
+            source: "claude-transcript",
+            model: "claude-opus-5-5",
+            message_id: "m2",
+            input_tokens: 200,
+            output_tokens: 20,
+            cache_creation_input_tokens: 50,
+          },
+        },
+      ),
+      // The same response reported again (the proxy saw it too): counted once.
+      ev(
+        "turn_usage",
+        "u2-proxy",
+        {},
+        {
+          usage: {
+            source: "proxy",
+            model: "claude-opus-5-5",
+            message_id: "m2",
+            input_tokens: 200,
+            output_tokens: 20,
+          },
+        },
+      ),
+    ]);
+    const [t] = turns(dir);
+    expect(t!.items).toHaveLength(1);
+    const agentCall = t!.items[0] as ToolCall;
+    expect(agentCall.name).toBe("Agent");
+    const agent = agentCall.agents[0] as Agent;
+    expect(agent).toMatchObject({
+      agent_id: "ag1",
+      agent_type: "general-purpose",
+      answer: { text: "found /x" },
+    });
+    const inner = agent.items[0] as ToolCall;
+    expect(inner).toMatchObject({
+      name: "Bash",
+      input: "pwd",
+      result: { ok: true, excerpt: { text: "/x" } },
+    });
+    expect(agent.usage).toMatchObject({ input_tokens: 100, output_tokens: 10 });
+    expect(t!.usage).toMatchObject({ input_tokens: 200, output_tokens: 20, cache_creation_input_tokens: 50 });
+    expect(t!.usage.sources).toEqual(["claude-transcript"]);
+    expect(t!.total_usage).toMatchObject({
+      input_tokens: 300,
+      output_tokens: 30,
+      cache_creation_input_tokens: 50,
+    });
+    // 4 and 20 USD per million, cache writes at 5: the subagent's tokens are in the turn's estimate.
+    const usd = (300 * 4 + 30 * 20 + 50 * 5) / 1e6;
+    expect(t!.cost.usd).toBeCloseTo(usd, 12);
+    expect(t!.cost.unpriced_models).toEqual([]);
+  });
+
+  it("makes a failed turn visible and prices an unknown model as unknown, not zero", () => {
+    const dir = record(project(), [
+      ev("user_prompt", "p", { prompt: "x" }),
+      ev(
+        "turn_usage",
+        "u",
+        {},
+        { usage: { source: "proxy", model: "mystery-1", input_tokens: 5, output_tokens: 1 } },
+      ),
+      ev("provider_event", "f", { hook_event_name: "StopFailure", error: "rate_limit", failure: true }),
+    ]);
+    const [t] = turns(dir);
+    expect(t!.failure).toBe("rate_limit");
+    expect(t!.items.at(-1)).toMatchObject({ type: "mark", failure: true, text: "turn failed: rate_limit" });
+    expect(t!.cost).toMatchObject({ usd: null, unpriced_models: ["mystery-1"] });
+  });
+
+  it("bounds huge outputs in excerpts, and keeps them whole with full", () => {
+    const big = `${"x".repeat(1_000)}\n`.repeat(12);
+    const dir = record(project(), [
+      ev("user_prompt", "p", { prompt: "p".repeat(5_000) }),
+      ev("tool_call", "c", { tool_name: "Bash", tool_input: { command: "cat big" }, tool_use_id: "u" }),
+      ev("tool_result", "r", { tool_name: "Bash", tool_response: { stdout: big }, tool_use_id: "u" }),
+    ]);
+    const [t] = turns(dir, { excerptChars: 300 });
+    const r = tools(t!)[0]!.result!;
+    expect(r.excerpt.text).toHaveLength(300);
+    expect(r.excerpt.omitted_chars).toBe(big.length - 300);
+    expect(t!.prompt!.text).toEqual({ text: "p".repeat(300), omitted_chars: 4_700 });
+    const [whole] = turns(dir, { full: true });
+    expect(tools(whole!)[0]!.result!.excerpt).toEqual({ text: big, omitted_chars: 0 });
+  });
+});
+
+function manyTurns(root: string, n: number): string {
+  const events: NormalizedEvent[] = [];
+  for (let i = 1; i <= n; i += 1) {
+    events.push(
+      ev("user_prompt", `p${i}`, { prompt: `prompt ${i}` }),
+      ev("tool_call", `c${i}`, {
+        tool_name: "Bash",
+        tool_input: { command: `echo ${i}` },
+        tool_use_id: `u${i}`,
+      }),
+      ev("tool_result", `r${i}`, {
+        tool_name: "Bash",
+        tool_response: { stdout: String(i) },
+        tool_use_id: `u${i}`,
+      }),
+      ev("assistant_message", `a${i}`, { text: `answer ${i}` }),
+    );
+  }
+  return record(root, events);
+}
+
+describe("pages", () => {
+  it("reads a session page by page from byte offsets, the pages together being the whole session", () => {
+    const dir = manyTurns(project(), 10);
+    const whole = readTimelinePage(dir, { limit: 1_000 });
+    expect(whole.events).toHaveLength(40);
+    expect(whole.nextOffset).toBeNull();
+    const seen: number[] = [];
+    let from: number | null = 0;
+    let pages = 0;
+    while (from !== null) {
+      const page = readTimelinePage(dir, { fromOffset: from, limit: 6 });
+      pages += 1;
+      seen.push(...page.events.map((e) => e.sequence));
+      if (page.nextOffset !== null) {
+        expect(page.events).toHaveLength(6);
+        // Each page ends on a line boundary: the next event starts exactly there.
+        expect(page.events.at(-1)!.offset + page.events.at(-1)!.bytes).toBe(page.nextOffset);
+      }
+      if (from > 0 && page.events[0]!.kind !== "user_prompt") expect(page.turns[0]!.continued).toBe(true);
+      from = page.nextOffset;
+    }
+    expect(pages).toBe(7);
+    expect(seen).toEqual(whole.events.map((e) => e.sequence));
+    // A page from the middle holds only its events: the file is never read whole for it.
+    const mid = readTimelinePage(dir, { fromOffset: whole.events[20]!.offset, limit: 4 });
+    expect(mid.events.map((e) => e.sequence)).toEqual([21, 22, 23, 24]);
+    expect(mid.turns).toHaveLength(1);
+    expect(mid.turns[0]!.prompt!.text.text).toBe("prompt 6");
+    expect(tools(mid.turns[0]!)[0]!.result!.excerpt.text).toBe("6");
+  });
+
+  it("reports a corrupt line and a torn final line, and still reads every event around them", () => {
+    const dir = manyTurns(project(), 2);
+    const file = join(dir, "events.jsonl");
+    const lines = readFileSync(file, "utf8").split("\n");
+    const corruptAt = Buffer.byteLength(lines.slice(0, 3).join("\n")) + 1;
+    const torn = '{"sequence": 99, "kind": "tool_';
+    const damaged = [...lines.slice(0, 3), torn, ...lines.slice(3)].join("\n");
+    // A line a crash left half-written, then a final line still being written.
+    writeFileSync(file, damaged);
+    appendFileSync(file, '{"schema_version":1,"sequence":9,"kind":"user_prom');
+    const page = readTimelinePage(dir);
+    expect(page.events.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(page.bad_lines).toEqual([{ offset: corruptAt, bytes: torn.length, reason: "not JSON" }]);
+    expect(page.partial_tail).toMatchObject({ reason: "final line without a newline" });
+    expect(page.endOffset).toBe(Buffer.byteLength(damaged));
+    expect(page.turns.map((t) => t.prompt?.text.text)).toEqual(["prompt 1", "prompt 2"]);
+  });
+});

@@ -82,8 +82,18 @@ function flatten(value: unknown, max: number): string {
 
 // Split on spaces, quotes and brackets only: what is left between them may hold `.`, `/`, `_`, `-`, `:`, `=`.
 const SPLIT = /[\s"'`()[\]{}<>,;|&]+/;
-/** The characters unicode61 splits a token on that identifiers, paths and flags are made of. */
+/**
+ * What sends a token to the trigram table: a character unicode61 splits on that identifiers, paths and flags
+ * are made of, or a script written without spaces (Chinese, Japanese), where unicode61 makes a whole clause one
+ * token and a word inside it is only found as a substring.
+ */
 const JOINERS = /[._/\\:=@$#~+-]/;
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+function forTrigrams(token: string): boolean {
+  return JOINERS.test(token) || (NON_ASCII.test(token) && UNSPACED.test(token));
+}
 const TRAILING = new Set([".", ":", "!", "?"]);
 
 /**
@@ -94,12 +104,12 @@ export function identifiers(text: string): string {
   const seen = new Set<string>();
   let length = 0;
   for (const raw of text.split(SPLIT)) {
-    if (raw.length < 3 || !JOINERS.test(raw)) continue;
+    if (raw.length < 3 || !forTrigrams(raw)) continue;
     // A sentence's trailing period or colon is not part of the identifier before it.
     let end = raw.length;
     while (end > 0 && TRAILING.has(raw[end - 1]!)) end -= 1;
     const token = end === raw.length ? raw : raw.slice(0, end);
-    if (token.length < 3 || seen.has(token) || !JOINERS.test(token)) continue;
+    if (token.length < 3 || seen.has(token) || !forTrigrams(token)) continue;
     if (length + token.length + 1 > MAX_IDENT_CHARS) break;
     seen.add(token);
     length += token.length + 1;

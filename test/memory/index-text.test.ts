@@ -26,6 +26,13 @@ describe("searchableText", () => {
     expect(searchableText("user_prompt", { prompt: "plain words only." }).idents).toBe("");
   });
 
+  it("sends text of scripts written without spaces to the trigram table", () => {
+    expect(searchableText("user_prompt", { prompt: "请修复记录器的测试 ok" }).idents).toBe(
+      "请修复记录器的测试",
+    );
+    expect(searchableText("user_prompt", { prompt: "café déjà vu" }).idents).toBe("");
+  });
+
   it("bounds a deep or wide payload and never splits a surrogate pair", () => {
     let deep: unknown = "bottom";
     for (let i = 0; i < 1000; i += 1) deep = { x: deep };

@@ -12,7 +12,14 @@ import {
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { recordEvents } from "../../src/core/store.ts";
-import { indexPath, indexStatus, MAX_LINE_BYTES, openIndex, updateIndex } from "../../src/memory/index.ts";
+import {
+  INDEX_SCHEMA_VERSION,
+  indexPath,
+  indexStatus,
+  MAX_LINE_BYTES,
+  openIndex,
+  updateIndex,
+} from "../../src/memory/index.ts";
 import { parseQuery } from "../../src/memory/query.ts";
 import { searchProject } from "../../src/memory/search.ts";
 import { MemoryDbError } from "../../src/memory/sqlite.ts";
@@ -57,6 +64,10 @@ describe("the events index", () => {
     expect(hits(root, "core/sto").map((h) => h.kind)).toEqual(["tool_result"]);
     expect(hits(root, "recordEvents").map((h) => h.kind)).toEqual(["tool_result"]);
     expect(hits(root, "kind:user_prompt").map((h) => h.sequence)).toEqual([2]);
+    // unicode61 keeps a Chinese clause as one token: a word inside it is found through the trigram table.
+    record(root, "s2", [event("user_prompt", "z", { prompt: "请修复记录器的测试" })]);
+    updateIndex(root);
+    expect(hits(root, "记录器").map((h) => [h.provider_session_id, h.via])).toEqual([["s2", "trigram"]]);
   });
 
   it("indexes only the new lines of a grown session", () => {
@@ -223,7 +234,7 @@ describe("the events index", () => {
       events: 1,
       sessions: 1,
       behind_bytes: 0,
-      schema_version: 1,
+      schema_version: INDEX_SCHEMA_VERSION,
     });
   });
 });

@@ -1,11 +1,12 @@
-// A command hook's start-up, one recorded PostToolUse per run: `node -e 0`, the hook's code compiled from
-// source (dist/hook-<hash>.cjs run directly, as dist/hook.cjs was before the loader), and dist/hook.cjs (the
-// loader: the same code with its V8 code cache). Interleaved; CPU time (perf's task-clock, user + system) is
+// A command hook's start-up per event (a recorded PostToolUse, a recorded UserPromptSubmit, a hook with
+// recording off) beside `node -e 0`: the hook's code compiled from source (dist/hook-<hash>.cjs run
+// directly, as dist/hook.cjs was before the loader) and dist/hook.cjs (the loader: the same code with its V8
+// code cache). Interleaved; CPU time (perf's task-clock, user + system) is
 // reported beside wall time because on a shared machine wall time moves with the neighbours' load and CPU
 // time much less. Without `perf` only wall time is reported.
 // Run: npm run build && npx tsx bench/hook-start.bench.ts [runs]
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { writeConfig } from "../src/core/config.ts";
@@ -35,23 +36,46 @@ export function runHookStartBench(runs = 30) {
     const loader = readFileSync(join(DIST, "hook.cjs"), "utf8");
     const code = /"(hook-[0-9a-f]{16}\.cjs)"/.exec(loader)?.[1];
     if (!code) throw new Error("dist/hook.cjs names no hook code: npm run build first");
-    const fixture = JSON.parse(readFileSync(join("test", "fixtures", "claude", "PostToolUse.json"), "utf8"));
-    const payload = JSON.stringify({ ...fixture, cwd: dir, transcript_path: join(dir, "none.jsonl") });
-    const env = { ...process.env, CLAUDE_PROJECT_DIR: dir, TAPEDECK_HOME: join(dir, "home") };
-    const perf = hasPerf();
-    const candidates: Record<string, string[]> = {
-      "node -e 0": [process.execPath, "-e", "0"],
-      "hook code compiled from source": [process.execPath, join(DIST, code), "claude"],
-      "dist/hook.cjs (code cache)": [process.execPath, join(DIST, "hook.cjs"), "claude"],
+    const env = { ...process.env, TAPEDECK_HOME: join(dir, "home") };
+    const off = join(dir, "off");
+    mkdirSync(off);
+    writeConfig(off, {
+      schema_version: 1,
+      providers: { claude: { recording: "off", mode: "capture-only" } },
+    });
+    const fixture = (name: string, project: string) =>
+      JSON.stringify({
+        ...JSON.parse(readFileSync(join("test", "fixtures", "claude", name), "utf8")),
+        cwd: project,
+        transcript_path: join(project, "none.jsonl"),
+      });
+    const events: Record<string, { payload: string; project: string }> = {
+      PostToolUse: { payload: fixture("PostToolUse.json", dir), project: dir },
+      UserPromptSubmit: { payload: fixture("UserPromptSubmit.json", dir), project: dir },
+      "recording off": { payload: fixture("PostToolUse.json", off), project: off },
     };
+    const perf = hasPerf();
+    const runners: Record<string, { argv: string[]; event?: string }> = {
+      "node -e 0": { argv: [process.execPath, "-e", "0"] },
+    };
+    for (const event of Object.keys(events)) {
+      runners[`${event}: compiled from source`] = {
+        argv: [process.execPath, join(DIST, code), "claude"],
+        event,
+      };
+      runners[`${event}: code cache`] = { argv: [process.execPath, join(DIST, "hook.cjs"), "claude"], event };
+    }
     const samples: Record<string, { wall: number[]; cpu: number[] }> = {};
-    for (const name of Object.keys(candidates)) samples[name] = { wall: [], cpu: [] };
+    for (const name of Object.keys(runners)) samples[name] = { wall: [], cpu: [] };
     let n = 0;
     for (let i = 0; i <= runs; i += 1) {
-      for (const [name, argv] of Object.entries(candidates)) {
-        // A fresh tool_use_id each run, so that deduplication does not skip the write.
-        const input = payload.replace(/"tool_use_id":"[^"]+"/, `"tool_use_id":"t${n++}"`);
-        const r = once(argv, dir, input, env, perf);
+      for (const [name, { argv, event }] of Object.entries(runners)) {
+        const e = event ? events[event]! : { payload: "", project: dir };
+        // Fresh ids each run, so that deduplication does not skip the write.
+        const input = e.payload
+          .replace(/"tool_use_id":"[^"]+"/, `"tool_use_id":"t${n++}"`)
+          .replace(/"prompt_id":"[^"]+"/, `"prompt_id":"p${n++}"`);
+        const r = once(argv, e.project, input, { ...env, CLAUDE_PROJECT_DIR: e.project }, perf);
         if (i === 0) continue; // warm-up round: the disk cache, not the hook
         samples[name]!.wall.push(r.wall);
         samples[name]!.cpu.push(r.cpu);

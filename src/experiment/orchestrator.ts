@@ -4,12 +4,14 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { listSessions } from "../core/archive.ts";
 import { ensureDir, nowIso } from "../core/fsutil.ts";
 import { isInside, tapedeckDir } from "../core/paths.ts";
+import { installerFor } from "../providers/catalog.ts";
 import type { Baseline } from "./baseline.ts";
 import type { ArmSettings, PreparedHome, ReplayDriver, Spawn, TurnOutcome } from "./driver.ts";
+import { installHookTimer } from "./hook-timing.ts";
 import { createWorkTree, IsolationError, removeRunScratch, removeSecrets, runDirs } from "./isolation.ts";
 import { copyMemoryStore } from "./memory-copy.ts";
 import { makeSpawner } from "./process.ts";
@@ -204,6 +206,19 @@ async function install(
   }
 }
 
+function timeHooks(x: Experiment, run: RunRecord, dirs: { work: string; home: string }): boolean {
+  const settings = installerFor(x.driver.provider)?.settingsPath(dirs.work);
+  const timed = installHookTimer({
+    home: dirs.home,
+    runDir: run.run_dir!,
+    hookJs: join(dirname(x.cliJs), "hook.cjs"),
+    settingsFiles: settings ? [settings] : [],
+  });
+  if (!timed)
+    run.notes.push("hook time per event not measured (the hook commands could not be pointed at the timer)");
+  return timed;
+}
+
 /** tapedeck's retrieval in the run's work tree, over a copy of the project's memory store (never the store). */
 async function retrievalOn(
   x: Experiment,
@@ -230,6 +245,7 @@ async function runOne(x: Experiment, run: RunRecord): Promise<void> {
   run.status = "running";
   run.started_at = nowIso();
   run.work_dir = dirs.work;
+  run.run_dir = join(x.root, "runs", run.run_id);
   run.session_root = dirs.sessions;
   writeExperiment(x.root, x.record);
   let secrets: string[] = [];
@@ -253,6 +269,7 @@ async function runOne(x: Experiment, run: RunRecord): Promise<void> {
     run.settings_root = prepared.settingsRoot;
     const env = armEnv(x, run, dirs.home, prepared);
     await install(x, spawn, dirs.work, dirs.sessions, env);
+    run.hook_timing = timeHooks(x, run, dirs);
     if (run.retrieval) await retrievalOn(x, spawn, run, dirs.work, env);
     await turns(x, run, spawn, dirs.work, env, settings);
   } catch (error) {

@@ -46,6 +46,10 @@ export interface RunRecord {
   archive?: string;
   settings_root?: string;
   session_root?: string;
+  /** The run's directory: its sessions and hook timings stay there. */
+  run_dir?: string;
+  /** Each hook process was timed (hook-timing.ts). */
+  hook_timing?: boolean;
   work_dir?: string;
   work_kind?: "clone" | "copy";
   kept?: boolean;

@@ -27,6 +27,7 @@ const LABELS: Record<MetricName, [string, number]> = {
   tool_errors: ["tool errors", 1],
   injected_bytes: ["injected bytes", 0],
   events: ["events", 0],
+  hook_ms: ["hook ms per event", 1],
 };
 
 function armRows(a: ArmSummary): Array<[string, string]> {
@@ -77,13 +78,18 @@ export function renderReport(r: ExperimentReport): string {
     out.push(
       `  ${m.run_id.padEnd(20)} ${m.status.padEnd(11)} ${fmt(m.wall_ms).padStart(7)} ms · ${m.tokens.input} in / ${m.tokens.output} out (${m.tokens.sources.join(",") || "no usage"}) · ${m.tool_calls} tools · ${m.injected_bytes} B injected${m.passed === null ? "" : m.passed ? " · pass" : " · fail"}`,
     );
+    if (m.hooks) {
+      out.push(
+        `    hooks: ${m.hooks.invocations} × ${m.hooks.mean_ms} ms (max ${m.hooks.max_ms}, Node start-up ${m.hooks.boot_mean_ms} of it) = ${m.hook_ms_per_event} ms per recorded event`,
+      );
+    }
     out.push(
       `    settings ${m.labels.settings_root ?? "—"} · sessions ${m.labels.session_root ?? "—"}${m.error ? ` · error: ${m.error}` : ""}`,
     );
   }
   if (r.comparisons.length > 0) out.push("", "Comparisons (paired by repetition; intervals are 95%)");
   for (const c of r.comparisons) out.push(...comparisonLines(c));
-  out.push("", "Not measured: time to first token (no CLI reports it in print mode), hook time per event.");
+  out.push("", "Not measured: time to first token (no CLI reports it in print mode).");
   return `${out.join("\n")}\n`;
 }
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { readEvents } from "../core/archive.ts";
 import { readJsonOrUndefined } from "../core/fsutil.ts";
 import type { Envelope, Manifest } from "../core/schemas.ts";
+import { type HookTimings, readHookTimings } from "./hook-timing.ts";
 import type { ExperimentRecord, RunRecord } from "./record.ts";
 import { checkAnswer } from "./scenario.ts";
 import {
@@ -45,8 +46,10 @@ export interface RunMetrics {
   redactions: number;
   injected_bytes: number;
   injections: number;
-  /** Not measured yet: the recorder keeps no per-hook timing. */
-  hook_ms_per_event: null;
+  /** Each hook process timed: recording's cost per event, Node's start-up apart (hook-timing.ts). */
+  hooks: HookTimings | null;
+  /** The hooks' total time over the events recorded: what recording cost per event. */
+  hook_ms_per_event: number | null;
   labels: {
     provider: string;
     cli_version: string | null;
@@ -82,6 +85,7 @@ export const METRICS = [
   "tool_errors",
   "injected_bytes",
   "events",
+  "hook_ms",
 ] as const;
 export type MetricName = (typeof METRICS)[number];
 
@@ -161,6 +165,7 @@ export function runMetrics(record: ExperimentRecord, run: RunRecord): RunMetrics
         record.scenario.forbidden_facts,
       )
     : null;
+  const hooks = run.run_dir ? readHookTimings(run.run_dir) : null;
   const served = run.turns.map((t) => t.model).find((m) => m !== undefined) ?? null;
   const cost = run.turns.some((t) => t.cost_usd !== undefined) ? (run.cost_usd ?? 0) : null;
   return {
@@ -187,7 +192,9 @@ export function runMetrics(record: ExperimentRecord, run: RunRecord): RunMetrics
     redactions: manifest?.redaction_count ?? 0,
     injected_bytes: inj.bytes,
     injections: inj.count,
-    hook_ms_per_event: null,
+    hooks,
+    hook_ms_per_event:
+      hooks && events.length > 0 ? Math.round((hooks.total_ms / events.length) * 10) / 10 : null,
     labels: {
       provider: record.provider,
       cli_version: record.cli_version,
@@ -214,6 +221,8 @@ function metricOf(m: RunMetrics, name: MetricName): number | null {
       return m.tokens.cache_read;
     case "cost_usd":
       return m.cost_usd;
+    case "hook_ms":
+      return m.hook_ms_per_event;
     default:
       return m[name];
   }

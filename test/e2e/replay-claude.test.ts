@@ -153,7 +153,7 @@ describe("tapedeck replay (claude)", () => {
       events.filter((e) => e.kind === "user_prompt" && !e.agent_id).map((e) => e.payload.prompt),
     ).toEqual(PROMPTS);
     // The work tree and config root are gone; the record stays.
-    expect(readdirSync(join(root, "runs", "native-r1")).sort()).toEqual(["sessions"]);
+    expect(readdirSync(join(root, "runs", "native-r1")).sort()).toEqual(["hook-timings.jsonl", "sessions"]);
     expect(existsSync(join(root, "experiment.json"))).toBe(true);
     expect(state()).toEqual(before);
   }, 240_000);

@@ -164,12 +164,13 @@ describe("tapedeck experiment (claude)", () => {
     const report = JSON.parse(run.stdout) as ExperimentReport & { experiment_root: string };
     expect(report.runs.map((r) => r.status)).toEqual(Array(6).fill("complete"));
     const arm = (name: string) => report.arms.find((a) => a.arm === name)!;
-    expect(arm("native").final_answers).toEqual(["The codename is ZEPHYR-7."]);
-    expect(arm("bare").final_answers).toEqual(["I do not know the codename."]);
+    const answers = JSON.stringify(report.runs.map((r) => [r.run_id, r.final_answer, r.injected_bytes]));
+    expect(arm("native").final_answers, answers).toEqual(["The codename is ZEPHYR-7."]);
+    expect(arm("bare").final_answers, answers).toEqual(["I do not know the codename."]);
     expect(arm("native").pass).toMatchObject({ passes: 2, n: 2 });
     expect(arm("bare").pass).toMatchObject({ passes: 0, n: 2 });
     // Native memory off, retrieval on: the answer comes from the injected memory.
-    expect(arm("recall").final_answers).toEqual(["The codename is ZEPHYR-7."]);
+    expect(arm("recall").final_answers, answers).toEqual(["The codename is ZEPHYR-7."]);
     expect(arm("recall").pass).toMatchObject({ passes: 2, n: 2 });
     expect(arm("native").pass?.wilson?.low).toBeGreaterThan(0.3);
     for (const r of report.runs) {
@@ -188,6 +189,10 @@ describe("tapedeck experiment (claude)", () => {
         expect(r.injections).toBe(2);
       } else expect(r.injected_bytes).toBe(0);
       expect(r.redactions).toBeGreaterThanOrEqual(0);
+      // Every hook process timed; Node's own start-up is part of it, not all of it.
+      expect(r.hooks?.invocations).toBeGreaterThan(0);
+      expect(r.hook_ms_per_event).toBeGreaterThan(0);
+      expect(r.hooks?.mean_ms).toBeGreaterThan(r.hooks?.boot_mean_ms ?? 0);
       expect(r.labels).toMatchObject({ provider: "claude", revision: report.baseline.revision });
       expect(r.labels.cli_version).toMatch(/2\.1\./);
       expect(r.labels.settings_root?.startsWith(root)).toBe(true);
@@ -217,7 +222,8 @@ describe("tapedeck experiment (claude)", () => {
     // The record references archives and never copies them; every work tree is gone.
     const record = JSON.parse(readFileSync(join(root, "experiment.json"), "utf8")) as ExperimentRecord;
     expect(record.runs.every((r) => r.archive?.startsWith(join(root, "runs")))).toBe(true);
-    for (const r of record.runs) expect(readdirSync(join(root, "runs", r.run_id))).toEqual(["sessions"]);
+    for (const r of record.runs)
+      expect(readdirSync(join(root, "runs", r.run_id))).toEqual(["hook-timings.jsonl", "sessions"]);
     // The user's memory store was copied for the retrieval arm, never opened or changed.
     expect(memory()).toEqual(memoryBefore);
     const md = await tapedeck(["experiment", "report", root, "--md"], { cwd: sb.projectDir, env });
@@ -225,6 +231,7 @@ describe("tapedeck experiment (claude)", () => {
     expect(md.stdout).toMatch(/\| pass rate \| 2\/2 .*\| 0\/2 .*\| 2\/2 /);
     const text = await tapedeck(["experiment", "report", root], { cwd: sb.projectDir, env });
     expect(text.stdout).toMatch(/bare vs native: 2 pair\(s\)/);
+    expect(text.stdout).toMatch(/hooks: \d+ × [\d.]+ ms .* ms per recorded event/);
     expect(text.stdout).toMatch(/pass→fail 2 · fail→pass 0 .*not enough evidence/);
   }, 600_000);
 
@@ -267,7 +274,7 @@ describe("tapedeck experiment (claude)", () => {
     expect(steady).toMatchObject({ run_id: "steady-r1", status: "complete" });
     expect(never).toMatchObject({ run_id: "never-r1", status: "skipped" });
     expect(record.stopped?.reason).toMatch(/run guard: --max-runs 2/);
-    expect(readdirSync(join(root, "runs", "crashy-r1"))).toEqual(["sessions"]);
+    expect(readdirSync(join(root, "runs", "crashy-r1"))).toEqual(["hook-timings.jsonl", "sessions"]);
   }, 300_000);
 
   it("Ctrl-C ends the current run as interrupted, skips the rest, removes its work tree and exits 130", async () => {

@@ -1,7 +1,10 @@
 // `tapedeck export <session> --format jsonl|md`: a session's redacted record, to stdout or a new file.
 import type { Command } from "commander";
 import { inspectSession, readEvents } from "../../core/archive.ts";
-import { toJsonl, toMarkdown } from "../../core/export.ts";
+import { readConfig } from "../../core/config.ts";
+import { toJsonl } from "../../core/export.ts";
+import { writeMarkdown } from "../../viewer/markdown.ts";
+import { priceTable } from "../../viewer/pricing.ts";
 import { CliError, EXIT, note, projectFromOption } from "../common.ts";
 import { writeExportFile } from "../export-file.ts";
 import { withSessionScope } from "../options.ts";
@@ -20,15 +23,30 @@ function exportCommand(query: string, opts: ExportOpts): void {
   const project = projectFromOption(opts.project);
   const ref = resolveRef(project, query, opts.provider);
   const summary = inspectSession(ref);
-  const { events, skipped } = readEvents(ref.dir);
-  const text = opts.format === "jsonl" ? toJsonl(summary.manifest, events) : toMarkdown(summary, events);
-  if (!opts.out || opts.out === "-") {
-    process.stdout.write(text);
+  const toStdout = !opts.out || opts.out === "-";
+  let exported: { events: number; skipped: number };
+  let text = "";
+  if (opts.format === "jsonl") {
+    const { events, skipped } = readEvents(ref.dir);
+    text = toJsonl(summary.manifest, events);
+    exported = { events: events.length, skipped };
   } else {
-    writeExportFile(opts.out, text, opts.force === true);
-    note(`Exported ${events.length} events to ${opts.out}\n`);
+    // Markdown is rendered turn by turn as the archive is read: to stdout as it comes, else gathered for the file.
+    const parts: string[] = [];
+    const prices = priceTable(readConfig(project)?.pricing);
+    const md = writeMarkdown(summary, (t) => (toStdout ? process.stdout.write(t) : parts.push(t)), {
+      prices,
+    });
+    text = parts.join("");
+    exported = { events: md.events, skipped: md.bad_lines };
   }
-  if (skipped > 0) note(`Skipped ${skipped} malformed line(s); see tapedeck inspect\n`);
+  if (toStdout) {
+    if (text) process.stdout.write(text);
+  } else {
+    writeExportFile(opts.out!, text, opts.force === true);
+    note(`Exported ${exported.events} events to ${opts.out}\n`);
+  }
+  if (exported.skipped > 0) note(`Skipped ${exported.skipped} malformed line(s); see tapedeck inspect\n`);
   if (summary.spool.events > 0)
     note(
       `${summary.spool.events} event(s) wait in the spool and are not in this export yet; see tapedeck inspect\n`,

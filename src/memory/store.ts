@@ -25,6 +25,8 @@ export const MEMORY_FILE = "memory.sqlite";
 export const MEMORY_DB_VERSION = 1;
 export const MAX_SEARCH_LIMIT = 100;
 export const MAX_GET_IDS = 1000;
+/** Matches ranked at most: the most recently promoted ones (see words()). */
+export const RANK_CAP = 20_000;
 
 export interface MemoryHit {
   id: string;
@@ -128,7 +130,7 @@ interface Row {
   archive_bytes: number;
 }
 
-/** The event kinds a `kind:` filter names, as the item kinds they become (`kind:prompt` works too). */
+/** The event kinds a `kind:` filter names (the query language's), as the item kinds they become. */
 const KIND_FILTER: Record<string, MemoryKind[]> = {
   user_prompt: ["prompt"],
   assistant_message: ["answer"],
@@ -136,9 +138,6 @@ const KIND_FILTER: Record<string, MemoryKind[]> = {
   tool_result: ["tool_call"],
   tool_error: ["tool_call"],
   compaction: ["compaction_summary"],
-  prompt: ["prompt"],
-  answer: ["answer"],
-  compaction_summary: ["compaction_summary"],
 };
 
 /**
@@ -293,11 +292,16 @@ class SqliteMemoryStore implements MemoryStore {
     // Ranked on rowids alone, then only the top rows read in full: carrying every match's columns (1 KB
     // bodies) into the sort made a common word over 100,000 items 4x slower (238 ms against 60 ms).
     const join = filter.sql === "" ? "" : " JOIN items i ON i.rowid = items_fts.rowid";
+    // bm25 scores every match before it knows the best: a word in 82,000 of 100,000 items took 141 ms, ranked
+    // among its 20,000 most recently promoted matches 38 ms. Filters apply first, so fewer than `limit` hits
+    // means every match was ranked.
     const ranked = this.db
       .prepare(
-        // Title matches weigh more: a title is the item's own summary.
-        `SELECT items_fts.rowid AS rid, bm25(items_fts, 3.0, 1.0) AS rank FROM items_fts${join} ` +
-          `WHERE items_fts MATCH ?${filter.sql} ORDER BY rank, items_fts.rowid LIMIT ?`,
+        "SELECT rid, rank FROM (" +
+          // Title matches weigh more: a title is the item's own summary.
+          `SELECT items_fts.rowid AS rid, bm25(items_fts, 3.0, 1.0) AS rank FROM items_fts${join} ` +
+          `WHERE items_fts MATCH ?${filter.sql} ORDER BY items_fts.rowid DESC LIMIT ${RANK_CAP}` +
+          ") ORDER BY rank, rid LIMIT ?",
       )
       .all(match, ...filter.params, limit) as Array<{ rid: number; rank: number }>;
     if (ranked.length === 0) return [];

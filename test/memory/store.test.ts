@@ -13,7 +13,7 @@ import { type CliError, EXIT } from "../../src/cli/errors.ts";
 import type { MemoryItem } from "../../src/memory/items.ts";
 import { QueryError } from "../../src/memory/query.ts";
 import { MemoryDbError, openDatabase } from "../../src/memory/sqlite.ts";
-import { memoryPath, openMemory } from "../../src/memory/store.ts";
+import { memoryPath, openMemory, RANK_CAP } from "../../src/memory/store.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-memstore-");
@@ -293,5 +293,18 @@ describe("memory store", () => {
     const inputs = Object.keys(out.metafile.inputs);
     expect(inputs).toContain("src/memory/store.ts");
     expect(inputs.filter((f) => f.startsWith("src/core/redact") || f === "src/memory/items.ts")).toEqual([]);
+  });
+
+  it("ranks a very common word among its 20,000 newest matches; filters apply before that cap", () => {
+    const s = store(project());
+    // The oldest item is the best match by far, then RANK_CAP newer ones that also match.
+    const items = [item("m1-old", { kind: "answer", title: "common common common", body: "common common" })];
+    for (let i = 0; i < RANK_CAP; i += 1) items.push(item(`m1-n${i}`, { body: `common word number ${i}` }));
+    for (let i = 0; i < items.length; i += 5000) s.insert(items.slice(i, i + 5000));
+    const hits = s.search("common", { limit: 5 });
+    expect(hits).toHaveLength(5);
+    expect(hits.map((h) => h.id)).not.toContain("m1-old");
+    expect(s.search("common kind:assistant_message", { limit: 5 }).map((h) => h.id)).toEqual(["m1-old"]);
+    s.close();
   });
 });

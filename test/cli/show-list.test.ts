@@ -1,0 +1,259 @@
+// `tapedeck show` and `tapedeck list` on sessions recorded through the real hook path (dist/hook.cjs with
+// Claude's payload shapes): columns, the failed flag, filters, colour rules and --follow.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTempProjects } from "../helpers/session.ts";
+
+const CLI = join(process.cwd(), "dist", "cli.js");
+const HOOK = join(process.cwd(), "dist", "hook.cjs");
+const project = useTempProjects();
+
+beforeAll(() => {
+  if (!existsSync(CLI) || !existsSync(HOOK))
+    execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
+});
+
+function env(home: string): Record<string, string> {
+  const { NO_COLOR: _, ...rest } = process.env as Record<string, string>;
+  return { ...rest, TAPEDECK_HOME: home };
+}
+
+function cli(args: string[], home: string, extra: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    input: "",
+    encoding: "utf8",
+    env: { ...env(home), ...extra },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function hook(root: string, home: string, payload: Record<string, unknown>) {
+  const r = spawnSync(process.execPath, [HOOK, "claude"], {
+    input: JSON.stringify({ transcript_path: join(root, "none.jsonl"), cwd: root, ...payload }),
+    encoding: "utf8",
+    cwd: root,
+    env: { ...env(home), CLAUDE_PROJECT_DIR: root },
+  });
+  expect(r.status).toBe(0);
+}
+
+function installed(): { root: string; home: string } {
+  const root = project();
+  const home = join(root, "tapedeck-home");
+  mkdirSync(home, { mode: 0o700 });
+  const r = cli(["install", "claude", "--yes", "--transport", "command", "--project", root], home);
+  expect(r.code, r.stderr).toBe(0);
+  return { root, home };
+}
+
+const SECRET = "AKIAZ7QX3M2KD9PLW4HB";
+
+/** Two turns: a failing command, then an API error (StopFailure). */
+function failedSession(root: string, home: string, id = "sess-fail"): void {
+  const s = { session_id: id };
+  hook(root, home, { ...s, hook_event_name: "SessionStart", source: "startup" });
+  hook(root, home, {
+    ...s,
+    hook_event_name: "UserPromptSubmit",
+    prompt_id: "p1",
+    prompt: `deploy with ${SECRET}\nnow`,
+  });
+  hook(root, home, {
+    ...s,
+    hook_event_name: "PreToolUse",
+    prompt_id: "p1",
+    tool_name: "Bash",
+    tool_input: { command: "make deploy" },
+    tool_use_id: "toolu_1",
+  });
+  hook(root, home, {
+    ...s,
+    hook_event_name: "PostToolUseFailure",
+    prompt_id: "p1",
+    tool_name: "Bash",
+    tool_input: { command: "make deploy" },
+    tool_use_id: "toolu_1",
+    error: "Exit code 2\nmake: *** no rule",
+    duration_ms: 58,
+  });
+  hook(root, home, { ...s, hook_event_name: "Stop", prompt_id: "p1", last_assistant_message: "It failed." });
+  hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p2", prompt: "try again" });
+  hook(root, home, {
+    ...s,
+    hook_event_name: "StopFailure",
+    prompt_id: "p2",
+    error: "overloaded_error",
+    last_assistant_message: "API Error: 529",
+  });
+  hook(root, home, { ...s, hook_event_name: "SessionEnd", reason: "other" });
+}
+
+describe("list", () => {
+  it("shows the title, turns, tool errors and a failed session as failed, from the manifest", () => {
+    const { root, home } = installed();
+    failedSession(root, home);
+    const out = cli(["list", "--project", root], home);
+    expect(out.code, out.stderr).toBe(0);
+    const [header, row] = out.stdout.trimEnd().split("\n");
+    expect(header).toMatch(
+      /^SESSION +PROVIDER +STARTED \(UTC\) +DURATION +TURNS +ERRORS +TOKENS +STATUS +TITLE$/,
+    );
+    expect(row).toMatch(
+      /^sess-fail +Claude Code +\S+ \S+ +\S+ +2 +1 +— +failed +deploy with \[REDACTED:[a-z_]+\] now$/,
+    );
+    expect(out.stdout).not.toContain(SECRET);
+    const [json] = JSON.parse(cli(["list", "--json", "--project", root], home).stdout);
+    expect(json).toMatchObject({
+      status: "complete",
+      failed: true,
+      failure: "overloaded_error",
+      turns: 2,
+      tool_errors: 1,
+    });
+  });
+
+  it("--limit, --since and --all-projects (from the registry)", () => {
+    const a = installed();
+    failedSession(a.root, a.home, "one");
+    failedSession(a.root, a.home, "two");
+    const b = installed();
+    // The second project records into its own tree but registers in the same tapedeck home.
+    const r = cli(["install", "claude", "--yes", "--transport", "command", "--project", b.root], a.home);
+    expect(r.code).toBe(0);
+    failedSession(b.root, a.home, "three");
+    const rows = (args: string[]) =>
+      cli(["list", ...args], a.home)
+        .stdout.trimEnd()
+        .split("\n")
+        .slice(1)
+        .map((l) => l.split(/ +/)[0]);
+    expect(rows(["--project", a.root])).toHaveLength(2);
+    expect(rows(["--project", a.root, "--limit", "1"])).toHaveLength(1);
+    expect(rows(["--project", a.root, "--since", "1d"])).toHaveLength(2);
+    expect(cli(["list", "--project", a.root, "--since", "2999-01-01"], a.home).stdout).toContain(
+      "No recorded sessions",
+    );
+    const all = cli(["list", "--all-projects"], a.home);
+    expect(all.stdout.split("\n")[0]).toMatch(/^SESSION +PROJECT +PROVIDER/);
+    expect(all.stdout).toContain(a.root);
+    expect(all.stdout).toContain(b.root);
+    expect(rows(["--all-projects"]).sort()).toEqual(["one", "three", "two"]);
+    expect(cli(["list", "--limit", "0", "--project", a.root], a.home).code).toBe(2);
+    expect(cli(["list", "--since", "yesterday", "--project", a.root], a.home).code).toBe(2);
+  });
+});
+
+describe("show", () => {
+  it("prints the turns: prompt, the call and its error with exit code and duration, the failed turn", () => {
+    const { root, home } = installed();
+    failedSession(root, home);
+    const out = cli(["show", "last", "--project", root], home);
+    expect(out.code, out.stderr).toBe(0);
+    const text = out.stdout;
+    expect(text).not.toMatch(/\x1b/);
+    expect(text).not.toContain(SECRET);
+    expect(text).toMatch(/── Turn 1 · 1 tool call · 1 error\n/);
+    expect(text).toMatch(/^\d\d:\d\d:\d\d\.\d{3} \+\d+\.\d{3}s +Bash {2}make deploy$/m);
+    expect(text).toMatch(/^\d\d:\d\d:\d\d\.\d{3} \+\d+\.\d{3}s +error {2}exit 2 · 58 ms$/m);
+    expect(text).toContain("│ make: *** no rule");
+    expect(text).toMatch(/── Turn 2 · 0 tool calls · failed\n/);
+    expect(text).toContain("turn failed: overloaded_error");
+    expect(text).toContain("2 turns · 1 tool call · 1 tool error · failed: overloaded_error");
+    const only = cli(["show", "last", "--kinds", "tool_error", "--project", root], home).stdout;
+    expect(only).toContain("error  exit 2");
+    expect(only).not.toContain("prompt");
+    expect(only).not.toContain("── Turn 2");
+    const bad = cli(["show", "last", "--kinds", "tool_errr", "--project", root], home);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown event kind "tool_errr"');
+    const json = JSON.parse(cli(["show", "last", "--json", "--project", root], home).stdout);
+    expect(json.turns).toHaveLength(2);
+    expect(json.turns[0].items[1]).toMatchObject({
+      name: "Bash",
+      result: { ok: false, exit_code: 2, duration_ms: 58 },
+    });
+    expect(json.totals).toMatchObject({ turns: 2, tool_errors: 1, failures: ["overloaded_error"] });
+  });
+
+  it("colours on a terminal only, and never with NO_COLOR", async () => {
+    const { root, home } = installed();
+    failedSession(root, home);
+    const pty = createRequire(import.meta.url)("@lydell/node-pty") as typeof import("@lydell/node-pty");
+    const run = (extra: Record<string, string>) =>
+      new Promise<string>((resolve) => {
+        let data = "";
+        const p = pty.spawn(process.execPath, [CLI, "show", "last", "--project", root], {
+          cols: 200,
+          rows: 50,
+          env: { ...env(home), ...extra },
+        });
+        p.onData((d) => {
+          data += d;
+        });
+        p.onExit(() => resolve(data));
+      });
+    const coloured = await run({});
+    expect(coloured).toContain("\x1b[31merror\x1b[0m");
+    const plain = await run({ NO_COLOR: "1" });
+    expect(plain).toContain("error  exit 2");
+    expect(plain).not.toMatch(/\x1b\[\d+m/);
+  });
+
+  it("--follow prints each turn as the live session goes on and stops at its end", async () => {
+    const { root, home } = installed();
+    const s = { session_id: "live" };
+    hook(root, home, { ...s, hook_event_name: "SessionStart", source: "startup" });
+    hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p1", prompt: "first" });
+    const child = spawn(process.execPath, [CLI, "show", "live", "--follow", "--project", root], {
+      env: env(home),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const until = async (what: string) => {
+      for (let i = 0; i < 200 && !out.includes(what); i += 1) await new Promise((r) => setTimeout(r, 50));
+      expect(out).toContain(what);
+    };
+    await until("Session live");
+    expect(out).not.toContain("── Turn 1");
+    hook(root, home, {
+      ...s,
+      hook_event_name: "Stop",
+      prompt_id: "p1",
+      last_assistant_message: "answer one",
+    });
+    hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p2", prompt: "second" });
+    await until("answer one");
+    expect(out).not.toContain("── Turn 2");
+    hook(root, home, {
+      ...s,
+      hook_event_name: "Stop",
+      prompt_id: "p2",
+      last_assistant_message: "answer two",
+    });
+    hook(root, home, { ...s, hook_event_name: "SessionEnd", reason: "other" });
+    expect(await exited).toBe(0);
+    expect(out).toContain("answer two");
+    expect(out).toContain("2 turns · 0 tool calls");
+  });
+});
+
+describe("the manifest's counters are what list reads", () => {
+  it("are in the manifest, so list reads no event", () => {
+    const { root, home } = installed();
+    failedSession(root, home);
+    const dir = join(root, ".tapedeck", "claude-sessions", "sess-fail");
+    const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+    expect(m).toMatchObject({
+      failure: "overloaded_error",
+      counts_by_kind: { user_prompt: 2, tool_error: 1 },
+    });
+    expect(m.title).toMatch(/^deploy with \[REDACTED:/);
+  });
+});

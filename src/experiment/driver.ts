@@ -84,6 +84,8 @@ export interface ReplayDriver {
   provider: string;
   /** The CLI: its command name and the npm package that provides it. */
   cli: { name: string; npmPackage: string };
+  /** The CLI reports each turn's cost (Claude's total_cost_usd): only then can --max-cost stop a run. */
+  reportsCost?: boolean;
   /** Files copied into the config root when native memory is on (relative to the user's config root). */
   userMemoryFiles: readonly string[];
   /** Sets up the run's config root from the user's; never writes outside `paths.home`. */

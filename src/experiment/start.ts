@@ -76,6 +76,11 @@ export function prepareExperiment(o: StartOptions, signal: AbortSignal): Experim
     stopped: null,
   };
   writeExperiment(root, record);
+  if (o.maxCostUsd !== undefined && !o.driver.reportsCost) {
+    o.progress(
+      `${o.driver.cli.name} reports no cost: --max-cost cannot stop this experiment (--max-runs can)`,
+    );
+  }
   return {
     project: o.project,
     baseline: o.baseline,

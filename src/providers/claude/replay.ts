@@ -63,6 +63,7 @@ function prepareHome(paths: RunPaths, source: HomeSource, settings: ArmSettings)
 export const claudeReplay: ReplayDriver = {
   provider: "claude",
   cli: { name: "claude", npmPackage: "@anthropic-ai/claude-code" },
+  reportsCost: true,
   userMemoryFiles: ["CLAUDE.md"],
   prepareHome,
   command(bin, turn, settings) {

@@ -69,6 +69,7 @@ export function runPromoteBench(items = 100_000, queries = 200) {
       hits_per_query: search.hits,
       search_p50_ms: round(median(search.times), 2),
       search_p99_ms: round(percentile(search.times, 99), 2),
+      search_p50_ms_by_shape: search.shapeP50,
       grep_c_p50_ms: round(median(grep), 1),
       grep_vs_search_p50: round(median(grep) / median(search.times), 1),
     };
@@ -84,7 +85,7 @@ function searchTimes(store: NonNullable<ReturnType<typeof openMemory>>, queries:
   const fragments = sample.flatMap((i) => i.body.match(/src\/[a-z]+\/[a-z]+/g) ?? []);
   let n = 0;
   const pick = (xs: string[]) => xs[(n++ * 7919) % xs.length]!;
-  const shapes = [
+  const shapes: Array<() => string> = [
     () => pick(words),
     () => `${pick(words)} ${pick(words)}`,
     () => `"${pick(words)} ${pick(words)}"`,
@@ -94,13 +95,18 @@ function searchTimes(store: NonNullable<ReturnType<typeof openMemory>>, queries:
   ];
   const texts = Array.from({ length: queries }, (_, i) => shapes[i % shapes.length]!());
   const times: number[] = [];
+  const byShape: number[][] = shapes.map(() => []);
   let hits = 0;
-  for (const t of texts) {
+  texts.forEach((t, i) => {
     const t0 = performance.now();
     hits += store.search(t, { limit: 10 }).length;
-    times.push(performance.now() - t0);
-  }
-  return { texts, times, hits: round(hits / queries, 1) };
+    const ms = performance.now() - t0;
+    times.push(ms);
+    byShape[i % shapes.length]!.push(ms);
+  });
+  const names = ["word", "two words", "phrase", "prefix", "path fragment", "OR"];
+  const shapeP50 = Object.fromEntries(names.map((n, i) => [n, round(median(byShape[i]!), 2)]));
+  return { texts, times, hits: round(hits / queries, 1), shapeP50 };
 }
 
 function grepTimes(file: string, texts: string[]): number[] {

@@ -219,6 +219,19 @@ describe("tapedeck experiment (claude)", () => {
       .map((r) => r.labels.session_id?.replace(/^claude:/, ""));
     expect(marked.length).toBeGreaterThan(0);
     expect(new Set(marked.map((r) => r.sessionId))).toEqual(new Set(recallIds));
+    const recallManifest = JSON.parse(
+      readFileSync(
+        join(report.runs.find((r) => r.arm === "recall")!.labels.archive!, "manifest.json"),
+        "utf8",
+      ),
+    );
+    expect(recallManifest).toMatchObject({
+      run_type: "replay",
+      arm: "recall",
+      native_memory: "off",
+      retrieval: "on",
+      recording_enabled: true,
+    });
     // The record references archives and never copies them; every work tree is gone.
     const record = JSON.parse(readFileSync(join(root, "experiment.json"), "utf8")) as ExperimentRecord;
     expect(record.runs.every((r) => r.archive?.startsWith(join(root, "runs")))).toBe(true);
@@ -234,6 +247,24 @@ describe("tapedeck experiment (claude)", () => {
     expect(text.stdout).toMatch(/hooks: \d+ × [\d.]+ ms .* ms per recorded event/);
     expect(text.stdout).toMatch(/pass→fail 2 · fail→pass 0 .*not enough evidence/);
   }, 600_000);
+
+  it("a replay under the default root is listed and reported by its id", async () => {
+    const run = await tapedeck(["replay", "last", "--json"], { cwd: sb.projectDir, env });
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as { experiment_root: string; session_id: string };
+    expect(out.experiment_root.startsWith(join(sb.projectDir, ".tapedeck", "experiments", "exp-"))).toBe(
+      true,
+    );
+    const list = await tapedeck(["experiment", "list", "--json"], { cwd: sb.projectDir, env });
+    const rows = JSON.parse(list.stdout) as Array<{ experiment_id: string; kind: string; complete: number }>;
+    const id = out.experiment_root.split("/").at(-1)!;
+    expect(rows.find((r) => r.experiment_id === id)).toMatchObject({ kind: "replay", complete: 1 });
+    const report = await tapedeck(["experiment", "report", id, "--json"], { cwd: sb.projectDir, env });
+    expect(report.code, report.stderr).toBe(0);
+    expect((JSON.parse(report.stdout) as ExperimentReport).runs[0]?.labels.session_id).toBe(out.session_id);
+    const missing = await tapedeck(["experiment", "report", "exp-nope"], { cwd: sb.projectDir, env });
+    expect(missing.code).toBe(3);
+  }, 120_000);
 
   it("an agent that crashes mid-replay fails its run and the experiment goes on; the run guard stops it cleanly", async () => {
     // A claude that dies on its second prompt in the arm named crashy.

@@ -138,6 +138,9 @@ md.push(
 md.push(`| 1,000 events appended, indexed from the offset | ${indexBuild.append_1000_events_ms} ms |`);
 md.push(`| update with nothing new (what \`search\` pays first) | ${indexBuild.noop_update_ms} ms |`);
 md.push(
+  `| \`tapedeck search WORD\` on that project, spawn to exit (\`tapedeck --version\`) | ${indexBuild.cli_search_ms} ms (${indexBuild.cli_version_ms} ms) |`,
+);
+md.push(
   `| one in-process batch (what a hook would wait behind): p50 / p99 / max | ${indexBuild.slice_p50_ms} / ${indexBuild.slice_p99_ms} / ${indexBuild.slice_max_ms} ms |`,
 );
 md.push(

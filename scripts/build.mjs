@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { build } from "esbuild";
-import { writeHook } from "./hook-loader.mjs";
+import { lazyCrypto, writeHook } from "./hook-loader.mjs";
 
 const { version } = JSON.parse(readFileSync("package.json", "utf8"));
 
@@ -98,6 +98,7 @@ const hook = await build({
   format: "cjs",
   minify: true,
   write: false,
+  plugins: [lazyCrypto],
 });
 writeHook("dist", hook.outputFiles[0].text);
 // Loaded by the hook only under the http transport.

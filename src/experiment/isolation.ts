@@ -3,7 +3,7 @@
 // user's .git/worktrees (a write outside the experiment root, left behind by a crashed run); a clone with
 // --shared borrows the user's objects read-only and writes nothing outside its own directory.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDir, unlinkQuietly } from "../core/fsutil.ts";
 
@@ -92,7 +92,9 @@ export function removeSecrets(files: readonly string[]): void {
   for (const f of files) if (existsSync(f)) unlinkQuietly(f);
 }
 
+/** The run's directories under its real path: claude keys trust and transcripts by the cwd's realpath (macOS /var). */
 export function runDirs(runDir: string): { work: string; home: string; sessions: string } {
   ensureDir(runDir);
-  return { work: join(runDir, "work"), home: join(runDir, "home"), sessions: join(runDir, "sessions") };
+  const real = realpathSync(runDir);
+  return { work: join(real, "work"), home: join(real, "home"), sessions: join(real, "sessions") };
 }

@@ -8,6 +8,8 @@ import { dirname, join, resolve } from "node:path";
 import { listSessions } from "../core/archive.ts";
 import { ensureDir, nowIso } from "../core/fsutil.ts";
 import { isInside, tapedeckDir } from "../core/paths.ts";
+import { loadRedactionRules } from "../core/redact/rules-file.ts";
+import { redactText } from "../core/redact.ts";
 import { installerFor } from "../providers/catalog.ts";
 import type { Baseline } from "./baseline.ts";
 import type { ArmSettings, PreparedHome, ReplayDriver, Spawn, TurnOutcome } from "./driver.ts";
@@ -60,6 +62,14 @@ export interface Experiment {
   progress(line: string): void;
   /** Tests replace the spawner; production runs makeSpawner. */
   spawn?: Spawn;
+}
+
+/**
+ * What a run's record keeps of the agent's own output (answers, errors): redacted with the project's policy
+ * first, then cut, since a cut could split a credential the rules would no longer recognise.
+ */
+export function cleanText(project: string, text: string, max = 4000): string {
+  return redactText(text, loadRedactionRules(project).rules).text.slice(0, max);
 }
 
 export function newExperimentId(): string {
@@ -274,7 +284,7 @@ async function runOne(x: Experiment, run: RunRecord): Promise<void> {
     await turns(x, run, spawn, dirs.work, env, settings);
   } catch (error) {
     run.status = x.signal.aborted ? "interrupted" : "failed";
-    run.error = error instanceof Error ? error.message.slice(0, 500) : "failed";
+    run.error = error instanceof Error ? cleanText(x.project, error.message, 500) : "failed";
   } finally {
     // A failed run's partial session is evidence too.
     if (run.provider_session_id) findArchive(x, run, dirs.work);
@@ -315,18 +325,18 @@ async function turns(
       ok: outcome.ok,
       exit_code: outcome.exitCode,
       duration_ms: outcome.durationMs,
-      ...(outcome.answer !== undefined ? { answer: outcome.answer.slice(0, 4000) } : {}),
+      ...(outcome.answer !== undefined ? { answer: cleanText(x.project, outcome.answer) } : {}),
       ...(outcome.costUsd !== undefined ? { cost_usd: outcome.costUsd } : {}),
       ...(outcome.usage ? { usage: outcome.usage } : {}),
       ...(outcome.model ? { model: outcome.model } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}),
+      ...(outcome.error ? { error: cleanText(x.project, outcome.error, 500) } : {}),
     });
     if (outcome.costUsd !== undefined) run.cost_usd = (run.cost_usd ?? 0) + outcome.costUsd;
     sessionId ??= outcome.sessionId;
     if (!run.provider_session_id && sessionId) run.provider_session_id = sessionId;
     if (!outcome.ok) throw new Error(`prompt ${i + 1}/${prompts.length}: ${outcome.error ?? "failed"}`);
     if (!sessionId) throw new Error(`prompt ${i + 1}: ${x.driver.cli.name} reported no session id`);
-    run.final_answer = outcome.answer?.slice(0, 4000);
+    run.final_answer = outcome.answer !== undefined ? cleanText(x.project, outcome.answer) : undefined;
   }
   run.status = "complete";
 }

@@ -44,7 +44,11 @@ export interface FakeCall {
 /** Every turn answers `answer(prompt, env)`; `fail(prompt, env)` makes one exit 1. */
 export function fakeSpawner(
   calls: FakeCall[],
-  opts: { fail?: (args: string[], env: Record<string, string>) => boolean; cost?: number } = {},
+  opts: {
+    fail?: (args: string[], env: Record<string, string>) => boolean;
+    cost?: number;
+    answer?: string;
+  } = {},
 ): Spawn {
   return async (command, args, { cwd, env }) => {
     calls.push({ command, args, env, cwd });
@@ -54,7 +58,7 @@ export function fakeSpawner(
     const prompt = args.at(-1) ?? "";
     const stdout = JSON.stringify({
       session_id: "new-session",
-      result: `answer to ${prompt}`,
+      result: opts.answer ?? `answer to ${prompt}`,
       total_cost_usd: opts.cost ?? 0.01,
     });
     return {

@@ -11,6 +11,7 @@ import {
   runExperiment,
 } from "../../src/experiment/orchestrator.ts";
 import type { ArmSpec, ExperimentRecord } from "../../src/experiment/record.ts";
+import { ANTHROPIC_KEY } from "../e2e/planted-secrets.ts";
 import { tempProject, useTempProjects } from "../helpers/session.ts";
 import { baselineProject, type FakeCall, fakeDriver, fakeSpawner } from "./fake.ts";
 
@@ -236,5 +237,21 @@ describe("the orchestrator", () => {
     expect(readFileSync(join(run, "work", "file.txt"), "utf8")).toBe("content\n");
     expect(existsSync(join(run, "home", ".fake"))).toBe(true);
     expect(existsSync(join(run, "home", ".fake", "credentials.json"))).toBe(false);
+  });
+
+  it("keeps no credential the agent printed: answers and errors are redacted before experiment.json", async () => {
+    const root = tempProject().root;
+    baselineProject(root, ["one"]);
+    const calls: FakeCall[] = [];
+    const x = experiment(
+      root,
+      calls,
+      { arms: [ARMS[0]!], repeat: 1 },
+      { answer: `the key is ${ANTHROPIC_KEY}` },
+    );
+    const record = await runExperiment(x);
+    expect(record.runs[0]!.final_answer).toMatch(/^the key is /);
+    expect(readFileSync(join(x.root, "experiment.json"), "utf8")).not.toContain(ANTHROPIC_KEY);
+    expect(JSON.stringify(record)).not.toContain(ANTHROPIC_KEY);
   });
 });

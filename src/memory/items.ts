@@ -320,6 +320,10 @@ function responseText(response: unknown): string {
     const err = typeof r.stderr === "string" && r.stderr !== "" ? `\nstderr:\n${r.stderr}` : "";
     return out + err;
   }
+  // Gemini answers {llmContent, returnDisplay}: the display is what the user saw, the content wraps it for
+  // the model (<untrusted_context>, process ids).
+  if (typeof r.returnDisplay === "string" && r.returnDisplay !== "") return r.returnDisplay;
+  if (typeof r.llmContent === "string") return r.llmContent;
   // Claude's Agent and MCP tools answer with content blocks: their text is the answer, the rest bookkeeping.
   const texts = Array.isArray(r.content) ? r.content.filter(isTextBlock).map((b) => b.text) : [];
   if (texts.length > 0) return texts.join("\n");

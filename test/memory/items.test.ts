@@ -117,6 +117,20 @@ describe("items from events", () => {
     ]);
   });
 
+  it("a Gemini result is what the user saw (returnDisplay), not the model's wrapped copy", () => {
+    const [item] = build([
+      ev(1, "tool_call", { tool_name: "run_shell_command", tool_input: { command: "echo hello" } }),
+      ev(2, "tool_result", {
+        tool_name: "run_shell_command",
+        tool_response: {
+          llmContent: "<untrusted_context>\nOutput: hello\n</untrusted_context>",
+          returnDisplay: "hello",
+        },
+      }),
+    ]);
+    expect(item!.body).toBe("run_shell_command: echo hello\nResult:\nhello");
+  });
+
   it("keeps Codex's later tool_error (same id, read from the rollout) in the same item, until the turn ends", () => {
     const items = build([
       ev(1, "tool_call", { tool_name: "Bash", tool_use_id: "c1", tool_input: { command: "false" } }),

@@ -3,8 +3,8 @@
 // restarts the timer). The update runs in a child process (`tapedeck index
 // update`, at low priority): better-sqlite3 is synchronous, and in-process
 // batches held the server's event loop for 24 ms at the median and 121 ms at
-// worst (a WAL checkpoint), which a hook arriving then would have waited for
-// (bench/memory-index.bench.ts, "slice" figures). Without a built CLI beside
+// worst with 500 events a batch (82 and 193 ms with 2,000), which a hook
+// arriving then would have waited for (bench/memory-index.bench.ts, "slice"). Without a built CLI beside
 // this module (tests run the sources), the update runs in-process, one batch
 // per turn of the event loop.
 import { spawn } from "node:child_process";

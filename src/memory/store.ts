@@ -101,6 +101,9 @@ CREATE TRIGGER IF NOT EXISTS items_ad AFTER DELETE ON items BEGIN
   INSERT INTO items_fts(items_fts, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
   INSERT INTO items_trigram(items_trigram, rowid, idents) VALUES ('delete', old.rowid, old.idents);
 END;
+-- A forgotten item's terms leave the index at once, not at some later segment merge (FTS5 secure-delete).
+INSERT INTO items_fts(items_fts, rank) VALUES ('secure-delete', 1);
+INSERT INTO items_trigram(items_trigram, rank) VALUES ('secure-delete', 1);
 -- Items are immutable: an edit would silently rewrite what the user promoted.
 CREATE TRIGGER IF NOT EXISTS items_bu BEFORE UPDATE ON items BEGIN
   SELECT RAISE(ABORT, 'memory items are immutable');
@@ -460,11 +463,9 @@ class SqliteMemoryStore implements MemoryStore {
         (
           this.db.transaction(() => {
             const r = this.db.prepare("DELETE FROM items WHERE id = ?").run(id);
-            if (r.changes === 0) return false;
-            // Merged index segments drop the forgotten terms; secure_delete zeroes the freed pages.
-            this.db.exec("INSERT INTO items_fts(items_fts) VALUES ('optimize')");
-            this.db.exec("INSERT INTO items_trigram(items_trigram) VALUES ('optimize')");
-            return true;
+            // FTS5's secure-delete takes the terms out of the index; PRAGMA secure_delete zeroes freed pages.
+            // (An 'optimize' merge did it too, but rewrote the whole index under the write lock.)
+            return r.changes > 0;
           }) as Tx<() => boolean>
         ).immediate(),
       );

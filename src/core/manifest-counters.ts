@@ -1,6 +1,7 @@
 // What `tapedeck list` shows beside the recorder's own counters, kept in the
 // manifest so listing 3,000 sessions reads 3,000 small files and no events:
 // the first prompt (as recorded: redacted and bounded, cut to a title), the
+// subagents' prompts (to tell turns from them), the
 // tokens of turn_usage events, and the first failed turn (a provider event the
 // adapter flags `failure`, Claude's StopFailure). Counts by kind come from the
 // state, which every append persists.
@@ -21,6 +22,8 @@ export type ManifestWithCounters = Manifest & {
   counts_by_kind?: Record<string, number>;
   tokens?: ManifestTokens;
   failure?: string | null;
+  /** user_prompt events of subagents, which counts_by_kind counts with the session's turns */
+  subagent_prompt_count?: number;
 };
 
 const TOKEN_FIELDS = [
@@ -42,8 +45,13 @@ function oneLine(text: string, max: number): string {
  */
 export function foldListCounters(
   m: ManifestWithCounters,
-  e: { kind: string; payload: Record<string, unknown>; usage?: unknown },
+  e: { kind: string; agent_id?: string; payload: Record<string, unknown>; usage?: unknown },
 ): boolean {
+  if (e.kind === "user_prompt" && e.agent_id !== undefined) {
+    // A subagent's prompt (Codex fires UserPromptSubmit in the child thread) is not a turn of the session.
+    m.subagent_prompt_count = (m.subagent_prompt_count ?? 0) + 1;
+    return true;
+  }
   if (e.kind === "user_prompt" && !m.title && typeof e.payload.prompt === "string") {
     const title = oneLine(e.payload.prompt, TITLE_CHARS);
     if (!title) return false;

@@ -89,6 +89,7 @@ class Md {
     this.out.push(
       `${indent}- **Subagent** ${printable(a.agent_type ?? "")} ${code(printable(a.agent_id))} · ${this.when(a.at)}`,
     );
+    if (a.prompt) this.out.push("", `${indent}  Task:`, "", ...quote(a.prompt.text, `${indent}  `), "");
     this.items(a.items, depth + 1);
     if (a.answer) {
       this.out.push("", `${indent}  Subagent answer:`, "", ...quote(a.answer.text, `${indent}  `), "");
@@ -136,7 +137,7 @@ class Md {
     }
     if (t.total_usage.sources.length > 0) {
       const cost = formatCost(t.cost);
-      this.out.push(`_Tokens: ${usageLine(t.total_usage)}${cost ? ` · cost ${cost}` : ""}_`, "");
+      this.out.push(`_Tokens: ${usageLine(t.total_usage)}${cost ? ` · ${cost}` : ""}_`, "");
     }
   }
 }

@@ -185,7 +185,8 @@ export class CostAccumulator {
 /** `~$0.0123 est. (prices of 2026-12-01)`, with the models left out named. */
 export function formatCost(c: CostEstimate): string {
   if (c.usd === null && c.unpriced_models.length === 0) return "";
-  const amount = c.usd === null ? "unknown" : `~$${c.usd < 1 ? c.usd.toFixed(4) : c.usd.toFixed(2)}`;
-  const left = c.unpriced_models.length > 0 ? `; no price for ${c.unpriced_models.join(", ")}` : "";
-  return `${amount} est. (prices of ${c.as_of}${left})`;
+  const left = c.unpriced_models.length > 0 ? `no price for ${c.unpriced_models.join(", ")}` : "";
+  if (c.usd === null) return `cost unknown (${left} in the price table of ${c.as_of})`;
+  const amount = `~$${c.usd < 1 ? c.usd.toFixed(4) : c.usd.toFixed(2)}`;
+  return `${amount} est. (prices of ${c.as_of}${left ? `; ${left}` : ""})`;
 }

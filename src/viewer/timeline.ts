@@ -82,6 +82,8 @@ export interface Agent {
   sequence: number;
   at: string | null;
   stopped_at: string | null;
+  /** the task it was given, when its client records one */
+  prompt: Excerpt | null;
   items: TurnItem[];
   answer: Excerpt | null;
   usage: Usage;
@@ -459,6 +461,13 @@ export class TimelineBuilder {
   }
 
   private prompt(e: TimelineEvent): void {
+    const agent = e.agent_id ? this.agents.get(e.agent_id) : undefined;
+    if (agent) {
+      // A subagent's own prompt (Codex fires UserPromptSubmit in the child thread): part of its parent's turn.
+      agent.prompt ??= excerpt(str(e.payload.prompt) ?? "", this.max);
+      this.turn(e);
+      return;
+    }
     const t = this.current;
     // A turn holding only a session start takes the prompt; anything else was a turn of its own.
     const adopt = t && !t.prompt && !t.answer && t.items.every((i) => i.type === "mark" && !i.failure);
@@ -559,16 +568,22 @@ export class TimelineBuilder {
     };
   }
 
-  /** The open call that spawned a subagent: the latest spawner without a result, else the latest open call. */
+  /**
+   * The call that spawned a subagent: the latest spawner without a result; else the latest spawner that has
+   * no agent yet (Codex's spawn_agent returns before the child's SubagentStart fires); else the latest open call.
+   */
   private spawner(items: TurnItem[]): ToolCall | undefined {
-    let fallback: ToolCall | undefined;
+    let finished: ToolCall | undefined;
+    let open: ToolCall | undefined;
     for (let i = items.length - 1; i >= 0; i -= 1) {
       const item = items[i]!;
-      if (item.type !== "tool" || item.result) continue;
-      if (SPAWNERS.test(item.name)) return item;
-      fallback ??= item;
+      if (item.type !== "tool") continue;
+      const spawns = SPAWNERS.test(item.name);
+      if (spawns && !item.result) return item;
+      if (spawns && item.agents.length === 0) finished ??= item;
+      if (!item.result) open ??= item;
     }
-    return fallback;
+    return finished ?? open;
   }
 
   private subagentStart(e: TimelineEvent): void {
@@ -580,6 +595,7 @@ export class TimelineBuilder {
       sequence: e.sequence,
       at: e.timestamp,
       stopped_at: null,
+      prompt: null,
       items: [],
       answer: null,
       usage: emptyUsage(),
@@ -859,7 +875,7 @@ export function summarizeManifest(m: Record<string, unknown>): SessionSummaryLin
     failure,
     started_at: str(m.started_at) ?? "",
     ended_at: str(m.ended_at) ?? str(m.last_event_at) ?? null,
-    turns: count(counts.user_prompt),
+    turns: Math.max(0, count(counts.user_prompt) - count(m.subagent_prompt_count)),
     tool_calls: count(counts.tool_call),
     tool_errors: count(counts.tool_error),
     events: count(m.event_count),

@@ -152,9 +152,13 @@ function renderAgent(l: Lines, a: Agent, depth: number, o: RenderOptions): void 
       a.at,
       depth,
       s.bold(
-        `subagent ${printable(a.agent_type ?? "")} ${printable(a.agent_id.slice(0, 17))}`.replace("  ", " "),
+        `subagent ${printable(a.agent_type ?? "")} ${printable(a.agent_id.slice(0, 64))}`.replace("  ", " "),
       ),
     );
+  }
+  if (a.prompt && l.shows("user_prompt")) {
+    l.line(a.at, depth + 1, s.bold("task"));
+    l.block(depth + 1, a.prompt);
   }
   renderItems(l, a.items, depth + 1, o);
   if (a.answer && l.shows("subagent_stop")) {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { NormalizedEvent } from "../../src/core/event.ts";
 import { recordEvents } from "../../src/core/store.ts";
+import { summarizeManifest } from "../../src/viewer/timeline.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();
@@ -30,6 +31,7 @@ describe("the manifest's list counters", () => {
     recordEvents(s, [event("session_start", "s", { source: "startup" })]);
     recordEvents(s, [event("user_prompt", "p1", { prompt: "deploy with\nkey AKIAZ7QX3M2KD9PLW4HB please" })]);
     recordEvents(s, [event("user_prompt", "p2", { prompt: "second prompt" })]);
+    recordEvents(s, [{ ...event("user_prompt", "sub", { prompt: "a subagent's task" }), agent_id: "ag" }]);
     recordEvents(s, [event("tool_error", "e", { tool_name: "Bash", error: "Exit code 1" })]);
     const out = recordEvents(s, [
       event("provider_event", "f", {
@@ -43,11 +45,12 @@ describe("the manifest's list counters", () => {
     expect(JSON.stringify(m)).not.toContain("AKIAZ7QX3M2KD9PLW4HB");
     expect(m.counts_by_kind).toMatchObject({
       session_start: 1,
-      user_prompt: 2,
       tool_error: 1,
       provider_event: 1,
     });
     expect(m.failure).toBe("overloaded_error");
+    expect(m.counts_by_kind).toMatchObject({ user_prompt: 3 });
+    expect(summarizeManifest(m)).toMatchObject({ turns: 2, tool_errors: 1, failed: true });
   });
 
   it("sum the tokens of every writer, however close together they commit", () => {

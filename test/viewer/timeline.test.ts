@@ -106,6 +106,8 @@ describe("turns", () => {
       ev("user_prompt", "p", { prompt: "delegate" }),
       ev("tool_call", "c1", { tool_name: "Agent", tool_input: { description: "look" }, tool_use_id: "ua" }),
       ev("subagent_start", "ss", { agent_id: "ag1", agent_type: "general-purpose" }, { agent_id: "ag1" }),
+      // Codex fires UserPromptSubmit in the child thread: the subagent's task, not a new turn.
+      ev("user_prompt", "sp", { prompt: "look around" }, { agent_id: "ag1" }),
       ev(
         "tool_call",
         "c2",
@@ -175,8 +177,10 @@ describe("turns", () => {
     expect(agent).toMatchObject({
       agent_id: "ag1",
       agent_type: "general-purpose",
+      prompt: { text: "look around" },
       answer: { text: "found /x" },
     });
+    expect(turns(dir)).toHaveLength(1);
     const inner = agent.items[0] as ToolCall;
     expect(inner).toMatchObject({
       name: "Bash",

@@ -221,7 +221,7 @@ function footer(t: Totals, bad: BadLine[], style: ReturnType<typeof styleFor>): 
   ];
   if (t.usage.sources.length > 0) lines.push(`Tokens: ${usageLine(t.usage)}`);
   const cost = formatCost(t.cost.result());
-  if (cost) lines.push(`Cost: ${cost}`);
+  if (cost) lines.push(`Cost: ${cost.replace(/^cost /, "")}`);
   if (bad.length > 0) {
     lines.push(
       style.yellow(

@@ -11,7 +11,7 @@ function plural(n: number, word: string): string {
 /** The commands the summary suggests next: they act on this session, from inside its project. */
 export function nextCommands(id: string, suffix = ""): string[] {
   return [
-    `tapedeck inspect ${id} --json${suffix}`,
+    `tapedeck show ${id}${suffix}`,
     `tapedeck export ${id} --format md --out ${id.slice(0, 12)}.md${suffix}`,
     `tapedeck delete ${id}${suffix}`,
   ];
@@ -82,10 +82,13 @@ export function usageUnknowns(usage: SessionSummary["usage"]): string[] {
   return only("gemini-hook") ? ["cache_read_input_tokens"] : [];
 }
 
-/** `1160 in · 196 out · 11600 cache read (sources)`; a count no source reported reads "unknown", never 0. */
+/** `1160 in · 196 out · 11600 cache read · 580 cache write (sources)`; a count no source reported reads "unknown", never 0. */
 export function tokensLine(usage: SessionSummary["usage"]): string {
   const unknown = new Set(usageUnknowns(usage));
   const count = (field: keyof SessionSummary["usage"], n: number) =>
     unknown.has(field) ? "unknown" : String(n);
-  return `${count("input_tokens", usage.input_tokens)} in · ${count("output_tokens", usage.output_tokens)} out · ${count("cache_read_input_tokens", usage.cache_read_input_tokens)} cache read (${usage.sources.map(printable).join(", ")})`;
+  // Cache writes cost more than plain input (1.25x on Anthropic's list): shown whenever a source reported any.
+  const writes =
+    usage.cache_creation_input_tokens > 0 ? ` · ${usage.cache_creation_input_tokens} cache write` : "";
+  return `${count("input_tokens", usage.input_tokens)} in · ${count("output_tokens", usage.output_tokens)} out · ${count("cache_read_input_tokens", usage.cache_read_input_tokens)} cache read${writes} (${usage.sources.map(printable).join(", ")})`;
 }

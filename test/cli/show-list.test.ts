@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { nextCommands, tokensLine } from "../../src/cli/summary.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
@@ -255,5 +256,21 @@ describe("the manifest's counters are what list reads", () => {
       counts_by_kind: { user_prompt: 2, tool_error: 1 },
     });
     expect(m.title).toMatch(/^deploy with \[REDACTED:/);
+  });
+});
+
+describe("the session summary", () => {
+  it("shows cache writes beside cache reads, and suggests show", () => {
+    const usage = {
+      input_tokens: 1160,
+      output_tokens: 196,
+      cache_read_input_tokens: 11600,
+      cache_creation_input_tokens: 580,
+      sources: ["claude-transcript"],
+    };
+    expect(tokensLine(usage)).toBe(
+      "1160 in · 196 out · 11600 cache read · 580 cache write (claude-transcript)",
+    );
+    expect(nextCommands("abc")[0]).toBe("tapedeck show abc");
   });
 });

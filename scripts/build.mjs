@@ -134,6 +134,20 @@ await build({
     js: 'import { createRequire as __tapedeckRequire } from "node:module";\nconst require = __tapedeckRequire(import.meta.url);',
   },
 });
+// The viewer's page (tapedeck view, export --format html): one browser script and its style, nothing
+// fetched from a CDN or the network.
+await build({
+  entryPoints: ["src/viewer/page/main.ts"],
+  outfile: "dist/viewer/page.js",
+  bundle: true,
+  platform: "browser",
+  format: "iife",
+  target: "es2022",
+  minify: true,
+  logLevel: "warning",
+});
+mkdirSync("dist/viewer", { recursive: true });
+copyFileSync("src/viewer/page/page.css", "dist/viewer/page.css");
 pruneChunks(writeCli(cli.outputFiles));
 // The http transport's hook client: a bash script, shipped as it is.
 copyFileSync("src/serve/hook-client.sh", "dist/hook-client.sh");

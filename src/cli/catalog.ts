@@ -79,6 +79,12 @@ export const CATALOG: readonly CatalogEntry[] = [
     load: () => import("./commands/show.ts"),
   },
   {
+    name: "view",
+    term: "view [options]",
+    description: "browse recorded sessions in a local, read-only web page (127.0.0.1, per-run token)",
+    load: () => import("./commands/view.ts"),
+  },
+  {
     name: "last",
     term: "last [options]",
     description: "summarize the latest recorded session",
@@ -87,7 +93,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   {
     name: "export",
     term: "export [options] <session>",
-    description: "export a session's redacted record as JSONL (manifest first) or Markdown",
+    description: "export a session's redacted record as JSONL (manifest first), Markdown or HTML",
     load: () => import("./commands/export.ts"),
   },
   {

@@ -42,6 +42,7 @@ describe("the catalog", () => {
       "list",
       "inspect",
       "show",
+      "view",
       "last",
       "export",
       "search",

@@ -1,0 +1,74 @@
+// `tapedeck view`: the local viewer (src/viewer/server.ts) on 127.0.0.1 with a per-run token in its URL,
+// until interrupted.
+import { spawn } from "node:child_process";
+import type { Command } from "commander";
+import { registeredProjects } from "../../memory/search.ts";
+import { startViewer } from "../../viewer/server.ts";
+import { CliError, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
+import { PROJECT_HELP } from "../options.ts";
+
+interface ViewOpts {
+  project?: string;
+  port?: string;
+  open?: boolean;
+  allProjects?: boolean;
+  json?: boolean;
+}
+
+function parsePort(value: string | undefined): number {
+  if (value === undefined) return 0;
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) {
+    throw new CliError(`--port: "${value}" is not a port number`, EXIT.usage);
+  }
+  return Number(value);
+}
+
+/** The desktop's opener, detached; no opener (a server, CI) just leaves the printed URL to the user. */
+function openBrowser(url: string): void {
+  const opener = process.platform === "darwin" ? "open" : "xdg-open";
+  try {
+    const child = spawn(opener, [url], { stdio: "ignore", detached: true });
+    child.on("error", () => note("tapedeck: could not open a browser; open the URL above\n"));
+    child.unref();
+  } catch {
+    note("tapedeck: could not open a browser; open the URL above\n");
+  }
+}
+
+async function viewCommand(opts: ViewOpts): Promise<void> {
+  const port = parsePort(opts.port);
+  const projects = opts.allProjects ? registeredProjects().present : [projectFromOption(opts.project)];
+  let viewer: Awaited<ReturnType<typeof startViewer>>;
+  try {
+    viewer = await startViewer({ projects, port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new CliError(`port ${port} is in use`, EXIT.failed);
+    throw new CliError(`cannot start the viewer: ${(error as Error).message}`, EXIT.failed);
+  }
+  if (opts.json) printJson({ url: viewer.url });
+  else {
+    say(`tapedeck viewer: ${viewer.url}\n`);
+    note("Read-only, on 127.0.0.1 only; the URL's token is the key: do not share it. Ctrl-C stops.\n");
+  }
+  if (opts.open !== false) openBrowser(viewer.url);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      void viewer.close().then(resolve);
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+}
+
+export function register(program: Command): void {
+  program
+    .command("view")
+    .description("browse recorded sessions in a local, read-only web page (127.0.0.1, per-run token)")
+    .option("--project <dir>", PROJECT_HELP)
+    .option("--port <n>", "port on 127.0.0.1 (default: any free port)")
+    .option("--no-open", "print the URL without opening a browser")
+    .option("--all-projects", "every project the registry knows, not only this one")
+    .option("--json", 'print {"url"} as JSON')
+    .action(viewCommand);
+}

@@ -1,0 +1,223 @@
+// The viewer's data: what the page asks the local server for. It reads the archive only (manifests, events
+// by byte offset, the stored checksums and recovery report) and the derived search index; no path ever
+// comes from a request: a session is named by its position in the list this process built.
+import { closeSync, fstatSync, readSync } from "node:fs";
+import { join } from "node:path";
+import { listSessions, type SessionRef } from "../core/archive.ts";
+import { readConfig } from "../core/config.ts";
+import { readJsonOrUndefined } from "../core/fsutil.ts";
+import { SESSION_FILES } from "../core/paths.ts";
+import { recoverSession } from "../core/recovery.ts";
+import { openForScan } from "../core/scan.ts";
+import { parseQuery } from "../memory/query.ts";
+import { searchProject } from "../memory/search.ts";
+import { priceTable } from "./pricing.ts";
+import { readTimelinePage, summarizeManifest, type TimelinePage } from "./timeline.ts";
+
+/** Events per page the page may ask for: a page of 256 KB events stays a few MB at most. */
+export const MAX_PAGE_EVENTS = 2000;
+/** Bytes of events.jsonl per raw chunk (the page hashes the file chunk by chunk). */
+export const RAW_CHUNK_BYTES = 4 * 1024 * 1024;
+const SEARCH_LIMIT = 50;
+
+export interface SessionListItem {
+  key: string;
+  project: string;
+  session_id: string;
+  provider_session_id: string | null;
+  provider: string;
+  title: string | null;
+  status: string;
+  failed: boolean;
+  started_at: string;
+  ended_at: string | null;
+  turns: number;
+  tool_calls: number;
+  tool_errors: number;
+  events: number;
+  bytes: number;
+  tokens: number | null;
+  run_type: string;
+  arm: string | null;
+  experiment_id: string | null;
+  replay_of_session_id: string | null;
+  redactions: number;
+}
+
+export interface Integrity {
+  manifest: Record<string, unknown>;
+  /** checksums.json as stored (a finished session has one); the page hashes the file and compares */
+  checksums: Record<string, unknown> | null;
+  /** recovery.json as stored: what an earlier recovery found and did */
+  recovery: Record<string, unknown> | null;
+  /** a read-only scan of the whole file now */
+  scan: {
+    valid_events: number;
+    bytes_scanned: number;
+    malformed_lines: number;
+    torn_tail: unknown;
+    duplicate_sequences: number;
+    non_monotonic_sequences: number;
+    redaction_count: number;
+    truncation_count: number;
+    dropped_count: number;
+    duplicate_count: number;
+    counts_by_kind: Record<string, number>;
+    usage: Record<string, unknown>;
+  };
+  size: number;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class ViewerData {
+  private refs: SessionRef[] = [];
+
+  constructor(private readonly projects: readonly string[]) {}
+
+  /** Rebuilt on every list request, so a session recorded while the viewer runs shows up. */
+  sessions(): SessionListItem[] {
+    this.refs = this.projects.flatMap((p) => listSessions(p));
+    this.refs.sort((a, b) => (b.manifest.started_at ?? "").localeCompare(a.manifest.started_at ?? ""));
+    return this.refs.map((ref, i) => listItem(ref, i));
+  }
+
+  session(key: string): SessionRef {
+    if (this.refs.length === 0) this.sessions();
+    const i = /^\d{1,7}$/.test(key) ? Number(key) : -1;
+    const ref = this.refs[i];
+    if (!ref) throw new ApiError(404, "no such session");
+    return ref;
+  }
+
+  page(key: string, fromOffset: number, limit: number): TimelinePage & { size: number } {
+    const ref = this.session(key);
+    const page = readTimelinePage(ref.dir, {
+      fromOffset,
+      limit: Math.min(Math.max(1, limit), MAX_PAGE_EVENTS),
+      // A project's own price overrides (config `pricing`), as `show` uses them.
+      prices: priceTable(readConfig(ref.manifest.project_root)?.pricing),
+    });
+    return { ...page, size: eventsSize(ref.dir) };
+  }
+
+  /** A chunk of events.jsonl exactly as stored (already redacted): the page verifies the checksum itself. */
+  raw(key: string, offset: number): Buffer {
+    const ref = this.session(key);
+    const fd = openForScan(join(ref.dir, SESSION_FILES.events));
+    try {
+      const size = fstatSync(fd).size;
+      const start = Math.min(Math.max(0, offset), size);
+      const buf = Buffer.alloc(Math.min(RAW_CHUNK_BYTES, size - start));
+      let got = 0;
+      while (got < buf.length) {
+        const n = readSync(fd, buf, got, buf.length - got, start + got);
+        if (n === 0) break;
+        got += n;
+      }
+      return buf.subarray(0, got);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  integrity(key: string): Integrity {
+    const ref = this.session(key);
+    return integrityOf(ref);
+  }
+
+  search(text: string): { hits: Array<Record<string, unknown>>; stale: boolean } {
+    if (this.refs.length === 0) this.sessions();
+    const query = parseQuery(text);
+    const hits: Array<Record<string, unknown>> = [];
+    let stale = false;
+    for (const project of this.projects) {
+      const found = searchProject(project, query, {}, SEARCH_LIMIT);
+      stale ||= found.stale;
+      for (const h of found.hits) {
+        const key = this.refs.findIndex(
+          (r) => r.manifest.project_root === project && r.manifest.session_id === h.session_id,
+        );
+        hits.push({ ...h, key: key >= 0 ? String(key) : null });
+      }
+    }
+    hits.sort((a, b) => Number(b.score) - Number(a.score));
+    return { hits: hits.slice(0, SEARCH_LIMIT), stale };
+  }
+}
+
+function eventsSize(dir: string): number {
+  try {
+    const fd = openForScan(join(dir, SESSION_FILES.events));
+    try {
+      return fstatSync(fd).size;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return 0;
+  }
+}
+
+export function listItem(ref: SessionRef, index: number): SessionListItem {
+  const m = ref.manifest;
+  const sum = summarizeManifest(m as unknown as Record<string, unknown>);
+  const t = sum.tokens;
+  return {
+    key: String(index),
+    project: m.project_root,
+    session_id: m.session_id,
+    provider_session_id: m.provider_session_id,
+    provider: m.provider,
+    title: sum.title,
+    status: sum.failed ? "failed" : String(m.status),
+    failed: sum.failed,
+    started_at: m.started_at,
+    ended_at: sum.ended_at,
+    turns: sum.turns,
+    tool_calls: sum.tool_calls,
+    tool_errors: sum.tool_errors,
+    events: sum.events,
+    bytes: sum.bytes,
+    tokens: t
+      ? t.input_tokens + t.output_tokens + t.cache_read_input_tokens + t.cache_creation_input_tokens
+      : null,
+    run_type: m.run_type,
+    arm: m.arm ?? null,
+    experiment_id: m.experiment_id ?? null,
+    replay_of_session_id: m.replay_of_session_id ?? null,
+    redactions: m.redaction_count,
+  };
+}
+
+/** The integrity data of one session: nothing is written (recovery runs read-only). */
+export function integrityOf(ref: SessionRef): Integrity {
+  const r = recoverSession(ref.dir, { write: false });
+  return {
+    manifest: (r.manifest ?? ref.manifest) as unknown as Record<string, unknown>,
+    checksums: readJsonOrUndefined<Record<string, unknown>>(join(ref.dir, SESSION_FILES.checksums)) ?? null,
+    recovery: readJsonOrUndefined<Record<string, unknown>>(join(ref.dir, SESSION_FILES.recovery)) ?? null,
+    scan: {
+      valid_events: r.report.valid_events,
+      bytes_scanned: r.report.bytes_scanned,
+      malformed_lines: r.report.malformed_lines.length,
+      torn_tail: r.report.torn_tail,
+      duplicate_sequences: r.report.duplicate_sequences.length,
+      non_monotonic_sequences: r.report.non_monotonic_sequences.length,
+      redaction_count: r.state.redaction_count,
+      truncation_count: r.state.truncation_count,
+      dropped_count: r.state.dropped_count,
+      duplicate_count: r.state.duplicate_count,
+      counts_by_kind: r.countsByKind,
+      usage: r.usage as unknown as Record<string, unknown>,
+    },
+    size: eventsSize(ref.dir),
+  };
+}

@@ -1,0 +1,195 @@
+// The integrity panel: the checksum recomputed here, in the page, from the stored bytes; the redaction,
+// omission and truncation markers counted from the same bytes; what recovery found; the capture channels.
+import type { Integrity } from "../api.ts";
+import { bytes, compact, h } from "./dom.ts";
+import { Sha256 } from "./sha256.ts";
+import type { Source } from "./source.ts";
+
+export interface Tally {
+  sha256: string;
+  bytes: number;
+  events: number;
+  redactions: number;
+  redacted_events: number;
+  omitted: number;
+  truncations: number;
+  bad_lines: number;
+  /** tokens per usage source (hook payload, transcript, proxy): the channels that reported usage */
+  sources: Record<string, { events: number; input: number; output: number }>;
+  kinds: Record<string, number>;
+}
+
+/** Reads events.jsonl chunk by chunk, hashing every byte and counting the markers of each complete line. */
+export async function tallyArchive(
+  source: Source,
+  key: string,
+  onProgress?: (n: number) => void,
+): Promise<Tally> {
+  const hash = new Sha256();
+  const t: Tally = {
+    sha256: "",
+    bytes: 0,
+    events: 0,
+    redactions: 0,
+    redacted_events: 0,
+    omitted: 0,
+    truncations: 0,
+    bad_lines: 0,
+    sources: {},
+    kinds: {},
+  };
+  const decoder = new TextDecoder();
+  let carry = "";
+  for (;;) {
+    const chunk = await source.raw(key, t.bytes);
+    if (chunk.length === 0) break;
+    hash.update(chunk);
+    t.bytes += chunk.length;
+    onProgress?.(t.bytes);
+    const lines = (carry + decoder.decode(chunk, { stream: true })).split("\n");
+    carry = lines.pop() ?? "";
+    for (const line of lines) countLine(t, line);
+  }
+  if (carry) t.bad_lines += 1;
+  t.sha256 = hash.hex();
+  return t;
+}
+
+function countLine(t: Tally, line: string): void {
+  let e: Record<string, unknown>;
+  try {
+    e = JSON.parse(line);
+  } catch {
+    t.bad_lines += 1;
+    return;
+  }
+  t.events += 1;
+  const kind = String(e.kind);
+  t.kinds[kind] = (t.kinds[kind] ?? 0) + 1;
+  const r = Array.isArray(e.redactions) ? e.redactions.length : 0;
+  t.redactions += r;
+  if (r > 0) t.redacted_events += 1;
+  t.omitted += Array.isArray(e.omitted) ? e.omitted.length : 0;
+  t.truncations += Array.isArray(e.truncations) ? e.truncations.length : 0;
+  const u = e.usage as Record<string, unknown> | undefined;
+  if (u && typeof u === "object") {
+    const src = String(u.source ?? "unknown");
+    const s = t.sources[src] ?? { events: 0, input: 0, output: 0 };
+    t.sources[src] = s;
+    s.events += 1;
+    s.input += Number(u.input_tokens ?? 0) || 0;
+    s.output += Number(u.output_tokens ?? 0) || 0;
+  }
+}
+
+function row(label: string, value: Node | string, cls?: string): HTMLElement {
+  return h("tr", cls ? { class: cls } : {}, h("th", {}, label), h("td", {}, value));
+}
+
+function checksumRow(info: Integrity, t: Tally): HTMLElement {
+  const stored = info.checksums?.events_sha256;
+  if (typeof stored !== "string") {
+    return row(
+      "Checksum",
+      h(
+        "span",
+        { class: "warn", "data-checksum": "none" },
+        `no checksums.json yet (session ${String(info.manifest.status)}); sha256 now ${t.sha256.slice(0, 16)}…`,
+      ),
+    );
+  }
+  const sameSize = info.checksums?.byte_count === t.bytes;
+  const ok = stored === t.sha256 && sameSize;
+  return row(
+    "Checksum",
+    h(
+      "span",
+      { class: ok ? "ok" : "bad", "data-checksum": ok ? "verified" : "mismatch" },
+      ok
+        ? `✓ verified in this page: sha256 ${t.sha256.slice(0, 16)}… of ${bytes(t.bytes)} matches checksums.json`
+        : `✗ does not match: checksums.json says ${stored.slice(0, 16)}… (${String(info.checksums?.byte_count)} B), the file hashes to ${t.sha256.slice(0, 16)}… (${t.bytes} B)`,
+    ),
+  );
+}
+
+function channels(info: Integrity, t: Tally): HTMLElement {
+  const caps = Array.isArray(info.manifest.capabilities) ? (info.manifest.capabilities as string[]) : [];
+  const list = h("ul", { class: "channels" });
+  list.append(h("li", {}, `hooks: ${t.events} events recorded`));
+  for (const [src, s] of Object.entries(t.sources)) {
+    list.append(
+      h("li", {}, `${src}: usage on ${s.events} events, ${compact(s.input)} in / ${compact(s.output)} out`),
+    );
+  }
+  const totals = Object.values(t.sources).map((s) => s.input + s.output);
+  if (totals.length > 1 && new Set(totals).size > 1) {
+    list.append(
+      h(
+        "li",
+        { class: "warn" },
+        "the channels disagree on token totals: each counts what it saw (see docs/viewer.md)",
+      ),
+    );
+  }
+  if (caps.length) list.append(h("li", { class: "dim" }, `capabilities: ${caps.join(", ")}`));
+  return list;
+}
+
+function recovery(info: Integrity): HTMLElement {
+  const s = info.scan;
+  const findings: string[] = [];
+  if (s.torn_tail) findings.push("a torn final line");
+  if (s.malformed_lines) findings.push(`${s.malformed_lines} malformed line(s)`);
+  if (s.duplicate_sequences) findings.push(`${s.duplicate_sequences} duplicate sequence(s)`);
+  if (s.non_monotonic_sequences) findings.push(`${s.non_monotonic_sequences} out-of-order sequence(s)`);
+  if (s.dropped_count) findings.push(`${s.dropped_count} event(s) dropped at the size limit`);
+  if (s.duplicate_count) findings.push(`${s.duplicate_count} retried hook(s) deduplicated`);
+  const rec = info.recovery;
+  const past = rec
+    ? ` · recovery.json of ${String(rec.scanned_at)}${rec.marked_incomplete ? `: marked incomplete (${String(rec.marked_incomplete)})` : ""}`
+    : "";
+  return h(
+    "span",
+    { class: findings.length ? "warn" : "ok" },
+    `${findings.length ? findings.join("; ") : "nothing to recover"}${past}`,
+  );
+}
+
+export function integrityPanel(info: Integrity, t: Tally): HTMLElement {
+  const m = info.manifest;
+  const table = h(
+    "table",
+    { class: "kv" },
+    checksumRow(info, t),
+    row(
+      "Redactions",
+      h(
+        "span",
+        { "data-redactions": String(t.redactions) },
+        `${t.redactions} marker(s) in ${t.redacted_events} event(s) (manifest: ${String(m.redaction_count)}, policy ${String(m.redaction_policy)})`,
+      ),
+    ),
+    row("Omitted", `${t.omitted} value(s) left out whole`),
+    row(
+      "Truncations",
+      `${t.truncations} value(s) cut to the limits (manifest: ${String(m.truncation_count)})`,
+    ),
+    row("Recovery", recovery(info)),
+    row(
+      "Events",
+      `${t.events} events, ${bytes(t.bytes)}${t.bad_lines ? `, ${t.bad_lines} line(s) not an event` : ""}`,
+    ),
+    row("Capture channels", channels(info, t)),
+  );
+  const manifest = h("table", { class: "kv manifest" });
+  for (const [k, v] of Object.entries(m)) {
+    manifest.append(row(k, typeof v === "string" ? v : JSON.stringify(v)));
+  }
+  return h(
+    "section",
+    { class: "integrity", id: "integrity" },
+    h("h2", {}, "Integrity"),
+    table,
+    h("details", {}, h("summary", {}, "Manifest"), manifest),
+  );
+}

@@ -1,0 +1,287 @@
+// The viewer's page: the session list (search, filters, badges) on the left, the open session on the right
+// (its timeline, its integrity panel). The same code runs on the local server and in an exported file.
+import type { SessionListItem } from "../api.ts";
+import { bytes, clear, compact, duration, h } from "./dom.ts";
+import { integrityPanel, tallyArchive } from "./integrity.ts";
+import { type EmbeddedData, embeddedSource, httpSource, type SearchHitView, type Source } from "./source.ts";
+import { TimelineView } from "./timeline-view.ts";
+
+interface State {
+  source: Source;
+  sessions: SessionListItem[];
+  openKey: string | null;
+  view: TimelineView | null;
+}
+
+function embedded(): EmbeddedData | null {
+  const el = document.getElementById("tapedeck-data");
+  return el?.textContent ? (JSON.parse(el.textContent) as EmbeddedData) : null;
+}
+
+function hashParams(): { s: string | null; seq: number | null } {
+  const p = new URLSearchParams(location.hash.slice(1));
+  const seq = p.get("seq");
+  return { s: p.get("s"), seq: seq !== null && /^\d+$/.test(seq) ? Number(seq) : null };
+}
+
+function badges(s: SessionListItem): HTMLElement[] {
+  const out = [h("span", { class: `badge st-${s.status}` }, s.status)];
+  if (s.run_type !== "recorded") out.push(h("span", { class: "badge run" }, s.run_type));
+  if (s.arm) out.push(h("span", { class: "badge arm" }, `arm ${s.arm}`));
+  if (s.experiment_id)
+    out.push(
+      h("span", { class: "badge run", title: s.experiment_id }, `experiment ${s.experiment_id.slice(0, 8)}`),
+    );
+  return out;
+}
+
+function sessionItem(s: SessionListItem, open: boolean): HTMLElement {
+  const item = h(
+    "a",
+    {
+      class: `session${open ? " open" : ""}`,
+      href: `#s=${s.key}`,
+      "data-key": s.key,
+      "data-provider": s.provider,
+    },
+    h("div", { class: "title" }, s.title ?? s.provider_session_id ?? s.session_id),
+    h(
+      "div",
+      { class: "meta" },
+      `${s.provider} · ${s.started_at.replace("T", " ").slice(0, 16)} · ${s.turns} turn${s.turns === 1 ? "" : "s"} · ${s.tool_errors} err · ${compact(s.tokens)} tok`,
+    ),
+    h("div", { class: "badges" }, ...badges(s)),
+  );
+  return item;
+}
+
+function snippet(text: string): HTMLElement {
+  const el = h("span", { class: "snippet" });
+  for (const [i, part] of text.split(/[\ue000\ue001]/).entries())
+    el.append(i % 2 ? h("mark", {}, part) : part);
+  return el;
+}
+
+class App {
+  private readonly list = h("nav", { class: "list", id: "sessions", "aria-label": "sessions" });
+  private readonly main = h("main", { class: "main", id: "main" });
+  private readonly search = h("input", {
+    type: "search",
+    id: "search",
+    placeholder: "Search every session (/)",
+    "aria-label": "search",
+  }) as HTMLInputElement;
+  private readonly provider = h("select", {
+    id: "f-provider",
+    "aria-label": "provider",
+  }) as HTMLSelectElement;
+  private readonly status = h("select", { id: "f-status", "aria-label": "status" }) as HTMLSelectElement;
+  private readonly since = h("input", {
+    type: "date",
+    id: "f-since",
+    "aria-label": "started since",
+  }) as HTMLInputElement;
+  private searchTimer = 0;
+
+  constructor(private readonly st: State) {}
+
+  async mount(): Promise<void> {
+    const app = document.getElementById("app")!;
+    const filters = h("div", { class: "filters" }, this.provider, this.status, this.since);
+    const side = h(
+      "aside",
+      { class: "side" },
+      h(
+        "h1",
+        {},
+        "tapedeck",
+        this.st.source.embedded ? h("span", { class: "dim" }, " · exported session") : null,
+      ),
+      this.search,
+      filters,
+      this.list,
+    );
+    app.append(side, this.main);
+    this.search.addEventListener("input", () => {
+      clearTimeout(this.searchTimer);
+      this.searchTimer = window.setTimeout(() => void this.runSearch(), 200);
+    });
+    for (const f of [this.provider, this.status, this.since])
+      f.addEventListener("change", () => this.renderList());
+    window.addEventListener("hashchange", () => void this.route());
+    document.addEventListener("keydown", (ev) => this.onKey(ev));
+    this.st.sessions = await this.st.source.sessions();
+    this.fillFilters();
+    this.renderList();
+    if (!location.hash && this.st.sessions.length === 1)
+      history.replaceState(null, "", `#s=${this.st.sessions[0]!.key}`);
+    await this.route();
+  }
+
+  private fillFilters(): void {
+    const opts = (sel: HTMLSelectElement, label: string, values: string[]) => {
+      sel.append(h("option", { value: "" }, label), ...values.map((v) => h("option", { value: v }, v)));
+    };
+    opts(this.provider, "every provider", [...new Set(this.st.sessions.map((s) => s.provider))].sort());
+    opts(this.status, "every status", [...new Set(this.st.sessions.map((s) => s.status))].sort());
+  }
+
+  private filtered(): SessionListItem[] {
+    const since = this.since.value ? Date.parse(this.since.value) : Number.NaN;
+    return this.st.sessions.filter(
+      (s) =>
+        (!this.provider.value || s.provider === this.provider.value) &&
+        (!this.status.value || s.status === this.status.value) &&
+        (!Number.isFinite(since) || Date.parse(s.started_at) >= since),
+    );
+  }
+
+  private renderList(): void {
+    if (this.search.value.trim()) return;
+    clear(this.list);
+    const shown = this.filtered();
+    this.list.append(
+      h(
+        "div",
+        { class: "dim count", id: "list-count" },
+        `${shown.length} of ${this.st.sessions.length} sessions`,
+      ),
+    );
+    for (const s of shown) this.list.append(sessionItem(s, s.key === this.st.openKey));
+    if (this.st.sessions.length === 0)
+      this.list.append(h("p", { class: "dim" }, "No recorded sessions in this project yet."));
+  }
+
+  private async runSearch(): Promise<void> {
+    const q = this.search.value.trim();
+    if (!q) return this.renderList();
+    let found: { hits: SearchHitView[]; stale: boolean };
+    try {
+      found = await this.st.source.search(q);
+    } catch (error) {
+      clear(this.list);
+      this.list.append(h("p", { class: "bad" }, String((error as Error).message)));
+      return;
+    }
+    if (this.search.value.trim() !== q) return;
+    clear(this.list);
+    this.list.append(
+      h(
+        "div",
+        { class: "dim count", id: "hit-count" },
+        `${found.hits.length} hit${found.hits.length === 1 ? "" : "s"}${found.stale ? " (index busy: the newest events may be missing)" : ""}`,
+      ),
+    );
+    for (const hit of found.hits) {
+      const s = this.st.sessions.find((x) => x.key === hit.key);
+      this.list.append(
+        h(
+          "a",
+          {
+            class: "hit",
+            href: hit.key !== null ? `#s=${hit.key}&seq=${hit.sequence}` : "#",
+            "data-seq": String(hit.sequence),
+          },
+          h("div", { class: "title" }, s?.title ?? hit.session_id),
+          h(
+            "div",
+            { class: "meta" },
+            `#${hit.sequence} · ${hit.kind} · ${hit.timestamp.replace("T", " ").slice(0, 19)}`,
+          ),
+          snippet(hit.snippet),
+        ),
+      );
+    }
+  }
+
+  private async route(): Promise<void> {
+    const { s, seq } = hashParams();
+    const key = s ?? this.st.openKey ?? (this.st.sessions.length === 1 ? this.st.sessions[0]!.key : null);
+    if (key === null) return this.welcome();
+    if (key !== this.st.openKey) await this.open(key);
+    if (seq !== null) await this.st.view?.jumpTo(seq);
+  }
+
+  private welcome(): void {
+    clear(this.main);
+    this.main.append(
+      h(
+        "div",
+        { class: "welcome" },
+        h("h2", {}, "Pick a session"),
+        h(
+          "p",
+          { class: "dim" },
+          "j/k move between events, Enter folds one, [ and ] close and open all, / searches.",
+        ),
+      ),
+    );
+  }
+
+  private async open(key: string): Promise<void> {
+    const s = this.st.sessions.find((x) => x.key === key);
+    if (!s) return this.welcome();
+    this.st.view?.stop();
+    this.st.openKey = key;
+    this.renderList();
+    clear(this.main);
+    const took = s.ended_at ? Date.parse(s.ended_at) - Date.parse(s.started_at) : null;
+    const integrity = h("div", { id: "integrity-slot", class: "dim" }, "Verifying the checksum…");
+    const view = new TimelineView(this.st.source, s);
+    this.st.view = view;
+    this.main.append(
+      h(
+        "header",
+        { class: "session-head" },
+        h("h2", {}, s.title ?? s.session_id),
+        h("div", { class: "badges" }, ...badges(s)),
+        h(
+          "div",
+          { class: "meta" },
+          `${s.provider} · ${s.provider_session_id ?? s.session_id} · started ${s.started_at.replace("T", " ").slice(0, 19)} UTC${took !== null ? ` · ${duration(took)}` : ""} · ${s.events} events · ${bytes(s.bytes)} · ${s.turns} turns · ${s.tool_calls} tool calls · ${s.tool_errors} errors · ${compact(s.tokens)} tokens`,
+        ),
+      ),
+      integrity,
+      view.el,
+    );
+    await view.start();
+    void this.verify(key, integrity);
+  }
+
+  private async verify(key: string, slot: HTMLElement): Promise<void> {
+    try {
+      const info = await this.st.source.integrity(key);
+      const tally = await tallyArchive(this.st.source, key, (n) => {
+        slot.textContent = `Verifying the checksum… ${bytes(n)}`;
+      });
+      if (this.st.openKey !== key) return;
+      slot.replaceWith(integrityPanel(info, tally));
+    } catch (error) {
+      slot.className = "bad";
+      slot.textContent = `integrity: ${(error as Error).message}`;
+    }
+  }
+
+  private onKey(ev: KeyboardEvent): void {
+    const t = ev.target as HTMLElement;
+    if (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA") {
+      if (ev.key === "Escape") t.blur();
+      return;
+    }
+    if (ev.key === "/") {
+      ev.preventDefault();
+      this.search.focus();
+      return;
+    }
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (this.st.view?.onKey(ev)) ev.preventDefault();
+  }
+}
+
+const data = embedded();
+void new App({
+  source: data ? embeddedSource(data) : httpSource(),
+  sessions: [],
+  openKey: null,
+  view: null,
+}).mount();

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findSession } from "../../src/core/archive.ts";
@@ -175,6 +175,23 @@ describe("promotion", () => {
     session(root, 1);
     writeFileSync(join(root, ".tapedeck", "redaction.json"), "{ not json");
     expect(() => currentRules(root)).toThrow(/redaction\.json.*fix it before promoting/);
+  });
+
+  it("hostile lines: an oversized line is skipped unread, a deeply nested payload is bounded, neither stops it", () => {
+    const root = project();
+    const ref = session(root, 1);
+    const file = eventsFile(ref.dir);
+    const deep = `${"[".repeat(50_000)}${"]".repeat(50_000)}`;
+    const line = (seq: number, payload: string) =>
+      `{"schema_version":1,"sequence":${seq},"event_id":"h${seq}","timestamp":"2026-01-01T00:00:00.000Z","kind":"user_prompt","provider":"claude","session_id":"claude:sess-1","payload":${payload},"redactions":[],"truncations":[],"omitted":[]}\n`;
+    appendFileSync(file, line(100, `{"prompt":"${"x".repeat(5 * 1024 * 1024)}"}`));
+    appendFileSync(file, line(101, `{"prompt":{"nested":${deep}}}`));
+    appendFileSync(file, "\u0000\u0001 not json at all\n");
+    const plan = planPromotion(findSession(root, "last"), ALL, { rules: undefined });
+    expect(plan.lines_skipped).toBe(2);
+    expect(plan.items).toBe(4);
+    const deepItem = plan.preview.find((i) => i.source.event_ids[0] === "h101")!;
+    expect(Buffer.byteLength(deepItem.body)).toBeLessThanOrEqual(4096);
   });
 
   it("parses selections strictly", () => {

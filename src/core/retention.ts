@@ -1,0 +1,280 @@
+// Which recorded sessions may go, and removing them: the one rule of `tapedeck delete`, `tapedeck prune` and
+// the automatic retention of `.tapedeck/config.json`. What is never removed, whatever the selection says:
+// - a session still being written: its writer lock held by a live process, an append in the last
+//   RECENT_APPEND_MS, or not sealed while its agent process is alive (an agent idle for hours still
+//   holds its session open: the manifest says "incomplete" after 6 h without an event, the agent may resume);
+// - a session a replay or an experiment was made from, unless asked (the experiment's report reads it);
+// - anything but a session directory directly under one of the project's session roots, reached without a
+//   symlink (deleteSession checks it again at the moment of removal);
+// - the promoted memory (.tapedeck/memory.sqlite): items outlive their sessions by design.
+import { lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { deleteSession, listSessions, type SessionRef } from "./archive.ts";
+import { readConfig } from "./config.ts";
+import {
+  ensureRealDirUnder,
+  lstatOrUndefined,
+  nowIso,
+  readJsonOrUndefined,
+  readRegularFileSync,
+  writeJsonAtomicSync,
+} from "./fsutil.ts";
+import { SESSION_FILES, tapedeckDir } from "./paths.ts";
+import { processExists } from "./pids.ts";
+import { forgetSession } from "./registry.ts";
+
+/** A hook's appends come seconds apart within a turn; a session written this recently is someone's. */
+export const RECENT_APPEND_MS = 10 * 60 * 1000;
+/** The automatic retention runs at most this often per project. */
+export const AUTO_INTERVAL_MS = 24 * 60 * 60 * 1000;
+export const STATE_FILE = "retention-state.json";
+
+export type SessionStatusFilter = "incomplete" | "complete";
+
+export interface Selection {
+  /** Only sessions whose last event is older than this. */
+  olderThanMs?: number;
+  /** The N newest sessions (after the provider and status filters) are kept. */
+  keepLast?: number;
+  provider?: string;
+  status?: SessionStatusFilter;
+  /** Only these sessions (archive ids), for `delete a b c`. */
+  ids?: readonly string[];
+  includeReferenced?: boolean;
+  now?: number;
+}
+
+export interface Candidate {
+  ref: SessionRef;
+  bytes: number;
+}
+
+export interface Protected {
+  ref: SessionRef;
+  reason: string;
+}
+
+export interface Plan {
+  remove: Candidate[];
+  kept: Protected[];
+  bytes: number;
+}
+
+/** `30d`, `12h`, `90m`, `2w` → milliseconds; undefined when it is not one. */
+export function parseAge(text: string): number | undefined {
+  const m = /^([0-9]{1,6})(m|h|d|w)$/.exec(text.trim());
+  if (!m) return undefined;
+  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as "m" | "h" | "d" | "w"];
+  return Number(m[1]) * unit;
+}
+
+/**
+ * Apparent size of a tree as `du -b` counts it: every entry's own lstat size, directories included, a
+ * hard-linked file once, a symlink as the link itself (never followed).
+ */
+export function treeBytes(path: string, seen: Set<string> = new Set()): number {
+  let st: ReturnType<typeof lstatSync>;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return 0;
+  }
+  const key = `${st.dev}:${st.ino}`;
+  if (seen.has(key)) return 0;
+  seen.add(key);
+  let total = st.size;
+  if (!st.isDirectory()) return total;
+  let names: string[] = [];
+  try {
+    names = readdirSync(path);
+  } catch {
+    return total;
+  }
+  for (const name of names) total += treeBytes(join(path, name), seen);
+  return total;
+}
+
+function lastActivity(ref: SessionRef): number {
+  const m = ref.manifest;
+  const t = Date.parse(m.last_event_at ?? m.ended_at ?? m.started_at);
+  return Number.isFinite(t) ? t : 0;
+}
+
+/** Why a session counts as being written now, or null. */
+export function activeReason(ref: SessionRef, now = Date.now()): string | null {
+  const lock = join(ref.dir, SESSION_FILES.lock);
+  if (lstatOrUndefined(lock)?.isFile()) {
+    let pid = Number.NaN;
+    try {
+      pid = Number.parseInt(readRegularFileSync(lock, 256).toString("utf8").split(" ")[0] ?? "", 10);
+    } catch {
+      // unreadable: judged by the other signs
+    }
+    if (processExists(pid)) return "its writer lock is held";
+  }
+  for (const name of [SESSION_FILES.events, SESSION_FILES.manifest]) {
+    const st = lstatOrUndefined(join(ref.dir, name));
+    if (st && now - Number(st.mtimeMs) < RECENT_APPEND_MS) return "appended to in the last 10 minutes";
+  }
+  const m = ref.manifest;
+  if (m.status !== "complete" && m.agent_pid && processExists(m.agent_pid)) {
+    return `not sealed and its agent (pid ${m.agent_pid}) is alive`;
+  }
+  return null;
+}
+
+/** Archive ids of the sessions a replay or experiment of this project was made from. */
+export function referencedSessions(projectRoot: string, sessions: readonly SessionRef[]): Set<string> {
+  const out = new Set<string>();
+  for (const s of sessions) if (s.manifest.replay_of_session_id) out.add(s.manifest.replay_of_session_id);
+  const base = join(tapedeckDir(projectRoot), "experiments");
+  let names: string[] = [];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const record = readJsonOrUndefined<{ baseline?: { session_id?: unknown } }>(
+      join(base, name, "experiment.json"),
+      4 * 1024 * 1024,
+    );
+    const id = record?.baseline?.session_id;
+    if (typeof id === "string") out.add(id);
+  }
+  return out;
+}
+
+function matchesFilters(ref: SessionRef, sel: Selection): boolean {
+  const m = ref.manifest;
+  if (sel.provider && m.provider !== sel.provider) return false;
+  if (sel.status === "complete" && m.status !== "complete") return false;
+  if (sel.status === "incomplete" && m.status === "complete") return false;
+  if (sel.ids && !sel.ids.includes(m.session_id)) return false;
+  return true;
+}
+
+/** What a selection would remove, and what it matched but keeps (with the reason). Reads only. */
+export function planRemoval(projectRoot: string, sel: Selection): Plan {
+  const now = sel.now ?? Date.now();
+  const all = listSessions(projectRoot);
+  const referenced = sel.includeReferenced ? new Set<string>() : referencedSessions(projectRoot, all);
+  // Newest first (listSessions' order): the first keepLast of the filtered ones stay.
+  const matching = all.filter((r) => matchesFilters(r, sel));
+  const remove: Candidate[] = [];
+  const kept: Protected[] = [];
+  matching.forEach((ref, i) => {
+    if (sel.keepLast !== undefined && i < sel.keepLast) return;
+    if (sel.olderThanMs !== undefined && now - lastActivity(ref) < sel.olderThanMs) return;
+    const active = activeReason(ref, now);
+    if (active) kept.push({ ref, reason: active });
+    else if (referenced.has(ref.manifest.session_id)) {
+      kept.push({ ref, reason: "a replay or experiment was made from it (--include-referenced removes it)" });
+    } else remove.push({ ref, bytes: treeBytes(ref.dir) });
+  });
+  return { remove, kept, bytes: remove.reduce((n, c) => n + c.bytes, 0) };
+}
+
+export interface Removal {
+  removed: Candidate[];
+  /** Sessions that became active since the preview, or could not be removed: kept, with the reason. */
+  failed: Protected[];
+  bytes: number;
+}
+
+/** Removes a plan's sessions, checking each again just before: a session that woke up since the preview stays. */
+export function removeSessions(projectRoot: string, plan: Plan, now = Date.now()): Removal {
+  const removed: Candidate[] = [];
+  const failed: Protected[] = [];
+  for (const c of plan.remove) {
+    const active = activeReason(c.ref, now);
+    if (active) {
+      failed.push({ ref: c.ref, reason: active });
+      continue;
+    }
+    try {
+      deleteSession(c.ref);
+      removed.push(c);
+    } catch (error) {
+      failed.push({ ref: c.ref, reason: (error as NodeJS.ErrnoException).code ?? "not removable" });
+      continue;
+    }
+    // The registry would otherwise keep pointing the API proxy at a session that is gone.
+    const { provider, provider_session_id } = c.ref.manifest;
+    try {
+      if (provider_session_id) forgetSession(provider, provider_session_id, projectRoot);
+    } catch {
+      // a stale registry entry only makes the proxy find nothing
+    }
+  }
+  return { removed, failed, bytes: removed.reduce((n, c) => n + c.bytes, 0) };
+}
+
+export interface RetentionConfig {
+  /** e.g. "30d": sessions whose last event is older go. */
+  older_than?: string;
+  /** The newest N sessions always stay. */
+  keep_last?: number;
+  status?: SessionStatusFilter;
+  /** `tapedeck doctor` warns when the project's tapedeck data passes this many bytes. */
+  warn_bytes?: number;
+}
+
+/** The selection of a config's retention block, or undefined when it selects nothing (no age, no count). */
+export function selectionOf(config: RetentionConfig | undefined): Selection | undefined {
+  if (!config) return undefined;
+  const olderThanMs = config.older_than === undefined ? undefined : parseAge(config.older_than);
+  const keepLast =
+    Number.isInteger(config.keep_last) && (config.keep_last as number) >= 0 ? config.keep_last : undefined;
+  if (olderThanMs === undefined && keepLast === undefined) return undefined;
+  const status = config.status === "complete" || config.status === "incomplete" ? config.status : undefined;
+  return { olderThanMs, keepLast, status };
+}
+
+function retentionBlock(projectRoot: string): RetentionConfig | undefined {
+  const value = (readConfig(projectRoot) as { retention?: unknown } | undefined)?.retention;
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as RetentionConfig) : undefined;
+}
+
+/** Whether the project's automatic retention should run now: configured, and not run in the last day. */
+export function retentionDue(projectRoot: string, now = Date.now()): boolean {
+  if (!selectionOf(retentionBlock(projectRoot))) return false;
+  const state = readJsonOrUndefined<{ last_run_at?: unknown }>(join(tapedeckDir(projectRoot), STATE_FILE));
+  const last = typeof state?.last_run_at === "string" ? Date.parse(state.last_run_at) : Number.NaN;
+  return !Number.isFinite(last) || now - last >= AUTO_INTERVAL_MS || last > now;
+}
+
+export interface AutoResult {
+  ran: boolean;
+  removed: number;
+  bytes: number;
+  kept: number;
+}
+
+/**
+ * The configured retention, when due: the stamp is written first, so a run that fails (or two servers racing)
+ * still waits a day before the next try. Only counts are returned: the caller logs them, never an id or path.
+ */
+export function applyRetention(projectRoot: string, now = Date.now()): AutoResult {
+  const sel = selectionOf(retentionBlock(projectRoot));
+  if (!sel || !retentionDue(projectRoot, now)) return { ran: false, removed: 0, bytes: 0, kept: 0 };
+  // Never through a symlinked .tapedeck (listSessions finds no session there either).
+  if (!realTapedeckDir(projectRoot)) return { ran: false, removed: 0, bytes: 0, kept: 0 };
+  writeJsonAtomicSync(join(tapedeckDir(projectRoot), STATE_FILE), { last_run_at: nowIso() });
+  const plan = planRemoval(projectRoot, { ...sel, now });
+  const result = removeSessions(projectRoot, plan, now);
+  return {
+    ran: true,
+    removed: result.removed.length,
+    bytes: result.bytes,
+    kept: plan.kept.length + result.failed.length,
+  };
+}
+
+function realTapedeckDir(projectRoot: string): boolean {
+  try {
+    return ensureRealDirUnder(projectRoot, tapedeckDir(projectRoot), false);
+  } catch {
+    return false;
+  }
+}

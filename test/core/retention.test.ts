@@ -1,0 +1,167 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  applyRetention,
+  parseAge,
+  planRemoval,
+  removeSessions,
+  retentionDue,
+  treeBytes,
+} from "../../src/core/retention.ts";
+import { fakeSession } from "../helpers/archive-fixture.ts";
+import { useTempProjects } from "../helpers/session.ts";
+
+const project = useTempProjects();
+const ids = (xs: Array<{ ref: { manifest: { session_id: string } } }>) =>
+  xs.map((x) => x.ref.manifest.session_id).sort();
+
+describe("parseAge", () => {
+  it("reads minutes, hours, days and weeks, and nothing else", () => {
+    expect(parseAge("30d")).toBe(30 * 86_400_000);
+    expect(parseAge("2w")).toBe(14 * 86_400_000);
+    expect(parseAge("90m")).toBe(90 * 60_000);
+    for (const bad of ["30", "d", "-1d", "1y", "1.5d", ""]) expect(parseAge(bad)).toBeUndefined();
+  });
+});
+
+describe("planRemoval and removeSessions", () => {
+  it("selects by age, keeps the newest N, filters by provider and status", () => {
+    const root = project();
+    fakeSession(root, { id: "old-1", daysAgo: 40 });
+    fakeSession(root, { id: "old-2", daysAgo: 50, status: "incomplete" });
+    fakeSession(root, { id: "new-1", daysAgo: 1 });
+    fakeSession(root, { id: "old-codex", daysAgo: 60, provider: "codex" });
+    expect(ids(planRemoval(root, { olderThanMs: parseAge("30d") }).remove)).toEqual([
+      "old-1",
+      "old-2",
+      "old-codex",
+    ]);
+    expect(ids(planRemoval(root, { olderThanMs: parseAge("30d"), provider: "claude" }).remove)).toEqual([
+      "old-1",
+      "old-2",
+    ]);
+    expect(ids(planRemoval(root, { status: "incomplete" }).remove)).toEqual(["old-2"]);
+    // newest first: new-1, old-1, old-2, old-codex; the two newest stay
+    expect(ids(planRemoval(root, { keepLast: 2 }).remove)).toEqual(["old-2", "old-codex"]);
+  });
+
+  it("removes exactly what the preview listed, with the bytes it announced", () => {
+    const root = project();
+    fakeSession(root, { id: "a", daysAgo: 40, eventBytes: 5000 });
+    fakeSession(root, { id: "b", daysAgo: 40 });
+    fakeSession(root, { id: "c", daysAgo: 2 });
+    const plan = planRemoval(root, { olderThanMs: parseAge("30d") });
+    const result = removeSessions(root, plan);
+    expect(ids(result.removed)).toEqual(ids(plan.remove));
+    expect(result.bytes).toBe(plan.bytes);
+    expect(existsSync(join(root, ".tapedeck", "claude-sessions", "a"))).toBe(false);
+    expect(existsSync(join(root, ".tapedeck", "claude-sessions", "c"))).toBe(true);
+  });
+
+  it("never removes an active session: lock held, recent append, or agent alive while not sealed", () => {
+    const root = project();
+    const locked = fakeSession(root, { id: "locked", daysAgo: 40 });
+    writeFileSync(join(locked, "lock"), `${process.pid} token`);
+    fakeSession(root, { id: "alive", daysAgo: 40, status: "incomplete", agentPid: process.pid });
+    const recent = fakeSession(root, { id: "recent", daysAgo: 40 });
+    writeFileSync(join(recent, "events.jsonl"), "appended\n", { flag: "a" });
+    fakeSession(root, { id: "idle", daysAgo: 40 });
+    const plan = planRemoval(root, { olderThanMs: parseAge("30d") });
+    expect(ids(plan.remove)).toEqual(["idle"]);
+    expect(ids(plan.kept)).toEqual(["alive", "locked", "recent"]);
+  });
+
+  it("re-checks at removal time: a session that woke up after the preview stays", () => {
+    const root = project();
+    const dir = fakeSession(root, { id: "woke", daysAgo: 40 });
+    const plan = planRemoval(root, { olderThanMs: parseAge("30d") });
+    writeFileSync(join(dir, "lock"), `${process.pid} token`);
+    const result = removeSessions(root, plan);
+    expect(result.removed).toEqual([]);
+    expect(existsSync(dir)).toBe(true);
+  });
+
+  it("keeps a replay's or an experiment's baseline unless asked", () => {
+    const root = project();
+    fakeSession(root, { id: "base-replay", daysAgo: 40 });
+    fakeSession(root, { id: "the-replay", daysAgo: 40, replayOf: "base-replay" });
+    fakeSession(root, { id: "base-exp", daysAgo: 40 });
+    const exp = join(root, ".tapedeck", "experiments", "x1");
+    mkdirSync(exp, { recursive: true });
+    writeFileSync(join(exp, "experiment.json"), JSON.stringify({ baseline: { session_id: "base-exp" } }));
+    const sel = { olderThanMs: parseAge("30d") };
+    expect(ids(planRemoval(root, sel).remove)).toEqual(["the-replay"]);
+    expect(ids(planRemoval(root, { ...sel, includeReferenced: true }).remove)).toEqual([
+      "base-exp",
+      "base-replay",
+      "the-replay",
+    ]);
+  });
+
+  it("never touches the promoted memory nor follows a symlink out of a session", () => {
+    const root = project();
+    const outside = join(root, "outside");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "keep.txt"), "keep");
+    const dir = fakeSession(root, { id: "linked", daysAgo: 40 });
+    writeFileSync(join(root, ".tapedeck", "memory.sqlite"), "memory");
+    symlinkSync(outside, join(dir, "escape"));
+    // A symlinked session entry is never a session at all.
+    symlinkSync(outside, join(root, ".tapedeck", "claude-sessions", "planted"));
+    const result = removeSessions(root, planRemoval(root, { olderThanMs: 0 }));
+    expect(ids(result.removed)).toEqual(["linked"]);
+    expect(existsSync(join(outside, "keep.txt"))).toBe(true);
+    expect(existsSync(join(root, ".tapedeck", "memory.sqlite"))).toBe(true);
+  });
+});
+
+describe("treeBytes", () => {
+  it("equals du -b (apparent size) of the same tree", () => {
+    const root = project();
+    fakeSession(root, { id: "a", daysAgo: 1, eventBytes: 12345 });
+    fakeSession(root, { id: "b", daysAgo: 1, provider: "codex", eventBytes: 777 });
+    symlinkSync("a-target-that-does-not-exist", join(root, ".tapedeck", "dangling"));
+    const du = (p: string) => Number(execFileSync("du", ["-sb", p], { encoding: "utf8" }).split("\t")[0]);
+    expect(treeBytes(join(root, ".tapedeck"))).toBe(du(join(root, ".tapedeck")));
+    const one = join(root, ".tapedeck", "claude-sessions", "a");
+    expect(treeBytes(one)).toBe(du(one));
+  });
+});
+
+describe("automatic retention", () => {
+  it("runs only when configured and at most once a day", () => {
+    const root = project();
+    fakeSession(root, { id: "old", daysAgo: 40 });
+    fakeSession(root, { id: "old-2", daysAgo: 45 });
+    const config = join(root, ".tapedeck", "config.json");
+    writeFileSync(config, JSON.stringify({ schema_version: 1, providers: {} }));
+    expect(retentionDue(root)).toBe(false);
+    writeFileSync(
+      config,
+      JSON.stringify({ schema_version: 1, providers: {}, retention: { older_than: "30d" } }),
+    );
+    expect(retentionDue(root)).toBe(true);
+    expect(applyRetention(root)).toMatchObject({ ran: true, removed: 2 });
+    fakeSession(root, { id: "old-3", daysAgo: 50 });
+    expect(retentionDue(root)).toBe(false);
+    expect(applyRetention(root).ran).toBe(false);
+    expect(applyRetention(root, Date.now() + 25 * 3_600_000)).toMatchObject({ ran: true, removed: 1 });
+  });
+});
+
+describe("automatic retention through a symlinked .tapedeck", () => {
+  it("writes no stamp and removes nothing", () => {
+    const root = project();
+    const elsewhere = join(root, "elsewhere");
+    mkdirSync(elsewhere);
+    writeFileSync(
+      join(elsewhere, "config.json"),
+      JSON.stringify({ schema_version: 1, providers: {}, retention: { older_than: "1d" } }),
+    );
+    symlinkSync(elsewhere, join(root, ".tapedeck"));
+    expect(applyRetention(root).ran).toBe(false);
+    expect(existsSync(join(elsewhere, "retention-state.json"))).toBe(false);
+  });
+});

@@ -39,6 +39,8 @@ export interface Selection {
 
 export interface PromotionPlan {
   session_id: string;
+  /** One time for every pass: the items built again for output are the ones stored, field for field. */
+  created_at: string;
   provider: string;
   /** Where the plan's scan ended: the write pass reads no further. */
   scan_end: number;
@@ -212,6 +214,7 @@ function buildPass(p: Pass): ReturnType<typeof scanArchive> & { selected: number
 export function planPromotion(ref: SessionRef, sel: Selection, opts: PassOptions): PromotionPlan {
   const plan: PromotionPlan = {
     session_id: ref.manifest.session_id,
+    created_at: new Date().toISOString(),
     provider: ref.manifest.provider,
     scan_end: 0,
     archive: { sha256: "", bytes: 0 },
@@ -230,7 +233,7 @@ export function planPromotion(ref: SessionRef, sel: Selection, opts: PassOptions
     sel,
     ref,
     archive: plan.archive,
-    createdAt: new Date().toISOString(),
+    createdAt: plan.created_at,
     opts,
     onBuilt({ item }, lineEnd) {
       plan.items += 1;
@@ -271,7 +274,7 @@ export function forEachItem(
     sel,
     ref,
     archive: plan.archive,
-    createdAt: new Date().toISOString(),
+    createdAt: plan.created_at,
     until: plan.scan_end,
     opts,
     onBuilt: ({ item }) => onItem(item),
@@ -283,13 +286,13 @@ export interface PromoteResult {
   existing: string[];
 }
 
-/** Writes the plan's items in batches; `onItem` sees each one as stored (the --json output streams them). */
+/** Writes the plan's items in batches. */
 export function writePromotion(
   store: MemoryStore,
   ref: SessionRef,
   sel: Selection,
   plan: PromotionPlan,
-  opts: PassOptions & { onItem?: (item: MemoryItem) => void },
+  opts: PassOptions,
 ): PromoteResult {
   const result: PromoteResult = { created: [], existing: [] };
   let batch: MemoryItem[] = [];
@@ -298,11 +301,6 @@ export function writePromotion(
     const r = store.insert(batch);
     result.created.push(...r.created);
     result.existing.push(...r.existing);
-    if (opts.onItem) {
-      // An item already in memory is reported as stored then, not as rebuilt now (created_at, exclusions).
-      const stored = new Map(store.get(r.existing).map((i) => [i.id, i]));
-      for (const item of batch) opts.onItem(stored.get(item.id) ?? item);
-    }
     batch = [];
   };
   forEachItem(ref, sel, plan, opts, (item) => {
@@ -315,4 +313,28 @@ export function writePromotion(
     throw new CliError("the session changed during promotion; run it again and check the preview");
   }
   return result;
+}
+
+/**
+ * The plan's items as stored, in batches (an item that was already in memory as it was stored then): a third
+ * pass, so that `--json` can name the created and existing ids first without holding every item.
+ */
+export function forEachStored(
+  store: MemoryStore,
+  ref: SessionRef,
+  sel: Selection,
+  plan: PromotionPlan,
+  opts: PassOptions,
+  onItem: (item: MemoryItem) => void,
+): void {
+  let ids: string[] = [];
+  const flush = () => {
+    for (const item of store.get(ids)) onItem(item);
+    ids = [];
+  };
+  forEachItem(ref, sel, plan, opts, (item) => {
+    ids.push(item.id);
+    if (ids.length >= INSERT_BATCH) flush();
+  });
+  flush();
 }

@@ -122,6 +122,7 @@ describe("tapedeck promote", () => {
     const first = cli(["promote", "last", "--project", root, "--yes", "--json"]);
     expect(first.code).toBe(0);
     const a = json(first);
+    expect(Object.keys(a)).toEqual(["created", "existing", "items"]);
     expect(a.created).toHaveLength(3);
     expect(a.existing).toEqual([]);
     expect(a.items.map((i) => i.kind).sort()).toEqual(["answer", "prompt", "tool_call"]);
@@ -136,8 +137,12 @@ describe("tapedeck promote", () => {
     const file = readFileSync(memoryPath(root));
     expect(file.includes(Buffer.from("AKIAQ3ZT7RBX5MWN2KPD"))).toBe(false);
 
+    // The items reported are the rows stored, field for field (created_at too).
+    const shown = JSON.parse(cli(["memory", "show", answer.id, "--project", root, "--json"]).stdout);
+    expect(shown).toEqual(answer);
     const again = json(cli(["promote", "last", "--project", root, "--yes", "--json"]));
     expect(again.created).toEqual([]);
+    expect(again.items.find((i) => i.id === answer.id)).toEqual(answer);
     expect([...again.existing].sort()).toEqual([...a.created].sort());
     const search = cli(["memory", "search", "staging database", "--project", root, "--json"]);
     expect(search.code).toBe(0);

@@ -7,6 +7,7 @@ import type { MemoryItem } from "../../memory/items.ts";
 import {
   currentRules,
   forEachItem,
+  forEachStored,
   type PassOptions,
   type PromotionPlan,
   parseFieldList,
@@ -90,10 +91,12 @@ async function promoteCommand(query: string, opts: PromoteOpts): Promise<void> {
   const store = openMemory(project);
   if (!store) throw new CliError("the memory store could not be opened");
   try {
-    const stream = opts.json ? new JsonItems() : undefined;
-    const result = writePromotion(store, ref, sel, plan, { ...pass, onItem: stream?.item });
-    if (stream) stream.end({ created: result.created, existing: result.existing });
-    else say(resultText(plan, result, relative(project, store.path)));
+    const result = writePromotion(store, ref, sel, plan, pass);
+    if (opts.json) {
+      const stream = new JsonItems({ created: result.created, existing: result.existing });
+      forEachStored(store, ref, sel, plan, { rules, onProgress: progress("listing") }, stream.item);
+      stream.end();
+    } else say(resultText(plan, result, relative(project, store.path)));
   } finally {
     store.close();
   }
@@ -107,9 +110,9 @@ function dryRun(
   json: boolean,
 ): void {
   if (json) {
-    const stream = new JsonItems();
+    const stream = new JsonItems({ dry_run: true, created: [], existing: [] });
     forEachItem(ref, sel, plan, pass, stream.item);
-    stream.end({ dry_run: true, created: [], existing: [] });
+    stream.end();
     return;
   }
   say(summaryText(plan));
@@ -117,12 +120,13 @@ function dryRun(
   say("Nothing stored (--dry-run).\n");
 }
 
-/** `{"items":[…],"created":[…],"existing":[…]}`, items written as they are stored: no list of them is held. */
+/** `{"created":[…],"existing":[…],"items":[…]}`, items written as they come: no list of them is held. */
 class JsonItems {
   private first = true;
 
-  constructor() {
-    process.stdout.write('{\n"items": [\n');
+  constructor(head: Record<string, unknown>) {
+    const fields = Object.entries(head).map(([k, v]) => `${JSON.stringify(k)}: ${printableJson(v)},\n`);
+    process.stdout.write(`{\n${fields.join("")}"items": [\n`);
   }
 
   readonly item = (item: MemoryItem): void => {
@@ -130,11 +134,8 @@ class JsonItems {
     this.first = false;
   };
 
-  end(rest: Record<string, unknown>): void {
-    const tail = Object.entries(rest)
-      .map(([k, v]) => `${JSON.stringify(k)}: ${printableJson(v)}`)
-      .join(",\n");
-    process.stdout.write(`\n],\n${tail}\n}\n`);
+  end(): void {
+    process.stdout.write("\n]\n}\n");
   }
 }
 

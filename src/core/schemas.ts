@@ -103,6 +103,30 @@ export const Manifest = z.object({
   arm_labels: z.record(z.string(), z.string()).nullable().optional(),
   agent_pid: z.number().int().nullable(),
   last_event_at: z.iso.datetime({ precision: 3 }).nullable().optional(),
+  // What `tapedeck list` shows without reading events (src/core/manifest-counters.ts).
+  title: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("the first prompt as recorded (redacted, bounded), one line"),
+  counts_by_kind: z.record(z.string(), count).optional(),
+  tokens: z
+    .object({
+      input_tokens: count,
+      output_tokens: count,
+      cache_read_input_tokens: count,
+      cache_creation_input_tokens: count,
+    })
+    .optional()
+    .describe("sums over the session's turn_usage events"),
+  failure: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("the error of the first failed turn (Claude's StopFailure)"),
+  subagent_prompt_count: count
+    .optional()
+    .describe("user_prompt events of subagents, not turns of the session"),
   limits: z
     .object({
       max_string_bytes: count,

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { NormalizedEvent } from "../../src/core/event.ts";
+import { Manifest } from "../../src/core/schemas.ts";
 import { recordEvents } from "../../src/core/store.ts";
 import { summarizeManifest } from "../../src/viewer/timeline.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
@@ -51,6 +52,8 @@ describe("the manifest's list counters", () => {
     expect(m.failure).toBe("overloaded_error");
     expect(m.counts_by_kind).toMatchObject({ user_prompt: 3 });
     expect(summarizeManifest(m)).toMatchObject({ turns: 2, tool_errors: 1, failed: true });
+    // The published schema (schemas/manifest.v1.schema.json) allows no other keys: the counters are in it.
+    expect(() => Manifest.strict().parse(m)).not.toThrow();
   });
 
   it("sum the tokens of every writer, however close together they commit", () => {

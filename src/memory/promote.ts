@@ -172,8 +172,12 @@ interface Pass {
 
 /** One streamed pass: events in archive order through the item builder. */
 function runPass(p: Pass): ReturnType<typeof scanArchive> & { selected: number } {
+  return unsafeAsCliError(() => buildPass(p));
+}
+
+function unsafeAsCliError<T>(fn: () => T): T {
   try {
-    return buildPass(p);
+    return fn();
   } catch (error) {
     // events.jsonl replaced by a symlink, a FIFO or a directory: refused, never followed.
     if (error instanceof UnsafePathError) throw new CliError(`${error.message}; refusing to read it`);
@@ -251,7 +255,7 @@ export function planPromotion(ref: SessionRef, sel: Selection, opts: PassOptions
   plan.events_selected = scan.selected;
   plan.lines_skipped = scan.skipped;
   if (plan.items > 0) {
-    const sha256 = sha256Prefix(eventsFile(ref.dir), lastEnd);
+    const sha256 = unsafeAsCliError(() => sha256Prefix(eventsFile(ref.dir), lastEnd));
     if (sha256 === undefined) throw new CliError("the session's events.jsonl shrank while it was read");
     plan.archive = { sha256, bytes: lastEnd };
     for (const item of plan.preview) {

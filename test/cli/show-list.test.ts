@@ -245,6 +245,56 @@ describe("show", () => {
   });
 });
 
+describe("show --follow, stopped", () => {
+  it("Ctrl-C prints the turn in progress and exits 130", async () => {
+    const { root, home } = installed();
+    const s = { session_id: "live2" };
+    hook(root, home, { ...s, hook_event_name: "SessionStart", source: "startup" });
+    hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p1", prompt: "still going" });
+    const child = spawn(process.execPath, [CLI, "show", "live2", "--follow", "--project", root], {
+      env: env(home),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    for (let i = 0; i < 200 && !out.includes("Session live2"); i += 1)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(out).not.toContain("still going");
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(out).toContain("still going");
+    expect(out).toContain("1 turn · 0 tool calls");
+  });
+});
+
+describe("show with hostile recorded text", () => {
+  it("prints escape sequences and bidi controls from the archive as U+FFFD, even on a terminal", () => {
+    const { root, home } = installed();
+    const s = { session_id: "hostile" };
+    hook(root, home, {
+      ...s,
+      hook_event_name: "UserPromptSubmit",
+      prompt_id: "p",
+      prompt: "hi\u001b]0;owned\u0007",
+    });
+    hook(root, home, {
+      ...s,
+      hook_event_name: "PreToolUse",
+      prompt_id: "p",
+      tool_name: "Bash\u001b[2J",
+      tool_input: { command: "echo \u202eabc" },
+      tool_use_id: "t",
+    });
+    const out = cli(["show", "hostile", "--project", root], home).stdout;
+    expect(out).toContain("hi\ufffd");
+    expect(out).toContain("Bash\ufffd");
+    expect(out).not.toMatch(/[\x1b\x07\u202e]/);
+  });
+});
+
 describe("the manifest's counters are what list reads", () => {
   it("are in the manifest, so list reads no event", () => {
     const { root, home } = installed();

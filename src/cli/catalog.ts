@@ -97,6 +97,12 @@ export const CATALOG: readonly CatalogEntry[] = [
     load: () => import("./commands/export.ts"),
   },
   {
+    name: "otel",
+    term: "otel",
+    description: "export recorded sessions as OpenTelemetry traces (GenAI conventions) over OTLP/HTTP",
+    load: () => import("./commands/otel.ts"),
+  },
+  {
     name: "search",
     term: "search [options] <query>",
     description:
@@ -131,8 +137,8 @@ export const CATALOG: readonly CatalogEntry[] = [
   },
   {
     name: "delete",
-    term: "delete [options] <session>",
-    description: "delete a recorded session (asks first)",
+    term: "delete [options] [sessions...]",
+    description: "delete recorded sessions: by name, or --older-than (preview, then asks)",
     load: () => import("./commands/delete.ts"),
   },
   {
@@ -216,6 +222,20 @@ export const CATALOG: readonly CatalogEntry[] = [
     description:
       "run the tapedeck MCP server on stdio (tools record_session and tapedeck_status); `tapedeck install <provider> --mcp` sets it up",
     load: () => import("./commands/mcp.ts"),
+  },
+  {
+    name: "prune",
+    term: "prune [options]",
+    description:
+      "remove old sessions by a retention rule: age, keep-last, provider, status (preview, then asks)",
+    load: () => import("./commands/prune.ts"),
+  },
+  {
+    name: "du",
+    term: "du [options]",
+    description:
+      "disk used by tapedeck: per project, provider and session (archive, spool, index, memory, experiments), largest first",
+    load: () => import("./commands/du.ts"),
   },
 ];
 

@@ -49,6 +49,22 @@ export function setRecording(entry: ProviderConfig, on: boolean): boolean {
   return true;
 }
 
+/** OpenTelemetry export of finished turns (src/otel/, docs/team.md); off unless an endpoint is set. */
+export interface OtelConfig {
+  /** the full OTLP/HTTP traces URL */
+  endpoint?: string;
+  protocol?: "http/protobuf" | "http/json";
+  /** sent with every request (credentials: never printed) */
+  headers?: Record<string, string>;
+  compression?: "gzip" | "none";
+  /** prompts, answers and tool input/output, from the redacted archive (default false) */
+  content?: boolean;
+  /** export after a session ends or goes idle, from the hook server (default true when an endpoint is set) */
+  auto?: boolean;
+  /** an active session with no event for this long counts as over (default 30) */
+  idle_minutes?: number;
+}
+
 export interface ProjectConfig {
   schema_version: 1;
   providers: Record<string, ProviderConfig>;
@@ -59,6 +75,7 @@ export interface ProjectConfig {
     as_of?: string;
     models?: Record<string, { input: number; output: number; cache_read?: number; cache_write?: number }>;
   };
+  otel?: OtelConfig;
 }
 
 export const CONFIG_FILE = "config.json";

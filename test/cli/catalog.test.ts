@@ -45,6 +45,7 @@ describe("the catalog", () => {
       "view",
       "last",
       "export",
+      "otel",
       "search",
       "index",
       "promote",
@@ -63,6 +64,8 @@ describe("the catalog", () => {
       "demo",
       "doctor",
       "mcp",
+      "prune",
+      "du",
     ]);
   });
 

@@ -1,0 +1,173 @@
+// `tapedeck otel export SESSION|--all|--pending`: recorded sessions as OpenTelemetry traces with the GenAI
+// conventions, over OTLP/HTTP to a collector or a trace store (docs/team.md). --dry-run prints the request
+// as OTLP JSON and sends nothing. Headers (credentials) are never printed.
+import type { Command } from "commander";
+import { listSessions, type SessionRef } from "../../core/archive.ts";
+import { readConfig } from "../../core/config.ts";
+import { describeEndpoint, EndpointError, resolveEndpoint } from "../../otel/endpoint.ts";
+import { mapSession, sessionResource } from "../../otel/map.ts";
+import { encodeSpans } from "../../otel/otlp.ts";
+import { exportRefs, resolveRun } from "../../otel/run.ts";
+import { STABILITY_OPT_IN, stabilityMode } from "../../otel/semconv.ts";
+import { CliError, checkProvider, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
+import { withSessionScope } from "../options.ts";
+import { resolveRef } from "../session-arg.ts";
+import { VERSION } from "../version.ts";
+import { parseSince } from "./list.ts";
+
+interface ExportOpts {
+  project?: string;
+  provider?: string;
+  all?: boolean;
+  pending?: boolean;
+  since?: string;
+  endpoint?: string;
+  header: string[];
+  protocol?: string;
+  content?: boolean;
+  dryRun?: boolean;
+  force?: boolean;
+  quiet?: boolean;
+  json?: boolean;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function sessions(project: string, session: string | undefined, opts: ExportOpts): SessionRef[] {
+  const chosen = [session !== undefined, opts.all === true, opts.pending === true].filter(Boolean).length;
+  if (chosen !== 1)
+    throw new CliError("name a SESSION, or pass --all or --pending (one of them)", EXIT.usage);
+  if (session !== undefined) return [resolveRef(project, session, opts.provider)];
+  let refs = listSessions(project, checkProvider(opts.provider));
+  if (opts.since !== undefined) {
+    const since = parseSince(opts.since);
+    refs = refs.filter((r) => Date.parse(r.manifest.started_at) >= since);
+  }
+  // Oldest first: a backend sees a team's sessions in the order they happened.
+  return refs.reverse();
+}
+
+function dryRun(refs: SessionRef[], opts: ExportOpts): void {
+  const content = opts.content === true;
+  const spans = [];
+  const requests = [];
+  for (const ref of refs) {
+    const mapped = mapSession(ref.dir, ref.manifest, { content });
+    const s = mapped.turns.flatMap((t) => t.spans);
+    spans.push(...s);
+    const resource = sessionResource(ref.manifest, { serviceVersion: VERSION });
+    const body = encodeSpans({ resource, scopeVersion: VERSION, spans: s }, "http/json");
+    requests.push(JSON.parse(Buffer.from(body).toString("utf8")));
+  }
+  // One ExportTraceServiceRequest: each session's resourceSpans side by side.
+  const merged = { resourceSpans: requests.flatMap((r) => r.resourceSpans ?? []) };
+  printJson(merged);
+  if (!opts.quiet) note(`dry run: ${spans.length} span(s) from ${refs.length} session(s), nothing sent\n`);
+}
+
+async function exportCommand(session: string | undefined, opts: ExportOpts): Promise<void> {
+  const project = projectFromOption(opts.project);
+  const refs = sessions(project, session, opts);
+  const mode = stabilityMode();
+  if (!opts.quiet && mode.requested.length > 0 && !mode.requested.includes("gen_ai_latest_experimental"))
+    note(
+      `${STABILITY_OPT_IN}: tapedeck emits the latest GenAI conventions only (no older form to switch to)\n`,
+    );
+  if (opts.dryRun) {
+    dryRun(refs, opts);
+    return;
+  }
+  let run: ReturnType<typeof resolveRun>;
+  try {
+    run = resolveRun(project, VERSION, {
+      ...(opts.endpoint !== undefined ? { endpoint: opts.endpoint } : {}),
+      ...(opts.protocol !== undefined ? { protocol: opts.protocol } : {}),
+      headers: opts.header,
+      ...(opts.content !== undefined ? { content: opts.content } : {}),
+    });
+  } catch (e) {
+    if (e instanceof EndpointError) throw new CliError(e.message, EXIT.usage);
+    throw e;
+  }
+  if (!run) {
+    if (opts.pending) return; // nothing configured: the background run has nothing to do
+    throw new CliError(
+      "no endpoint: pass --endpoint URL, set OTEL_EXPORTER_OTLP_ENDPOINT, or add otel.endpoint to .tapedeck/config.json (or --dry-run)",
+      EXIT.usage,
+    );
+  }
+  const progress = opts.quiet || opts.json ? undefined : (line: string) => note(`${line}\n`);
+  if (progress) progress(`exporting ${refs.length} session(s) to ${describeEndpoint(run.endpoint)}`);
+  const results = await exportRefs(run, refs, {
+    ...(opts.force ? { force: true } : {}),
+    ...(progress ? { progress } : {}),
+  });
+  const failed = results.filter((r) => r.error !== null && !r.skipped);
+  const totals = {
+    endpoint: describeEndpoint(run.endpoint),
+    sessions: results.length,
+    turns: results.reduce((n, r) => n + r.turns, 0),
+    spans: results.reduce((n, r) => n + r.spans, 0),
+    requests: results.reduce((n, r) => n + r.requests, 0),
+    bytes: results.reduce((n, r) => n + r.bytes, 0),
+    failed: failed.length,
+  };
+  if (opts.json) printJson({ ...totals, results });
+  else if (!opts.quiet)
+    say(
+      `Exported ${totals.spans} span(s) of ${totals.turns} turn(s) from ${totals.sessions} session(s) to ${totals.endpoint}` +
+        `${failed.length > 0 ? `; ${failed.length} session(s) failed and stay in the backlog (retried by the next run)` : ""}.\n`,
+    );
+  if (failed.length > 0) process.exitCode = EXIT.failed;
+}
+
+export function register(program: Command): void {
+  const otel = program
+    .command("otel")
+    .description("export recorded sessions as OpenTelemetry traces (GenAI conventions) over OTLP/HTTP");
+  withSessionScope(
+    otel
+      .command("export [session]")
+      .description(
+        "send a session's finished turns (or every session's) to an OTLP endpoint; each turn once, same ids every time",
+      ),
+  )
+    .option("--all", "every session of the project")
+    .option(
+      "--pending",
+      "every session with turns not yet exported (what the hook server runs after a session)",
+    )
+    .option(
+      "--since <when>",
+      "with --all: sessions started since a date (2026-11-30) or for a duration (7d, 12h)",
+    )
+    .option(
+      "--endpoint <url>",
+      "the OTLP/HTTP traces URL (default: otel.endpoint, then OTEL_EXPORTER_OTLP_* variables)",
+    )
+    .option(
+      "--header <key=value>",
+      "a request header, repeatable (e.g. Authorization=Basic ...); never printed",
+      collect,
+      [],
+    )
+    .option("--protocol <p>", "http/protobuf (default) or http/json")
+    .option("--content", "include prompts, answers and tool input/output (the redacted archive's text)")
+    .option("--dry-run", "print the spans as OTLP JSON on stdout and send nothing")
+    .option("--force", "retry now even when the last failure asked to wait")
+    .option("--quiet", "no progress or summary")
+    .option("--json", "machine-readable output")
+    .action((session: string | undefined, opts: ExportOpts) => exportCommand(session, opts));
+}
+
+/** For status and doctor: the configured endpoint, described without headers, or why it cannot be used. */
+export function configuredEndpoint(project: string): string | null {
+  try {
+    const e = resolveEndpoint({}, readConfig(project)?.otel, process.env);
+    return e ? describeEndpoint(e) : null;
+  } catch (e) {
+    return e instanceof Error ? `unusable: ${e.message}` : null;
+  }
+}

@@ -1,0 +1,142 @@
+// Where and how spans are sent: the command's flags over the `otel` block of .tapedeck/config.json over the
+// standard OTEL_EXPORTER_OTLP_* variables (the signal-specific TRACES_ ones first, as the spec orders them).
+// Header values hold credentials (Langfuse's Basic auth, an API key): they are sent, never printed.
+import type { OtelConfig } from "../core/config.ts";
+import { PROTOCOLS, type Protocol } from "./otlp.ts";
+
+export interface Endpoint {
+  /** the full traces URL */
+  url: string;
+  protocol: Protocol;
+  headers: Record<string, string>;
+  gzip: boolean;
+  timeoutMs: number;
+}
+
+export class EndpointError extends Error {
+  override name = "EndpointError";
+}
+
+type Env = Record<string, string | undefined>;
+
+export interface EndpointFlags {
+  endpoint?: string;
+  protocol?: string;
+  headers?: string[];
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+function pick(env: Env, name: string): string | undefined {
+  const v = env[`OTEL_EXPORTER_OTLP_TRACES_${name}`] ?? env[`OTEL_EXPORTER_OTLP_${name}`];
+  return v === undefined || v.trim() === "" ? undefined : v.trim();
+}
+
+/** `k=v,k2=v2` as the spec writes OTEL_EXPORTER_OTLP_HEADERS (values percent-encoded). */
+export function parseHeaderList(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of text.split(",")) {
+    const eq = part.indexOf("=");
+    if (eq <= 0) continue;
+    const key = part.slice(0, eq).trim();
+    let value = part.slice(eq + 1).trim();
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      // not percent-encoded: kept as written
+    }
+    if (key) out[key.toLowerCase()] = value;
+  }
+  return out;
+}
+
+/** `--header K=V`: the value is taken as written (an `=` inside it stays). */
+export function parseHeaderFlag(flag: string): [string, string] {
+  const eq = flag.indexOf("=");
+  if (eq <= 0) throw new EndpointError(`--header takes KEY=VALUE (got a value without "=")`);
+  const key = flag.slice(0, eq).trim();
+  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key))
+    throw new EndpointError("--header: the key is not a header name");
+  return [key.toLowerCase(), flag.slice(eq + 1)];
+}
+
+function parseProtocol(v: string | undefined): Protocol {
+  const p = v ?? "http/protobuf";
+  if (p === "grpc")
+    throw new EndpointError(
+      "protocol grpc is not supported (Langfuse ingests OTLP over HTTP only): use http/protobuf or http/json",
+    );
+  if (!(PROTOCOLS as readonly string[]).includes(p))
+    throw new EndpointError(`unknown protocol "${p}" (${PROTOCOLS.join(", ")})`);
+  return p as Protocol;
+}
+
+/** Langfuse's OTLP endpoint lags up to ten minutes without this header; it costs nothing elsewhere. */
+function langfuseHeaders(url: string, headers: Record<string, string>): void {
+  if (/\/api\/public\/otel(\/|$)/.test(new URL(url).pathname) && !headers["x-langfuse-ingestion-version"])
+    headers["x-langfuse-ingestion-version"] = "4";
+}
+
+/** The endpoint to send to, or undefined when nothing names one. */
+export function resolveEndpoint(
+  flags: EndpointFlags,
+  config: OtelConfig | undefined,
+  env: Env,
+): Endpoint | undefined {
+  let url: string | undefined = flags.endpoint ?? config?.endpoint;
+  let signalPath = false;
+  if (url === undefined) {
+    const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+    const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+    // The spec: the TRACES_ variable is the full URL; the generic one is a base that /v1/traces is added to.
+    if (traces) url = traces;
+    else if (base) {
+      url = base;
+      signalPath = true;
+    }
+  }
+  if (url === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new EndpointError("the endpoint is not a URL");
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new EndpointError("the endpoint must be an http:// or https:// URL");
+  if (parsed.username || parsed.password)
+    throw new EndpointError(
+      "the endpoint holds credentials: pass them as a header (--header Authorization=...)",
+    );
+  if (signalPath) parsed.pathname = `${parsed.pathname.replace(/\/+$/, "")}/v1/traces`;
+  const headers: Record<string, string> = {
+    ...parseHeaderList(pick(env, "HEADERS") ?? ""),
+    ...lower(config?.headers ?? {}),
+  };
+  for (const h of flags.headers ?? []) {
+    const [k, v] = parseHeaderFlag(h);
+    headers[k] = v;
+  }
+  const href = parsed.toString();
+  langfuseHeaders(href, headers);
+  const timeout = Number(pick(env, "TIMEOUT"));
+  return {
+    url: href,
+    protocol: parseProtocol(flags.protocol ?? config?.protocol ?? pick(env, "PROTOCOL")),
+    headers,
+    gzip: (config?.compression ?? pick(env, "COMPRESSION")) === "gzip",
+    timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS,
+  };
+}
+
+function lower(h: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (typeof v === "string") out[k.toLowerCase()] = v;
+  return out;
+}
+
+/** The endpoint as it may be shown: origin and path, never a header, a query string or userinfo. */
+export function describeEndpoint(e: Pick<Endpoint, "url" | "protocol">): string {
+  const u = new URL(e.url);
+  return `${u.origin}${u.pathname} (${e.protocol})`;
+}

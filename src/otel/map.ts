@@ -1,0 +1,157 @@
+// A recorded session as OpenTelemetry traces: one trace per turn (see turn-spans.ts for the spans of one).
+// Events are folded in archive order from a byte offset (the export watermark), and each turn is handed out
+// with the byte range it came from and whether it is closed: a turn closes when the next user prompt opens
+// another, when a session_end follows it, or when the session is over (finished, or idle past the limit).
+// Only closed turns are exported, so an exported turn never grows afterwards.
+import { readJsonOrUndefined } from "../core/fsutil.ts";
+import type { Manifest } from "../core/schemas.ts";
+import type { Attributes, MappedTurn } from "./model.ts";
+import { type ArchiveEvent, readArchive } from "./read.ts";
+import { ATTR } from "./semconv.ts";
+import { type SessionFacts, TurnMapper } from "./turn-spans.ts";
+
+export interface MapOptions {
+  /** byte offset to start at: 0 or a turn boundary a previous export ended at */
+  fromOffset?: number;
+  /** turns already exported before fromOffset (numbers the turns) */
+  turnsBefore?: number;
+  /** prompts, answers, tool input and output as operation-details events (the redacted archive's text) */
+  content?: boolean;
+  /** an active session whose last event is older than this is treated as over (default 30 minutes) */
+  idleMs?: number;
+  now?: number;
+}
+
+export interface SessionMapping {
+  sessionId: string;
+  provider: string;
+  turns: MappedTurn[];
+  /** just past the last complete line read */
+  endOffset: number;
+}
+
+export const DEFAULT_IDLE_MS = 30 * 60 * 1000;
+const MAX_MANIFEST_BYTES = 1024 * 1024;
+
+export function readManifest(sessionDir: string): Manifest | undefined {
+  const m = readJsonOrUndefined<Manifest>(`${sessionDir}/manifest.json`, MAX_MANIFEST_BYTES);
+  return m && m.schema_version === 1 && typeof m.session_id === "string" ? m : undefined;
+}
+
+/** Attributes every span of the session carries: who it is, and for a replay or experiment run, its arm. */
+export function sessionAttributes(m: Manifest): Attributes {
+  const conversationId = m.provider_session_id ?? m.session_id;
+  const out: Attributes = {
+    [ATTR.conversationId]: conversationId,
+    [ATTR.sessionId]: conversationId,
+    "tapedeck.session.id": m.session_id,
+    "tapedeck.provider": m.provider,
+    "tapedeck.run.type": m.run_type ?? "recorded",
+  };
+  if (m.replay_of_session_id) {
+    out[ATTR.sessionPreviousId] = m.replay_of_session_id;
+    out["tapedeck.baseline.session.id"] = m.replay_of_session_id;
+  }
+  if (m.arm) out["tapedeck.arm.name"] = m.arm;
+  if (m.experiment_id) out["tapedeck.experiment.id"] = m.experiment_id;
+  if (m.native_memory) out["tapedeck.arm.native_memory"] = m.native_memory;
+  if (m.retrieval) out["tapedeck.arm.retrieval"] = m.retrieval;
+  return out;
+}
+
+/** Resource attributes of a session: the service and the repository revision it ran on. */
+export function sessionResource(
+  m: Manifest,
+  extra: { serviceVersion: string; repositoryUrl?: string | null },
+): Attributes {
+  const out: Attributes = { "service.name": "tapedeck", "service.version": extra.serviceVersion };
+  if (m.repository_revision) out["vcs.ref.head.revision"] = m.repository_revision;
+  if (m.repository_branch) out["vcs.ref.head.name"] = m.repository_branch;
+  if (extra.repositoryUrl) out["vcs.repository.url.full"] = extra.repositoryUrl;
+  return out;
+}
+
+interface Group {
+  first: ArchiveEvent;
+  prompt?: ArchiveEvent;
+  events: ArchiveEvent[];
+  /** only session starts (and other marks) so far: a prompt that comes next joins it */
+  onlyMarks: boolean;
+}
+
+const MARK_KINDS = new Set(["session_start", "provider_event"]);
+const CONTENT_KINDS = new Set([
+  "user_prompt",
+  "tool_call",
+  "tool_result",
+  "tool_error",
+  "turn_usage",
+  "subagent_start",
+  "assistant_message",
+]);
+
+/** Maps a session's turns from `fromOffset`. */
+export function mapSession(sessionDir: string, manifest: Manifest, options: MapOptions = {}): SessionMapping {
+  const facts: SessionFacts = {
+    sessionId: manifest.session_id,
+    provider: manifest.provider,
+    conversationId: manifest.provider_session_id ?? manifest.session_id,
+    common: sessionAttributes(manifest),
+  };
+  const turns: MappedTurn[] = [];
+  const seenMessages = new Set<string>();
+  let index = options.turnsBefore ?? 0;
+  let group: Group | undefined;
+
+  const flush = (endOffset: number, closed: boolean) => {
+    if (!group) return;
+    const g = group;
+    group = undefined;
+    if (!g.events.some((e) => CONTENT_KINDS.has(e.kind))) {
+      // Starts and ends with nothing between (a resume that was closed at once): no trace, only the range.
+      turns.push({ traceId: "", firstOffset: g.first.offset, endOffset, closed, spans: [] });
+      return;
+    }
+    index += 1;
+    const mapper = new TurnMapper(
+      facts,
+      g.first,
+      g.prompt,
+      { content: options.content === true, index },
+      seenMessages,
+    );
+    for (const e of g.events) mapper.add(e);
+    turns.push({
+      traceId: mapper.id,
+      firstOffset: g.first.offset,
+      endOffset,
+      closed,
+      spans: mapper.finish(),
+    });
+  };
+
+  const endOffset = readArchive(sessionDir, options.fromOffset ?? 0, (e) => {
+    const opensTurn = e.kind === "user_prompt" && !e.agentId;
+    if (opensTurn && group && !group.onlyMarks) flush(e.offset, true);
+    group ??= { first: e, events: [], onlyMarks: true };
+    group.events.push(e);
+    if (opensTurn) group.prompt ??= e;
+    if (!MARK_KINDS.has(e.kind)) group.onlyMarks = false;
+    if (e.kind === "session_end" && !e.agentId) flush(e.end, true);
+  });
+  if (group) flush(endOffset, sessionOver(manifest, options));
+  return {
+    sessionId: manifest.session_id,
+    provider: manifest.provider,
+    turns,
+    endOffset,
+  };
+}
+
+/** Finished, or active with nothing recorded for longer than the idle limit. */
+export function sessionOver(m: Manifest, options: Pick<MapOptions, "idleMs" | "now"> = {}): boolean {
+  if (m.status !== "active") return true;
+  const last = Date.parse(m.last_event_at ?? m.started_at);
+  const now = options.now ?? Date.now();
+  return Number.isFinite(last) && now - last > (options.idleMs ?? DEFAULT_IDLE_MS);
+}

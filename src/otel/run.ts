@@ -1,0 +1,94 @@
+// Export runs shared by `tapedeck otel export` and the background export the hook server starts: which
+// sessions, with which endpoint and resource, one at a time, progress on stderr.
+import { execFileSync } from "node:child_process";
+import type { SessionRef } from "../core/archive.ts";
+import { readConfig } from "../core/config.ts";
+import type { Manifest } from "../core/schemas.ts";
+import { type Endpoint, type EndpointFlags, resolveEndpoint } from "./endpoint.ts";
+import { DEFAULT_IDLE_MS, sessionResource } from "./map.ts";
+import type { RetryPolicy } from "./send.ts";
+import { type ExportContext, exportSession, type SessionExport } from "./spool.ts";
+
+/** The origin's URL without userinfo or query (a token in a clone URL must not become an attribute). */
+export function cleanRepositoryUrl(url: string): string | null {
+  const trimmed = url.trim();
+  if (trimmed === "") return null;
+  try {
+    const u = new URL(trimmed);
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    u.hash = "";
+    return u.toString();
+  } catch {
+    // scp-like `git@host:org/repo.git`: no password can be in it, but a `user:secret@` prefix can.
+    const scp = /^(?:[^@/\s]+@)?([A-Za-z0-9.-]+):([^\s]+)$/.exec(trimmed);
+    return scp ? `${scp[1]}:${scp[2]}` : null;
+  }
+}
+
+function repositoryUrl(projectRoot: string): string | null {
+  try {
+    const out = execFileSync("git", ["-C", projectRoot, "config", "--get", "remote.origin.url"], {
+      encoding: "utf8",
+      timeout: 2000,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    return cleanRepositoryUrl(out);
+  } catch {
+    return null;
+  }
+}
+
+export interface RunOptions extends EndpointFlags {
+  content?: boolean;
+  force?: boolean;
+  retry?: RetryPolicy;
+}
+
+export interface ResolvedRun {
+  endpoint: Endpoint;
+  context: ExportContext;
+}
+
+export function resolveRun(
+  projectRoot: string,
+  serviceVersion: string,
+  opts: RunOptions,
+  env: Record<string, string | undefined> = process.env,
+): ResolvedRun | undefined {
+  const config = readConfig(projectRoot)?.otel;
+  const endpoint = resolveEndpoint(opts, config, env);
+  if (!endpoint) return undefined;
+  let repo: string | null | undefined;
+  const idle = config?.idle_minutes;
+  const context: ExportContext = {
+    projectRoot,
+    endpoint,
+    scopeVersion: serviceVersion,
+    content: opts.content ?? config?.content === true,
+    idleMs: typeof idle === "number" && idle > 0 ? idle * 60_000 : DEFAULT_IDLE_MS,
+    resource: (m: Manifest) => {
+      repo ??= repositoryUrl(m.project_root || projectRoot);
+      return sessionResource(m, { serviceVersion, repositoryUrl: repo });
+    },
+    ...(opts.retry ? { retry: opts.retry } : {}),
+  };
+  return { endpoint, context };
+}
+
+export async function exportRefs(
+  run: ResolvedRun,
+  refs: SessionRef[],
+  opts: { force?: boolean; progress?: (line: string) => void } = {},
+): Promise<SessionExport[]> {
+  const out: SessionExport[] = [];
+  for (const ref of refs) {
+    const r = await exportSession(run.context, ref.dir, ref.manifest, opts.force ? { force: true } : {});
+    out.push(r);
+    opts.progress?.(
+      `${ref.manifest.session_id}: ${r.turns} turn(s), ${r.spans} span(s)${r.error ? `; ${r.error}` : ""}${r.skipped ? ` (${r.skipped})` : ""}`,
+    );
+  }
+  return out;
+}

@@ -1,0 +1,483 @@
+// One turn's archive events as GenAI spans: an `invoke_agent` root opened by the user prompt, a `chat {model}`
+// child per model response (from turn_usage), an `execute_tool {tool}` child per tool call closed by its
+// result or error, subagents as nested `invoke_agent` under the call that spawned them, and session starts,
+// ends and compactions as span events. Only named, content-free fields become attributes; prompts, answers
+// and tool input/output go out only with the content opt-in, from the (already redacted) archive text.
+
+import type { Attributes, Span } from "./model.ts";
+import { spanIdFor, traceIdFor } from "./model.ts";
+import type { ArchiveEvent } from "./read.ts";
+import { AGENT_NAME, ATTR, EVENT, OPERATION, PROVIDER_NAME } from "./semconv.ts";
+import { addUsage, fillUsage, type GenAiUsage, normalizeUsage } from "./usage.ts";
+
+export interface SessionFacts {
+  /** the archive's session id (`claude:<uuid>`) */
+  sessionId: string;
+  provider: string;
+  /** the client's own id: what its native telemetry calls session.id */
+  conversationId: string;
+  /** attributes every span carries (conversation, session, run and arm) */
+  common: Attributes;
+  /** the session's model when its events name one (Codex's SessionStart does) */
+  model?: string;
+}
+
+export interface TurnOptions {
+  content: boolean;
+  /** turn number over the session, 1-based */
+  index: number;
+}
+
+/** The tool names that start a subagent: Claude's Agent (Task before 2.1), Codex's spawn_agent. */
+const SPAWNERS = /^(agent|task|spawn_agent)$/i;
+/** A text field sent with the content opt-in is cut here: the archive bounds strings at 16 KB already. */
+const MAX_CONTENT_CHARS = 16 * 1024;
+
+interface ToolState {
+  span: Span;
+  name: string;
+  toolUseId?: string;
+  agentId?: string;
+  done: boolean;
+  spawned: number;
+}
+
+interface Scope {
+  span: Span;
+  /** the time of the scope's latest event: where its next chat span starts */
+  lastMs: number;
+  prompt?: string;
+  answer?: string;
+  /** Gemini hook records waiting for the chat file's cache and reasoning counts, in order */
+  geminiChats: Array<{ span: Span; usage: GenAiUsage }>;
+  usage: GenAiUsage;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+function clip(text: string): string {
+  return text.length > MAX_CONTENT_CHARS ? text.slice(0, MAX_CONTENT_CHARS) : text;
+}
+
+function json(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/** The text a tool returned: stdout and stderr, text blocks, or the JSON of whatever else it is. */
+function resultText(response: unknown): string {
+  if (response === undefined || response === null) return "";
+  if (typeof response === "string") return response;
+  const r = response as Record<string, unknown>;
+  if (typeof r.stdout === "string" || typeof r.stderr === "string") {
+    return [r.stdout, r.stderr].filter((s) => typeof s === "string" && s !== "").join("\n");
+  }
+  if (Array.isArray(r.content)) {
+    const texts = r.content.map((b) =>
+      b && typeof b === "object" ? (b as { text?: unknown }).text : undefined,
+    );
+    if (texts.every((t) => typeof t === "string")) return texts.join("\n");
+  }
+  return json(response);
+}
+
+function usageAttrs(u: GenAiUsage): Attributes {
+  const out: Attributes = {};
+  if (u.input !== undefined) out[ATTR.inputTokens] = u.input;
+  if (u.output !== undefined) out[ATTR.outputTokens] = u.output;
+  if (u.cacheRead !== undefined) out[ATTR.cacheReadTokens] = u.cacheRead;
+  if (u.cacheCreation !== undefined) out[ATTR.cacheCreationTokens] = u.cacheCreation;
+  if (u.reasoning !== undefined) out[ATTR.reasoningTokens] = u.reasoning;
+  return out;
+}
+
+function bumpCount(span: Span, key: string, n: number): void {
+  if (n <= 0) return;
+  span.attributes[key] = ((span.attributes[key] as number | undefined) ?? 0) + n;
+}
+
+export class TurnMapper {
+  private readonly spans: Span[] = [];
+  private readonly root: Scope;
+  private readonly agents = new Map<string, Scope>();
+  private readonly tools: ToolState[] = [];
+  private readonly byToolUseId = new Map<string, ToolState>();
+  private readonly traceId: string;
+  private endMs: number;
+  private redactions = 0;
+  private truncations = 0;
+  private model: string | undefined;
+
+  constructor(
+    private readonly facts: SessionFacts,
+    first: ArchiveEvent,
+    prompt: ArchiveEvent | undefined,
+    private readonly options: TurnOptions,
+    /** message ids already exported: the transcript and the proxy can report the same response */
+    private readonly seenMessages: Set<string>,
+  ) {
+    const opener = prompt ?? first;
+    this.traceId = traceIdFor(facts.sessionId, opener.turnId ?? opener.eventId);
+    this.endMs = first.timeMs;
+    this.model = facts.model ?? str(prompt?.payload.model);
+    const agentName = AGENT_NAME[facts.provider] ?? facts.provider;
+    const span = this.newSpan(opener.eventId, undefined, `${OPERATION.invokeAgent} ${agentName}`, "internal");
+    span.startMs = first.timeMs;
+    Object.assign(span.attributes, {
+      [ATTR.operationName]: OPERATION.invokeAgent,
+      [ATTR.agentName]: agentName,
+      [ATTR.agentId]: facts.conversationId,
+      "tapedeck.turn.index": options.index,
+    });
+    if (opener.turnId) span.attributes["tapedeck.turn.id"] = opener.turnId;
+    this.root = { span, lastMs: first.timeMs, geminiChats: [], usage: {} };
+  }
+
+  get id(): string {
+    return this.traceId;
+  }
+
+  private newSpan(eventId: string, parent: Span | undefined, name: string, kind: Span["kind"]): Span {
+    const span: Span = {
+      traceId: this.traceId,
+      spanId: spanIdFor(this.facts.sessionId, eventId),
+      ...(parent ? { parentSpanId: parent.spanId } : {}),
+      name,
+      kind,
+      startMs: Number.NaN,
+      endMs: Number.NaN,
+      attributes: {
+        ...this.facts.common,
+        [ATTR.providerName]: PROVIDER_NAME[this.facts.provider] ?? this.facts.provider,
+        "tapedeck.event.id": eventId,
+      },
+      events: [],
+      status: { code: "unset" },
+    };
+    this.spans.push(span);
+    return span;
+  }
+
+  private scopeOf(e: ArchiveEvent): Scope {
+    return (e.agentId ? this.agents.get(e.agentId) : undefined) ?? this.root;
+  }
+
+  add(e: ArchiveEvent): void {
+    if (Number.isFinite(e.timeMs)) this.endMs = Math.max(this.endMs, e.timeMs);
+    this.redactions += e.redactions;
+    this.truncations += e.truncations;
+    const target = this.dispatch(e);
+    bumpCount(target, "tapedeck.redaction.count", e.redactions);
+    bumpCount(target, "tapedeck.truncation.count", e.truncations);
+    const scope = this.scopeOf(e);
+    if (Number.isFinite(e.timeMs)) scope.lastMs = e.timeMs;
+  }
+
+  /** Maps one event; returns the span it went into (for its redaction counts). */
+  private dispatch(e: ArchiveEvent): Span {
+    switch (e.kind) {
+      case "user_prompt":
+        return this.prompt(e);
+      case "tool_call":
+        return this.toolCall(e);
+      case "tool_result":
+      case "tool_error":
+        return this.toolResult(e);
+      case "subagent_start":
+        return this.subagentStart(e);
+      case "subagent_stop":
+        return this.subagentStop(e);
+      case "turn_usage":
+        return this.usage(e);
+      case "assistant_message":
+        return this.answer(e);
+      default:
+        return this.mark(e);
+    }
+  }
+
+  private prompt(e: ArchiveEvent): Span {
+    const scope = this.scopeOf(e);
+    const text = str(e.payload.prompt);
+    if (text !== undefined) scope.prompt = scope.prompt === undefined ? text : `${scope.prompt}\n\n${text}`;
+    if (scope === this.root && Number.isFinite(e.timeMs) && !(this.root.span.startMs <= e.timeMs))
+      this.root.span.startMs = e.timeMs;
+    return scope.span;
+  }
+
+  private answer(e: ArchiveEvent): Span {
+    const scope = this.scopeOf(e);
+    const text = str(e.payload.text) ?? str(e.payload.last_assistant_message);
+    // Several messages in one turn (Codex, Gemini): the answer is all of them, in order.
+    if (text !== undefined) scope.answer = scope.answer === undefined ? text : `${scope.answer}\n\n${text}`;
+    return scope.span;
+  }
+
+  private toolCall(e: ArchiveEvent): Span {
+    const scope = this.scopeOf(e);
+    const name = str(e.payload.tool_name) ?? "tool";
+    const span = this.newSpan(e.eventId, scope.span, `${OPERATION.executeTool} ${name}`, "internal");
+    span.startMs = e.timeMs;
+    span.endMs = e.timeMs;
+    const toolUseId = str(e.payload.tool_use_id);
+    Object.assign(span.attributes, {
+      [ATTR.operationName]: OPERATION.executeTool,
+      [ATTR.toolName]: name,
+      [ATTR.toolType]: "function",
+      ...(toolUseId ? { [ATTR.toolCallId]: toolUseId } : {}),
+    });
+    const tool: ToolState = {
+      span,
+      name,
+      ...(toolUseId ? { toolUseId } : {}),
+      ...(e.agentId ? { agentId: e.agentId } : {}),
+      done: false,
+      spawned: 0,
+    };
+    this.tools.push(tool);
+    if (toolUseId) this.byToolUseId.set(toolUseId, tool);
+    if (this.options.content && e.payload.tool_input !== undefined) {
+      span.events.push({
+        name: EVENT.operationDetails,
+        timeMs: e.timeMs,
+        attributes: { [ATTR.toolArguments]: clip(json(e.payload.tool_input)) },
+      });
+    }
+    return span;
+  }
+
+  /** A result's call: by tool_use_id, else the oldest open call of the same tool and agent (Gemini names no id). */
+  private findTool(e: ArchiveEvent): ToolState | undefined {
+    const id = str(e.payload.tool_use_id);
+    if (id) return this.byToolUseId.get(id);
+    const name = str(e.payload.tool_name);
+    return this.tools.find((t) => !t.done && !t.toolUseId && t.name === name && t.agentId === e.agentId);
+  }
+
+  private toolResult(e: ArchiveEvent): Span {
+    const p = e.payload;
+    const failed = e.kind === "tool_error" || p.success === false;
+    let tool = this.findTool(e);
+    if (!tool) {
+      // A result whose call was not recorded: the span starts its stated duration before the result.
+      const span = this.toolCall({ ...e, kind: "tool_call" });
+      tool = this.tools.at(-1)!;
+      const duration = typeof p.duration_ms === "number" && p.duration_ms >= 0 ? p.duration_ms : 0;
+      span.startMs = e.timeMs - duration;
+      span.events = [];
+    }
+    const span = tool.span;
+    const exit = typeof p.exit_code === "number" && Number.isInteger(p.exit_code) ? p.exit_code : undefined;
+    if (exit !== undefined) span.attributes["tapedeck.tool.exit_code"] = exit;
+    if (failed) {
+      span.status = { code: "error" };
+      span.attributes[ATTR.errorType] = e.kind === "tool_error" ? "tool_error" : "tool_failed";
+    }
+    // A second report of a finished call (Codex: the rollout's exit code after PostToolUse) only adds facts.
+    if (tool.done) return span;
+    tool.done = true;
+    if (Number.isFinite(e.timeMs)) span.endMs = Math.max(span.startMs, e.timeMs);
+    if (this.options.content) {
+      const text = resultText(e.kind === "tool_error" ? (p.error ?? p.tool_response) : p.tool_response);
+      span.events.push({
+        name: EVENT.operationDetails,
+        timeMs: e.timeMs,
+        attributes: { [ATTR.toolResult]: clip(text) },
+      });
+    }
+    return span;
+  }
+
+  /**
+   * The call that spawned a subagent: the latest spawner without a result; else the latest spawner with no
+   * agent yet (Codex's spawn_agent returns before the child's SubagentStart fires); else the latest open call.
+   */
+  private spawner(): ToolState | undefined {
+    const latest = (pred: (t: ToolState) => boolean) => {
+      for (let i = this.tools.length - 1; i >= 0; i -= 1) if (pred(this.tools[i]!)) return this.tools[i];
+      return undefined;
+    };
+    return (
+      latest((t) => SPAWNERS.test(t.name) && !t.done) ??
+      latest((t) => SPAWNERS.test(t.name) && t.spawned === 0) ??
+      latest((t) => !t.done)
+    );
+  }
+
+  private subagentStart(e: ArchiveEvent): Span {
+    const id = e.agentId ?? str(e.payload.agent_id) ?? e.eventId;
+    const parentTool = this.spawner();
+    if (parentTool) parentTool.spawned += 1;
+    const parent = parentTool?.span ?? this.root.span;
+    const type = str(e.payload.agent_type);
+    const span = this.newSpan(
+      e.eventId,
+      parent,
+      `${OPERATION.invokeAgent} ${type ?? "subagent"}`,
+      "internal",
+    );
+    span.startMs = e.timeMs;
+    span.endMs = e.timeMs;
+    Object.assign(span.attributes, {
+      [ATTR.operationName]: OPERATION.invokeAgent,
+      [ATTR.agentId]: id,
+      [ATTR.agentName]: type ?? "subagent",
+    });
+    const scope: Scope = { span, lastMs: e.timeMs, geminiChats: [], usage: {} };
+    if (parentTool && this.options.content) {
+      const input = parentTool.span.events.find((ev) => ev.attributes[ATTR.toolArguments] !== undefined);
+      // Claude's Agent call carries the task; Codex's child thread records its own prompt.
+      const task = input ? str(safeParse(input.attributes[ATTR.toolArguments])?.prompt) : undefined;
+      if (task) scope.prompt = task;
+    }
+    this.agents.set(id, scope);
+    return span;
+  }
+
+  private subagentStop(e: ArchiveEvent): Span {
+    const id = e.agentId ?? str(e.payload.agent_id);
+    const scope = id ? this.agents.get(id) : undefined;
+    if (!scope) return this.mark(e);
+    if (Number.isFinite(e.timeMs)) scope.span.endMs = Math.max(scope.span.startMs, e.timeMs);
+    const text = str(e.payload.last_assistant_message);
+    if (text) scope.answer = text;
+    scope.span.attributes["tapedeck.agent.stopped"] = true;
+    return scope.span;
+  }
+
+  private usage(e: ArchiveEvent): Span {
+    const scope = this.scopeOf(e);
+    const u = e.usage;
+    if (!u) return scope.span;
+    const messageId = str(u.message_id);
+    if (messageId) {
+      if (this.seenMessages.has(messageId)) return scope.span;
+      this.seenMessages.add(messageId);
+    }
+    const usage = normalizeUsage(this.facts.provider, u);
+    if (u.source === "gemini-chat") {
+      // The chat file's record of a response the hooks already reported: its counts fill that span's gaps.
+      const pending = scope.geminiChats.shift();
+      if (pending) {
+        const before = { ...pending.usage };
+        fillUsage(pending.usage, usage);
+        Object.assign(pending.span.attributes, usageAttrs(pending.usage));
+        const added: GenAiUsage = {};
+        for (const k of Object.keys(pending.usage) as Array<keyof GenAiUsage>)
+          if (before[k] === undefined) added[k] = pending.usage[k];
+        this.addToScopes(scope, added);
+        return pending.span;
+      }
+    }
+    const model = str(u.model) ?? str(e.payload.model) ?? this.model ?? "unknown";
+    this.model ??= model;
+    const span = this.newSpan(e.eventId, scope.span, `${OPERATION.chat} ${model}`, "client");
+    span.startMs = Math.min(scope.lastMs, e.timeMs);
+    span.endMs = e.timeMs;
+    const responseId = messageId ?? str(e.payload.response_id);
+    const finish = str(e.payload.finish_reason);
+    Object.assign(span.attributes, {
+      [ATTR.operationName]: OPERATION.chat,
+      [ATTR.requestModel]: model,
+      [ATTR.responseModel]: model,
+      ...(responseId ? { [ATTR.responseId]: responseId } : {}),
+      ...(finish ? { [ATTR.finishReasons]: [finish.toLowerCase()] } : {}),
+      ...usageAttrs(usage),
+      "tapedeck.usage.source": str(u.source) ?? "unknown",
+    });
+    if (u.source === "gemini-hook") scope.geminiChats.push({ span, usage });
+    this.addToScopes(scope, usage);
+    return span;
+  }
+
+  /** A response's usage counts for its agent and for the turn's root. */
+  private addToScopes(scope: Scope, usage: GenAiUsage): void {
+    addUsage(scope.usage, usage);
+    if (scope !== this.root) addUsage(this.root.usage, usage);
+  }
+
+  private mark(e: ArchiveEvent): Span {
+    const scope = this.scopeOf(e);
+    const p = e.payload;
+    const at = e.timeMs;
+    if (e.kind === "session_start") {
+      scope.span.events.push({
+        name: "tapedeck.session.start",
+        timeMs: at,
+        attributes: str(p.source) ? { "tapedeck.session.source": str(p.source)! } : {},
+      });
+      this.model ??= str(p.model);
+    } else if (e.kind === "session_end") {
+      scope.span.events.push({
+        name: "tapedeck.session.end",
+        timeMs: at,
+        attributes: str(p.reason) ? { "tapedeck.session.end_reason": str(p.reason)! } : {},
+      });
+    } else if (e.kind === "compaction") {
+      const attrs: Attributes = {};
+      if (str(p.trigger)) attrs["tapedeck.compaction.trigger"] = str(p.trigger)!;
+      if (str(p.phase)) attrs["tapedeck.compaction.phase"] = str(p.phase)!;
+      scope.span.events.push({ name: "tapedeck.compaction", timeMs: at, attributes: attrs });
+    } else if (p.failure === true) {
+      this.root.span.status = { code: "error" };
+      this.root.span.attributes[ATTR.errorType] = "turn_failed";
+      scope.span.events.push({ name: "tapedeck.turn.failure", timeMs: at, attributes: {} });
+    }
+    return scope.span;
+  }
+
+  /** The turn's spans, every open one ended at the turn's last event. */
+  finish(): Span[] {
+    for (const s of this.spans) {
+      if (!Number.isFinite(s.startMs)) s.startMs = this.root.span.startMs;
+      if (!Number.isFinite(s.endMs) || s.endMs < s.startMs) s.endMs = Math.max(s.startMs, this.endMs);
+    }
+    for (const t of this.tools) {
+      if (t.done) continue;
+      t.span.endMs = Math.max(t.span.startMs, this.endMs);
+      t.span.attributes["tapedeck.tool.unfinished"] = true;
+    }
+    for (const scope of this.agents.values()) {
+      if (scope.span.attributes["tapedeck.agent.stopped"] !== true)
+        scope.span.endMs = Math.max(scope.span.startMs, this.endMs);
+      this.finishScope(scope);
+    }
+    const root = this.root.span;
+    root.endMs = Math.max(root.startMs, this.endMs);
+    if (this.model) root.attributes[ATTR.requestModel] = this.model;
+    root.attributes["tapedeck.turn.redaction.count"] = this.redactions;
+    root.attributes["tapedeck.turn.truncation.count"] = this.truncations;
+    this.finishScope(this.root);
+    return this.spans;
+  }
+
+  private finishScope(scope: Scope): void {
+    Object.assign(scope.span.attributes, usageAttrs(scope.usage));
+    if (!this.options.content || (scope.prompt === undefined && scope.answer === undefined)) return;
+    const attrs: Attributes = {};
+    if (scope.prompt !== undefined)
+      attrs[ATTR.inputMessages] = json([
+        { role: "user", parts: [{ type: "text", content: clip(scope.prompt) }] },
+      ]);
+    if (scope.answer !== undefined)
+      attrs[ATTR.outputMessages] = json([
+        { role: "assistant", parts: [{ type: "text", content: clip(scope.answer) }], finish_reason: "stop" },
+      ]);
+    scope.span.events.push({ name: EVENT.operationDetails, timeMs: scope.span.endMs, attributes: attrs });
+  }
+}
+
+function safeParse(v: unknown): Record<string, unknown> | undefined {
+  if (typeof v !== "string") return undefined;
+  try {
+    const o = JSON.parse(v);
+    return o && typeof o === "object" ? o : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,7 +1,7 @@
 // Which recorded sessions may go, and removing them: the one rule of `tapedeck delete`, `tapedeck prune` and
 // the automatic retention of `.tapedeck/config.json`. What is never removed, whatever the selection says:
-// - a session still being written: its writer lock held by a live process, an append in the last
-//   RECENT_APPEND_MS, or not sealed while its agent process is alive (an agent idle for hours still
+// - a session still being written: its writer lock held by a live process, or not sealed and either
+//   appended to in the last RECENT_APPEND_MS or with its agent process alive (an agent idle for hours still
 //   holds its session open: the manifest says "incomplete" after 6 h without an event, the agent may resume);
 // - a session a replay or an experiment was made from, unless asked (the experiment's report reads it);
 // - anything but a session directory directly under one of the project's session roots, reached without a
@@ -112,12 +112,14 @@ export function activeReason(ref: SessionRef, now = Date.now()): string | null {
     }
     if (processExists(pid)) return "its writer lock is held";
   }
+  const m = ref.manifest;
+  // A sealed session written a minute ago (its SessionEnd) is finished: deleting it at once is a normal request.
+  if (m.status === "complete") return null;
   for (const name of [SESSION_FILES.events, SESSION_FILES.manifest]) {
     const st = lstatOrUndefined(join(ref.dir, name));
     if (st && now - Number(st.mtimeMs) < RECENT_APPEND_MS) return "appended to in the last 10 minutes";
   }
-  const m = ref.manifest;
-  if (m.status !== "complete" && m.agent_pid && processExists(m.agent_pid)) {
+  if (m.agent_pid && processExists(m.agent_pid)) {
     return `not sealed and its agent (pid ${m.agent_pid}) is alive`;
   }
   return null;
@@ -183,11 +185,15 @@ export interface Removal {
 }
 
 /** Removes a plan's sessions, checking each again just before: a session that woke up since the preview stays. */
-export function removeSessions(projectRoot: string, plan: Plan, now = Date.now()): Removal {
+export function removeSessions(
+  projectRoot: string,
+  plan: Plan,
+  opts: { now?: number; force?: boolean } = {},
+): Removal {
   const removed: Candidate[] = [];
   const failed: Protected[] = [];
   for (const c of plan.remove) {
-    const active = activeReason(c.ref, now);
+    const active = opts.force ? null : activeReason(c.ref, opts.now ?? Date.now());
     if (active) {
       failed.push({ ref: c.ref, reason: active });
       continue;
@@ -262,7 +268,7 @@ export function applyRetention(projectRoot: string, now = Date.now()): AutoResul
   if (!realTapedeckDir(projectRoot)) return { ran: false, removed: 0, bytes: 0, kept: 0 };
   writeJsonAtomicSync(join(tapedeckDir(projectRoot), STATE_FILE), { last_run_at: nowIso() });
   const plan = planRemoval(projectRoot, { ...sel, now });
-  const result = removeSessions(projectRoot, plan, now);
+  const result = removeSessions(projectRoot, plan, { now });
   return {
     ran: true,
     removed: result.removed.length,

@@ -65,11 +65,13 @@ describe("planRemoval and removeSessions", () => {
     const locked = fakeSession(root, { id: "locked", daysAgo: 40 });
     writeFileSync(join(locked, "lock"), `${process.pid} token`);
     fakeSession(root, { id: "alive", daysAgo: 40, status: "incomplete", agentPid: process.pid });
-    const recent = fakeSession(root, { id: "recent", daysAgo: 40 });
+    const recent = fakeSession(root, { id: "recent", daysAgo: 40, status: "incomplete" });
+    const sealed = fakeSession(root, { id: "sealed", daysAgo: 40 });
+    writeFileSync(join(sealed, "events.jsonl"), "appended\n", { flag: "a" });
     writeFileSync(join(recent, "events.jsonl"), "appended\n", { flag: "a" });
     fakeSession(root, { id: "idle", daysAgo: 40 });
     const plan = planRemoval(root, { olderThanMs: parseAge("30d") });
-    expect(ids(plan.remove)).toEqual(["idle"]);
+    expect(ids(plan.remove)).toEqual(["idle", "sealed"]);
     expect(ids(plan.kept)).toEqual(["alive", "locked", "recent"]);
   });
 

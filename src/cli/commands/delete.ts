@@ -1,60 +1,66 @@
-// `tapedeck delete <session>`: removes a recorded session (asks first) and its registry entry.
-import { relative } from "node:path";
+// `tapedeck delete <session...> | --older-than AGE`: removes recorded sessions after a preview (sessions and
+// bytes) and a confirmation; the selection and the removal are the retention rule's (src/core/retention.ts).
 import type { Command } from "commander";
-import { deleteSession } from "../../core/archive.ts";
-import { printable } from "../../core/printable.ts";
-import { sessionLiveness } from "../../core/recovery.ts";
-import { forgetSession } from "../../core/registry.ts";
-import { CliError, confirm, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
+import { parseAge, planRemoval, removeSessions, treeBytes } from "../../core/retention.ts";
+import { CliError, checkProvider, EXIT, projectFromOption } from "../common.ts";
 import { withSessionOptions } from "../options.ts";
+import { ageOption, confirmAndRemove } from "../removal.ts";
 import { resolveRef, type SessionOpts } from "../session-arg.ts";
 
 interface DeleteOpts extends SessionOpts {
   yes?: boolean;
   force?: boolean;
+  olderThan?: string;
+  includeReferenced?: boolean;
+  dryRun?: boolean;
 }
 
-async function deleteCommand(query: string, opts: DeleteOpts): Promise<void> {
+async function deleteCommand(queries: string[], opts: DeleteOpts): Promise<void> {
   const project = projectFromOption(opts.project);
-  const ref = resolveRef(project, query, opts.provider);
-  if (sessionLiveness(ref.manifest).live && !opts.force) {
-    throw new CliError("session is still being recorded; stop the agent first or pass --force");
+  const provider = checkProvider(opts.provider);
+  const olderThanMs = ageOption(opts.olderThan, parseAge);
+  if (queries.length === 0 && olderThanMs === undefined) {
+    throw new CliError("name the sessions to delete, or select them with --older-than", EXIT.usage);
   }
-  const where = relative(project, ref.dir);
-  const id = printable(ref.manifest.session_id);
-  if (!opts.yes) {
-    const ok = await confirm(`Delete ${id} (${ref.manifest.event_count} events, ${printable(where)})?`);
-    if (!ok) {
-      throw new CliError(
-        process.stdin.isTTY ? "not deleted" : "not deleted: pass --yes to delete without a terminal",
-        EXIT.usage,
-      );
-    }
+  // Each argument resolves as elsewhere (id, archive id, unique prefix, last); an unknown one is exit 3.
+  const ids =
+    queries.length > 0
+      ? [...new Set(queries.map((q) => resolveRef(project, q, provider).manifest.session_id))]
+      : undefined;
+  const plan = planRemoval(project, {
+    ids,
+    olderThanMs,
+    provider,
+    includeReferenced: opts.includeReferenced || (opts.force && ids !== undefined),
+  });
+  if (ids && plan.kept.length > 0 && !opts.force) {
+    const k = plan.kept[0]!;
+    throw new CliError(
+      `${k.ref.manifest.session_id} is kept: ${k.reason}; stop the agent first or pass --force`,
+    );
   }
-  deleteSession(ref);
-  // The registry would otherwise keep pointing the API proxy at a session that is gone.
-  const { provider, provider_session_id } = ref.manifest;
-  if (provider_session_id) {
-    try {
-      forgetSession(provider, provider_session_id, project);
-    } catch (error) {
-      note(`tapedeck: the session is deleted, but its registry entry stays (${errorCode(error)})\n`);
-    }
-  }
-  if (opts.json) printJson({ deleted: ref.manifest.session_id, path: ref.dir });
-  else say(`Deleted ${id} (${printable(where)})\n`);
-}
-
-function errorCode(error: unknown): string {
-  return (error as NodeJS.ErrnoException)?.code ?? "error";
+  // --force (named sessions only): removed even while being recorded, as delete always allowed.
+  const force = !!opts.force && ids !== undefined;
+  const shown = force
+    ? {
+        ...plan,
+        remove: [...plan.remove, ...plan.kept.map((k) => ({ ref: k.ref, bytes: treeBytes(k.ref.dir) }))],
+        kept: [],
+      }
+    : plan;
+  const bytes = shown.remove.reduce((n, c) => n + c.bytes, 0);
+  await confirmAndRemove(project, { ...shown, bytes }, opts, (p) => removeSessions(project, p, { force }));
 }
 
 export function register(program: Command): void {
   withSessionOptions(
     program
-      .command("delete <session>")
-      .description("delete a recorded session (asks first)")
-      .option("-y, --yes", "do not ask for confirmation")
-      .option("--force", "delete even if the session is still being recorded"),
+      .command("delete [sessions...]")
+      .description("delete recorded sessions: by name, or --older-than (preview, then asks)")
+      .option("--older-than <age>", "only sessions whose last event is older than this (30d, 12h, 2w)")
+      .option("--include-referenced", "also sessions a replay or experiment was made from")
+      .option("--dry-run", "show what would be removed, remove nothing")
+      .option("-y, --yes", "do not ask for confirmation (required without a terminal)")
+      .option("--force", "delete named sessions even while they are being recorded"),
   ).action(deleteCommand);
 }

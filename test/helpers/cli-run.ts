@@ -1,0 +1,33 @@
+// The built CLI (dist/cli.js) in a child process, with the user's tapedeck home and mirror in a temp directory:
+// a test of a command that reads the registry or the mirror never sees (nor removes) the real ones.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+export const CLI = join(process.cwd(), "dist", "cli.js");
+
+export function ensureBuilt(): void {
+  if (!existsSync(CLI)) execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], home: string, env: Record<string, string> = {}): CliResult {
+  mkdirSync(home, { recursive: true });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    input: "",
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      HOME: home,
+      TAPEDECK_HOME: join(home, ".tapedeck"),
+      TAPEDECK_MIRROR_DIR: join(home, "mirror"),
+      ...env,
+    },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}

@@ -278,7 +278,7 @@ export function resultText(response: unknown): string {
 }
 
 /** An exit code the payload states, or the one in Claude's "Exit code N" error text. */
-function exitCode(p: Record<string, unknown>): number | null {
+export function exitCode(p: Record<string, unknown>): number | null {
   if (typeof p.exit_code === "number" && Number.isInteger(p.exit_code)) return p.exit_code;
   const r = p.tool_response as Record<string, unknown> | undefined;
   if (r && typeof r === "object" && typeof r.exit_code === "number") return r.exit_code as number;

@@ -91,7 +91,7 @@ function hasUsage(u: Usage): boolean {
   return u.sources.length > 0;
 }
 
-class Lines {
+export class Lines {
   readonly out: string[] = [];
   constructor(private readonly o: RenderOptions) {}
 

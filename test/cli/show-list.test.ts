@@ -221,32 +221,50 @@ describe("show", () => {
       for (let i = 0; i < 200 && !out.includes(what); i += 1) await new Promise((r) => setTimeout(r, 50));
       expect(out).toContain(what);
     };
-    await until("Session live");
-    expect(out).not.toContain("── Turn 1");
+    // The history first, as turns (the one in progress too), then new events line by line as they come.
+    await until("Following: new events");
+    expect(out).toContain("── Turn 1 · 0 tool calls");
+    expect(out).toContain("│ first");
+    hook(root, home, {
+      ...s,
+      hook_event_name: "PreToolUse",
+      prompt_id: "p1",
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+      tool_use_id: "t1",
+    });
+    await until("Bash  ls");
+    hook(root, home, {
+      ...s,
+      hook_event_name: "PostToolUseFailure",
+      prompt_id: "p1",
+      tool_name: "Bash",
+      tool_use_id: "t1",
+      error: "Exit code 2",
+      duration_ms: 7,
+    });
+    await until("error Bash  exit 2 · 7 ms");
     hook(root, home, {
       ...s,
       hook_event_name: "Stop",
       prompt_id: "p1",
       last_assistant_message: "answer one",
     });
-    hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p2", prompt: "second" });
     await until("answer one");
-    expect(out).not.toContain("── Turn 2");
-    hook(root, home, {
-      ...s,
-      hook_event_name: "Stop",
-      prompt_id: "p2",
-      last_assistant_message: "answer two",
-    });
+    hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p2", prompt: "second" });
+    await until("── Turn 2");
     hook(root, home, { ...s, hook_event_name: "SessionEnd", reason: "other" });
     expect(await exited).toBe(0);
-    expect(out).toContain("answer two");
-    expect(out).toContain("2 turns · 0 tool calls");
+    expect(out).toContain("2 turns · 1 tool call · 1 tool error");
+    // Following a session that has ended prints it and exits.
+    const again = cli(["show", "live", "--follow", "--project", root], home);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("2 turns · 1 tool call · 1 tool error");
   });
 });
 
 describe("show --follow, stopped", () => {
-  it("Ctrl-C prints the turn in progress and exits 130", async () => {
+  it("Ctrl-C ends it with the totals and exit 130", async () => {
     const { root, home } = installed();
     const s = { session_id: "live2" };
     hook(root, home, { ...s, hook_event_name: "SessionStart", source: "startup" });
@@ -260,9 +278,9 @@ describe("show --follow, stopped", () => {
       out += d;
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    for (let i = 0; i < 200 && !out.includes("Session live2"); i += 1)
+    for (let i = 0; i < 200 && !out.includes("Following"); i += 1)
       await new Promise((r) => setTimeout(r, 50));
-    expect(out).not.toContain("still going");
+    expect(out).toContain("still going");
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     expect(out).toContain("still going");

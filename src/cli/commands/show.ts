@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { readConfig } from "../../core/config.ts";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import { printable, printableJson } from "../../core/printable.ts";
+import { LiveRenderer } from "../../viewer/live-text.ts";
 import { CostAccumulator, formatCost, priceTable } from "../../viewer/pricing.ts";
 import {
   type BadLine,
@@ -117,22 +118,43 @@ function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
     throw error;
   });
   const out = (text: string) => process.stdout.write(text);
+  const renderOptions = { style, origin, kinds, maxLines: opts.full ? undefined : MAX_LINES };
+  const builderOptions = { full: opts.full === true, prices };
+  // Text --follow: the history as turns, then each new event as a line (a turn in progress has no tree yet);
+  // the totals come from a second model fed every event.
+  const live = opts.follow === true && !opts.json;
   let firstJson = true;
-  const onTurn = (turn: Turn) => {
-    addTotals(totals, turn);
+  let printed = 0;
+  const printTurn = (turn: Turn) => {
+    printed += 1;
     if (opts.json) {
       out(`${firstJson ? "" : ",\n"}${printableJson(filterTurn(turn, kinds))}`);
       firstJson = false;
       return;
     }
-    const lines = renderTurn(turn, { style, origin, kinds, maxLines: opts.full ? undefined : MAX_LINES });
+    const lines = renderTurn(turn, renderOptions);
     if (lines.length > 0) out(`${lines.join("\n")}\n\n`);
   };
-  const builder = new TimelineBuilder(onTurn, { full: opts.full === true, prices });
+  const countTurn = (turn: Turn) => addTotals(totals, turn);
+  const printer = new TimelineBuilder(
+    live
+      ? printTurn
+      : (t) => {
+          countTurn(t);
+          printTurn(t);
+        },
+    builderOptions,
+  );
+  const counter = live ? new TimelineBuilder(countTurn, builderOptions) : undefined;
+  let liveLines: LiveRenderer | undefined;
   const bad: BadLine[] = [];
   let ended = false;
   const onEvent = (e: TimelineEvent) => {
-    builder.add(e);
+    if (liveLines) {
+      const lines = liveLines.lines(e);
+      if (lines.length > 0) out(`${lines.join("\n")}\n`);
+    } else printer.add(e);
+    counter?.add(e);
     // A resumed session starts again after its end: only the last lifecycle event counts.
     if (e.kind === "session_end") ended = true;
     else if (e.kind === "session_start") ended = false;
@@ -159,7 +181,9 @@ function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
   }
   let read = readEventLines(ref.dir, 0, Number.POSITIVE_INFINITY, { onEvent, onBadLine: (b) => bad.push(b) });
   const finish = () => {
-    builder.finish();
+    if (!liveLines) printer.finish();
+    counter?.finish();
+    if (liveLines) out("\n");
     if (opts.json) {
       out(`\n],"totals":${printableJson(jsonTotals(totals))},"bad_lines":${JSON.stringify(bad)}}\n`);
     } else out(footer(totals, bad, style));
@@ -173,8 +197,9 @@ function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
     return;
   }
   return new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
     const stop = (code?: number) => {
-      clearInterval(timer);
+      if (timer) clearInterval(timer);
       process.off("SIGINT", onSigint);
       finish();
       if (code !== undefined) process.exitCode = code;
@@ -186,7 +211,12 @@ function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
       stop();
       return;
     }
-    const timer = setInterval(() => {
+    if (live) {
+      printer.finish();
+      liveLines = new LiveRenderer(renderOptions, printed);
+      out(style.dim("Following: new events as they are recorded (Ctrl-C stops).\n"));
+    }
+    timer = setInterval(() => {
       try {
         read = readEventLines(ref.dir, read.endOffset, Number.POSITIVE_INFINITY, {
           onEvent,

@@ -10,7 +10,15 @@ import { join } from "node:path";
 import { appendRegularSync, lstatOrUndefined } from "./fsutil.ts";
 
 export interface DiagnosticEntry {
-  what: "dropped" | "spooled" | "error" | "spool_unreadable" | "spool_unsafe" | "config_invalid";
+  what:
+    | "dropped"
+    | "spooled"
+    | "error"
+    | "spool_unreadable"
+    | "spool_unsafe"
+    | "config_invalid"
+    /** the configured retention ran: count = sessions removed (retention.ts) */
+    | "retention";
   count?: number;
   stage?: string;
   code?: string;

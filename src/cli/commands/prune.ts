@@ -1,7 +1,7 @@
 // `tapedeck prune`: removes the sessions a retention rule selects (age, keep-last, provider, status), with
 // the same preview and confirmation as delete. With no option it applies the project's configured
 // `retention` block; with --all-projects, every project the user's tapedeck registry knows.
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { readConfig } from "../../core/config.ts";
 import {
   parseAge,
@@ -27,6 +27,7 @@ interface PruneOpts {
   dryRun?: boolean;
   yes?: boolean;
   json?: boolean;
+  auto?: boolean;
 }
 
 function keepLastOption(text: string | undefined): number | undefined {
@@ -63,6 +64,11 @@ function selectionFor(project: string, opts: PruneOpts): Selection {
 }
 
 async function pruneCommand(opts: PruneOpts): Promise<void> {
+  if (opts.auto) {
+    // The hook server's daily run (src/serve/retention-idle.ts): the configured rule, logged as counts only.
+    const { runInProcess } = await import("../../serve/retention-idle.ts");
+    return runInProcess(projectFromOption(opts.project));
+  }
   const projects = opts.allProjects ? knownProjects() : [projectFromOption(opts.project)];
   for (const project of projects) {
     if (opts.allProjects && !opts.json) say(`${project}\n`);
@@ -84,6 +90,9 @@ export function register(program: Command): void {
       .option("--all-projects", "every project this user's tapedeck has recorded (from the session registry)")
       .option("--include-referenced", "also sessions a replay or experiment was made from")
       .option("--dry-run", "show what would be removed, remove nothing")
-      .option("-y, --yes", "do not ask for confirmation (required without a terminal)"),
+      .option("-y, --yes", "do not ask for confirmation (required without a terminal)")
+      .addOption(
+        new Option("--auto", "the configured retention, if due (the hook server runs this)").hideHelp(),
+      ),
   ).action(pruneCommand);
 }

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { inspectSession, readEvents } from "../../core/archive.ts";
 import { readConfig } from "../../core/config.ts";
 import { toJsonl } from "../../core/export.ts";
+import { renderHtmlExport } from "../../viewer/html-export.ts";
 import { writeMarkdown } from "../../viewer/markdown.ts";
 import { priceTable } from "../../viewer/pricing.ts";
 import { CliError, EXIT, note, projectFromOption } from "../common.ts";
@@ -17,8 +18,8 @@ interface ExportOpts extends SessionOpts {
 }
 
 function exportCommand(query: string, opts: ExportOpts): void {
-  if (opts.format !== "jsonl" && opts.format !== "md") {
-    throw new CliError(`unknown format "${opts.format}" (use jsonl or md)`, EXIT.usage);
+  if (opts.format !== "jsonl" && opts.format !== "md" && opts.format !== "html") {
+    throw new CliError(`unknown format "${opts.format}" (use jsonl, md or html)`, EXIT.usage);
   }
   const project = projectFromOption(opts.project);
   const ref = resolveRef(project, query, opts.provider);
@@ -30,6 +31,11 @@ function exportCommand(query: string, opts: ExportOpts): void {
     const { events, skipped } = readEvents(ref.dir);
     text = toJsonl(summary.manifest, events);
     exported = { events: events.length, skipped };
+  } else if (opts.format === "html") {
+    // One self-contained page (src/viewer/html-export.ts) from the archive as stored.
+    const html = renderHtmlExport(ref, { prices: priceTable(readConfig(project)?.pricing) });
+    text = html.html;
+    exported = { events: html.events, skipped: html.bad_lines };
   } else {
     // Markdown is rendered turn by turn as the archive is read: to stdout as it comes, else gathered for the file.
     const parts: string[] = [];
@@ -54,12 +60,12 @@ function exportCommand(query: string, opts: ExportOpts): void {
 }
 
 export function register(program: Command): void {
-  // No --json: the formats are jsonl and md, and an option that is accepted and ignored misleads.
+  // No --json: the formats are jsonl, md and html, and an option that is accepted and ignored misleads.
   withSessionScope(
     program
       .command("export <session>")
-      .description("export a session's redacted record as JSONL (manifest first) or Markdown")
-      .requiredOption("--format <format>", "jsonl or md")
+      .description("export a session's redacted record as JSONL (manifest first), Markdown or HTML")
+      .requiredOption("--format <format>", "jsonl, md or html (one self-contained page)")
       .option("--out <file>", "destination file (default: stdout)")
       .option("--force", "replace an existing destination file"),
   ).action(exportCommand);

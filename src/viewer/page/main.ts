@@ -238,7 +238,7 @@ class App {
         h(
           "div",
           { class: "meta" },
-          `${s.provider} · ${s.provider_session_id ?? s.session_id} · started ${s.started_at.replace("T", " ").slice(0, 19)} UTC${took !== null ? ` · ${duration(took)}` : ""} · ${s.events} events · ${bytes(s.bytes)} · ${s.turns} turns · ${s.tool_calls} tool calls · ${s.tool_errors} errors · ${compact(s.tokens)} tokens`,
+          `${s.provider} · ${s.provider_session_id ?? s.session_id} · started ${s.started_at.replace("T", " ").slice(0, 19)} UTC${took !== null ? ` · ${duration(took)}` : ""} · ${s.events} events · ${bytes(s.bytes)} · ${s.turns} turn${s.turns === 1 ? "" : "s"} · ${s.tool_calls} tool call${s.tool_calls === 1 ? "" : "s"} · ${s.tool_errors} error${s.tool_errors === 1 ? "" : "s"} · ${compact(s.tokens)} tokens`,
         ),
       ),
       integrity,

@@ -12,6 +12,14 @@ import type { PageData, Source } from "./source.ts";
 
 /** Characters of a payload a row shows; the export or `show --full` has the rest. */
 const MAX_BODY_CHARS = 20_000;
+/** Kinds whose body is bookkeeping (the hook's envelope fields): folded from the start. */
+const FOLDED_KINDS = new Set([
+  "session_start",
+  "session_end",
+  "turn_usage",
+  "provider_event",
+  "subagent_stop",
+]);
 /** A body longer than this starts folded. */
 const FOLD_LINES = 8;
 const FOLD_CHARS = 600;
@@ -348,7 +356,7 @@ export class TimelineView {
       ]);
       out.push(h("span", { class: "summary" }, oneLine(text ?? "", 200)));
     }
-    if (e.usage)
+    if (e.usage && e.kind !== "turn_usage")
       out.push(
         h(
           "span",
@@ -393,12 +401,12 @@ export class TimelineView {
           ? pretty(p.tool_input ?? p)
           : e.kind === "tool_result" || e.kind === "tool_error"
             ? responseText(p.tool_response ?? p.error ?? p)
-            : pretty(typeof p.prompt === "string" ? p.prompt : p),
+            : pretty(firstString(p, ["prompt", "last_assistant_message", "message", "text"]) ?? p),
       );
       size = text;
       content = h("pre", {}, text);
     }
-    const long = size.split("\n").length > FOLD_LINES || size.length > FOLD_CHARS;
+    const long = size.split("\n").length > FOLD_LINES || size.length > FOLD_CHARS || FOLDED_KINDS.has(e.kind);
     return h(
       "details",
       { class: "ev-body", open: !long },

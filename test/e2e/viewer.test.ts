@@ -1,0 +1,312 @@
+/**
+ * The viewer in a real browser: sessions recorded from the real `claude` offline against the mock, served by
+ * `tapedeck view`, driven in Debian's Chromium through playwright-core (no browser is downloaded). Also the
+ * HTML export, opened from file:// with every network request aborted. Screenshots go to a temp directory
+ * (TAPEDECK_VIEWER_SHOTS keeps them) so a person can look at the page.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Envelope } from "../../src/core/schemas.ts";
+import { countKinds, readEventsFile } from "./archive-checks.ts";
+import { runClaude } from "./claude-runner.ts";
+import { AWS_KEY_ID, plantSecrets } from "./planted-secrets.ts";
+import { CLI_JS, REPO, useBuild, useClaudeSandbox } from "./sandboxes.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+useBuild();
+const sb = useClaudeSandbox("viewer");
+const { needles } = plantSecrets({ aws_access_key_id: AWS_KEY_ID });
+const MARK = `zebrafinch${randomBytes(4).toString("hex")}`;
+
+let browser: BrowserContext;
+let userDataDir: string;
+let shots: string;
+let viewer: ChildProcess;
+let url: string;
+let sessionId: string;
+let events: Envelope[];
+let sessionPath: string;
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: false });
+}
+
+/** Starts `tapedeck view` and reads the URL it prints as JSON. */
+function startView(): Promise<string> {
+  viewer = spawn(process.execPath, [CLI_JS, "view", "--no-open", "--json", "--project", sb.projectDir], {
+    cwd: sb.projectDir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...sb.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    viewer.stdout!.on("data", (c: Buffer) => {
+      out += c.toString();
+      // The JSON is printed whole, then the server runs: it parses once all of it is there.
+      try {
+        resolve((JSON.parse(out) as { url: string }).url);
+      } catch {
+        // not all of it yet
+      }
+    });
+    viewer.stderr!.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    viewer.on("exit", (code) => reject(new Error(`tapedeck view exited ${code}: ${err}`)));
+  });
+}
+
+function request(path: string, host: string): Promise<number> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port: u.port, path, headers: { host } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function claude(args: string[]): Promise<void> {
+  const res = await runClaude({
+    home: sb.home,
+    cwd: sb.projectDir,
+    baseUrl: sb.mock.url,
+    args: sessionId ? ["--resume", sessionId, ...args] : args,
+  });
+  expect(res.timedOut, res.stderr).toBe(false);
+  expect(res.code, res.stderr).toBe(0);
+  sessionId ||= res.sessionId!;
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`the viewer's browser tests need Chromium at ${CHROMIUM}: apt-get install -y chromium`);
+  }
+  if (!existsSync(join(REPO, "dist", "viewer", "page.js")))
+    throw new Error("the page is not built: npm run build");
+  const install = await sb.cli([
+    "install",
+    "claude",
+    "--project",
+    sb.projectDir,
+    "--transport",
+    "command",
+    "--yes",
+  ]);
+  expect(install.code, install.stderr).toBe(0);
+  await claude([`SCENARIO_BASH echo ${MARK} ${AWS_KEY_ID}`]);
+  await claude(["SCENARIO_FAIL"]);
+  await claude(["SCENARIO_BASH printf 'one\\ntwo\\nthree\\n'"]);
+  const list = await sb.cli(["list", "--json", "--project", sb.projectDir]);
+  const sessions = JSON.parse(list.stdout) as Array<{ path: string; provider_session_id: string }>;
+  sessionPath = sessions.find((s) => s.provider_session_id === sessionId)!.path;
+  events = readEventsFile(join(sessionPath, "events.jsonl"));
+  url = await startView();
+  userDataDir = mkdtempSync(join(tmpdir(), "tapedeck-chromium-"));
+  shots = process.env.TAPEDECK_VIEWER_SHOTS ?? join(sb.root, "shots");
+  mkdirSync(shots, { recursive: true });
+  // A fresh profile per run (playwright passes it as --user-data-dir), removed afterwards.
+  browser = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (viewer && viewer.exitCode === null) viewer.kill("SIGTERM");
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+});
+
+async function openSession(): Promise<Page> {
+  const page = await browser.newPage();
+  await page.goto(url);
+  await page.locator(".session").first().click();
+  await page.locator(".ev").first().waitFor();
+  return page;
+}
+
+describe("tapedeck view in Chromium, on sessions recorded from the real claude", () => {
+  it("lists the recorded session with its title and status", async () => {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.locator(".session").first().waitFor();
+    expect(await page.locator(".session").count()).toBe(1);
+    expect(await page.locator(".session .title").first().textContent()).toContain(MARK);
+    expect(await page.locator(".session .badge").first().textContent()).toBe("complete");
+    await shot(page, "list");
+    await page.close();
+  });
+
+  it("finds a marker through the search index and opens the session at its event", async () => {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.locator("#search").fill(MARK);
+    await page.locator(".hit").first().waitFor();
+    const hitSeq = Number(await page.locator(".hit").first().getAttribute("data-seq"));
+    const marked = events.filter((e) => JSON.stringify(e.payload).includes(MARK)).map((e) => e.sequence);
+    expect(marked).toContain(hitSeq);
+    expect(await page.locator(".hit mark").first().textContent()).toBe(MARK);
+    await shot(page, "search");
+    await page.locator(".hit").first().click();
+    await page.locator(`#seq-${hitSeq}.target`).waitFor();
+    await page.close();
+  });
+
+  it("pairs every tool call with its result, with links both ways and the exit code", async () => {
+    const page = await openSession();
+    const calls = events.filter((e) => e.kind === "tool_call");
+    expect(calls.length).toBe(3);
+    for (const call of calls) {
+      const link = page.locator(`#seq-${call.sequence} .ev-head a.jump`);
+      const text = (await link.textContent()) ?? "";
+      const resultSeq = Number(/→ result #(\d+)/.exec(text)?.[1]);
+      const result = events.find((e) => e.sequence === resultSeq)!;
+      expect(["tool_result", "tool_error"]).toContain(result.kind);
+      expect(result.payload.tool_use_id).toBe(call.payload.tool_use_id);
+      expect(await page.locator(`#seq-${resultSeq} .ev-head a.jump`).textContent()).toBe(
+        `← call #${call.sequence}`,
+      );
+    }
+    const failed = events.find((e) => e.kind === "tool_error")!;
+    expect(await page.locator(`#seq-${failed.sequence} [data-exit]`).textContent()).toBe("exit 3");
+    const first = calls[0]!;
+    const firstResult = /#(\d+)/.exec(
+      (await page.locator(`#seq-${first.sequence} a.jump`).textContent()) ?? "",
+    )![1];
+    await page.locator(`#seq-${first.sequence} a.jump`).click();
+    await expect.poll(() => page.locator(".ev.current").getAttribute("id")).toBe(`seq-${firstResult}`);
+    await shot(page, "timeline");
+    await page.close();
+  });
+
+  it("shows each kind's count and hides a kind when its filter is off", async () => {
+    const page = await openSession();
+    const counts = countKinds(events);
+    for (const [kind, n] of Object.entries(counts)) {
+      expect(await page.locator(`.chip[data-kind="${kind}"] .count`).textContent(), kind).toBe(String(n));
+    }
+    expect(await page.locator(".ev[data-kind]:visible").count()).toBe(events.length);
+    await page.locator('.chip[data-kind="tool_call"]').click();
+    expect(await page.locator('.ev[data-kind="tool_call"]:visible').count()).toBe(0);
+    expect(await page.locator(".ev[data-kind]:visible").count()).toBe(events.length - counts.tool_call!);
+    expect(await page.locator("#loaded").textContent()).toContain(
+      `${events.length - counts.tool_call!} of ${events.length} events shown`,
+    );
+    await shot(page, "filtered");
+    await page.close();
+  });
+
+  it("folds and unfolds every event, and a deep link opens one", async () => {
+    const page = await openSession();
+    await page.locator("#close-all").click();
+    expect(await page.locator("#rows details").count()).toBeGreaterThan(events.length - 1);
+    expect(await page.locator("#rows details[open]").count()).toBe(0);
+    await page.locator("#open-all").click();
+    expect(await page.locator("#rows details:not([open])").count()).toBe(0);
+    await page.locator("#close-all").click();
+    const target = events.find((e) => e.kind === "tool_error")!;
+    const deep = await browser.newPage();
+    await deep.goto(`${url}#s=0&seq=${target.sequence}`);
+    const row = deep.locator(`#seq-${target.sequence}`);
+    await row.and(deep.locator(".target")).waitFor();
+    expect(await row.locator("details").getAttribute("open")).toBe("");
+    expect(await row.isVisible()).toBe(true);
+    // Keyboard: j moves to the next event.
+    await deep.keyboard.press("j");
+    expect(await deep.locator(".ev.current").getAttribute("data-seq")).toBe(String(target.sequence + 1));
+    await shot(deep, "deep-link");
+    await deep.close();
+    await page.close();
+  });
+
+  it("verifies the checksum in the page and shows the redaction count", async () => {
+    const page = await openSession();
+    await page.locator("[data-checksum]").waitFor();
+    expect(await page.locator("[data-checksum]").getAttribute("data-checksum")).toBe("verified");
+    const redactions = events.reduce((n, e) => n + e.redactions.length, 0);
+    expect(redactions).toBeGreaterThan(0);
+    expect(await page.locator("[data-redactions]").getAttribute("data-redactions")).toBe(String(redactions));
+    const html = await page.content();
+    for (const needle of needles) expect(html).not.toContain(needle);
+    await shot(page, "integrity");
+    await page.close();
+  });
+
+  it("refuses a request without the token, and one with a wrong Host", async () => {
+    const u = new URL(url);
+    const page = await browser.newPage();
+    const res = await page.goto(`${u.origin}/api/sessions`);
+    expect(res?.status()).toBe(403);
+    await page.close();
+    expect(await request("/", `127.0.0.1:${u.port}`)).toBe(403);
+    expect(await request(`${u.pathname}api/sessions`, `127.0.0.1:${u.port}`)).toBe(200);
+    expect(await request(`${u.pathname}api/sessions`, `rebound.example:${u.port}`)).toBe(403);
+  });
+
+  it("exports one self-contained HTML file that renders from file:// with all network blocked", async () => {
+    const out = join(sb.root, "session.html");
+    const res = await sb.cli([
+      "export",
+      sessionId,
+      "--format",
+      "html",
+      "--out",
+      out,
+      "--project",
+      sb.projectDir,
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    const html = readFileSync(out, "utf8");
+    for (const needle of needles) expect(html).not.toContain(needle);
+    expect(html).toContain("Content-Security-Policy");
+    const context = browser;
+    const requested: string[] = [];
+    // Every request but the file itself is aborted (and remembered: the page must make none).
+    await context.route("**/*", (route) => {
+      const target = route.request().url();
+      if (target === `file://${out}`) return route.continue();
+      requested.push(target);
+      return route.abort();
+    });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    await page.goto(`file://${out}`);
+    await page.locator(".ev").first().waitFor();
+    expect(await page.locator(".ev[data-kind]").count()).toBe(events.length);
+    await page.locator("[data-checksum]").waitFor();
+    expect(await page.locator("[data-checksum]").getAttribute("data-checksum")).toBe("verified");
+    const call = events.find((e) => e.kind === "tool_call")!;
+    expect(await page.locator(`#seq-${call.sequence} a.jump`).textContent()).toMatch(/→ result #\d+/);
+    await shot(page, "export");
+    expect(requested).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.unrouteAll();
+    await page.close();
+  });
+});

@@ -747,7 +747,9 @@ export function readEventLines(
   limit: number,
   handlers: ReadHandlers,
 ): { endOffset: number; atEnd: boolean; partial: BadLine | null } {
-  const fd = openForScan(join(sessionDir, EVENTS_FILE));
+  const fd = openEvents(sessionDir);
+  // A session whose first event is still being written has no events file yet: nothing to read.
+  if (fd === null) return { endOffset: fromOffset, atEnd: true, partial: null };
   try {
     const size = fstatSync(fd).size;
     const start = Math.max(0, Math.min(fromOffset, size));
@@ -778,6 +780,22 @@ export function readEventLines(
   } finally {
     closeSync(fd);
   }
+}
+
+/** events.jsonl for reading; null when there is none. A symlink, FIFO or device throws UnsafePathError. */
+function openEvents(sessionDir: string): number | null {
+  try {
+    return openForScan(join(sessionDir, EVENTS_FILE));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/** Throws what reading the session's events would (UnsafePathError for a planted link or FIFO), reading nothing. */
+export function checkEventsReadable(sessionDir: string): void {
+  const fd = openEvents(sessionDir);
+  if (fd !== null) closeSync(fd);
 }
 
 /**

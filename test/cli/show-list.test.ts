@@ -1,7 +1,7 @@
 // `tapedeck show` and `tapedeck list` on sessions recorded through the real hook path (dist/hook.cjs with
 // Claude's payload shapes): columns, the failed flag, filters, colour rules and --follow.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, unlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -310,6 +310,28 @@ describe("show with hostile recorded text", () => {
     expect(out).toContain("hi\ufffd");
     expect(out).toContain("Bash\ufffd");
     expect(out).not.toMatch(/[\x1b\x07\u202e]/);
+  });
+});
+
+describe("a planted events file", () => {
+  it("a symlink or FIFO in place of events.jsonl is named by show and export md, never followed nor waited on", () => {
+    const { root, home } = installed();
+    hook(root, home, { session_id: "planted", hook_event_name: "SessionStart", source: "startup" });
+    const events = join(root, ".tapedeck", "claude-sessions", "planted", "events.jsonl");
+    renameSync(events, `${events}.real`);
+    symlinkSync("/etc/passwd", events);
+    for (const args of [["show"], ["export", "--format", "md"]]) {
+      const [command, ...rest] = args;
+      const r = cli([command!, "planted", ...rest, "--project", root], home);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${events}: is a symlink; tapedeck reads only a regular file`);
+      expect(r.stdout).not.toContain("root:");
+    }
+    unlinkSync(events);
+    execFileSync("mkfifo", [events]);
+    const r = cli(["show", "planted", "--project", root], home);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${events}: is not a regular file`);
   });
 });
 

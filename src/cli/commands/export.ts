@@ -7,6 +7,7 @@ import { renderHtmlExport } from "../../viewer/html-export.ts";
 import { writeMarkdown } from "../../viewer/markdown.ts";
 import { priceTable } from "../../viewer/pricing.ts";
 import { CliError, EXIT, note, projectFromOption } from "../common.ts";
+import { readableOrExplain } from "../events-file.ts";
 import { writeExportFile } from "../export-file.ts";
 import { withSessionScope } from "../options.ts";
 import { resolveRef, type SessionOpts } from "../session-arg.ts";
@@ -23,6 +24,7 @@ function exportCommand(query: string, opts: ExportOpts): void {
   }
   const project = projectFromOption(opts.project);
   const ref = resolveRef(project, query, opts.provider);
+  readableOrExplain(ref.dir);
   const summary = inspectSession(ref);
   const toStdout = !opts.out || opts.out === "-";
   let exported: { events: number; skipped: number };

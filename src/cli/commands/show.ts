@@ -19,6 +19,7 @@ import {
 } from "../../viewer/timeline.ts";
 import { renderTurn, styleFor, usageLine } from "../../viewer/turn-text.ts";
 import { CliError, EXIT, note, projectFromOption } from "../common.ts";
+import { readableOrExplain } from "../events-file.ts";
 import { withSessionOptions } from "../options.ts";
 import { providerName } from "../providers.ts";
 import { resolveRef, type SessionOpts } from "../session-arg.ts";
@@ -94,6 +95,7 @@ function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
   const project = projectFromOption(opts.project);
   const ref = resolveRef(project, query, opts.provider);
   const m = ref.manifest;
+  readableOrExplain(ref.dir);
   const prices = priceTable(readConfig(project)?.pricing);
   const style = styleFor(process.stdout, process.env);
   const origin = m.started_at ?? null;

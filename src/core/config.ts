@@ -76,6 +76,19 @@ export interface ProjectConfig {
     models?: Record<string, { input: number; output: number; cache_read?: number; cache_write?: number }>;
   };
   otel?: OtelConfig;
+  /** `tapedeck prune`'s rule, applied daily by the hook server when set (src/core/retention.ts). */
+  retention?: RetentionConfig;
+}
+
+/** What the configured retention removes; with neither older_than nor keep_last it removes nothing. */
+export interface RetentionConfig {
+  /** e.g. "30d": sessions whose last event is older go */
+  older_than?: string;
+  /** the newest N sessions always stay */
+  keep_last?: number;
+  status?: "incomplete" | "complete";
+  /** `tapedeck doctor` warns when the project's tapedeck data passes this many bytes (default 2 GiB) */
+  warn_bytes?: number;
 }
 
 export const CONFIG_FILE = "config.json";

@@ -10,7 +10,7 @@
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { deleteSession, listSessions, type SessionRef } from "./archive.ts";
-import { readConfig } from "./config.ts";
+import { type RetentionConfig, readConfig } from "./config.ts";
 import {
   ensureRealDirUnder,
   lstatOrUndefined,
@@ -216,15 +216,7 @@ export function removeSessions(
   return { removed, failed, bytes: removed.reduce((n, c) => n + c.bytes, 0) };
 }
 
-export interface RetentionConfig {
-  /** e.g. "30d": sessions whose last event is older go. */
-  older_than?: string;
-  /** The newest N sessions always stay. */
-  keep_last?: number;
-  status?: SessionStatusFilter;
-  /** `tapedeck doctor` warns when the project's tapedeck data passes this many bytes. */
-  warn_bytes?: number;
-}
+export type { RetentionConfig };
 
 /** The selection of a config's retention block, or undefined when it selects nothing (no age, no count). */
 export function selectionOf(config: RetentionConfig | undefined): Selection | undefined {
@@ -238,7 +230,7 @@ export function selectionOf(config: RetentionConfig | undefined): Selection | un
 }
 
 function retentionBlock(projectRoot: string): RetentionConfig | undefined {
-  const value = (readConfig(projectRoot) as { retention?: unknown } | undefined)?.retention;
+  const value: unknown = readConfig(projectRoot)?.retention;
   return value && typeof value === "object" && !Array.isArray(value) ? (value as RetentionConfig) : undefined;
 }
 

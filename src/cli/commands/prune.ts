@@ -3,14 +3,7 @@
 // `retention` block; with --all-projects, every project the user's tapedeck registry knows.
 import { type Command, Option } from "commander";
 import { readConfig } from "../../core/config.ts";
-import {
-  parseAge,
-  planRemoval,
-  type RetentionConfig,
-  removeSessions,
-  type Selection,
-  selectionOf,
-} from "../../core/retention.ts";
+import { parseAge, planRemoval, removeSessions, type Selection, selectionOf } from "../../core/retention.ts";
 import { knownProjects } from "../all-projects.ts";
 import { CliError, checkProvider, EXIT, projectFromOption, say } from "../common.ts";
 import { withSessionOptions } from "../options.ts";
@@ -52,9 +45,7 @@ function selectionFor(project: string, opts: PruneOpts): Selection {
   };
   if (given.olderThanMs !== undefined || given.keepLast !== undefined || given.status !== undefined)
     return given;
-  const configured = selectionOf(
-    (readConfig(project) as { retention?: RetentionConfig } | undefined)?.retention,
-  );
+  const configured = selectionOf(readConfig(project)?.retention);
   if (configured)
     return { ...configured, provider: given.provider, includeReferenced: opts.includeReferenced };
   throw new CliError(

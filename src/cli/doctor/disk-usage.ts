@@ -2,14 +2,13 @@
 // .tapedeck/config.json, else DEFAULT_WARN_BYTES): the hook archive grows without bound unless pruned.
 import { readConfig } from "../../core/config.ts";
 import { projectUsage } from "../../core/disk-usage.ts";
-import type { RetentionConfig } from "../../core/retention.ts";
 import { formatBytes } from "../common.ts";
 import { check, type DoctorCheck } from "./check.ts";
 
 export const DEFAULT_WARN_BYTES = 2 * 1024 ** 3;
 
 export function warnBytes(project: string): number {
-  const v = (readConfig(project) as { retention?: RetentionConfig } | undefined)?.retention?.warn_bytes;
+  const v = readConfig(project)?.retention?.warn_bytes;
   return typeof v === "number" && Number.isFinite(v) && v > 0 ? v : DEFAULT_WARN_BYTES;
 }
 

@@ -13,6 +13,7 @@ import { runRedactBench } from "./redact.bench.ts";
 import { runRetrievalBench } from "./retrieval.bench.ts";
 import { runClaudeSessionBench, runCodexSessionBench } from "./session.bench.ts";
 import { runAppendBench, runInspectBench, runListBench, runScanBench } from "./store.bench.ts";
+import { runViewerBench } from "./viewer.bench.ts";
 
 const scanMb = Number(process.env.TAPEDECK_BENCH_SCAN_MB ?? 200);
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -32,6 +33,7 @@ const indexBuild = runIndexBuildBench(scanMb);
 const search = runSearchBench(Number(process.env.TAPEDECK_BENCH_SEARCH_EVENTS ?? 1_000_000));
 const promote = runPromoteBench(Number(process.env.TAPEDECK_BENCH_MEMORY_ITEMS ?? 100_000));
 const retrieval = await runRetrievalBench();
+const viewer = await runViewerBench(Number(process.env.TAPEDECK_BENCH_VIEWER_EVENTS ?? 100_000));
 const results = {
   machine,
   date: new Date().toISOString(),
@@ -51,6 +53,7 @@ const results = {
   search,
   memory_promote: promote,
   retrieval,
+  viewer,
 };
 mkdirSync("bench/out", { recursive: true });
 writeFileSync("bench/out/results.json", `${JSON.stringify(results, null, 2)}\n`);
@@ -174,5 +177,11 @@ md.push(
   `| added to the hook path in process (runHook, median on − off) | ${retrieval.run_hook_added_median_ms} ms |`,
   `| the step alone (query, search, block): p50 / p99 | ${retrieval.retrieve_p50_ms} / ${retrieval.retrieve_p99_ms} ms |`,
   `| prompts given context / mean bytes | ${retrieval.prompts_with_context} / ${retrieval.mean_injected_bytes} |`,
+);
+md.push(
+  "",
+  "| viewer | value |",
+  "|---|---|",
+  `| \`tapedeck view\`: navigation to the first event row, ${viewer.events} events (Chromium) | ${viewer.first_render_ms} ms (${viewer.vs_floor}× a 10-event session, ${viewer.floor_10_events_ms} ms) |`,
 );
 console.log(md.join("\n"));

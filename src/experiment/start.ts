@@ -2,7 +2,8 @@
 // the current run is ended and recorded as interrupted, work trees go unless --keep, the file stays whole.
 import { existsSync } from "node:fs";
 import { builtFile } from "../cli/paths.ts";
-import { ensureDir, nowIso } from "../core/fsutil.ts";
+import { ensureDir, ensureRealDirUnder, nowIso } from "../core/fsutil.ts";
+import { isInside, tapedeckDir } from "../core/paths.ts";
 import type { Baseline } from "./baseline.ts";
 import type { ReplayDriver } from "./driver.ts";
 import { driverBinary } from "./drivers.ts";
@@ -44,7 +45,10 @@ export function prepareExperiment(o: StartOptions, signal: AbortSignal): Experim
   const root = experimentRoot(o.project, id, o.experimentRoot);
   const cliJs = builtFile("cli.js");
   if (!existsSync(cliJs)) throw new Error(`${cliJs} is missing: run npm run build`);
-  ensureDir(root);
+  // Under the project's .tapedeck every component must be a real directory: a planted symlink there would
+  // send work trees and credentials elsewhere.
+  if (isInside(tapedeckDir(o.project), root)) ensureRealDirUnder(o.project, root, true);
+  else ensureDir(root);
   const record: ExperimentRecord = {
     schema_version: 1,
     experiment_id: id,

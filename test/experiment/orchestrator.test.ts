@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BaselineError, loadBaseline } from "../../src/experiment/baseline.ts";
@@ -253,5 +253,34 @@ describe("the orchestrator", () => {
     expect(record.runs[0]!.final_answer).toMatch(/^the key is /);
     expect(readFileSync(join(x.root, "experiment.json"), "utf8")).not.toContain(ANTHROPIC_KEY);
     expect(JSON.stringify(record)).not.toContain(ANTHROPIC_KEY);
+  });
+});
+
+describe("setting up", () => {
+  it("refuses a symlink planted at .tapedeck/experiments instead of writing through it", async () => {
+    const { prepareExperiment } = await import("../../src/experiment/start.ts");
+    const { UnsafePathError } = await import("../../src/core/fsutil.ts");
+    const root = tempProject().root;
+    baselineProject(root, ["one"]);
+    const elsewhere = join(root, "elsewhere");
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, join(root, ".tapedeck", "experiments"));
+    const setUp = () =>
+      prepareExperiment(
+        {
+          kind: "replay",
+          project: root,
+          baseline: loadBaseline(root, "last"),
+          driver: fakeDriver,
+          arms: [ARMS[0]!],
+          repeat: 1,
+          keep: false,
+          progress: () => {},
+          env: { TAPEDECK_FAKE_BIN: "/bin/true", HOME: root },
+        },
+        new AbortController().signal,
+      );
+    expect(setUp).toThrow(UnsafePathError);
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
 // recorded session (docs/experiments.md).
 import type { Command } from "commander";
 import { SessionNotFound } from "../../core/archive.ts";
+import { UnsafePathError } from "../../core/fsutil.ts";
 import { BaselineError, loadBaseline } from "../../experiment/baseline.ts";
 import { MissingCli, replayDriver } from "../../experiment/drivers.ts";
 import { IsolationError } from "../../experiment/isolation.ts";
@@ -40,7 +41,12 @@ export function costOption(value: string | undefined): number | undefined {
 /** What the commands say for the errors of setting up: the user's fault or a missing thing. */
 export function setupError(error: unknown): never {
   if (error instanceof SessionNotFound) throw new CliError(error.message, EXIT.notFound);
-  if (error instanceof BaselineError || error instanceof IsolationError || error instanceof MissingCli) {
+  if (
+    error instanceof BaselineError ||
+    error instanceof IsolationError ||
+    error instanceof MissingCli ||
+    error instanceof UnsafePathError
+  ) {
     throw new CliError(error.message, EXIT.failed);
   }
   throw error;

@@ -116,6 +116,7 @@ beforeAll(async () => {
   await claude([`SCENARIO_BASH echo ${MARK} ${AWS_KEY_ID}`]);
   await claude(["SCENARIO_FAIL"]);
   await claude(["SCENARIO_BASH printf 'one\\ntwo\\nthree\\n'"]);
+  await claude(["SCENARIO_AGENT echo from-the-subagent"]);
   const list = await sb.cli(["list", "--json", "--project", sb.projectDir]);
   const sessions = JSON.parse(list.stdout) as Array<{ path: string; provider_session_id: string }>;
   sessionPath = sessions.find((s) => s.provider_session_id === sessionId)!.path;
@@ -177,7 +178,8 @@ describe("tapedeck view in Chromium, on sessions recorded from the real claude",
   it("pairs every tool call with its result, with links both ways and the exit code", async () => {
     const page = await openSession();
     const calls = events.filter((e) => e.kind === "tool_call");
-    expect(calls.length).toBe(3);
+    // Three Bash calls, the Agent call and its subagent's Bash call.
+    expect(calls.length).toBe(5);
     for (const call of calls) {
       const link = page.locator(`#seq-${call.sequence} .ev-head a.jump`);
       const text = (await link.textContent()) ?? "";
@@ -198,6 +200,21 @@ describe("tapedeck view in Chromium, on sessions recorded from the real claude",
     await page.locator(`#seq-${first.sequence} a.jump`).click();
     await expect.poll(() => page.locator(".ev.current").getAttribute("id")).toBe(`seq-${firstResult}`);
     await shot(page, "timeline");
+    await page.close();
+  });
+
+  it("shows the subagent as a collapsible tree under its turn, with its calls and totals", async () => {
+    const page = await openSession();
+    const agentIds = [...new Set(events.filter((e) => e.agent_id).map((e) => e.agent_id!))];
+    expect(agentIds.length).toBe(1);
+    const node = page.locator(`details.agent[data-agent="${agentIds[0]}"]`);
+    await node.locator("summary").click();
+    const subCall = events.find((e) => e.kind === "tool_call" && e.agent_id === agentIds[0])!;
+    expect(await node.locator(`a[href="#seq=${subCall.sequence}"]`).count()).toBe(1);
+    expect(await node.locator("summary").textContent()).toMatch(/1 tool call · [\d.]+k? tokens/);
+    expect(await page.locator(`#seq-${subCall.sequence}.sub`).count()).toBe(1);
+    await node.scrollIntoViewIfNeeded();
+    await shot(page, "subagent");
     await page.close();
   });
 

@@ -303,7 +303,7 @@ export class TimelineView {
   private summary(e: TimelineEvent): Array<HTMLElement | string | null> {
     const p = e.payload;
     const out: Array<HTMLElement | string | null> = [];
-    if (e.agent_id) out.push(h("span", { class: "badge agent" }, `agent ${e.agent_id.slice(0, 12)}`));
+    if (e.agent_id) out.push(h("span", { class: "badge agent-tag" }, `agent ${e.agent_id.slice(0, 12)}`));
     if (e.kind === "tool_call") {
       const call = this.calls.get(e.sequence);
       out.push(
@@ -343,6 +343,17 @@ export class TimelineView {
       if (r?.duration_ms !== null && r?.duration_ms !== undefined)
         out.push(h("span", { class: "badge" }, duration(r.duration_ms)));
       if (e.kind === "tool_error") out.push(h("span", { class: "badge err" }, "error"));
+    } else if (e.kind === "turn_usage" && e.usage) {
+      const u = e.usage;
+      const n = (k: string) => compact(Number(u[k] ?? 0) || 0);
+      out.push(
+        h(
+          "span",
+          { class: "summary dim" },
+          `${String(u.model ?? "")} in ${n("input_tokens")} · out ${n("output_tokens")} · cache read ${n("cache_read_input_tokens")} · cache write ${n("cache_creation_input_tokens")}`,
+        ),
+        h("span", { class: "badge src" }, String(u.source ?? "usage")),
+      );
     } else {
       const text = firstString(p, [
         "prompt",

@@ -12,6 +12,8 @@ export interface Baseline {
   projectRoot: string;
   revision: string | null;
   prompts: string[];
+  /** What a reader of the results must know about the prompts (cut or redacted when recorded). */
+  notes?: string[];
 }
 
 export class BaselineError extends Error {
@@ -20,13 +22,29 @@ export class BaselineError extends Error {
 
 /** A prompt the agent saw: a subagent's task or an empty prompt is no prompt of the user's. */
 export function mainPrompts(events: ReturnType<typeof readEvents>["events"]): string[] {
-  const out: string[] = [];
-  for (const e of events) {
-    if (e.kind !== "user_prompt" || e.agent_id) continue;
-    const prompt = e.payload.prompt;
-    if (typeof prompt === "string" && prompt.trim() !== "") out.push(prompt);
-  }
-  return out;
+  return mainPromptEvents(events).map((e) => e.payload.prompt as string);
+}
+
+function mainPromptEvents(events: ReturnType<typeof readEvents>["events"]) {
+  return events.filter(
+    (e) =>
+      e.kind === "user_prompt" &&
+      !e.agent_id &&
+      typeof e.payload.prompt === "string" &&
+      e.payload.prompt.trim() !== "",
+  );
+}
+
+/** A prompt the recorder cut or redacted is replayed as recorded: the results must say so. */
+export function promptNotes(events: ReturnType<typeof readEvents>["events"]): string[] {
+  const notes: string[] = [];
+  mainPromptEvents(events).forEach((e, i) => {
+    if (e.truncations.some((t) => t.path.startsWith("payload.prompt")))
+      notes.push(`prompt ${i + 1} was cut when recorded: the replay sends what was kept`);
+    if (e.redactions.some((r) => r.startsWith("payload.prompt")))
+      notes.push(`prompt ${i + 1} had a credential redacted when recorded: the replay sends the marker`);
+  });
+  return notes;
 }
 
 export function loadBaseline(project: string, query: string, provider?: string): Baseline {
@@ -37,7 +55,8 @@ export function loadBaseline(project: string, query: string, provider?: string):
       `${manifest.session_id} is a ${manifest.provider} session, not ${provider}: replay it with --provider ${manifest.provider}`,
     );
   }
-  const prompts = mainPrompts(readEvents(ref.dir).events);
+  const events = readEvents(ref.dir).events;
+  const prompts = mainPrompts(events);
   if (prompts.length === 0) {
     throw new BaselineError(`${manifest.session_id} has no recorded user prompt: there is nothing to replay`);
   }
@@ -49,5 +68,6 @@ export function loadBaseline(project: string, query: string, provider?: string):
     projectRoot: project,
     revision: manifest.repository_revision,
     prompts,
+    notes: promptNotes(events),
   };
 }

@@ -262,7 +262,7 @@ async function runOne(x: Experiment, run: RunRecord): Promise<void> {
   try {
     const tree = createWorkTree(x.project, x.baseline.revision, dirs.work);
     run.work_kind = tree.kind;
-    run.notes.push(...tree.notes);
+    run.notes.push(...(x.baseline.notes ?? []), ...tree.notes);
     const settings: ArmSettings = {
       nativeMemory: run.native_memory,
       retrieval: run.retrieval,

@@ -93,6 +93,16 @@ describe("baseline", () => {
     baselineProject(other, ["x"], "gemini");
     expect(() => loadBaseline(other, "last", "codex")).toThrow(/is a gemini session, not codex/);
   });
+
+  it("says which prompts were redacted when recorded: the replay sends the marker, not the credential", () => {
+    const root = tempProject().root;
+    baselineProject(root, [`deploy with ${ANTHROPIC_KEY}`, "plain"]);
+    const b = loadBaseline(root, "last");
+    expect(b.prompts[0]).not.toContain(ANTHROPIC_KEY);
+    expect(b.notes).toEqual([
+      "prompt 1 had a credential redacted when recorded: the replay sends the marker",
+    ]);
+  });
 });
 
 describe("isolation", () => {

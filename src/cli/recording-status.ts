@@ -5,6 +5,7 @@ import { loadConfig } from "../core/config.ts";
 import { type ControlChange, lastControlChange } from "../core/control-log.ts";
 import { printable } from "../core/printable.ts";
 import { type RecordingState, recordingState } from "../core/status.ts";
+import { otelStatus, renderOtelStatus } from "../otel/status.ts";
 import { alertText, transcriptAlertFor } from "../providers/claude/transcript-alert.ts";
 import { CliError, checkProvider, printJson, say } from "./common.ts";
 import { providerName } from "./providers.ts";
@@ -96,8 +97,10 @@ export function showStatus(project: string, providers: string[], opts: RecordOpt
         display: combinedDisplay(states),
         last_change: latest(states),
         providers: states,
+        otel: otelStatus(project),
       });
   } else {
-    say(renderStatus(project, states));
+    const otel = otelStatus(project);
+    say(`${renderStatus(project, states)}${otel ? `\n${renderOtelStatus(otel)}\n` : ""}`);
   }
 }

@@ -2,7 +2,13 @@
 // standard OTEL_EXPORTER_OTLP_* variables (the signal-specific TRACES_ ones first, as the spec orders them).
 // Header values hold credentials (Langfuse's Basic auth, an API key): they are sent, never printed.
 import type { OtelConfig } from "../core/config.ts";
-import { PROTOCOLS, type Protocol } from "./otlp.ts";
+
+export type Protocol = "http/protobuf" | "http/json";
+export const PROTOCOLS: readonly Protocol[] = ["http/protobuf", "http/json"];
+
+export function contentType(protocol: Protocol): string {
+  return protocol === "http/json" ? "application/json" : "application/x-protobuf";
+}
 
 export interface Endpoint {
   /** the full traces URL */

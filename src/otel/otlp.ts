@@ -6,11 +6,9 @@ import type { HrTime, SpanContext } from "@opentelemetry/api";
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
+import type { Protocol } from "./endpoint.ts";
 import type { Attributes, Span } from "./model.ts";
 import { SCHEMA_URL, SCOPE_NAME } from "./semconv.ts";
-
-export type Protocol = "http/protobuf" | "http/json";
-export const PROTOCOLS: readonly Protocol[] = ["http/protobuf", "http/json"];
 
 /** API SpanKind values: INTERNAL 0, CLIENT 2 (the serializer adds one for the proto enum). */
 const KIND = { internal: 0, client: 2 } as const;
@@ -73,8 +71,4 @@ export function encodeSpans(input: EncodeInput, protocol: Protocol): Uint8Array 
   const bytes = serializer.serializeRequest(spans);
   if (!bytes) throw new Error("the OTLP serializer produced no request");
   return bytes;
-}
-
-export function contentType(protocol: Protocol): string {
-  return protocol === "http/json" ? "application/json" : "application/x-protobuf";
 }

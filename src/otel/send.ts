@@ -3,8 +3,7 @@
 // that body. Errors say what happened in terms of the status and the endpoint's origin, never a header or
 // a byte of the body.
 import { gzipSync } from "node:zlib";
-import type { Endpoint } from "./endpoint.ts";
-import { contentType } from "./otlp.ts";
+import { contentType, type Endpoint } from "./endpoint.ts";
 
 export interface SendResult {
   ok: boolean;

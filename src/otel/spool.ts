@@ -5,89 +5,16 @@
 // after a 2xx the watermark moves past it. A crash between the two sends the same range again, with the
 // same trace and span ids (derived from the archive's ids), so an id-keyed backend keeps one copy; a crash
 // before the answer loses nothing, because the watermark had not moved.
-import { createHash } from "node:crypto";
-import { join } from "node:path";
-import { ensureRealDirUnder, readJsonOrUndefined, writeJsonAtomicSync } from "../core/fsutil.ts";
-import { ensureTapedeckDir, tapedeckDir } from "../core/paths.ts";
 import type { Manifest } from "../core/schemas.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { mapSession, type SessionMapping } from "./map.ts";
 import type { MappedTurn, Span } from "./model.ts";
 import { encodeSpans } from "./otlp.ts";
 import { backoffMs, DEFAULT_RETRY, type RetryPolicy, sendWithRetry } from "./send.ts";
+import { readWatermark, writeWatermark } from "./watermark.ts";
 
-export const OTEL_DIR = "otel";
 /** Spans per request: far under a collector's default 4 MiB body limit for spans without content. */
 export const MAX_SPANS_PER_REQUEST = 512;
-
-export interface Watermark {
-  schema_version: 1;
-  session_id: string;
-  /** origin and path of the endpoint (no header, no query string) */
-  endpoint: string;
-  /** events.jsonl bytes whose closed turns the endpoint has accepted */
-  offset: number;
-  turns: number;
-  spans: number;
-  requests: number;
-  last_export_at: string | null;
-  /** the range of the request being sent; a leftover means the last run died before the answer */
-  in_flight: { from: number; to: number; turns: number } | null;
-  failures: number;
-  next_attempt_at: string | null;
-  last_error: string | null;
-  last_error_at: string | null;
-}
-
-function endpointKey(e: Pick<Endpoint, "url">): string {
-  const u = new URL(e.url);
-  return `${u.origin}${u.pathname}`;
-}
-
-function stateDir(projectRoot: string): string {
-  return join(tapedeckDir(projectRoot), OTEL_DIR);
-}
-
-function statePath(projectRoot: string, sessionId: string, endpoint: Pick<Endpoint, "url">): string {
-  const key = createHash("sha256").update(sessionId).update("\0").update(endpointKey(endpoint)).digest("hex");
-  return join(stateDir(projectRoot), `${key.slice(0, 40)}.json`);
-}
-
-export function readWatermark(
-  projectRoot: string,
-  sessionId: string,
-  endpoint: Pick<Endpoint, "url">,
-): Watermark {
-  const found = readJsonOrUndefined<Watermark>(statePath(projectRoot, sessionId, endpoint), 64 * 1024);
-  if (
-    found?.schema_version === 1 &&
-    found.session_id === sessionId &&
-    Number.isInteger(found.offset) &&
-    found.offset >= 0
-  )
-    return found;
-  return {
-    schema_version: 1,
-    session_id: sessionId,
-    endpoint: endpointKey(endpoint),
-    offset: 0,
-    turns: 0,
-    spans: 0,
-    requests: 0,
-    last_export_at: null,
-    in_flight: null,
-    failures: 0,
-    next_attempt_at: null,
-    last_error: null,
-    last_error_at: null,
-  };
-}
-
-function writeWatermark(projectRoot: string, endpoint: Pick<Endpoint, "url">, w: Watermark): void {
-  ensureTapedeckDir(projectRoot);
-  ensureRealDirUnder(projectRoot, stateDir(projectRoot), true);
-  writeJsonAtomicSync(statePath(projectRoot, w.session_id, endpoint), w, true);
-}
 
 export interface ExportContext {
   projectRoot: string;
@@ -219,45 +146,4 @@ export async function exportSession(
     result.spans += spans.length;
   }
   return result;
-}
-
-export interface Backlog {
-  sessions: number;
-  /** sessions with closed turns not yet accepted */
-  pending_sessions: number;
-  exported_spans: number;
-  last_export_at: string | null;
-  last_error: string | null;
-  last_error_at: string | null;
-}
-
-/**
- * What status and doctor show: per session, whether the archive has grown past its watermark (a cheap size
- * check, no mapping), and the latest error.
- */
-export function backlog(
-  projectRoot: string,
-  endpoint: Pick<Endpoint, "url">,
-  sessions: Array<{ manifest: Manifest }>,
-): Backlog {
-  const out: Backlog = {
-    sessions: sessions.length,
-    pending_sessions: 0,
-    exported_spans: 0,
-    last_export_at: null,
-    last_error: null,
-    last_error_at: null,
-  };
-  for (const { manifest } of sessions) {
-    const w = readWatermark(projectRoot, manifest.session_id, endpoint);
-    out.exported_spans += w.spans;
-    if (manifest.byte_count > w.offset) out.pending_sessions += 1;
-    if (w.last_export_at && (!out.last_export_at || w.last_export_at > out.last_export_at))
-      out.last_export_at = w.last_export_at;
-    if (w.last_error && w.last_error_at && (!out.last_error_at || w.last_error_at > out.last_error_at)) {
-      out.last_error = w.last_error;
-      out.last_error_at = w.last_error_at;
-    }
-  }
-  return out;
 }

@@ -34,6 +34,7 @@ import { tapedeckDir } from "../core/paths.ts";
 import { ownProcessAlive } from "../core/pids.ts";
 import { type ContextStep, runHook } from "../core/recorder.ts";
 import { indexWhenIdle } from "../memory/idle.ts";
+import { exportWhenIdle } from "../otel/idle.ts";
 import { adapterFor } from "../providers/registry.ts";
 import { pruneWhenDue } from "./retention-idle.ts";
 import { newToken, removeRunFile, runFilePath, writeRunFile } from "./runfile.ts";
@@ -174,6 +175,8 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
     if (!adapter) return undefined;
     // The search index catches up a few seconds after the last hook, in another process (src/memory/idle.ts).
     indexWhenIdle(opts.project);
+    // Configured OpenTelemetry export of finished turns, in a child process after the hooks go quiet (src/otel/idle.ts).
+    exportWhenIdle(opts.project);
     // The configured retention, at most daily, in a child process (./retention-idle.ts).
     pruneWhenDue(opts.project);
     try {

@@ -11,7 +11,8 @@ import { type Endpoint, resolveEndpoint } from "../../src/otel/endpoint.ts";
 import { mapSession, readManifest } from "../../src/otel/map.ts";
 import { encodeSpans } from "../../src/otel/otlp.ts";
 import { resolveRun } from "../../src/otel/run.ts";
-import { backlog, exportSession, readWatermark } from "../../src/otel/spool.ts";
+import { exportSession } from "../../src/otel/spool.ts";
+import { backlog, readWatermark } from "../../src/otel/watermark.ts";
 import { identity, spec, useTempProjects } from "../helpers/session.ts";
 import { decode, type Receiver, startReceiver } from "./receiver.ts";
 

@@ -1,7 +1,8 @@
 // `tapedeck doctor`: the checks of ../doctor/run.ts for every installed provider (or one), or with
 // --transcripts the state of Claude Code's transcripts of recorded sessions (./restore.ts).
 import type { Command } from "commander";
-import { CliError, EXIT, printJson, say } from "../common.ts";
+import { otelStatus, renderOtelStatus } from "../../otel/status.ts";
+import { CliError, EXIT, printJson, projectFromOption, say } from "../common.ts";
 import { renderDoctor } from "../doctor/render.ts";
 import { type DoctorOpts, runDoctor } from "../doctor/run.ts";
 import type { TranscriptDoctorOpts } from "./restore.ts";
@@ -31,8 +32,9 @@ export function register(program: Command): void {
       // The transcript check is restore's code: loaded only when asked for.
       if (opts.transcripts) return (await import("./restore.ts")).transcriptDoctor(opts);
       const report = await runDoctor(opts);
-      if (opts.json) printJson(report);
-      else say(`${renderDoctor(report)}\n`);
+      const otel = otelStatus(projectFromOption(opts.project));
+      if (opts.json) printJson(otel ? { ...report, otel } : report);
+      else say(`${renderDoctor(report)}\n${otel ? `${renderOtelStatus(otel)}\n` : ""}`);
       if (!report.ok) {
         throw new CliError(
           `${report.problems} problem${report.problems === 1 ? "" : "s"} found`,

@@ -3,8 +3,8 @@
 // as OTLP JSON and sends nothing. Headers (credentials) are never printed.
 import type { Command } from "commander";
 import { listSessions, type SessionRef } from "../../core/archive.ts";
-import { readConfig } from "../../core/config.ts";
-import { describeEndpoint, EndpointError, resolveEndpoint } from "../../otel/endpoint.ts";
+import { describeEndpoint, EndpointError } from "../../otel/endpoint.ts";
+import { tryExportLock } from "../../otel/lock.ts";
 import { mapSession, sessionResource } from "../../otel/map.ts";
 import { encodeSpans } from "../../otel/otlp.ts";
 import { exportRefs, resolveRun } from "../../otel/run.ts";
@@ -98,6 +98,27 @@ async function exportCommand(session: string | undefined, opts: ExportOpts): Pro
       EXIT.usage,
     );
   }
+  const lock = tryExportLock(project);
+  if ("heldBy" in lock) {
+    // The background run finds a run already going: that one sends the backlog.
+    if (opts.pending) return;
+    throw new CliError(
+      `another export of this project is running (pid ${lock.heldBy}); try again when it ends`,
+      EXIT.failed,
+    );
+  }
+  try {
+    await sendAll(run, refs, opts);
+  } finally {
+    lock.release();
+  }
+}
+
+async function sendAll(
+  run: NonNullable<ReturnType<typeof resolveRun>>,
+  refs: SessionRef[],
+  opts: ExportOpts,
+): Promise<void> {
   const progress = opts.quiet || opts.json ? undefined : (line: string) => note(`${line}\n`);
   if (progress) progress(`exporting ${refs.length} session(s) to ${describeEndpoint(run.endpoint)}`);
   const results = await exportRefs(run, refs, {
@@ -160,14 +181,4 @@ export function register(program: Command): void {
     .option("--quiet", "no progress or summary")
     .option("--json", "machine-readable output")
     .action((session: string | undefined, opts: ExportOpts) => exportCommand(session, opts));
-}
-
-/** For status and doctor: the configured endpoint, described without headers, or why it cannot be used. */
-export function configuredEndpoint(project: string): string | null {
-  try {
-    const e = resolveEndpoint({}, readConfig(project)?.otel, process.env);
-    return e ? describeEndpoint(e) : null;
-  } catch (e) {
-    return e instanceof Error ? `unusable: ${e.message}` : null;
-  }
 }

@@ -132,6 +132,27 @@ describe("tapedeck experiment (claude)", () => {
       worst_case_cost_usd: 1.5,
     });
     expect(existsSync(join(sb.projectDir, ".tapedeck", "experiments"))).toBe(false);
+    const aa = await tapedeck(
+      [
+        "experiment",
+        "run",
+        "--session",
+        "last",
+        "--arm",
+        "a:native-memory=off",
+        "--arm",
+        "b",
+        "--aa",
+        "--dry-run",
+        "--json",
+      ],
+      { cwd: sb.projectDir, env },
+    );
+    expect(JSON.parse(aa.stdout).arms).toEqual([
+      { name: "a", native_memory: false, retrieval: false },
+      { name: "a-aa", native_memory: false, retrieval: false },
+      { name: "b", native_memory: true, retrieval: false },
+    ]);
   });
 
   it("three arms, two repetitions: different answers from different contexts, every figure, paired statistics", async () => {

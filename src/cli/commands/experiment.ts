@@ -27,6 +27,7 @@ interface RunOpts {
   maxRuns?: string;
   maxCost?: string;
   dryRun?: boolean;
+  aa?: boolean;
   experimentRoot?: string;
   model?: string;
   keep?: boolean;
@@ -49,6 +50,16 @@ export function parseArm(spec: string): ArmSpec {
       throw new CliError(`--arm "${spec}": unknown setting "${key}" (native-memory, retrieval)`, EXIT.usage);
   }
   return arm;
+}
+
+/**
+ * `--aa`: the first arm once more under `<name>-aa`, the same settings: the flips between the two are the
+ * flap rate, what a difference between real arms must be read against.
+ */
+export function withAa(arms: ArmSpec[], aa: boolean): ArmSpec[] {
+  const first = arms[0];
+  if (!aa || !first) return arms;
+  return [first, { ...first, name: `${first.name.slice(0, 61)}-aa` }, ...arms.slice(1)];
 }
 
 function positiveInt(value: string | undefined, flag: string, max: number): number | undefined {
@@ -87,7 +98,7 @@ function loadInputs(project: string, opts: RunOpts): { baseline: Baseline; scena
 
 async function runCommand(opts: RunOpts): Promise<void> {
   const project = projectFromOption(opts.project);
-  const arms = (opts.arm ?? []).map(parseArm);
+  const arms = withAa((opts.arm ?? []).map(parseArm), opts.aa ?? false);
   if (arms.length === 0)
     throw new CliError("give at least one --arm NAME:native-memory=on|off,retrieval=on|off", EXIT.usage);
   const names = new Set(arms.map((a) => a.name));
@@ -253,6 +264,7 @@ export function register(program: Command): void {
     .option("--repeat <n>", "repetitions of every arm", "1")
     .option("--max-runs <n>", "stop after this many runs")
     .option("--max-cost <usd>", "stop once the runs have cost this much (as the CLIs report it)")
+    .option("--aa", "also run the first arm a second time under NAME-aa (an A/A check: the flap rate)")
     .option("--dry-run", "print the plan and the worst-case cost, run nothing")
     .option("--experiment-root <dir>", "where everything goes (default: .tapedeck/experiments/<id>/)")
     .option("--model <model>", "the model every arm asks for")

@@ -145,7 +145,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+export async function startReceiver(port = 0): Promise<Receiver> {
   let behaviour: Behaviour = { kind: "ok" };
   const requests: ReceivedRequest[] = [];
   const wire: Buffer[] = [];
@@ -168,7 +168,7 @@ export async function startReceiver(): Promise<Receiver> {
         res.end();
         return;
       }
-      if (req.method !== "POST" || req.url !== "/v1/traces") {
+      if (req.method !== "POST" || !req.url?.endsWith("/v1/traces")) {
         res.writeHead(404).end();
         return;
       }
@@ -196,9 +196,8 @@ export async function startReceiver(): Promise<Receiver> {
       }
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     tracesUrl: `${url}/v1/traces`,

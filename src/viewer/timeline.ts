@@ -341,6 +341,7 @@ export class TimelineBuilder {
   private current: Turn | null = null;
   private index = 0;
   private readonly calls = new Map<string, ToolCall>();
+  private readonly openWithoutId = new Map<string, ToolCall[]>();
   private readonly agents = new Map<string, Agent>();
   /** message ids already counted: the same API response can be reported by the transcript and the proxy */
   private readonly seenMessages = new Set<string>();
@@ -498,7 +499,22 @@ export class TimelineBuilder {
     };
     this.itemsFor(e).push(call);
     this.turn(e).tool_calls += 1;
-    this.remember(call.tool_use_id ?? `#${e.sequence}`, call);
+    if (call.tool_use_id) this.remember(call.tool_use_id, call);
+    else this.queueOpen(call);
+  }
+
+  private static openKey(name: string | undefined, agent: string | undefined): string {
+    return `${agent ?? ""}\u0000${name ?? ""}`;
+  }
+
+  /** Calls without an id, oldest first per tool and agent: a queue each, so pairing stays O(1) per result. */
+  private queueOpen(call: ToolCall): void {
+    const key = TimelineBuilder.openKey(call.name, call.agent_id);
+    const queue = this.openWithoutId.get(key) ?? [];
+    queue.push(call);
+    if (queue.length > MAX_REMEMBERED_CALLS) queue.shift();
+    this.openWithoutId.set(key, queue);
+    if (this.openWithoutId.size > MAX_REMEMBERED_CALLS) this.openWithoutId.delete(this.openWithoutId.keys().next().value!);
   }
 
   private remember(key: string, call: ToolCall): void {
@@ -510,17 +526,11 @@ export class TimelineBuilder {
   private findCall(e: TimelineEvent): ToolCall | undefined {
     const id = str(e.payload.tool_use_id);
     if (id) return this.calls.get(id);
-    const name = str(e.payload.tool_name);
-    for (const call of this.calls.values()) {
-      if (
-        call.result === null &&
-        call.tool_use_id === null &&
-        call.name === name &&
-        call.agent_id === e.agent_id
-      )
-        return call;
-    }
-    return undefined;
+    const key = TimelineBuilder.openKey(str(e.payload.tool_name), e.agent_id);
+    const queue = this.openWithoutId.get(key);
+    const call = queue?.shift();
+    if (queue && queue.length === 0) this.openWithoutId.delete(key);
+    return call;
   }
 
   private toolResult(e: TimelineEvent): void {

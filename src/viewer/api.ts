@@ -6,9 +6,11 @@ import { join } from "node:path";
 import { listSessions, type SessionRef } from "../core/archive.ts";
 import { readConfig } from "../core/config.ts";
 import { readJsonOrUndefined } from "../core/fsutil.ts";
-import { SESSION_FILES } from "../core/paths.ts";
+import { SESSION_FILES, tapedeckDir } from "../core/paths.ts";
 import { recoverSession } from "../core/recovery.ts";
 import { openForScan } from "../core/scan.ts";
+import { type ExperimentRecord, listExperiments } from "../experiment/record.ts";
+import { buildReport, type ExperimentReport } from "../experiment/report.ts";
 import { parseQuery } from "../memory/query.ts";
 import { searchProject } from "../memory/search.ts";
 import { priceTable } from "./pricing.ts";
@@ -68,6 +70,42 @@ export interface Integrity {
   size: number;
 }
 
+export interface ExperimentListItem {
+  key: string;
+  experiment_id: string;
+  kind: string;
+  created_at: string;
+  provider: string;
+  arms: string[];
+  runs: number;
+  prompt_count: number;
+}
+
+/** One experiment as the page shows it: the report's figures (src/experiment/report.ts) and each run's turns. */
+export interface ExperimentView {
+  item: ExperimentListItem;
+  report: ExperimentReport;
+  /** the baseline session's key in the session list, when it is one of the listed sessions */
+  baseline_key: string | null;
+  runs: Array<{
+    run_id: string;
+    arm: string;
+    repetition: number;
+    status: string;
+    error: string | null;
+    turns: Array<{
+      index: number;
+      ok: boolean;
+      exit_code: number | null;
+      duration_ms: number;
+      answer: string | null;
+    }>;
+  }>;
+}
+
+/** Characters of each turn's answer the A/B view shows. */
+const ANSWER_CHARS = 600;
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -79,6 +117,7 @@ export class ApiError extends Error {
 
 export class ViewerData {
   private refs: SessionRef[] = [];
+  private exps: Array<{ dir: string; record: ExperimentRecord }> = [];
 
   constructor(private readonly projects: readonly string[]) {}
 
@@ -133,6 +172,40 @@ export class ViewerData {
     return integrityOf(ref);
   }
 
+  experiments(): ExperimentListItem[] {
+    this.exps = this.projects.flatMap((p) => listExperiments(join(tapedeckDir(p), "experiments")));
+    return this.exps.map(({ record }, i) => experimentItem(record, i));
+  }
+
+  experiment(key: string): ExperimentView {
+    if (this.exps.length === 0) this.experiments();
+    const i = /^\d{1,7}$/.test(key) ? Number(key) : -1;
+    const found = this.exps[i];
+    if (!found) throw new ApiError(404, "no such experiment");
+    if (this.refs.length === 0) this.sessions();
+    const { record } = found;
+    const baseline = this.refs.findIndex((r) => r.manifest.session_id === record.baseline.session_id);
+    return {
+      item: experimentItem(record, i),
+      report: buildReport(record),
+      baseline_key: baseline >= 0 ? String(baseline) : null,
+      runs: record.runs.map((r) => ({
+        run_id: r.run_id,
+        arm: r.arm,
+        repetition: r.repetition,
+        status: r.status,
+        error: r.error ?? null,
+        turns: r.turns.map((t) => ({
+          index: t.index,
+          ok: t.ok,
+          exit_code: t.exit_code,
+          duration_ms: t.duration_ms,
+          answer: t.answer === undefined ? null : t.answer.slice(0, ANSWER_CHARS),
+        })),
+      })),
+    };
+  }
+
   search(text: string): { hits: Array<Record<string, unknown>>; stale: boolean } {
     if (this.refs.length === 0) this.sessions();
     const query = parseQuery(text);
@@ -151,6 +224,19 @@ export class ViewerData {
     hits.sort((a, b) => Number(b.score) - Number(a.score));
     return { hits: hits.slice(0, SEARCH_LIMIT), stale };
   }
+}
+
+function experimentItem(record: ExperimentRecord, index: number): ExperimentListItem {
+  return {
+    key: String(index),
+    experiment_id: record.experiment_id,
+    kind: record.kind,
+    created_at: record.created_at,
+    provider: record.provider,
+    arms: record.arms.map((a) => a.name),
+    runs: record.runs.length,
+    prompt_count: record.prompt_count,
+  };
 }
 
 function eventsSize(dir: string): number {

@@ -122,6 +122,9 @@ function route(
   if (path === "page.js") return send(res, 200, "text/javascript; charset=utf-8", assets.js);
   if (path === "page.css") return send(res, 200, "text/css; charset=utf-8", assets.css);
   if (path === "api/sessions") return json(res, { sessions: data.sessions() });
+  if (path === "api/experiments") return json(res, { experiments: data.experiments() });
+  const x = /^api\/experiments\/(\d{1,7})$/.exec(path);
+  if (x) return json(res, data.experiment(x[1]!));
   if (path === "api/search") return json(res, data.search(params.get("q") ?? ""));
   const m = /^api\/sessions\/(\d{1,7})\/(events|integrity|raw)$/.exec(path);
   if (!m) throw new ApiError(404, "not found");

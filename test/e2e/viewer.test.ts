@@ -4,7 +4,7 @@
  * HTML export, opened from file:// with every network request aborted. Screenshots go to a temp directory
  * (TAPEDECK_VIEWER_SHOTS keeps them) so a person can look at the page.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -14,7 +14,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Envelope } from "../../src/core/schemas.ts";
 import { countKinds, readEventsFile } from "./archive-checks.ts";
-import { runClaude } from "./claude-runner.ts";
+import { offlineClaudeEnv, runClaude } from "./claude-runner.ts";
 import { AWS_KEY_ID, plantSecrets } from "./planted-secrets.ts";
 import { CLI_JS, REPO, useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
@@ -42,6 +42,20 @@ let url: string;
 let sessionId: string;
 let events: Envelope[];
 let sessionPath: string;
+let experimentId: string;
+
+/** `tapedeck experiment run` replays every prompt in each arm: longer than the CLI helper's 30 s. */
+function experiment(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...offlineClaudeEnv(sb.home, sb.mock.url) };
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI_JS, "experiment", ...args],
+      { cwd: sb.projectDir, env, encoding: "utf8", timeout: 300_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+    );
+  });
+}
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: false });
@@ -121,6 +135,20 @@ beforeAll(async () => {
   const sessions = JSON.parse(list.stdout) as Array<{ path: string; provider_session_id: string }>;
   sessionPath = sessions.find((s) => s.provider_session_id === sessionId)!.path;
   events = readEventsFile(join(sessionPath, "events.jsonl"));
+  const run = await experiment([
+    "run",
+    "--session",
+    sessionId,
+    "--arm",
+    "a:native-memory=on",
+    "--arm",
+    "b:native-memory=off",
+    "--repeat",
+    "1",
+    "--json",
+  ]);
+  expect(run.code, run.stderr).toBe(0);
+  experimentId = (JSON.parse(run.stdout) as { experiment_id: string }).experiment_id;
   url = await startView();
   userDataDir = mkdtempSync(join(tmpdir(), "tapedeck-chromium-"));
   shots = process.env.TAPEDECK_VIEWER_SHOTS ?? join(sb.root, "shots");
@@ -143,7 +171,7 @@ afterAll(async () => {
 async function openSession(): Promise<Page> {
   const page = await browser.newPage();
   await page.goto(url);
-  await page.locator(".session").first().click();
+  await page.locator("#sessions .session").first().click();
   await page.locator(".ev").first().waitFor();
   return page;
 }
@@ -152,8 +180,8 @@ describe("tapedeck view in Chromium, on sessions recorded from the real claude",
   it("lists the recorded session with its title and status", async () => {
     const page = await browser.newPage();
     await page.goto(url);
-    await page.locator(".session").first().waitFor();
-    expect(await page.locator(".session").count()).toBe(1);
+    await page.locator("#sessions .session").first().waitFor();
+    expect(await page.locator("#sessions .session").count()).toBe(1);
     expect(await page.locator(".session .title").first().textContent()).toContain(MARK);
     expect(await page.locator(".session .badge").first().textContent()).toBe("complete");
     await shot(page, "list");
@@ -280,6 +308,24 @@ describe("tapedeck view in Chromium, on sessions recorded from the real claude",
     expect(await request("/", `127.0.0.1:${u.port}`)).toBe(403);
     expect(await request(`${u.pathname}api/sessions`, `127.0.0.1:${u.port}`)).toBe(200);
     expect(await request(`${u.pathname}api/sessions`, `rebound.example:${u.port}`)).toBe(403);
+  });
+
+  it("shows an experiment's arms side by side, aligned by prompt, with the report's figures", async () => {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.locator(`.experiment-item[data-experiment="${experimentId}"]`).click();
+    const view = page.locator(`section.experiment[data-experiment="${experimentId}"]`);
+    await view.waitFor();
+    expect(await view.locator("table.arms thead th").allTextContents()).toEqual(["", "arm a", "arm b"]);
+    expect(await view.locator("table.arms tbody tr").first().textContent()).toContain("native memory on");
+    // Four prompts replayed once per arm: a row per prompt, an answer per arm in each.
+    const rows = view.locator("table.prompts tbody tr");
+    expect(await rows.count()).toBe(4);
+    for (let i = 0; i < 4; i++) expect(await rows.nth(i).locator(".answer").count()).toBe(2);
+    expect(await view.locator("table.deltas").count()).toBe(1);
+    expect(await view.locator("a.baseline").getAttribute("href")).toBe("#s=0");
+    await shot(page, "experiment");
+    await page.close();
   });
 
   it("exports one self-contained HTML file that renders from file:// with all network blocked", async () => {

@@ -1,6 +1,7 @@
 // The viewer's page: the session list (search, filters, badges) on the left, the open session on the right
 // (its timeline, its integrity panel). The same code runs on the local server and in an exported file.
-import type { SessionListItem } from "../api.ts";
+import type { ExperimentListItem, SessionListItem } from "../api.ts";
+import { experimentView } from "./ab-view.ts";
 import { bytes, clear, compact, duration, h } from "./dom.ts";
 import { integrityPanel, tallyArchive } from "./integrity.ts";
 import { type EmbeddedData, embeddedSource, httpSource, type SearchHitView, type Source } from "./source.ts";
@@ -9,6 +10,7 @@ import { TimelineView } from "./timeline-view.ts";
 interface State {
   source: Source;
   sessions: SessionListItem[];
+  experiments: ExperimentListItem[];
   openKey: string | null;
   view: TimelineView | null;
 }
@@ -18,10 +20,10 @@ function embedded(): EmbeddedData | null {
   return el?.textContent ? (JSON.parse(el.textContent) as EmbeddedData) : null;
 }
 
-function hashParams(): { s: string | null; seq: number | null } {
+function hashParams(): { s: string | null; x: string | null; seq: number | null } {
   const p = new URLSearchParams(location.hash.slice(1));
   const seq = p.get("seq");
-  return { s: p.get("s"), seq: seq !== null && /^\d+$/.test(seq) ? Number(seq) : null };
+  return { s: p.get("s"), x: p.get("x"), seq: seq !== null && /^\d+$/.test(seq) ? Number(seq) : null };
 }
 
 function badges(s: SessionListItem): HTMLElement[] {
@@ -64,6 +66,7 @@ function snippet(text: string): HTMLElement {
 
 class App {
   private readonly list = h("nav", { class: "list", id: "sessions", "aria-label": "sessions" });
+  private readonly exps = h("nav", { class: "list", id: "experiments", "aria-label": "experiments" });
   private readonly main = h("main", { class: "main", id: "main" });
   private readonly search = h("input", {
     type: "search",
@@ -100,6 +103,7 @@ class App {
       this.search,
       filters,
       this.list,
+      this.exps,
     );
     app.append(side, this.main);
     this.search.addEventListener("input", () => {
@@ -111,6 +115,8 @@ class App {
     window.addEventListener("hashchange", () => void this.route());
     document.addEventListener("keydown", (ev) => this.onKey(ev));
     this.st.sessions = await this.st.source.sessions();
+    this.st.experiments = await this.st.source.experiments();
+    this.renderExperiments();
     this.fillFilters();
     this.renderList();
     if (!location.hash && this.st.sessions.length === 1)
@@ -150,6 +156,39 @@ class App {
     for (const s of shown) this.list.append(sessionItem(s, s.key === this.st.openKey));
     if (this.st.sessions.length === 0)
       this.list.append(h("p", { class: "dim" }, "No recorded sessions in this project yet."));
+  }
+
+  private renderExperiments(): void {
+    clear(this.exps);
+    if (this.st.experiments.length === 0) return;
+    this.exps.append(h("h2", { class: "side-h" }, "Experiments"));
+    for (const x of this.st.experiments) {
+      this.exps.append(
+        h(
+          "a",
+          { class: "session experiment-item", href: `#x=${x.key}`, "data-experiment": x.experiment_id },
+          h("div", { class: "title" }, `${x.kind} ${x.experiment_id}`),
+          h(
+            "div",
+            { class: "meta" },
+            `${x.provider} · ${x.created_at.replace("T", " ").slice(0, 16)} · arms ${x.arms.join(", ")} · ${x.runs} runs`,
+          ),
+        ),
+      );
+    }
+  }
+
+  private async openExperiment(key: string): Promise<void> {
+    this.st.view?.stop();
+    this.st.view = null;
+    this.st.openKey = null;
+    this.renderList();
+    clear(this.main);
+    try {
+      this.main.append(experimentView(await this.st.source.experiment(key)));
+    } catch (error) {
+      this.main.append(h("p", { class: "bad" }, String((error as Error).message)));
+    }
   }
 
   private async runSearch(): Promise<void> {
@@ -195,7 +234,8 @@ class App {
   }
 
   private async route(): Promise<void> {
-    const { s, seq } = hashParams();
+    const { s, x, seq } = hashParams();
+    if (x !== null) return this.openExperiment(x);
     const key = s ?? this.st.openKey ?? (this.st.sessions.length === 1 ? this.st.sessions[0]!.key : null);
     if (key === null) return this.welcome();
     if (key !== this.st.openKey) await this.open(key);
@@ -282,6 +322,7 @@ const data = embedded();
 void new App({
   source: data ? embeddedSource(data) : httpSource(),
   sessions: [],
+  experiments: [],
   openKey: null,
   view: null,
 }).mount();

@@ -1,5 +1,5 @@
 // Where the page's data comes from: the local server's API, or the data embedded in an exported file.
-import type { Integrity, SessionListItem } from "../api.ts";
+import type { ExperimentListItem, ExperimentView, Integrity, SessionListItem } from "../api.ts";
 import type { TimelinePage } from "../timeline.ts";
 
 export type PageData = TimelinePage & { size: number };
@@ -21,6 +21,8 @@ export interface Source {
   integrity(key: string): Promise<Integrity>;
   /** a chunk of events.jsonl from `offset`; empty at the end */
   raw(key: string, offset: number): Promise<Uint8Array>;
+  experiments(): Promise<ExperimentListItem[]>;
+  experiment(key: string): Promise<ExperimentView>;
 }
 
 /** What `tapedeck export --format html` embeds. */
@@ -47,6 +49,9 @@ export function httpSource(): Source {
     search: (q) => getJson(`api/search?q=${encodeURIComponent(q)}`),
     page: (key, offset) => getJson(`api/sessions/${key}/events?offset=${offset}&limit=${PAGE_EVENTS}`),
     integrity: (key) => getJson(`api/sessions/${key}/integrity`),
+    experiments: async () =>
+      (await getJson<{ experiments: ExperimentListItem[] }>("api/experiments")).experiments,
+    experiment: (key) => getJson(`api/experiments/${key}`),
     raw: async (key, offset) => {
       const res = await fetch(`api/sessions/${key}/raw?offset=${offset}`);
       if (!res.ok) throw new Error(`raw: ${res.status}`);
@@ -104,6 +109,10 @@ export function embeddedSource(data: EmbeddedData): Source {
       return p;
     },
     integrity: async (key) => data.integrity[key]!,
+    experiments: async () => [],
+    experiment: async () => {
+      throw new Error("an exported session holds no experiment");
+    },
     raw: async (key, offset) => (offset === 0 ? rawOf(key) : new Uint8Array(0)),
   };
 }

@@ -514,7 +514,8 @@ export class TimelineBuilder {
     queue.push(call);
     if (queue.length > MAX_REMEMBERED_CALLS) queue.shift();
     this.openWithoutId.set(key, queue);
-    if (this.openWithoutId.size > MAX_REMEMBERED_CALLS) this.openWithoutId.delete(this.openWithoutId.keys().next().value!);
+    if (this.openWithoutId.size > MAX_REMEMBERED_CALLS)
+      this.openWithoutId.delete(this.openWithoutId.keys().next().value!);
   }
 
   private remember(key: string, call: ToolCall): void {

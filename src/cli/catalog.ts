@@ -237,6 +237,20 @@ export const CATALOG: readonly CatalogEntry[] = [
       "disk used by tapedeck: per project, provider and session (archive, spool, index, memory, experiments), largest first",
     load: () => import("./commands/du.ts"),
   },
+  {
+    name: "config",
+    term: "config",
+    description:
+      "read and change settings (limits, transport, retention, retrieval budget, OTLP): value and source",
+    load: () => import("./commands/config.ts"),
+  },
+  {
+    name: "completion",
+    term: "completion [options] <shell>",
+    description:
+      "print a shell completion script (bash, zsh, fish): commands, options, providers, session ids",
+    load: () => import("./commands/completion.ts"),
+  },
 ];
 
 /** The entry of a command name, if tapedeck has that command. */

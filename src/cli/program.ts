@@ -9,6 +9,7 @@ import { Command, CommanderError, Help } from "commander";
 import { printableText } from "../core/printable.ts";
 import { CATALOG, catalogEntry } from "./catalog.ts";
 import { CliError, EXIT } from "./errors.ts";
+import { groupIndex, HELP_GROUPS } from "./help-groups.ts";
 import { VERSION } from "./version.ts";
 
 /**
@@ -46,14 +47,26 @@ export async function buildProgram(only: string | "all" | undefined): Promise<Co
     subcommandTerm: (cmd) =>
       (cmd.parent === program ? catalogEntry(cmd.name())?.term : undefined) ?? standard.subcommandTerm(cmd),
   });
-  const modules = await Promise.all(
-    CATALOG.map((e) => (only === "all" || e.name === only ? e.load() : undefined)),
+  // Registered group by group (the catalog's order within one): commander lists groups as they first appear.
+  const entries = CATALOG.map((e, i) => ({ e, i })).sort(
+    (a, b) => groupIndex(a.e.name) - groupIndex(b.e.name) || a.i - b.i,
   );
-  CATALOG.forEach((entry, i) => {
+  const modules = await Promise.all(
+    entries.map(({ e }) => (only === "all" || e.name === only ? e.load() : undefined)),
+  );
+  entries.forEach(({ e: entry }, i) => {
     const module = modules[i];
     if (module) module.register(program);
     else program.command(entry.name).description(entry.description);
+    program.commands.at(-1)?.helpGroup(HELP_GROUPS[groupIndex(entry.name)]!.heading);
   });
+  // `help [command]` goes with the internal commands, last.
+  program.commandsGroup(HELP_GROUPS.at(-1)!.heading).helpCommand(true);
+  // For `tapedeck completion`, which needs every command's options: handed over here, because that command
+  // importing this module would move the entry's own code into a shared chunk (one more file to load on
+  // every start, `--version` included).
+  (program as unknown as Record<symbol, unknown>)[Symbol.for("tapedeck.fullProgram")] = () =>
+    buildProgram("all");
   return program;
 }
 

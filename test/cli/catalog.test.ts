@@ -66,6 +66,8 @@ describe("the catalog", () => {
       "mcp",
       "prune",
       "du",
+      "config",
+      "completion",
     ]);
   });
 

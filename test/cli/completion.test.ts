@@ -1,0 +1,56 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { fakeSession } from "../helpers/archive-fixture.ts";
+import { CLI, ensureBuilt, runCli } from "../helpers/cli-run.ts";
+import { useTempProjects } from "../helpers/session.ts";
+
+beforeAll(ensureBuilt);
+const project = useTempProjects();
+
+/** Loads the script in a real shell and asks it to complete `line` (the word under the cursor is the last). */
+function completeBash(script: string, words: string[], home: string): string[] {
+  const program = [
+    `tapedeck() { HOME='${home}' TAPEDECK_HOME='${home}/.tapedeck' '${process.execPath}' '${CLI}' "$@"; }`,
+    script,
+    `COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")})`,
+    `COMP_CWORD=${words.length - 1}`,
+    "_tapedeck",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own expansion, not a template
+    'printf "%s\\n" "${COMPREPLY[@]}"',
+  ].join("\n");
+  const r = spawnSync("bash", ["--norc", "--noprofile", "-c", program], { encoding: "utf8" });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  return r.stdout.split("\n").filter(Boolean).sort();
+}
+
+describe("tapedeck completion", () => {
+  it("the bash script loads in bash and completes commands, options, providers and session ids", () => {
+    const root = project();
+    const home = join(root, "home");
+    fakeSession(root, { id: "abc-111", daysAgo: 1 });
+    fakeSession(root, { id: "abd-222", daysAgo: 2 });
+    fakeSession(root, { id: "zzz-333", daysAgo: 3 });
+    const r = runCli(["completion", "bash"], home);
+    expect(r.code).toBe(0);
+    const script = r.stdout;
+    expect(completeBash(script, ["tapedeck", "pr"], home)).toEqual(["promote", "proxy", "prune"]);
+    expect(completeBash(script, ["tapedeck", "prune", "--ol"], home)).toEqual(["--older-than"]);
+    expect(completeBash(script, ["tapedeck", "install", "co"], home)).toEqual(["codex"]);
+    expect(completeBash(script, ["tapedeck", "list", "--provider", "g"], home)).toEqual(["gemini"]);
+    expect(completeBash(script, ["tapedeck", "show", "--project", root, "ab"], home)).toEqual([
+      "abc-111",
+      "abd-222",
+    ]);
+    expect(completeBash(script, ["tapedeck", "delete", "--project", root, "zz"], home)).toEqual(["zzz-333"]);
+  });
+
+  it("fish: a script naming every command; an unknown shell is a usage error", () => {
+    const root = project();
+    const fish = runCli(["completion", "fish"], root).stdout;
+    expect(fish).toContain("-a prune");
+    expect(fish).toContain("completion fish --sessions");
+    expect(runCli(["completion", "tcsh"], root).code).toBe(2);
+  });
+});

@@ -8,6 +8,7 @@ import { runHookStartBench } from "./hook-start.bench.ts";
 import { runMcpBench } from "./mcp.bench.ts";
 import { runIndexBuildBench, runSearchBench } from "./memory-index.bench.ts";
 import { runPromoteBench } from "./memory-promote.bench.ts";
+import { runOtelBench } from "./otel.bench.ts";
 import { runProxyBench } from "./proxy.bench.ts";
 import { runRedactBench } from "./redact.bench.ts";
 import { runRetrievalBench } from "./retrieval.bench.ts";
@@ -33,6 +34,7 @@ const indexBuild = runIndexBuildBench(scanMb);
 const search = runSearchBench(Number(process.env.TAPEDECK_BENCH_SEARCH_EVENTS ?? 1_000_000));
 const promote = runPromoteBench(Number(process.env.TAPEDECK_BENCH_MEMORY_ITEMS ?? 100_000));
 const retrieval = await runRetrievalBench();
+const otel = await runOtelBench(Number(process.env.TAPEDECK_BENCH_OTEL_TURNS ?? 200));
 const viewer = await runViewerBench(Number(process.env.TAPEDECK_BENCH_VIEWER_EVENTS ?? 100_000));
 const results = {
   machine,
@@ -54,6 +56,7 @@ const results = {
   memory_promote: promote,
   retrieval,
   viewer,
+  otel,
 };
 mkdirSync("bench/out", { recursive: true });
 writeFileSync("bench/out/results.json", `${JSON.stringify(results, null, 2)}\n`);
@@ -183,5 +186,18 @@ md.push(
   "| viewer | value |",
   "|---|---|",
   `| \`tapedeck view\`: navigation to the first event row, ${viewer.events} events (Chromium) | ${viewer.first_render_ms} ms (${viewer.vs_floor}× a 10-event session, ${viewer.floor_10_events_ms} ms) |`,
+);
+md.push(
+  "",
+  `| OpenTelemetry export, a ${otel.turns}-turn session (${otel.spans} spans) | spans/s | ms | × POSTing the same bytes |`,
+  "|---|---|---|---|",
+  `| map (archive → spans) / map + protobuf encoding, CPU | ${otel.map_spans_per_s} / ${otel.map_encode_spans_per_s} | — | — |`,
+);
+for (const r of otel.export)
+  md.push(
+    `| export, ${r.name} (watermark, fsync per request) | ${r.spans_per_s} | ${r.export_ms} | ${r.vs_floor} |`,
+  );
+md.push(
+  `| bytes per session: protobuf / JSON / JSON gzip / protobuf with content | ${otel.bytes_per_session.protobuf} / ${otel.bytes_per_session.json} / ${otel.bytes_per_session.json_gzip} / ${otel.bytes_per_session.protobuf_with_content} | — | — |`,
 );
 console.log(md.join("\n"));

@@ -116,6 +116,29 @@ describe("list", () => {
     });
   });
 
+  it("fits the title to the terminal's width, and keeps the whole (60 characters) when piped", async () => {
+    const { root, home } = installed();
+    failedSession(root, home);
+    const pty = createRequire(import.meta.url)("@lydell/node-pty") as typeof import("@lydell/node-pty");
+    const screen = await new Promise<string>((resolve) => {
+      let data = "";
+      const p = pty.spawn(process.execPath, [CLI, "list", "--project", root], {
+        cols: 110,
+        rows: 20,
+        env: env(home),
+      });
+      p.onData((d) => {
+        data += d;
+      });
+      p.onExit(() => resolve(data));
+    });
+    const lines = screen.split(/\r?\n/).filter(Boolean);
+    expect(lines).toHaveLength(2);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(110);
+    expect(lines[1]).toMatch(/deploy with \[RED\S*…$/);
+    expect(cli(["list", "--project", root], home).stdout).toMatch(/deploy with \[REDACTED:[a-z_]+\] now\n$/);
+  });
+
   it("--limit, --since and --all-projects (from the registry)", () => {
     const a = installed();
     failedSession(a.root, a.home, "one");

@@ -178,6 +178,13 @@ function listCommand(opts: ListOpts): void {
   ];
   if (withProject) header.splice(1, 0, "PROJECT");
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  // On a terminal the title takes what the other columns leave of its width, so no line wraps.
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  if (columns) {
+    const room = columns - widths.slice(0, -1).reduce((a, w) => a + w + 2, 0);
+    const titleWidth = Math.max(12, room);
+    for (const r of rows) r[r.length - 1] = cut(r.at(-1)!, titleWidth);
+  }
   const fmt = (r: string[]) =>
     r
       .map((c, i) => c.padEnd(widths[i]!))

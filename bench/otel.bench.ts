@@ -25,7 +25,10 @@ import { median, round, tempDir } from "./lib.ts";
 
 function session(root: string, turns: number): string {
   let clock = Date.parse("2026-12-01T10:00:00.000Z");
-  const at = () => new Date((clock += 50)).toISOString();
+  const at = () => {
+    clock += 50;
+    return new Date(clock).toISOString();
+  };
   const events: NormalizedEvent[] = [
     { kind: "session_start", event_id: "start", payload: { source: "startup" }, timestamp: at() },
   ];

@@ -51,6 +51,8 @@ export interface TurnOutcome {
   answer?: string;
   costUsd?: number;
   usage?: TurnUsage;
+  /** Time to the first token of this turn's first response, as the CLI measured it (Claude's ttft_ms). */
+  ttftMs?: number;
   /** The model the CLI reports having used. */
   model?: string;
   /** A short reason without output content, when not ok. */

@@ -327,6 +327,7 @@ async function turns(
       duration_ms: outcome.durationMs,
       ...(outcome.answer !== undefined ? { answer: cleanText(x.project, outcome.answer) } : {}),
       ...(outcome.costUsd !== undefined ? { cost_usd: outcome.costUsd } : {}),
+      ...(outcome.ttftMs !== undefined ? { ttft_ms: outcome.ttftMs } : {}),
       ...(outcome.usage ? { usage: outcome.usage } : {}),
       ...(outcome.model ? { model: outcome.model } : {}),
       ...(outcome.error ? { error: cleanText(x.project, outcome.error, 500) } : {}),

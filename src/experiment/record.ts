@@ -21,6 +21,7 @@ export interface TurnRecord {
   duration_ms: number;
   answer?: string;
   cost_usd?: number;
+  ttft_ms?: number;
   usage?: TurnUsage;
   model?: string;
   error?: string;

@@ -19,6 +19,7 @@ function diff(i: Interval | null, digits = 0): string {
 
 const LABELS: Record<MetricName, [string, number]> = {
   wall_ms: ["wall ms", 0],
+  ttft_ms: ["time to first token ms", 0],
   input_tokens: ["input tokens", 0],
   output_tokens: ["output tokens", 0],
   cache_read_tokens: ["cache read tokens", 0],
@@ -89,7 +90,6 @@ export function renderReport(r: ExperimentReport): string {
   }
   if (r.comparisons.length > 0) out.push("", "Comparisons (paired by repetition; intervals are 95%)");
   for (const c of r.comparisons) out.push(...comparisonLines(c));
-  out.push("", "Not measured: time to first token (no CLI reports it in print mode).");
   return `${out.join("\n")}\n`;
 }
 

@@ -33,8 +33,8 @@ export interface RunMetrics {
   agent_ms: number | null;
   /** The experiment's own time around the agents (set-up, install, clean-up). */
   overhead_ms: number | null;
-  /** None of the three CLIs reports it on a non-interactive run's output, nor does a hook. */
-  time_to_first_token_ms: null;
+  /** The mean over the run's turns of the CLI's own figure (Claude's ttft_ms); Codex and Gemini report none. */
+  time_to_first_token_ms: number | null;
   turns: number;
   tokens: { input: number; output: number; cache_read: number; cache_creation: number; sources: string[] };
   cost_usd: number | null;
@@ -77,6 +77,7 @@ export interface ArmSummary {
 
 export const METRICS = [
   "wall_ms",
+  "ttft_ms",
   "input_tokens",
   "output_tokens",
   "cache_read_tokens",
@@ -151,6 +152,10 @@ function injections(events: Envelope[]): { bytes: number; count: number } {
   return { bytes, count };
 }
 
+function meanOf(xs: number[]): number | null {
+  return xs.length === 0 ? null : Math.round(xs.reduce((s, x) => s + x, 0) / xs.length);
+}
+
 export function runMetrics(record: ExperimentRecord, run: RunRecord): RunMetrics {
   const events = run.archive ? readEvents(run.archive).events : [];
   const manifest = run.archive
@@ -180,7 +185,9 @@ export function runMetrics(record: ExperimentRecord, run: RunRecord): RunMetrics
     wall_ms: run.wall_ms ?? null,
     agent_ms: run.agent_ms ?? null,
     overhead_ms: run.wall_ms !== undefined && run.agent_ms !== undefined ? run.wall_ms - run.agent_ms : null,
-    time_to_first_token_ms: null,
+    time_to_first_token_ms: meanOf(
+      run.turns.map((t) => t.ttft_ms).filter((v): v is number => v !== undefined),
+    ),
     turns: run.turns.filter((t) => t.ok).length,
     tokens: usageSums(events),
     cost_usd: cost,
@@ -213,6 +220,8 @@ function metricOf(m: RunMetrics, name: MetricName): number | null {
   switch (name) {
     case "wall_ms":
       return m.wall_ms;
+    case "ttft_ms":
+      return m.time_to_first_token_ms;
     case "input_tokens":
       return m.tokens.input;
     case "output_tokens":

@@ -196,6 +196,7 @@ describe("tapedeck experiment (claude)", () => {
     expect(arm("native").pass?.wilson?.low).toBeGreaterThan(0.3);
     for (const r of report.runs) {
       expect(r.wall_ms).toBeGreaterThan(0);
+      expect(r.time_to_first_token_ms).toBeGreaterThan(0);
       expect(r.agent_ms).toBeGreaterThan(0);
       expect(r.overhead_ms).toBeGreaterThanOrEqual(0);
       expect(r.turns).toBe(2);

@@ -91,6 +91,7 @@ export const claudeReplay: ReplayDriver = {
       sessionId: typeof result?.session_id === "string" ? result.session_id : turn.sessionId,
       answer: typeof result?.result === "string" ? result.result : undefined,
       costUsd: num(result?.total_cost_usd),
+      ttftMs: num(result?.ttft_ms),
       usage: usage
         ? {
             input_tokens: num(usage.input_tokens),

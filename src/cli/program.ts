@@ -70,6 +70,13 @@ export async function buildProgram(only: string | "all" | undefined): Promise<Co
   return program;
 }
 
+/** Help is shown (`--help`, `-h`, `help X`, or no command at all): only then are the examples loaded. */
+function asksForHelp(args: readonly string[]): boolean {
+  if (args.length === 0 || args[0] === "help") return true;
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
+}
+
 /** Through the terminal filter: messages name ids and paths from the archive and the project. */
 function note(text: string): void {
   process.stderr.write(printableText(text));
@@ -78,6 +85,7 @@ function note(text: string): void {
 export async function main(argv: string[]): Promise<number> {
   try {
     const program = await buildProgram(commandNameOf(argv.slice(2)));
+    if (asksForHelp(argv.slice(2))) (await import("./help-extras.ts")).addHelpExtras(program);
     await program.parseAsync(argv);
     return EXIT.ok;
   } catch (error) {

@@ -152,3 +152,5 @@ pruneChunks(writeCli(cli.outputFiles));
 // The http transport's hook client: a bash script, shipped as it is.
 copyFileSync("src/serve/hook-client.sh", "dist/hook-client.sh");
 chmodSync("dist/hook-client.sh", 0o755);
+// The manual page, from the commands' own help (scripts/man.mjs), shipped as package.json's "man".
+await (await import("./man.mjs")).writeManPage(version);

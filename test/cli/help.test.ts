@@ -59,3 +59,19 @@ describe("tapedeck --help", () => {
     }
   });
 });
+
+describe("the manual page", () => {
+  it("is built from every command's own help and shipped as the package's man page", async () => {
+    const { readFileSync } = await import("node:fs");
+    const page = readFileSync("dist/tapedeck.1", "utf8");
+    expect(page.startsWith(".TH TAPEDECK 1")).toBe(true);
+    for (const e of CATALOG) expect(page, e.name).toContain(`.SS "tapedeck ${e.name}"`);
+    expect(page).toContain('.SS "tapedeck memory forget"');
+    expect(page).toContain("tapedeck prune --older-than 30d --dry-run");
+    // troff reads bytes: nothing outside ASCII (an em dash goes as its \\[u2014] escape).
+    expect(page).toMatch(/^[\x00-\x7f]*$/);
+    const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+    expect(pkg.man).toBe("./dist/tapedeck.1");
+    expect(pkg.files).toContain("dist");
+  });
+});

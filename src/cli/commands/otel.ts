@@ -2,18 +2,28 @@
 // conventions, over OTLP/HTTP to a collector or a trace store (docs/team.md). --dry-run prints the request
 // as OTLP JSON and sends nothing. Headers (credentials) are never printed.
 import type { Command } from "commander";
-import { listSessions, type SessionRef } from "../../core/archive.ts";
+import { findSession, listSessions, type SessionRef } from "../../core/archive.ts";
+import { readRegularFileSync } from "../../core/fsutil.ts";
+import { printable } from "../../core/printable.ts";
+import type { Manifest } from "../../core/schemas.ts";
 import { describeEndpoint, EndpointError } from "../../otel/endpoint.ts";
+import { evaluationSpans } from "../../otel/evaluation.ts";
 import { tryExportLock } from "../../otel/lock.ts";
 import { mapSession, sessionResource } from "../../otel/map.ts";
+import type { Span } from "../../otel/model.ts";
 import { encodeSpans } from "../../otel/otlp.ts";
-import { exportRefs, resolveRun } from "../../otel/run.ts";
+import { exportRefs, type ResolvedRun, resolveRun } from "../../otel/run.ts";
 import { STABILITY_OPT_IN, stabilityMode } from "../../otel/semconv.ts";
+import { sendWithRetry } from "../../otel/send.ts";
+import { ScenarioResult } from "../../scenario/schema.ts";
 import { CliError, checkProvider, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
 import { withSessionScope } from "../options.ts";
 import { resolveRef } from "../session-arg.ts";
 import { VERSION } from "../version.ts";
 import { parseSince } from "./list.ts";
+
+/** A scenario result is a few hundred KB at most; the bound keeps a planted huge file from being read. */
+const MAX_RESULT_BYTES = 16 * 1024 * 1024;
 
 interface ExportOpts {
   project?: string;
@@ -26,9 +36,32 @@ interface ExportOpts {
   protocol?: string;
   content?: boolean;
   dryRun?: boolean;
+  results?: string;
   force?: boolean;
   quiet?: boolean;
   json?: boolean;
+}
+
+/** The run's endpoint; undefined only for --pending with nothing configured (the background run then has nothing to do). */
+function resolveOrThrow(project: string, opts: ExportOpts): ResolvedRun | undefined {
+  let run: ResolvedRun | undefined;
+  try {
+    run = resolveRun(project, VERSION, {
+      ...(opts.endpoint !== undefined ? { endpoint: opts.endpoint } : {}),
+      ...(opts.protocol !== undefined ? { protocol: opts.protocol } : {}),
+      headers: opts.header,
+      ...(opts.content !== undefined ? { content: opts.content } : {}),
+    });
+  } catch (e) {
+    if (e instanceof EndpointError) throw new CliError(e.message, EXIT.usage);
+    throw e;
+  }
+  if (run) return run;
+  if (opts.pending) return undefined;
+  throw new CliError(
+    "no endpoint: pass --endpoint URL, set OTEL_EXPORTER_OTLP_ENDPOINT, or add otel.endpoint to .tapedeck/config.json (or --dry-run)",
+    EXIT.usage,
+  );
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -69,6 +102,14 @@ function dryRun(refs: SessionRef[], opts: ExportOpts): void {
 
 async function exportCommand(session: string | undefined, opts: ExportOpts): Promise<void> {
   const project = projectFromOption(opts.project);
+  if (opts.results !== undefined) {
+    if (session !== undefined || opts.all || opts.pending)
+      throw new CliError(
+        "--results takes no SESSION, --all or --pending: the result names its sessions",
+        EXIT.usage,
+      );
+    return exportResults(project, opts.results, opts);
+  }
   const refs = sessions(project, session, opts);
   const mode = stabilityMode();
   if (!opts.quiet && mode.requested.length > 0 && !mode.requested.includes("gen_ai_latest_experimental"))
@@ -79,25 +120,8 @@ async function exportCommand(session: string | undefined, opts: ExportOpts): Pro
     dryRun(refs, opts);
     return;
   }
-  let run: ReturnType<typeof resolveRun>;
-  try {
-    run = resolveRun(project, VERSION, {
-      ...(opts.endpoint !== undefined ? { endpoint: opts.endpoint } : {}),
-      ...(opts.protocol !== undefined ? { protocol: opts.protocol } : {}),
-      headers: opts.header,
-      ...(opts.content !== undefined ? { content: opts.content } : {}),
-    });
-  } catch (e) {
-    if (e instanceof EndpointError) throw new CliError(e.message, EXIT.usage);
-    throw e;
-  }
-  if (!run) {
-    if (opts.pending) return; // nothing configured: the background run has nothing to do
-    throw new CliError(
-      "no endpoint: pass --endpoint URL, set OTEL_EXPORTER_OTLP_ENDPOINT, or add otel.endpoint to .tapedeck/config.json (or --dry-run)",
-      EXIT.usage,
-    );
-  }
+  const run = resolveOrThrow(project, opts);
+  if (!run) return;
   const lock = tryExportLock(project);
   if ("heldBy" in lock) {
     // The background run finds a run already going: that one sends the backlog.
@@ -176,9 +200,94 @@ export function register(program: Command): void {
     )
     .option("--protocol <p>", "http/protobuf (default) or http/json")
     .option("--content", "include prompts, answers and tool input/output (the redacted archive's text)")
+    .option(
+      "--results <file>",
+      "a scenario result (scenario run --out): its checks as gen_ai.evaluation.result events",
+    )
     .option("--dry-run", "print the spans as OTLP JSON on stdout and send nothing")
     .option("--force", "retry now even when the last failure asked to wait")
     .option("--quiet", "no progress or summary")
     .option("--json", "machine-readable output")
     .action((session: string | undefined, opts: ExportOpts) => exportCommand(session, opts));
+}
+
+function readResult(path: string): ScenarioResult {
+  let text: string;
+  try {
+    text = readRegularFileSync(path, MAX_RESULT_BYTES, true).toString("utf8");
+  } catch (e) {
+    throw new CliError(
+      `--results: cannot read ${printable(path)} (${(e as NodeJS.ErrnoException).code ?? "not a regular file"})`,
+      EXIT.usage,
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new CliError(`--results: ${printable(path)} is not JSON`, EXIT.usage);
+  }
+  const parsed = ScenarioResult.safeParse(value);
+  if (!parsed.success)
+    throw new CliError(`--results: ${printable(path)} is not a scenario result`, EXIT.usage);
+  return parsed.data;
+}
+
+/** A scenario result's samples as evaluation spans in the traces of the sessions they graded. */
+async function exportResults(project: string, file: string, opts: ExportOpts): Promise<void> {
+  const result = readResult(file);
+  const find = (id: string) => {
+    try {
+      const ref = findSession(project, id);
+      return { dir: ref.dir, manifest: ref.manifest };
+    } catch {
+      return undefined;
+    }
+  };
+  const { spans, missing } = evaluationSpans(result, find, opts.content === true);
+  if (!opts.quiet)
+    for (const m of missing) note(`${printable(m)}: not in this project's archive; its sample is left out\n`);
+  const bySession = new Map<string, { manifest: Manifest; spans: Span[] }>();
+  for (const { session, span } of spans) {
+    const entry = bySession.get(session.manifest.session_id) ?? { manifest: session.manifest, spans: [] };
+    entry.spans.push(span);
+    bySession.set(session.manifest.session_id, entry);
+  }
+  const resourceOf = (m: Manifest) => sessionResource(m, { serviceVersion: VERSION });
+  if (opts.dryRun) {
+    const requests = [...bySession.values()].map((e) =>
+      JSON.parse(
+        Buffer.from(
+          encodeSpans(
+            { resource: resourceOf(e.manifest), scopeVersion: VERSION, spans: e.spans },
+            "http/json",
+          ),
+        ).toString("utf8"),
+      ),
+    );
+    printJson({ resourceSpans: requests.flatMap((r) => r.resourceSpans ?? []) });
+    return;
+  }
+  const run = resolveOrThrow(project, opts);
+  if (!run) return;
+  let sent = 0;
+  let failed = 0;
+  for (const e of bySession.values()) {
+    const body = encodeSpans(
+      { resource: run.context.resource(e.manifest), scopeVersion: VERSION, spans: e.spans },
+      run.endpoint.protocol,
+    );
+    const r = await sendWithRetry(run.endpoint, body);
+    if (r.ok) sent += e.spans.length;
+    else {
+      failed += 1;
+      if (!opts.quiet) note(`${printable(e.manifest.session_id)}: ${r.error}\n`);
+    }
+  }
+  if (opts.json) printJson({ endpoint: describeEndpoint(run.endpoint), evaluations: sent, missing, failed });
+  else if (!opts.quiet)
+    say(
+      `Exported ${sent} evaluation(s) of ${printable(result.scenario.id)} to ${describeEndpoint(run.endpoint)}.\n`,
+    );
+  if (failed > 0 || missing.length > 0) process.exitCode = EXIT.failed;
 }

@@ -4,7 +4,7 @@ import { CliError } from "../cli/errors.ts";
 import { findProjectRoot } from "../core/config.ts";
 import { resolveProjectRoot } from "../core/paths.ts";
 import type { MemoryItem, MemorySource } from "../memory/items.ts";
-import { openMemory } from "../memory/store.ts";
+import { foreignMemoryError, openMemory } from "../memory/store.ts";
 import type { ControlScope } from "./control.ts";
 
 export const MAX_SEARCH_HITS = 10;
@@ -78,6 +78,8 @@ function withMemory<T>(
   }
   if (!store) return empty;
   try {
+    // The agent reads what these tools return: a memory file that came with the project is not the user's.
+    if (!store.isOwn()) throw foreignMemoryError(store.path);
     return use(store);
   } catch (error) {
     throw toolError(error);

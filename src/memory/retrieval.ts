@@ -9,7 +9,14 @@ import { statSync } from "node:fs";
 import { clampBudget, type Retrieval } from "./inject.ts";
 import { stripInjected, wrapInjected } from "./marker.ts";
 import { openDatabase } from "./sqlite.ts";
-import { type MemoryHit, type MemoryItem, type MemoryStore, memoryPath, openMemory } from "./store.ts";
+import {
+  foreignMemoryError,
+  type MemoryHit,
+  type MemoryItem,
+  type MemoryStore,
+  memoryPath,
+  openMemory,
+} from "./store.ts";
 
 /** Items offered at most; more would only share the budget into slivers. */
 export type { Retrieval };
@@ -262,6 +269,11 @@ function memoryOf(projectRoot: string): CachedStore | undefined {
   if (!stamp) return undefined;
   const store = openMemory(projectRoot, { readonly: true });
   if (!store) return undefined;
+  if (!store.isOwn()) {
+    // A clone's committed memory.sqlite (with a committed config turning retrieval on) is not the user's.
+    store.close();
+    throw foreignMemoryError(store.path);
+  }
   const entry = { store, stamp };
   stores.set(projectRoot, entry);
   return entry;

@@ -14,6 +14,7 @@ import {
   ensureDir,
   ensureRealDirUnder,
   FILE_MODE,
+  isErrno,
   lstatOrUndefined,
   openRegularSync,
   UnsafePathError,
@@ -49,7 +50,14 @@ type DatabaseConstructor = new (
   options?: { readonly?: boolean; fileMustExist?: boolean; timeout?: number },
 ) => Database;
 
-export type MemoryDbProblem = "unavailable" | "corrupt" | "locked" | "unsafe" | "missing" | "failed";
+export type MemoryDbProblem =
+  | "unavailable"
+  | "corrupt"
+  | "locked"
+  | "unsafe"
+  | "missing"
+  | "failed"
+  | "foreign";
 
 /** Anything wrong with a tapedeck SQLite file, said without an SQLite stack, naming the file and the fix. */
 export class MemoryDbError extends CliError {
@@ -111,11 +119,14 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database {
   checkParent(path, opts.base, !readonly);
   const before = checkFile(path, readonly);
   if (!before && !readonly) createPrivateFile(path);
+  if (before) tightenModes(path);
   const Sqlite = loadSqlite();
   let db: Database | undefined;
   try {
     db = new Sqlite(path, { readonly, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
     sameFileAfterOpen(path, before);
+    // A planted file's views and triggers may not call functions or virtual tables not marked safe for that.
+    db.pragma("trusted_schema = OFF");
     if (!readonly) db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     // Reading the schema is what detects a file that is not a database at all.
@@ -190,6 +201,31 @@ function createPrivateFile(path: string): void {
     if ((fstatSync(fd).mode & 0o777) !== FILE_MODE) fchmodSync(fd, FILE_MODE);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * A file tapedeck did not create keeps its mode: a cloned repository's `.tapedeck/memory.sqlite` is 0644, and
+ * SQLite gives the -wal and -shm files it creates the database's own mode, so every item promoted into it (or
+ * every event indexed) was readable by any local user. Tightened before SQLite opens it, never through a link.
+ */
+function tightenModes(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+    let fd: number;
+    try {
+      fd = openRegularSync(file, constants.O_RDONLY);
+    } catch (error) {
+      if (isErrno(error, "ENOENT")) continue;
+      throw toMemoryDbError(error, path);
+    }
+    try {
+      if ((fstatSync(fd).mode & 0o777) !== FILE_MODE) fchmodSync(fd, FILE_MODE);
+    } catch (error) {
+      // Another user's file: SQLite's own open says what is wrong with it; the mode is not ours to set.
+      if (!isErrno(error, "EPERM")) throw toMemoryDbError(error, path);
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 

@@ -15,8 +15,16 @@ import {
   type MemoryKind,
   type MemorySource,
 } from "./item-shape.ts";
+import { isOwnOrigin, newNonce, originKey, originMac } from "./origin.ts";
 import { type ParsedQuery, parseQuery } from "./query.ts";
-import { type Database, MemoryDbError, openDatabase, type Statement, toMemoryDbError } from "./sqlite.ts";
+import {
+  type Database,
+  loadSqlite,
+  MemoryDbError,
+  openDatabase,
+  type Statement,
+  toMemoryDbError,
+} from "./sqlite.ts";
 
 export type { MemoryItem, MemoryKind, MemorySource };
 
@@ -59,7 +67,18 @@ export interface MemoryStore {
   insert(items: readonly MemoryItem[]): { created: string[]; existing: string[] };
   /** True when the item existed. Its text is overwritten in the file, not only unlinked. */
   forget(id: string): boolean;
+  /** Laid out by this user's tapedeck with its schema unchanged: what may be handed to the agent (origin.ts). */
+  isOwn(): boolean;
   close(): void;
+}
+
+/** A memory file that is not this user's (origin.ts): refused wherever memory would reach the agent. */
+export function foreignMemoryError(path: string): MemoryDbError {
+  return new MemoryDbError(
+    `${path} was not laid out by your tapedeck (it came with the project, was changed, or predates origin proofs); its items are never given to the agent: move it aside and promote again`,
+    "foreign",
+    path,
+  );
 }
 
 export function memoryPath(projectRoot: string): string {
@@ -108,7 +127,50 @@ INSERT INTO items_trigram(items_trigram, rank) VALUES ('secure-delete', 1);
 CREATE TRIGGER IF NOT EXISTS items_bu BEFORE UPDATE ON items BEGIN
   SELECT RAISE(ABORT, 'memory items are immutable');
 END;
+-- Proof that this user's tapedeck laid the file out (origin.ts): only such a file reaches the agent.
+CREATE TABLE IF NOT EXISTS origin (nonce TEXT NOT NULL, mac TEXT NOT NULL);
 `;
+
+let expectedSchema: string | undefined;
+
+/** The schema as SQLite records it for a file laid out by SCHEMA (FTS5's shadow tables included). */
+function schemaOf(db: Database): string {
+  return JSON.stringify(
+    // SQLite's own statistics (PRAGMA optimize, ANALYZE) only steer its query planner.
+    db
+      .prepare(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\' ORDER BY type, name",
+      )
+      .all(),
+  );
+}
+
+function freshSchema(): string {
+  if (expectedSchema === undefined) {
+    const Sqlite = loadSqlite();
+    const db = new Sqlite(":memory:");
+    try {
+      db.exec(SCHEMA);
+      expectedSchema = schemaOf(db);
+    } finally {
+      db.close();
+    }
+  }
+  return expectedSchema;
+}
+
+/**
+ * Whether this user's tapedeck laid the file out and nobody changed its schema since: sqlite_master is read as
+ * data (no view or trigger of the file runs) and must be exactly SCHEMA's, and the origin row's proof must hold.
+ */
+function ownFile(db: Database): boolean {
+  if (schemaOf(db) !== freshSchema()) return false;
+  const rows = db.prepare("SELECT nonce, mac FROM origin LIMIT 2").all() as Array<{
+    nonce: unknown;
+    mac: unknown;
+  }>;
+  return rows.length === 1 && isOwnOrigin(rows[0]!.nonce, rows[0]!.mac);
+}
 
 const COLUMNS =
   "i.id, i.schema_version, i.kind, i.title, i.body, i.truncated, i.created_at, i.provider, i.session_id, " +
@@ -202,6 +264,11 @@ function prepareSchema(db: Database, path: string, readonly: boolean): number {
     const tx = db.transaction(() => {
       if (Number(db.pragma("user_version", { simple: true })) !== 0) return;
       db.exec(SCHEMA);
+      const nonce = newNonce();
+      db.prepare("INSERT INTO origin (nonce, mac) VALUES (?, ?)").run(
+        nonce,
+        originMac(originKey(true)!, nonce),
+      );
       db.pragma(`user_version = ${MEMORY_DB_VERSION}`);
     }) as Tx<() => void>;
     tx.immediate();
@@ -473,6 +540,15 @@ class SqliteMemoryStore implements MemoryStore {
       if (removed) this.db.pragma("wal_checkpoint(TRUNCATE)");
       return removed;
     });
+  }
+
+  isOwn(): boolean {
+    try {
+      return ownFile(this.db);
+    } catch {
+      // A file whose schema cannot even be read as data is nobody's memory to hand over.
+      return false;
+    }
   }
 
   close(): void {

@@ -22,7 +22,15 @@ function cli(root: string, args: string[]): Promise<{ code: number; stdout: stri
     execFile(
       process.execPath,
       [CLI_JS, ...args, "--project", root],
-      { cwd: root, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root }, encoding: "utf8" },
+      {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: root,
+          TAPEDECK_HOME: process.env.TAPEDECK_HOME ?? "",
+        },
+        encoding: "utf8",
+      },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -164,7 +172,15 @@ describe("tapedeck hook", () => {
       const child = execFile(
         process.execPath,
         [CLI_JS, "hook", "claude", "--project", root],
-        { cwd: root, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root }, encoding: "utf8" },
+        {
+          cwd: root,
+          env: {
+            PATH: process.env.PATH ?? "/usr/bin:/bin",
+            HOME: root,
+            TAPEDECK_HOME: process.env.TAPEDECK_HOME ?? "",
+          },
+          encoding: "utf8",
+        },
         (_e, stdout) => resolve(stdout),
       );
       child.stdin!.end(payload);

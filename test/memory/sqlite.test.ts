@@ -1,5 +1,13 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryDbError, openDatabase, toMemoryDbError } from "../../src/memory/sqlite.ts";
@@ -130,6 +138,34 @@ describe("openDatabase", () => {
     const error = toMemoryDbError(caught, path);
     expect(error.problem).toBe("locked");
     expect(error.message).toContain("locked by another tapedeck process");
+    db.close();
+  });
+
+  it("a planted or loosened 0644 file (a clone's .tapedeck/) is made 0600, and so are the -wal/-shm SQLite gives its mode", () => {
+    const root = project();
+    const path = join(root, ".tapedeck", "memory.sqlite");
+    const first = openDatabase(path, { base: root });
+    first.exec("CREATE TABLE t (x)");
+    first.close();
+    chmodSync(join(root, ".tapedeck"), 0o755);
+    chmodSync(path, 0o644);
+    const db = openDatabase(path, { base: root });
+    db.exec("INSERT INTO t VALUES ('promoted text')");
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+      expect((statSync(file).mode & 0o777).toString(8)).toBe("600");
+    }
+    // What another local user would see: nothing, whatever the directory allows.
+    const read = (file: string) =>
+      execFileSync(
+        "runuser",
+        ["-u", "nobody", "--", "sh", "-c", `cat "${file}" >/dev/null && echo read || echo denied`],
+        {
+          encoding: "utf8",
+        },
+      ).trim();
+    chmodSync(root, 0o755);
+    expect(read(path)).toBe("denied");
+    expect(read(`${path}-wal`)).toBe("denied");
     db.close();
   });
 });

@@ -5,6 +5,7 @@ import { chmodSync, copyFileSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { FILE_MODE } from "../core/fsutil.ts";
 import { tapedeckDir } from "../core/paths.ts";
+import { copyUserFile } from "./home-files.ts";
 
 const STORE = "memory.sqlite";
 
@@ -28,4 +29,19 @@ export function copyMemoryStore(project: string, work: string): boolean {
     chmodSync(join(to, name), FILE_MODE);
   }
   return true;
+}
+
+/**
+ * The key that proves a memory file is this user's (memory/origin.ts: an HMAC under a key in the user's
+ * tapedeck home): the copied store is checked under the run's HOME, so the run's tapedeck home needs the same
+ * key, or retrieval would refuse the copy as foreign. Copied 0600 and removed with the credentials; the
+ * user's tapedeck home itself is never the run's (its registry would take the replays' writes).
+ */
+export function copyMemoryKey(
+  userEnv: Record<string, string | undefined>,
+  runHome: string,
+): string | undefined {
+  const userHome = userEnv.TAPEDECK_HOME || (userEnv.HOME ? join(userEnv.HOME, ".tapedeck") : undefined);
+  if (!userHome) return undefined;
+  return copyUserFile(userHome, join(runHome, ".tapedeck"), "memory.key");
 }

@@ -15,7 +15,7 @@ import type { Baseline } from "./baseline.ts";
 import type { ArmSettings, PreparedHome, ReplayDriver, Spawn, TurnOutcome } from "./driver.ts";
 import { installHookTimer } from "./hook-timing.ts";
 import { createWorkTree, IsolationError, removeRunScratch, removeSecrets, runDirs } from "./isolation.ts";
-import { copyMemoryStore } from "./memory-copy.ts";
+import { copyMemoryKey, copyMemoryStore } from "./memory-copy.ts";
 import { makeSpawner } from "./process.ts";
 import { type ArmSpec, type ExperimentRecord, type RunRecord, writeExperiment } from "./record.ts";
 
@@ -280,7 +280,11 @@ async function runOne(x: Experiment, run: RunRecord): Promise<void> {
     const env = armEnv(x, run, dirs.home, prepared);
     await install(x, spawn, dirs.work, dirs.sessions, env);
     run.hook_timing = timeHooks(x, run, dirs);
-    if (run.retrieval) await retrievalOn(x, spawn, run, dirs.work, env);
+    if (run.retrieval) {
+      const key = copyMemoryKey(x.userEnv, dirs.home);
+      if (key) secrets.push(key);
+      await retrievalOn(x, spawn, run, dirs.work, env);
+    }
     await turns(x, run, spawn, dirs.work, env, settings);
   } catch (error) {
     run.status = x.signal.aborted ? "interrupted" : "failed";

@@ -126,7 +126,7 @@ export class TurnMapper {
     this.endMs = first.timeMs;
     this.model = facts.model ?? str(prompt?.payload.model);
     const agentName = AGENT_NAME[facts.provider] ?? facts.provider;
-    const span = this.newSpan(opener.eventId, undefined, `${OPERATION.invokeAgent} ${agentName}`, "internal");
+    const span = this.newSpan(opener, undefined, `${OPERATION.invokeAgent} ${agentName}`, "internal");
     span.startMs = first.timeMs;
     Object.assign(span.attributes, {
       [ATTR.operationName]: OPERATION.invokeAgent,
@@ -142,10 +142,10 @@ export class TurnMapper {
     return this.traceId;
   }
 
-  private newSpan(eventId: string, parent: Span | undefined, name: string, kind: Span["kind"]): Span {
+  private newSpan(from: ArchiveEvent, parent: Span | undefined, name: string, kind: Span["kind"]): Span {
     const span: Span = {
       traceId: this.traceId,
-      spanId: spanIdFor(this.facts.sessionId, eventId),
+      spanId: spanIdFor(this.facts.sessionId, from.eventId),
       ...(parent ? { parentSpanId: parent.spanId } : {}),
       name,
       kind,
@@ -154,7 +154,8 @@ export class TurnMapper {
       attributes: {
         ...this.facts.common,
         [ATTR.providerName]: PROVIDER_NAME[this.facts.provider] ?? this.facts.provider,
-        "tapedeck.event.id": eventId,
+        // The archive line it starts at. Not the event id: some ids hash the unredacted payload.
+        "tapedeck.event.sequence": from.sequence,
       },
       events: [],
       status: { code: "unset" },
@@ -221,7 +222,7 @@ export class TurnMapper {
   private toolCall(e: ArchiveEvent): Span {
     const scope = this.scopeOf(e);
     const name = str(e.payload.tool_name) ?? "tool";
-    const span = this.newSpan(e.eventId, scope.span, `${OPERATION.executeTool} ${name}`, "internal");
+    const span = this.newSpan(e, scope.span, `${OPERATION.executeTool} ${name}`, "internal");
     span.startMs = e.timeMs;
     span.endMs = e.timeMs;
     const toolUseId = str(e.payload.tool_use_id);
@@ -310,17 +311,12 @@ export class TurnMapper {
   }
 
   private subagentStart(e: ArchiveEvent): Span {
-    const id = e.agentId ?? str(e.payload.agent_id) ?? e.eventId;
+    const id = e.agentId ?? str(e.payload.agent_id) ?? `#${e.sequence}`;
     const parentTool = this.spawner();
     if (parentTool) parentTool.spawned += 1;
     const parent = parentTool?.span ?? this.root.span;
     const type = str(e.payload.agent_type);
-    const span = this.newSpan(
-      e.eventId,
-      parent,
-      `${OPERATION.invokeAgent} ${type ?? "subagent"}`,
-      "internal",
-    );
+    const span = this.newSpan(e, parent, `${OPERATION.invokeAgent} ${type ?? "subagent"}`, "internal");
     span.startMs = e.timeMs;
     span.endMs = e.timeMs;
     Object.assign(span.attributes, {
@@ -376,7 +372,7 @@ export class TurnMapper {
     }
     const model = str(u.model) ?? str(e.payload.model) ?? this.model ?? "unknown";
     this.model ??= model;
-    const span = this.newSpan(e.eventId, scope.span, `${OPERATION.chat} ${model}`, "client");
+    const span = this.newSpan(e, scope.span, `${OPERATION.chat} ${model}`, "client");
     span.startMs = Math.min(scope.lastMs, e.timeMs);
     span.endMs = e.timeMs;
     const responseId = messageId ?? str(e.payload.response_id);

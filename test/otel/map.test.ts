@@ -124,6 +124,9 @@ describe("invoke_agent: one trace per turn", () => {
       expect(s.spanId).toMatch(/^[0-9a-f]{16}$/);
     }
     expect(root.events.map((e) => e.name)).toEqual(["tapedeck.session.start"]);
+    // Event ids stay home (some hash the unredacted payload); spans name the archive line by its sequence.
+    expect(JSON.stringify(turns)).not.toContain('"p1"');
+    expect(root.attributes["tapedeck.event.sequence"]).toBe(2);
     expect(turns[1]!.spans[0]!.events.map((e) => e.name)).toEqual(["tapedeck.session.end"]);
   });
 

@@ -50,7 +50,8 @@ export function exportWhenIdle(projectRoot: string, opts: ExportIdleOptions = {}
   }
 }
 
-function configured(projectRoot: string): boolean {
+/** An endpoint in the project's config, and automatic export not switched off. */
+export function autoExportConfigured(projectRoot: string): boolean {
   const otel = loadConfig(projectRoot)?.otel;
   return typeof otel?.endpoint === "string" && otel.auto !== false;
 }
@@ -58,7 +59,7 @@ function configured(projectRoot: string): boolean {
 function run(projectRoot: string, state: State, opts: ExportIdleOptions): void {
   if (state.running) return;
   try {
-    if (!configured(projectRoot)) return;
+    if (!autoExportConfigured(projectRoot)) return;
   } catch {
     return;
   }

@@ -49,7 +49,8 @@ export async function confirmAndRemove(
   const sessions = plan.remove.map((c) => row(project, c));
   const kept = plan.kept.map(keptRow);
   if (opts.dryRun || plan.remove.length === 0) {
-    if (opts.json) printJson({ dry_run: !!opts.dryRun, sessions, kept, bytes: plan.bytes, removed: [] });
+    if (opts.json)
+      printJson({ project, dry_run: !!opts.dryRun, sessions, kept, bytes: plan.bytes, removed: [] });
     else preview(plan, opts.dryRun ? "Would remove" : "Nothing to remove:");
     return;
   }
@@ -65,6 +66,7 @@ export async function confirmAndRemove(
   const result = remove(plan);
   if (opts.json) {
     printJson({
+      project,
       dry_run: false,
       sessions,
       kept: [...kept, ...result.failed.map(keptRow)],

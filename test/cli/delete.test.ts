@@ -76,3 +76,15 @@ describe("tapedeck delete", () => {
     expect(cli(["delete", "nope", "--yes"]).code).toBe(3);
   });
 });
+
+describe("tapedeck delete of a named baseline", () => {
+  it("says which option removes it", () => {
+    const root = project();
+    fakeSession(root, { id: "base", daysAgo: 1 });
+    fakeSession(root, { id: "replay", daysAgo: 1, replayOf: "base" });
+    const r = runCli(["delete", "base", "--yes", "--project", root], join(root, "home"));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("--include-referenced");
+    expect(r.stderr).not.toContain("stop the agent");
+  });
+});

@@ -68,7 +68,7 @@ describe("the manual page", () => {
     for (const e of CATALOG) expect(page, e.name).toContain(`.SS "tapedeck ${e.name}"`);
     expect(page).toContain('.SS "tapedeck memory forget"');
     expect(page).toContain("tapedeck prune --older-than 30d --dry-run");
-    // troff reads bytes: nothing outside ASCII (an em dash goes as its \\[u2014] escape).
+    // troff reads bytes: nothing outside ASCII (an em dash goes as its troff Unicode escape).
     expect(page).toMatch(/^[\x00-\x7f]*$/);
     const pkg = JSON.parse(readFileSync("package.json", "utf8"));
     expect(pkg.man).toBe("./dist/tapedeck.1");

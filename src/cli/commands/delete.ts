@@ -35,9 +35,8 @@ async function deleteCommand(queries: string[], opts: DeleteOpts): Promise<void>
   });
   if (ids && plan.kept.length > 0 && !opts.force) {
     const k = plan.kept[0]!;
-    throw new CliError(
-      `${k.ref.manifest.session_id} is kept: ${k.reason}; stop the agent first or pass --force`,
-    );
+    const hint = k.reason.includes("--include-referenced") ? "" : "; stop the agent first or pass --force";
+    throw new CliError(`${k.ref.manifest.session_id} is kept: ${k.reason}${hint}`);
   }
   // --force (named sessions only): removed even while being recorded, as delete always allowed.
   const force = !!opts.force && ids !== undefined;

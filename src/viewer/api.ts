@@ -8,7 +8,7 @@ import { readConfig } from "../core/config.ts";
 import { readJsonOrUndefined } from "../core/fsutil.ts";
 import { SESSION_FILES, tapedeckDir } from "../core/paths.ts";
 import { recoverSession } from "../core/recovery.ts";
-import { openForScan } from "../core/scan.ts";
+import { openForScan, scanLines } from "../core/scan.ts";
 import { type ExperimentRecord, listExperiments } from "../experiment/record.ts";
 import { buildReport, type ExperimentReport } from "../experiment/report.ts";
 import { parseQuery } from "../memory/query.ts";
@@ -167,6 +167,17 @@ export class ViewerData {
     }
   }
 
+  /** The byte offset of the first line whose sequence is at least `sequence`: a deep link reads from there. */
+  locate(key: string, sequence: number): number {
+    const ref = this.session(key);
+    const fd = openForScan(join(ref.dir, SESSION_FILES.events));
+    try {
+      return locateSequence(fd, sequence);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   integrity(key: string): Integrity {
     const ref = this.session(key);
     return integrityOf(ref);
@@ -224,6 +235,52 @@ export class ViewerData {
     hits.sort((a, b) => Number(b.score) - Number(a.score));
     return { hits: hits.slice(0, SEARCH_LIMIT), stale };
   }
+}
+
+/** The first complete line starting at or after `from`, with its sequence (null when it is not an event). */
+function lineAfter(fd: number, from: number): { offset: number; sequence: number | null } | null {
+  let found: { offset: number; sequence: number | null } | null = null;
+  let first = true;
+  scanLines(fd, Math.max(0, from - 1), (line) => {
+    // Reading from one byte before: a line that starts exactly at `from` follows a newline we skip.
+    if (first && from > 0) {
+      first = false;
+      return true;
+    }
+    first = false;
+    if (!line.terminated) return false;
+    const m = /^\{"schema_version":\d+,"sequence":(\d{1,15}),/.exec(
+      line.bytes.subarray(0, 64).toString("latin1"),
+    );
+    found = { offset: line.offset, sequence: m ? Number(m[1]) : null };
+    return false;
+  });
+  return found;
+}
+
+/**
+ * Sequences grow with the file (the store appends them in order), so a binary search over byte offsets
+ * finds a deep link's event in a few dozen small reads instead of reading every page before it.
+ */
+export function locateSequence(fd: number, sequence: number): number {
+  let lo = 0;
+  let hi = fstatSync(fd).size;
+  while (hi - lo > 64 * 1024) {
+    const mid = Math.floor((lo + hi) / 2);
+    const line = lineAfter(fd, mid);
+    if (!line || line.offset >= hi) hi = mid;
+    else if (line.sequence !== null && line.sequence < sequence) lo = line.offset;
+    else hi = mid;
+  }
+  // lo is a line start (0 or a line found above); walk the last stretch line by line.
+  let at = lo;
+  scanLines(fd, lo, (line) => {
+    if (!line.terminated) return false;
+    const m = /"sequence":(\d{1,15})/.exec(line.bytes.subarray(0, 64).toString("latin1"));
+    at = line.offset;
+    return !(m && Number(m[1]) >= sequence);
+  });
+  return at;
 }
 
 function experimentItem(record: ExperimentRecord, index: number): ExperimentListItem {

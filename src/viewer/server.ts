@@ -126,13 +126,14 @@ function route(
   const x = /^api\/experiments\/(\d{1,7})$/.exec(path);
   if (x) return json(res, data.experiment(x[1]!));
   if (path === "api/search") return json(res, data.search(params.get("q") ?? ""));
-  const m = /^api\/sessions\/(\d{1,7})\/(events|integrity|raw)$/.exec(path);
+  const m = /^api\/sessions\/(\d{1,7})\/(events|integrity|raw|locate)$/.exec(path);
   if (!m) throw new ApiError(404, "not found");
   const key = m[1]!;
   if (m[2] === "events") {
     return json(res, data.page(key, intParam(params, "offset", 0), intParam(params, "limit", 500)));
   }
   if (m[2] === "integrity") return json(res, data.integrity(key));
+  if (m[2] === "locate") return json(res, { offset: data.locate(key, intParam(params, "seq", 0)) });
   return send(res, 200, "application/octet-stream", data.raw(key, intParam(params, "offset", 0)));
 }
 

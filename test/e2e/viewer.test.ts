@@ -12,7 +12,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NormalizedEvent } from "../../src/core/event.ts";
 import type { Envelope } from "../../src/core/schemas.ts";
+import { recordEvents } from "../../src/core/store.ts";
+import { startViewer } from "../../src/viewer/server.ts";
+import { spec } from "../helpers/session.ts";
 import { countKinds, readEventsFile } from "./archive-checks.ts";
 import { offlineClaudeEnv, runClaude } from "./claude-runner.ts";
 import { AWS_KEY_ID, plantSecrets } from "./planted-secrets.ts";
@@ -326,6 +330,39 @@ describe("tapedeck view in Chromium, on sessions recorded from the real claude",
     expect(await view.locator("a.baseline").getAttribute("href")).toBe("#s=0");
     await shot(page, "experiment");
     await page.close();
+  });
+
+  it("opens a deep link far into a long session from its byte offset, without loading the pages before it", async () => {
+    const root = join(sb.root, "long");
+    mkdirSync(root);
+    const many: NormalizedEvent[] = Array.from({ length: 3000 }, (_, i) => ({
+      kind: i % 2 ? "tool_result" : "tool_call",
+      event_id: `e${i}`,
+      payload: {
+        tool_name: "Bash",
+        tool_use_id: `u${Math.floor(i / 2)}`,
+        tool_input: { command: `echo ${i}` },
+      },
+    }));
+    recordEvents(spec(root), many);
+    const long = await startViewer({ projects: [root] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${long.url}#s=0&seq=2600`);
+      await page.locator("#seq-2600.target").waitFor();
+      // The first page (from the start) and the page located at #2600: never the 2,000 events between.
+      expect(await page.locator(".ev[data-seq]").count()).toBeLessThanOrEqual(500);
+      expect(await page.locator("#seq-1200").count()).toBe(0);
+      expect(await page.locator(".window-note").textContent()).toContain(
+        "Events before #2600 are not loaded",
+      );
+      await shot(page, "long-deep-link");
+      await page.locator("#from-start").click();
+      await page.locator("#seq-1").waitFor();
+      await page.close();
+    } finally {
+      await long.close();
+    }
   });
 
   it("exports one self-contained HTML file that renders from file:// with all network blocked", async () => {

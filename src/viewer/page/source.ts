@@ -21,6 +21,8 @@ export interface Source {
   integrity(key: string): Promise<Integrity>;
   /** a chunk of events.jsonl from `offset`; empty at the end */
   raw(key: string, offset: number): Promise<Uint8Array>;
+  /** the byte offset to read from for an event: a deep link far into a session skips the pages before it */
+  locate(key: string, sequence: number): Promise<number>;
   experiments(): Promise<ExperimentListItem[]>;
   experiment(key: string): Promise<ExperimentView>;
 }
@@ -49,6 +51,8 @@ export function httpSource(): Source {
     search: (q) => getJson(`api/search?q=${encodeURIComponent(q)}`),
     page: (key, offset) => getJson(`api/sessions/${key}/events?offset=${offset}&limit=${PAGE_EVENTS}`),
     integrity: (key) => getJson(`api/sessions/${key}/integrity`),
+    locate: async (key, seq) =>
+      (await getJson<{ offset: number }>(`api/sessions/${key}/locate?seq=${seq}`)).offset,
     experiments: async () =>
       (await getJson<{ experiments: ExperimentListItem[] }>("api/experiments")).experiments,
     experiment: (key) => getJson(`api/experiments/${key}`),
@@ -109,6 +113,14 @@ export function embeddedSource(data: EmbeddedData): Source {
       return p;
     },
     integrity: async (key) => data.integrity[key]!,
+    locate: async (key, seq) => {
+      let best = 0;
+      for (const [offset, page] of Object.entries(data.pages[key] ?? {})) {
+        const first = page.events[0]?.sequence;
+        if (first !== undefined && first <= seq && Number(offset) >= best) best = Number(offset);
+      }
+      return best;
+    },
     experiments: async () => [],
     experiment: async () => {
       throw new Error("an exported session holds no experiment");

@@ -8,7 +8,7 @@ import { formatCost } from "../pricing.ts";
 import type { Agent, TimelineEvent, ToolCall, Turn, TurnItem, Usage } from "../timeline.ts";
 import { lineDiff } from "./diff.ts";
 import { clear, clock, compact, duration, h, offsetFrom } from "./dom.ts";
-import type { PageData, Source } from "./source.ts";
+import { PAGE_EVENTS, type PageData, type Source } from "./source.ts";
 
 /** Characters of a payload a row shows; the export or `show --full` has the rest. */
 const MAX_BODY_CHARS = 20_000;
@@ -89,6 +89,7 @@ export class TimelineView {
   private size = 0;
   private current: HTMLElement | null = null;
   private observer: IntersectionObserver | null = null;
+  private lastSeq = 0;
 
   constructor(
     private readonly source: Source,
@@ -163,6 +164,7 @@ export class TimelineView {
       if (!this.section) this.section = this.preamble();
       this.section.append(this.row(e));
       this.counts.set(e.kind, (this.counts.get(e.kind) ?? 0) + 1);
+      this.lastSeq = Math.max(this.lastSeq, e.sequence);
       this.loadedEvents += 1;
     }
     for (const b of page.bad_lines) {
@@ -201,7 +203,7 @@ export class TimelineView {
     const head = h(
       "header",
       { class: "turn-head" },
-      h("strong", {}, `Turn ${t.index}${t.continued ? " (continued)" : ""}`),
+      h("strong", {}, t.continued ? "Turn continued from before this page" : `Turn ${t.index}`),
       h("span", { class: "time" }, `${clock(t.started_at)} ${offsetFrom(origin, t.started_at)}`),
       took !== null ? h("span", { class: "badge" }, duration(took)) : null,
       h("span", { class: "badge" }, `${t.tool_calls} tool call${t.tool_calls === 1 ? "" : "s"}`),
@@ -472,8 +474,35 @@ export class TimelineView {
     void this.jumpTo(seq, true);
   }
 
-  /** Loads pages until the event is there, then shows it unfolded. */
+  /** Starts the view over from a byte offset (a line start), saying what is left out before it. */
+  private async resetAt(offset: number, seq: number): Promise<void> {
+    await this.loading;
+    clear(this.rows);
+    for (const m of [this.calls, this.results, this.counts, this.rowBySeq]) m.clear();
+    this.section = null;
+    this.current = null;
+    this.loadedEvents = 0;
+    this.lastSeq = 0;
+    this.nextOffset = offset;
+    if (offset > 0) {
+      const all = h("button", { type: "button", id: "from-start" }, "Show from the start");
+      all.addEventListener("click", () => void this.resetAt(0, 1).then(() => this.loadNext()));
+      this.rows.append(
+        h(
+          "div",
+          { class: "window-note" },
+          `Events before #${seq} are not loaded (opened at a deep link). `,
+          all,
+        ),
+      );
+    }
+  }
+
+  /** Loads pages until the event is there, then shows it unfolded; one far ahead is found by offset first. */
   async jumpTo(seq: number, setHash = false): Promise<boolean> {
+    if (!this.rowBySeq.has(seq) && this.nextOffset !== null && seq > this.lastSeq + 2 * PAGE_EVENTS) {
+      await this.resetAt(await this.source.locate(this.session.key, seq), seq);
+    }
     while (!this.rowBySeq.has(seq) && this.nextOffset !== null) await this.loadNext();
     const row = this.rowBySeq.get(seq);
     if (!row) return false;

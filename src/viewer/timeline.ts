@@ -867,55 +867,5 @@ export function streamTurns(
   return { endOffset: read.endOffset, events, bad_lines: bad, partial_tail: read.partial };
 }
 
-export interface SessionSummaryLine {
-  session_id: string;
-  provider: string;
-  title: string | null;
-  status: string;
-  failed: boolean;
-  failure: string | null;
-  started_at: string;
-  ended_at: string | null;
-  turns: number;
-  tool_calls: number;
-  tool_errors: number;
-  events: number;
-  bytes: number;
-  tokens: Omit<Usage, "sources" | "models"> | null;
-}
-
-/**
- * The cheap per-session summary, from the manifest alone: the counters the recorder keeps there
- * (title, turns, tool errors, tokens, failure). A session recorded before they existed reads null/0.
- */
-export function summarizeManifest(m: Record<string, unknown>): SessionSummaryLine {
-  const counts = (m.counts_by_kind && typeof m.counts_by_kind === "object" ? m.counts_by_kind : {}) as Record<
-    string,
-    unknown
-  >;
-  const tokens = m.tokens && typeof m.tokens === "object" ? (m.tokens as Record<string, unknown>) : null;
-  const failure = str(m.failure) ?? null;
-  return {
-    session_id: str(m.session_id) ?? "",
-    provider: str(m.provider) ?? "",
-    title: str(m.title) ?? null,
-    status: str(m.status) ?? "unknown",
-    failed: failure !== null,
-    failure,
-    started_at: str(m.started_at) ?? "",
-    ended_at: str(m.ended_at) ?? str(m.last_event_at) ?? null,
-    turns: Math.max(0, count(counts.user_prompt) - count(m.subagent_prompt_count)),
-    tool_calls: count(counts.tool_call),
-    tool_errors: count(counts.tool_error),
-    events: count(m.event_count),
-    bytes: count(m.byte_count),
-    tokens: tokens
-      ? {
-          input_tokens: count(tokens.input_tokens),
-          output_tokens: count(tokens.output_tokens),
-          cache_read_input_tokens: count(tokens.cache_read_input_tokens),
-          cache_creation_input_tokens: count(tokens.cache_creation_input_tokens),
-        }
-      : null,
-  };
-}
+// The per-session summary lives in its own module: list loads it without the timeline.
+export { type SessionSummaryLine, summarizeManifest } from "./session-summary.ts";

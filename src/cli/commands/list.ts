@@ -9,7 +9,7 @@ import { listSessions, type SessionRef } from "../../core/archive.ts";
 import { readJsonOrUndefined } from "../../core/fsutil.ts";
 import { printable } from "../../core/printable.ts";
 import { tapedeckHome } from "../../core/registry.ts";
-import { summarizeManifest } from "../../viewer/timeline.ts";
+import { summarizeManifest } from "../../viewer/session-summary.ts";
 import {
   CliError,
   checkProvider,

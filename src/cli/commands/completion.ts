@@ -19,6 +19,8 @@ export const SHELLS = ["bash", "zsh", "fish"] as const;
 interface Spec {
   name: string;
   options: string[];
+  /** Its own subcommands (memory list, experiment run), offered as its first argument. */
+  subs: string[];
   /** What the first argument is: a session, a provider, a shell, or anything. */
   arg: "session" | "provider" | "shell" | "other";
   description: string;
@@ -42,11 +44,8 @@ async function specs(root: Command | null): Promise<Spec[]> {
     .filter((c) => !c.name().startsWith("_"))
     .map((c) => ({
       name: c.name(),
-      options: [
-        ...c.options.filter((o) => !o.hidden && o.long).map((o) => o.long!),
-        ...c.commands.map((s) => s.name()),
-        "--help",
-      ],
+      options: [...c.options.filter((o) => !o.hidden && o.long).map((o) => o.long!), "--help"],
+      subs: c.commands.map((s) => s.name()).filter((n) => n !== "help"),
       arg: argKind(c),
       description: c
         .description()
@@ -58,7 +57,9 @@ async function specs(root: Command | null): Promise<Spec[]> {
 const words = (xs: readonly string[]) => xs.join(" ");
 
 function bash(all: Spec[]): string {
-  const cases = all.map((s) => `    ${s.name}) opts="${words(s.options)}" ;;`).join("\n");
+  const cases = all
+    .map((s) => `    ${s.name}) opts="${words(s.options)}" subs="${words(s.subs)}" ;;`)
+    .join("\n");
   const kind = (k: Spec["arg"]) =>
     all
       .filter((s) => s.arg === k)
@@ -73,7 +74,7 @@ _tapedeck_sessions() {
   tapedeck completion bash --sessions "\${project[@]}" 2>/dev/null
 }
 _tapedeck() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD - 1]}" cmd="\${COMP_WORDS[1]}" opts=""
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD - 1]}" cmd="\${COMP_WORDS[1]}" opts="" subs=""
   if ((COMP_CWORD == 1)); then
     COMPREPLY=($(compgen -W "${words(all.map((s) => s.name))} --help --version" -- "$cur"))
     return
@@ -87,6 +88,10 @@ ${cases}
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+    return
+  fi
+  if [[ -n $subs ]] && ((COMP_CWORD == 2)); then
+    COMPREPLY=($(compgen -W "$subs" -- "$cur"))
     return
   fi
   case "$cmd" in
@@ -104,7 +109,10 @@ function zsh(all: Spec[]): string {
   const quote = (t: string) => t.replace(/'/g, "'\\''").replace(/:/g, "\\:");
   const commands = all.map((s) => `    '${s.name}:${quote(s.description)}'`).join("\n");
   const cases = all
-    .map((s) => `      ${s.name}) opts=(${s.options.map((o) => `'${o}'`).join(" ")}) ;;`)
+    .map(
+      (s) =>
+        `      ${s.name}) opts=(${s.options.map((o) => `'${o}'`).join(" ")}) subs=(${s.subs.join(" ")}) ;;`,
+    )
     .join("\n");
   const kind = (k: Spec["arg"]) =>
     all
@@ -114,7 +122,7 @@ function zsh(all: Spec[]): string {
   return `#compdef tapedeck
 # tapedeck zsh completion: eval "$(tapedeck completion zsh)" in ~/.zshrc (after compinit)
 _tapedeck() {
-  local -a commands opts
+  local -a commands opts subs
   commands=(
 ${commands}
   )
@@ -122,7 +130,11 @@ ${commands}
     _describe 'command' commands
     return
   fi
-  local cmd=\${words[2]}
+  local cmd=\${words[2]} i
+  local -a project
+  for (( i = 2; i < CURRENT - 1; i++ )); do
+    [[ \${words[i]} == --project ]] && project=(--project "\${words[i+1]}")
+  done
   if [[ \${words[CURRENT-1]} == --provider ]]; then
     compadd -- ${words(PROVIDERS)}
     return
@@ -134,8 +146,12 @@ ${cases}
     compadd -- $opts
     return
   fi
+  if (( \${#subs} > 0 && CURRENT == 3 )); then
+    compadd -- $subs
+    return
+  fi
   case $cmd in
-    ${kind("session")}) compadd -- last \${(f)"$(tapedeck completion zsh --sessions 2>/dev/null)"} ;;
+    ${kind("session")}) compadd -- last \${(f)"$(tapedeck completion zsh --sessions \${project[@]} 2>/dev/null)"} ;;
     ${kind("provider")}) compadd -- ${words(PROVIDERS)} ;;
     ${kind("shell")}) compadd -- ${words(SHELLS)} ;;
     *) _files ;;
@@ -153,6 +169,8 @@ function fish(all: Spec[]): string {
   ];
   for (const s of all) {
     lines.push(`complete -c tapedeck -n __fish_use_subcommand -a ${s.name} -d '${esc(s.description)}'`);
+    if (s.subs.length > 0)
+      lines.push(`complete -c tapedeck -n '__fish_seen_subcommand_from ${s.name}' -a '${words(s.subs)}'`);
     for (const o of s.options.filter((x) => x.startsWith("--"))) {
       lines.push(`complete -c tapedeck -n '__fish_seen_subcommand_from ${s.name}' -l ${o.slice(2)}`);
     }

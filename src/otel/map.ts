@@ -20,6 +20,8 @@ export interface MapOptions {
   /** an active session whose last event is older than this is treated as over (default 30 minutes) */
   idleMs?: number;
   now?: number;
+  /** stop after the closed turn that reaches this many spans (a long session is exported in rounds) */
+  maxSpans?: number;
 }
 
 export interface SessionMapping {
@@ -28,6 +30,8 @@ export interface SessionMapping {
   turns: MappedTurn[];
   /** just past the last complete line read */
   endOffset: number;
+  /** the read stopped at maxSpans: more turns follow the last one */
+  more: boolean;
 }
 
 export const DEFAULT_IDLE_MS = 30 * 60 * 1000;
@@ -102,6 +106,9 @@ export function mapSession(sessionDir: string, manifest: Manifest, options: MapO
   const seenMessages = new Set<string>();
   let index = options.turnsBefore ?? 0;
   let group: Group | undefined;
+  let spanCount = 0;
+  let more = false;
+  const full = () => options.maxSpans !== undefined && spanCount >= options.maxSpans;
 
   const flush = (endOffset: number, closed: boolean) => {
     if (!group) return;
@@ -121,30 +128,47 @@ export function mapSession(sessionDir: string, manifest: Manifest, options: MapO
       seenMessages,
     );
     for (const e of g.events) mapper.add(e);
+    const spans = mapper.finish();
+    spanCount += spans.length;
     turns.push({
       traceId: mapper.id,
       firstOffset: g.first.offset,
       endOffset,
       closed,
-      spans: mapper.finish(),
+      spans,
     });
   };
 
   const endOffset = readArchive(sessionDir, options.fromOffset ?? 0, (e) => {
     const opensTurn = e.kind === "user_prompt" && !e.agentId;
-    if (opensTurn && group && !group.onlyMarks) flush(e.offset, true);
+    if (opensTurn && group && !group.onlyMarks) {
+      flush(e.offset, true);
+      // Stopped before this prompt: the next round starts at it.
+      if (full()) {
+        more = true;
+        return false;
+      }
+    }
     group ??= { first: e, events: [], onlyMarks: true };
     group.events.push(e);
     if (opensTurn) group.prompt ??= e;
     if (!MARK_KINDS.has(e.kind)) group.onlyMarks = false;
-    if (e.kind === "session_end" && !e.agentId) flush(e.end, true);
+    if (e.kind === "session_end" && !e.agentId) {
+      flush(e.end, true);
+      if (full()) {
+        more = true;
+        return false;
+      }
+    }
+    return true;
   });
-  if (group) flush(endOffset, sessionOver(manifest, options));
+  if (group && !more) flush(endOffset, sessionOver(manifest, options));
   return {
     sessionId: manifest.session_id,
     provider: manifest.provider,
     turns,
     endOffset,
+    more,
   };
 }
 

@@ -60,8 +60,15 @@ export function parseArchiveLine(bytes: Buffer, offset: number): ArchiveEvent | 
   };
 }
 
-/** Calls onEvent for each complete event line from `from`; returns just past the last complete line. */
-export function readArchive(sessionDir: string, from: number, onEvent: (e: ArchiveEvent) => void): number {
+/**
+ * Calls onEvent for each complete event line from `from`, until it answers false; returns just past the last
+ * complete line read.
+ */
+export function readArchive(
+  sessionDir: string,
+  from: number,
+  onEvent: (e: ArchiveEvent) => boolean | undefined,
+): number {
   const fd = openForScan(join(sessionDir, "events.jsonl"));
   let end = from;
   try {
@@ -69,8 +76,7 @@ export function readArchive(sessionDir: string, from: number, onEvent: (e: Archi
       if (!line.terminated) return false;
       end = line.offset + line.bytes.length + 1;
       const e = parseArchiveLine(line.bytes, line.offset);
-      if (e) onEvent(e);
-      return true;
+      return e ? onEvent(e) !== false : true;
     });
   } finally {
     closeSync(fd);

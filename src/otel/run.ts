@@ -84,7 +84,22 @@ export async function exportRefs(
 ): Promise<SessionExport[]> {
   const out: SessionExport[] = [];
   for (const ref of refs) {
-    const r = await exportSession(run.context, ref.dir, ref.manifest, opts.force ? { force: true } : {});
+    let r: SessionExport;
+    try {
+      r = await exportSession(run.context, ref.dir, ref.manifest, opts.force ? { force: true } : {});
+    } catch (e) {
+      // One unreadable session (removed meanwhile, a planted FIFO) must not stop the others.
+      r = {
+        session_id: ref.manifest.session_id,
+        turns: 0,
+        spans: 0,
+        requests: 0,
+        bytes: 0,
+        backlog_turns: 0,
+        open_turn: false,
+        error: `cannot export: ${(e as NodeJS.ErrnoException).code ?? (e as Error).name}`,
+      };
+    }
     out.push(r);
     opts.progress?.(
       `${ref.manifest.session_id}: ${r.turns} turn(s), ${r.spans} span(s)${r.error ? `; ${r.error}` : ""}${r.skipped ? ` (${r.skipped})` : ""}`,

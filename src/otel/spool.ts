@@ -11,10 +11,12 @@ import { mapSession, type SessionMapping } from "./map.ts";
 import type { MappedTurn, Span } from "./model.ts";
 import { encodeSpans } from "./otlp.ts";
 import { backoffMs, DEFAULT_RETRY, type RetryPolicy, sendWithRetry } from "./send.ts";
-import { readWatermark, writeWatermark } from "./watermark.ts";
+import { readWatermark, type Watermark, writeWatermark } from "./watermark.ts";
 
 /** Spans per request: far under a collector's default 4 MiB body limit for spans without content. */
 export const MAX_SPANS_PER_REQUEST = 512;
+/** Spans mapped per round of a long session's export. */
+export const MAX_SPANS_PER_ROUND = 8192;
 
 export interface ExportContext {
   projectRoot: string;
@@ -25,6 +27,7 @@ export interface ExportContext {
   idleMs?: number;
   retry?: RetryPolicy;
   now?: () => number;
+  maxSpansPerRound?: number;
 }
 
 export interface SessionExport {
@@ -92,15 +95,32 @@ export async function exportSession(
     result.error = w.last_error;
     return result;
   }
-  const mapping = mapSession(sessionDir, manifest, {
-    fromOffset: w.offset,
-    turnsBefore: w.turns,
-    content: ctx.content,
-    ...(ctx.idleMs !== undefined ? { idleMs: ctx.idleMs } : {}),
-    now: now(),
-  });
-  const closed = closedTurns(mapping);
-  result.open_turn = closed.length < mapping.turns.length;
+  // A long session is mapped and sent in rounds of whole turns, so its spans are never all in memory.
+  for (;;) {
+    const mapping = mapSession(sessionDir, manifest, {
+      fromOffset: w.offset,
+      turnsBefore: w.turns,
+      content: ctx.content,
+      ...(ctx.idleMs !== undefined ? { idleMs: ctx.idleMs } : {}),
+      now: now(),
+      maxSpans: ctx.maxSpansPerRound ?? MAX_SPANS_PER_ROUND,
+    });
+    const closed = closedTurns(mapping);
+    result.open_turn = closed.length < mapping.turns.length;
+    const failed = await sendTurns(ctx, manifest, w, closed, result, now);
+    if (failed || !mapping.more) return result;
+  }
+}
+
+/** Sends closed turns in requests, moving the watermark after each; answers true when one failed. */
+async function sendTurns(
+  ctx: ExportContext,
+  manifest: Manifest,
+  w: Watermark,
+  closed: MappedTurn[],
+  result: SessionExport,
+  now: () => number,
+): Promise<boolean> {
   const todo = batches(closed);
   for (let i = 0; i < todo.length; i += 1) {
     const batch = todo[i]!;
@@ -128,7 +148,7 @@ export async function exportSession(
         writeWatermark(ctx.projectRoot, ctx.endpoint, w);
         result.error = w.last_error;
         result.backlog_turns = todo.slice(i).reduce((n, b) => n + b.length, 0);
-        return result;
+        return true;
       }
       w.requests += 1;
       result.requests += 1;
@@ -145,5 +165,5 @@ export async function exportSession(
     result.turns += counted;
     result.spans += spans.length;
   }
-  return result;
+  return false;
 }

@@ -1,7 +1,7 @@
 // Export with a watermark against the in-repo OTLP receiver: each closed turn is accepted once, a failure
 // (429, 503, connection cut, no answer in time, a permanent 400) loses nothing and moves nothing, and a
 // rerun after a crash sends the same ids again.
-import { appendFileSync, lstatSync, readdirSync } from "node:fs";
+import { appendFileSync, lstatSync, readdirSync, rmSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { recordEvents } from "../../src/core/store.ts";
 import { type Endpoint, resolveEndpoint } from "../../src/otel/endpoint.ts";
 import { mapSession, readManifest } from "../../src/otel/map.ts";
 import { encodeSpans } from "../../src/otel/otlp.ts";
-import { resolveRun } from "../../src/otel/run.ts";
+import { exportRefs, resolveRun } from "../../src/otel/run.ts";
 import { exportSession } from "../../src/otel/spool.ts";
 import { backlog, readWatermark } from "../../src/otel/watermark.ts";
 import { identity, spec, useTempProjects } from "../helpers/session.ts";
@@ -243,6 +243,46 @@ describe("export with a watermark", () => {
     const { root, dir } = session([...turn(1), ev("session_end", "end")]);
     appendFileSync(join(dir, "events.jsonl"), '{"sequence":99,"kind":"user_pro');
     expect((await exportNow(root, dir)).spans).toBe(3);
+  });
+});
+
+describe("long sessions and broken ones", () => {
+  it("a session longer than a round is mapped and sent in rounds of whole turns, all of it once", async () => {
+    receiver.requests.length = 0;
+    const { root, dir } = session([
+      ...turn(1),
+      ...turn(2),
+      ...turn(3),
+      ...turn(4),
+      ...turn(5),
+      ev("session_end", "end"),
+    ]);
+    const ctx = run(root);
+    ctx.maxSpansPerRound = 4;
+    expect(mapSession(dir, readManifest(dir)!, { maxSpans: 4, now: clock })).toMatchObject({
+      more: true,
+      turns: [{}, {}],
+    });
+    const r = await exportSession(ctx, dir, readManifest(dir)!);
+    expect(r).toMatchObject({ turns: 5, spans: 15, error: null });
+    expect(receiver.requests.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(received()).size).toBe(15);
+  });
+
+  it("one session that cannot be read does not stop the others", async () => {
+    receiver.requests.length = 0;
+    const a = session([...turn(1), ev("session_end", "end")]);
+    const b = session([...turn(1), ev("session_end", "end")]);
+    rmSync(join(a.dir, "events.jsonl"));
+    const refs = [a, b].map((x) => ({
+      dir: x.dir,
+      root: x.root,
+      manifest: readManifest(x.dir)!,
+      spooled_events: 0,
+    }));
+    const results = await exportRefs({ endpoint: run(b.root).endpoint, context: run(b.root) }, refs);
+    expect(results[0]!.error).toMatch(/^cannot export/);
+    expect(results[1]).toMatchObject({ spans: 3, error: null });
   });
 });
 

@@ -186,6 +186,7 @@ describe("show", () => {
     expect(text).toMatch(/── Turn 2 · 0 tool calls · failed\n/);
     expect(text).toContain("turn failed: overloaded_error");
     expect(text).toContain("2 turns · 1 tool call · 1 tool error · failed: overloaded_error");
+    expect(text).toMatch(/\nRecord: 8 events · 1 redaction\n$/);
     const only = cli(["show", "last", "--kinds", "tool_error", "--project", root], home).stdout;
     expect(only).toContain("error  exit 2");
     expect(only).not.toContain("prompt");

@@ -151,7 +151,12 @@ function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
   let liveLines: LiveRenderer | undefined;
   const bad: BadLine[] = [];
   let ended = false;
+  const record = { events: 0, redactions: 0, truncations: 0, omitted: 0 };
   const onEvent = (e: TimelineEvent) => {
+    record.events += 1;
+    record.redactions += e.redactions;
+    record.truncations += e.truncations;
+    record.omitted += e.omitted;
     if (liveLines) {
       const lines = liveLines.lines(e);
       if (lines.length > 0) out(`${lines.join("\n")}\n`);
@@ -187,8 +192,10 @@ function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
     counter?.finish();
     if (liveLines) out("\n");
     if (opts.json) {
-      out(`\n],"totals":${printableJson(jsonTotals(totals))},"bad_lines":${JSON.stringify(bad)}}\n`);
-    } else out(footer(totals, bad, style));
+      out(
+        `\n],"totals":${printableJson({ ...jsonTotals(totals), record })},"bad_lines":${JSON.stringify(bad)}}\n`,
+      );
+    } else out(footer(totals, record, bad, style));
   };
   if (!opts.follow) {
     finish();
@@ -245,7 +252,14 @@ function jsonTotals(t: Totals) {
   };
 }
 
-function footer(t: Totals, bad: BadLine[], style: ReturnType<typeof styleFor>): string {
+interface RecordCounts {
+  events: number;
+  redactions: number;
+  truncations: number;
+  omitted: number;
+}
+
+function footer(t: Totals, r: RecordCounts, bad: BadLine[], style: ReturnType<typeof styleFor>): string {
   const lines = [
     style.bold(
       `${t.turns} turn${t.turns === 1 ? "" : "s"} · ${t.tool_calls} tool call${t.tool_calls === 1 ? "" : "s"} · ${t.tool_errors} tool error${t.tool_errors === 1 ? "" : "s"}`,
@@ -254,6 +268,13 @@ function footer(t: Totals, bad: BadLine[], style: ReturnType<typeof styleFor>): 
   if (t.usage.sources.length > 0) lines.push(`Tokens: ${usageLine(t.usage)}`);
   const cost = formatCost(t.cost.result());
   if (cost) lines.push(`Cost: ${cost.replace(/^cost /, "")}`);
+  // What the recorder changed on the way in: shown so an excerpt's [REDACTED:…] or a short output is explained.
+  const changed = [
+    `${r.redactions} redaction${r.redactions === 1 ? "" : "s"}`,
+    r.truncations > 0 ? `${r.truncations} truncated field${r.truncations === 1 ? "" : "s"}` : "",
+    r.omitted > 0 ? `${r.omitted} omitted field${r.omitted === 1 ? "" : "s"}` : "",
+  ].filter(Boolean);
+  lines.push(`Record: ${r.events} event${r.events === 1 ? "" : "s"} · ${changed.join(" · ")}`);
   if (bad.length > 0) {
     lines.push(
       style.yellow(

@@ -34,6 +34,8 @@ describe("tapedeck config", () => {
       ["retention.status", "done"],
       ["otel.endpoint", "ftp://collector"],
       ["lock_timeout_ms", "99999999"],
+      ["limits.max_depth", "030"],
+      ["limits.max_depth", "1e"],
     ]) {
       const r = cli(["config", "set", key!, value!]);
       expect(r.code, `${key}=${value}`).toBe(2);

@@ -202,6 +202,11 @@ export function settingFor(key: string): Setting | undefined {
 
 /** A value as typed on the command line: JSON where it parses (numbers, true/false), else the text itself. */
 export function parseValue(text: string): unknown {
-  if (/^(true|false|-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?)$/.test(text)) return JSON.parse(text);
-  return text;
+  if (!/^(true|false|-?[0-9][0-9.eE+-]*)$/.test(text)) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    // "030", "1e", "1.2.3": not a JSON number; the schema refuses the text with the allowed range
+    return text;
+  }
 }

@@ -3,7 +3,14 @@
 import { join } from "node:path";
 import { lstatOrUndefined, unlinkQuietly } from "../core/fsutil.ts";
 import { ensureTapedeckDir, tapedeckDir } from "../core/paths.ts";
-import { type Database, isCorruption, MemoryDbError, openDatabase, toMemoryDbError } from "./sqlite.ts";
+import {
+  type Database,
+  hasSchema,
+  isCorruption,
+  MemoryDbError,
+  openDatabase,
+  toMemoryDbError,
+} from "./sqlite.ts";
 
 export const INDEX_FILE = "index.sqlite";
 /** Bumped when the tables or the extracted text change: an older index is rebuilt, never migrated (it is derived). */
@@ -90,11 +97,11 @@ export function openIndex(
  * another layout and deleted it under the first.
  */
 function prepareSchema(db: Database): boolean {
-  if (schemaVersion(db) === String(INDEX_SCHEMA_VERSION)) return true;
+  if (isIndex(db)) return true;
   return db
     .transaction(() => {
       const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number };
-      if (tables.n > 0) return schemaVersion(db) === String(INDEX_SCHEMA_VERSION);
+      if (tables.n > 0) return isIndex(db);
       db.exec(SCHEMA);
       db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(
         String(INDEX_SCHEMA_VERSION),
@@ -102,6 +109,14 @@ function prepareSchema(db: Database): boolean {
       return true;
     })
     .immediate();
+}
+
+/**
+ * An index of this layout: its schema exactly SCHEMA's (checked as data first: a planted file's `meta` may be a
+ * view that never ends), then its version.
+ */
+export function isIndex(db: Database): boolean {
+  return hasSchema(db, SCHEMA) && schemaVersion(db) === String(INDEX_SCHEMA_VERSION);
 }
 
 function schemaVersion(db: Database): string | undefined {

@@ -17,7 +17,7 @@ import { lstatOrUndefined, readJsonOrUndefined } from "../core/fsutil.ts";
 import { SESSION_FILES } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
 import type { Manifest } from "../core/schemas.ts";
-import { indexPath, openIndex } from "./index-db.ts";
+import { indexPath, isIndex, openIndex } from "./index-db.ts";
 import { type Pending, readLines, toPending } from "./index-lines.ts";
 import { type Database, openDatabase, toMemoryDbError } from "./sqlite.ts";
 
@@ -391,16 +391,19 @@ export function indexStatus(projectRoot: string): IndexStatus {
   if (status.exists) {
     const db = openDatabase(path, { readonly: true, base: projectRoot });
     try {
-      const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
-        | { value: string }
-        | undefined;
-      status.schema_version = version ? Number(version.value) : null;
-      const all = db
-        .prepare("SELECT id, path, size, offset, boundary, inode, events FROM sessions")
-        .all() as Array<SessionRow & { events: number }>;
-      rows = new Map(all.map((r) => [r.path, r]));
-      status.sessions = all.length;
-      status.events = all.reduce((n, r) => n + r.events, 0);
+      // A file of another layout (another version, or planted with views in place of the tables) is not read.
+      if (isIndex(db)) {
+        const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
+          | { value: string }
+          | undefined;
+        status.schema_version = version ? Number(version.value) : null;
+        const all = db
+          .prepare("SELECT id, path, size, offset, boundary, inode, events FROM sessions")
+          .all() as Array<SessionRow & { events: number }>;
+        rows = new Map(all.map((r) => [r.path, r]));
+        status.sessions = all.length;
+        status.events = all.reduce((n, r) => n + r.events, 0);
+      }
     } catch (error) {
       throw toMemoryDbError(error, path);
     } finally {

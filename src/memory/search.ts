@@ -9,6 +9,7 @@ import { storedId } from "../core/identity.ts";
 import { tapedeckDir } from "../core/paths.ts";
 import { type RegistryEntry, tapedeckHome } from "../core/registry.ts";
 import { indexPath, type UpdateOptions, updateIndex } from "./index.ts";
+import { isIndex } from "./index-db.ts";
 import { MARK_CLOSE, MARK_OPEN } from "./index-text.ts";
 import type { ParsedQuery } from "./query.ts";
 import { type Database, MemoryDbError, openDatabase, toMemoryDbError } from "./sqlite.ts";
@@ -82,6 +83,14 @@ export function searchProject(
   const path = indexPath(projectRoot);
   const db = openDatabase(path, { readonly: true, base: projectRoot });
   try {
+    // Left as found when the update could not take it (locked): it must still be an index of ours to be queried.
+    if (!isIndex(db)) {
+      throw new MemoryDbError(
+        `${path} is not an index of this tapedeck; run \`tapedeck index rebuild\``,
+        "failed",
+        path,
+      );
+    }
     return { hits: searchDatabase(db, projectRoot, query, filters, limit), stale };
   } catch (error) {
     throw toMemoryDbError(error, path);

@@ -142,6 +142,42 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database {
   }
 }
 
+/**
+ * The schema as SQLite records it, read from sqlite_master as data: no view or trigger of the file runs.
+ * SQLite's own statistics tables (PRAGMA optimize, ANALYZE) only steer its query planner and are left out.
+ */
+function schemaOf(db: Database): string {
+  return JSON.stringify(
+    db
+      .prepare(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\' ORDER BY type, name",
+      )
+      .all(),
+  );
+}
+
+const laidOut = new Map<string, string>();
+
+/**
+ * Whether the file's schema is exactly what `sql` lays out (FTS5's shadow tables included). A file planted in
+ * the project can hold views and triggers under tapedeck's table names (a recursive view never ends, a trigger
+ * runs on every insert); only a file whose schema is tapedeck's own is queried.
+ */
+export function hasSchema(db: Database, sql: string): boolean {
+  let expected = laidOut.get(sql);
+  if (expected === undefined) {
+    const fresh = new (loadSqlite())(":memory:");
+    try {
+      fresh.exec(sql);
+      expected = schemaOf(fresh);
+    } finally {
+      fresh.close();
+    }
+    laidOut.set(sql, expected);
+  }
+  return schemaOf(db) === expected;
+}
+
 type FileId = { dev: number | bigint; ino: number | bigint };
 
 function checkParent(path: string, base: string | undefined, create: boolean): void {

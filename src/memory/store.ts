@@ -19,7 +19,7 @@ import { isOwnOrigin, newNonce, originKey, originMac } from "./origin.ts";
 import { type ParsedQuery, parseQuery } from "./query.ts";
 import {
   type Database,
-  loadSqlite,
+  hasSchema,
   MemoryDbError,
   openDatabase,
   type Statement,
@@ -85,7 +85,7 @@ export function memoryPath(projectRoot: string): string {
   return join(tapedeckDir(projectRoot), MEMORY_FILE);
 }
 
-const SCHEMA = `
+const ITEMS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS items (
   rowid INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
@@ -127,44 +127,20 @@ INSERT INTO items_trigram(items_trigram, rank) VALUES ('secure-delete', 1);
 CREATE TRIGGER IF NOT EXISTS items_bu BEFORE UPDATE ON items BEGIN
   SELECT RAISE(ABORT, 'memory items are immutable');
 END;
--- Proof that this user's tapedeck laid the file out (origin.ts): only such a file reaches the agent.
-CREATE TABLE IF NOT EXISTS origin (nonce TEXT NOT NULL, mac TEXT NOT NULL);
 `;
 
-let expectedSchema: string | undefined;
-
-/** The schema as SQLite records it for a file laid out by SCHEMA (FTS5's shadow tables included). */
-function schemaOf(db: Database): string {
-  return JSON.stringify(
-    // SQLite's own statistics (PRAGMA optimize, ANALYZE) only steer its query planner.
-    db
-      .prepare(
-        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\' ORDER BY type, name",
-      )
-      .all(),
-  );
-}
-
-function freshSchema(): string {
-  if (expectedSchema === undefined) {
-    const Sqlite = loadSqlite();
-    const db = new Sqlite(":memory:");
-    try {
-      db.exec(SCHEMA);
-      expectedSchema = schemaOf(db);
-    } finally {
-      db.close();
-    }
-  }
-  return expectedSchema;
-}
+/** Proof that this user's tapedeck laid the file out (origin.ts): only such a file reaches the agent. */
+const ORIGIN = "CREATE TABLE IF NOT EXISTS origin (nonce TEXT NOT NULL, mac TEXT NOT NULL);";
+/** Files laid out before the origin proof: still the user's to list, export and forget, never handed to the agent. */
+const UNPROVEN_SCHEMA = ITEMS_SCHEMA;
+const SCHEMA = `${ITEMS_SCHEMA}${ORIGIN}\n`;
 
 /**
  * Whether this user's tapedeck laid the file out and nobody changed its schema since: sqlite_master is read as
  * data (no view or trigger of the file runs) and must be exactly SCHEMA's, and the origin row's proof must hold.
  */
 function ownFile(db: Database): boolean {
-  if (schemaOf(db) !== freshSchema()) return false;
+  if (!hasSchema(db, SCHEMA)) return false;
   const rows = db.prepare("SELECT nonce, mac FROM origin LIMIT 2").all() as Array<{
     nonce: unknown;
     mac: unknown;
@@ -254,6 +230,15 @@ function prepareSchema(db: Database, path: string, readonly: boolean): number {
     // Someone else's SQLite file in tapedeck's place: laying tables over it would mix two things in one file.
     throw new MemoryDbError(
       `${path} is an SQLite database tapedeck did not create; move it aside (tapedeck never deletes it for you)`,
+      "failed",
+      path,
+    );
+  }
+  if (version === MEMORY_DB_VERSION && !hasSchema(db, SCHEMA) && !hasSchema(db, UNPROVEN_SCHEMA)) {
+    // Views or triggers under tapedeck's names (a planted file): a recursive one never ends, a trigger runs on
+    // every promoted item. Checked as data, before any query of the file's own tables.
+    throw new MemoryDbError(
+      `${path} has tables or triggers tapedeck did not create; move it aside (tapedeck never deletes it for you)`,
       "failed",
       path,
     );

@@ -192,6 +192,41 @@ describe("the events index", () => {
     expect(hits(root, "layout")).toHaveLength(1);
   });
 
+  it("a planted index with tapedeck's version but a trigger of its own is rebuilt, never written through", () => {
+    const root = project();
+    record(root, "s1", [event("user_prompt", "a", { prompt: "first prompt" })]);
+    updateIndex(root);
+    // What a cloned repository's .tapedeck/index.sqlite can hold: the right version row, and a trigger that
+    // runs on every event the user's tapedeck indexes into it.
+    const { db } = openIndex(root);
+    db.exec(
+      "CREATE TABLE copied (body TEXT); CREATE TRIGGER planted AFTER INSERT ON events BEGIN INSERT INTO copied VALUES (new.body); END;",
+    );
+    db.close();
+    record(root, "s1", [event("user_prompt", "b", { prompt: "second prompt with a secret plan" })]);
+    const notices: string[] = [];
+    expect(updateIndex(root, { onNotice: (n) => notices.push(n) }).rebuilt).toBe(true);
+    expect(notices.join("\n")).toContain("another tapedeck version");
+    const check = openIndex(root).db;
+    const objects = check.prepare("SELECT name FROM sqlite_master WHERE name IN ('planted', 'copied')").all();
+    check.close();
+    expect(objects).toEqual([]);
+    expect(hits(root, "secret plan")).toHaveLength(1);
+  });
+
+  it("status never queries a planted file whose tables are views", () => {
+    const root = project();
+    record(root, "s1", [event("user_prompt", "a", { prompt: "x" })]);
+    const { db } = openIndex(root);
+    db.exec(
+      `DROP TABLE sessions; CREATE VIEW sessions AS SELECT 1 AS id, 'x' AS path, 0 AS size, 0 AS offset, '' AS boundary, '' AS inode, 999999 AS events;`,
+    );
+    db.close();
+    const status = indexStatus(root);
+    expect(status.events).toBe(0);
+    expect(status.schema_version).toBeNull();
+  });
+
   it("refuses a symlinked index or a FIFO in its place, touching neither target", () => {
     const root = project();
     record(root, "s1", [event("user_prompt", "a", { prompt: "x" })]);

@@ -251,7 +251,7 @@ describe("retrieval: only the user's own memory file reaches the agent", () => {
     const db = openDatabase(memoryPath(root), { base: root });
     db.exec("CREATE VIEW planted AS SELECT 1");
     db.close();
-    expect(refusal(root).problem).toBe("foreign");
+    expect(refusal(root).message).toContain("tapedeck did not create");
   });
 
   it("the user's own file: retrieved", () => {

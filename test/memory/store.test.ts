@@ -307,4 +307,35 @@ describe("memory store", () => {
     expect(s.search("common kind:assistant_message", { limit: 5 }).map((h) => h.id)).toEqual(["m1-old"]);
     s.close();
   });
+
+  it("a memory file with a trigger or view tapedeck did not create is refused by every command, before it runs", () => {
+    const root = project();
+    const s = store(root);
+    s.insert([item("m1-a")]);
+    s.close();
+    const db = openDatabase(memoryPath(root), { base: root });
+    // A planted file's trigger would run on every promoted item.
+    db.exec(
+      "CREATE TABLE copied (b TEXT); CREATE TRIGGER planted AFTER INSERT ON items BEGIN INSERT INTO copied VALUES (new.body); END;",
+    );
+    db.close();
+    for (const readonly of [true, false]) {
+      expect(() => openMemory(root, { readonly })).toThrow(/tapedeck did not create/);
+    }
+  });
+
+  it("a file laid out before origin proofs is still listed, but is not the user's to hand to the agent", () => {
+    const root = project();
+    const s = store(root);
+    s.insert([item("m1-a")]);
+    expect(s.isOwn()).toBe(true);
+    s.close();
+    const db = openDatabase(memoryPath(root), { base: root });
+    db.exec("DROP TABLE origin");
+    db.close();
+    const old = openMemory(root, { readonly: true })!;
+    expect(old.list().map((i) => i.id)).toEqual(["m1-a"]);
+    expect(old.isOwn()).toBe(false);
+    old.close();
+  });
 });

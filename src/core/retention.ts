@@ -1,8 +1,9 @@
 // Which recorded sessions may go, and removing them: the one rule of `tapedeck delete`, `tapedeck prune` and
 // the automatic retention of `.tapedeck/config.json`. What is never removed, whatever the selection says:
-// - a session still being written: its writer lock held by a live process, or not sealed and either
-//   appended to in the last RECENT_APPEND_MS or with its agent process alive (an agent idle for hours still
-//   holds its session open: the manifest says "incomplete" after 6 h without an event, the agent may resume);
+// - a session still being written: its writer lock held by a live process, or not sealed and its agent
+//   process alive (an agent idle for hours still holds its session open: the manifest says "incomplete"
+//   after 6 h without an event, the agent may resume), or, when no agent process is known, not sealed and
+//   appended to in the last RECENT_APPEND_MS;
 // - a session a replay or an experiment was made from, unless asked (the experiment's report reads it);
 // - anything but a session directory directly under one of the project's session roots, reached without a
 //   symlink (deleteSession checks it again at the moment of removal);
@@ -115,12 +116,14 @@ export function activeReason(ref: SessionRef, now = Date.now()): string | null {
   const m = ref.manifest;
   // A sealed session written a minute ago (its SessionEnd) is finished: deleting it at once is a normal request.
   if (m.status === "complete") return null;
+  if (m.agent_pid) {
+    // The agent's process answers best; a `codex exec` that ended without a terminal event is not writing.
+    return processExists(m.agent_pid) ? `not sealed and its agent (pid ${m.agent_pid}) is alive` : null;
+  }
   for (const name of [SESSION_FILES.events, SESSION_FILES.manifest]) {
     const st = lstatOrUndefined(join(ref.dir, name));
-    if (st && now - Number(st.mtimeMs) < RECENT_APPEND_MS) return "appended to in the last 10 minutes";
-  }
-  if (m.agent_pid && processExists(m.agent_pid)) {
-    return `not sealed and its agent (pid ${m.agent_pid}) is alive`;
+    if (st && now - Number(st.mtimeMs) < RECENT_APPEND_MS)
+      return "not sealed, no agent known, and appended to in the last 10 minutes";
   }
   return null;
 }

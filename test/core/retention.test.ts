@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -73,6 +73,14 @@ describe("planRemoval and removeSessions", () => {
     const plan = planRemoval(root, { olderThanMs: parseAge("30d") });
     expect(ids(plan.remove)).toEqual(["idle", "sealed"]);
     expect(ids(plan.kept)).toEqual(["alive", "locked", "recent"]);
+  });
+
+  it("an unsealed session whose agent is known and gone is not active, however recent its last append", () => {
+    const root = project();
+    const gone = spawnSync(process.execPath, ["-e", "0"]).pid!;
+    const dir = fakeSession(root, { id: "ended", daysAgo: 40, status: "incomplete", agentPid: gone });
+    writeFileSync(join(dir, "events.jsonl"), "appended\n", { flag: "a" });
+    expect(ids(planRemoval(root, { olderThanMs: parseAge("30d") }).remove)).toEqual(["ended"]);
   });
 
   it("re-checks at removal time: a session that woke up after the preview stays", () => {

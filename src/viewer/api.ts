@@ -13,6 +13,7 @@ import { type ExperimentRecord, listExperiments } from "../experiment/record.ts"
 import { buildReport, type ExperimentReport } from "../experiment/report.ts";
 import { parseQuery } from "../memory/query.ts";
 import { searchProject } from "../memory/search.ts";
+import type { ScenarioResult } from "../scenario/schema.ts";
 import { priceTable } from "./pricing.ts";
 import { readTimelinePage, summarizeManifest, type TimelinePage } from "./timeline.ts";
 
@@ -119,7 +120,29 @@ export class ViewerData {
   private refs: SessionRef[] = [];
   private exps: Array<{ dir: string; record: ExperimentRecord }> = [];
 
-  constructor(private readonly projects: readonly string[]) {}
+  constructor(
+    private readonly projects: readonly string[],
+    private readonly results: readonly ScenarioResult[] = [],
+  ) {}
+
+  /** The scenario results named on the command line, each sample linked to its session when it is listed. */
+  scenarioResults(): Array<ScenarioResult & { key: string; session_keys: Array<string | null> }> {
+    if (this.refs.length === 0) this.sessions();
+    const keyOf = (id: string | null) => {
+      const i =
+        id === null
+          ? -1
+          : this.refs.findIndex((r) => r.manifest.session_id === id || r.manifest.provider_session_id === id);
+      return i >= 0 ? String(i) : null;
+    };
+    return this.results.map((r, i) => ({
+      ...r,
+      key: String(i),
+      session_keys: r.samples.map((s) =>
+        keyOf(s.run_session_id ?? (s.against === "recorded" ? r.source_session_id : null)),
+      ),
+    }));
+  }
 
   /** Rebuilt on every list request, so a session recorded while the viewer runs shows up. */
   sessions(): SessionListItem[] {

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import type { ScenarioResult } from "../scenario/schema.ts";
 import { ApiError, ViewerData } from "./api.ts";
 
 export const PAGE_CSP =
@@ -68,6 +69,7 @@ export interface ViewerOptions {
   /** 0: any free port */
   port?: number;
   assets?: PageAssets;
+  scenarioResults?: readonly ScenarioResult[];
 }
 
 function sameToken(given: string, token: string): boolean {
@@ -122,6 +124,7 @@ function route(
   if (path === "page.js") return send(res, 200, "text/javascript; charset=utf-8", assets.js);
   if (path === "page.css") return send(res, 200, "text/css; charset=utf-8", assets.css);
   if (path === "api/sessions") return json(res, { sessions: data.sessions() });
+  if (path === "api/scenario-results") return json(res, { results: data.scenarioResults() });
   if (path === "api/experiments") return json(res, { experiments: data.experiments() });
   const x = /^api\/experiments\/(\d{1,7})$/.exec(path);
   if (x) return json(res, data.experiment(x[1]!));
@@ -162,7 +165,7 @@ function handler(data: ViewerData, assets: PageAssets, token: string, port: () =
 /** Starts the viewer on 127.0.0.1 (never another address). */
 export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {
   const token = randomBytes(24).toString("base64url");
-  const data = new ViewerData(options.projects);
+  const data = new ViewerData(options.projects, options.scenarioResults ?? []);
   const assets = options.assets ?? loadPageAssets();
   let port = 0;
   const server = createServer(handler(data, assets, token, () => port));

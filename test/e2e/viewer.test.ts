@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,6 +47,7 @@ let sessionId: string;
 let events: Envelope[];
 let sessionPath: string;
 let experimentId: string;
+let resultFile: string;
 
 /** `tapedeck experiment run` replays every prompt in each arm: longer than the CLI helper's 30 s. */
 function experiment(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -67,7 +68,8 @@ async function shot(page: Page, name: string): Promise<void> {
 
 /** Starts `tapedeck view` and reads the URL it prints as JSON. */
 function startView(): Promise<string> {
-  viewer = spawn(process.execPath, [CLI_JS, "view", "--no-open", "--json", "--project", sb.projectDir], {
+  const args = ["view", "--no-open", "--json", "--project", sb.projectDir, "--scenario-result", resultFile];
+  viewer = spawn(process.execPath, [CLI_JS, ...args], {
     cwd: sb.projectDir,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...sb.env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -153,6 +155,33 @@ beforeAll(async () => {
   ]);
   expect(run.code, run.stderr).toBe(0);
   experimentId = (JSON.parse(run.stdout) as { experiment_id: string }).experiment_id;
+  // A scenario graded on the recorded session: its result artifact is shown with each check's evidence.
+  const scenarioFile = join(sb.root, "scenario.json");
+  const derived = await sb.cli([
+    "scenario",
+    "from-session",
+    sessionId,
+    "--out",
+    scenarioFile,
+    "--project",
+    sb.projectDir,
+  ]);
+  expect(derived.code, derived.stderr).toBe(0);
+  const scenario = JSON.parse(readFileSync(scenarioFile, "utf8"));
+  scenario.expected_facts = [{ id: "subagent-report", text: "Agent finished" }];
+  scenario.forbidden_facts = [{ id: "shrug", text: "I do not know" }];
+  writeFileSync(scenarioFile, JSON.stringify(scenario));
+  resultFile = join(sb.root, "result.json");
+  const graded = await sb.cli([
+    "scenario",
+    "run",
+    scenarioFile,
+    "--out",
+    resultFile,
+    "--project",
+    sb.projectDir,
+  ]);
+  expect(graded.code, graded.stderr).toBe(0);
   url = await startView();
   userDataDir = mkdtempSync(join(tmpdir(), "tapedeck-chromium-"));
   shots = process.env.TAPEDECK_VIEWER_SHOTS ?? join(sb.root, "shots");
@@ -363,6 +392,22 @@ describe("tapedeck view in Chromium, on sessions recorded from the real claude",
     } finally {
       await long.close();
     }
+  });
+
+  it("shows a scenario result: each check's outcome and evidence, linked to the graded session", async () => {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.locator(".result-item").first().click();
+    const view = page.locator("section.scenario-result");
+    await view.waitFor();
+    expect(await view.locator("h2 .badge").textContent()).toBe("passed");
+    const fact = view.locator('tr[data-check="subagent-report"]');
+    expect(await fact.getAttribute("data-outcome")).toBe("pass");
+    expect(await fact.locator(".evidence").textContent()).toContain("Agent finished");
+    expect(await view.locator('tr[data-check="shrug"]').getAttribute("data-outcome")).toBe("pass");
+    expect(await view.locator("a.sample-session").getAttribute("href")).toBe("#s=0");
+    await shot(page, "scenario-result");
+    await page.close();
   });
 
   it("exports one self-contained HTML file that renders from file:// with all network blocked", async () => {

@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import { registeredProjects } from "../../memory/search.ts";
+import { readScenarioResult, ScenarioResultError } from "../../viewer/scenario-results.ts";
 import { startViewer } from "../../viewer/server.ts";
 import { CliError, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
@@ -13,6 +14,7 @@ interface ViewOpts {
   open?: boolean;
   allProjects?: boolean;
   json?: boolean;
+  scenarioResult?: string[];
 }
 
 function parsePort(value: string | undefined): number {
@@ -37,10 +39,17 @@ function openBrowser(url: string): void {
 
 async function viewCommand(opts: ViewOpts): Promise<void> {
   const port = parsePort(opts.port);
+  let scenarioResults: ReturnType<typeof readScenarioResult>[];
+  try {
+    scenarioResults = (opts.scenarioResult ?? []).map(readScenarioResult);
+  } catch (error) {
+    if (error instanceof ScenarioResultError) throw new CliError(error.message, EXIT.usage);
+    throw error;
+  }
   const projects = opts.allProjects ? registeredProjects().present : [projectFromOption(opts.project)];
   let viewer: Awaited<ReturnType<typeof startViewer>>;
   try {
-    viewer = await startViewer({ projects, port });
+    viewer = await startViewer({ projects, port, scenarioResults });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") throw new CliError(`port ${port} is in use`, EXIT.failed);
@@ -69,6 +78,11 @@ export function register(program: Command): void {
     .option("--port <n>", "port on 127.0.0.1 (default: any free port)")
     .option("--no-open", "print the URL without opening a browser")
     .option("--all-projects", "every project the registry knows, not only this one")
+    .option(
+      "--scenario-result <file>",
+      "also show a scenario result artifact (tapedeck scenario run --out; repeatable)",
+      (v: string, acc: string[] = []) => [...acc, v],
+    )
     .option("--json", 'print {"url"} as JSON')
     .action(viewCommand);
 }

@@ -4,6 +4,7 @@ import type { ExperimentListItem, SessionListItem } from "../api.ts";
 import { experimentView } from "./ab-view.ts";
 import { bytes, clear, compact, duration, h } from "./dom.ts";
 import { integrityPanel, tallyArchive } from "./integrity.ts";
+import { type ScenarioResultView, scenarioView } from "./scenario-view.ts";
 import { type EmbeddedData, embeddedSource, httpSource, type SearchHitView, type Source } from "./source.ts";
 import { TimelineView } from "./timeline-view.ts";
 
@@ -11,6 +12,7 @@ interface State {
   source: Source;
   sessions: SessionListItem[];
   experiments: ExperimentListItem[];
+  results: ScenarioResultView[];
   openKey: string | null;
   view: TimelineView | null;
 }
@@ -20,10 +22,15 @@ function embedded(): EmbeddedData | null {
   return el?.textContent ? (JSON.parse(el.textContent) as EmbeddedData) : null;
 }
 
-function hashParams(): { s: string | null; x: string | null; seq: number | null } {
+function hashParams(): { s: string | null; x: string | null; r: string | null; seq: number | null } {
   const p = new URLSearchParams(location.hash.slice(1));
   const seq = p.get("seq");
-  return { s: p.get("s"), x: p.get("x"), seq: seq !== null && /^\d+$/.test(seq) ? Number(seq) : null };
+  return {
+    s: p.get("s"),
+    x: p.get("x"),
+    r: p.get("r"),
+    seq: seq !== null && /^\d+$/.test(seq) ? Number(seq) : null,
+  };
 }
 
 function badges(s: SessionListItem): HTMLElement[] {
@@ -116,6 +123,7 @@ class App {
     document.addEventListener("keydown", (ev) => this.onKey(ev));
     this.st.sessions = await this.st.source.sessions();
     this.st.experiments = await this.st.source.experiments();
+    this.st.results = await this.st.source.scenarioResults();
     this.renderExperiments();
     this.fillFilters();
     this.renderList();
@@ -160,6 +168,21 @@ class App {
 
   private renderExperiments(): void {
     clear(this.exps);
+    if (this.st.results.length > 0) this.exps.append(h("h2", { class: "side-h" }, "Scenario results"));
+    for (const r of this.st.results) {
+      this.exps.append(
+        h(
+          "a",
+          { class: "session result-item", href: `#r=${r.key}`, "data-scenario": r.scenario.id },
+          h("div", { class: "title" }, r.scenario.id),
+          h(
+            "div",
+            { class: "meta" },
+            `${r.passed ? "passed" : "failed"} · against ${r.against} · ${r.samples.length} sample(s)`,
+          ),
+        ),
+      );
+    }
     if (this.st.experiments.length === 0) return;
     this.exps.append(h("h2", { class: "side-h" }, "Experiments"));
     for (const x of this.st.experiments) {
@@ -176,6 +199,16 @@ class App {
         ),
       );
     }
+  }
+
+  private openResult(key: string): void {
+    this.st.view?.stop();
+    this.st.view = null;
+    this.st.openKey = null;
+    this.renderList();
+    clear(this.main);
+    const found = this.st.results.find((x) => x.key === key);
+    this.main.append(found ? scenarioView(found) : h("p", { class: "bad" }, "no such scenario result"));
   }
 
   private async openExperiment(key: string): Promise<void> {
@@ -234,8 +267,9 @@ class App {
   }
 
   private async route(): Promise<void> {
-    const { s, x, seq } = hashParams();
+    const { s, x, r, seq } = hashParams();
     if (x !== null) return this.openExperiment(x);
+    if (r !== null) return this.openResult(r);
     const key = s ?? this.st.openKey ?? (this.st.sessions.length === 1 ? this.st.sessions[0]!.key : null);
     if (key === null) return this.welcome();
     if (key !== this.st.openKey) await this.open(key);
@@ -323,6 +357,7 @@ void new App({
   source: data ? embeddedSource(data) : httpSource(),
   sessions: [],
   experiments: [],
+  results: [],
   openKey: null,
   view: null,
 }).mount();

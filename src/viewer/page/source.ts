@@ -1,6 +1,7 @@
 // Where the page's data comes from: the local server's API, or the data embedded in an exported file.
 import type { ExperimentListItem, ExperimentView, Integrity, SessionListItem } from "../api.ts";
 import type { TimelinePage } from "../timeline.ts";
+import type { ScenarioResultView } from "./scenario-view.ts";
 
 export type PageData = TimelinePage & { size: number };
 
@@ -24,6 +25,7 @@ export interface Source {
   /** the byte offset to read from for an event: a deep link far into a session skips the pages before it */
   locate(key: string, sequence: number): Promise<number>;
   experiments(): Promise<ExperimentListItem[]>;
+  scenarioResults(): Promise<ScenarioResultView[]>;
   experiment(key: string): Promise<ExperimentView>;
 }
 
@@ -53,6 +55,8 @@ export function httpSource(): Source {
     integrity: (key) => getJson(`api/sessions/${key}/integrity`),
     locate: async (key, seq) =>
       (await getJson<{ offset: number }>(`api/sessions/${key}/locate?seq=${seq}`)).offset,
+    scenarioResults: async () =>
+      (await getJson<{ results: ScenarioResultView[] }>("api/scenario-results")).results,
     experiments: async () =>
       (await getJson<{ experiments: ExperimentListItem[] }>("api/experiments")).experiments,
     experiment: (key) => getJson(`api/experiments/${key}`),
@@ -122,6 +126,7 @@ export function embeddedSource(data: EmbeddedData): Source {
       return best;
     },
     experiments: async () => [],
+    scenarioResults: async () => [],
     experiment: async () => {
       throw new Error("an exported session holds no experiment");
     },

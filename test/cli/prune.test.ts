@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -90,5 +91,34 @@ describe("tapedeck prune", () => {
     expect(r.code).toBe(0);
     expect(existsSync(join(a, ".tapedeck", "claude-sessions", "old-a"))).toBe(false);
     expect(existsSync(join(b, ".tapedeck", "claude-sessions", "old-b"))).toBe(false);
+  });
+});
+
+describe("tapedeck prune with sessions recorded by the hook", () => {
+  it("keeps a session while its agent runs, and removes it once it ended", () => {
+    const root = project();
+    const home = join(root, "home");
+    const hook = (payload: object) => {
+      const r = spawnSync(process.execPath, [join(process.cwd(), "dist", "hook.cjs"), "claude"], {
+        input: JSON.stringify({ session_id: "rec-1", transcript_path: "/nonexistent", ...payload }),
+        encoding: "utf8",
+        env: { ...process.env, CLAUDE_PROJECT_DIR: root, HOME: home, TAPEDECK_HOME: join(home, ".tapedeck") },
+      });
+      expect(r.status).toBe(0);
+    };
+    expect(
+      runCli(["install", "claude", "--yes", "--transport", "command", "--project", root], home).code,
+    ).toBe(0);
+    hook({ hook_event_name: "SessionStart", source: "startup" });
+    hook({ hook_event_name: "UserPromptSubmit", prompt: "hello" });
+    const cli = (args: string[]) => runCli([...args, "--project", root], home);
+    const during = JSON.parse(cli(["prune", "--keep-last", "0", "--yes", "--json"]).stdout);
+    expect(during.removed).toEqual([]);
+    expect(during.kept).toHaveLength(1);
+    expect(during.kept[0].reason).toMatch(/agent/);
+    hook({ hook_event_name: "SessionEnd", reason: "other" });
+    const after = JSON.parse(cli(["prune", "--keep-last", "0", "--yes", "--json"]).stdout);
+    expect(after.removed).toHaveLength(1);
+    expect(JSON.parse(cli(["list", "--json"]).stdout)).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import { recoverSession } from "../core/recovery.ts";
 import { openForScan, scanLines } from "../core/scan.ts";
 import { type ExperimentRecord, listExperiments } from "../experiment/record.ts";
 import { buildReport, type ExperimentReport } from "../experiment/report.ts";
-import { parseQuery } from "../memory/query.ts";
+import { parseQuery, QueryError } from "../memory/query.ts";
 import { searchProject } from "../memory/search.ts";
 import type { ScenarioResult } from "../scenario/schema.ts";
 import { priceTable } from "./pricing.ts";
@@ -242,7 +242,14 @@ export class ViewerData {
 
   search(text: string): { hits: Array<Record<string, unknown>>; stale: boolean } {
     if (this.refs.length === 0) this.sessions();
-    const query = parseQuery(text);
+    let query: ReturnType<typeof parseQuery>;
+    try {
+      query = parseQuery(text);
+    } catch (error) {
+      // The query's own problem, in the parser's words: the page shows it under the search box.
+      if (error instanceof QueryError) throw new ApiError(400, error.message);
+      throw error;
+    }
     const hits: Array<Record<string, unknown>> = [];
     let stale = false;
     for (const project of this.projects) {

@@ -139,6 +139,12 @@ describe("the viewer's server", () => {
     expect(bad.body).not.toContain(project.root);
   });
 
+  it("answers a query the parser refuses with 400 and the parser's reason, not a bare 500", async () => {
+    const res = await get(viewer.port, `/${viewer.token}/api/search?q=${"a".repeat(5000)}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toContain("bad query: longer than 4096 bytes");
+  });
+
   it("gives the integrity data: stored checksums, a read-only scan, the redaction counts", async () => {
     const info = JSON.parse((await get(viewer.port, `/${viewer.token}/api/sessions/0/integrity`)).body);
     expect(info.scan).toMatchObject({ valid_events: 4, malformed_lines: 0, redaction_count: 0 });

@@ -46,6 +46,25 @@ describe("the viewer's data API", () => {
     }
   });
 
+  it("lists the sessions of every project it was given (--all-projects), newest first, each page from its own", () => {
+    const other = tempProject("tapedeck-viewer-api-other-");
+    try {
+      recordEvents(spec(other.root), [
+        { kind: "user_prompt", event_id: "p", payload: { prompt: "in the other project" } },
+      ]);
+      const data = new ViewerData([project.root, other.root]);
+      const sessions = data.sessions();
+      expect(sessions.map((s) => s.project).sort()).toEqual([project.root, other.root].sort());
+      expect(new Set(sessions.map((s) => s.key)).size).toBe(2);
+      const theOther = sessions.find((s) => s.project === other.root)!;
+      expect(data.page(theOther.key, 0, 10).events.map((e) => e.payload.prompt)).toEqual([
+        "in the other project",
+      ]);
+    } finally {
+      other.cleanup();
+    }
+  });
+
   it("pages from a located offset start at that event", () => {
     const data = new ViewerData([project.root]);
     data.sessions();

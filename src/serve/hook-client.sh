@@ -29,7 +29,9 @@ record_here() {
   exit 0
 }
 
-[ -f "$run" ] && [ ! -L "$run" ] || record_here
+# Ours, not just present: where the tapedeck home is shared (TAPEDECK_HOME in /tmp, a group directory) another
+# user could write a run file naming their port and a pid of ours, and have their text printed to the agent.
+[ -f "$run" ] && [ ! -L "$run" ] && [ -O "$run" ] && [ ! -L "${run%/*}" ] && [ -O "${run%/*}" ] || record_here
 read -r port pid token reply <"$run" || record_here
 case "$port:$pid" in *[!0-9:]* | :* | *:) record_here ;; esac
 kill -0 "$pid" || record_here
@@ -64,7 +66,7 @@ case "$name" in */* | *[!A-Za-z0-9._-]*) record_here ;; esac
 case "$length" in '' | *[!0-9]*) record_here ;; esac
 [ "${#length}" -le 6 ] && [ "$length" -le 262144 ] || record_here
 out=${run%/*}/$name
-[ -f "$out" ] && [ ! -L "$out" ] || record_here
+[ -f "$out" ] && [ ! -L "$out" ] && [ -O "$out" ] || record_here
 IFS= read -r -d '' body <"$out"
 # Printed only whole.
 [ "${#body}" -eq "$length" ] || record_here

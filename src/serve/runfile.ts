@@ -38,6 +38,10 @@ export function ensureRunDir(path: string): string {
   const dir = join(path, "..");
   const st = lstatOrUndefined(dir);
   if (st?.isSymbolicLink()) throw new Error("the run directory is a symlink");
+  // Another user's directory (a shared TAPEDECK_HOME): they could replace what is announced there.
+  if (st && typeof process.getuid === "function" && st.uid !== process.getuid()) {
+    throw new Error("the run directory belongs to another user");
+  }
   if (!st) ensureDir(dir);
   return dir;
 }

@@ -2,6 +2,7 @@
 // stdin. Whatever state the server is in, the hook exits 0 and prints nothing, and the event is recorded.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import {
+  chownSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -302,6 +303,55 @@ describe("hook client: output for the agent (retrieval's added context)", () => 
       });
     });
     expect(await hook(p.root, prompt(1), serverOnly(p.root))).toEqual({ ...silent, stdout: '{"a":"b"}\n' });
+    expect(fake.requests()).toBe(1);
+  });
+
+  it("a run file or run directory another user owns (a shared tapedeck home) is never followed", async () => {
+    const p = await project();
+    const fake = await rawServer(p, (reply) =>
+      withOutput({
+        "x-tapedeck-reply": reply,
+        "X-Tapedeck-Output": outputFile(p, "ATTACKER TEXT"),
+        "X-Tapedeck-Output-Length": 13,
+      }),
+    );
+    // What another user who can write the home would leave: the run file (and the directory) theirs.
+    const nobody = Number(spawnSync("id", ["-u", "nobody"], { encoding: "utf8" }).stdout.trim());
+    chownSync(p.runFile, nobody, nobody);
+    expect(await hook(p.root, prompt(1), serverOnly(p.root))).toEqual(silent);
+    expect(fake.requests()).toBe(0);
+    chownSync(p.runFile, 0, 0);
+    chownSync(dirname(p.runFile), nobody, nobody);
+    expect(await hook(p.root, prompt(2), serverOnly(p.root))).toEqual(silent);
+    expect(fake.requests()).toBe(0);
+    chownSync(dirname(p.runFile), 0, 0);
+  });
+
+  it("the server announces nothing in a run directory another user owns", async () => {
+    const p = await project();
+    const nobody = Number(spawnSync("id", ["-u", "nobody"], { encoding: "utf8" }).stdout.trim());
+    mkdirSync(dirname(p.runFile), { recursive: true, mode: 0o700 });
+    chownSync(dirname(p.runFile), nobody, nobody);
+    expect(() => writeRunFile(p.runFile, { port: 1, pid: process.pid, token: "a".repeat(48) })).toThrow(
+      /another user/,
+    );
+    expect(existsSync(p.runFile)).toBe(false);
+    chownSync(dirname(p.runFile), 0, 0);
+  });
+
+  it("an output file another user owns is never printed", async () => {
+    const p = await project();
+    const nobody = Number(spawnSync("id", ["-u", "nobody"], { encoding: "utf8" }).stdout.trim());
+    const fake = await rawServer(p, (reply) => {
+      const name = outputFile(p, "ATTACKER TEXT");
+      chownSync(join(dirname(p.runFile), name), nobody, nobody);
+      return withOutput({
+        "x-tapedeck-reply": reply,
+        "X-Tapedeck-Output": name,
+        "X-Tapedeck-Output-Length": 13,
+      });
+    });
+    expect((await hook(p.root, prompt(1), serverOnly(p.root))).stdout).toBe("");
     expect(fake.requests()).toBe(1);
   });
 

@@ -68,7 +68,7 @@ function run(projectRoot: string, state: State, opts: ExportIdleOptions): void {
   state.running = true;
   const child = spawn(
     process.execPath,
-    [cli, "otel", "export", "--pending", "--quiet", "--project", projectRoot],
+    [cli, "otel", "export", "--pending", "--background", "--quiet", "--project", projectRoot],
     {
       stdio: "ignore",
       env: process.env,

@@ -4,6 +4,7 @@
 import { listSessions } from "../core/archive.ts";
 import { readConfig } from "../core/config.ts";
 import { describeEndpoint, resolveEndpoint } from "./endpoint.ts";
+import { isTrusted } from "./trust.ts";
 import { backlog } from "./watermark.ts";
 
 export interface OtelStatus {
@@ -11,6 +12,8 @@ export interface OtelStatus {
   /** why the configured endpoint cannot be used */
   problem: string | null;
   auto: boolean;
+  /** this user exported this project to the endpoint by hand: the automatic export may send there */
+  trusted: boolean;
   content: boolean;
   sessions: number;
   pending_sessions: number;
@@ -34,6 +37,7 @@ export function otelStatus(
       endpoint: null,
       problem: (e as Error).message,
       auto: false,
+      trusted: false,
       content: false,
       sessions: 0,
       pending_sessions: 0,
@@ -49,6 +53,7 @@ export function otelStatus(
     endpoint: describeEndpoint(endpoint),
     problem: null,
     auto: typeof config?.endpoint === "string" && config.auto !== false,
+    trusted: isTrusted(project, endpoint),
     content: config?.content === true,
     ...b,
   };
@@ -57,7 +62,7 @@ export function otelStatus(
 export function renderOtelStatus(s: OtelStatus): string {
   if (s.problem) return `OTel export   unusable: ${s.problem}`;
   const lines = [
-    `OTel export   ${s.endpoint}${s.auto ? ", automatic" : ", on demand (tapedeck otel export)"}${s.content ? ", with content" : ""}`,
+    `OTel export   ${s.endpoint}${s.auto ? (s.trusted ? ", automatic" : ", automatic once exported there by hand (tapedeck otel export --pending)") : ", on demand (tapedeck otel export)"}${s.content ? ", with content" : ""}`,
     `OTel backlog  ${s.pending_sessions} of ${s.sessions} session(s) with events not yet exported; ${s.exported_spans} span(s) sent${s.last_export_at ? `, last at ${s.last_export_at}` : ""}`,
   ];
   if (s.last_error) lines.push(`OTel error    ${s.last_error} at ${s.last_error_at}`);

@@ -174,22 +174,30 @@ describe("claude", () => {
     }
   }, 120_000);
 
-  it("automatic export from the hook server: the collector down, then 503, then up; the agent unaffected, nothing lost", async () => {
-    const down = await startReceiver();
-    const url = down.tracesUrl;
-    await down.close();
+  it("automatic export from the hook server once exported there by hand: the collector down, then 503, then up; the agent unaffected, nothing lost", async () => {
+    const first = await startReceiver();
+    const url = first.tracesUrl;
     const configPath = join(sb.projectDir, ".tapedeck", "config.json");
     const config = JSON.parse(readFileSync(configPath, "utf8"));
     writeFileSync(
       configPath,
       JSON.stringify({ ...config, otel: { endpoint: url, headers: { authorization: AUTH } } }),
     );
+    // The user's own first export there: from now on the hook server may send there too.
+    await tapedeck(sb, ["otel", "export", "--pending"]);
+    expect(roots(first.spans())).toHaveLength(3);
+    await first.close();
     const plain = await claude(["--resume", id, "SCENARIO_TEXT"]);
     expect(plain.code).toBe(0);
     // The background run found nobody listening: the error is kept, the watermark did not move.
     await waitFor(async () => JSON.parse((await tapedeck(sb, ["status", "--json"])).stdout).otel?.last_error);
     const status = JSON.parse((await tapedeck(sb, ["status", "--json"])).stdout).otel;
-    expect(status).toMatchObject({ endpoint: `${url} (http/protobuf)`, auto: true, pending_sessions: 1 });
+    expect(status).toMatchObject({
+      endpoint: `${url} (http/protobuf)`,
+      auto: true,
+      trusted: true,
+      pending_sessions: 1,
+    });
     expect(status.last_error).toContain("connection failed");
     const doctor = await sb.cli(["doctor", "--project", sb.projectDir]);
     expect(doctor.stdout).toContain("OTel backlog");
@@ -199,10 +207,12 @@ describe("claude", () => {
     try {
       up.behave({ kind: "status", status: 503, times: 2 });
       await tapedeck(sb, ["otel", "export", "--pending", "--force"]);
-      const spans = up.spans();
-      expect(roots(spans)).toHaveLength(4);
-      expect(new Set(spans.map((s) => s.spanId)).size).toBe(spans.length);
+      // Only the new turn: the three before it were accepted already.
+      expect(roots(up.spans())).toHaveLength(1);
       expect(up.attempts).toBe(3);
+      const all = [...first.spans(), ...up.spans()];
+      expect(new Set(roots(all).map((r) => r.traceId)).size).toBe(4);
+      expect(new Set(all.map((s) => s.spanId)).size).toBe(all.length);
       expect(JSON.parse((await tapedeck(sb, ["status", "--json"])).stdout).otel).toMatchObject({
         pending_sessions: 0,
         last_error: null,

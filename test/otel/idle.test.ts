@@ -44,6 +44,7 @@ describe("automatic export", () => {
       "otel",
       "export",
       "--pending",
+      "--background",
       "--quiet",
       "--project",
       root,

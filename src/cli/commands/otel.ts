@@ -1,7 +1,7 @@
 // `tapedeck otel export SESSION|--all|--pending`: recorded sessions as OpenTelemetry traces with the GenAI
 // conventions, over OTLP/HTTP to a collector or a trace store (docs/team.md). --dry-run prints the request
 // as OTLP JSON and sends nothing. Headers (credentials) are never printed.
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { findSession, listSessions, type SessionRef } from "../../core/archive.ts";
 import { readRegularFileSync } from "../../core/fsutil.ts";
 import { printable } from "../../core/printable.ts";
@@ -15,6 +15,7 @@ import { encodeSpans } from "../../otel/otlp.ts";
 import { exportRefs, type ResolvedRun, resolveRun } from "../../otel/run.ts";
 import { STABILITY_OPT_IN, stabilityMode } from "../../otel/semconv.ts";
 import { sendWithRetry } from "../../otel/send.ts";
+import { isTrusted, trust } from "../../otel/trust.ts";
 import { ScenarioResult } from "../../scenario/schema.ts";
 import { CliError, checkProvider, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
 import { withSessionScope } from "../options.ts";
@@ -39,6 +40,7 @@ interface ExportOpts {
   results?: string;
   force?: boolean;
   quiet?: boolean;
+  background?: boolean;
   json?: boolean;
 }
 
@@ -122,10 +124,14 @@ async function exportCommand(session: string | undefined, opts: ExportOpts): Pro
   }
   const run = resolveOrThrow(project, opts);
   if (!run) return;
+  if (opts.background) {
+    // The hook server's run sends only where this user already sent this project by hand (src/otel/trust.ts).
+    if (!isTrusted(project, run.endpoint)) return;
+  } else trust(project, run.endpoint);
   const lock = tryExportLock(project);
   if ("heldBy" in lock) {
     // The background run finds a run already going: that one sends the backlog.
-    if (opts.pending) return;
+    if (opts.background) return;
     throw new CliError(
       `another export of this project is running (pid ${lock.heldBy}); try again when it ends`,
       EXIT.failed,
@@ -207,6 +213,12 @@ export function register(program: Command): void {
     .option("--dry-run", "print the spans as OTLP JSON on stdout and send nothing")
     .option("--force", "retry now even when the last failure asked to wait")
     .option("--quiet", "no progress or summary")
+    .addOption(
+      new Option(
+        "--background",
+        "the hook server's run: only to endpoints this project was exported to by hand",
+      ).hideHelp(),
+    )
     .option("--json", "machine-readable output")
     .action((session: string | undefined, opts: ExportOpts) => exportCommand(session, opts));
 }

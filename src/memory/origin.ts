@@ -8,7 +8,7 @@
 // can copy the nonce but cannot compute the proof; a file without a valid one is never given to the agent
 // (retrieval, the MCP memory tools), whatever the config says. Moving or copying a project keeps the proof.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { closeSync, constants, linkSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, linkSync, readSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ensureDir, isErrno, openRegularSync, writeTempSibling } from "../core/fsutil.ts";
@@ -44,7 +44,9 @@ export function originKey(
   } finally {
     unlinkSync(tmp);
   }
-  return readKey(path);
+  const key = readKey(path);
+  if (!key) throw new Error(`${path} is not a tapedeck key; move it aside and retry`);
+  return key;
 }
 
 function readKey(path: string): Buffer | undefined {
@@ -55,6 +57,11 @@ function readKey(path: string): Buffer | undefined {
     return undefined;
   }
   try {
+    // A key someone else can write (a shared tapedeck home) would let them prove a planted file "ours".
+    const st = fstatSync(fd);
+    if ((typeof process.getuid === "function" && st.uid !== process.getuid()) || (st.mode & 0o077) !== 0) {
+      throw new Error(`${path} belongs to another user or is readable by others; tapedeck will not use it`);
+    }
     const buf = Buffer.alloc(80);
     const text = buf
       .subarray(0, readSync(fd, buf, 0, buf.length, 0))
@@ -77,7 +84,12 @@ export function originMac(key: Buffer, nonce: string): string {
 /** Whether `mac` proves `nonce` under this user's key (no key: nothing is this user's yet). */
 export function isOwnOrigin(nonce: unknown, mac: unknown, env?: Record<string, string | undefined>): boolean {
   if (typeof nonce !== "string" || typeof mac !== "string" || !/^[0-9a-f]{64}$/.test(mac)) return false;
-  const key = originKey(false, env);
+  let key: Buffer | undefined;
+  try {
+    key = originKey(false, env);
+  } catch {
+    return false;
+  }
   if (!key) return false;
   return timingSafeEqual(Buffer.from(originMac(key, nonce), "hex"), Buffer.from(mac, "hex"));
 }

@@ -1,6 +1,7 @@
 // Retrieval (memory/retrieval.ts): a prompt becomes a search of the project's memory, the best items come back
 // as one marker-wrapped block within the byte budget, and a marker echoed in the prompt is never searched.
-import { existsSync, renameSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, chownSync, existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_BUDGET_BYTES, MIN_BUDGET_BYTES } from "../../src/memory/inject.ts";
@@ -264,5 +265,31 @@ describe("retrieval: only the user's own memory file reaches the agent", () => {
     const db = openDatabase(memoryPath(root), { readonly: true, base: root });
     expect(Number(db.pragma("trusted_schema", { simple: true }))).toBe(0);
     db.close();
+  });
+});
+
+describe("the origin key", () => {
+  it("a key file another user owns or can read (a shared tapedeck home) proves nothing", () => {
+    const saved = process.env.TAPEDECK_HOME;
+    const home = join(project(), "home");
+    process.env.TAPEDECK_HOME = home;
+    try {
+      const root = withMemory([item("Deploy key rotation", "The staging deploy key rotates every Friday.")]);
+      const key = join(home, "memory.key");
+      const nobody = Number(execFileSync("id", ["-u", "nobody"], { encoding: "utf8" }).trim());
+      chmodSync(key, 0o644);
+      expect(() => retrieve(root, "When does the deploy key rotate?")).toThrow(
+        /not laid out by your tapedeck/,
+      );
+      chmodSync(key, 0o600);
+      chownSync(key, nobody, nobody);
+      expect(() => retrieve(root, "When does the deploy key rotate?")).toThrow(
+        /not laid out by your tapedeck/,
+      );
+      chownSync(key, 0, 0);
+      expect(retrieve(root, "When does the deploy key rotate?")?.text).toContain("every Friday");
+    } finally {
+      process.env.TAPEDECK_HOME = saved;
+    }
   });
 });

@@ -33,7 +33,7 @@ interface ExportOpts {
   pending?: boolean;
   since?: string;
   endpoint?: string;
-  header: string[];
+  header?: string[];
   protocol?: string;
   content?: boolean;
   dryRun?: boolean;
@@ -51,7 +51,7 @@ function resolveOrThrow(project: string, opts: ExportOpts): ResolvedRun | undefi
     run = resolveRun(project, VERSION, {
       ...(opts.endpoint !== undefined ? { endpoint: opts.endpoint } : {}),
       ...(opts.protocol !== undefined ? { protocol: opts.protocol } : {}),
-      headers: opts.header,
+      headers: opts.header ?? [],
       ...(opts.content !== undefined ? { content: opts.content } : {}),
     });
   } catch (e) {
@@ -66,8 +66,8 @@ function resolveOrThrow(project: string, opts: ExportOpts): ResolvedRun | undefi
   );
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function sessions(project: string, session: string | undefined, opts: ExportOpts): SessionRef[] {
@@ -150,7 +150,10 @@ async function sendAll(
   opts: ExportOpts,
 ): Promise<void> {
   const progress = opts.quiet || opts.json ? undefined : (line: string) => note(`${line}\n`);
-  if (progress) progress(`exporting ${refs.length} session(s) to ${describeEndpoint(run.endpoint)}`);
+  if (progress)
+    progress(
+      `exporting ${refs.length} session(s) to ${describeEndpoint(run.endpoint)}${run.context.content ? ", with content (prompts, answers, tool input and output)" : ""}`,
+    );
   const results = await exportRefs(run, refs, {
     ...(opts.force ? { force: true } : {}),
     ...(progress ? { progress } : {}),
@@ -202,7 +205,6 @@ export function register(program: Command): void {
       "--header <key=value>",
       "a request header, repeatable (e.g. Authorization=Basic ...); never printed",
       collect,
-      [],
     )
     .option("--protocol <p>", "http/protobuf (default) or http/json")
     .option("--content", "include prompts, answers and tool input/output (the redacted archive's text)")

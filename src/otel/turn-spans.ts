@@ -32,6 +32,8 @@ export interface TurnOptions {
 const SPAWNERS = /^(agent|task|spawn_agent)$/i;
 /** A text field sent with the content opt-in is cut here: the archive bounds strings at 16 KB already. */
 const MAX_CONTENT_CHARS = 16 * 1024;
+/** A span name or a non-content attribute value is cut here. */
+const MAX_NAME_CHARS = 256;
 
 interface ToolState {
   span: Span;
@@ -429,6 +431,12 @@ export class TurnMapper {
 
   /** The turn's spans, every open one ended at the turn's last event. */
   finish(): Span[] {
+    this.close();
+    for (const s of this.spans) boundNames(s);
+    return this.spans;
+  }
+
+  private close(): void {
     for (const s of this.spans) {
       if (!Number.isFinite(s.startMs)) s.startMs = this.root.span.startMs;
       if (!Number.isFinite(s.endMs) || s.endMs < s.startMs) s.endMs = Math.max(s.startMs, this.endMs);
@@ -449,7 +457,6 @@ export class TurnMapper {
     root.attributes["tapedeck.turn.redaction.count"] = this.redactions;
     root.attributes["tapedeck.turn.truncation.count"] = this.truncations;
     this.finishScope(this.root);
-    return this.spans;
   }
 
   private finishScope(scope: Scope): void {
@@ -466,6 +473,36 @@ export class TurnMapper {
       ]);
     scope.span.events.push({ name: EVENT.operationDetails, timeMs: scope.span.endMs, attributes: attrs });
   }
+}
+
+/** Content fields keep their own, larger bound (MAX_CONTENT_CHARS). */
+const CONTENT_ATTRS = new Set<string>([
+  ATTR.inputMessages,
+  ATTR.outputMessages,
+  ATTR.toolArguments,
+  ATTR.toolResult,
+]);
+
+function cut(v: string): string {
+  return v.length > MAX_NAME_CHARS ? `${v.slice(0, MAX_NAME_CHARS - 1)}…` : v;
+}
+
+function boundAttrs(attrs: Attributes): void {
+  for (const [k, v] of Object.entries(attrs)) {
+    if (CONTENT_ATTRS.has(k)) continue;
+    if (typeof v === "string") attrs[k] = cut(v);
+    else if (Array.isArray(v)) attrs[k] = v.slice(0, 16).map(cut);
+  }
+}
+
+/**
+ * Names and identifiers come from the client's payload (a tool name, a model, an agent type) and are
+ * bounded by the archive at 16 KB only; a span name that long breaks a trace view, so they are cut here.
+ */
+function boundNames(span: Span): void {
+  span.name = cut(span.name);
+  boundAttrs(span.attributes);
+  for (const e of span.events) boundAttrs(e.attributes);
 }
 
 function safeParse(v: unknown): Record<string, unknown> | undefined {

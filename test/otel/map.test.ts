@@ -1,6 +1,6 @@
 // The archive → GenAI spans mapping, one fixture per span type, recorded through the real store (so the
 // archive text is the redacted one, as a real session's is).
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { NormalizedEvent } from "../../src/core/event.ts";
@@ -453,5 +453,18 @@ describe("semconv pin", () => {
       genai: "latest",
       requested: ["gen_ai_latest_experimental", "http"],
     });
+  });
+});
+
+describe("hostile archives", () => {
+  it("lines that are not events are skipped; a huge tool name is cut in the span name and attribute", () => {
+    const { dir, manifest } = record([
+      ev("user_prompt", "p1", { prompt: "go" }, { turn_id: "t1" }),
+      ev("tool_call", "c1", { tool_name: "X".repeat(10_000), tool_use_id: "tu1" }),
+    ]);
+    appendFileSync(join(dir, "events.jsonl"), 'not json\n{"sequence":"x"}\n\u0000\u0001binary\n[]\n');
+    const spans = spansOf(dir, manifest);
+    expect(spans.map((s) => s.name.length)).toEqual([24, 256]);
+    expect(String(spans[1]!.attributes["gen_ai.tool.name"]).length).toBe(256);
   });
 });

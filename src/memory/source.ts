@@ -5,7 +5,8 @@ import { createHash } from "node:crypto";
 import { closeSync, fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { SESSION_FILES } from "../core/paths.ts";
-import { openForScan, scanLines } from "../core/scan.ts";
+import { openForScan } from "../core/scan.ts";
+import { readLines } from "./index-lines.ts";
 import { asSourceEvent, type SourceEvent } from "./items.ts";
 
 /** tapedeck writes events of at most 256 KiB; a longer line was planted or damaged and is not parsed. */
@@ -46,19 +47,19 @@ export function scanArchive(path: string, opts: ScanArchiveOptions): ArchiveScan
   const every = opts.progressEvery ?? 10_000;
   try {
     const total = Math.min(fstatSync(fd).size, opts.until ?? Number.POSITIVE_INFINITY);
-    scanLines(fd, 0, (line) => {
-      if (!line.terminated || line.offset >= total) return false;
-      const lineEnd = line.offset + line.bytes.length + 1;
-      result.end = lineEnd;
+    // index-lines' bounded stream, not core's scanLines: that one grows its buffer to the longest line, and a
+    // planted or damaged events.jsonl with a 1 GB line had promote and verify hold all of it (twice, while
+    // the buffer doubled). A line over the bound streams by without being held.
+    for (const line of readLines(fd, 0, total)) {
+      result.end = line.end;
       result.lines += 1;
-      const event = line.bytes.length <= MAX_LINE_BYTES ? parse(line.bytes) : undefined;
-      if (event && event.session_id === opts.sessionId) opts.onEvent(event, lineEnd);
+      const event = line.bytes && line.bytes.length <= MAX_LINE_BYTES ? parse(line.bytes) : undefined;
+      if (event && event.session_id === opts.sessionId) opts.onEvent(event, line.end);
       else result.skipped += 1;
       if (opts.onProgress && result.lines % every === 0) {
-        opts.onProgress({ lines: result.lines, bytes: lineEnd, total });
+        opts.onProgress({ lines: result.lines, bytes: line.end, total });
       }
-      return true;
-    });
+    }
   } finally {
     closeSync(fd);
   }

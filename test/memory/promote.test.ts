@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findSession } from "../../src/core/archive.ts";
@@ -16,7 +16,7 @@ import {
   type Selection,
   writePromotion,
 } from "../../src/memory/promote.ts";
-import { eventsFile } from "../../src/memory/source.ts";
+import { eventsFile, scanArchive } from "../../src/memory/source.ts";
 import { openMemory } from "../../src/memory/store.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
@@ -209,4 +209,33 @@ describe("promotion", () => {
     expect([...parseKinds("answer,tool_result")]).toEqual(["assistant_message", "tool_result"]);
     expect(() => parseKinds("turn_usage")).toThrow(/unknown kind/);
   });
+});
+
+describe("scanArchive: a planted huge line", () => {
+  it("streams a 256 MiB line by without holding it, and reads the events after it", () => {
+    const root = project();
+    recordEvents(spec(root), turn(1));
+    const ref = findSession(root, "last")!;
+    const path = eventsFile(ref.dir);
+    const good = readFileSync(path);
+    // A damaged or planted archive: a line of 256 MiB (zeros, sparse on disk) before the recorded lines.
+    const huge = 256 * 1024 * 1024;
+    writeFileSync(path, "");
+    truncateSync(path, huge);
+    appendFileSync(path, "\n");
+    appendFileSync(path, good);
+    let peak = 0;
+    const seen: string[] = [];
+    const scan = scanArchive(path, {
+      sessionId: ref.manifest.session_id,
+      onEvent(e) {
+        seen.push(e.kind);
+        peak = Math.max(peak, process.memoryUsage().arrayBuffers);
+      },
+    });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(scan.skipped).toBe(1);
+    // core's scanLines had grown its buffer to the longest line (512 MiB by doubling) and still held it here.
+    expect(peak).toBeLessThan(64 * 1024 * 1024);
+  }, 60_000);
 });

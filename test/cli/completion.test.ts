@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fakeSession } from "../helpers/archive-fixture.ts";
@@ -9,7 +10,7 @@ beforeAll(ensureBuilt);
 const project = useTempProjects();
 
 /** Loads the script in a real shell and asks it to complete `line` (the word under the cursor is the last). */
-function completeBash(script: string, words: string[], home: string): string[] {
+function completeBash(script: string, words: string[], home: string, cwd?: string): string[] {
   const program = [
     `tapedeck() { HOME='${home}' TAPEDECK_HOME='${home}/.tapedeck' '${process.execPath}' '${CLI}' "$@"; }`,
     script,
@@ -19,7 +20,7 @@ function completeBash(script: string, words: string[], home: string): string[] {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own expansion, not a template
     'printf "%s\\n" "${COMPREPLY[@]}"',
   ].join("\n");
-  const r = spawnSync("bash", ["--norc", "--noprofile", "-c", program], { encoding: "utf8" });
+  const r = spawnSync("bash", ["--norc", "--noprofile", "-c", program], { encoding: "utf8", cwd });
   expect(r.stderr).toBe("");
   expect(r.status).toBe(0);
   return r.stdout.split("\n").filter(Boolean).sort();
@@ -45,6 +46,22 @@ describe("tapedeck completion", () => {
     ]);
     expect(completeBash(script, ["tapedeck", "delete", "--project", root, "zz"], home)).toEqual(["zzz-333"]);
     expect(completeBash(script, ["tapedeck", "memory", "s"], home)).toEqual(["search", "show"]);
+  });
+
+  it("a session id made of shell syntax (a planted archive) is offered as text, never run", () => {
+    const root = project();
+    const home = join(root, "home");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the planted name is bash syntax
+    const hostile = ["$(touch${IFS}ran-dollar)", "`touch${IFS}ran-tick`", "a;touch${IFS}ran-semi", "*"];
+    for (const [i, id] of hostile.entries()) fakeSession(root, { id, daysAgo: i + 1 });
+    fakeSession(root, { id: "abc-111", daysAgo: 9 });
+    const script = runCli(["completion", "bash"], home).stdout;
+    const offered = completeBash(script, ["tapedeck", "show", "--project", root, ""], root, root);
+    expect(readdirSync(root).filter((n) => n.startsWith("ran-"))).toEqual([]);
+    expect(offered).toEqual(["abc-111", "last"]);
+    const dollar = completeBash(script, ["tapedeck", "show", "--project", root, "$"], root, root);
+    expect(readdirSync(root).filter((n) => n.startsWith("ran-"))).toEqual([]);
+    expect(dollar).toEqual([]);
   });
 
   // zsh is a test prerequisite like Chromium (.ci/run installs both): a missing zsh fails here, never skips.

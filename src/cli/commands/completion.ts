@@ -1,10 +1,13 @@
 // `tapedeck completion bash|zsh|fish`: a completion script for the shell, made from the program itself (its
 // commands, their options, the providers) so it never lags behind a new command. Session ids come from the
 // archive when the user presses TAB: the script runs `tapedeck completion <shell> --sessions`, which loads
-// this one command and reads manifests only (the directory names: safe characters, no ':' for bash to split).
+// this one command and reads manifests only. Only a directory name tapedeck itself could have made is offered
+// (sessionDirName: [A-Za-z0-9._-]): a cloned repository's planted .tapedeck/ can name a directory
+// `$(touch${IFS}x)`, and bash's `compgen -W` expands the words it is given, so such a name ran on TAB.
 import { basename } from "node:path";
 import { type Command, Option } from "commander";
 import { listSessions } from "../../core/archive.ts";
+import { sessionDirName } from "../../core/paths.ts";
 import { CliError, EXIT, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
 import { PROVIDERS } from "../providers.ts";
@@ -73,6 +76,14 @@ _tapedeck_sessions() {
   done
   tapedeck completion bash --sessions "\${project[@]}" 2>/dev/null
 }
+# Matched as text, never through compgen -W, which would expand each word it is given.
+_tapedeck_offer_sessions() {
+  local w
+  COMPREPLY=()
+  while IFS= read -r w; do
+    [[ $w == "$1"* ]] && COMPREPLY+=("$w")
+  done < <(printf '%s\n' last; _tapedeck_sessions)
+}
 _tapedeck() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD - 1]}" cmd="\${COMP_WORDS[1]}" opts="" subs=""
   if ((COMP_CWORD == 1)); then
@@ -95,7 +106,7 @@ ${cases}
     return
   fi
   case "$cmd" in
-    ${kind("session")}) COMPREPLY=($(compgen -W "last $(_tapedeck_sessions)" -- "$cur")) ;;
+    ${kind("session")}) _tapedeck_offer_sessions "$cur" ;;
     ${kind("provider")}) COMPREPLY=($(compgen -W "${words(PROVIDERS)}" -- "$cur")) ;;
     ${kind("shell")}) COMPREPLY=($(compgen -W "${words(SHELLS)}" -- "$cur")) ;;
     *) COMPREPLY=($(compgen -W "$opts" -- "$cur")) ;;
@@ -192,9 +203,10 @@ async function completionCommand(shell: string, opts: CompletionOpts, cmd: Comma
     // TAB must never print an error into the command line: a project without sessions lists nothing.
     let names: string[] = [];
     try {
-      names = listSessions(projectFromOption(opts.project)).map(
-        (s) => s.manifest.session_dir ?? basename(s.dir),
-      );
+      // The directory's own name, never the manifest's session_dir (a manifest can say anything).
+      names = listSessions(projectFromOption(opts.project))
+        .map((s) => basename(s.dir))
+        .filter((name) => sessionDirName(name) === name);
     } catch {
       names = [];
     }

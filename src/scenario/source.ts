@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import { closeSync, fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { SESSION_FILES } from "../core/paths.ts";
-import { openForScan, scanLines } from "../core/scan.ts";
+import { openForScan } from "../core/scan.ts";
+import { readLines } from "../memory/index-lines.ts";
 import { CLOSE_TAG, MARKER_NAME } from "../memory/marker.ts";
 
 export interface SeqRange {
@@ -134,25 +135,29 @@ export function readSource(dir: string, range?: SeqRange): SourceReading {
   const fd = openForScan(path);
   let end = 0;
   try {
-    scanLines(fd, 0, (line) => {
-      if (!line.terminated) return true;
+    // Bounded: core's scanLines holds the longest line whole, and a damaged or planted archive's 1 GB line
+    // would have been held (and its buffer doubled) just to be skipped.
+    for (const line of readLines(fd, 0, fstatSync(fd).size)) {
+      if (!line.bytes) {
+        r.skippedLines += 1;
+        continue;
+      }
       const raw = line.bytes.toString("utf8");
       let e: Line;
       try {
         e = JSON.parse(raw) as Line;
       } catch {
         r.skippedLines += 1;
-        return true;
+        continue;
       }
       if (typeof e?.sequence !== "number") {
         r.skippedLines += 1;
-        return true;
+        continue;
       }
-      if (range && (e.sequence < range.from || e.sequence > range.to)) return true;
+      if (range && (e.sequence < range.from || e.sequence > range.to)) continue;
       fold(r, e, raw);
-      end = line.offset + line.bytes.length + 1;
-      return true;
-    });
+      end = line.end;
+    }
     const hashed = hashPrefix(fd, end);
     r.prefixSha256 = hashed;
     r.prefixBytes = end;

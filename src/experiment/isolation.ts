@@ -3,7 +3,7 @@
 // user's .git/worktrees (a write outside the experiment root, left behind by a crashed run); a clone with
 // --shared borrows the user's objects read-only and writes nothing outside its own directory.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, lstatSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDir, unlinkQuietly } from "../core/fsutil.ts";
 
@@ -80,6 +80,30 @@ export function createWorkTree(project: string, revision: string | null, dest: s
     cpSync(join(project, name), join(dest, name), { recursive: true, verbatimSymlinks: true });
   }
   return { dir: dest, kind: "copy", revision: null, notes };
+}
+
+/**
+ * An --experiment-root outside the project, made private before anything goes in: the work trees are clones
+ * and copies of the project (0644 files as git and cp leave them) and each run's config root holds credentials
+ * for a while. An empty directory that already existed (a `mkdir` under the usual umask, 0755) let every local
+ * user read the copies; one owned by another user (a name planted under /tmp) let them swap `runs/` for a
+ * symlink to a directory of theirs; a symlink sent everything wherever it pointed.
+ */
+export function ensurePrivateRoot(root: string): void {
+  ensureDir(root);
+  const st = lstatSync(root);
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new IsolationError(
+      `--experiment-root ${root} is a symlink or not a directory: give a real directory`,
+    );
+  }
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) {
+    throw new IsolationError(
+      `--experiment-root ${root} belongs to another user: give a directory of your own`,
+    );
+  }
+  if ((st.mode & 0o077) !== 0) chmodSync(root, 0o700);
 }
 
 /** Removes the run's work tree and config root; the run's record and its archive stay. */

@@ -2,12 +2,12 @@
 // the current run is ended and recorded as interrupted, work trees go unless --keep, the file stays whole.
 import { existsSync } from "node:fs";
 import { builtFile } from "../cli/paths.ts";
-import { ensureDir, ensureRealDirUnder, nowIso } from "../core/fsutil.ts";
+import { ensureRealDirUnder, nowIso } from "../core/fsutil.ts";
 import { isInside, tapedeckDir } from "../core/paths.ts";
 import type { Baseline } from "./baseline.ts";
 import type { ReplayDriver } from "./driver.ts";
 import { driverBinary } from "./drivers.ts";
-import { checkRevision } from "./isolation.ts";
+import { checkRevision, ensurePrivateRoot } from "./isolation.ts";
 import {
   cliVersion,
   type Experiment,
@@ -48,7 +48,7 @@ export function prepareExperiment(o: StartOptions, signal: AbortSignal): Experim
   // Under the project's .tapedeck every component must be a real directory: a planted symlink there would
   // send work trees and credentials elsewhere.
   if (isInside(tapedeckDir(o.project), root)) ensureRealDirUnder(o.project, root, true);
-  else ensureDir(root);
+  else ensurePrivateRoot(root);
   const record: ExperimentRecord = {
     schema_version: 1,
     experiment_id: id,

@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BaselineError, loadBaseline } from "../../src/experiment/baseline.ts";
@@ -292,5 +302,44 @@ describe("setting up", () => {
       );
     expect(setUp).toThrow(UnsafePathError);
     expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it("an --experiment-root outside the project is made 0700, and one of another user's or a symlink is refused", async () => {
+    const { prepareExperiment } = await import("../../src/experiment/start.ts");
+    const root = tempProject().root;
+    const outside = tempProject().root;
+    baselineProject(root, ["one"]);
+    const setUp = (experimentRoot: string) =>
+      prepareExperiment(
+        {
+          kind: "replay",
+          project: root,
+          baseline: loadBaseline(root, "last"),
+          driver: fakeDriver,
+          arms: [ARMS[0]!],
+          repeat: 1,
+          keep: false,
+          experimentRoot,
+          progress: () => {},
+          env: { TAPEDECK_FAKE_BIN: "/bin/true", HOME: root },
+        },
+        new AbortController().signal,
+      );
+    // An empty directory made with `mkdir` under the usual umask: every local user could read the work trees.
+    const shared = join(outside, "made-by-mkdir");
+    mkdirSync(shared, { mode: 0o755 });
+    chmodSync(shared, 0o755);
+    setUp(shared);
+    expect(statSync(shared).mode & 0o777).toBe(0o700);
+    const theirs = join(outside, "planted");
+    mkdirSync(theirs, { mode: 0o777 });
+    chownSync(theirs, 65534, 65534);
+    expect(() => setUp(theirs)).toThrow(/belongs to another user/);
+    expect(readdirSync(theirs)).toEqual([]);
+    const target = join(outside, "target");
+    mkdirSync(target);
+    symlinkSync(target, join(outside, "link"));
+    expect(() => setUp(join(outside, "link"))).toThrow(/symlink/);
+    expect(readdirSync(target)).toEqual([]);
   });
 });

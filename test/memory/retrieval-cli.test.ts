@@ -130,6 +130,29 @@ describe("tapedeck retrieval", () => {
   });
 });
 
+describe("tapedeck retrieval: a memory file the project came with", () => {
+  it("says the agent gets nothing from it; memory_usable is false, and true for the user's own", async () => {
+    const root = installed(["claude"]);
+    const { openMemory } = await import("../../src/memory/store.ts");
+    const saved = process.env.TAPEDECK_HOME;
+    process.env.TAPEDECK_HOME = join(root, "someone-else");
+    try {
+      openMemory(root)!.close();
+    } finally {
+      process.env.TAPEDECK_HOME = saved;
+    }
+    const on = await cli(root, ["retrieval", "on", "--json"]);
+    expect(on.code, on.stderr).toBe(0);
+    expect(JSON.parse(on.stdout)).toMatchObject({ memory: true, memory_usable: false });
+    expect(on.stderr).toMatch(/not laid out by your tapedeck/);
+    const mine = installed(["claude"]);
+    openMemory(mine)!.close();
+    const ok = await cli(mine, ["retrieval", "status", "--json"]);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ memory: true, memory_usable: true });
+    expect(ok.stderr).toBe("");
+  });
+});
+
 describe("tapedeck hook", () => {
   it("prints the prompt hook's added context as the installed hook does", async () => {
     const root = installed(["claude"]);

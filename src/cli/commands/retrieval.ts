@@ -10,7 +10,7 @@ import {
   MAX_BUDGET_BYTES,
   MIN_BUDGET_BYTES,
 } from "../../memory/inject.ts";
-import { memoryPath } from "../../memory/store.ts";
+import { memoryPath, openMemory } from "../../memory/store.ts";
 import { injectorFor } from "../../providers/registry.ts";
 import { CliError, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
@@ -83,8 +83,14 @@ function retrievalCommand(action: string, opts: RetrievalOpts): void {
   }
   const states = asked.map((p) => retrievalState(p, config.providers[p]));
   const memory = existsSync(memoryPath(project));
+  const usable = memory && ownMemory(project);
+  if (memory && !usable) {
+    note(
+      "tapedeck: .tapedeck/memory.sqlite was not laid out by your tapedeck (it came with the project, was changed, or predates origin proofs): the agent gets nothing from it; move it aside and promote again\n",
+    );
+  }
   if (opts.json) {
-    printJson({ project, memory, providers: states });
+    printJson({ project, memory, memory_usable: usable, providers: states });
     return;
   }
   const lines = states.map((s) =>
@@ -114,4 +120,19 @@ export function register(program: Command): void {
     )
     .option("--json", "machine-readable output")
     .action(retrievalCommand);
+}
+
+/** Whether retrieval can use the memory file (memory/origin.ts): a cloned repository's own is refused. */
+function ownMemory(project: string): boolean {
+  try {
+    const store = openMemory(project, { readonly: true });
+    if (!store) return false;
+    try {
+      return store.isOwn();
+    } finally {
+      store.close();
+    }
+  } catch {
+    return false;
+  }
 }

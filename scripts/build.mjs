@@ -11,7 +11,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { build } from "esbuild";
 import { lazyCrypto, writeHook } from "./hook-loader.mjs";
 
@@ -52,11 +52,95 @@ function writeCli(outputFiles) {
   for (const file of ordered) {
     mkdirSync(dirname(file.path), { recursive: true });
     const temp = `${file.path}.${process.pid}.tmp`;
-    writeFileSync(temp, file.path === entry ? `#!/usr/bin/env node\n${file.text}` : file.contents);
+    writeFileSync(temp, file.path === entry ? `#!/usr/bin/env node\n${file.text}` : file.text);
     if (file.path === entry) chmodSync(temp, 0o755);
     renameSync(temp, file.path);
   }
   return new Set(ordered.map((f) => f.path));
+}
+
+/** The files `from` loads before it runs (static imports, followed), as absolute paths. */
+function staticClosure(metafile, from, seen = new Set()) {
+  const path = resolve(from);
+  if (seen.has(path)) return seen;
+  seen.add(path);
+  for (const i of metafile.outputs[from]?.imports ?? []) {
+    if (i.kind === "import-statement" && !i.external) staticClosure(metafile, i.path, seen);
+  }
+  return seen;
+}
+
+// Defines a real `require` in every file of the CLI (see the build of the CLI below).
+const REQUIRE_BANNER =
+  'import { createRequire as __tapedeckRequire } from "node:module";\nconst require = __tapedeckRequire(import.meta.url);';
+/** The line esbuild heads each bundled module with (test/cli/catalog.test.ts reads them to see what loads what). */
+const SOURCE_LINE = /^\/\/ ((?:src|node_modules)\/\S+)$/gm;
+
+/**
+ * Splitting leaves every command importing its code from a dozen small shared chunks (`list` loaded 13 files),
+ * and the ES module loader pays per file: joined into one file, `status` started in 1.34x `node -e 0` instead of
+ * 1.46x and `list` in 1.40x instead of 1.56x (bench/cli.bench.ts). So each command's chunk is bundled again,
+ * with everything it loads inlined except the chunks the entry loads anyway (kept as imports: one copy of
+ * commander and of the entry's modules per process). Its dynamic imports are inlined too, so that every
+ * module still has one instance in a process. The joined file keeps its chunk's name, which the entry imports.
+ * Answers the files to write: the entry, what it loads, and the joined commands.
+ */
+async function joinCommandChunks(result) {
+  const { metafile, outputFiles } = result;
+  const texts = new Map(outputFiles.map((f) => [f.path, f.text]));
+  const shared = staticClosure(metafile, "dist/cli.js");
+  const fromBuild = {
+    name: "cli-chunks",
+    setup(b) {
+      b.onResolve({ filter: /^[./]/ }, (args) => {
+        const path = resolve(args.resolveDir, args.path);
+        // Its own directory: the joined file takes the place of the chunk, so the specifier stays right.
+        if (args.kind !== "entry-point" && shared.has(path)) return { path: args.path, external: true };
+        if (!texts.has(path)) throw new Error(`${args.importer}: ${args.path} is not in the build`);
+        // Named from dist/ (esbuild heads each inlined chunk with its name).
+        return { path: relative("dist", path), namespace: "cli-chunks" };
+      });
+      // The source lines kept as legal comments (esbuild drops others), made plain again below.
+      b.onLoad({ filter: /.*/, namespace: "cli-chunks" }, (args) => {
+        const path = resolve("dist", args.path);
+        const text = texts.get(path).replace(REQUIRE_BANNER, "").replace(SOURCE_LINE, "//! $1");
+        return { contents: text, resolveDir: dirname(path), loader: "js" };
+      });
+    },
+  };
+  const commands = Object.entries(metafile.outputs).filter(([, o]) =>
+    o.entryPoint?.startsWith("src/cli/commands/"),
+  );
+  await Promise.all(
+    commands.map(async ([out]) => {
+      const path = resolve(out);
+      const joined = await build({
+        entryPoints: [path],
+        absWorkingDir: dirname(path),
+        bundle: true,
+        platform: "node",
+        target: "node20",
+        format: "esm",
+        write: false,
+        outdir: dirname(path),
+        logLevel: "warning",
+        packages: "external",
+        legalComments: "inline",
+        banner: { js: REQUIRE_BANNER },
+        plugins: [fromBuild],
+      });
+      texts.set(path, joined.outputFiles[0].text.replace(/^\/\/! ((?:src|node_modules)\/\S+)$/gm, "// $1"));
+    }),
+  );
+  const wanted = new Set(commands.map(([out]) => resolve(out)));
+  // The entry's dynamic imports (not commands) load chunks of their own.
+  for (const [out, o] of Object.entries(metafile.outputs)) {
+    if (!o.entryPoint || o.entryPoint.startsWith("src/cli/commands/")) continue;
+    for (const p of staticClosure(metafile, out)) wanted.add(p);
+  }
+  return outputFiles
+    .filter((f) => wanted.has(f.path))
+    .map((f) => ({ path: f.path, text: texts.get(f.path) }));
 }
 
 const common = {
@@ -72,7 +156,7 @@ const common = {
   define: { __TAPEDECK_VERSION__: JSON.stringify(version) },
 };
 
-// The CLI: a small entry (dist/cli.js) and one chunk per command in dist/cli-chunks/, loaded only when that
+// The CLI: a small entry (dist/cli.js) and one file per command in dist/cli-chunks/, loaded only when that
 // command runs (src/cli/catalog.ts). Commander is bundled into the entry: loaded from node_modules it cost
 // `tapedeck --version` 0.25x `node -e 0` in module resolution and CommonJS loading alone, bundled 0.03x
 // (bench/cli.bench.ts). Its `require`s of Node's modules need a real `require` in an ES module: the banner
@@ -86,10 +170,10 @@ const cli = await build({
   chunkNames: "cli-chunks/[name]-[hash]",
   packages: "external",
   alias: { commander: "./node_modules/commander/index.js" },
-  banner: {
-    js: 'import { createRequire as __tapedeckRequire } from "node:module";\nconst require = __tapedeckRequire(import.meta.url);',
-  },
+  banner: { js: REQUIRE_BANNER },
+  metafile: true,
 });
+const cliFiles = await joinCommandChunks(cli);
 // The hook: dist/hook.cjs is a loader that runs the bundle with a V8 code cache (scripts/hook-loader.mjs).
 const hook = await build({
   ...common,
@@ -148,7 +232,7 @@ await build({
 });
 mkdirSync("dist/viewer", { recursive: true });
 copyFileSync("src/viewer/page/page.css", "dist/viewer/page.css");
-pruneChunks(writeCli(cli.outputFiles));
+pruneChunks(writeCli(cliFiles));
 // The http transport's hook client: a bash script, shipped as it is.
 copyFileSync("src/serve/hook-client.sh", "dist/hook-client.sh");
 chmodSync("dist/hook-client.sh", 0o755);

@@ -91,13 +91,26 @@ function refuse(res: ServerResponse, status: number, message: string): void {
   send(res, status, "text/plain; charset=utf-8", `${message}\n`);
 }
 
+/**
+ * A top-level navigation from elsewhere: the launcher page `tapedeck view` opens from file:// (Chromium sends
+ * it as cross-site). It may load the page's shell, which holds no data, and nothing else.
+ */
+function crossSiteNavigation(req: IncomingMessage): boolean {
+  return (
+    req.headers["sec-fetch-site"] === "cross-site" &&
+    req.headers["sec-fetch-mode"] === "navigate" &&
+    req.headers["sec-fetch-dest"] === "document"
+  );
+}
+
 /** Why a request is refused before its path is looked at, or null. */
 export function gate(req: IncomingMessage, port: number): string | null {
   if (req.headers.host !== `127.0.0.1:${port}`) return "wrong Host header";
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== `http://127.0.0.1:${port}`) return "cross-origin request";
   const site = req.headers["sec-fetch-site"];
-  if (site !== undefined && site !== "same-origin" && site !== "none") return "cross-site request";
+  if (site !== undefined && site !== "same-origin" && site !== "none" && !crossSiteNavigation(req))
+    return "cross-site request";
   if (req.method !== "GET" && req.method !== "HEAD") return "read-only";
   return null;
 }
@@ -147,13 +160,17 @@ function handler(data: ViewerData, assets: PageAssets, token: string, port: () =
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const [, given = "", ...rest] = url.pathname.split("/");
     if (!sameToken(given, token)) return refuse(res, 403, "missing or wrong token");
+    const path = rest.join("/");
+    if (crossSiteNavigation(req) && rest.length > 0 && path !== "" && path !== "index.html") {
+      return refuse(res, 403, "cross-site request");
+    }
     if (rest.length === 0) {
       // /TOKEN without its slash: relative asset URLs need the slash.
       res.writeHead(302, { ...SECURITY_HEADERS, location: `/${token}/` });
       return res.end();
     }
     try {
-      route(data, assets, rest.join("/"), url.searchParams, res);
+      route(data, assets, path, url.searchParams, res);
     } catch (error) {
       // The message of an ApiError is ours; anything else may hold a path: the status says enough.
       if (error instanceof ApiError) refuse(res, error.status, error.message);

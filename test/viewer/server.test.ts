@@ -126,6 +126,31 @@ describe("the viewer's server", () => {
     expect((await get(viewer.port, path, { origin: `http://127.0.0.1:${viewer.port}` })).status).toBe(200);
   });
 
+  it("a cross-site top-level navigation (the launcher page, from file://) loads the shell and nothing else", async () => {
+    // The headers Chromium sends for a meta refresh from a file:// page.
+    const nav = {
+      "sec-fetch-site": "cross-site",
+      "sec-fetch-mode": "navigate",
+      "sec-fetch-dest": "document",
+    };
+    const shell = await get(viewer.port, `/${viewer.token}/`, nav);
+    expect(shell.status).toBe(200);
+    expect(shell.body).toContain('<div id="app">');
+    expect((await get(viewer.port, `/${viewer.token}/index.html`, nav)).status).toBe(200);
+    for (const path of ["api/sessions", "api/sessions/0/raw", "api/sessions/0/events", "page.js"]) {
+      const res = await get(viewer.port, `/${viewer.token}/${path}`, nav);
+      expect(res.status, path).toBe(403);
+      expect(res.body).not.toContain("claude");
+    }
+    expect((await get(viewer.port, "/", nav)).status).toBe(403);
+    expect((await get(viewer.port, `/${viewer.token}/`, { ...nav, "sec-fetch-mode": "cors" })).status).toBe(
+      403,
+    );
+    expect((await get(viewer.port, `/${viewer.token}/`, { ...nav, "sec-fetch-dest": "iframe" })).status).toBe(
+      403,
+    );
+  });
+
   it("is read-only: anything but GET and HEAD is refused", async () => {
     expect((await get(viewer.port, `/${viewer.token}/api/sessions`, {}, "POST")).status).toBe(405);
     expect((await get(viewer.port, `/${viewer.token}/api/sessions`, {}, "DELETE")).status).toBe(405);

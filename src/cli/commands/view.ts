@@ -1,8 +1,8 @@
 // `tapedeck view`: the local viewer (src/viewer/server.ts) on 127.0.0.1 with a per-run token in its URL,
 // until interrupted.
-import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import { registeredProjects } from "../../memory/search.ts";
+import { openInBrowser } from "../../viewer/launcher.ts";
 import { readScenarioResult, ScenarioResultError } from "../../viewer/scenario-results.ts";
 import { startViewer } from "../../viewer/server.ts";
 import { CliError, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
@@ -25,17 +25,8 @@ function parsePort(value: string | undefined): number {
   return Number(value);
 }
 
-/** The desktop's opener, detached; no opener (a server, CI) just leaves the printed URL to the user. */
-function openBrowser(url: string): void {
-  const opener = process.platform === "darwin" ? "open" : "xdg-open";
-  try {
-    const child = spawn(opener, [url], { stdio: "ignore", detached: true });
-    child.on("error", () => note("tapedeck: could not open a browser; open the URL above\n"));
-    child.unref();
-  } catch {
-    note("tapedeck: could not open a browser; open the URL above\n");
-  }
-}
+/** No opener (a server, CI) just leaves the printed URL to the user. */
+const cannotOpen = (why: string) => note(`tapedeck: could not open a browser (${why}); open the URL above\n`);
 
 async function viewCommand(opts: ViewOpts): Promise<void> {
   const port = parsePort(opts.port);
@@ -60,9 +51,11 @@ async function viewCommand(opts: ViewOpts): Promise<void> {
     say(`tapedeck viewer: ${viewer.url}\n`);
     note("Read-only, on 127.0.0.1 only; the URL's token is the key: do not share it. Ctrl-C stops.\n");
   }
-  if (opts.open !== false) openBrowser(viewer.url);
+  // The opener gets a forwarding page's path, never the URL: its command line is anyone's to read.
+  const launcher = opts.open !== false ? openInBrowser(viewer.url, cannotOpen) : undefined;
   await new Promise<void>((resolve) => {
     const stop = () => {
+      launcher?.remove();
       void viewer.close().then(resolve);
     };
     process.once("SIGINT", stop);

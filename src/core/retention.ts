@@ -7,8 +7,12 @@
 // - a session a replay or an experiment was made from, unless asked (the experiment's report reads it);
 // - anything but a session directory directly under one of the project's session roots, reached without a
 //   symlink (deleteSession checks it again at the moment of removal);
+// - a session in a root outside the project's .tapedeck that was recorded for another project: the session
+//   roots come from .tapedeck/config.json, which a cloned repository writes, and a planted
+//   `"session_root": "../other/.tapedeck/claude-sessions"` with a retention block had the hook server remove
+//   another project's recordings (a shared root configured on purpose holds other projects' sessions too);
 // - the promoted memory (.tapedeck/memory.sqlite): items outlive their sessions by design.
-import { lstatSync, readdirSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { deleteSession, listSessions, type SessionRef } from "./archive.ts";
 import { type RetentionConfig, readConfig } from "./config.ts";
@@ -20,7 +24,7 @@ import {
   readRegularFileSync,
   writeJsonAtomicSync,
 } from "./fsutil.ts";
-import { SESSION_FILES, tapedeckDir } from "./paths.ts";
+import { isInside, SESSION_FILES, tapedeckDir } from "./paths.ts";
 import { processExists } from "./pids.ts";
 import { forgetSession } from "./registry.ts";
 
@@ -150,6 +154,22 @@ export function referencedSessions(projectRoot: string, sessions: readonly Sessi
   return out;
 }
 
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Why a session outside the project's .tapedeck is not this project's to remove, or null. */
+export function foreignReason(projectRoot: string, ref: SessionRef): string | null {
+  if (isInside(tapedeckDir(projectRoot), ref.dir)) return null;
+  const own = ref.manifest.project_root;
+  if (typeof own === "string" && realOrSelf(own) === realOrSelf(projectRoot)) return null;
+  return "recorded for another project, in a session root outside this project's .tapedeck";
+}
+
 function matchesFilters(ref: SessionRef, sel: Selection): boolean {
   const m = ref.manifest;
   if (sel.provider && m.provider !== sel.provider) return false;
@@ -171,7 +191,7 @@ export function planRemoval(projectRoot: string, sel: Selection): Plan {
   matching.forEach((ref, i) => {
     if (sel.keepLast !== undefined && i < sel.keepLast) return;
     if (sel.olderThanMs !== undefined && now - lastActivity(ref) < sel.olderThanMs) return;
-    const active = activeReason(ref, now);
+    const active = activeReason(ref, now) ?? foreignReason(projectRoot, ref);
     if (active) kept.push({ ref, reason: active });
     else if (referenced.has(ref.manifest.session_id)) {
       kept.push({ ref, reason: "a replay or experiment was made from it (--include-referenced removes it)" });
@@ -196,7 +216,9 @@ export function removeSessions(
   const removed: Candidate[] = [];
   const failed: Protected[] = [];
   for (const c of plan.remove) {
-    const active = opts.force ? null : activeReason(c.ref, opts.now ?? Date.now());
+    // --force overrides "being written", never "another project's".
+    const active =
+      foreignReason(projectRoot, c.ref) ?? (opts.force ? null : activeReason(c.ref, opts.now ?? Date.now()));
     if (active) {
       failed.push({ ref: c.ref, reason: active });
       continue;

@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   applyRetention,
@@ -124,6 +124,44 @@ describe("planRemoval and removeSessions", () => {
     expect(ids(result.removed)).toEqual(["linked"]);
     expect(existsSync(join(outside, "keep.txt"))).toBe(true);
     expect(existsSync(join(root, ".tapedeck", "memory.sqlite"))).toBe(true);
+  });
+});
+
+describe("a session root configured outside the project", () => {
+  it("removes only the sessions recorded for this project, never another project's (a planted config)", () => {
+    const victim = project();
+    const hostile = project();
+    fakeSession(victim, { id: "theirs", daysAgo: 40 });
+    // A cloned repository's config pointing its session root at another project's archive.
+    const victimRoot = join(victim, ".tapedeck", "claude-sessions");
+    const setRoot = (sessionRoot: string) =>
+      writeFileSync(
+        join(hostile, ".tapedeck", "config.json"),
+        JSON.stringify({
+          schema_version: 1,
+          providers: { claude: { session_root: sessionRoot } },
+          retention: { older_than: "1m" },
+        }),
+      );
+    mkdirSync(join(hostile, ".tapedeck"), { recursive: true });
+    setRoot(relative(hostile, victimRoot));
+    const plan = planRemoval(hostile, { olderThanMs: 0 });
+    expect(ids(plan.remove)).toEqual([]);
+    expect(plan.kept.map((k) => k.reason)).toEqual([expect.stringMatching(/another project/)]);
+    expect(applyRetention(hostile)).toMatchObject({ ran: true, removed: 0 });
+    expect(
+      removeSessions(
+        hostile,
+        { ...plan, remove: plan.kept.map((k) => ({ ref: k.ref, bytes: 0 })) },
+        { force: true },
+      ).removed,
+    ).toEqual([]);
+    expect(existsSync(join(victimRoot, "theirs", "manifest.json"))).toBe(true);
+    // The same shared root seen from the project that recorded the session: that one may go.
+    const manifestPath = join(victimRoot, "theirs", "manifest.json");
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+    writeFileSync(manifestPath, JSON.stringify({ ...manifest, project_root: hostile }));
+    expect(ids(planRemoval(hostile, { olderThanMs: 0 }).remove)).toEqual(["theirs"]);
   });
 });
 

@@ -1,11 +1,2 @@
-/** Exit codes: 0 success, 1 the operation failed, 2 the command was used wrongly, 3 nothing found. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3 } as const;
-
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number = EXIT.failed,
-  ) {
-    super(message);
-  }
-}
+// The class and the exit codes live in the core, which throws them too (a bad config.json); the CLI's name stays.
+export { EXIT, UserError as CliError } from "../core/errors.ts";

@@ -8,8 +8,8 @@
 // providers' settings. It is a ConfigError naming the file, line and column
 // (never its content), and writeConfig refuses to replace it.
 import { dirname, join, resolve } from "node:path";
-import { CliError } from "../cli/errors.ts";
 import { DEFAULT_LIMITS, type Limits } from "./bound.ts";
+import { UserError } from "./errors.ts";
 import { isErrno, readRegularFileSync, UnsafePathError, writeJsonAtomicSync } from "./fsutil.ts";
 import { jsonErrorOffset, positionOf } from "./json-position.ts";
 import { ensureTapedeckDir, TAPEDECK_DIR } from "./paths.ts";
@@ -101,7 +101,7 @@ export function configPath(projectRoot: string): string {
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** A config.json that exists but cannot be used. The message names the file and place, never the content. */
-export class ConfigError extends CliError {
+export class ConfigError extends UserError {
   override name = "ConfigError";
   readonly code = "ECONFIG";
   constructor(

@@ -14,15 +14,31 @@ export interface ScannedLine {
 
 const CHUNK = 4 * 1024 * 1024;
 
+export interface ScanOptions {
+  /** stop at this offset instead of EOF (an agent's transcript read up to the size seen, and a bounded slice) */
+  end?: number;
+  /** leave out a final line with no newline: a transcript the agent is still writing ends mid-line */
+  completeOnly?: boolean;
+}
+
 /**
- * Calls `onLine` for every line from `from` to EOF; stops early when it
- * returns exactly `false`. `line.bytes` is a view into a buffer reused for
- * the next read: valid only during the call (copy what must outlive it). One
- * buffer moved down, instead of a fresh one joined to the carried bytes per
- * chunk, saved a copy of every byte scanned.
+ * Calls `onLine` for every line from `from` to EOF (or `options.end`); stops
+ * early when it returns exactly `false`. Returns where the scan stopped: past
+ * the line that stopped it, or the end, or with `completeOnly` past the last
+ * newline (the next read's start). `line.bytes` is a view into a buffer reused
+ * for the next read: valid only during the call (copy what must outlive it).
+ * One buffer moved down, instead of a fresh one joined to the carried bytes
+ * per chunk, saved a copy of every byte scanned. The events index keeps its
+ * own reader (memory/index-lines.ts): it drops a line over 16 MB as it
+ * streams by, for a planted file, where this one grows to the longest line.
  */
-export function scanLines(fd: number, from: number, onLine: (line: ScannedLine) => unknown): number {
-  const size = fstatSync(fd).size;
+export function scanLines(
+  fd: number,
+  from: number,
+  onLine: (line: ScannedLine) => unknown,
+  options: ScanOptions = {},
+): number {
+  const size = options.end ?? fstatSync(fd).size;
   let buf = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, size - from)));
   let position = from;
   /** file offset of buf[0] */
@@ -53,6 +69,7 @@ export function scanLines(fd: number, from: number, onLine: (line: ScannedLine) 
     bufStart += start;
     filled -= start;
   }
+  if (options.completeOnly) return bufStart;
   if (filled > 0) onLine({ offset: bufStart, bytes: buf.subarray(0, filled), terminated: false });
   return size;
 }

@@ -18,8 +18,8 @@
 // to its parent's turn or, when the parent was not parsed here, to the last prompt seen before it.
 import { closeSync, constants, fstatSync } from "node:fs";
 import { openRegularSync } from "../../core/fsutil.ts";
+import { scanLines } from "../../core/scan.ts";
 import type { Usage } from "../../core/schemas.ts";
-import { scanCompleteLines } from "../read-lines.ts";
 import { isRecord } from "../shared.ts";
 import {
   dequeuedPromptFromUser,
@@ -112,7 +112,7 @@ export function readTranscriptTail(
     const window = Number.isFinite(maxBytes) && maxBytes >= 1 ? Math.floor(maxBytes) : DEFAULT_MAX_BYTES;
     const end = Math.min(size, start + window);
     const collector = new TailCollector(start === fromOffset ? from : { offset: start, seen: from.seen });
-    const lineEnd = scanCompleteLines(fd, start, end, (line) => collector.add(line));
+    const lineEnd = scanLines(fd, start, (line) => collector.add(line.bytes), { end, completeOnly: true });
     // One line longer than the whole window would pin the offset forever.
     // Skip past the window instead; the rest of that line then fails to parse
     // as JSON on the next call and is dropped like any malformed line.

@@ -29,8 +29,8 @@
 // was appended since. Only complete lines are parsed.
 import { closeSync, constants, fstatSync } from "node:fs";
 import { openRegularSync } from "../../core/fsutil.ts";
+import { scanLines } from "../../core/scan.ts";
 import type { Usage } from "../../core/schemas.ts";
-import { scanCompleteLines } from "../read-lines.ts";
 import { isRecord } from "../shared.ts";
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
@@ -118,7 +118,7 @@ export function readRollout(
       cursor.seen ?? [],
       start === fromOffset ? cursor.model : undefined,
     );
-    const lineEnd = scanCompleteLines(fd, start, end, (line) => collector.add(line));
+    const lineEnd = scanLines(fd, start, (line) => collector.add(line.bytes), { end, completeOnly: true });
     // A line longer than the whole window would pin the offset forever. Skip
     // past the window; the rest of that line fails to parse next time and is
     // dropped like any malformed line.

@@ -19,8 +19,8 @@
 import { closeSync, constants, fstatSync } from "node:fs";
 import type { NormalizedEvent } from "../../core/event.ts";
 import { openRegularSync } from "../../core/fsutil.ts";
+import { scanLines } from "../../core/scan.ts";
 import type { Usage } from "../../core/schemas.ts";
-import { scanCompleteLines } from "../read-lines.ts";
 import { idFor } from "../shared.ts";
 
 /** A chat file is small (it holds text, not tool output blobs); the bound keeps a hook fast on a huge one. */
@@ -128,10 +128,15 @@ export function readChatUsage(
     // A file that shrank was rewritten: read it again from the start (ids already seen stay seen).
     const start = from.offset <= size ? from.offset : 0;
     const end = Math.min(size, start + MAX_CHAT_READ_BYTES);
-    const lineEnd = scanCompleteLines(fd, start, end, (line) => {
-      const message = modelMessage(line);
-      if (message) found.set(message.id, message);
-    });
+    const lineEnd = scanLines(
+      fd,
+      start,
+      (line) => {
+        const message = modelMessage(line.bytes);
+        if (message) found.set(message.id, message);
+      },
+      { end, completeOnly: true },
+    );
     offset = lineEnd === start && end < size ? end : lineEnd;
   } finally {
     closeSync(fd);

@@ -539,8 +539,9 @@ describe("capabilities and hot path", () => {
       const source = readFileSync(join(dir, file), "utf8");
       const imports = source.match(/^import [\s\S]*?from .*$/gm) ?? [];
       for (const line of imports) {
-        // fsutil.ts: the non-blocking, no-follow open the rollout is read with (zod-free, node built-ins only).
-        if (line.includes("/core/") && !/\/core\/(kinds|fsutil)\.ts/.test(line)) {
+        // fsutil.ts: the non-blocking, no-follow open the rollout is read with; scan.ts: the line reader it is read
+        // by (both zod-free, node built-ins only).
+        if (line.includes("/core/") && !/\/core\/(kinds|fsutil|scan)\.ts/.test(line)) {
           expect(line, file).toMatch(/^import type /);
         }
         expect(line, file).not.toMatch(/["']zod["']/);

@@ -27,9 +27,9 @@ import {
   writeAll,
   writeJsonAtomicSync,
 } from "./fsutil.ts";
+import { sessionLiveness } from "./liveness.ts";
 import { acquireLock } from "./lock.ts";
 import { SESSION_FILES } from "./paths.ts";
-import { processExists } from "./pids.ts";
 import { emptyReport, tornReason, writeReport } from "./recovery-report.ts";
 import { parseEventLine, scanLines, sha256OfFd } from "./scan.ts";
 import type { Checksums, Manifest, RecoveryReport } from "./schemas.ts";
@@ -37,10 +37,9 @@ import { emptyUsage, type ScanResult, type ScanSummary, SessionScanner } from ".
 import { listSpool } from "./spool.ts";
 import { applyLineToState, drainSpoolLocked, emptyState, type SessionState } from "./store.ts";
 
+// Apart so that `list` judges a session alive without loading recovery.
+export { DEFAULT_IDLE_MS, sessionLiveness } from "./liveness.ts";
 export type { ScanSummary, UsageSums } from "./session-scan.ts";
-
-/** An active session with no event for this long is considered abandoned. */
-export const DEFAULT_IDLE_MS = 6 * 60 * 60 * 1000;
 
 export interface RecoverOptions {
   /** Allowed to modify files (truncate a torn tail, rebuild counters, mark incomplete). */
@@ -58,23 +57,6 @@ export interface RecoverResult extends ScanSummary {
   /** Why the session was not modified, when it was not. */
   readOnlyReason: string | null;
   live: boolean;
-}
-
-/** Whether an `active` session still has a writer: its agent is alive and it is not idle. */
-export function sessionLiveness(
-  manifest: Manifest,
-  idleMs = DEFAULT_IDLE_MS,
-  now = Date.now(),
-): { live: boolean; reason: string | null } {
-  if (manifest.status !== "active") return { live: false, reason: null };
-  if (manifest.agent_pid && !processExists(manifest.agent_pid)) {
-    return { live: false, reason: `agent process ${manifest.agent_pid} ended without a terminal event` };
-  }
-  const last = Date.parse(manifest.last_event_at ?? manifest.started_at);
-  if (Number.isFinite(last) && now - last > idleMs) {
-    return { live: false, reason: `no event for ${Math.round((now - last) / 60000)} minutes` };
-  }
-  return { live: true, reason: null };
 }
 
 /** Scans the whole file; pure reading. */

@@ -3,25 +3,20 @@
 // header). Filled when a session starts; one small file per session under
 // the user's tapedeck home, so concurrent writers never contend.
 import { rmSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { ensureDir, readJsonOrUndefined, writeJsonAtomicSync } from "./fsutil.ts";
+import { tapedeckHome } from "./home.ts";
 import { storedId } from "./identity.ts";
 import { sessionDirName } from "./paths.ts";
+
+// Apart so that a reader of the home (`list --all-projects`) loads no id redaction with it.
+export { tapedeckHome } from "./home.ts";
 
 export interface RegistryEntry {
   provider: string;
   provider_session_id: string;
   project_root: string;
   registered_at: string;
-}
-
-export function tapedeckHome(env: Record<string, string | undefined> = process.env): string {
-  return (
-    env.TAPEDECK_HOME ??
-    process.env.TAPEDECK_HOME ??
-    join(env.HOME ?? process.env.HOME ?? homedir(), ".tapedeck")
-  );
 }
 
 /** Keyed by the id as the archive stores it: a credential-like id never names a file, nor sits in one. */

@@ -1,8 +1,9 @@
 // The export state `tapedeck status` and `doctor` show: the configured endpoint (origin and path only, never
 // a header), how many sessions have events past their watermark, and the latest error. Reads manifests and
 // watermarks only; no OTLP code is loaded.
-import { listSessions } from "../core/archive.ts";
+
 import { readConfig } from "../core/config.ts";
+import { listSessions } from "../core/session-list.ts";
 import { describeEndpoint, resolveEndpoint } from "./endpoint.ts";
 import { isTrusted } from "./trust.ts";
 import { backlog } from "./watermark.ts";

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { ensureDir, readJsonOrUndefined, writeJsonAtomicSync } from "../core/fsutil.ts";
-import { tapedeckHome } from "../core/registry.ts";
+import { tapedeckHome } from "../core/home.ts";
 import type { Endpoint } from "./endpoint.ts";
 
 type Env = Record<string, string | undefined>;

@@ -165,6 +165,22 @@ describe("the built CLI loads only the command it runs", () => {
     }
   });
 
+  it("a command loads the entry's files and one file of its own (the loader pays per file)", () => {
+    const entry = staticClosure(CLI).files;
+    for (const e of CATALOG) {
+      const own = staticClosure(commandChunk(e.name)).files.filter((f) => !entry.includes(f));
+      expect(own, e.name).toEqual([commandChunk(e.name)]);
+    }
+  });
+
+  it("list and status load no store, recovery scan or redaction rules", () => {
+    for (const name of ["status", "list"]) {
+      const { sources } = staticClosure(commandChunk(name));
+      const heavy = /^src\/core\/(store|recovery|session-scan|archive|identity|redact)(\.ts|\/)/;
+      expect(sources.filter((s) => heavy.test(s))).toEqual([]);
+    }
+  });
+
   it("only proxy and run load the proxy's packages", () => {
     const withUndici = CATALOG.filter((e) => staticClosure(commandChunk(e.name)).packages.includes("undici"));
     expect(withUndici.map((e) => e.name).sort()).toEqual(["proxy", "run"]);

@@ -5,10 +5,10 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { listSessions, type SessionRef } from "../../core/archive.ts";
 import { readJsonOrUndefined } from "../../core/fsutil.ts";
+import { tapedeckHome } from "../../core/home.ts";
 import { printable } from "../../core/printable.ts";
-import { tapedeckHome } from "../../core/registry.ts";
+import { listSessions, type SessionRef } from "../../core/session-list.ts";
 import { summarizeManifest } from "../../viewer/session-summary.ts";
 import {
   CliError,

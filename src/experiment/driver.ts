@@ -72,7 +72,7 @@ export interface TurnRequest {
 export type Spawn = (
   command: string,
   args: string[],
-  opts: { cwd: string; env: Record<string, string> },
+  opts: { cwd: string; env: Record<string, string>; input?: string },
 ) => Promise<{
   code: number | null;
   signal: string | null;
@@ -94,8 +94,16 @@ export interface ReplayDriver {
   prepareHome(paths: RunPaths, source: HomeSource, settings: ArmSettings): PreparedHome;
   /** Adjusts the work tree for the arm (Gemini has no switch for project memory). */
   prepareWork?(paths: RunPaths, settings: ArmSettings): void;
-  /** The command line of one turn. */
-  command(bin: string, turn: TurnRequest, settings: ArmSettings): { command: string; args: string[] };
+  /**
+   * The command line of one turn, and what goes to its stdin: the prompt, where the CLI reads it there, since
+   * every local user can read a command line (`ps`) for as long as the turn runs, and one argument is limited
+   * to 128 KiB on Linux (E2BIG).
+   */
+  command(
+    bin: string,
+    turn: TurnRequest,
+    settings: ArmSettings,
+  ): { command: string; args: string[]; input?: string };
   /** The turn's outcome from the CLI's output. */
   parse(run: Awaited<ReturnType<Spawn>>, turn: TurnRequest): TurnOutcome;
 }

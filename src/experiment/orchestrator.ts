@@ -323,7 +323,11 @@ async function turns(
     const turnSettings = budget !== undefined ? { ...settings, maxCostUsd: Math.max(0, budget) } : settings;
     const line = x.driver.command(x.bin, turn, turnSettings);
     const { command, args } = nodeScript(line.command, line.args);
-    const outcome: TurnOutcome = x.driver.parse(await spawn(command, args, { cwd: work, env }), turn);
+    const input = line.input !== undefined ? { input: line.input } : {};
+    const outcome: TurnOutcome = x.driver.parse(
+      await spawn(command, args, { cwd: work, env, ...input }),
+      turn,
+    );
     run.turns.push({
       index: i,
       ok: outcome.ok,

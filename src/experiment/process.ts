@@ -1,5 +1,6 @@
 // One agent process of a run: its own process group (a timeout or Ctrl-C ends the shells and hooks it
-// started too), stdin closed (an open pipe is read as more prompt by claude and codex), output collected.
+// started too), stdin closed (an open pipe is read as more prompt by claude and codex) or, when given, the
+// prompt written to it and closed, output collected.
 import { spawn } from "node:child_process";
 import type { Spawn } from "./driver.ts";
 
@@ -7,14 +8,20 @@ import type { Spawn } from "./driver.ts";
 const MAX_OUTPUT_CHARS = 16 * 1024 * 1024;
 
 export function makeSpawner(opts: { timeoutMs: number; signal?: AbortSignal }): Spawn {
-  return (command, args, { cwd, env }) =>
+  return (command, args, { cwd, env, input }) =>
     new Promise((resolve) => {
       const started = Date.now();
       let stdout = "";
       let stderr = "";
       let timedOut = false;
       let settled = false;
-      const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      const stdin = input === undefined ? "ignore" : "pipe";
+      const child = spawn(command, args, { cwd, env, stdio: [stdin, "pipe", "pipe"], detached: true });
+      if (child.stdin) {
+        // A CLI that exits without reading its stdin makes the write fail with EPIPE: its exit code tells.
+        child.stdin.on("error", () => {});
+        child.stdin.end(input);
+      }
       const killGroup = (sig: NodeJS.Signals) => {
         try {
           if (child.pid !== undefined) process.kill(-child.pid, sig);
@@ -31,10 +38,10 @@ export function makeSpawner(opts: { timeoutMs: number; signal?: AbortSignal }): 
         setTimeout(() => killGroup("SIGKILL"), 2000).unref();
       };
       opts.signal?.addEventListener("abort", onAbort, { once: true });
-      child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      child.stdout?.setEncoding("utf8").on("data", (d: string) => {
         if (stdout.length < MAX_OUTPUT_CHARS) stdout += d;
       });
-      child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      child.stderr?.setEncoding("utf8").on("data", (d: string) => {
         if (stderr.length < MAX_OUTPUT_CHARS) stderr += d;
       });
       const finish = (code: number | null, signal: string | null) => {

@@ -71,9 +71,8 @@ export const claudeReplay: ReplayDriver = {
     args.push(...(turn.sessionId ? ["--resume", turn.sessionId] : ["--session-id", turn.newSessionId]));
     if (settings.model) args.push("--model", settings.model);
     if (settings.maxCostUsd !== undefined) args.push("--max-budget-usd", String(settings.maxCostUsd));
-    // `--` keeps a prompt that starts with a dash a prompt.
-    args.push("--", turn.prompt);
-    return { command: bin, args };
+    // `claude -p` reads the prompt from stdin when none is given: never a flag, never on the command line.
+    return { command: bin, args, input: turn.prompt };
   },
   parse(run, turn) {
     const json = parseJsonOr(run.stdout) as Record<string, unknown> | undefined;

@@ -72,10 +72,11 @@ export const codexReplay: ReplayDriver = {
     // Hooks run only once trusted, silently skipped otherwise; the run's hooks are tapedeck's own.
     const common = ["--json", "--dangerously-bypass-hook-trust", ...memoryArgs(settings)];
     if (settings.model) common.push("-m", settings.model);
+    // A prompt of `-` is read from stdin: the prompt is never on the command line.
     const args = turn.sessionId
-      ? ["exec", "resume", ...common, "--", turn.sessionId, turn.prompt]
-      : ["exec", ...common, "--", turn.prompt];
-    return { command: bin, args };
+      ? ["exec", "resume", ...common, "--", turn.sessionId, "-"]
+      : ["exec", ...common, "--", "-"];
+    return { command: bin, args, input: turn.prompt };
   },
   parse(run, turn): TurnOutcome {
     const events = lines(run.stdout);

@@ -77,12 +77,13 @@ export const geminiReplay: ReplayDriver = {
     if (!settings.nativeMemory) removeMemoryFiles(paths.work);
   },
   command(bin, turn, settings) {
-    // `--prompt=` keeps a prompt that starts with a dash a prompt; --yolo: in -p mode without it the shell
-    // tool is not even registered.
-    const args = ["-o", "json", "--yolo", `--prompt=${turn.prompt}`];
+    // No --prompt: with stdin not a terminal gemini runs headless and takes stdin as the prompt, which keeps it
+    // off the command line (and never a flag). --yolo: headless without it the shell tool is not even
+    // registered.
+    const args = ["-o", "json", "--yolo"];
     args.push(...(turn.sessionId ? ["--resume", turn.sessionId] : ["--session-id", turn.newSessionId]));
     if (settings.model) args.push("-m", settings.model);
-    return { command: bin, args };
+    return { command: bin, args, input: turn.prompt };
   },
   parse(run, turn): TurnOutcome {
     const json = parseJsonOr(run.stdout) as Record<string, unknown> | undefined;

@@ -35,13 +35,14 @@
 // messages, which Claude Code replays from `rendered` on resume (see ATTACHMENT_KEYS).
 import { createHash } from "node:crypto";
 import { type RedactionRules, redactValue } from "../../../core/redact.ts";
+import { VERSION } from "../../../core/version.ts";
 import { isRecord } from "../../../providers/shared.ts";
 import type { AccumulatedMessage, Json, JsonObject } from "./accumulator.ts";
-import { TAPEDECK_VERSION } from "./settings.ts";
 
 export const MIRROR_SOURCE = "tapedeck-mirror";
 export const MIRROR_ENTRYPOINT = "tapedeck-mirror";
-export const MIRROR_VERSION = `tapedeck/${TAPEDECK_VERSION}`;
+/** The `version` field of every mirror record: package.json's, written in by the build. */
+export const MIRROR_VERSION = `tapedeck/${VERSION}`;
 
 /**
  * A subagent's record where it is its main-thread twin plus `agentId`, written

@@ -7,9 +7,6 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { readAgentFileText } from "../../../providers/agent-file.ts";
 
-/** Reported in the `version` field of every mirror record as `tapedeck/<version>`. */
-export const TAPEDECK_VERSION = "0.1.0";
-
 export interface MirrorSettings {
   /** Off by default: persisting plaintext conversations is a privacy decision the user makes. */
   enabled: boolean;

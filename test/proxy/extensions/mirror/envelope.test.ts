@@ -26,6 +26,8 @@ import {
 } from "../../../../src/proxy/extensions/mirror/envelope.ts";
 import { type AnyRecord, plantedKey } from "./helpers.ts";
 
+const PACKAGE_VERSION = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version;
+
 // Claude Code 2.1.332's own transcripts (the same files as reference/claude/transcript*.sample.jsonl).
 function fixture(name: string): AnyRecord[] {
   return readFileSync(new URL(`../../../fixtures/claude/${name}`, import.meta.url), "utf8")
@@ -173,7 +175,8 @@ describe("envelope key-set parity with Claude Code 2.1.332 transcripts", () => {
       madeBy: "model",
       userType: "external",
       entrypoint: "tapedeck-mirror",
-      version: "tapedeck/0.1.0",
+      // package.json's version, the one the CLI reports: a constant of the mirror's own drifted from it.
+      version: `tapedeck/${PACKAGE_VERSION}`,
       source: MIRROR_SOURCE,
       cwd: null,
       gitBranch: null,

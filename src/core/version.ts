@@ -1,0 +1,16 @@
+import { readFileSync } from "node:fs";
+
+// Replaced by package.json's version when scripts/build.mjs bundles (esbuild `define`), so the built CLI
+// reads no file to print it; run from source (vitest, tsx) nothing replaces it and package.json is read.
+declare const __TAPEDECK_VERSION__: string | undefined;
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** tapedeck's version, as `tapedeck --version`, the MCP server and the mirror's records report it. */
+export const VERSION: string =
+  typeof __TAPEDECK_VERSION__ === "string" ? __TAPEDECK_VERSION__ : packageVersion();

@@ -111,9 +111,24 @@ export function removeRunScratch(paths: { work: string; home: string }): void {
   for (const dir of [paths.work, paths.home]) rmSync(dir, { recursive: true, force: true });
 }
 
+/** Credentials copied into a run's config root and not yet removed: what a signal handler must remove. */
+const liveSecrets = new Set<string>();
+
+export function trackSecrets(files: readonly string[]): void {
+  for (const f of files) liveSecrets.add(f);
+}
+
 /** Credentials copied for the run go whatever else is kept. */
 export function removeSecrets(files: readonly string[]): void {
-  for (const f of files) if (existsSync(f)) unlinkQuietly(f);
+  for (const f of files) {
+    if (existsSync(f)) unlinkQuietly(f);
+    liveSecrets.delete(f);
+  }
+}
+
+/** Every run's copied credentials, at once and synchronously: the process may be gone the next moment. */
+export function removeLiveSecrets(): void {
+  removeSecrets([...liveSecrets]);
 }
 
 /** The run's directories under its real path: claude keys trust and transcripts by the cwd's realpath (macOS /var). */

@@ -14,7 +14,14 @@ import { installerFor } from "../providers/catalog.ts";
 import type { Baseline } from "./baseline.ts";
 import type { ArmSettings, PreparedHome, ReplayDriver, Spawn, TurnOutcome } from "./driver.ts";
 import { installHookTimer } from "./hook-timing.ts";
-import { createWorkTree, IsolationError, removeRunScratch, removeSecrets, runDirs } from "./isolation.ts";
+import {
+  createWorkTree,
+  IsolationError,
+  removeRunScratch,
+  removeSecrets,
+  runDirs,
+  trackSecrets,
+} from "./isolation.ts";
 import { copyMemoryKey, copyMemoryStore } from "./memory-copy.ts";
 import { makeSpawner } from "./process.ts";
 import { type ArmSpec, type ExperimentRecord, type RunRecord, writeExperiment } from "./record.ts";
@@ -276,13 +283,17 @@ async function runOne(x: Experiment, run: RunRecord): Promise<void> {
       settings,
     );
     secrets = prepared.secrets;
+    trackSecrets(secrets);
     run.settings_root = prepared.settingsRoot;
     const env = armEnv(x, run, dirs.home, prepared);
     await install(x, spawn, dirs.work, dirs.sessions, env);
     run.hook_timing = timeHooks(x, run, dirs);
     if (run.retrieval) {
       const key = copyMemoryKey(x.userEnv, dirs.home);
-      if (key) secrets.push(key);
+      if (key) {
+        secrets.push(key);
+        trackSecrets([key]);
+      }
       await retrievalOn(x, spawn, run, dirs.work, env);
     }
     await turns(x, run, spawn, dirs.work, env, settings);

@@ -7,7 +7,7 @@ import { isInside, tapedeckDir } from "../core/paths.ts";
 import type { Baseline } from "./baseline.ts";
 import type { ReplayDriver } from "./driver.ts";
 import { driverBinary } from "./drivers.ts";
-import { checkRevision, ensurePrivateRoot } from "./isolation.ts";
+import { checkRevision, ensurePrivateRoot, removeLiveSecrets } from "./isolation.ts";
 import {
   cliVersion,
   type Experiment,
@@ -101,20 +101,28 @@ export function prepareExperiment(o: StartOptions, signal: AbortSignal): Experim
   };
 }
 
-/** Runs it; the first Ctrl-C stops cleanly, a second one is left to Node's default (exit at once). */
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Runs it; the first Ctrl-C (or SIGTERM, or the terminal closing) stops cleanly, a second signal leaves at
+ * once. Either way the copied credentials go first, synchronously: Node's default for a signal (a second
+ * Ctrl-C, a `kill`, a closed terminal) exited without running any finally, and left the user's
+ * .credentials.json or auth.json in the run's config root, --keep or not.
+ */
 export async function runWithInterrupt(
   x: Experiment,
   controller: AbortController,
 ): Promise<ExperimentRecord> {
-  const onSigint = () => {
-    process.off("SIGINT", onSigint);
+  const onSignal = (signal: NodeJS.Signals) => {
+    removeLiveSecrets();
+    if (controller.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 128 + 15);
     x.progress("interrupted: ending the current run (Ctrl-C again to leave at once)");
     controller.abort();
   };
-  process.on("SIGINT", onSigint);
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
   try {
     return await runExperiment(x);
   } finally {
-    process.off("SIGINT", onSigint);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
 }

@@ -2,7 +2,7 @@
 // holds: three arms, two repetitions, a report with every figure; an agent that crashes mid-replay; the
 // run guard; Ctrl-C; the dry run.
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AnthropicMock, startAnthropicMock } from "../../src/demo/anthropic-mock.ts";
@@ -365,4 +365,41 @@ describe("tapedeck experiment (claude)", () => {
     expect(existsSync(join(root, "runs", "one-r1", "work"))).toBe(false);
     expect(existsSync(join(root, "runs", "one-r1", "home"))).toBe(false);
   }, 120_000);
+
+  it("a kill (SIGTERM) or a second Ctrl-C mid-turn leaves no copied credentials behind, --keep or not", async () => {
+    // The user's claude login, as `claude /login` leaves it: the replay copies it into each run's config root.
+    const credentials = join(sb.home, ".claude", ".credentials.json");
+    writeFileSync(credentials, JSON.stringify({ claudeAiOauth: { accessToken: "sk-ant-oat01-planted" } }), {
+      mode: 0o600,
+    });
+    const found = (dir: string): string[] =>
+      readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((p) => p.endsWith(".credentials.json"));
+    try {
+      for (const [name, signals, keep] of [
+        ["term", ["SIGTERM"], ["--keep"]],
+        ["twice", ["SIGINT", "SIGINT"], []],
+      ] as const) {
+        const root = join(sb.root, `exp-${name}`);
+        const child = spawn(
+          process.execPath,
+          [CLI_JS, "replay", "last", "--arm", "one", "--experiment-root", root, ...keep],
+          { cwd: sb.projectDir, env, stdio: ["ignore", "pipe", "pipe"] },
+        );
+        let stderr = "";
+        const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+        await new Promise<void>((resolve) => {
+          child.stderr.setEncoding("utf8").on("data", (d: string) => {
+            stderr += d;
+            if (stderr.includes("prompt 1/2")) resolve();
+          });
+        });
+        for (const sig of signals) child.kill(sig);
+        await exited;
+        expect(existsSync(join(root, "runs")), name).toBe(true);
+        expect(found(root), name).toEqual([]);
+      }
+    } finally {
+      rmSync(credentials, { force: true });
+    }
+  }, 180_000);
 });

@@ -43,12 +43,32 @@ function timeIn(cwd: string, args: string[]): number {
   return ms;
 }
 
+/**
+ * CPU time (user + system, perf's task-clock) of one run, in ms: a neighbour's load moves it much less than
+ * wall time. Undefined where perf cannot count (macOS, a container without perf events).
+ */
+function cpuIn(cwd: string, args: string[]): number | undefined {
+  const r = spawnSync("perf", ["stat", "-x,", "-e", "task-clock", "--", process.execPath, ...args], {
+    cwd,
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+  });
+  if (r.error || r.status !== 0) return undefined;
+  const line = r.stderr.split("\n").find((l) => l.includes("task-clock"));
+  const ms = Number(line?.split(",")[0]);
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
 export interface CliRow {
   command: string;
   cli: string;
+  min_ms: number;
   median_ms: number;
   p90_ms: number;
   vs_node: number;
+  /** median CPU ms and its ratio to `node -e 0`'s, when perf can count */
+  cpu_ms?: number;
+  cpu_vs_node?: number;
 }
 
 export function runCliBench(runs = 31, before = process.env.TAPEDECK_BENCH_BEFORE) {
@@ -74,6 +94,22 @@ export function runCliBench(runs = 31, before = process.env.TAPEDECK_BENCH_BEFOR
     for (const fn of Object.values(candidates)) fn();
     const samples = interleaved(runs, candidates);
     const floor = median(samples["node -e 0"]!);
+    // CPU in a second interleaved pass (perf's own start would count in the wall times).
+    const cpu: Record<string, number[]> = {};
+    if (cpuIn(project, ["-e", "0"]) !== undefined) {
+      const cpuCandidates = Object.fromEntries(
+        Object.keys(candidates).map((name) => {
+          const args = name === "node -e 0" ? ["-e", "0"] : cpuArgs(name);
+          return [name, () => cpuIn(project, args) ?? Number.NaN];
+        }),
+      );
+      Object.assign(cpu, interleaved(runs, cpuCandidates));
+    }
+    function cpuArgs(name: string): string[] {
+      const [cli, command] = name.split("|") as [string, string];
+      return [clis[cli]!, ...COMMANDS[command]!];
+    }
+    const cpuFloor = cpu["node -e 0"] ? median(cpu["node -e 0"]) : undefined;
     const rows: CliRow[] = Object.entries(samples)
       .filter(([name]) => name.includes("|"))
       .map(([name, xs]) => {
@@ -81,12 +117,16 @@ export function runCliBench(runs = 31, before = process.env.TAPEDECK_BENCH_BEFOR
         return {
           command,
           cli: cli === "before" ? `before (${before})` : "after",
+          min_ms: round(Math.min(...xs)),
           median_ms: round(median(xs)),
           p90_ms: round(percentile(xs, 90)),
           vs_node: round(median(xs) / floor),
+          ...(cpuFloor && cpu[name]
+            ? { cpu_ms: round(median(cpu[name])), cpu_vs_node: round(median(cpu[name]) / cpuFloor) }
+            : {}),
         };
       });
-    return { runs, node_ms: round(floor), rows };
+    return { runs, node_ms: round(floor), node_cpu_ms: cpuFloor && round(cpuFloor), rows };
   } finally {
     cleanup();
   }
@@ -95,23 +135,22 @@ export function runCliBench(runs = 31, before = process.env.TAPEDECK_BENCH_BEFOR
 /** The table for docs/benchmarks.md: one row per command, before and after side by side when measured. */
 export function cliTable(result: ReturnType<typeof runCliBench>): string {
   const before = result.rows.some((r) => r.cli !== "after");
+  const cpu = result.node_cpu_ms ? `, CPU ${result.node_cpu_ms} ms` : "";
+  const head = `| CLI start-up (\`node -e 0\`: ${result.node_ms} ms${cpu})`;
+  const cell = (r: CliRow) => `${r.min_ms} / ${r.median_ms} | ${r.vs_node} | ${r.cpu_vs_node ?? "–"}`;
   const lines = before
     ? [
-        "| CLI start-up (`node -e 0`: " +
-          `${result.node_ms} ms) | before, median ms | before, × \`node -e 0\` | after, median ms | after, × \`node -e 0\` |`,
-        "|---|---|---|---|---|",
+        `${head} | before: min / median ms | × \`node -e 0\` | CPU × | after: min / median ms | × \`node -e 0\` | CPU × |`,
+        "|---|---|---|---|---|---|---|",
       ]
-    : [
-        `| CLI start-up (\`node -e 0\`: ${result.node_ms} ms) | median ms | p90 ms | × \`node -e 0\` |`,
-        "|---|---|---|---|",
-      ];
+    : [`${head} | min / median ms | × \`node -e 0\` | CPU × |`, "|---|---|---|---|"];
   for (const command of Object.keys(COMMANDS)) {
     const after = result.rows.find((r) => r.command === command && r.cli === "after")!;
     const old = result.rows.find((r) => r.command === command && r.cli !== "after");
     lines.push(
       old
-        ? `| \`tapedeck ${command}\` | ${old.median_ms} | ${old.vs_node} | ${after.median_ms} | ${after.vs_node} |`
-        : `| \`tapedeck ${command}\` | ${after.median_ms} | ${after.p90_ms} | ${after.vs_node} |`,
+        ? `| \`tapedeck ${command}\` | ${cell(old)} | ${cell(after)} |`
+        : `| \`tapedeck ${command}\` | ${cell(after)} |`,
     );
   }
   return lines.join("\n");

@@ -46,16 +46,24 @@ function providerOfRoot(root: string): string {
   return name.endsWith("-sessions") ? name.slice(0, -"-sessions".length) : name;
 }
 
-function sessionsOf(root: string, seen: Set<string>): SessionUsage[] {
+/**
+ * The sessions of a root. In a root of the project's .tapedeck every directory counts (a session without its
+ * manifest still takes the space); in a root configured elsewhere only a directory with a tapedeck manifest:
+ * the config is a file a cloned repository writes, and `"session_root": "/"` walked the whole disk, every
+ * top-level directory reported as a session.
+ */
+function sessionsOf(root: string, seen: Set<string>, ownRoot: boolean): SessionUsage[] {
   const out: SessionUsage[] = [];
   for (const name of entries(root)) {
     const dir = join(root, name);
     // A symlink is never a session; du counts the link itself, and so does "other".
     if (!lstatOrUndefined(dir)?.isDirectory()) continue;
-    const manifest = readJsonOrUndefined<{ session_id?: unknown; provider?: unknown }>(
-      join(dir, SESSION_FILES.manifest),
-      1024 * 1024,
-    );
+    const manifest = readJsonOrUndefined<{
+      session_id?: unknown;
+      provider?: unknown;
+      schema_version?: unknown;
+    }>(join(dir, SESSION_FILES.manifest), 1024 * 1024);
+    if (!ownRoot && manifest?.schema_version !== 1) continue;
     const spool = treeBytes(join(dir, SESSION_FILES.pending), seen);
     const rest = treeBytes(dir, seen);
     out.push({
@@ -90,14 +98,15 @@ export function projectUsage(projectRoot: string): ProjectUsage {
     kinds.experiments = treeBytes(join(base, "experiments"), seen);
   }
   for (const root of real ? sessionRoots(projectRoot) : []) {
-    const found = sessionsOf(root, seen);
+    const own = isInside(base, root);
+    const found = sessionsOf(root, seen, own);
     sessions.push(...found);
     for (const s of found) {
       kinds.archive += s.bytes - s.spool_bytes;
       kinds.spool += s.spool_bytes;
     }
-    // A root configured outside .tapedeck: its own directory entry too, as du of that root would count it.
-    if (!isInside(base, root)) outside += treeBytes(root, seen);
+    // A root configured outside .tapedeck: its own directory entry too (what else it holds is not tapedeck's).
+    if (!own) outside += Number(lstatOrUndefined(root)?.size ?? 0);
   }
   kinds.other = treeBytes(base, seen) + outside;
   const byProvider = new Map<string, number>();

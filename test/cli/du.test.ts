@@ -44,6 +44,30 @@ describe("tapedeck du", () => {
     expect(human.indexOf("big")).toBeLessThan(human.indexOf("small"));
   });
 
+  it("a session root configured outside .tapedeck counts its sessions only, never the rest of it", () => {
+    const root = project();
+    const shared = join(project(), "recordings");
+    const session = fakeSession(root, { id: "mine", daysAgo: 1, eventBytes: 3000 });
+    const claudeRoot = join(shared, "claude");
+    mkdirSync(claudeRoot, { recursive: true });
+    execFileSync("mv", [session, claudeRoot]);
+    // Not tapedeck's: what a root of "/" or "~" holds besides sessions.
+    mkdirSync(join(claudeRoot, "photos", "2026"), { recursive: true });
+    writeFileSync(join(claudeRoot, "photos", "2026", "big.jpg"), "j".repeat(200_000));
+    writeFileSync(
+      join(root, ".tapedeck", "config.json"),
+      JSON.stringify({ schema_version: 1, providers: { claude: { session_root: claudeRoot } } }),
+    );
+    const r = runCli(["du", "--json", "--project", root], join(root, "home"));
+    expect(r.code, r.stderr).toBe(0);
+    const [usage] = JSON.parse(r.stdout).projects;
+    expect(usage.sessions.map((s: { session_id: string }) => s.session_id)).toEqual(["mine"]);
+    expect(usage.kinds.archive).toBe(duB(join(claudeRoot, "mine")));
+    expect(usage.total_bytes).toBeLessThan(
+      duB(join(root, ".tapedeck")) + duB(join(claudeRoot, "mine")) + 10_000,
+    );
+  });
+
   it("doctor warns past the configured threshold", () => {
     const root = project();
     fakeSession(root, { id: "s", daysAgo: 1, eventBytes: 5000 });

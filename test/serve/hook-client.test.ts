@@ -84,7 +84,7 @@ const serverOnly = (root: string) => command(root, undefined, join(root, "no-suc
 /** Runs the hook as Claude does: the user's shell, the payload on stdin, the project in the environment. */
 function hook(
   root: string,
-  payload: string,
+  payload: string | Buffer,
   cmd = command(root),
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   // Asynchronous: the servers some tests run live in this process and must answer meanwhile.
@@ -262,6 +262,70 @@ const withOutput = (headers: Record<string, string | number>) =>
   `HTTP/1.1 200 OK\r\n${Object.entries(headers)
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join("")}Content-Length: 0\r\nConnection: close\r\n\r\n`;
+
+/** A server of ours that keeps each request's body as bytes and answers 204: what the client sent, exactly. */
+async function bodyServer(p: { runFile: string }): Promise<{ bodies: Buffer[] }> {
+  const bodies: Buffer[] = [];
+  const server = net.createServer((socket) => {
+    let got = Buffer.alloc(0);
+    socket.on("data", (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      const head = got.indexOf("\r\n\r\n");
+      if (head < 0) return;
+      const length = Number(/content-length: (\d+)/i.exec(got.subarray(0, head).toString("latin1"))?.[1]);
+      if (got.length - head - 4 < length) return;
+      bodies.push(got.subarray(head + 4, head + 4 + length));
+      socket.end("HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+    });
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+  writeRunFile(p.runFile, {
+    port: (server.address() as { port: number }).port,
+    pid: process.pid,
+    token: "a".repeat(48),
+    reply: "b".repeat(48),
+  });
+  return { bodies };
+}
+
+describe("hook client: the payload as the agent wrote it", () => {
+  // Every byte but NUL (JSON has none): UTF-8, invalid UTF-8, CR, backslashes, and \x01 and \x7f, which bash
+  // uses internally to quote. Sizes around the 32 KB the client reads itself before `cat` reads the rest.
+  const bytes = Buffer.from([...Array(255).keys()].map((i) => i + 1));
+  const text = Buffer.from('{"p":"héllo ✓ 日本 \\n \\" \r\t"}');
+  const payloadOf = (size: number) => {
+    const unit = Buffer.concat([text, bytes, Buffer.from("\n")]);
+    return Buffer.concat(Array(Math.ceil(size / unit.length)).fill(unit)).subarray(0, size);
+  };
+  it.each([1, 1000, 32767, 32768, 32769, 100_000, 2_000_000])(
+    "%i bytes reach the server exactly, and trailing newlines are dropped as they always were",
+    async (size) => {
+      const p = await project();
+      const server = await bodyServer(p);
+      const payload = payloadOf(size);
+      expect(await hook(p.root, Buffer.concat([payload, Buffer.from("\n\n")]), serverOnly(p.root))).toEqual(
+        silent,
+      );
+      let end = payload.length;
+      while (end > 0 && payload[end - 1] === 0x0a) end--;
+      expect(server.bodies).toHaveLength(1);
+      expect(server.bodies[0]!.equals(payload.subarray(0, end))).toBe(true);
+    },
+    30_000,
+  );
+
+  it("newlines that end the first 32 KB and nothing after them are dropped too", async () => {
+    const p = await project();
+    const server = await bodyServer(p);
+    const head = Buffer.from(payloadOf(32_760));
+    head[head.length - 1] = 0x61;
+    const payload = Buffer.concat([head, Buffer.from("\n".repeat(8))]);
+    expect(await hook(p.root, payload, serverOnly(p.root))).toEqual(silent);
+    expect(server.bodies[0]!.equals(payload.subarray(0, 32_760))).toBe(true);
+  });
+});
 
 describe("hook client: output for the agent (retrieval's added context)", () => {
   it("prints the output the server names, byte for byte, and nothing else", async () => {

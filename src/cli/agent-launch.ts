@@ -1,9 +1,8 @@
 // The agent `tapedeck run` starts, and how it is pointed at the proxy: its binary, the API it would have
 // called, and its command line and environment with the proxy's credential (never on the command line where
 // another user could read it).
-import { accessSync, constants, statSync } from "node:fs";
 import { join } from "node:path";
-import { type AgentCli, CLAUDE_CLI, findOnPath, installHint } from "../demo/agent-bin.ts";
+import { type AgentCli, CLAUDE_CLI, findOnPath, installHint, isExecutableFile } from "../demo/agent-bin.ts";
 import { codexBaseUrlOverride, codexEndpoint } from "../providers/codex/endpoint.ts";
 import { SECRET_HEADER } from "../proxy/gate.ts";
 import type { RunningProxy } from "../proxy/server.ts";
@@ -15,15 +14,6 @@ const AGENT_CLIS: Record<string, AgentCli> = {
   claude: CLAUDE_CLI,
   codex: { name: "codex", npmPackage: "@openai/codex" },
 };
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /** Where a checkout keeps the pinned agent CLIs (dev dependencies): absent from a packaged install. */
 function checkoutBin(): string {

@@ -26,7 +26,8 @@ export type ManifestWithCounters = Manifest & {
   subagent_prompt_count?: number;
 };
 
-const TOKEN_FIELDS = [
+/** The token counts a usage event carries and the manifest sums. */
+export const TOKEN_FIELDS = [
   "input_tokens",
   "output_tokens",
   "cache_read_input_tokens",

@@ -88,8 +88,8 @@ export interface ParsedEventLine {
   truncations?: unknown[];
 }
 
-/** Parses a line into the few fields recovery needs; undefined when it is not an envelope. */
-export function parseEventLine(bytes: Buffer): ParsedEventLine | undefined {
+/** A line's JSON object; undefined for anything else (a torn line, an array, a scalar). */
+export function parseObjectLine(bytes: Buffer): Record<string, unknown> | undefined {
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString("utf8"));
@@ -97,10 +97,23 @@ export function parseEventLine(bytes: Buffer): ParsedEventLine | undefined {
     return undefined;
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
-  const v = value as Record<string, unknown>;
-  if (typeof v.sequence !== "number" || typeof v.event_id !== "string" || typeof v.kind !== "string")
-    return undefined;
-  return v as unknown as ParsedEventLine;
+  return value as Record<string, unknown>;
+}
+
+/** Whether a parsed line has the fields every envelope the store writes has. */
+export function isEnvelopeLine(v: Record<string, unknown> | undefined): boolean {
+  return (
+    v !== undefined &&
+    typeof v.sequence === "number" &&
+    typeof v.event_id === "string" &&
+    typeof v.kind === "string"
+  );
+}
+
+/** Parses a line into the few fields recovery needs; undefined when it is not an envelope. */
+export function parseEventLine(bytes: Buffer): ParsedEventLine | undefined {
+  const v = parseObjectLine(bytes);
+  return isEnvelopeLine(v) ? (v as unknown as ParsedEventLine) : undefined;
 }
 
 /** sha256 and length of a whole file, read in chunks. */

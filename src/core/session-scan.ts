@@ -7,8 +7,9 @@
 // a validated prefix ended and reaches exactly the counters a full scan does.
 
 import { idKey } from "./dedup.ts";
+import { TOKEN_FIELDS } from "./manifest-counters.ts";
 import { emptyReport } from "./recovery-report.ts";
-import { scanLines } from "./scan.ts";
+import { isEnvelopeLine, parseObjectLine, scanLines } from "./scan.ts";
 import type { RecoveryReport } from "./schemas.ts";
 import { applyLineToState, emptyState, type SessionState } from "./store.ts";
 
@@ -129,27 +130,6 @@ class SeenSequences {
   }
 }
 
-/** Parses a line: the envelope fields when it is one, the raw object otherwise (usage is read from any object). */
-function parseLine(bytes: Buffer): Record<string, unknown> | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
-  return value as Record<string, unknown>;
-}
-
-function isEnvelope(v: Record<string, unknown> | undefined): boolean {
-  return (
-    v !== undefined &&
-    typeof v.sequence === "number" &&
-    typeof v.event_id === "string" &&
-    typeof v.kind === "string"
-  );
-}
-
 export function emptyUsage(): UsageSums {
   return {
     input_tokens: 0,
@@ -159,13 +139,6 @@ export function emptyUsage(): UsageSums {
     sources: [],
   };
 }
-
-const TOKEN_FIELDS = [
-  "input_tokens",
-  "output_tokens",
-  "cache_read_input_tokens",
-  "cache_creation_input_tokens",
-] as const;
 
 /** One pass over events.jsonl, from offset 0 or from a snapshot. */
 export class SessionScanner {
@@ -224,9 +197,9 @@ export class SessionScanner {
   }
 
   private fold(bytes: Buffer, offset: number): void {
-    const value = parseLine(bytes);
+    const value = parseObjectLine(bytes);
     if (value?.usage && bytes.indexOf(TURN_USAGE_MARK) >= 0) this.addUsage(value.usage);
-    if (!isEnvelope(value)) {
+    if (!isEnvelopeLine(value)) {
       this.state.size += bytes.length + 1;
       this.report.malformed_lines.push({
         line: this.lineNo,

@@ -15,7 +15,7 @@ export interface AgentCli {
 
 export const CLAUDE_CLI: AgentCli = { name: "claude", npmPackage: "@anthropic-ai/claude-code" };
 
-function isExecutableFile(path: string): boolean {
+export function isExecutableFile(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return statSync(path).isFile();

@@ -7,7 +7,7 @@ import type { Manifest } from "../core/schemas.ts";
 import { type Endpoint, type EndpointFlags, resolveEndpoint } from "./endpoint.ts";
 import { DEFAULT_IDLE_MS, sessionResource } from "./map.ts";
 import type { RetryPolicy } from "./send.ts";
-import { type ExportContext, exportSession, type SessionExport } from "./spool.ts";
+import { type ExportContext, emptyExport, exportSession, type SessionExport } from "./spool.ts";
 
 /** The origin's URL without userinfo or query (a token in a clone URL must not become an attribute). */
 export function cleanRepositoryUrl(url: string): string | null {
@@ -89,16 +89,10 @@ export async function exportRefs(
       r = await exportSession(run.context, ref.dir, ref.manifest, opts.force ? { force: true } : {});
     } catch (e) {
       // One unreadable session (removed meanwhile, a planted FIFO) must not stop the others.
-      r = {
-        session_id: ref.manifest.session_id,
-        turns: 0,
-        spans: 0,
-        requests: 0,
-        bytes: 0,
-        backlog_turns: 0,
-        open_turn: false,
-        error: `cannot export: ${(e as NodeJS.ErrnoException).code ?? (e as Error).name}`,
-      };
+      r = emptyExport(
+        ref.manifest.session_id,
+        `cannot export: ${(e as NodeJS.ErrnoException).code ?? (e as Error).name}`,
+      );
     }
     out.push(r);
     opts.progress?.(

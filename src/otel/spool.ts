@@ -44,6 +44,20 @@ export interface SessionExport {
   skipped?: "backing off";
 }
 
+/** A session's result before anything is sent (or when reading it failed: with the error). */
+export function emptyExport(sessionId: string, error: string | null = null): SessionExport {
+  return {
+    session_id: sessionId,
+    turns: 0,
+    spans: 0,
+    requests: 0,
+    bytes: 0,
+    backlog_turns: 0,
+    open_turn: false,
+    error,
+  };
+}
+
 /** Requests of whole turns, each at most MAX_SPANS_PER_REQUEST spans (a larger turn goes alone). */
 function batches(turns: MappedTurn[]): MappedTurn[][] {
   const out: MappedTurn[][] = [];
@@ -80,16 +94,7 @@ export async function exportSession(
 ): Promise<SessionExport> {
   const now = ctx.now ?? Date.now;
   const w = readWatermark(ctx.projectRoot, manifest.session_id, ctx.endpoint);
-  const result: SessionExport = {
-    session_id: manifest.session_id,
-    turns: 0,
-    spans: 0,
-    requests: 0,
-    bytes: 0,
-    backlog_turns: 0,
-    open_turn: false,
-    error: null,
-  };
+  const result = emptyExport(manifest.session_id);
   if (!opts.force && w.next_attempt_at && Date.parse(w.next_attempt_at) > now()) {
     result.skipped = "backing off";
     result.error = w.last_error;

@@ -6,9 +6,9 @@ import { readConfig } from "../core/config.ts";
 import { listSessions } from "../core/session-list.ts";
 import { describeEndpoint, resolveEndpoint } from "./endpoint.ts";
 import { isTrusted } from "./trust.ts";
-import { backlog } from "./watermark.ts";
+import { type Backlog, backlog } from "./watermark.ts";
 
-export interface OtelStatus {
+export interface OtelStatus extends Backlog {
   endpoint: string | null;
   /** why the configured endpoint cannot be used */
   problem: string | null;
@@ -16,12 +16,6 @@ export interface OtelStatus {
   /** this user exported this project to the endpoint by hand: the automatic export may send there */
   trusted: boolean;
   content: boolean;
-  sessions: number;
-  pending_sessions: number;
-  exported_spans: number;
-  last_export_at: string | null;
-  last_error: string | null;
-  last_error_at: string | null;
 }
 
 /** null when nothing (config or OTEL_EXPORTER_OTLP_* variables) names an endpoint. */

@@ -4,6 +4,7 @@
 // a backup that silently drops a new block type would be worse than one that
 // stores it unparsed.
 import { isRecord } from "../../../providers/shared.ts";
+import { ASSISTANT_MESSAGE_KEYS } from "./envelope.ts";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -45,18 +46,8 @@ function clone<T>(v: T): T {
   return out as T;
 }
 
-/** Keys the accumulator owns; everything else from message_start goes to `extra`. */
-const OWN_KEYS = new Set([
-  "id",
-  "type",
-  "role",
-  "model",
-  "content",
-  "stop_reason",
-  "stop_sequence",
-  "stop_details",
-  "usage",
-]);
+/** Keys the accumulator owns (the assistant message's, as the envelope writes them); the rest goes to `extra`. */
+const OWN_KEYS: ReadonlySet<string> = new Set(ASSISTANT_MESSAGE_KEYS);
 
 /**
  * Usage in message_delta is cumulative (output_tokens is the running total)

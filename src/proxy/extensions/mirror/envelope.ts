@@ -141,6 +141,7 @@ export const ASSISTANT_KEYS = [
   "source",
 ] as const;
 
+// Its own list, not withAgentId(ASSISTANT_KEYS): a subagent's assistant record also has attributionAgent.
 export const AGENT_ASSISTANT_KEYS = [
   "parentUuid",
   "isSidechain",

@@ -7,18 +7,14 @@
 // arriving then would have waited for (bench/memory-index.bench.ts, "slice"). Without a built CLI beside
 // this module (tests run the sources), the update runs in-process, one batch
 // per turn of the event loop.
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { setPriority } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { builtCli, runCliInBackground } from "../core/background-cli.ts";
 import { lstatOrUndefined } from "../core/fsutil.ts";
 import { tapedeckDir } from "../core/paths.ts";
 
 /** After the last hook: a turn's hooks come in bursts well under this apart. */
 export const IDLE_DELAY_MS = 3000;
 /** Below the agent and the server: the index can wait, the user's tools cannot. */
-const CHILD_NICE = 10;
 
 interface Idle {
   timer: NodeJS.Timeout | undefined;
@@ -88,31 +84,10 @@ async function run(projectRoot: string, idle: Idle, opts: IdleOptions): Promise<
   if (idle.again) schedule(projectRoot, opts);
 }
 
-/** dist/cli.js when this code runs from the bundle in dist/ (the server), else undefined. */
-function builtCli(): string | undefined {
-  try {
-    const path = fileURLToPath(new URL("./cli.js", import.meta.url));
-    return existsSync(path) ? path : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function runChild(cli: string, projectRoot: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, "index", "update", "--project", projectRoot], {
-      stdio: "ignore",
-      env: process.env,
-    });
-    child.on("error", () => resolve(false));
-    child.on("exit", (code) => resolve(code === 0));
-    try {
-      if (child.pid !== undefined) setPriority(child.pid, CHILD_NICE);
-    } catch {
-      // not allowed here: it runs at normal priority
-    }
-    child.unref();
-  });
+  return new Promise((resolve) =>
+    runCliInBackground(cli, ["index", "update", "--project", projectRoot], (code) => resolve(code === 0)),
+  );
 }
 
 /** The whole update in-process, one batch per turn of the event loop. */

@@ -3,16 +3,12 @@
 // the last hook (a SessionEnd has closed the last turn by then), and again once the session counts as idle,
 // a child process runs `tapedeck otel export --pending` at low priority: the network and the encoding never
 // run in the server, so a slow or dead collector never delays a hook.
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { setPriority } from "node:os";
-import { fileURLToPath } from "node:url";
+import { builtCli, runCliInBackground } from "../core/background-cli.ts";
 import { loadConfig } from "../core/config.ts";
 
 /** After the last hook: a turn's hooks come in bursts well under this apart. */
 export const EXPORT_DELAY_MS = 5000;
 const DEFAULT_IDLE_MINUTES = 30;
-const CHILD_NICE = 10;
 
 interface State {
   soon: NodeJS.Timeout | undefined;
@@ -66,33 +62,12 @@ function run(projectRoot: string, state: State, opts: ExportIdleOptions): void {
   const cli = opts.cli === undefined ? builtCli() : opts.cli;
   if (!cli) return;
   state.running = true;
-  const child = spawn(
-    process.execPath,
-    [cli, "otel", "export", "--pending", "--background", "--quiet", "--project", projectRoot],
-    {
-      stdio: "ignore",
-      env: process.env,
+  runCliInBackground(
+    cli,
+    ["otel", "export", "--pending", "--background", "--quiet", "--project", projectRoot],
+    (code) => {
+      state.running = false;
+      opts.onDone?.(code);
     },
   );
-  const done = (code: number | null) => {
-    state.running = false;
-    opts.onDone?.(code);
-  };
-  child.on("error", () => done(null));
-  child.on("exit", (code) => done(code));
-  try {
-    if (child.pid !== undefined) setPriority(child.pid, CHILD_NICE);
-  } catch {
-    // not allowed here: it runs at normal priority
-  }
-  child.unref();
-}
-
-function builtCli(): string | undefined {
-  try {
-    const path = fileURLToPath(new URL("./cli.js", import.meta.url));
-    return existsSync(path) ? path : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -4,17 +4,13 @@
 // priority), like the search index's update (src/memory/idle.ts): removing a large session tree takes a while,
 // and a hook arriving meanwhile must not wait for it. Without a built CLI beside this bundle (tests run the
 // sources) it runs in-process after the event loop's current turn.
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { setPriority } from "node:os";
-import { fileURLToPath } from "node:url";
+import { builtCli, runCliInBackground } from "../core/background-cli.ts";
 import { errorCode, writeDiagnostic } from "../core/diagnostics.ts";
 import { tapedeckDir } from "../core/paths.ts";
 import { applyRetention, retentionDue } from "../core/retention.ts";
 
 /** How often a project's config and stamp are looked at; the retention itself runs at most daily. */
 export const CHECK_INTERVAL_MS = 60 * 60 * 1000;
-const CHILD_NICE = 10;
 const lastCheck = new Map<string, number>();
 
 export interface RetentionIdleOptions {
@@ -52,26 +48,6 @@ export function runInProcess(projectRoot: string, onDone?: () => void): void {
   onDone?.();
 }
 
-function builtCli(): string | undefined {
-  try {
-    const path = fileURLToPath(new URL("./cli.js", import.meta.url));
-    return existsSync(path) ? path : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function runChild(cli: string, projectRoot: string, onDone?: () => void): void {
-  const child = spawn(process.execPath, [cli, "prune", "--auto", "--project", projectRoot], {
-    stdio: "ignore",
-    env: process.env,
-  });
-  child.on("error", () => onDone?.());
-  child.on("exit", () => onDone?.());
-  try {
-    if (child.pid !== undefined) setPriority(child.pid, CHILD_NICE);
-  } catch {
-    // not allowed here: it runs at normal priority
-  }
-  child.unref();
+  runCliInBackground(cli, ["prune", "--auto", "--project", projectRoot], () => onDone?.());
 }

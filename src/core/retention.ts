@@ -12,8 +12,9 @@
 //   `"session_root": "../other/.tapedeck/claude-sessions"` with a retention block had the hook server remove
 //   another project's recordings (a shared root configured on purpose holds other projects' sessions too);
 // - the promoted memory (.tapedeck/memory.sqlite): items outlive their sessions by design.
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
-import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { lstatSync, readdirSync, realpathSync, renameSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { deleteSession, listSessions, type SessionRef } from "./archive.ts";
 import { type RetentionConfig, readConfig } from "./config.ts";
 import {
@@ -22,8 +23,10 @@ import {
   nowIso,
   readJsonOrUndefined,
   readRegularFileSync,
+  unlinkQuietly,
   writeJsonAtomicSync,
 } from "./fsutil.ts";
+import { acquireLock } from "./lock.ts";
 import { isInside, SESSION_FILES, tapedeckDir } from "./paths.ts";
 import { processExists } from "./pids.ts";
 import { forgetSession } from "./registry.ts";
@@ -52,6 +55,8 @@ export interface Selection {
 export interface Candidate {
   ref: SessionRef;
   bytes: number;
+  /** Entries in its pending/ spool when the plan was made: one more since means a hook wrote to it. */
+  pending?: number;
 }
 
 export interface Protected {
@@ -105,10 +110,10 @@ function lastActivity(ref: SessionRef): number {
   return Number.isFinite(t) ? t : 0;
 }
 
-/** Why a session counts as being written now, or null. */
-export function activeReason(ref: SessionRef, now = Date.now()): string | null {
+/** Why a session counts as being written now, or null. `lockIsOurs`: the caller holds the writer lock. */
+export function activeReason(ref: SessionRef, now = Date.now(), lockIsOurs = false): string | null {
   const lock = join(ref.dir, SESSION_FILES.lock);
-  if (lstatOrUndefined(lock)?.isFile()) {
+  if (!lockIsOurs && lstatOrUndefined(lock)?.isFile()) {
     let pid = Number.NaN;
     try {
       pid = Number.parseInt(readRegularFileSync(lock, 256).toString("utf8").split(" ")[0] ?? "", 10);
@@ -195,7 +200,7 @@ export function planRemoval(projectRoot: string, sel: Selection): Plan {
     if (active) kept.push({ ref, reason: active });
     else if (referenced.has(ref.manifest.session_id)) {
       kept.push({ ref, reason: "a replay or experiment was made from it (--include-referenced removes it)" });
-    } else remove.push({ ref, bytes: treeBytes(ref.dir) });
+    } else remove.push({ ref, bytes: treeBytes(ref.dir), pending: pendingEntries(ref.dir) });
   });
   return { remove, kept, bytes: remove.reduce((n, c) => n + c.bytes, 0) };
 }
@@ -205,6 +210,54 @@ export interface Removal {
   /** Sessions that became active since the preview, or could not be removed: kept, with the reason. */
   failed: Protected[];
   bytes: number;
+}
+
+function pendingEntries(dir: string): number {
+  try {
+    return readdirSync(join(dir, SESSION_FILES.pending)).length;
+  } catch {
+    return 0;
+  }
+}
+
+const WOKE = "written to since the preview";
+
+/**
+ * Takes one session out of its root under its writer lock. Between a last check and an rm a hook could
+ * append (the append is lost with the directory) or, finding the lock busy, spool into pending/ (lost too).
+ * So: the lock first (a writer mid-append keeps it), the check again under it, the directory renamed to a
+ * name no hook looks up, then the spool counted once more; a session a hook spooled into meanwhile goes back.
+ * Answers why it was kept, or null once it is gone.
+ */
+function removeOne(c: Candidate, now: number, force: boolean): string | null {
+  const st = lstatOrUndefined(c.ref.dir);
+  // Never a lock file created through a symlink, never a rename outside the root.
+  if (!st || st.isSymbolicLink() || !st.isDirectory() || dirname(c.ref.dir) !== c.ref.root)
+    return "not a session directory";
+  const lock = acquireLock(c.ref.dir, { timeoutMs: 0 });
+  if (!lock && !force) return "its writer lock is held";
+  const before = c.pending ?? pendingEntries(c.ref.dir);
+  const trash = join(c.ref.root, `.removing-${randomBytes(6).toString("hex")}`);
+  try {
+    const active = force ? null : activeReason(c.ref, now, true);
+    if (active) return active;
+    if (pendingEntries(c.ref.dir) > before) return WOKE;
+    renameSync(c.ref.dir, trash);
+  } finally {
+    // After the rename the lock file is in trash (release finds nothing where it was): removed by hand.
+    lock?.release();
+  }
+  if (lock) unlinkQuietly(join(trash, SESSION_FILES.lock));
+  if (pendingEntries(trash) > before) {
+    try {
+      renameSync(trash, c.ref.dir);
+    } catch {
+      // A hook made a new session of that name meanwhile: this one stays, listed under its temporary name.
+    }
+    return WOKE;
+  }
+  deleteSession({ ...c.ref, dir: trash });
+  return null;
 }
 
 /** Removes a plan's sessions, checking each again just before: a session that woke up since the preview stays. */
@@ -217,14 +270,17 @@ export function removeSessions(
   const failed: Protected[] = [];
   for (const c of plan.remove) {
     // --force overrides "being written", never "another project's".
-    const active =
-      foreignReason(projectRoot, c.ref) ?? (opts.force ? null : activeReason(c.ref, opts.now ?? Date.now()));
-    if (active) {
-      failed.push({ ref: c.ref, reason: active });
+    const foreign = foreignReason(projectRoot, c.ref);
+    if (foreign) {
+      failed.push({ ref: c.ref, reason: foreign });
       continue;
     }
     try {
-      deleteSession(c.ref);
+      const kept = removeOne(c, opts.now ?? Date.now(), opts.force === true);
+      if (kept) {
+        failed.push({ ref: c.ref, reason: kept });
+        continue;
+      }
       removed.push(c);
     } catch (error) {
       failed.push({ ref: c.ref, reason: (error as NodeJS.ErrnoException).code ?? "not removable" });

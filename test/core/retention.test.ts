@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -124,6 +124,28 @@ describe("planRemoval and removeSessions", () => {
     expect(ids(result.removed)).toEqual(["linked"]);
     expect(existsSync(join(outside, "keep.txt"))).toBe(true);
     expect(existsSync(join(root, ".tapedeck", "memory.sqlite"))).toBe(true);
+  });
+});
+
+describe("a hook writing while a session is removed", () => {
+  it("a session a hook spooled into after the preview stays, whole, with no lock or temporary name left", () => {
+    const root = project();
+    const dir = fakeSession(root, { id: "resumed", daysAgo: 40 });
+    fakeSession(root, { id: "idle", daysAgo: 40 });
+    const plan = planRemoval(root, { olderThanMs: 0 });
+    expect(ids(plan.remove)).toEqual(["idle", "resumed"]);
+    // `claude --resume` of a sealed session: the hook found the writer lock busy and spooled its event.
+    mkdirSync(join(dir, "pending"), { recursive: true });
+    writeFileSync(join(dir, "pending", "0001.json"), JSON.stringify({ kind: "session_start" }));
+    const result = removeSessions(root, plan);
+    expect(ids(result.removed)).toEqual(["idle"]);
+    expect(result.failed.map((f) => [f.ref.manifest.session_id, f.reason])).toEqual([
+      ["resumed", "written to since the preview"],
+    ]);
+    expect(readFileSync(join(dir, "pending", "0001.json"), "utf8")).toContain("session_start");
+    expect(existsSync(join(dir, "manifest.json"))).toBe(true);
+    expect(existsSync(join(dir, "lock"))).toBe(false);
+    expect(readdirSync(join(root, ".tapedeck", "claude-sessions"))).toEqual(["resumed"]);
   });
 });
 

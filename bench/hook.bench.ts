@@ -1,8 +1,8 @@
 // Per-event cost of the command hook transport, beside the floors it cannot
 // beat: `/bin/true` (process spawn) and `node -e 0` (Node start-up).
 // Run: npm run build && npx tsx bench/hook.bench.ts [--only command|http]
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -135,6 +135,14 @@ export async function runHttpBench(runs = 200) {
     hook: join(dist, "hook.cjs"),
   };
   const command = clientCommand(parts);
+  // TAPEDECK_BENCH_BEFORE=<git rev>: that revision's client beside this one, in the same interleaved run.
+  const before = process.env.TAPEDECK_BENCH_BEFORE;
+  const oldClient = join(dir, "hook-client-before.sh");
+  if (before) {
+    writeFileSync(oldClient, execFileSync("git", ["show", `${before}:src/serve/hook-client.sh`]), {
+      mode: 0o755,
+    });
+  }
   const spawnServer = () =>
     spawn(
       process.execPath,
@@ -156,8 +164,16 @@ export async function runHttpBench(runs = 200) {
       "sh, then bash (the client's interpreter)": () => shellHook("exec /bin/bash -c :", "", env),
       "sh, bash and the payload read with cat": () =>
         shellHook("exec /bin/bash -c 'payload=$(cat)'", body(), env),
+      "sh, bash and the payload read with read -N (as the client does)": () =>
+        shellHook("exec /bin/bash -c 'IFS= read -r -N 32768 payload'", body(), env),
       "POST from the agent's process (the old transport)": () => postOnce(info, body(), false),
       "hook client, server up (the http transport)": () => shellHook(command, body(), env),
+      ...(before
+        ? {
+            [`hook client of ${before}, server up`]: () =>
+              shellHook(clientCommand({ ...parts, client: oldClient }), body(), env),
+          }
+        : {}),
     });
     // The server is down: the client records in-process (Node) and starts a new server, which is then
     // stopped again before the next sample.

@@ -77,6 +77,22 @@ const REQUIRE_BANNER =
 const SOURCE_LINE = /^\/\/ ((?:src|node_modules)\/\S+)$/gm;
 
 /**
+ * A module that is only types or re-exports becomes a chunk with nothing but the banner, which its importers still
+ * load for its (absent) side effects: two such files for `tapedeck --version`. Their imports go.
+ */
+function dropEmptyChunks(texts) {
+  const empty = [...texts.keys()].filter((p) => texts.get(p).replace(REQUIRE_BANNER, "").trim() === "");
+  for (const [path, text] of texts) {
+    let kept = text;
+    for (const e of empty) {
+      const spec = relative(dirname(path), e).replace(/^(?!\.)/, "./");
+      kept = kept.replaceAll(`import "${spec}";\n`, "");
+    }
+    texts.set(path, kept);
+  }
+}
+
+/**
  * Splitting leaves every command importing its code from a dozen small shared chunks (`list` loaded 13 files),
  * and the ES module loader pays per file: joined into one file, `status` started in 1.34x `node -e 0` instead of
  * 1.46x and `list` in 1.40x instead of 1.56x (bench/cli.bench.ts). So each command's chunk is bundled again,
@@ -132,6 +148,7 @@ async function joinCommandChunks(result) {
       texts.set(path, joined.outputFiles[0].text.replace(/^\/\/! ((?:src|node_modules)\/\S+)$/gm, "// $1"));
     }),
   );
+  dropEmptyChunks(texts);
   const wanted = new Set(commands.map(([out]) => resolve(out)));
   // The entry's dynamic imports (not commands) load chunks of their own.
   for (const [out, o] of Object.entries(metafile.outputs)) {

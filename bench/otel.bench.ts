@@ -188,7 +188,14 @@ export async function runOtelBench(turns = Number(process.argv[2] ?? 200)) {
         ["http/json", "http/json", false],
         ["http/json + gzip", "http/json", true],
       ] as const) {
-        const endpoint: Endpoint = { url: s.url, protocol, headers: {}, gzip, timeoutMs: 10_000 };
+        const endpoint: Endpoint = {
+          url: s.url,
+          source: "flag",
+          protocol,
+          headers: {},
+          gzip,
+          timeoutMs: 10_000,
+        };
         const exportRuns: number[] = [];
         const floorRuns: number[] = [];
         // The floor: the same requests' bodies, encoded beforehand, POSTed one after another.

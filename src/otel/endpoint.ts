@@ -13,6 +13,12 @@ export function contentType(protocol: Protocol): string {
 export interface Endpoint {
   /** the full traces URL */
   url: string;
+  /**
+   * Who named the URL. A project's config.json can come with a cloned repository, so a `config` endpoint is
+   * confirmed by the user before the first export to it, and the environment's headers (the user's
+   * credentials, OTEL_EXPORTER_OTLP_HEADERS) go only to the environment's own endpoint.
+   */
+  source: "flag" | "config" | "env";
   protocol: Protocol;
   headers: Record<string, string>;
   gzip: boolean;
@@ -90,6 +96,8 @@ export function resolveEndpoint(
   env: Env,
 ): Endpoint | undefined {
   let url: string | undefined = flags.endpoint ?? config?.endpoint;
+  const source: Endpoint["source"] =
+    flags.endpoint !== undefined ? "flag" : config?.endpoint !== undefined ? "config" : "env";
   let signalPath = false;
   if (url === undefined) {
     const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
@@ -115,9 +123,12 @@ export function resolveEndpoint(
       "the endpoint holds credentials: pass them as a header (--header Authorization=...)",
     );
   if (signalPath) parsed.pathname = `${parsed.pathname.replace(/\/+$/, "")}/v1/traces`;
+  // Each source's headers go only to the URL that source names: a flag's or a planted config's endpoint never
+  // receives the credentials the user keeps in the environment or in config for their own collector.
+  const configHeaders = config?.endpoint === undefined || url === config.endpoint;
   const headers: Record<string, string> = {
-    ...parseHeaderList(pick(env, "HEADERS") ?? ""),
-    ...lower(config?.headers ?? {}),
+    ...(source === "env" ? parseHeaderList(pick(env, "HEADERS") ?? "") : {}),
+    ...(configHeaders ? lower(config?.headers ?? {}) : {}),
   };
   for (const h of flags.headers ?? []) {
     const [k, v] = parseHeaderFlag(h);
@@ -128,6 +139,7 @@ export function resolveEndpoint(
   const timeout = Number(pick(env, "TIMEOUT"));
   return {
     url: href,
+    source,
     protocol: parseProtocol(flags.protocol ?? config?.protocol ?? pick(env, "PROTOCOL")),
     headers,
     gzip: (config?.compression ?? pick(env, "COMPRESSION")) === "gzip",

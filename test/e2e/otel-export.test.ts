@@ -184,7 +184,7 @@ describe("claude", () => {
       JSON.stringify({ ...config, otel: { endpoint: url, headers: { authorization: AUTH } } }),
     );
     // The user's own first export there: from now on the hook server may send there too.
-    await tapedeck(sb, ["otel", "export", "--pending"]);
+    await tapedeck(sb, ["otel", "export", "--pending", "--yes"]);
     expect(roots(first.spans())).toHaveLength(3);
     await first.close();
     const plain = await claude(["--resume", id, "SCENARIO_TEXT"]);

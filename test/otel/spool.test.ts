@@ -316,4 +316,27 @@ describe("the endpoint", () => {
     );
     expect(resolveEndpoint({}, undefined, {})).toBeUndefined();
   });
+
+  it("sends each source's headers only to the URL that source names", () => {
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://mine.example",
+      OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Basic%20users-own",
+    };
+    // A project's config (which can come with a cloned repository) names another endpoint: the user's
+    // environment credentials stay home.
+    const planted = resolveEndpoint({}, { endpoint: "https://planted.example/v1/traces" }, env)!;
+    expect(planted).toMatchObject({ source: "config", headers: {} });
+    // So does a flag's endpoint, and the config's own headers go only to the config's endpoint.
+    const config = { endpoint: "https://team.example/v1/traces", headers: { Authorization: "Basic team" } };
+    expect(
+      resolveEndpoint({ endpoint: "https://elsewhere.example/v1/traces" }, config, env)!.headers,
+    ).toEqual({});
+    expect(resolveEndpoint({ endpoint: config.endpoint }, config, env)!.headers).toEqual({
+      authorization: "Basic team",
+    });
+    expect(resolveEndpoint({}, undefined, env)).toMatchObject({
+      source: "env",
+      headers: { authorization: "Basic users-own" },
+    });
+  });
 });

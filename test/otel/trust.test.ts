@@ -47,8 +47,14 @@ describe("the automatic export's endpoints", () => {
     expect(receiver.attempts).toBe(0);
     const status = JSON.parse((await cli(["status", "--json"])).stdout).otel;
     expect(status).toMatchObject({ auto: true, trusted: false, pending_sessions: 1 });
-    // By hand: sent, and remembered in the user's home (not in the project).
-    const byHand = await cli(["otel", "export", "--pending"]);
+    // By hand, the first time, a config-named endpoint is the user's decision: refused without a terminal or --yes.
+    const unconfirmed = await cli(["otel", "export", "--pending"]);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain("--yes");
+    expect(receiver.attempts).toBe(0);
+    expect(JSON.parse((await cli(["status", "--json"])).stdout).otel).toMatchObject({ trusted: false });
+    // Confirmed: sent, and remembered in the user's home (not in the project).
+    const byHand = await cli(["otel", "export", "--pending", "--yes"]);
     expect(byHand.code, byHand.stderr).toBe(0);
     expect(receiver.spans().map((s) => s.name)).toEqual(["invoke_agent claude-code", "execute_tool Bash"]);
     const trustDir = join(root, "home", ".tapedeck", "otel-endpoints");

@@ -17,7 +17,16 @@ import { STABILITY_OPT_IN, stabilityMode } from "../../otel/semconv.ts";
 import { sendWithRetry } from "../../otel/send.ts";
 import { isTrusted, trust } from "../../otel/trust.ts";
 import { ScenarioResult } from "../../scenario/schema.ts";
-import { CliError, checkProvider, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
+import {
+  CliError,
+  checkProvider,
+  confirm,
+  EXIT,
+  note,
+  printJson,
+  projectFromOption,
+  say,
+} from "../common.ts";
 import { withSessionScope } from "../options.ts";
 import { resolveRef } from "../session-arg.ts";
 import { VERSION } from "../version.ts";
@@ -42,6 +51,7 @@ interface ExportOpts {
   quiet?: boolean;
   background?: boolean;
   json?: boolean;
+  yes?: boolean;
 }
 
 /** The run's endpoint; undefined only for --pending with nothing configured (the background run then has nothing to do). */
@@ -127,7 +137,10 @@ async function exportCommand(session: string | undefined, opts: ExportOpts): Pro
   if (opts.background) {
     // The hook server's run sends only where this user already sent this project by hand (src/otel/trust.ts).
     if (!isTrusted(project, run.endpoint)) return;
-  } else trust(project, run.endpoint);
+  } else {
+    await confirmConfigEndpoint(project, run, opts);
+    trust(project, run.endpoint);
+  }
   const lock = tryExportLock(project);
   if ("heldBy" in lock) {
     // The background run finds a run already going: that one sends the backlog.
@@ -142,6 +155,23 @@ async function exportCommand(session: string | undefined, opts: ExportOpts): Pro
   } finally {
     lock.release();
   }
+}
+
+/**
+ * An endpoint named only by the project's config.json may have come with a cloned repository: the first
+ * export to it is the user's decision, asked on the terminal or given with --yes, never assumed.
+ */
+async function confirmConfigEndpoint(project: string, run: ResolvedRun, opts: ExportOpts): Promise<void> {
+  if (run.endpoint.source !== "config" || opts.yes || isTrusted(project, run.endpoint)) return;
+  const what = `${describeEndpoint(run.endpoint)}${run.context.content ? ", with content (prompts, answers, tool input and output)" : ""}`;
+  note(
+    `.tapedeck/config.json names ${what} as this project's OTLP endpoint, and you have not exported this project there before.\n`,
+  );
+  if (await confirm("Send this project's sessions there, now and automatically from now on?")) return;
+  throw new CliError(
+    "not exported: confirm the endpoint on a terminal, or pass --yes (or --endpoint URL) if you trust it",
+    EXIT.usage,
+  );
 }
 
 async function sendAll(
@@ -203,7 +233,7 @@ export function register(program: Command): void {
     )
     .option(
       "--header <key=value>",
-      "a request header, repeatable (e.g. Authorization=Basic ...); never printed",
+      "a request header, repeatable; never printed, but visible in the process list while the export runs: put credentials in OTEL_EXPORTER_OTLP_HEADERS (sent only to OTEL_EXPORTER_OTLP_ENDPOINT) or otel.headers",
       collect,
     )
     .option("--protocol <p>", "http/protobuf (default) or http/json")
@@ -213,6 +243,7 @@ export function register(program: Command): void {
       "a scenario result (scenario run --out): its checks as gen_ai.evaluation.result events",
     )
     .option("--dry-run", "print the spans as OTLP JSON on stdout and send nothing")
+    .option("--yes", "send to an endpoint named in .tapedeck/config.json without asking, the first time too")
     .option("--force", "retry now even when the last failure asked to wait")
     .option("--quiet", "no progress or summary")
     .addOption(
@@ -284,6 +315,7 @@ async function exportResults(project: string, file: string, opts: ExportOpts): P
   }
   const run = resolveOrThrow(project, opts);
   if (!run) return;
+  await confirmConfigEndpoint(project, run, opts);
   let sent = 0;
   let failed = 0;
   for (const e of bySession.values()) {

@@ -130,6 +130,8 @@ async function joinCommandChunks(result) {
   await Promise.all(
     commands.map(async ([out]) => {
       const path = resolve(out);
+      // esbuild resolves packages from its working directory, which must exist: a fresh checkout has no dist/.
+      mkdirSync(dirname(path), { recursive: true });
       const joined = await build({
         entryPoints: [path],
         absWorkingDir: dirname(path),

@@ -12,7 +12,8 @@ import { startViewer } from "../src/viewer/server.ts";
 import { spec } from "../test/helpers/session.ts";
 import { median, round, tempDir } from "./lib.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
+// Debian's Chromium; elsewhere (macOS) TAPEDECK_CHROMIUM names one (scripts/test-prereqs.sh says how).
+const CHROMIUM = process.env.TAPEDECK_CHROMIUM || "/usr/bin/chromium";
 
 function session(root: string, events: number): void {
   const list: NormalizedEvent[] = [{ kind: "session_start", event_id: "s", payload: { source: "startup" } }];

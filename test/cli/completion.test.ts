@@ -64,7 +64,7 @@ describe("tapedeck completion", () => {
     expect(dollar).toEqual([]);
   });
 
-  // zsh is a test prerequisite like Chromium (.ci/run installs both): a missing zsh fails here, never skips.
+  // zsh is a test prerequisite like Chromium (npm test installs both: scripts/test-prereqs.sh): a missing zsh fails here, never skips.
   it("the zsh script loads after compinit and completes a session id", () => {
     expect(
       spawnSync("zsh", ["-fc", "exit 0"]).status,

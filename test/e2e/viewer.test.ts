@@ -22,7 +22,8 @@ import { offlineClaudeEnv, runClaude } from "./claude-runner.ts";
 import { AWS_KEY_ID, plantSecrets } from "./planted-secrets.ts";
 import { CLI_JS, REPO, useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
+// Debian's Chromium; elsewhere (macOS) TAPEDECK_CHROMIUM names one (scripts/test-prereqs.sh says how).
+const CHROMIUM = process.env.TAPEDECK_CHROMIUM || "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
   "--no-sandbox",
   "--disable-gpu",

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# What the test suite needs beyond npm: a Chromium for the viewer's browser tests (playwright-core drives it
+# and never downloads one) and zsh for the completion test. Installed from Debian's packages when missing
+# and we may (root, or sudo without a password); otherwise it says what to install. Nothing else is touched.
+set -euo pipefail
+chromium=${TAPEDECK_CHROMIUM:-/usr/bin/chromium}
+missing=()
+[ -x "$chromium" ] || missing+=(chromium)
+command -v zsh >/dev/null || missing+=(zsh)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if command -v apt-get >/dev/null; then
+  run=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if sudo -n true 2>/dev/null; then run=(sudo -n); else
+      echo "the tests need: ${missing[*]}. Install them: sudo apt-get install -y ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  echo "installing the tests' prerequisites from Debian's packages: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  "${run[@]}" apt-get update -qq
+  "${run[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+  exit 0
+fi
+echo "the tests need: ${missing[*]}. On macOS: brew install --cask chromium, then TAPEDECK_CHROMIUM=\"/Applications/Chromium.app/Contents/MacOS/Chromium\" (zsh ships with macOS)" >&2
+exit 1

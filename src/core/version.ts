@@ -5,10 +5,16 @@ import { readFileSync } from "node:fs";
 declare const __TAPEDECK_VERSION__: string | undefined;
 
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
+  // Bundled elsewhere without the define (a test's child process in a temp directory), no package.json sits
+  // two levels up: a version is not worth a crash at import time of everything that names it.
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version?: unknown;
+    };
+    return typeof pkg.version === "string" ? pkg.version : "unknown";
+  } catch {
+    return "unknown";
+  }
 }
 
 /** tapedeck's version, as `tapedeck --version`, the MCP server and the mirror's records report it. */

@@ -166,7 +166,9 @@ describe("tapedeck scenario (claude)", () => {
 
   it("stops a replay past its duration and marks it", async () => {
     const path = writeScenario("slow.json", (s) => {
-      s.continuation_prompt = "SCENARIO_BASH sleep 40";
+      // Not a bare `sleep`: Claude Code 2.1.332's Bash tool refuses a standalone `sleep 40` at once
+      // ("Blocked: standalone sleep 40 ..."), which ended the turn in a second and the run under its limit.
+      s.continuation_prompt = "SCENARIO_BASH timeout 40 tail -f /dev/null";
       s.limits = { max_duration_seconds: 3 };
     });
     const started = Date.now();

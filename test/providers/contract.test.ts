@@ -84,8 +84,26 @@ describe.each(entries)("provider %s", (name, entry) => {
       expect(result.events.length).toBeGreaterThan(0);
       expect(result.events.every((e) => e.kind === "provider_event")).toBe(true);
       expect(() => adapter.enrich?.(result, undefined)).not.toThrow();
+      // The same record from every provider: what the payload was, under a stable id, in a local session.
+      const [event] = result.events;
+      const type = p === null ? "null" : Array.isArray(p) ? "array" : typeof p;
+      expect(event!.payload).toEqual({
+        hook_event_name: "unknown",
+        error: "payload is not a JSON object",
+        type,
+      });
+      expect(event!.event_id).toMatch(/^provider_event-[0-9a-f]{32}$/);
+      expect(result.context.identity.identity_source).toBe("local");
+      expect(result.context.identity.provider_session_id).toBeNull();
+      expect(result.context.identity.session_id).toMatch(new RegExp(`^${name}:local-[0-9a-f-]{36}$`));
     },
   );
+
+  it("names an object payload without an event name 'unknown' and keeps its fields", () => {
+    const [event] = adapter.normalize({ session_id: "s-1", something: 1 }, {}).events;
+    expect(event!.kind).toBe("provider_event");
+    expect(event!.payload).toEqual({ hook_event_name: "unknown", something: 1 });
+  });
 
   it("keeps an unknown event as a provider_event, without throwing", () => {
     for (const p of [

@@ -6,7 +6,7 @@
 // through a second O_EXCL file so that two waiters cannot both decide to
 // break it and then delete each other's fresh locks.
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, lstatSync, openSync, unlinkSync } from "node:fs";
+import { closeSync, constants, linkSync, lstatSync, openSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
   FILE_MODE,
@@ -42,7 +42,32 @@ const IMMEDIATE_RETRIES = 3;
 const NOT_A_LOCK = "\u0000not-a-lock";
 const MAX_LOCK_BYTES = 256;
 
+/**
+ * Claims `path` with its content in place from the first moment: the content goes to a private file that is
+ * then hard-linked to `path` (link fails if `path` exists). Created empty and written after, a claimer
+ * stalled between the two calls for longer than BREAKER_STALE_MS had its lock broken as abandoned by a
+ * waiter and then resumed, holding it together with that waiter: two writers appended at once (a sequence
+ * number given twice, seen under CI load; test/core/lock-claim.test.ts).
+ */
 function createExclusive(path: string, content: string): boolean {
+  const claim = `${path}.claim-${process.pid}-${randomBytes(6).toString("hex")}`;
+  if (!writeNewFile(claim, content)) return false;
+  try {
+    linkSync(claim, path);
+    return true;
+  } catch (error) {
+    if (isErrno(error, "EEXIST")) return false;
+    // A filesystem without hard links: the claim in two steps, as before.
+    if (isErrno(error, "EPERM") || isErrno(error, "ENOTSUP") || isErrno(error, "EOPNOTSUPP"))
+      return writeNewFile(path, content);
+    throw error;
+  } finally {
+    unlinkQuietly(claim);
+  }
+}
+
+/** Creates `path` (never through a link, never over a file) holding `content`; false when it exists. */
+function writeNewFile(path: string, content: string): boolean {
   let fd: number;
   try {
     fd = openSync(

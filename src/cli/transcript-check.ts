@@ -4,10 +4,8 @@ import { closeSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { listSessions, type SessionRef } from "../core/archive.ts";
 import { CHECKPOINT_MIN_BYTES, readPrefixMemo, writePrefixMemo } from "../core/checkpoint.ts";
-import { readJsonOrUndefined } from "../core/fsutil.ts";
 import { SESSION_FILES, sessionDirName } from "../core/paths.ts";
 import { printable } from "../core/printable.ts";
-import { type RegistryEntry, tapedeckHome } from "../core/registry.ts";
 import { openForScan, scanLines } from "../core/scan.ts";
 import { claudeHomeDir, transcriptPathFor } from "../providers/claude/transcript-restore.ts";
 import {
@@ -221,23 +219,6 @@ function addMirroredToolCalls(expected: TranscriptExpectation, mirrorDir: string
 
 function shellWord(s: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The projects this user recorded Claude sessions in, from the session registry. */
-export function registeredProjects(env: Record<string, string | undefined> = process.env): string[] {
-  const dir = join(tapedeckHome(env), "registry", sessionDirName("claude"));
-  const projects = new Set<string>();
-  let names: string[] = [];
-  try {
-    names = readdirSync(dir).filter((n) => n.endsWith(".json"));
-  } catch {
-    return [];
-  }
-  for (const name of names) {
-    const entry = readJsonOrUndefined<RegistryEntry>(join(dir, name));
-    if (entry && typeof entry.project_root === "string") projects.add(entry.project_root);
-  }
-  return [...projects].sort();
 }
 
 /** Every recorded Claude session of these projects whose transcript is lost or damaged. */

@@ -1,13 +1,6 @@
-// Ranked search over the events index of one project or of every project the
-// user's registry knows. The index is brought up to date first (new lines
-// only); when another process holds it, the search reads what is there and
-// says so rather than fail.
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
-import { lstatOrUndefined, readJsonOrUndefined } from "../core/fsutil.ts";
+import { lstatOrUndefined } from "../core/fsutil.ts";
 import { storedId } from "../core/identity.ts";
 import { tapedeckDir } from "../core/paths.ts";
-import { type RegistryEntry, tapedeckHome } from "../core/registry.ts";
 import { indexPath, type UpdateOptions, updateIndex } from "./index.ts";
 import { isIndex } from "./index-db.ts";
 import { MARK_CLOSE, MARK_OPEN } from "./index-text.ts";
@@ -296,34 +289,4 @@ export function splitMarks(snippet: string): { text: string; matches: Array<[num
     } else text += ch;
   }
   return { text, matches };
-}
-
-/** Every project root the user's registry names, split into those still on disk and those gone. */
-export function registeredProjects(env?: Record<string, string | undefined>): {
-  present: string[];
-  missing: string[];
-} {
-  const roots = new Set<string>();
-  const registry = join(tapedeckHome(env), "registry");
-  for (const provider of safeReaddir(registry)) {
-    for (const file of safeReaddir(join(registry, provider))) {
-      if (!file.endsWith(".json")) continue;
-      const entry = readJsonOrUndefined<RegistryEntry>(join(registry, provider, file), 64 * 1024);
-      if (typeof entry?.project_root === "string") roots.add(entry.project_root);
-    }
-  }
-  const present: string[] = [];
-  const missing: string[] = [];
-  for (const root of [...roots].sort()) {
-    (lstatOrUndefined(root)?.isDirectory() ? present : missing).push(root);
-  }
-  return { present, missing };
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }

@@ -2,12 +2,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { registeredProjects } from "../../src/core/registry-projects.ts";
 import { recordEvents } from "../../src/core/store.ts";
 import { indexPath, updateIndex } from "../../src/memory/index.ts";
 import { MARK_CLOSE, MARK_OPEN } from "../../src/memory/index-text.ts";
 import { parseQuery } from "../../src/memory/query.ts";
 import {
-  registeredProjects,
   type SearchFilters,
   searchDatabase,
   searchProject,
@@ -154,7 +154,7 @@ describe("search", () => {
     write("codex", "b", live);
     write("claude", "c", join(home, "gone"));
     writeFileSync(join(home, "registry", "claude", "junk.json"), "{not json");
-    expect(registeredProjects({ TAPEDECK_HOME: home })).toEqual({
+    expect(registeredProjects({ env: { TAPEDECK_HOME: home } })).toEqual({
       present: [live],
       missing: [join(home, "gone")],
     });

@@ -2,12 +2,9 @@
 // a title (the first prompt), turns, tool errors, tokens and a failed turn come from counters the recorder keeps
 // in the manifest, so no event is read.
 
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Command } from "commander";
-import { readJsonOrUndefined } from "../../core/fsutil.ts";
-import { tapedeckHome } from "../../core/home.ts";
 import { printable } from "../../core/printable.ts";
+import { registeredProjects } from "../../core/registry-projects.ts";
 import { listSessions, type SessionRef } from "../../core/session-list.ts";
 import { summarizeManifest } from "../../viewer/session-summary.ts";
 import {
@@ -52,40 +49,6 @@ function parseLimit(value: string | undefined): number | undefined {
   return Number(value);
 }
 
-/** The projects the registry knows (a session registers its project when it starts), each once. */
-function registeredProjects(): string[] {
-  const root = join(tapedeckHome(), "registry");
-  const projects = new Set<string>();
-  for (const provider of safeDirs(root)) {
-    for (const entry of safeEntries(join(root, provider))) {
-      if (!entry.endsWith(".json")) continue;
-      const e = readJsonOrUndefined<{ project_root?: unknown }>(join(root, provider, entry), 64 * 1024);
-      if (typeof e?.project_root === "string" && e.project_root.startsWith("/")) projects.add(e.project_root);
-    }
-  }
-  return [...projects].sort();
-}
-
-function safeDirs(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name);
-  } catch {
-    return [];
-  }
-}
-
-function safeEntries(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isFile())
-      .map((d) => d.name);
-  } catch {
-    return [];
-  }
-}
-
 /** 1234 -> 1.2k, 12345678 -> 12.3M: a column that stays narrow. */
 export function compactCount(n: number): string {
   if (n < 1000) return String(n);
@@ -128,7 +91,7 @@ function row(s: SessionRef, withProject: boolean): string[] {
 function collect(opts: ListOpts): SessionRef[] {
   const provider = checkProvider(opts.provider);
   if (!opts.allProjects) return listSessions(projectFromOption(opts.project), provider);
-  const all = registeredProjects().flatMap((p) => listSessions(p, provider));
+  const all = registeredProjects().present.flatMap((p) => listSessions(p, provider));
   all.sort((a, b) => (b.manifest.started_at ?? "").localeCompare(a.manifest.started_at ?? ""));
   return all;
 }

@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { readEvents, type SessionRef } from "../../core/archive.ts";
 import { readRegularFileSync } from "../../core/fsutil.ts";
 import { tapedeckDir } from "../../core/paths.ts";
+import { registeredProjects } from "../../core/registry-projects.ts";
 import type { ArchivedEvent } from "../../providers/claude/transcript-rebuild.ts";
 import {
   claudeHomeDir,
@@ -19,7 +20,7 @@ import { RestoreError } from "../../proxy/extensions/mirror/restore.ts";
 import { loadMirrorSettings } from "../../proxy/extensions/mirror/settings.ts";
 import { CliError, EXIT, formatBytes, printJson, projectFromOption, say } from "../common.ts";
 import { resolveRef } from "../session-arg.ts";
-import { lostTranscripts, registeredProjects, renderLost } from "../transcript-check.ts";
+import { lostTranscripts, renderLost } from "../transcript-check.ts";
 
 interface RestoreOpts {
   project?: string;
@@ -164,7 +165,9 @@ export interface TranscriptDoctorOpts {
 
 /** `doctor --transcripts`: every recorded session whose transcript is lost or damaged; exit 1 when any is. */
 export function transcriptDoctor(opts: TranscriptDoctorOpts): void {
-  const projects = opts.allProjects ? registeredProjects() : [projectFromOption(opts.project)];
+  const projects = opts.allProjects
+    ? registeredProjects({ provider: "claude" }).present
+    : [projectFromOption(opts.project)];
   const result = lostTranscripts(projects, {
     claudeHome: opts.claudeHome,
     mirrorDir: mirrorDirOf(opts.mirrorDir),

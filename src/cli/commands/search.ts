@@ -5,13 +5,13 @@
 import type { Command } from "commander";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import { printable } from "../../core/printable.ts";
+import { registeredProjects } from "../../core/registry-projects.ts";
 import type { IndexProgress } from "../../memory/index.ts";
 import { MARK_CLOSE, MARK_OPEN } from "../../memory/index-text.ts";
 import { parseQuery } from "../../memory/query.ts";
 import {
   DEFAULT_LIMIT,
   MAX_LIMIT,
-  registeredProjects,
   type SearchFilters,
   type SearchHit,
   searchProject,

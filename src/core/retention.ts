@@ -15,6 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { lstatSync, readdirSync, realpathSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { parseAge } from "./age.ts";
 import { deleteSession, listSessions, type SessionRef } from "./archive.ts";
 import { type RetentionConfig, readConfig } from "./config.ts";
 import {
@@ -26,6 +27,9 @@ import {
   unlinkQuietly,
   writeJsonAtomicSync,
 } from "./fsutil.ts";
+
+export { parseAge } from "./age.ts";
+
 import { acquireLock } from "./lock.ts";
 import { isInside, SESSION_FILES, tapedeckDir } from "./paths.ts";
 import { processExists } from "./pids.ts";
@@ -68,14 +72,6 @@ export interface Plan {
   remove: Candidate[];
   kept: Protected[];
   bytes: number;
-}
-
-/** `30d`, `12h`, `90m`, `2w` → milliseconds; undefined when it is not one. */
-export function parseAge(text: string): number | undefined {
-  const m = /^([0-9]{1,6})(m|h|d|w)$/.exec(text.trim());
-  if (!m) return undefined;
-  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as "m" | "h" | "d" | "w"];
-  return Number(m[1]) * unit;
 }
 
 /**

@@ -3,6 +3,7 @@
 // in the manifest, so no event is read.
 
 import type { Command } from "commander";
+import { parseAge } from "../../core/age.ts";
 import { printable } from "../../core/printable.ts";
 import { registeredProjects } from "../../core/registry-projects.ts";
 import { listSessions, type SessionRef } from "../../core/session-list.ts";
@@ -27,12 +28,11 @@ interface ListOpts extends SessionOpts {
 }
 
 const TITLE_WIDTH = 60;
-const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 /** `--since 7d|12h|30m|2w` or a date (`2026-11-30`, ISO time): the earliest start shown, in ms. */
 export function parseSince(value: string, now = Date.now()): number {
-  const rel = /^(\d{1,6})([mhdw])$/.exec(value.trim());
-  if (rel) return now - Number(rel[1]) * UNITS[rel[2]!]!;
+  const age = parseAge(value);
+  if (age !== undefined) return now - age;
   const at = /^\d{4}-\d\d-\d\d/.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isFinite(at)) return at;
   throw new CliError(

@@ -80,8 +80,9 @@ export const CATALOG: readonly CatalogEntry[] = [
   },
   {
     name: "view",
-    term: "view [options]",
-    description: "browse recorded sessions in a local, read-only web page (127.0.0.1, per-run token)",
+    term: "view [options] [session]",
+    description:
+      "browse recorded sessions in a local, read-only web page (127.0.0.1, per-run token); SESSION opens one",
     load: () => import("./commands/view.ts"),
   },
   {

@@ -1,23 +1,87 @@
-// A SESSION argument (an id, an archive id, a unique prefix or `last`) and the options of the commands that
-// take one.
-import { findSession, SessionNotFound, type SessionRef } from "../core/archive.ts";
-import { checkProvider } from "./common.ts";
+// A SESSION argument (an id, a provider-qualified id, a unique prefix or `last`) and the options of the
+// commands that take one. Every such command resolves it here, through the core's one resolver
+// (core/session-resolve.ts): the project's recordings, its replays and experiment runs, and with
+// --all-projects every project of the user's registry.
+import type { Command } from "commander";
+import { printableText } from "../core/printable.ts";
+import { registeredProjects } from "../core/registry-projects.ts";
+import { AmbiguousSessionError, resolveSession, SessionNotFoundError } from "../core/session-resolve.ts";
+import type { ScopedSession, SessionScope } from "../core/session-scope.ts";
+import { checkProvider, projectFromOption } from "./common.ts";
 import { CliError, EXIT } from "./errors.ts";
+
+export type { ScopedSession };
 
 export interface SessionOpts {
   project?: string;
   provider?: string;
   json?: boolean;
+  allProjects?: boolean;
 }
 
-/** A SESSION argument (id, archive id, unique prefix or `last`) of this project; exit 3 when none matches. */
-export function resolveRef(project: string, query: string, provider?: string): SessionRef {
+/** Candidates an ambiguous argument lists at most. */
+const MAX_CANDIDATES = 10;
+
+function candidateLine(s: ScopedSession): string {
+  const m = s.manifest;
+  const run = m.replay_of_session_id ? ` · ${m.run_type ?? "replay"} of ${m.replay_of_session_id}` : "";
+  return `  ${m.session_id}  ${String(m.started_at).replace("T", " ").slice(0, 16)}${run}  ${s.project}`;
+}
+
+function ambiguous(error: AmbiguousSessionError): CliError {
+  const shown = error.candidates.slice(0, MAX_CANDIDATES).map(candidateLine);
+  const more = error.candidates.length - shown.length;
+  return new CliError(
+    printableText(
+      `"${error.query}" matches ${error.candidates.length} sessions; give more of the id:\n${shown.join("\n")}${more > 0 ? `\n  … and ${more} more` : ""}`,
+    ),
+    EXIT.usage,
+  );
+}
+
+/** A miss in this project that another registered project holds: say where, rather than only "no match". */
+function elsewhereHint(scope: SessionScope, query: string): string {
+  if (scope.allProjects || query === "last" || query === "latest") return "";
+  if (registeredProjects().present.every((p) => p === scope.project)) return "";
   try {
-    return findSession(project, query, checkProvider(provider));
+    const found = resolveSession({ ...scope, allProjects: true }, query);
+    return `\nIt is a session of ${found.project}: add --all-projects, or --project ${found.project}`;
   } catch (error) {
-    if (error instanceof SessionNotFound) throw new CliError(error.message, EXIT.notFound);
+    return error instanceof AmbiguousSessionError
+      ? "\nOther projects have sessions like it: add --all-projects"
+      : "";
+  }
+}
+
+/** The scope of a command's session options. */
+export function sessionScope(opts: SessionOpts): SessionScope {
+  return {
+    project: projectFromOption(opts.project),
+    provider: checkProvider(opts.provider),
+    allProjects: opts.allProjects === true,
+  };
+}
+
+/**
+ * The session a SESSION argument names: exit 3 when none matches (with where it is, when another project has
+ * it), exit 2 with the candidates when several do.
+ */
+export function resolveSessionArg(query: string, opts: SessionOpts): ScopedSession {
+  const scope = sessionScope(opts);
+  try {
+    return resolveSession(scope, query);
+  } catch (error) {
+    if (error instanceof AmbiguousSessionError) throw ambiguous(error);
+    if (error instanceof SessionNotFoundError) {
+      throw new CliError(printableText(`${error.message}${elsewhereHint(scope, query)}`), EXIT.notFound);
+    }
     throw error;
   }
+}
+
+/** A SESSION argument of this project (or its runs); exit 3 when none matches. */
+export function resolveRef(project: string, query: string, provider?: string): ScopedSession {
+  return resolveSessionArg(query, { project, provider });
 }
 
 /**
@@ -26,10 +90,16 @@ export function resolveRef(project: string, query: string, provider?: string): S
  */
 export function providerSessionIdArg(project: string, query: string, provider: string): string {
   try {
-    return findSession(project, query, provider).manifest.provider_session_id ?? query;
+    return resolveSession({ project, provider }, query).manifest.provider_session_id ?? query;
   } catch (error) {
-    if (error instanceof SessionNotFound && query !== "last" && query !== "latest") return query;
-    if (error instanceof SessionNotFound) throw new CliError(error.message, EXIT.notFound);
+    if (error instanceof AmbiguousSessionError) throw ambiguous(error);
+    if (error instanceof SessionNotFoundError && query !== "last" && query !== "latest") return query;
+    if (error instanceof SessionNotFoundError) throw new CliError(error.message, EXIT.notFound);
     throw error;
   }
+}
+
+/** --all-projects for a command that takes a SESSION. */
+export function withAllProjects(c: Command): Command {
+  return c.option("--all-projects", "look for the session in every project the registry knows, too");
 }

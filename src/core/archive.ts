@@ -1,51 +1,27 @@
 // Finding sessions, summarizing them, and exporting their redacted records.
 import { closeSync, rmSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { lstatOrUndefined } from "./fsutil.ts";
-import { storedId } from "./identity.ts";
 import { sessionLiveness } from "./liveness.ts";
 import { SESSION_FILES } from "./paths.ts";
 import { type RecoverResult, recoverSession, verifyChecksums } from "./recovery.ts";
 import { openForScan, parseEventLine, scanLines } from "./scan.ts";
 import type { Envelope, Manifest } from "./schemas.ts";
-import { listSessions, type SessionRef } from "./session-list.ts";
+import type { SessionRef } from "./session-list.ts";
+import { resolveSession, SessionNotFoundError as SessionNotFound } from "./session-resolve.ts";
 import { type SpoolSummary, summarizeSpool } from "./spool.ts";
 
 // The listing lives in ./session-list.ts so that `list` loads it alone; its importers keep this module's name.
 export { listSessions, type SessionRef, sessionRoots } from "./session-list.ts";
 
-export class SessionNotFound extends Error {
-  override name = "SessionNotFound";
-}
+export { SessionNotFound };
 
-/** Resolves a session by archive id, provider id, directory name, or unique prefix of one of them. */
+/**
+ * A session of this project's own recordings, by the resolver's rules (./session-resolve.ts): for callers
+ * that name a recording (the demo, a scenario's source); commands take a SESSION through the CLI's scope.
+ */
 export function findSession(projectRoot: string, query: string, provider?: string): SessionRef {
-  const sessions = listSessions(projectRoot, provider);
-  if (query === "last" || query === "latest") {
-    const latest = sessions[0];
-    if (!latest) throw new SessionNotFound("no recorded sessions in this project");
-    return latest;
-  }
-  const keys = (s: SessionRef) => [
-    s.manifest.session_id,
-    s.manifest.provider_session_id ?? "",
-    s.manifest.session_dir,
-    relative(projectRoot, s.dir),
-  ];
-  // A credential-like id is stored as its marker; typing the id itself still finds the session.
-  const stored = storedId(query);
-  const exact = sessions.filter(
-    (s) => keys(s).includes(query) || (stored !== query && keys(s).includes(stored)),
-  );
-  if (exact.length === 1) return exact[0]!;
-  const prefix = sessions.filter((s) => keys(s).some((k) => k?.startsWith(query)));
-  if (prefix.length === 1) return prefix[0]!;
-  if (prefix.length > 1 || exact.length > 1) {
-    throw new SessionNotFound(
-      `"${query}" matches ${Math.max(prefix.length, exact.length)} sessions; give more of the id`,
-    );
-  }
-  throw new SessionNotFound(`no session matches "${query}"`);
+  return resolveSession({ project: projectRoot, provider, runs: false }, query);
 }
 
 export interface SessionSummary {

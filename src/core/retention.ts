@@ -52,6 +52,8 @@ export interface Selection {
   status?: SessionStatusFilter;
   /** Only these sessions (archive ids), for `delete a b c`. */
   ids?: readonly string[];
+  /** The sessions to choose from, when the caller resolved them itself (a replay's or run's session among them). */
+  refs?: readonly SessionRef[];
   includeReferenced?: boolean;
   now?: number;
 }
@@ -183,8 +185,11 @@ function matchesFilters(ref: SessionRef, sel: Selection): boolean {
 /** What a selection would remove, and what it matched but keeps (with the reason). Reads only. */
 export function planRemoval(projectRoot: string, sel: Selection): Plan {
   const now = sel.now ?? Date.now();
-  const all = listSessions(projectRoot);
-  const referenced = sel.includeReferenced ? new Set<string>() : referencedSessions(projectRoot, all);
+  const own = listSessions(projectRoot);
+  const all = sel.refs ?? own;
+  const referenced = sel.includeReferenced
+    ? new Set<string>()
+    : referencedSessions(projectRoot, sel.refs ? [...own, ...sel.refs] : own);
   // Newest first (listSessions' order): the first keepLast of the filtered ones stay.
   const matching = all.filter((r) => matchesFilters(r, sel));
   const remove: Candidate[] = [];

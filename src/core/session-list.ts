@@ -51,7 +51,7 @@ export function sessionRoots(projectRoot: string, provider?: string): string[] {
 }
 
 /** A directory reached without a symlink from the project down (or, outside the project, not itself a symlink). */
-function isRealDir(projectRoot: string, dir: string): boolean {
+export function isRealDir(projectRoot: string, dir: string): boolean {
   if (!isInside(projectRoot, dir)) return lstatOrUndefined(dir)?.isDirectory() === true;
   try {
     return ensureRealDirUnder(projectRoot, dir, false);
@@ -82,8 +82,13 @@ function safeReaddir(dir: string): string[] {
  * manifest itself is only changed by `repair` or `inspect` of a dead session.
  */
 export function listSessions(projectRoot: string, provider?: string): SessionRef[] {
+  return listSessionsIn(sessionRoots(projectRoot, provider), provider);
+}
+
+/** The sessions of the given session roots, newest first (listSessions' rules, for roots found elsewhere). */
+export function listSessionsIn(roots: readonly string[], provider?: string): SessionRef[] {
   const out: SessionRef[] = [];
-  for (const root of sessionRoots(projectRoot, provider)) {
+  for (const root of roots) {
     // Entry types come with the listing (no lstat per session); a symlink is never a session.
     for (const entry of safeReaddirTyped(root)) {
       if (!entry.isDirectory()) continue;

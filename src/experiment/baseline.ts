@@ -1,7 +1,8 @@
 // The baseline of a replay: its identity and the user prompts of its main agent, in order, read from the
 // archive only (never the provider's transcript). The prompts are as recorded, so redacted.
-import { findSession, readEvents, type SessionRef } from "../core/archive.ts";
+import { readEvents, type SessionRef } from "../core/archive.ts";
 import type { Manifest } from "../core/schemas.ts";
+import { resolveSession } from "../core/session-resolve.ts";
 
 export interface Baseline {
   ref: SessionRef;
@@ -47,8 +48,9 @@ export function promptNotes(events: ReturnType<typeof readEvents>["events"]): st
   return notes;
 }
 
+/** The baseline a SESSION argument names: a recording of the project, or one of its replays' sessions. */
 export function loadBaseline(project: string, query: string, provider?: string): Baseline {
-  const ref = findSession(project, query);
+  const ref = resolveSession({ project }, query);
   const manifest = ref.manifest;
   if (provider && manifest.provider !== provider) {
     throw new BaselineError(

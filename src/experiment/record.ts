@@ -1,7 +1,7 @@
 // experiment.json: the plan and, per run, what happened. Written whole (atomically, 0600) after every
 // change, so an interrupted experiment leaves a consistent file; it references archives, never copies them.
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { experimentRoots } from "../core/experiment-links.ts";
 import { readJsonOrUndefined, writeJsonAtomicSync } from "../core/fsutil.ts";
 import type { Fact } from "../scenario/schema.ts";
 import type { TurnUsage } from "./driver.ts";
@@ -92,18 +92,12 @@ export function readExperiment(root: string): ExperimentRecord | undefined {
     : undefined;
 }
 
-/** The experiments under a project's default root, newest first. */
-export function listExperiments(base: string): Array<{ dir: string; record: ExperimentRecord }> {
-  let names: string[] = [];
-  try {
-    names = readdirSync(base);
-  } catch {
-    return [];
-  }
+/** A project's experiments and replays, those made with --experiment-root elsewhere included; newest first. */
+export function listExperiments(project: string): Array<{ dir: string; record: ExperimentRecord }> {
   const out: Array<{ dir: string; record: ExperimentRecord }> = [];
-  for (const name of names) {
-    const record = readExperiment(join(base, name));
-    if (record) out.push({ dir: join(base, name), record });
+  for (const dir of experimentRoots(project)) {
+    const record = readExperiment(dir);
+    if (record) out.push({ dir, record });
   }
   return out.sort((a, b) => b.record.created_at.localeCompare(a.record.created_at));
 }

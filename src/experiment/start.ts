@@ -2,6 +2,7 @@
 // the current run is ended and recorded as interrupted, work trees go unless --keep, the file stays whole.
 import { existsSync } from "node:fs";
 import { builtFile } from "../cli/paths.ts";
+import { writeExperimentLink } from "../core/experiment-links.ts";
 import { ensureRealDirUnder, nowIso } from "../core/fsutil.ts";
 import { isInside, tapedeckDir } from "../core/paths.ts";
 import type { Baseline } from "./baseline.ts";
@@ -80,6 +81,9 @@ export function prepareExperiment(o: StartOptions, signal: AbortSignal): Experim
     stopped: null,
   };
   writeExperiment(root, record);
+  // Made elsewhere, it is still this project's: a link under .tapedeck/experiments lets list, show and the
+  // viewer find its sessions.
+  if (!isInside(tapedeckDir(o.project), root)) writeExperimentLink(o.project, id, root);
   if (o.maxCostUsd !== undefined && !o.driver.reportsCost) {
     o.progress(
       `${o.driver.cli.name} reports no cost: --max-cost cannot stop this experiment (--max-runs can)`,

@@ -3,9 +3,10 @@
 // isolated session per arm and repetition, and grades each the same way; `both` does the two. Nothing here
 // writes to an archive or to the scenario file: results go to their own artifact.
 import { join } from "node:path";
-import { findSession, SessionNotFound, type SessionRef } from "../core/archive.ts";
+import { SessionNotFound, type SessionRef } from "../core/archive.ts";
 import { nowIso } from "../core/fsutil.ts";
 import { redactText } from "../core/redact.ts";
+import { resolveSession } from "../core/session-resolve.ts";
 import { factChecks, limitChecks, limitHit, type Observation, scoresOf, validatorChecks } from "./checks.ts";
 import type { LoadedScenario } from "./load.ts";
 import type { Check, Sample, Scenario, ScenarioResult } from "./schema.ts";
@@ -76,7 +77,11 @@ function answerExcerpt(answer: string | null): string | null {
 
 function findSource(project: string, s: Scenario): SessionRef | null {
   try {
-    return findSession(project, s.source_session.session_id, s.source_session.provider);
+    // A scenario may come from a replay's session as well as from a recording.
+    return resolveSession(
+      { project, ...(s.source_session.provider ? { provider: s.source_session.provider } : {}) },
+      s.source_session.session_id,
+    );
   } catch (error) {
     if (error instanceof SessionNotFound) return null;
     throw error;

@@ -3,12 +3,13 @@
 // comes from a request: a session is named by its position in the list this process built.
 import { closeSync, fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { listSessions, type SessionRef } from "../core/archive.ts";
+import type { SessionRef } from "../core/archive.ts";
 import { readConfig } from "../core/config.ts";
 import { readJsonOrUndefined } from "../core/fsutil.ts";
-import { SESSION_FILES, tapedeckDir } from "../core/paths.ts";
+import { SESSION_FILES } from "../core/paths.ts";
 import { recoverSession } from "../core/recovery.ts";
 import { openForScan, scanLines } from "../core/scan.ts";
+import { type ScopedSession, sessionsInScope } from "../core/session-scope.ts";
 import { type ExperimentRecord, listExperiments } from "../experiment/record.ts";
 import { buildReport, type ExperimentReport } from "../experiment/report.ts";
 import { parseQuery, QueryError } from "../memory/query.ts";
@@ -45,6 +46,12 @@ export interface SessionListItem {
   experiment_id: string | null;
   replay_of_session_id: string | null;
   redactions: number;
+  /** "run": a replay's or experiment run's session (it has a baseline). */
+  origin: "recorded" | "run";
+  /** The baseline's key, when the baseline is in the list. */
+  baseline_key: string | null;
+  /** The keys of the listed sessions replayed from this one. */
+  replay_keys: string[];
 }
 
 export interface Integrity {
@@ -117,7 +124,7 @@ export class ApiError extends Error {
 }
 
 export class ViewerData {
-  private refs: SessionRef[] = [];
+  private refs: ScopedSession[] = [];
   private exps: Array<{ dir: string; record: ExperimentRecord }> = [];
 
   constructor(
@@ -144,14 +151,36 @@ export class ViewerData {
     }));
   }
 
-  /** Rebuilt on every list request, so a session recorded while the viewer runs shows up. */
+  /**
+   * Rebuilt on every list request, so a session recorded while the viewer runs shows up: each project's
+   * recordings and the sessions of its replays and experiment runs, each linked to its baseline.
+   */
   sessions(): SessionListItem[] {
-    this.refs = this.projects.flatMap((p) => listSessions(p));
+    const seen = new Set<string>();
+    this.refs = this.projects
+      .flatMap((p) => sessionsInScope({ project: p }))
+      .filter((r) => !seen.has(r.dir) && seen.add(r.dir));
     this.refs.sort((a, b) => (b.manifest.started_at ?? "").localeCompare(a.manifest.started_at ?? ""));
-    return this.refs.map((ref, i) => listItem(ref, i));
+    const items = this.refs.map((ref, i) => listItem(ref, i));
+    const byId = new Map<string, SessionListItem>();
+    for (const item of items) if (item.origin === "recorded") byId.set(item.session_id, item);
+    for (const item of items) {
+      const baseline = item.replay_of_session_id ? byId.get(item.replay_of_session_id) : undefined;
+      if (!baseline) continue;
+      item.baseline_key = baseline.key;
+      baseline.replay_keys.push(item.key);
+    }
+    return items;
   }
 
-  session(key: string): SessionRef {
+  /** The key of the listed session in this directory, for a link that opens it (`tapedeck view SESSION`). */
+  keyOf(dir: string): string | null {
+    if (this.refs.length === 0) this.sessions();
+    const i = this.refs.findIndex((r) => r.dir === dir);
+    return i >= 0 ? String(i) : null;
+  }
+
+  session(key: string): ScopedSession {
     if (this.refs.length === 0) this.sessions();
     const i = /^\d{1,7}$/.test(key) ? Number(key) : -1;
     const ref = this.refs[i];
@@ -164,8 +193,8 @@ export class ViewerData {
     const page = readTimelinePage(ref.dir, {
       fromOffset,
       limit: Math.min(Math.max(1, limit), MAX_PAGE_EVENTS),
-      // A project's own price overrides (config `pricing`), as `show` uses them.
-      prices: priceTable(readConfig(ref.manifest.project_root)?.pricing),
+      // A project's own price overrides (config `pricing`), as `show` uses them; a run's are its baseline's.
+      prices: priceTable(readConfig(ref.project)?.pricing),
     });
     return { ...page, size: eventsSize(ref.dir) };
   }
@@ -207,7 +236,7 @@ export class ViewerData {
   }
 
   experiments(): ExperimentListItem[] {
-    this.exps = this.projects.flatMap((p) => listExperiments(join(tapedeckDir(p), "experiments")));
+    this.exps = this.projects.flatMap((p) => listExperiments(p));
     return this.exps.map(({ record }, i) => experimentItem(record, i));
   }
 
@@ -257,7 +286,7 @@ export class ViewerData {
       stale ||= found.stale;
       for (const h of found.hits) {
         const key = this.refs.findIndex(
-          (r) => r.manifest.project_root === project && r.manifest.session_id === h.session_id,
+          (r) => r.project === project && r.manifest.session_id === h.session_id,
         );
         hits.push({ ...h, key: key >= 0 ? String(key) : null });
       }
@@ -339,13 +368,17 @@ function eventsSize(dir: string): number {
   }
 }
 
-export function listItem(ref: SessionRef, index: number): SessionListItem {
+export function listItem(
+  ref: SessionRef & Partial<Pick<ScopedSession, "origin" | "project">>,
+  index: number,
+): SessionListItem {
   const m = ref.manifest;
   const sum = summarizeManifest(m as unknown as Record<string, unknown>);
   const t = sum.tokens;
   return {
     key: String(index),
-    project: m.project_root,
+    // A run's manifest names its work tree (gone once the run ends): the project is its baseline's.
+    project: ref.project ?? m.project_root,
     session_id: m.session_id,
     provider_session_id: m.provider_session_id,
     provider: m.provider,
@@ -367,6 +400,9 @@ export function listItem(ref: SessionRef, index: number): SessionListItem {
     experiment_id: m.experiment_id ?? null,
     replay_of_session_id: m.replay_of_session_id ?? null,
     redactions: m.redaction_count,
+    origin: ref.origin ?? (m.replay_of_session_id ? "run" : "recorded"),
+    baseline_key: null,
+    replay_keys: [],
   };
 }
 

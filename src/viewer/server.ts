@@ -61,6 +61,8 @@ export interface ViewerServer {
   port: number;
   token: string;
   server: Server;
+  /** The URL that opens the listed session in this directory, or null when it is not listed. */
+  sessionUrl(dir: string): string | null;
   close(): Promise<void>;
 }
 
@@ -191,11 +193,16 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}/${token}/`;
   return {
-    url: `http://127.0.0.1:${port}/${token}/`,
+    url,
     port,
     token,
     server,
+    sessionUrl: (dir) => {
+      const key = data.keyOf(dir);
+      return key === null ? null : `${url}#s=${key}`;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

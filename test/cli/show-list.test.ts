@@ -100,10 +100,10 @@ describe("list", () => {
     expect(out.code, out.stderr).toBe(0);
     const [header, row] = out.stdout.trimEnd().split("\n");
     expect(header).toMatch(
-      /^SESSION +PROVIDER +STARTED \(UTC\) +DURATION +TURNS +ERRORS +TOKENS +STATUS +TITLE$/,
+      /^SESSION +PROVIDER +STARTED \(UTC\) +DURATION +TURNS +ERRORS +TOKENS +STATUS +RUN +TITLE$/,
     );
     expect(row).toMatch(
-      /^sess-fail +Claude Code +\S+ \S+ +\S+ +2 +1 +— +failed +deploy with \[REDACTED:[a-z_]+\] now$/,
+      /^sess-fail +Claude Code +\S+ \S+ +\S+ +2 +1 +— +failed +— +deploy with \[REDACTED:[a-z_]+\] now$/,
     );
     expect(out.stdout).not.toContain(SECRET);
     const [json] = JSON.parse(cli(["list", "--json", "--project", root], home).stdout);

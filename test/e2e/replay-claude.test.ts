@@ -1,6 +1,7 @@
 // `tapedeck replay` with the real claude, offline against the mock: a recorded baseline is replayed into a
 // new recorded session (new id, linked, the same prompts in order), with native memory on and off, and
 // nothing outside the experiment root changes.
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +9,7 @@ import type { Manifest } from "../../src/core/schemas.ts";
 import type { LoggedRequest } from "../../src/demo/anthropic-mock.ts";
 import { DUMMY_API_KEY, runClaude } from "./claude-runner.ts";
 import { commitProject, git, type Run, tapedeck, untouched } from "./replay-harness.ts";
-import { useBuild, useClaudeSandbox } from "./sandboxes.ts";
+import { CLI_JS, useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
 useBuild();
 
@@ -156,6 +157,74 @@ describe("tapedeck replay (claude)", () => {
     expect(readdirSync(join(root, "runs", "native-r1")).sort()).toEqual(["hook-timings.jsonl", "sessions"]);
     expect(existsSync(join(root, "experiment.json"))).toBe(true);
     expect(state()).toEqual(before);
+  }, 240_000);
+
+  it("the id replay printed opens in list, show, inspect, export and the viewer, linked to its baseline", async () => {
+    const run = await replay([
+      "last",
+      "--arm",
+      "seams",
+      "--experiment-root",
+      join(sb.root, "exp-seams"),
+      "--json",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as ReplayOut;
+    const td = (args: string[]) => tapedeck(args, { cwd: sb.projectDir, env });
+    const list = await td(["list", "--json"]);
+    const listed = (JSON.parse(list.stdout) as Array<{ session_id: string; origin: string }>).find(
+      (s) => s.session_id === out.session_id,
+    );
+    expect(listed?.origin).toBe("run");
+    const show = await td(["show", out.session_id]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(PROMPTS[0]!);
+    const inspect = await td(["inspect", out.session_id]);
+    expect(inspect.code, inspect.stderr).toBe(0);
+    expect(inspect.stdout).toContain(`replay of claude:${baselineId}`);
+    // From outside the project: the registry knows it, --all-projects opens the replay and the baseline.
+    for (const id of [out.session_id, baselineId]) {
+      const outside = await tapedeck(["show", id, "--all-projects"], { cwd: sb.root, env });
+      expect(outside.code, outside.stderr).toBe(0);
+      expect(outside.stdout).toContain(PROMPTS[1]!);
+    }
+    const md = await td(["export", out.session_id, "--format", "md"]);
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toContain(PROMPTS[2]!);
+    // The viewer opens it at once and lists it linked to its baseline (and the baseline to it).
+    const view = spawn(process.execPath, [CLI_JS, "view", out.session_id, "--no-open", "--json"], {
+      cwd: sb.projectDir,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let text = "";
+        view.stdout.on("data", (d: Buffer) => {
+          text += d.toString();
+          if (text.includes("\n")) resolve(text.split("\n")[0]!);
+        });
+        view.once("exit", (code) => reject(new Error(`view exited ${code}`)));
+      });
+      const url = new URL(JSON.parse(line).url as string);
+      const key = new URLSearchParams(url.hash.slice(1)).get("s");
+      const api = `${url.origin}${url.pathname}api/sessions`;
+      const { sessions } = (await (await fetch(api)).json()) as {
+        sessions: Array<{
+          key: string;
+          session_id: string;
+          baseline_key: string | null;
+          replay_keys: string[];
+        }>;
+      };
+      const opened = sessions.find((s) => s.key === key);
+      expect(opened?.session_id).toBe(out.session_id);
+      const baseline = sessions.find((s) => s.session_id === `claude:${baselineId}`);
+      expect(opened?.baseline_key).toBe(baseline?.key);
+      expect(baseline?.replay_keys).toContain(key);
+    } finally {
+      view.kill("SIGINT");
+    }
   }, 240_000);
 
   it("with native memory off no request carries the CLAUDE.md text", async () => {

@@ -68,8 +68,16 @@ export function untouched(opts: { home: string; projectDir: string; archive: str
   };
 }
 
-/** git's index is refreshed by `git status` itself (above): not a write of the replay's. */
+/**
+ * git's index is refreshed by `git status` itself (above): not a write of the replay's. Nor is tapedeck's own
+ * note of where an experiment made with --experiment-root lives (.tapedeck/experiments/<id>.link.json), which
+ * lets the project find its sessions.
+ */
 function withoutIndex(files: Record<string, string>): Record<string, string> {
   const { ".git/index": _index, ...rest } = files;
-  return rest;
+  return Object.fromEntries(
+    Object.entries(rest).filter(
+      ([path]) => !/^\.tapedeck\/experiments(\/[^/]+\.link\.json)?$/.test(path) && path !== ".tapedeck",
+    ),
+  );
 }

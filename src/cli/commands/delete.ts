@@ -5,7 +5,7 @@ import { parseAge, planRemoval, removeSessions, treeBytes } from "../../core/ret
 import { CliError, checkProvider, EXIT, projectFromOption } from "../common.ts";
 import { withSessionOptions } from "../options.ts";
 import { ageOption, confirmAndRemove } from "../removal.ts";
-import { resolveRef, type SessionOpts } from "../session-arg.ts";
+import { resolveSessionArg, type SessionOpts } from "../session-arg.ts";
 
 interface DeleteOpts extends SessionOpts {
   yes?: boolean;
@@ -22,13 +22,13 @@ async function deleteCommand(queries: string[], opts: DeleteOpts): Promise<void>
   if (queries.length === 0 && olderThanMs === undefined) {
     throw new CliError("name the sessions to delete, or select them with --older-than", EXIT.usage);
   }
-  // Each argument resolves as elsewhere (id, archive id, unique prefix, last); an unknown one is exit 3.
-  const ids =
-    queries.length > 0
-      ? [...new Set(queries.map((q) => resolveRef(project, q, provider).manifest.session_id))]
-      : undefined;
+  // Each argument resolves as elsewhere (id, archive id, unique prefix, last; a replay's session too); an
+  // unknown one is exit 3.
+  const refs = queries.map((q) => resolveSessionArg(q, { project, provider }));
+  const ids = queries.length > 0 ? [...new Set(refs.map((r) => r.manifest.session_id))] : undefined;
   const plan = planRemoval(project, {
     ids,
+    ...(refs.length > 0 ? { refs: [...new Map(refs.map((r) => [r.dir, r])).values()] } : {}),
     olderThanMs,
     provider,
     includeReferenced: opts.includeReferenced || (opts.force && ids !== undefined),

@@ -1,10 +1,9 @@
 // `tapedeck experiment run|list|report`: replays of one baseline (or scenario) in several arms, repeated,
 // compared (docs/experiments.md).
 import { existsSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import type { Command } from "commander";
 import { readEvents } from "../../core/archive.ts";
-import { tapedeckDir } from "../../core/paths.ts";
 import { type Baseline, loadBaseline } from "../../experiment/baseline.ts";
 import { replayDriver } from "../../experiment/drivers.ts";
 import { ARM_NAME, plannedRuns } from "../../experiment/orchestrator.ts";
@@ -195,13 +194,9 @@ function dryRun(
   );
 }
 
-function experimentsBase(project: string): string {
-  return join(tapedeckDir(project), "experiments");
-}
-
 function listCommand(opts: { project?: string; json?: boolean }): void {
   const project = projectFromOption(opts.project);
-  const all = listExperiments(experimentsBase(project));
+  const all = listExperiments(project);
   const rows = all.map(({ dir, record }) => ({
     experiment_id: record.experiment_id,
     kind: record.kind,
@@ -234,8 +229,13 @@ function listCommand(opts: { project?: string; json?: boolean }): void {
 
 function reportCommand(id: string, opts: { project?: string; json?: boolean; md?: boolean }): void {
   const project = projectFromOption(opts.project);
-  const dir = isAbsolute(id) || id.includes("/") ? resolve(id) : join(experimentsBase(project), id);
-  const record = existsSync(dir) ? readExperiment(dir) : undefined;
+  // An id names one of the project's experiments wherever it was made (a link follows --experiment-root).
+  const record =
+    isAbsolute(id) || id.includes("/")
+      ? existsSync(resolve(id))
+        ? readExperiment(resolve(id))
+        : undefined
+      : listExperiments(project).find((e) => e.record.experiment_id === id)?.record;
   if (!record)
     throw new CliError(`no experiment "${id}" (tapedeck experiment list shows them)`, EXIT.notFound);
   const report = buildReport(record);

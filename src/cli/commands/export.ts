@@ -6,11 +6,11 @@ import { toJsonl } from "../../core/export.ts";
 import { renderHtmlExport } from "../../viewer/html-export.ts";
 import { writeMarkdown } from "../../viewer/markdown.ts";
 import { priceTable } from "../../viewer/pricing.ts";
-import { CliError, EXIT, note, projectFromOption } from "../common.ts";
+import { CliError, EXIT, note } from "../common.ts";
 import { readableOrExplain } from "../events-file.ts";
 import { writeExportFile } from "../export-file.ts";
 import { withSessionScope } from "../options.ts";
-import { resolveRef, type SessionOpts } from "../session-arg.ts";
+import { resolveSessionArg, type SessionOpts, withAllProjects } from "../session-arg.ts";
 
 interface ExportOpts extends SessionOpts {
   format: string;
@@ -22,8 +22,8 @@ function exportCommand(query: string, opts: ExportOpts): void {
   if (opts.format !== "jsonl" && opts.format !== "md" && opts.format !== "html") {
     throw new CliError(`unknown format "${opts.format}" (use jsonl, md or html)`, EXIT.usage);
   }
-  const project = projectFromOption(opts.project);
-  const ref = resolveRef(project, query, opts.provider);
+  const ref = resolveSessionArg(query, opts);
+  const project = ref.project;
   readableOrExplain(ref.dir);
   const summary = inspectSession(ref);
   const toStdout = !opts.out || opts.out === "-";
@@ -63,12 +63,14 @@ function exportCommand(query: string, opts: ExportOpts): void {
 
 export function register(program: Command): void {
   // No --json: the formats are jsonl, md and html, and an option that is accepted and ignored misleads.
-  withSessionScope(
-    program
-      .command("export <session>")
-      .description("export a session's redacted record as JSONL (manifest first), Markdown or HTML")
-      .requiredOption("--format <format>", "jsonl, md or html (one self-contained page)")
-      .option("--out <file>", "destination file (default: stdout)")
-      .option("--force", "replace an existing destination file"),
+  withAllProjects(
+    withSessionScope(
+      program
+        .command("export <session>")
+        .description("export a session's redacted record as JSONL (manifest first), Markdown or HTML")
+        .requiredOption("--format <jsonl|md|html>", "jsonl, md or html (one self-contained page)")
+        .option("--out <file>", "destination file (default: stdout)")
+        .option("--force", "replace an existing destination file"),
+    ),
   ).action(exportCommand);
 }

@@ -2,17 +2,19 @@
 // its Claude transcript's state.
 import type { Command } from "commander";
 import { inspectSession } from "../../core/archive.ts";
-import { printJson, projectFromOption, say } from "../common.ts";
+import { printJson, say } from "../common.ts";
 import { withSessionOptions } from "../options.ts";
-import { resolveRef, type SessionOpts } from "../session-arg.ts";
+import { resolveSessionArg, type SessionOpts, withAllProjects } from "../session-arg.ts";
 import { renderSummary, usageUnknowns } from "../summary.ts";
 import { inspectTranscript } from "../transcript-check.ts";
 
 export function inspectCommand(query: string | undefined, opts: SessionOpts): void {
-  const project = projectFromOption(opts.project);
-  const ref = resolveRef(project, query ?? "last", opts.provider);
+  const ref = resolveSessionArg(query ?? "last", opts);
+  const project = ref.project;
   const summary = inspectSession(ref);
-  const transcript = inspectTranscript(ref, project);
+  // A replay's transcript lives in its run's own config root (removed after the run unless --keep): not
+  // the user's, and no loss.
+  const transcript = ref.origin === "run" ? undefined : inspectTranscript(ref, project);
   if (opts.json) {
     printJson({
       ...summary,
@@ -21,15 +23,17 @@ export function inspectCommand(query: string | undefined, opts: SessionOpts): vo
     });
     return;
   }
-  say(`${renderSummary(summary, project)}${transcript ? `\n${transcript.line}` : ""}\n`);
+  say(`${renderSummary(summary, project, { details: true })}${transcript ? `\n${transcript.line}` : ""}\n`);
 }
 
 export function register(program: Command): void {
-  withSessionOptions(
-    program
-      .command("inspect [session]")
-      .description(
-        "summarize a session: counts, duration, redactions, completion, health (default: the latest)",
-      ),
+  withAllProjects(
+    withSessionOptions(
+      program
+        .command("inspect [session]")
+        .description(
+          "summarize a session: counts, duration, redactions, completion, health (default: the latest)",
+        ),
+    ),
   ).action(inspectCommand);
 }

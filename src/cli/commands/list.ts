@@ -1,12 +1,12 @@
-// `tapedeck list`: the project's recorded sessions (or every registered project's), from their manifests only:
-// a title (the first prompt), turns, tool errors, tokens and a failed turn come from counters the recorder keeps
+// `tapedeck list`: the project's sessions (or every registered project's), from their manifests only: its
+// recordings and the sessions its replays and experiment runs made, each run marked with its type and baseline.
+// A title (the first prompt), turns, tool errors, tokens and a failed turn come from counters the recorder keeps
 // in the manifest, so no event is read.
 
 import type { Command } from "commander";
 import { parseAge } from "../../core/age.ts";
 import { printable } from "../../core/printable.ts";
-import { registeredProjects } from "../../core/registry-projects.ts";
-import { listSessions, type SessionRef } from "../../core/session-list.ts";
+import { type ScopedSession, sessionsInScope } from "../../core/session-scope.ts";
 import { summarizeManifest } from "../../viewer/session-summary.ts";
 import {
   CliError,
@@ -25,6 +25,8 @@ interface ListOpts extends SessionOpts {
   limit?: string;
   since?: string;
   allProjects?: boolean;
+  /** --runs: only replays' and runs' sessions; --no-runs: none of them; neither: both kinds. */
+  runs?: boolean;
 }
 
 const TITLE_WIDTH = 60;
@@ -60,7 +62,21 @@ function cut(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-function row(s: SessionRef, withProject: boolean): string[] {
+/** The RUN cell: what made a replay's or run's session, and from which baseline; "—" for a recording. */
+function runCell(s: ScopedSession): string {
+  const m = s.manifest;
+  if (s.origin !== "run" && !m.replay_of_session_id) return "—";
+  const baseline = m.replay_of_session_id ? ` of ${shortId(m.replay_of_session_id)}` : "";
+  const arm = m.arm && m.arm !== m.run_type ? ` (${m.arm})` : "";
+  return `${m.run_type ?? "run"}${baseline}${arm}`;
+}
+
+/** `claude:8b013531-953b-…` -> `8b013531`: enough to tell baselines apart and to type. */
+function shortId(id: string): string {
+  return id.replace(/^[a-z]+:/, "").slice(0, 8);
+}
+
+function row(s: ScopedSession, withProject: boolean): string[] {
   const m = s.manifest;
   const sum = summarizeManifest(m as unknown as Record<string, unknown>);
   const end = Date.parse(m.ended_at ?? m.last_event_at ?? m.started_at);
@@ -82,18 +98,20 @@ function row(s: SessionRef, withProject: boolean): string[] {
     String(sum.tool_errors),
     tokens,
     s.spooled_events > 0 ? `${status} +${s.spooled_events} spooled` : status,
+    runCell(s),
     cut(sum.title ?? "—", TITLE_WIDTH),
   ];
-  if (withProject) cells.splice(1, 0, m.project_root);
+  if (withProject) cells.splice(1, 0, s.project);
   return cells.map(printable);
 }
 
-function collect(opts: ListOpts): SessionRef[] {
-  const provider = checkProvider(opts.provider);
-  if (!opts.allProjects) return listSessions(projectFromOption(opts.project), provider);
-  const all = registeredProjects().present.flatMap((p) => listSessions(p, provider));
-  all.sort((a, b) => (b.manifest.started_at ?? "").localeCompare(a.manifest.started_at ?? ""));
-  return all;
+function collect(opts: ListOpts): ScopedSession[] {
+  return sessionsInScope({
+    project: projectFromOption(opts.project),
+    provider: checkProvider(opts.provider),
+    allProjects: opts.allProjects === true,
+    runs: opts.runs === undefined ? true : opts.runs ? "only" : false,
+  });
 }
 
 function listCommand(opts: ListOpts): void {
@@ -109,6 +127,8 @@ function listCommand(opts: ListOpts): void {
         return {
           ...s.manifest,
           path: s.dir,
+          project: s.project,
+          origin: s.origin,
           title: sum.title,
           turns: sum.turns,
           tool_calls: sum.tool_calls,
@@ -137,6 +157,7 @@ function listCommand(opts: ListOpts): void {
     "ERRORS",
     "TOKENS",
     "STATUS",
+    "RUN",
     "TITLE",
   ];
   if (withProject) header.splice(1, 0, "PROJECT");
@@ -168,6 +189,8 @@ export function register(program: Command): void {
       .description("list recorded sessions (reads manifests only)")
       .option("--limit <n>", "the newest n sessions only")
       .option("--since <when>", "sessions started since a date (2026-11-30) or for a duration (7d, 12h, 30m)")
-      .option("--all-projects", "every project the registry knows, not only this one"),
+      .option("--all-projects", "every project the registry knows, not only this one")
+      .option("--runs", "only the sessions of replays and experiment runs")
+      .option("--no-runs", "leave out the sessions of replays and experiment runs"),
   ).action(listCommand);
 }

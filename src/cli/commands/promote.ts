@@ -2,6 +2,7 @@
 // preview of exactly what will be stored and a confirmation (`--yes` for scripts).
 import { relative } from "node:path";
 import type { Command } from "commander";
+import { EVENT_KINDS } from "../../core/kinds.ts";
 import { printable, printableJson } from "../../core/printable.ts";
 import type { MemoryItem } from "../../memory/items.ts";
 import {
@@ -20,9 +21,9 @@ import {
 } from "../../memory/promote.ts";
 import type { ScanProgress } from "../../memory/source.ts";
 import { memoryPath, openMemory } from "../../memory/store.ts";
-import { CliError, confirm, EXIT, formatBytes, note, projectFromOption, say } from "../common.ts";
-import { withSessionOptions } from "../options.ts";
-import { resolveRef, type SessionOpts } from "../session-arg.ts";
+import { CliError, confirm, EXIT, formatBytes, note, say } from "../common.ts";
+import { offerWords, withSessionOptions } from "../options.ts";
+import { resolveSessionArg, type SessionOpts, withAllProjects } from "../session-arg.ts";
 
 interface PromoteOpts extends SessionOpts {
   events?: string;
@@ -58,8 +59,8 @@ function progress(phase: string): (p: ScanProgress) => void {
 }
 
 async function promoteCommand(query: string, opts: PromoteOpts): Promise<void> {
-  const project = projectFromOption(opts.project);
-  const ref = resolveRef(project, query, opts.provider);
+  const ref = resolveSessionArg(query, opts);
+  const project = ref.project;
   const sel = selection(opts);
   const rules = currentRules(project);
   const plan = planPromotion(ref, sel, { rules, onProgress: progress("reading") });
@@ -196,7 +197,7 @@ function resultText(
 }
 
 export function register(program: Command): void {
-  withSessionOptions(
+  const command = withSessionOptions(
     program
       .command("promote <session>")
       .description(
@@ -212,5 +213,7 @@ export function register(program: Command): void {
       .option("--title <text>", "put this before every item's title")
       .option("--dry-run", "show every item that would be stored, store nothing")
       .option("-y, --yes", "do not ask for confirmation"),
-  ).action(promoteCommand);
+  );
+  offerWords(command, "--kinds", EVENT_KINDS, true);
+  withAllProjects(command).action(promoteCommand);
 }

@@ -4,13 +4,12 @@ import type { Command } from "commander";
 import { printable } from "../../core/printable.ts";
 import { recoverSession } from "../../core/recovery.ts";
 import { summarizeSpool } from "../../core/spool.ts";
-import { EXIT, printJson, projectFromOption, say } from "../common.ts";
+import { EXIT, printJson, say } from "../common.ts";
 import { withSessionOptions } from "../options.ts";
-import { resolveRef, type SessionOpts } from "../session-arg.ts";
+import { resolveSessionArg, type SessionOpts } from "../session-arg.ts";
 
 function repairCommand(query: string, opts: SessionOpts): void {
-  const project = projectFromOption(opts.project);
-  const ref = resolveRef(project, query, opts.provider);
+  const ref = resolveSessionArg(query, opts);
   const result = recoverSession(ref.dir, { write: true });
   const r = result.report;
   // Events still in the spool (lock held, unsafe spool) mean the repair is not done: never a quiet success.

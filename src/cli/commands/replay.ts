@@ -3,13 +3,15 @@
 import type { Command } from "commander";
 import { SessionNotFound } from "../../core/archive.ts";
 import { UnsafePathError } from "../../core/fsutil.ts";
+import { AmbiguousSessionError } from "../../core/session-resolve.ts";
 import { BaselineError, loadBaseline } from "../../experiment/baseline.ts";
 import { MissingCli, replayDriver } from "../../experiment/drivers.ts";
 import { IsolationError } from "../../experiment/isolation.ts";
 import { ARM_NAME } from "../../experiment/orchestrator.ts";
 import { prepareExperiment, runWithInterrupt } from "../../experiment/start.ts";
-import { checkProvider, note, printJson, projectFromOption, say } from "../common.ts";
+import { checkProvider, note, printJson, say } from "../common.ts";
 import { CliError, EXIT } from "../errors.ts";
+import { resolveSessionArg, withAllProjects } from "../session-arg.ts";
 
 export interface ReplayOpts {
   project?: string;
@@ -22,6 +24,7 @@ export interface ReplayOpts {
   maxCost?: string;
   keep?: boolean;
   json?: boolean;
+  allProjects?: boolean;
 }
 
 export function onOff(value: string, flag: string): boolean {
@@ -40,6 +43,7 @@ export function costOption(value: string | undefined): number | undefined {
 
 /** What the commands say for the errors of setting up: the user's fault or a missing thing. */
 export function setupError(error: unknown): never {
+  if (error instanceof AmbiguousSessionError) throw new CliError(error.message, EXIT.usage);
   if (error instanceof SessionNotFound) throw new CliError(error.message, EXIT.notFound);
   if (
     error instanceof BaselineError ||
@@ -53,7 +57,9 @@ export function setupError(error: unknown): never {
 }
 
 async function replayCommand(session: string, opts: ReplayOpts): Promise<void> {
-  const project = projectFromOption(opts.project);
+  // The baseline may be another project's (--all-projects): the replay runs in the project it belongs to.
+  const found = resolveSessionArg(session, { project: opts.project, allProjects: opts.allProjects });
+  const project = found.project;
   const provider = checkProvider(opts.provider);
   const nativeMemory = onOff(opts.nativeMemory, "--native-memory");
   const retrieval = onOff(opts.retrieval, "--retrieval");
@@ -63,7 +69,7 @@ async function replayCommand(session: string, opts: ReplayOpts): Promise<void> {
   const controller = new AbortController();
   let x: ReturnType<typeof prepareExperiment>;
   try {
-    const baseline = loadBaseline(project, session, provider);
+    const baseline = loadBaseline(project, found.manifest.session_id, provider);
     const driver = replayDriver(baseline.provider);
     if (!driver) throw new CliError(`tapedeck cannot replay ${baseline.provider} sessions`, EXIT.failed);
     x = prepareExperiment(
@@ -109,7 +115,7 @@ async function replayCommand(session: string, opts: ReplayOpts): Promise<void> {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command("replay <session>")
     .description(
       "replay a recorded session's prompts through the agent's own CLI into a new, isolated, recorded session",
@@ -129,6 +135,6 @@ export function register(program: Command): void {
     .option("--model <model>", "the model to ask for (default: the CLI's default)")
     .option("--max-cost <usd>", "stop spending past this (Claude's --max-budget-usd)")
     .option("--keep", "keep the work tree and config root (credentials are removed all the same)")
-    .option("--json", 'print {"session_id","replay_of_session_id","archive","experiment_root","arm"}')
-    .action(replayCommand);
+    .option("--json", 'print {"session_id","replay_of_session_id","archive","experiment_root","arm"}');
+  withAllProjects(command).action(replayCommand);
 }

@@ -17,7 +17,7 @@ import { type Against, type ArmOption, runScenario } from "../../scenario/run.ts
 import type { Sample, ScenarioResult } from "../../scenario/schema.ts";
 import { CliError, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
-import { resolveRef } from "../session-arg.ts";
+import { resolveSessionArg } from "../session-arg.ts";
 
 function load(file: string): LoadedScenario {
   try {
@@ -58,6 +58,7 @@ function outputPath(out: string, project: string, protect: string[]): string {
 // --- from-session --------------------------------------------------------
 
 interface FromOpts {
+  allProjects?: boolean;
   project?: string;
   provider?: string;
   events?: string;
@@ -68,8 +69,8 @@ interface FromOpts {
 }
 
 function fromSessionCommand(session: string, opts: FromOpts): void {
-  const project = projectFromOption(opts.project);
-  const ref = resolveRef(project, session, opts.provider);
+  const ref = resolveSessionArg(session, opts);
+  const project = ref.project;
   let scenario: ReturnType<typeof deriveScenario>;
   try {
     const range = opts.events ? parseRange(opts.events) : undefined;
@@ -254,6 +255,7 @@ export function register(program: Command): void {
     .option("--force", "replace --out if it exists")
     .option("--project <dir>", PROJECT_HELP)
     .option("--provider <name>", "the provider the session must be")
+    .option("--all-projects", "look for the session in every project the registry knows, too")
     .option("--json", "machine-readable output")
     .action(fromSessionCommand);
   scenario
@@ -266,7 +268,7 @@ export function register(program: Command): void {
     .description(
       "grade the recorded session, replays of it, or both (exit 0 all pass, 1 a check fails, 2 bad file)",
     )
-    .option("--against <what>", "recorded, replay or both", "recorded")
+    .option("--against <recorded|replay|both>", "recorded, replay or both", "recorded")
     .option(
       "--arm <spec>",
       "a replay arm NAME[:native-memory=on|off] (repeatable)",

@@ -18,11 +18,11 @@ import {
   type Usage,
 } from "../../viewer/timeline.ts";
 import { renderTurn, styleFor, usageLine } from "../../viewer/turn-text.ts";
-import { CliError, EXIT, note, projectFromOption } from "../common.ts";
+import { CliError, EXIT, note } from "../common.ts";
 import { readableOrExplain } from "../events-file.ts";
-import { withSessionOptions } from "../options.ts";
+import { offerWords, withSessionOptions } from "../options.ts";
 import { providerName } from "../providers.ts";
-import { resolveRef, type SessionOpts } from "../session-arg.ts";
+import { resolveSessionArg, type SessionOpts, withAllProjects } from "../session-arg.ts";
 
 interface ShowOpts extends SessionOpts {
   kinds?: string;
@@ -92,8 +92,8 @@ function filterTurn(turn: Turn, kinds: Set<string> | undefined): Turn {
 
 function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
   const kinds = parseKinds(opts.kinds);
-  const project = projectFromOption(opts.project);
-  const ref = resolveRef(project, query, opts.provider);
+  const ref = resolveSessionArg(query, opts);
+  const project = ref.project;
   const m = ref.manifest;
   readableOrExplain(ref.dir);
   const prices = priceTable(readConfig(project)?.pricing);
@@ -286,12 +286,12 @@ function footer(t: Totals, r: RecordCounts, bad: BadLine[], style: ReturnType<ty
 }
 
 export function register(program: Command): void {
-  withSessionOptions(
-    program
-      .command("show <session>")
-      .description("a session turn by turn: prompts, tool calls and results, subagents, answers, tokens")
-      .option("--kinds <list>", `only these event kinds, comma-separated (${EVENT_KINDS.join(", ")})`)
-      .option("--full", "whole prompts, answers and tool outputs (default: excerpts)")
-      .option("--follow", "keep reading a live session until it ends (Ctrl-C stops)"),
-  ).action(showCommand);
+  const command = program
+    .command("show <session>")
+    .description("a session turn by turn: prompts, tool calls and results, subagents, answers, tokens")
+    .option("--kinds <list>", `only these event kinds, comma-separated (${EVENT_KINDS.join(", ")})`)
+    .option("--full", "whole prompts, answers and tool outputs (default: excerpts)")
+    .option("--follow", "keep reading a live session until it ends (Ctrl-C stops)");
+  offerWords(command, "--kinds", EVENT_KINDS, true);
+  withAllProjects(withSessionOptions(command)).action(showCommand);
 }

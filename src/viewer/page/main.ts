@@ -64,6 +64,34 @@ function sessionItem(s: SessionListItem, open: boolean): HTMLElement {
   return item;
 }
 
+/** A replay's link to its baseline, a baseline's links to its replays: the two ends of one comparison. */
+function lineage(s: SessionListItem, all: readonly SessionListItem[]): HTMLElement | null {
+  const title = (key: string) => {
+    const other = all.find((x) => x.key === key);
+    return other
+      ? `${other.started_at.replace("T", " ").slice(0, 16)} ${other.arm ? `arm ${other.arm}` : (other.title ?? other.session_id)}`
+      : key;
+  };
+  const parts: Array<HTMLElement | string> = [];
+  if (s.replay_of_session_id) {
+    parts.push(`${s.run_type} of `);
+    parts.push(
+      s.baseline_key !== null
+        ? h("a", { href: `#s=${s.baseline_key}`, class: "baseline-link" }, s.replay_of_session_id)
+        : h("span", { class: "dim" }, `${s.replay_of_session_id} (not listed here)`),
+    );
+  }
+  if (s.replay_keys.length > 0) {
+    if (parts.length > 0) parts.push(" · ");
+    parts.push(`replayed ${s.replay_keys.length} time${s.replay_keys.length === 1 ? "" : "s"}: `);
+    s.replay_keys.forEach((key, i) => {
+      if (i > 0) parts.push(", ");
+      parts.push(h("a", { href: `#s=${key}`, class: "replay-link" }, title(key)));
+    });
+  }
+  return parts.length > 0 ? h("div", { class: "meta lineage", id: "lineage" }, ...parts) : null;
+}
+
 function snippet(text: string): HTMLElement {
   const el = h("span", { class: "snippet" });
   for (const [i, part] of text.split(/[\ue000\ue001]/).entries())
@@ -314,6 +342,7 @@ class App {
           { class: "meta" },
           `${s.provider} · ${s.provider_session_id ?? s.session_id} · started ${s.started_at.replace("T", " ").slice(0, 19)} UTC${took !== null ? ` · ${duration(took)}` : ""} · ${s.events} events · ${bytes(s.bytes)} · ${s.turns} turn${s.turns === 1 ? "" : "s"} · ${s.tool_calls} tool call${s.tool_calls === 1 ? "" : "s"} · ${s.tool_errors} error${s.tool_errors === 1 ? "" : "s"} · ${compact(s.tokens)} tokens`,
         ),
+        lineage(s, this.st.sessions),
       ),
       integrity,
       view.el,

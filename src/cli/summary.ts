@@ -1,6 +1,7 @@
 import { relative } from "node:path";
 import type { SessionSummary } from "../core/archive.ts";
 import { printable } from "../core/printable.ts";
+import { READ_ONLY_BY_REQUEST } from "../core/recovery.ts";
 import { formatBytes, formatDuration } from "./common.ts";
 import { providerName } from "./providers.ts";
 
@@ -20,6 +21,87 @@ export function nextCommands(id: string, suffix = ""): string[] {
 export interface SummaryOptions {
   /** The "Next:" lines; default: inspect, export and delete this session. An empty list leaves them out. */
   next?: (id: string) => string[];
+  /**
+   * inspect's view: headed by the session's id instead of "Session recorded", with the checksum, the
+   * capabilities, the spool and the recovery state, and what made a replay's session.
+   */
+  details?: boolean;
+}
+
+/** Width of the capability lines: a session has about twenty, and one line of them would wrap. */
+const CAPABILITIES_WIDTH = 100;
+
+/** The seal: what `checksums.json` says of events.jsonl now, in words. */
+function checksumLine(s: SessionSummary): string {
+  if (s.checksums === null)
+    return s.status === "active"
+      ? "not sealed yet (the session is still being recorded)"
+      : "not sealed (no session end was recorded; tapedeck repair seals what is there)";
+  return s.checksums.ok ? `ok (${printable(s.checksums.reason)})` : `✗ ${printable(s.checksums.reason)}`;
+}
+
+function spoolLine(s: SessionSummary): string {
+  const sp = s.spool;
+  if (sp.unsafe) return `not used: ${printable(sp.unsafe)}`;
+  const parts: string[] = [];
+  if (sp.events > 0) {
+    const kinds = Object.entries(sp.kinds)
+      .map(([k, n]) => `${printable(k)} ${n}`)
+      .join(", ");
+    parts.push(
+      `${plural(sp.events, "event")} waiting to be appended (${kinds})${sp.ends_session ? ", the session's end among them" : ""}`,
+    );
+  }
+  if (sp.rejected_files > 0) parts.push(`${plural(sp.rejected_files, "file")} set aside`);
+  return parts.length > 0 ? parts.join(" · ") : "empty";
+}
+
+function recoveryLine(s: SessionSummary): string {
+  const found: string[] = [];
+  if (s.torn_line)
+    found.push(
+      `a torn final line of ${s.torn_line.bytes} bytes ${s.torn_line.removed ? "removed" : "not yet removed"}`,
+    );
+  if (s.malformed_lines > 0) found.push(`${plural(s.malformed_lines, "malformed line")} kept and reported`);
+  if (s.sequence_anomalies > 0) found.push(plural(s.sequence_anomalies, "sequence anomaly"));
+  // Only a reason that kept a needed repair from happening (a held lock); a plain read-only look is no news.
+  if (s.read_only_reason && s.read_only_reason !== READ_ONLY_BY_REQUEST && found.length > 0)
+    found.push(`left as it is: ${printable(s.read_only_reason)}`);
+  return found.length > 0 ? found.join(" · ") : "nothing to recover";
+}
+
+/** `head` then the items, comma-separated, wrapped under the first item. */
+function wrapList(head: string, items: string[], none: string): string[] {
+  if (items.length === 0) return [`${head}${none}`];
+  const indent = " ".repeat(head.length);
+  const lines: string[] = [];
+  let line = head;
+  items.forEach((item, i) => {
+    const piece = `${item}${i < items.length - 1 ? "," : ""}`;
+    if (line.length > head.length && line.length + 1 + piece.length > CAPABILITIES_WIDTH) {
+      lines.push(line);
+      line = indent + piece;
+    } else line += line.length > head.length ? ` ${piece}` : piece;
+  });
+  lines.push(line);
+  return lines;
+}
+
+function detailLines(s: SessionSummary): string[] {
+  const m = s.manifest;
+  const lines: string[] = [];
+  if (m.replay_of_session_id) {
+    const arm = m.arm ? ` · arm ${printable(m.arm)}` : "";
+    const exp = m.experiment_id ? ` · experiment ${printable(m.experiment_id)}` : "";
+    lines.push(
+      `Run:          ${printable(m.run_type ?? "replay")} of ${printable(m.replay_of_session_id)}${arm}${exp}`,
+    );
+  }
+  lines.push(`Checksum:     ${checksumLine(s)}`);
+  lines.push(`Spool:        ${spoolLine(s)}`);
+  lines.push(`Recovery:     ${recoveryLine(s)}`);
+  lines.push(...wrapList("Capabilities: ", s.capabilities.map(printable), "none recorded"));
+  return lines;
 }
 
 /** The compact "Session recorded" view: what was recorded, how healthy it is, what to do next. */
@@ -32,8 +114,11 @@ export function renderSummary(s: SessionSummary, projectRoot: string, options: S
     s.status === "incomplete"
       ? `incomplete (${printable(s.incomplete_reason ?? "no terminal event")})`
       : printable(s.status);
+  const heading = options.details
+    ? `Session ${id} · ${printable(providerName(s.provider))}`
+    : "Session recorded";
   const lines = [
-    "Session recorded",
+    heading,
     "",
     `${printable(providerName(s.provider))} · ${printable(s.mode)} · ${formatDuration(s.duration_ms)}`,
     `${plural(s.event_count, "event")} · ${formatBytes(s.byte_count)} · ${plural(s.redaction_count, "redaction")} · ${status}`,
@@ -64,7 +149,13 @@ export function renderSummary(s: SessionSummary, projectRoot: string, options: S
   if (s.checksums && !s.checksums.ok) problems.push(`checksum: ${printable(s.checksums.reason)}`);
   if (s.spool.events > 0) problems.push(`${plural(s.spool.events, "event")} waiting in the spool`);
   if (s.spool.rejected_files > 0) problems.push(`${plural(s.spool.rejected_files, "spool file")} set aside`);
-  if (problems.length > 0) lines.push(`Notes: ${problems.join(" · ")}`);
+  // inspect names the checksum, spool and recovery on lines of their own: not again among the notes.
+  if (options.details) lines.push(...detailLines(s));
+  else if (problems.length > 0) lines.push(`Notes: ${problems.join(" · ")}`);
+  if (options.details && s.truncation_count + s.dropped_count > 0) {
+    const bounded = problems.filter((p) => /truncation|dropped/.test(p));
+    lines.push(`Bounded:      ${bounded.join(" · ")}`);
+  }
   if (s.repair_hint) lines.push(`Repair: ${printable(s.repair_hint)}`);
   lines.push(`Saved to ${shown}/`, "");
   const next = (options.next ?? nextCommands)(id);

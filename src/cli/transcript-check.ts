@@ -262,8 +262,9 @@ export function renderLost(result: { checked: number; lost: TranscriptState[] })
 
 /** The line `inspect` prints for a Claude session. */
 export function renderTranscriptLine(state: TranscriptState): string {
-  const restore = state.restore_command ? `\n              restore: ${state.restore_command}` : "";
-  return `Transcript    ${state.finding}: ${printable(state.detail)}${printable(restore)}`;
+  // The restore command on a line of its own: printable() would turn that newline into U+FFFD.
+  const restore = state.restore_command ? `\n              restore: ${printable(state.restore_command)}` : "";
+  return `Transcript    ${state.finding}: ${printable(state.detail)}${restore}`;
 }
 
 /** What `inspect` adds for a Claude session; never fails the inspect it is part of. */

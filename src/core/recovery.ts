@@ -52,6 +52,9 @@ export interface RecoverOptions {
   checkpointMinBytes?: number;
 }
 
+/** Why a recovery asked not to write left things as they are: the caller's choice, not a problem found. */
+export const READ_ONLY_BY_REQUEST = "inspection is read-only";
+
 export interface RecoverResult extends ScanSummary {
   manifest: Manifest | undefined;
   /** Why the session was not modified, when it was not. */
@@ -121,7 +124,7 @@ export function recoverSession(dir: string, options: RecoverOptions): RecoverRes
   // Under the writer lock nobody is mid-append, so removing a torn tail and
   // rebuilding counters is safe even while the agent runs; only marking the
   // session incomplete waits until its agent is gone.
-  let readOnlyReason: string | null = options.write ? null : "inspection is read-only";
+  let readOnlyReason: string | null = options.write ? null : READ_ONLY_BY_REQUEST;
   const lock = readOnlyReason ? null : acquireLock(dir, { timeoutMs: 2000 });
   if (!readOnlyReason && !lock) readOnlyReason = "writer lock is held";
   const write = readOnlyReason === null;

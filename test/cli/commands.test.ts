@@ -142,7 +142,8 @@ describe("archive commands", () => {
     expect(inspect.redaction_count).toBeGreaterThan(0);
 
     const human = cli(["last", "--project", root]);
-    expect(human.stdout).toContain("Session recorded");
+    // inspect names the session (the demo's "Session recorded" is for a session just made).
+    expect(human.stdout).toMatch(/^Session cli-1 · Claude Code\n/);
     expect(human.stdout).toMatch(/6 events · .* · 1 redaction · complete/);
     expect(human.stdout).toContain("Saved to .tapedeck/claude-sessions/cli-1/");
 

@@ -4,6 +4,8 @@
 // is already redacted and bounded; these bounds keep one huge tool output from
 // dominating the index (an excerpt finds the event; `inspect` shows it whole).
 
+import { injectionHeadline, injectionOf } from "../core/injection.ts";
+
 /** A prompt or an answer is what people search for: kept almost whole. */
 const MAX_TEXT_CHARS = 32 * 1024;
 const MAX_INPUT_CHARS = 2 * 1024;
@@ -33,7 +35,11 @@ export function searchableText(kind: string, payload: unknown): SearchableText {
       : {};
   let body: string;
   let input = "";
-  if (kind === "user_prompt") body = bounded(str(p.prompt), MAX_TEXT_CHARS);
+  const injection = injectionOf({ kind, payload: p });
+  // An injection carries copies of promoted items: searching them would land inside tapedeck's own addition
+  // instead of where the words were said. Its label and item ids are searchable; its text is not.
+  if (injection) body = `${injectionHeadline(injection)}\n${injection.item_ids.join(" ")}`;
+  else if (kind === "user_prompt") body = bounded(str(p.prompt), MAX_TEXT_CHARS);
   else if (kind === "assistant_message") body = bounded(str(p.text), MAX_TEXT_CHARS);
   else if (TOOL_KINDS.has(kind)) {
     input = flatten(p.tool_input, MAX_INPUT_CHARS);

@@ -3,8 +3,10 @@
 // result, subagents under the call that spawned them, the answer, usage per
 // turn with its source). It reads only the archive, line by line from a byte
 // offset, so a session of 100,000 events is paged, never loaded whole.
+
 import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
+import { injectionLine, injectionOf } from "../core/injection.ts";
 import { openForScan, scanLines } from "../core/scan.ts";
 import { CostAccumulator, type CostEstimate, type PriceTable } from "./pricing.ts";
 
@@ -271,10 +273,45 @@ export function resultText(response: unknown): string {
     if (stdout !== undefined || stderr !== undefined) {
       return [stdout, stderr ? `[stderr]\n${stderr}` : undefined].filter((s) => s).join("\n");
     }
+    const file = fileResultText(r);
+    if (file !== undefined) return file;
     if (Array.isArray(r.content)) return resultText(r.content);
     for (const key of ["output", "text", "result", "message"]) if (typeof r[key] === "string") return r[key];
   }
   return JSON.stringify(response, null, 2) ?? "";
+}
+
+function lineCount(text: string): number {
+  return text === "" ? 0 : text.replace(/\n$/, "").split("\n").length;
+}
+
+/**
+ * Claude Code's file tools answer with objects (Write: {type, filePath, content, structuredPatch,
+ * originalFile}; Edit: {filePath, oldString, newString, structuredPatch}; Read: {type, file{filePath,
+ * numLines, startLine, totalLines}}): a line that says what happened to which file, and for a change its
+ * hunks, instead of the object's raw JSON.
+ */
+function fileResultText(r: Record<string, unknown>): string | undefined {
+  const read = r.file as Record<string, unknown> | undefined;
+  if (read && typeof read === "object" && typeof read.filePath === "string") {
+    const start = typeof read.startLine === "number" ? read.startLine : 1;
+    const n = typeof read.numLines === "number" ? read.numLines : lineCount(str(read.content) ?? "");
+    const total = typeof read.totalLines === "number" ? ` of ${read.totalLines}` : "";
+    return `read ${read.filePath} (lines ${start}–${start + Math.max(0, n - 1)}${total})`;
+  }
+  const path = str(r.filePath);
+  if (path === undefined || !(Array.isArray(r.structuredPatch) || r.type === "create")) return undefined;
+  if (r.type === "create") return `created ${path} (${lineCount(str(r.content) ?? "")} lines)`;
+  const hunks = (Array.isArray(r.structuredPatch) ? r.structuredPatch : []).flatMap((h) =>
+    h && typeof h === "object" && Array.isArray((h as { lines?: unknown }).lines)
+      ? ((h as { lines: unknown[] }).lines.filter((l) => typeof l === "string") as string[])
+      : [],
+  );
+  const added = hunks.filter((l) => l.startsWith("+")).length;
+  const removed = hunks.filter((l) => l.startsWith("-")).length;
+  return [`updated ${path}: +${added} −${removed} line${added + removed === 1 ? "" : "s"}`, ...hunks].join(
+    "\n",
+  );
 }
 
 /** An exit code the payload states, or the one in Claude's "Exit code N" error text. */
@@ -723,6 +760,12 @@ export class TimelineBuilder {
     }
     if (p.error !== undefined) {
       this.mark(e, `${name ?? e.kind}: ${oneLine(str(p.error) ?? compactJson(p.error), 200)}`);
+      return;
+    }
+    // What tapedeck itself added to the agent's context is part of the turn, never an unlabelled event.
+    const injection = injectionOf(e);
+    if (injection) {
+      this.mark(e, injectionLine(injection));
       return;
     }
     // Other provider events (notifications, batches, expansions) are in the event list, not the turn view.

@@ -123,13 +123,16 @@ export class Lines {
 
 function renderCall(l: Lines, call: ToolCall, depth: number, o: RenderOptions): void {
   const s = o.style;
+  const resultShown = call.result !== null && l.shows(call.result.ok ? "tool_result" : "tool_error");
   if (l.shows("tool_call") && call.sequence !== null) {
     l.line(call.at, depth, `${s.cyan(printable(call.name))}  ${printable(call.input)}`);
-  } else if (call.sequence === null && l.shows(call.result?.ok === false ? "tool_error" : "tool_result")) {
+  } else if (resultShown) {
+    // A result alone says nothing of what failed (`--kinds tool_error`): its call goes beside it.
+    const note = call.sequence === null ? ` ${s.dim("(call not in view)")}` : "";
     l.line(
-      call.result?.at ?? null,
+      call.at ?? call.result?.at ?? null,
       depth,
-      `${s.cyan(printable(call.name))}  ${printable(call.input)} ${s.dim("(call not in view)")}`,
+      `${s.cyan(printable(call.name))}  ${printable(call.input)}${note}`,
     );
   }
   for (const agent of call.agents) renderAgent(l, agent, depth + 1, o);

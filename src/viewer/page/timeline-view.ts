@@ -3,6 +3,7 @@
 // deep links (#seq=N) and keyboard navigation. Events come a page (500) at a time by byte offset, loaded as
 // the reader scrolls; rows off screen are skipped by the renderer (content-visibility), so a 100,000-event
 // session neither loads nor lays out whole.
+import { injectionLine, injectionOf } from "../../core/injection.ts";
 import type { SessionListItem } from "../api.ts";
 import { formatCost } from "../pricing.ts";
 import type { Agent, TimelineEvent, ToolCall, Turn, TurnItem, Usage } from "../timeline.ts";
@@ -356,6 +357,11 @@ export class TimelineView {
         ),
         h("span", { class: "badge src" }, String(u.source ?? "usage")),
       );
+    } else if (injectionOf(e)) {
+      out.push(
+        h("span", { class: "badge mem" }, "memory"),
+        h("span", { class: "summary" }, injectionLine(injectionOf(e)!)),
+      );
     } else {
       const text = firstString(p, [
         "prompt",
@@ -408,6 +414,17 @@ export class TimelineView {
           )
         : h("p", { class: "warn" }, `edit too large to preview (${size.length} characters)`);
       content = h("div", {}, h("div", { class: "dim" }, String(i.file_path ?? "")), content);
+    } else if (injectionOf(e) && typeof p.context === "string") {
+      // The block as the agent received it, under a label that says so (not "provider_event · 18 lines").
+      size = p.context;
+      content = h("pre", {}, capped(p.context));
+      const lines = size.split("\n").length;
+      return h(
+        "details",
+        { class: "ev-body injection" },
+        h("summary", {}, `injected context · ${lines} line${lines === 1 ? "" : "s"}`),
+        content,
+      );
     } else {
       const text = capped(
         e.kind === "tool_call"

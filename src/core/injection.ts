@@ -1,0 +1,74 @@
+// A memory injection as the archive records it: a `provider_event` whose payload type is
+// `context_injection`, written by the prompt hook when retrieval is on (memory/inject.ts writes it). Every
+// reader that shows a session (show, the viewer, the Markdown and HTML exports) names it the same way from
+// here, so that what tapedeck added to the agent's context is never an unlabelled event.
+//
+// Pure data, no Node module: the viewer's page bundles it too.
+
+export const CONTEXT_INJECTION = "context_injection";
+
+export interface InjectionView {
+  /** "injected": items went into the context; otherwise why nothing did ("nothing_relevant", "repeats_only"). */
+  outcome: string;
+  item_ids: string[];
+  bytes: number;
+  /** The search the prompt became (null when the prompt had no word to search for). */
+  query: string | null;
+  /** Items that matched before the gate and the budget (when the recorder counted them). */
+  matched: number | null;
+  truncated: boolean;
+}
+
+function str(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
+
+/** The injection an event records, or undefined when it is not one. */
+export function injectionOf(e: {
+  kind: string;
+  payload: Record<string, unknown>;
+}): InjectionView | undefined {
+  const p = e.payload;
+  if (e.kind !== "provider_event" || p.type !== CONTEXT_INJECTION) return undefined;
+  const ids = Array.isArray(p.item_ids) ? p.item_ids.filter((x): x is string => typeof x === "string") : [];
+  const bytes = typeof p.bytes === "number" && Number.isFinite(p.bytes) ? p.bytes : 0;
+  // Events recorded before the outcome field: items given means injected, none means nothing found.
+  const outcome = str(p.outcome) ?? (ids.length > 0 && bytes > 0 ? "injected" : "nothing_relevant");
+  return {
+    outcome,
+    item_ids: ids,
+    bytes,
+    query: str(p.query),
+    matched: typeof p.matched === "number" ? p.matched : null,
+    truncated: p.truncated === true,
+  };
+}
+
+function sizeText(n: number): string {
+  return n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KB`;
+}
+
+const OUTCOME_TEXT: Record<string, string> = {
+  nothing_relevant: "nothing relevant",
+  repeats_only: "only items already given in this session",
+};
+
+/** `memory injected: 2 items, 1.3 KB` / `memory: nothing relevant`: the one-line label every reader shows. */
+export function injectionHeadline(v: InjectionView): string {
+  if (v.outcome === "injected") {
+    const n = v.item_ids.length;
+    return `memory injected: ${n} item${n === 1 ? "" : "s"}, ${sizeText(v.bytes)}${v.truncated ? " (cut to the budget)" : ""}`;
+  }
+  return `memory: ${OUTCOME_TEXT[v.outcome] ?? v.outcome.replace(/_/g, " ")}, nothing injected`;
+}
+
+/** The headline with the items' ids and the query, for a line that has room for them. */
+export function injectionLine(v: InjectionView, maxQuery = 120): string {
+  const parts = [injectionHeadline(v)];
+  if (v.item_ids.length > 0) parts.push(`items ${v.item_ids.join(", ")}`);
+  if (v.query !== null) {
+    const q = v.query.length > maxQuery ? `${v.query.slice(0, maxQuery - 1)}…` : v.query;
+    parts.push(`query ${q}`);
+  }
+  return parts.join(" · ");
+}

@@ -15,3 +15,24 @@ export function withSessionScope(c: Command): Command {
 export function withSessionOptions(c: Command): Command {
   return withSessionScope(c).option("--json", "machine-readable output");
 }
+
+/** Where an option's completion words are kept: on the Option itself, read by `tapedeck completion`. */
+export const VALUE_WORDS = Symbol.for("tapedeck.valueWords");
+
+export interface ValueWords {
+  words: readonly string[];
+  /** A comma-separated list of them (`--kinds a,b`): TAB completes the word after the last comma. */
+  list?: boolean;
+}
+
+/**
+ * The words TAB offers for an option's value when its placeholder cannot list them (`--kinds <list>`: twelve
+ * kinds). A placeholder like `<jsonl|md|html>` needs none: completion reads the choices from it. Parsing is
+ * unchanged: each command still checks the value with its own message.
+ */
+export function offerWords(c: Command, flag: string, words: readonly string[], list = false): Command {
+  const option = c.options.find((o) => o.long === flag);
+  if (!option) throw new Error(`offerWords: ${c.name()} has no ${flag}`);
+  (option as unknown as Record<symbol, ValueWords>)[VALUE_WORDS] = { words, list };
+  return c;
+}

@@ -48,6 +48,25 @@ describe("tapedeck completion", () => {
     expect(completeBash(script, ["tapedeck", "memory", "s"], home)).toEqual(["search", "show"]);
   });
 
+  it("an option's value completes with its own values (formats, kinds, on/off), never session ids", () => {
+    const root = project();
+    const home = join(root, "home");
+    fakeSession(root, { id: "abc-111", daysAgo: 1 });
+    const script = runCli(["completion", "bash"], home).stdout;
+    const at = (words: string[]) => completeBash(script, ["tapedeck", ...words], home, root);
+    expect(at(["export", "abc-111", "--format", ""])).toEqual(["html", "jsonl", "md"]);
+    expect(at(["memory", "export", "--format", "j"])).toEqual(["jsonl"]);
+    expect(at(["show", "abc-111", "--kinds", "tool_r"])).toEqual(["tool_result"]);
+    // A list completes the word after its last comma, keeping what comes before.
+    expect(at(["show", "abc-111", "--kinds", "user_prompt,tool_e"])).toEqual(["user_prompt,tool_error"]);
+    expect(at(["replay", "abc-111", "--retrieval", ""])).toEqual(["off", "on"]);
+    expect(at(["prune", "--status", "c"])).toEqual(["complete"]);
+    expect(at(["otel", "export", "--protocol", "http/j"])).toEqual(["http/json"]);
+    // A free value (a number, an age) gets nothing: before, bash offered the session ids here.
+    expect(at(["list", "--limit", ""])).toEqual([]);
+    expect(at(["delete", "--project", root, "--older-than", ""])).toEqual([]);
+  });
+
   it("a session id made of shell syntax (a planted archive) is offered as text, never run", () => {
     const root = project();
     const home = join(root, "home");
@@ -84,10 +103,11 @@ describe("tapedeck completion", () => {
       'compadd() { [[ $1 == -- ]] && shift; local w; for w in "$@"; do [[ $w == $PREFIX* ]] && print -r -- $w; done }',
       `words=(tapedeck show --project '${root}' ab); CURRENT=5; PREFIX=ab; _tapedeck`,
       "words=(tapedeck memory s); CURRENT=3; PREFIX=s; _tapedeck",
+      "words=(tapedeck export abc-111 --format m); CURRENT=5; PREFIX=m; _tapedeck",
     ].join("\n");
     const z = spawnSync("zsh", ["-f", "-c", program], { encoding: "utf8" });
     expect(z.stderr).toBe("");
-    expect(z.stdout.split("\n").filter(Boolean)).toEqual(["abc-111", "show", "search"]);
+    expect(z.stdout.split("\n").filter(Boolean)).toEqual(["abc-111", "show", "search", "md"]);
   });
 
   it("fish: a script naming every command; an unknown shell is a usage error", () => {

@@ -6,10 +6,10 @@
 // `$(touch${IFS}x)`, and bash's `compgen -W` expands the words it is given, so such a name ran on TAB.
 import { basename } from "node:path";
 import { type Command, Option } from "commander";
-import { listSessions } from "../../core/archive.ts";
 import { sessionDirName } from "../../core/paths.ts";
+import { sessionsInScope } from "../../core/session-scope.ts";
 import { CliError, EXIT, projectFromOption, say } from "../common.ts";
-import { PROJECT_HELP } from "../options.ts";
+import { PROJECT_HELP, VALUE_WORDS, type ValueWords } from "../options.ts";
 import { PROVIDERS } from "../providers.ts";
 
 interface CompletionOpts {
@@ -19,14 +19,55 @@ interface CompletionOpts {
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 
+/** What TAB offers after an option that takes a value. */
+interface ValueSpec {
+  flag: string;
+  offer: "words" | "files" | "sessions" | "none";
+  words: readonly string[];
+  /** a comma-separated list of the words */
+  list: boolean;
+}
+
 interface Spec {
   name: string;
   options: string[];
+  values: ValueSpec[];
   /** Its own subcommands (memory list, experiment run), offered as its first argument. */
   subs: string[];
   /** What the first argument is: a session, a provider, a shell, or anything. */
   arg: "session" | "provider" | "shell" | "other";
   description: string;
+}
+
+/** Only words that no shell expands or splits: they come from tapedeck's own option declarations. */
+const PLAIN_WORD = /^[A-Za-z0-9_./:+-]+$/;
+
+/**
+ * An option's value completion: the words it declares (options.ts offerWords), or those of a placeholder such
+ * as `<jsonl|md|html>`; providers for --provider; session ids for a session; files for a file, directory or
+ * path; and nothing for the rest (`--limit <n>`): never the session ids a bare TAB would have offered.
+ */
+function valueSpec(o: Option): ValueSpec | undefined {
+  if (!o.long || !(o.required || o.optional)) return undefined;
+  const placeholder = /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1] ?? "";
+  const declared = (o as unknown as Record<symbol, ValueWords | undefined>)[VALUE_WORDS];
+  const spec = (offer: ValueSpec["offer"], words: readonly string[] = [], list = false): ValueSpec => ({
+    flag: o.long!,
+    offer,
+    words: words.filter((w) => PLAIN_WORD.test(w)),
+    list,
+  });
+  if (declared) return spec("words", declared.words, declared.list === true);
+  if (placeholder.includes("|")) return spec("words", placeholder.split("|"));
+  if (o.long === "--provider") return spec("words", PROVIDERS);
+  if (/session/.test(o.long) || /^session/.test(placeholder)) return spec("sessions");
+  if (/^(dir|file|path)$/.test(placeholder)) return spec("files");
+  return spec("none");
+}
+
+function uniqueFlags(values: ValueSpec[]): ValueSpec[] {
+  const seen = new Set<string>();
+  return values.filter((v) => !seen.has(v.flag) && seen.add(v.flag));
 }
 
 function argKind(cmd: Command): Spec["arg"] {
@@ -48,6 +89,12 @@ async function specs(root: Command | null): Promise<Spec[]> {
     .map((c) => ({
       name: c.name(),
       options: [...c.options.filter((o) => !o.hidden && o.long).map((o) => o.long!), "--help"],
+      // A subcommand's options (otel export --protocol) complete under the command's name: the first wins.
+      values: uniqueFlags(
+        [c, ...c.commands].flatMap((x) =>
+          x.options.filter((o) => !o.hidden).flatMap((o) => valueSpec(o) ?? []),
+        ),
+      ),
       subs: c.commands.map((s) => s.name()).filter((n) => n !== "help"),
       arg: argKind(c),
       description: c
@@ -58,6 +105,22 @@ async function specs(root: Command | null): Promise<Spec[]> {
 }
 
 const words = (xs: readonly string[]) => xs.join(" ");
+
+/** bash: the case arms that complete an option's value, keyed "command option". */
+function bashValueCases(all: Spec[]): string {
+  const arm = (v: ValueSpec): string => {
+    if (v.offer === "words")
+      return v.list
+        ? `_tapedeck_list "${words(v.words)}" "$cur"`
+        : `COMPREPLY=($(compgen -W "${words(v.words)}" -- "$cur"))`;
+    if (v.offer === "sessions") return `_tapedeck_offer_sessions "$cur"`;
+    if (v.offer === "files") return `COMPREPLY=($(compgen -f -- "$cur"))`;
+    return "COMPREPLY=()";
+  };
+  return all
+    .flatMap((s) => s.values.map((v) => `    "${s.name} ${v.flag}") ${arm(v)}; return ;;`))
+    .join("\n");
+}
 
 function bash(all: Spec[]): string {
   const cases = all
@@ -82,7 +145,13 @@ _tapedeck_offer_sessions() {
   COMPREPLY=()
   while IFS= read -r w; do
     [[ $w == "$1"* ]] && COMPREPLY+=("$w")
-  done < <(printf '%s\n' last; _tapedeck_sessions)
+  done < <(printf '%s\\n' last; _tapedeck_sessions)
+}
+# A comma-separated list (--kinds a,b): the word after the last comma, with what comes before it kept.
+_tapedeck_list() {
+  local pre="" last="$2"
+  [[ $last == *,* ]] && pre="\${last%,*}," && last="\${last##*,}"
+  COMPREPLY=($(compgen -P "$pre" -W "$1" -- "$last"))
 }
 _tapedeck() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD - 1]}" cmd="\${COMP_WORDS[1]}" opts="" subs=""
@@ -90,9 +159,8 @@ _tapedeck() {
     COMPREPLY=($(compgen -W "${words(all.map((s) => s.name))} --help --version" -- "$cur"))
     return
   fi
-  case "$prev" in
-    --provider) COMPREPLY=($(compgen -W "${words(PROVIDERS)}" -- "$cur")); return ;;
-    --project|--dir|--settings|--mirror-dir|--claude-home|--codex-home|--out|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+  case "$cmd $prev" in
+${bashValueCases(all)}
   esac
   case "$cmd" in
 ${cases}
@@ -114,6 +182,21 @@ ${cases}
 }
 complete -o default -F _tapedeck tapedeck
 `;
+}
+
+/** zsh: the case arms that complete an option's value, keyed "command option". */
+function zshValueCases(all: Spec[]): string {
+  const arm = (v: ValueSpec): string => {
+    if (v.offer === "words")
+      return v.list ? `_values -s , 'value' ${words(v.words)}` : `compadd -- ${words(v.words)}`;
+    if (v.offer === "sessions")
+      return `compadd -- last \${(f)"$(tapedeck completion zsh --sessions \${project[@]} 2>/dev/null)"}`;
+    if (v.offer === "files") return "_files";
+    return ":";
+  };
+  return all
+    .flatMap((s) => s.values.map((v) => `    "${s.name} ${v.flag}") ${arm(v)}; return ;;`))
+    .join("\n");
 }
 
 function zsh(all: Spec[]): string {
@@ -146,10 +229,9 @@ ${commands}
   for (( i = 2; i < CURRENT - 1; i++ )); do
     [[ \${words[i]} == --project ]] && project=(--project "\${words[i+1]}")
   done
-  if [[ \${words[CURRENT-1]} == --provider ]]; then
-    compadd -- ${words(PROVIDERS)}
-    return
-  fi
+  case "$cmd \${words[CURRENT-1]}" in
+${zshValueCases(all)}
+  esac
   case $cmd in
 ${cases}
   esac
@@ -172,6 +254,15 @@ compdef _tapedeck tapedeck
 `;
 }
 
+/** fish: what follows an option that takes a value (-x: a value, never a file unless it is one). */
+function fishValue(v: ValueSpec | undefined): string {
+  if (!v) return "";
+  if (v.offer === "words") return ` -x -a '${words(v.words)}'`;
+  if (v.offer === "sessions") return ` -x -a '(tapedeck completion fish --sessions 2>/dev/null)'`;
+  if (v.offer === "files") return " -r -F";
+  return " -x";
+}
+
 function fish(all: Spec[]): string {
   const esc = (t: string) => t.replace(/\\/g, "\\\\").replace(/'/g, "\\'");
   const lines = [
@@ -182,8 +273,11 @@ function fish(all: Spec[]): string {
     lines.push(`complete -c tapedeck -n __fish_use_subcommand -a ${s.name} -d '${esc(s.description)}'`);
     if (s.subs.length > 0)
       lines.push(`complete -c tapedeck -n '__fish_seen_subcommand_from ${s.name}' -a '${words(s.subs)}'`);
+    const values = new Map(s.values.map((v) => [v.flag, v]));
     for (const o of s.options.filter((x) => x.startsWith("--"))) {
-      lines.push(`complete -c tapedeck -n '__fish_seen_subcommand_from ${s.name}' -l ${o.slice(2)}`);
+      lines.push(
+        `complete -c tapedeck -n '__fish_seen_subcommand_from ${s.name}' -l ${o.slice(2)}${fishValue(values.get(o))}`,
+      );
     }
     const cond = `-n '__fish_seen_subcommand_from ${s.name}'`;
     if (s.arg === "session")
@@ -191,7 +285,6 @@ function fish(all: Spec[]): string {
     if (s.arg === "provider") lines.push(`complete -c tapedeck ${cond} -a '${words(PROVIDERS)}'`);
     if (s.arg === "shell") lines.push(`complete -c tapedeck ${cond} -a '${words(SHELLS)}'`);
   }
-  lines.push(`complete -c tapedeck -l provider -x -a '${words(PROVIDERS)}'`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -204,7 +297,7 @@ async function completionCommand(shell: string, opts: CompletionOpts, cmd: Comma
     let names: string[] = [];
     try {
       // The directory's own name, never the manifest's session_dir (a manifest can say anything).
-      names = listSessions(projectFromOption(opts.project))
+      names = sessionsInScope({ project: projectFromOption(opts.project) })
         .map((s) => basename(s.dir))
         .filter((name) => sessionDirName(name) === name);
     } catch {

@@ -292,7 +292,7 @@ export function register(program: Command): void {
     .option("--mode <mode>", "recording mode", "capture-only")
     .option("--session-root <dir>", "where sessions are stored (default: .tapedeck/<provider>-sessions)")
     .option(
-      "--transport <kind>",
+      "--transport <http|command>",
       "how hooks reach tapedeck: http (a ~3 ms bash client of a per-project server, recording in-process whenever the server is down; the default) or command (a Node process per event)",
     )
     .option(

@@ -218,7 +218,7 @@ export function register(program: Command): void {
     .command("list")
     .description("promoted items, newest first")
     .option("--session <id>", "only items from this session (id, archive id or prefix)")
-    .option("--kind <kind>", `only this kind (${ITEM_KINDS.join(", ")})`)
+    .option(`--kind <${ITEM_KINDS.join("|")}>`, "only this kind")
     .option("--limit <n>", "at most this many (default 100)")
     .option("--project <dir>", PROJECT_HELP)
     .option("--json", "machine-readable output")
@@ -246,7 +246,7 @@ export function register(program: Command): void {
   memory
     .command("export")
     .description("every item, oldest first, to stdout as JSONL or Markdown")
-    .requiredOption("--format <format>", "jsonl or md")
+    .requiredOption("--format <jsonl|md>", "jsonl or md")
     .option("--project <dir>", PROJECT_HELP)
     .action(exportCommand);
   memory

@@ -236,7 +236,7 @@ export function register(program: Command): void {
       "a request header, repeatable; never printed, but visible in the process list while the export runs: put credentials in OTEL_EXPORTER_OTLP_HEADERS (sent only to OTEL_EXPORTER_OTLP_ENDPOINT) or otel.headers",
       collect,
     )
-    .option("--protocol <p>", "http/protobuf (default) or http/json")
+    .option("--protocol <http/protobuf|http/json>", "http/protobuf (default) or http/json")
     .option("--content", "include prompts, answers and tool input/output (the redacted archive's text)")
     .option(
       "--results <file>",

@@ -77,7 +77,7 @@ export function register(program: Command): void {
       )
       .option("--older-than <age>", "sessions whose last event is older than this (30d, 12h, 2w)")
       .option("--keep-last <n>", "always keep the newest N sessions (of the provider and status selected)")
-      .option("--status <status>", "only incomplete or only complete sessions")
+      .option("--status <incomplete|complete>", "only incomplete or only complete sessions")
       .option("--all-projects", "every project this user's tapedeck has recorded (from the session registry)")
       .option("--include-referenced", "also sessions a replay or experiment was made from")
       .option("--dry-run", "show what would be removed, remove nothing")

@@ -19,7 +19,7 @@ import {
 } from "../../memory/search.ts";
 import { MemoryDbError } from "../../memory/sqlite.ts";
 import { CliError, checkProvider, EXIT, note, printJson, projectFromOption } from "../common.ts";
-import { PROJECT_HELP } from "../options.ts";
+import { offerWords, PROJECT_HELP } from "../options.ts";
 
 interface SearchOpts {
   project?: string;
@@ -190,7 +190,7 @@ function mb(n: number): string {
 export { progressPrinter };
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command("search <query>")
     .description(SEARCH_DESCRIPTION)
     .option("--project <dir>", PROJECT_HELP)
@@ -209,6 +209,6 @@ export function register(program: Command): void {
       "\nQuote a query of several words for the shell; one that starts with - goes after --:\n" +
         "  tapedeck search 'flaky test -windows'    tapedeck search -- '-draft notes'\n" +
         "Exit status: 0 with hits, 1 with none, 2 for a bad query or option.",
-    )
-    .action(searchCommand);
+    );
+  offerWords(command, "--kind", EVENT_KINDS, true).action(searchCommand);
 }

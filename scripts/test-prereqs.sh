@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # What the test suite needs beyond npm: a Chromium for the viewer's browser tests (playwright-core drives it
-# and never downloads one) and zsh for the completion test. Installed from Debian's packages when missing
+# and never downloads one), zsh for the completion test and man for the manual page's. Installed from Debian's packages when missing
 # and we may (root, or sudo without a password); otherwise it says what to install. Nothing else is touched.
 set -euo pipefail
 chromium=${TAPEDECK_CHROMIUM:-/usr/bin/chromium}
 missing=()
 [ -x "$chromium" ] || missing+=(chromium)
 command -v zsh >/dev/null || missing+=(zsh)
+# man: the packed install's manual page is looked up as a user would (man -w tapedeck).
+command -v man >/dev/null || missing+=(man-db)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if command -v apt-get >/dev/null; then
   run=()

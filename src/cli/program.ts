@@ -77,12 +77,27 @@ function asksForHelp(args: readonly string[]): boolean {
   return (end < 0 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
 }
 
+/** The built page through `man` (a path with a slash is read as a file, by man-db and macOS's man alike). */
+async function showManual(): Promise<number> {
+  const { builtFile } = await import("./paths.ts");
+  const { spawnSync } = await import("node:child_process");
+  const page = builtFile("tapedeck.1");
+  const shown = spawnSync("man", [page], { stdio: "inherit" });
+  if (shown.error || shown.status === null) {
+    note(`tapedeck: man is not available here; the page is ${page}\n`);
+    return EXIT.failed;
+  }
+  return shown.status;
+}
+
 /** Through the terminal filter: messages name ids and paths from the archive and the project. */
 function note(text: string): void {
   process.stderr.write(printableText(text));
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // `tapedeck help --man`: the manual page, wherever npm did or did not link it for `man tapedeck`.
+  if (argv[2] === "help" && argv[3] === "--man" && argv.length === 4) return showManual();
   try {
     const program = await buildProgram(commandNameOf(argv.slice(2)));
     if (asksForHelp(argv.slice(2))) (await import("./help-extras.ts")).addHelpExtras(program);
@@ -97,6 +112,12 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CliError) {
       note(`tapedeck: ${error.message}\n`);
       return error.exitCode;
+    }
+    // A planted link or FIFO where tapedeck reads or writes: one message for every command. Known by its
+    // name, not its class: importing core/fsutil.ts here would load it on every start, --version included.
+    if ((error as Error | undefined)?.name === "UnsafePathError") {
+      note(`tapedeck: refusing an unsafe path: ${(error as Error).message}\n`);
+      return EXIT.failed;
     }
     // An unexpected error: say what kind without echoing data that may be sensitive.
     const e = error as NodeJS.ErrnoException;

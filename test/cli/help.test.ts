@@ -71,7 +71,8 @@ describe("the manual page", () => {
     // troff reads bytes: nothing outside ASCII (an em dash goes as its troff Unicode escape).
     expect(page).toMatch(/^[\x00-\x7f]*$/);
     const pkg = JSON.parse(readFileSync("package.json", "utf8"));
-    expect(pkg.man).toBe("./dist/tapedeck.1");
+    // An array: npm's global install links only an array (a string left `man tapedeck` empty).
+    expect(pkg.man).toEqual(["./dist/tapedeck.1"]);
     expect(pkg.files).toContain("dist");
   });
 });

@@ -150,7 +150,9 @@ describe("the packed package's demo (item 17)", () => {
     nodeOnly = join(work, "node-only");
     mkdirSync(nodeOnly);
     symlinkSync(process.execPath, join(nodeOnly, "node"));
-  }, 120_000);
+    // The install compiles better-sqlite3 from source (no prebuilt binary offline): minutes on a loaded
+    // 2-core machine, where 120 s timed out.
+  }, 600_000);
 
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
@@ -165,6 +167,22 @@ describe("the packed package's demo (item 17)", () => {
     expect(JSON.parse(readFileSync(join(installed, "package.json"), "utf8")).name).toBe("tapedeck");
     expect(existsSync(join(installed, "node_modules", ".bin", "claude"))).toBe(false);
     expect(existsSync(join(installed, "node_modules", "@anthropic-ai"))).toBe(false);
+  });
+
+  it("installs its manual page where man finds it from the PATH, with a prefix too; help --man shows it", async () => {
+    // npm links only an array "man" field (bin-links' linkMans); a string one left `man tapedeck` empty.
+    const page = join(work, "prefix", "share", "man", "man1", "tapedeck.1");
+    expect(existsSync(page)).toBe(true);
+    const env = { PATH: `${bin}:/usr/bin:/bin`, HOME: join(work, "home") };
+    const where = execFileSync("man", ["-w", "tapedeck"], { env, encoding: "utf8" }).trim();
+    expect(readFileSync(where, "utf8")).toBe(readFileSync(page, "utf8"));
+    const shown = await runCli(join(bin, "tapedeck"), ["help", "--man"], {
+      cwd: work,
+      env: { ...env, MANPAGER: "cat", PAGER: "cat" },
+    });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/tapedeck/i);
+    expect(shown.stdout).toContain("show");
   });
 
   it("without claude on the PATH, demo says how to install it", async () => {

@@ -144,12 +144,16 @@ describe("claude", () => {
     expect(resent.result).toMatchObject({ turns: 3, failed: 0 });
     expect(resent.result.resent_spans).toBe(resent.spans.length);
     expect(new Set(resent.spans.map(key))).toEqual(sent);
-    expect(resent.spans.flatMap((s) => s.events).some((e) => e.name.endsWith("operation.details"))).toBe(false);
+    expect(resent.spans.flatMap((s) => s.events).some((e) => e.name.endsWith("operation.details"))).toBe(
+      false,
+    );
     // Content for the turns already sent without it: the same ids again, now with their details.
     const content = await exportTo(sb, id, ["--content", "--force"]);
     expect(content.result.spans).toBeGreaterThan(0);
     expect(new Set(content.spans.map(key))).toEqual(sent);
-    const details = content.spans.flatMap((s) => s.events).filter((e) => e.name.endsWith("operation.details"));
+    const details = content.spans
+      .flatMap((s) => s.events)
+      .filter((e) => e.name.endsWith("operation.details"));
     expect(details.length).toBeGreaterThan(0);
     noSecretsReceived(receiver);
     expect((await exportTo(sb, id, ["--content"])).result).toMatchObject({ spans: 0 });
@@ -157,7 +161,15 @@ describe("claude", () => {
     const down = await startReceiver();
     down.behave({ kind: "down" });
     try {
-      const r = await sb.cli(["otel", "export", id, "--endpoint", down.tracesUrl, "--project", sb.projectDir]);
+      const r = await sb.cli([
+        "otel",
+        "export",
+        id,
+        "--endpoint",
+        down.tracesUrl,
+        "--project",
+        sb.projectDir,
+      ]);
       expect(r.code).toBe(1);
       const line = r.stderr.split("\n").find((l) => l.startsWith(`claude:${id}`))!;
       expect(line).toMatch(/: failed, nothing sent: .*connection failed; 3 turn\(s\) stay in the backlog$/);

@@ -277,8 +277,16 @@ describe("sending again", () => {
     const all = receiver.spans().map((x) => `${x.traceId}/${x.spanId}`);
     expect(all.slice(6)).toEqual(once);
     // The same spans, attribute for attribute (turn numbers included).
-    expect(receiver.spans().slice(6).map((x) => x.attributes)).toEqual(
-      receiver.spans().slice(0, 6).map((x) => x.attributes),
+    expect(
+      receiver
+        .spans()
+        .slice(6)
+        .map((x) => x.attributes),
+    ).toEqual(
+      receiver
+        .spans()
+        .slice(0, 6)
+        .map((x) => x.attributes),
     );
     const after = readWatermark(root, "claude:sess-1", { url: receiver.tracesUrl });
     expect(after).toMatchObject({ offset: before.offset, turns: 2, spans: 6, in_flight: null });
@@ -328,7 +336,9 @@ describe("sending again", () => {
     await exportNow(root, dir);
     const stateDir = join(root, ".tapedeck", "otel");
     const [file] = readdirSync(stateDir);
-    const { content: _dropped, ...legacy } = readWatermark(root, "claude:sess-1", { url: receiver.tracesUrl });
+    const { content: _dropped, ...legacy } = readWatermark(root, "claude:sess-1", {
+      url: receiver.tracesUrl,
+    });
     writeFileSync(join(stateDir, file!), JSON.stringify(legacy));
     expect(await exportWith(root, dir, { content: true, addContent: true })).toMatchObject({
       resent_spans: 3,

@@ -2,7 +2,10 @@
 # What the test suite needs beyond npm: a Chromium for the viewer's browser tests (playwright-core drives it
 # and never downloads one), zsh for the completion test and man for the manual page's. Installed from Debian's packages when missing
 # and we may (root, or sudo without a password); otherwise it says what to install. Nothing else is touched.
+# Then promptfoo and the Node 22 it runs on, from the npm registry into a cache (scripts/test-promptfoo.mjs),
+# so that one-time install is not timed inside a test.
 set -euo pipefail
+node "$(dirname "$0")/test-promptfoo.mjs" >/dev/null
 chromium=${TAPEDECK_CHROMIUM:-/usr/bin/chromium}
 missing=()
 [ -x "$chromium" ] || missing+=(chromium)

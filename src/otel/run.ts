@@ -7,7 +7,13 @@ import type { Manifest } from "../core/schemas.ts";
 import { type Endpoint, type EndpointFlags, resolveEndpoint } from "./endpoint.ts";
 import { DEFAULT_IDLE_MS, sessionResource } from "./map.ts";
 import type { RetryPolicy } from "./send.ts";
-import { type ExportContext, emptyExport, exportSession, type SessionExport } from "./spool.ts";
+import {
+  type ExportContext,
+  type ExportOptions,
+  emptyExport,
+  exportSession,
+  type SessionExport,
+} from "./spool.ts";
 
 /** The origin's URL without userinfo or query (a token in a clone URL must not become an attribute). */
 export function cleanRepositoryUrl(url: string): string | null {
@@ -77,16 +83,31 @@ export function resolveRun(
   return { endpoint, context };
 }
 
+/** A session's progress line: a failure first, with what did go out before it and what waits. */
+export function progressLine(r: SessionExport): string {
+  const again = r.resent_spans > 0 ? ` (${r.resent_spans} sent again)` : "";
+  const sent = `${r.turns} turn(s), ${r.spans} span(s)${again}`;
+  if (r.skipped)
+    return `${r.session_id}: not tried (${r.skipped}${r.error ? ` after: ${r.error}` : ""}); --force tries now`;
+  if (r.error === null)
+    return `${r.session_id}: ${sent}${r.open_turn ? "; the last turn is still open" : ""}`;
+  const waiting = r.backlog_turns > 0 ? `; ${r.backlog_turns} turn(s) stay in the backlog` : "";
+  return r.spans === 0
+    ? `${r.session_id}: failed, nothing sent: ${r.error}${waiting}`
+    : `${r.session_id}: failed after ${sent}: ${r.error}${waiting}`;
+}
+
 export async function exportRefs(
   run: ResolvedRun,
   refs: SessionRef[],
-  opts: { force?: boolean; progress?: (line: string) => void } = {},
+  opts: ExportOptions & { progress?: (line: string) => void } = {},
 ): Promise<SessionExport[]> {
+  const { progress, ...options } = opts;
   const out: SessionExport[] = [];
   for (const ref of refs) {
     let r: SessionExport;
     try {
-      r = await exportSession(run.context, ref.dir, ref.manifest, opts.force ? { force: true } : {});
+      r = await exportSession(run.context, ref.dir, ref.manifest, options);
     } catch (e) {
       // One unreadable session (removed meanwhile, a planted FIFO) must not stop the others.
       r = emptyExport(
@@ -95,9 +116,7 @@ export async function exportRefs(
       );
     }
     out.push(r);
-    opts.progress?.(
-      `${ref.manifest.session_id}: ${r.turns} turn(s), ${r.spans} span(s)${r.error ? `; ${r.error}` : ""}${r.skipped ? ` (${r.skipped})` : ""}`,
-    );
+    progress?.(progressLine(r));
   }
   return out;
 }

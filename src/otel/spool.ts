@@ -32,8 +32,12 @@ export interface ExportContext {
 
 export interface SessionExport {
   session_id: string;
+  /** turns and spans sent by this run, those sent again included */
   turns: number;
   spans: number;
+  /** of those, the turns and spans the endpoint had accepted before (--resend, or --content added) */
+  resent_turns: number;
+  resent_spans: number;
   requests: number;
   bytes: number;
   /** closed turns past the watermark that were not sent (a failure stopped the run) */
@@ -44,12 +48,23 @@ export interface SessionExport {
   skipped?: "backing off";
 }
 
+export interface ExportOptions {
+  /** try now even when the last failure asked to wait */
+  force?: boolean;
+  /** send the turns the endpoint accepted before again, with the same ids (implies force) */
+  resend?: boolean;
+  /** content was asked for by hand: turns accepted without it are sent again with it */
+  addContent?: boolean;
+}
+
 /** A session's result before anything is sent (or when reading it failed: with the error). */
 export function emptyExport(sessionId: string, error: string | null = null): SessionExport {
   return {
     session_id: sessionId,
     turns: 0,
     spans: 0,
+    resent_turns: 0,
+    resent_spans: 0,
     requests: 0,
     bytes: 0,
     backlog_turns: 0,
@@ -85,36 +100,148 @@ export function closedTurns(mapping: SessionMapping): MappedTurn[] {
   return out;
 }
 
-/** Exports a session's closed turns past its watermark; stops at the first request that fails. */
+/** Where sending again starts: the session's start (--resend), the end of its content prefix, or nowhere. */
+function resendFrom(
+  ctx: ExportContext,
+  w: Watermark,
+  opts: ExportOptions,
+): { offset: number; turns: number } | undefined {
+  const from = opts.resend
+    ? { offset: 0, turns: 0 }
+    : opts.addContent && ctx.content
+      ? (w.content ?? { offset: 0, turns: 0 })
+      : undefined;
+  return from && from.offset < w.offset ? from : undefined;
+}
+
+/**
+ * Exports a session: first, when asked, the turns the endpoint accepted before (same ids, so an id-keyed
+ * backend keeps one copy, now with content if asked), then the closed turns past its watermark. Stops at the
+ * first request that fails.
+ */
 export async function exportSession(
   ctx: ExportContext,
   sessionDir: string,
   manifest: Manifest,
-  opts: { force?: boolean } = {},
+  opts: ExportOptions = {},
 ): Promise<SessionExport> {
   const now = ctx.now ?? Date.now;
   const w = readWatermark(ctx.projectRoot, manifest.session_id, ctx.endpoint);
   const result = emptyExport(manifest.session_id);
-  if (!opts.force && w.next_attempt_at && Date.parse(w.next_attempt_at) > now()) {
+  if (!opts.force && !opts.resend && w.next_attempt_at && Date.parse(w.next_attempt_at) > now()) {
     result.skipped = "backing off";
     result.error = w.last_error;
     return result;
   }
+  const again = resendFrom(ctx, w, opts);
+  if (again && (await resendTurns(ctx, sessionDir, manifest, w, again, result, now))) return result;
   // A long session is mapped and sent in rounds of whole turns, so its spans are never all in memory.
   for (;;) {
-    const mapping = mapSession(sessionDir, manifest, {
-      fromOffset: w.offset,
-      turnsBefore: w.turns,
-      content: ctx.content,
-      ...(ctx.idleMs !== undefined ? { idleMs: ctx.idleMs } : {}),
-      now: now(),
-      maxSpans: ctx.maxSpansPerRound ?? MAX_SPANS_PER_ROUND,
-    });
+    const mapping = mapRound(ctx, sessionDir, manifest, w.offset, w.turns, now);
     const closed = closedTurns(mapping);
     result.open_turn = closed.length < mapping.turns.length;
     const failed = await sendTurns(ctx, manifest, w, closed, result, now);
     if (failed || !mapping.more) return result;
   }
+}
+
+function mapRound(
+  ctx: ExportContext,
+  sessionDir: string,
+  manifest: Manifest,
+  fromOffset: number,
+  turnsBefore: number,
+  now: () => number,
+): SessionMapping {
+  return mapSession(sessionDir, manifest, {
+    fromOffset,
+    turnsBefore,
+    content: ctx.content,
+    ...(ctx.idleMs !== undefined ? { idleMs: ctx.idleMs } : {}),
+    now: now(),
+    maxSpans: ctx.maxSpansPerRound ?? MAX_SPANS_PER_ROUND,
+  });
+}
+
+/** One request; on failure the error and the wait before the next try are written down. */
+async function sendBatch(
+  ctx: ExportContext,
+  manifest: Manifest,
+  w: Watermark,
+  spans: Span[],
+  result: SessionExport,
+  now: () => number,
+): Promise<boolean> {
+  const body = encodeSpans(
+    { resource: ctx.resource(manifest), scopeVersion: ctx.scopeVersion, spans },
+    ctx.endpoint.protocol,
+  );
+  const sent = await sendWithRetry(ctx.endpoint, body, ctx.retry ?? DEFAULT_RETRY);
+  result.bytes += sent.bytes;
+  if (sent.ok) {
+    w.requests += 1;
+    result.requests += 1;
+    return true;
+  }
+  w.in_flight = null;
+  w.failures += 1;
+  w.last_error = sent.error ?? "failed";
+  w.last_error_at = new Date(now()).toISOString();
+  const wait = sent.retryable
+    ? backoffMs(w.failures, { baseDelayMs: 30_000, maxDelayMs: 3_600_000 })
+    : 3_600_000;
+  w.next_attempt_at = new Date(now() + wait).toISOString();
+  writeWatermark(ctx.projectRoot, ctx.endpoint, w);
+  result.error = w.last_error;
+  return false;
+}
+
+function succeeded(w: Watermark, now: () => number): void {
+  w.in_flight = null;
+  w.failures = 0;
+  w.next_attempt_at = null;
+  w.last_error = null;
+  w.last_export_at = new Date(now()).toISOString();
+}
+
+/**
+ * Sends again the closed turns from `from` up to the watermark, in rounds and requests as a first export
+ * would; the watermark does not move (the endpoint had them), only the content prefix when they went with
+ * content. Answers true when a request failed.
+ */
+async function resendTurns(
+  ctx: ExportContext,
+  sessionDir: string,
+  manifest: Manifest,
+  w: Watermark,
+  from: { offset: number; turns: number },
+  result: SessionExport,
+  now: () => number,
+): Promise<boolean> {
+  let at = { ...from };
+  while (at.offset < w.offset) {
+    const mapping = mapRound(ctx, sessionDir, manifest, at.offset, at.turns, now);
+    const accepted = closedTurns(mapping).filter((t) => t.endOffset <= w.offset);
+    if (accepted.length === 0) return false;
+    for (const batch of batches(accepted)) {
+      const spans = batch.flatMap((t) => t.spans);
+      const counted = batch.filter((t) => t.spans.length > 0).length;
+      if (spans.length > 0 && !(await sendBatch(ctx, manifest, w, spans, result, now))) {
+        result.backlog_turns = 0;
+        return true;
+      }
+      at = { offset: batch.at(-1)!.endOffset, turns: at.turns + counted };
+      if (ctx.content) w.content = { ...at };
+      succeeded(w, now);
+      writeWatermark(ctx.projectRoot, ctx.endpoint, w);
+      result.turns += counted;
+      result.spans += spans.length;
+      result.resent_turns += counted;
+      result.resent_spans += spans.length;
+    }
+    if (!mapping.more) return false;
+  }
+  return false;
 }
 
 /** Sends closed turns in requests, moving the watermark after each; answers true when one failed. */
@@ -135,37 +262,18 @@ async function sendTurns(
     if (spans.length > 0) {
       w.in_flight = { from: w.offset, to, turns: counted };
       writeWatermark(ctx.projectRoot, ctx.endpoint, w);
-      const body = encodeSpans(
-        { resource: ctx.resource(manifest), scopeVersion: ctx.scopeVersion, spans },
-        ctx.endpoint.protocol,
-      );
-      const sent = await sendWithRetry(ctx.endpoint, body, ctx.retry ?? DEFAULT_RETRY);
-      result.bytes += sent.bytes;
-      if (!sent.ok) {
-        w.in_flight = null;
-        w.failures += 1;
-        w.last_error = sent.error ?? "failed";
-        w.last_error_at = new Date(now()).toISOString();
-        const wait = sent.retryable
-          ? backoffMs(w.failures, { baseDelayMs: 30_000, maxDelayMs: 3_600_000 })
-          : 3_600_000;
-        w.next_attempt_at = new Date(now() + wait).toISOString();
-        writeWatermark(ctx.projectRoot, ctx.endpoint, w);
-        result.error = w.last_error;
+      if (!(await sendBatch(ctx, manifest, w, spans, result, now))) {
         result.backlog_turns = todo.slice(i).reduce((n, b) => n + b.length, 0);
         return true;
       }
-      w.requests += 1;
-      result.requests += 1;
     }
+    // The content prefix follows the watermark while every turn so far went with content (or had no spans).
+    const withContent = (w.content?.offset ?? 0) === w.offset && (ctx.content || spans.length === 0);
     w.offset = to;
     w.turns += counted;
     w.spans += spans.length;
-    w.in_flight = null;
-    w.failures = 0;
-    w.next_attempt_at = null;
-    w.last_error = null;
-    w.last_export_at = new Date(now()).toISOString();
+    if (withContent) w.content = { offset: w.offset, turns: w.turns };
+    succeeded(w, now);
     writeWatermark(ctx.projectRoot, ctx.endpoint, w);
     result.turns += counted;
     result.spans += spans.length;

@@ -18,6 +18,12 @@ export interface Watermark {
   offset: number;
   turns: number;
   spans: number;
+  /**
+   * The prefix of `offset` whose turns went out with content (prompts, answers, tool input and output):
+   * an export with --content sends the turns past it again, with their content and the same ids. Absent
+   * in a file written before it was kept: nothing is known to have gone with content.
+   */
+  content?: { offset: number; turns: number };
   requests: number;
   last_export_at: string | null;
   /** the range of the request being sent; a leftover means the last run died before the answer */
@@ -53,8 +59,16 @@ export function readWatermark(
     found.session_id === sessionId &&
     Number.isInteger(found.offset) &&
     found.offset >= 0
-  )
-    return found;
+  ) {
+    const c = found.content;
+    const valid =
+      c &&
+      Number.isInteger(c.offset) &&
+      Number.isInteger(c.turns) &&
+      c.offset >= 0 &&
+      c.offset <= found.offset;
+    return { ...found, content: valid ? c : { offset: 0, turns: 0 } };
+  }
   return {
     schema_version: 1,
     session_id: sessionId,
@@ -62,6 +76,7 @@ export function readWatermark(
     offset: 0,
     turns: 0,
     spans: 0,
+    content: { offset: 0, turns: 0 },
     requests: 0,
     last_export_at: null,
     in_flight: null,

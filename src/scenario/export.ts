@@ -3,8 +3,10 @@
 // assertion per validator (validators.cjs runs the command in the provider's working_dir, bounded by its
 // timeout), limits as provider options (max_turns, max_budget_usd) and latency/cost assertions, tokens by a
 // javascript assertion on the response's token usage. Inspect: a dataset sample, scorers for facts,
-// forbidden facts and validators, and its time/token/message limits. Setup messages become the earlier
-// turns of the input, written out as a transcript prefix where the harness has no multi-turn session.
+// forbidden facts and validators, and its time/token/message limits. The setup messages and the
+// continuation are a conversation in both: promptfoo's chat-format prompt (a JSON message array, played
+// turn by turn by agent.cjs, see promptfoo-agent.ts) and Inspect's list of user messages.
+import { conversationProvider } from "./promptfoo-agent.ts";
 import type { Fact, Scenario } from "./schema.ts";
 
 export type ExportTarget = "promptfoo" | "inspect";
@@ -14,17 +16,20 @@ export interface ExportFile {
   text: string;
 }
 
-const PROVIDERS: Record<string, string> = {
-  claude: "anthropic:claude-agent-sdk",
-  codex: "openai:codex-sdk",
-};
-
-/** The prompt with the setup messages before it: what a single-turn harness call sends. */
-export function transcriptPrompt(s: Scenario): string {
-  if (s.setup_messages.length === 0) return s.continuation_prompt;
-  const earlier = s.setup_messages.map((m, i) => `[${i + 1}] ${m.prompt}`).join("\n\n");
-  return `Earlier in this session the user asked, in order:\n\n${earlier}\n\nNow:\n\n${s.continuation_prompt}`;
+/** The scenario's prompts as chat messages: each setup message a user turn, the continuation the last. */
+export function conversation(s: Scenario): Array<{ role: "user"; content: string }> {
+  return [...s.setup_messages.map((m) => m.prompt), s.continuation_prompt].map((content) => ({
+    role: "user" as const,
+    content,
+  }));
 }
+
+/**
+ * The chat-format prompt: the test's `messages` as a JSON array. Not a var of text: promptfoo reads a
+ * string var that starts with file:// as a file (or a glob), and a prompt may start so; inside an array it
+ * stays text, and `dump` writes it as JSON, quotes and braces escaped, never rendered again.
+ */
+export const CHAT_PROMPT = { raw: "{{ messages | dump }}", label: "conversation" };
 
 function factFlags(f: Fact): string {
   const flags = new Set(("flags" in f ? (f.flags ?? "") : "").split("").filter(Boolean));
@@ -85,12 +90,9 @@ function validatorsModule(s: Scenario): string {
 }
 
 export function promptfooConfig(s: Scenario): Record<string, unknown> {
-  const providerId = PROVIDERS[s.source_session.provider] ?? `exec:${s.source_session.provider}`;
   const config: Record<string, unknown> = { working_dir: "./workspace" };
-  if (providerId === PROVIDERS.claude) {
-    if (s.limits.max_turns) config.max_turns = s.limits.max_turns;
-    if (s.limits.max_cost_usd) config.max_budget_usd = s.limits.max_cost_usd;
-  }
+  if (s.limits.max_cost_usd && s.source_session.provider === "claude")
+    config.max_budget_usd = s.limits.max_cost_usd;
   const asserts = [
     ...s.expected_facts.map((f) => factAssertion(f, false)),
     ...s.forbidden_facts.map((f) => factAssertion(f, true)),
@@ -103,12 +105,12 @@ export function promptfooConfig(s: Scenario): Record<string, unknown> {
   ];
   return {
     description: `tapedeck scenario ${s.id} (from ${s.source_session.provider} session ${s.source_session.session_id})`,
-    prompts: ["{{prompt}}"],
-    providers: [{ id: providerId, label: s.source_session.provider, config }],
+    prompts: [CHAT_PROMPT],
+    providers: [{ id: "file://agent.cjs", label: s.source_session.provider, config }],
     tests: [
       {
         description: s.id,
-        vars: { prompt: transcriptPrompt(s) },
+        vars: { messages: conversation(s) },
         assert: asserts,
         metadata: {
           scenario_id: s.id,
@@ -231,20 +233,27 @@ function inspectSample(s: Scenario): string {
   })}\n`;
 }
 
-export function exportScenario(s: Scenario, to: ExportTarget): ExportFile[] {
+function promptfooReadme(s: Scenario): string {
   const revision = s.workspace?.revision ?? s.source_session.repository_revision;
-  const checkout = revision
-    ? `git worktree add workspace ${revision}   # or a clone of the project at that revision`
-    : "cp -r <project> workspace   # the scenario names no revision";
+  const cli = s.source_session.provider;
+  const at = revision ? `a clone of the project at ${revision}` : "a copy of the project";
+  return `# ${s.id} for promptfoo
+
+1. \`workspace/\`: ${at}, where the agent works and the validators run. \`tapedeck scenario export <scenario> --to promptfoo --out <this directory> --with-workspace\` makes it (with the scenario's \`workspace.files\`); or by hand, e.g. \`git clone <project> workspace && git -C workspace checkout --detach ${revision ?? "<revision>"}\`.
+2. \`npx promptfoo@0.123 eval -c promptfooconfig.yaml\` (promptfoo needs Node 22.22 or newer), with \`${cli}\` on PATH and signed in (\`config.bin\` of the provider names another binary).
+
+The prompt is a conversation (a chat-format prompt: the setup messages, then the continuation, as user messages). \`agent.cjs\` plays it as one ${cli} session in \`workspace/\`: a CLI turn per message, each resuming the session, the last answer graded. It runs the agent without permission prompts, as tapedeck's replays do: run scenarios you trust, in a workspace you can throw away.
+`;
+}
+
+export function exportScenario(s: Scenario, to: ExportTarget): ExportFile[] {
   if (to === "promptfoo") {
     return [
       // JSON is YAML: promptfoo reads the file under its usual name and nothing here needs a YAML writer.
       { name: "promptfooconfig.yaml", text: `${JSON.stringify(promptfooConfig(s), null, 2)}\n` },
+      { name: "agent.cjs", text: conversationProvider(s.source_session.provider) },
       { name: "validators.cjs", text: validatorsModule(s) },
-      {
-        name: "README.md",
-        text: `# ${s.id} for promptfoo\n\nRun: \`${checkout}\` then \`npx promptfoo@latest eval -c promptfooconfig.yaml --no-cache\` (promptfoo needs Node 22.22 or newer).\n`,
-      },
+      { name: "README.md", text: promptfooReadme(s) },
     ];
   }
   return [

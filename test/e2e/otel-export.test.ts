@@ -136,6 +136,50 @@ describe("claude", () => {
     expect(again.spans).toHaveLength(0);
   }, 240_000);
 
+  it("--resend repeats the same span ids; --content adds content to turns sent without it; a down endpoint fails first", async () => {
+    const first = receiver.requests.flatMap((q) => q.spans);
+    const key = (s: ReceivedSpan) => `${s.traceId}/${s.spanId}`;
+    const sent = new Set(first.map(key));
+    const resent = await exportTo(sb, id, ["--resend"]);
+    expect(resent.result).toMatchObject({ turns: 3, failed: 0 });
+    expect(resent.result.resent_spans).toBe(resent.spans.length);
+    expect(new Set(resent.spans.map(key))).toEqual(sent);
+    expect(resent.spans.flatMap((s) => s.events).some((e) => e.name.endsWith("operation.details"))).toBe(
+      false,
+    );
+    // Content for the turns already sent without it: the same ids again, now with their details.
+    const content = await exportTo(sb, id, ["--content", "--force"]);
+    expect(content.result.spans).toBeGreaterThan(0);
+    expect(new Set(content.spans.map(key))).toEqual(sent);
+    const details = content.spans
+      .flatMap((s) => s.events)
+      .filter((e) => e.name.endsWith("operation.details"));
+    expect(details.length).toBeGreaterThan(0);
+    noSecretsReceived(receiver);
+    expect((await exportTo(sb, id, ["--content"])).result).toMatchObject({ spans: 0 });
+    // A second endpoint that is down: the failure is what is said first, and the exit is 1.
+    const down = await startReceiver();
+    down.behave({ kind: "down" });
+    try {
+      const r = await sb.cli([
+        "otel",
+        "export",
+        id,
+        "--endpoint",
+        down.tracesUrl,
+        "--project",
+        sb.projectDir,
+      ]);
+      expect(r.code).toBe(1);
+      const line = r.stderr.split("\n").find((l) => l.startsWith(`claude:${id}`))!;
+      expect(line).toMatch(/: failed, nothing sent: .*connection failed; 3 turn\(s\) stay in the backlog$/);
+      expect(r.stdout).toMatch(/^Not exported: 1 of 1 session\(s\) failed before anything was sent/);
+      expect(`${r.stdout}${r.stderr}`).not.toContain("0 span(s)");
+    } finally {
+      await down.close();
+    }
+  }, 120_000);
+
   it("with --content: prompts, commands and answers as operation details, redacted; to Langfuse's endpoint", async () => {
     const lf = await startReceiver();
     try {

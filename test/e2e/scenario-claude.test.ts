@@ -255,7 +255,8 @@ describe("tapedeck scenario (claude)", () => {
     expect(intoArchive.code).toBe(2);
     expect(existsSync(join(archive, "x"))).toBe(false);
     const config = JSON.parse(readFileSync(join(file("export-promptfoo"), "promptfooconfig.yaml"), "utf8"));
-    expect(config.providers[0].id).toBe("anthropic:claude-agent-sdk");
+    expect(config.providers[0].id).toBe("file://agent.cjs");
+    expect(config.tests[0].vars.messages.map((m: { content: string }) => m.content)).toEqual(PROMPTS);
   }, 30_000);
 
   it("with the source session gone, recorded mode fails clearly and replay mode still runs", async () => {

@@ -1,7 +1,7 @@
 // Export with a watermark against the in-repo OTLP receiver: each closed turn is accepted once, a failure
 // (429, 503, connection cut, no answer in time, a permanent 400) loses nothing and moves nothing, and a
 // rerun after a crash sends the same ids again.
-import { appendFileSync, lstatSync, readdirSync, rmSync } from "node:fs";
+import { appendFileSync, lstatSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { recordEvents } from "../../src/core/store.ts";
 import { type Endpoint, resolveEndpoint } from "../../src/otel/endpoint.ts";
 import { mapSession, readManifest } from "../../src/otel/map.ts";
 import { encodeSpans } from "../../src/otel/otlp.ts";
-import { exportRefs, resolveRun } from "../../src/otel/run.ts";
+import { exportRefs, progressLine, resolveRun } from "../../src/otel/run.ts";
 import { exportSession } from "../../src/otel/spool.ts";
 import { backlog, readWatermark } from "../../src/otel/watermark.ts";
 import { identity, spec, useTempProjects } from "../helpers/session.ts";
@@ -83,6 +83,23 @@ async function exportNow(root: string, dir: string, extra: Partial<Endpoint> = {
   return exportSession(run(root, extra), dir, readManifest(dir)!, force ? { force } : {});
 }
 
+/** An export of the session with options: content on, --resend, --content given by hand. */
+async function exportWith(
+  root: string,
+  dir: string,
+  opts: { content?: boolean; resend?: boolean; addContent?: boolean },
+) {
+  const ctx = run(root);
+  ctx.content = opts.content === true;
+  return exportSession(ctx, dir, readManifest(dir)!, {
+    ...(opts.resend ? { resend: true } : {}),
+    ...(opts.addContent ? { addContent: true } : {}),
+  });
+}
+
+const DETAILS = "gen_ai.client.inference.operation.details";
+const withDetails = () => receiver.spans().filter((s) => s.events.some((e) => e.name === DETAILS));
+
 function received(): string[] {
   return receiver.spans().map((s) => s.spanId);
 }
@@ -133,7 +150,6 @@ describe("export with a watermark", () => {
     const stateDir = join(root, ".tapedeck", "otel");
     const [file] = readdirSync(stateDir);
     const w = readWatermark(root, "claude:sess-1", { url: receiver.tracesUrl });
-    const { writeFileSync } = await import("node:fs");
     writeFileSync(
       join(stateDir, file!),
       JSON.stringify({ ...w, offset: 0, turns: 0, spans: 0, in_flight: { from: 0, to: w.offset, turns: 1 } }),
@@ -243,6 +259,129 @@ describe("export with a watermark", () => {
     const { root, dir } = session([...turn(1), ev("session_end", "end")]);
     appendFileSync(join(dir, "events.jsonl"), '{"sequence":99,"kind":"user_pro');
     expect((await exportNow(root, dir)).spans).toBe(3);
+  });
+});
+
+describe("sending again", () => {
+  it("--resend repeats every accepted turn with the same trace and span ids; the watermark stays", async () => {
+    receiver.requests.length = 0;
+    const { root, dir, s } = session([...turn(1), ...turn(2), ev("session_end", "end")]);
+    await exportNow(root, dir);
+    const once = receiver.spans().map((x) => `${x.traceId}/${x.spanId}`);
+    expect(once).toHaveLength(6);
+    const before = readWatermark(root, "claude:sess-1", { url: receiver.tracesUrl });
+    // A wiped backend: nothing new in the archive, so a plain export sends nothing; --resend all of it.
+    expect((await exportNow(root, dir)).spans).toBe(0);
+    const again = await exportWith(root, dir, { resend: true });
+    expect(again).toMatchObject({ turns: 2, spans: 6, resent_turns: 2, resent_spans: 6, error: null });
+    const all = receiver.spans().map((x) => `${x.traceId}/${x.spanId}`);
+    expect(all.slice(6)).toEqual(once);
+    // The same spans, attribute for attribute (turn numbers included).
+    expect(
+      receiver
+        .spans()
+        .slice(6)
+        .map((x) => x.attributes),
+    ).toEqual(
+      receiver
+        .spans()
+        .slice(0, 6)
+        .map((x) => x.attributes),
+    );
+    const after = readWatermark(root, "claude:sess-1", { url: receiver.tracesUrl });
+    expect(after).toMatchObject({ offset: before.offset, turns: 2, spans: 6, in_flight: null });
+    // New turns after a resend are sent once, numbered on.
+    recordEvents(s, turn(3), tick);
+    recordEvents(s, [ev("session_end", "end2")], tick);
+    const next = await exportWith(root, dir, { resend: true });
+    expect(next).toMatchObject({ spans: 9, resent_spans: 6 });
+    expect(receiver.spans().at(-3)!.attributes["tapedeck.turn.index"]).toBe(3);
+  });
+
+  it("--content for turns sent without it sends them again with it, same ids, once", async () => {
+    receiver.requests.length = 0;
+    const { root, dir } = session([...turn(1), ...turn(2), ev("session_end", "end")]);
+    await exportNow(root, dir);
+    const ids = received();
+    expect(withDetails()).toHaveLength(0);
+    const added = await exportWith(root, dir, { content: true, addContent: true });
+    expect(added).toMatchObject({ spans: 6, resent_spans: 6, error: null });
+    expect(received().slice(6)).toEqual(ids);
+    expect(withDetails().length).toBeGreaterThan(0);
+    expect(JSON.stringify(withDetails()[0]!.events)).toContain("prompt 1");
+    // They have their content now: asking again sends nothing.
+    expect(await exportWith(root, dir, { content: true, addContent: true })).toMatchObject({ spans: 0 });
+    // Content from the config alone (the hook server's run) never resends by itself.
+    const other = session([...turn(1), ev("session_end", "end")]);
+    await exportNow(other.root, other.dir);
+    expect(await exportWith(other.root, other.dir, { content: true })).toMatchObject({ spans: 0 });
+  });
+
+  it("turns sent with content, then without, then --content: only the ones that lacked it go again", async () => {
+    receiver.requests.length = 0;
+    const { root, dir, s } = session([...turn(1)]);
+    recordEvents(s, [...turn(2)], tick);
+    // Turn 1 closes (turn 2 opened) and goes with content; turn 2 goes later without.
+    await exportWith(root, dir, { content: true });
+    recordEvents(s, [ev("session_end", "end")], tick);
+    await exportWith(root, dir, {});
+    expect(received()).toHaveLength(6);
+    const r = await exportWith(root, dir, { content: true, addContent: true });
+    expect(r).toMatchObject({ resent_turns: 1, resent_spans: 3 });
+    expect(receiver.spans().at(-3)!.attributes["tapedeck.turn.index"]).toBe(2);
+  });
+
+  it("a watermark written before the content prefix was kept counts as sent without content", async () => {
+    const { root, dir } = session([...turn(1), ev("session_end", "end")]);
+    await exportNow(root, dir);
+    const stateDir = join(root, ".tapedeck", "otel");
+    const [file] = readdirSync(stateDir);
+    const { content: _dropped, ...legacy } = readWatermark(root, "claude:sess-1", {
+      url: receiver.tracesUrl,
+    });
+    writeFileSync(join(stateDir, file!), JSON.stringify(legacy));
+    expect(await exportWith(root, dir, { content: true, addContent: true })).toMatchObject({
+      resent_spans: 3,
+    });
+  });
+
+  it("a resend to an endpoint that is down fails first and moves nothing", async () => {
+    const { root, dir } = session([...turn(1), ev("session_end", "end")]);
+    await exportNow(root, dir);
+    const before = readWatermark(root, "claude:sess-1", { url: receiver.tracesUrl });
+    receiver.behave({ kind: "down" });
+    const r = await exportWith(root, dir, { resend: true });
+    receiver.behave({ kind: "ok" });
+    expect(r).toMatchObject({ spans: 0, resent_spans: 0 });
+    expect(r.error).toContain("connection failed");
+    expect(progressLine(r)).toMatch(/^claude:sess-1: failed, nothing sent: .*connection failed/);
+    expect(readWatermark(root, "claude:sess-1", { url: receiver.tracesUrl }).offset).toBe(before.offset);
+  });
+});
+
+describe("progress lines", () => {
+  const base = {
+    session_id: "claude:s",
+    turns: 0,
+    spans: 0,
+    resent_turns: 0,
+    resent_spans: 0,
+    requests: 0,
+    bytes: 0,
+    backlog_turns: 2,
+    open_turn: false,
+    error: "http://127.0.0.1:9: connection failed",
+  };
+  it("say a failure before the counts when nothing went out, and what waits", () => {
+    expect(progressLine(base)).toBe(
+      "claude:s: failed, nothing sent: http://127.0.0.1:9: connection failed; 2 turn(s) stay in the backlog",
+    );
+    expect(progressLine({ ...base, turns: 1, spans: 3, backlog_turns: 1 })).toBe(
+      "claude:s: failed after 1 turn(s), 3 span(s): http://127.0.0.1:9: connection failed; 1 turn(s) stay in the backlog",
+    );
+    expect(progressLine({ ...base, error: null, turns: 2, spans: 6, resent_spans: 6 })).toBe(
+      "claude:s: 2 turn(s), 6 span(s) (6 sent again)",
+    );
   });
 });
 

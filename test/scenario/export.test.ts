@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -70,9 +70,10 @@ describe("export --to promptfoo", () => {
     expect(t.assert[8]).toMatchObject({ threshold: 60_000 });
     expect(t.assert[6]).toMatchObject({ value: "file://validators.cjs:validator_0" });
     const providers = config.providers as Array<{ id: string; config: Record<string, unknown> }>;
-    expect(providers[0]).toMatchObject({
-      id: "anthropic:claude-agent-sdk",
-      config: { working_dir: "./workspace", max_turns: 4, max_budget_usd: 0.5 },
+    expect(providers[0]).toEqual({
+      id: "file://agent.cjs",
+      label: "claude",
+      config: { working_dir: "./workspace", max_budget_usd: 0.5 },
     });
   });
 
@@ -102,11 +103,69 @@ describe("export --to promptfoo", () => {
     expect(mod.validator_1!().pass).toBe(false);
   });
 
-  it("keeps the prompt's text out of the template (vars are not rendered again)", () => {
-    expect(config.prompts).toEqual(["{{prompt}}"]);
-    const vars = (config.tests as Array<{ vars: { prompt: string } }>)[0]!.vars;
-    expect(vars.prompt).toContain("Remember: the codename is ZEPHYR");
-    expect(vars.prompt).toContain("What is the codename? {{not a var}}");
+  it("is a conversation: a chat-format prompt over the setup messages and the continuation as user turns", () => {
+    expect(config.prompts).toEqual([{ raw: "{{ messages | dump }}", label: "conversation" }]);
+    const vars = (config.tests as Array<{ vars: Record<string, unknown> }>)[0]!.vars;
+    // No string var of prompt text: promptfoo would read one starting with file:// as a file.
+    expect(vars).toEqual({
+      messages: [
+        { role: "user", content: "Remember: the codename is ZEPHYR" },
+        { role: "user", content: "What is the codename? {{not a var}}" },
+      ],
+    });
+  });
+
+  it("its agent.cjs plays the conversation as one session, a CLI turn per message, each resuming it", async () => {
+    const out = join(dir, "agent");
+    mkdirSync(join(out, "workspace"), { recursive: true });
+    for (const f of exportScenario(scenario, "promptfoo")) writeFileSync(join(out, f.name), f.text);
+    // A stand-in for claude -p: records its arguments and stdin, answers as claude's JSON result does.
+    const log = join(out, "calls.jsonl");
+    const fake = join(out, "fake-claude");
+    writeFileSync(
+      fake,
+      `#!/usr/bin/env node
+const fs = require("node:fs");
+const input = fs.readFileSync(0, "utf8");
+fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ args: process.argv.slice(2), input, cwd: process.cwd() }) + "\\n");
+const i = process.argv.indexOf("--session-id") + 1 || process.argv.indexOf("--resume") + 1;
+console.log(JSON.stringify({ type: "result", is_error: false, result: "answer to " + input, session_id: process.argv[i], total_cost_usd: 0.01, usage: { input_tokens: 3, cache_read_input_tokens: 4, cache_creation_input_tokens: 5, output_tokens: 7 } }));
+`,
+    );
+    chmodSync(fake, 0o755);
+    const Provider = createRequire(import.meta.url)(join(out, "agent.cjs")) as new (
+      o: unknown,
+    ) => {
+      callApi(prompt: string): Promise<Record<string, unknown>>;
+    };
+    const exported = (config.providers as Array<{ config: Record<string, unknown> }>)[0]!.config;
+    const p = new Provider({ id: "file://agent.cjs", config: { ...exported, bin: fake } });
+    const messages = (config.tests as Array<{ vars: { messages: unknown } }>)[0]!.vars.messages;
+    const r = await p.callApi(JSON.stringify(messages));
+    expect(r).toMatchObject({
+      output: "answer to What is the codename? {{not a var}}",
+      tokenUsage: { prompt: 24, completion: 14, total: 38, numRequests: 2 },
+      metadata: { turns: 2 },
+    });
+    expect(r.cost).toBeCloseTo(0.02);
+    const calls = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { args: string[]; input: string; cwd: string });
+    expect(calls.map((c) => c.input)).toEqual([
+      "Remember: the codename is ZEPHYR",
+      "What is the codename? {{not a var}}",
+    ]);
+    const first = calls[0]!.args;
+    const session = first[first.indexOf("--session-id") + 1]!;
+    expect(session).toMatch(/^[0-9a-f-]{36}$/);
+    expect(calls[1]!.args).toEqual(expect.arrayContaining(["--resume", session, "--max-budget-usd", "0.5"]));
+    expect(calls.every((c) => c.cwd === join(out, "workspace"))).toBe(true);
+    // A failing turn is the result's error, named by its turn; no workspace, a clear error.
+    const broken = new Provider({ config: { bin: "/bin/false" } });
+    expect((await broken.callApi(JSON.stringify(messages))).error).toMatch(/exited with 1 on turn 1 of 2/);
+    rmSync(join(out, "workspace"), { recursive: true });
+    expect((await p.callApi("plain")).error).toMatch(/workspace does not exist: make it with tapedeck/);
   });
 });
 

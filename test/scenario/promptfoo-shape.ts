@@ -68,10 +68,19 @@ const EvaluateOptions = z
   })
   .strict();
 
+const Prompt = z
+  .object({
+    id: z.string().optional(),
+    raw: z.string().optional(),
+    label: z.string().optional(),
+    config: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
 export const PromptfooConfig = z
   .object({
     description: z.string().optional(),
-    prompts: z.union([z.string(), z.array(z.string())]),
+    prompts: z.union([z.string(), z.array(z.union([z.string(), Prompt]))]),
     providers: z.array(Provider),
     tests: z.array(TestCase),
     evaluateOptions: EvaluateOptions.optional(),

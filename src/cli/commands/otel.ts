@@ -2,10 +2,11 @@
 // conventions, over OTLP/HTTP to a collector or a trace store (docs/team.md). --dry-run prints the request
 // as OTLP JSON and sends nothing. Headers (credentials) are never printed.
 import { type Command, Option } from "commander";
-import { findSession, listSessions, type SessionRef } from "../../core/archive.ts";
+import { listSessions, type SessionRef } from "../../core/archive.ts";
 import { readRegularFileSync } from "../../core/fsutil.ts";
 import { printable } from "../../core/printable.ts";
 import type { Manifest } from "../../core/schemas.ts";
+import { resolveSession } from "../../core/session-resolve.ts";
 import { describeEndpoint, EndpointError } from "../../otel/endpoint.ts";
 import { evaluationSpans } from "../../otel/evaluation.ts";
 import { tryExportLock } from "../../otel/lock.ts";
@@ -15,6 +16,7 @@ import { encodeSpans } from "../../otel/otlp.ts";
 import { exportRefs, type ResolvedRun, resolveRun } from "../../otel/run.ts";
 import { STABILITY_OPT_IN, stabilityMode } from "../../otel/semconv.ts";
 import { sendWithRetry } from "../../otel/send.ts";
+import type { SessionExport } from "../../otel/spool.ts";
 import { isTrusted, trust } from "../../otel/trust.ts";
 import { ScenarioResult } from "../../scenario/schema.ts";
 import {
@@ -48,6 +50,7 @@ interface ExportOpts {
   dryRun?: boolean;
   results?: string;
   force?: boolean;
+  resend?: boolean;
   quiet?: boolean;
   background?: boolean;
   json?: boolean;
@@ -120,6 +123,8 @@ async function exportCommand(session: string | undefined, opts: ExportOpts): Pro
         "--results takes no SESSION, --all or --pending: the result names its sessions",
         EXIT.usage,
       );
+    if (opts.resend)
+      throw new CliError("--resend is for sessions: --results sends every evaluation each time", EXIT.usage);
     return exportResults(project, opts.results, opts);
   }
   const refs = sessions(project, session, opts);
@@ -186,6 +191,8 @@ async function sendAll(
     );
   const results = await exportRefs(run, refs, {
     ...(opts.force ? { force: true } : {}),
+    ...(opts.resend ? { resend: true } : {}),
+    ...(opts.content === true ? { addContent: true } : {}),
     ...(progress ? { progress } : {}),
   });
   const failed = results.filter((r) => r.error !== null && !r.skipped);
@@ -194,17 +201,28 @@ async function sendAll(
     sessions: results.length,
     turns: results.reduce((n, r) => n + r.turns, 0),
     spans: results.reduce((n, r) => n + r.spans, 0),
+    resent_spans: results.reduce((n, r) => n + r.resent_spans, 0),
     requests: results.reduce((n, r) => n + r.requests, 0),
     bytes: results.reduce((n, r) => n + r.bytes, 0),
     failed: failed.length,
   };
   if (opts.json) printJson({ ...totals, results });
-  else if (!opts.quiet)
-    say(
-      `Exported ${totals.spans} span(s) of ${totals.turns} turn(s) from ${totals.sessions} session(s) to ${totals.endpoint}` +
-        `${failed.length > 0 ? `; ${failed.length} session(s) failed and stay in the backlog (retried by the next run)` : ""}.\n`,
-    );
+  else if (!opts.quiet) say(summary(totals, failed));
   if (failed.length > 0) process.exitCode = EXIT.failed;
+}
+
+/** The run's last line; a failure comes first when nothing went out. */
+function summary(
+  t: { endpoint: string; sessions: number; turns: number; spans: number; resent_spans: number },
+  failed: SessionExport[],
+): string {
+  const why = failed[0]?.error ? ` (${failed[0].error})` : "";
+  const waits = "they stay in the backlog, retried by the next run";
+  if (failed.length > 0 && t.spans === 0)
+    return `Not exported: ${failed.length} of ${t.sessions} session(s) failed before anything was sent to ${t.endpoint}${why}; ${waits}.\n`;
+  const again = t.resent_spans > 0 ? ` (${t.resent_spans} of them sent again, same ids)` : "";
+  const sent = `Exported ${t.spans} span(s)${again} of ${t.turns} turn(s) from ${t.sessions} session(s) to ${t.endpoint}`;
+  return failed.length > 0 ? `${sent}; ${failed.length} session(s) failed${why}: ${waits}.\n` : `${sent}.\n`;
 }
 
 export function register(program: Command): void {
@@ -237,7 +255,10 @@ export function register(program: Command): void {
       collect,
     )
     .option("--protocol <http/protobuf|http/json>", "http/protobuf (default) or http/json")
-    .option("--content", "include prompts, answers and tool input/output (the redacted archive's text)")
+    .option(
+      "--content",
+      "include prompts, answers and tool input/output (the redacted archive's text); turns this endpoint got without content are sent again with it, same ids",
+    )
     .option(
       "--results <file>",
       "a scenario result (scenario run --out): its checks as gen_ai.evaluation.result events",
@@ -245,6 +266,10 @@ export function register(program: Command): void {
     .option("--dry-run", "print the spans as OTLP JSON on stdout and send nothing")
     .option("--yes", "send to an endpoint named in .tapedeck/config.json without asking, the first time too")
     .option("--force", "retry now even when the last failure asked to wait")
+    .option(
+      "--resend",
+      "send again the turns this endpoint already accepted, with the same trace and span ids (a backend keyed by them keeps one copy): to refill a wiped backend",
+    )
     .option("--quiet", "no progress or summary")
     .addOption(
       new Option(
@@ -283,7 +308,8 @@ async function exportResults(project: string, file: string, opts: ExportOpts): P
   const result = readResult(file);
   const find = (id: string) => {
     try {
-      const ref = findSession(project, id);
+      // A sample's run session is a replay's: the resolver finds those as well as recordings.
+      const ref = resolveSession({ project }, id);
       return { dir: ref.dir, manifest: ref.manifest };
     } catch {
       return undefined;

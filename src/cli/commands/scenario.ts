@@ -11,6 +11,7 @@ import { IsolationError } from "../../experiment/isolation.ts";
 import { ARM_NAME } from "../../experiment/orchestrator.ts";
 import { DeriveError, deriveScenario, parseRange } from "../../scenario/derive.ts";
 import { type ExportTarget, exportScenario } from "../../scenario/export.ts";
+import { prepareWorkspace, WorkspaceExists } from "../../scenario/export-workspace.ts";
 import { type LoadedScenario, loadScenarioFile, ScenarioFileError } from "../../scenario/load.ts";
 import { makeReplayRunner, ReplayUnavailable } from "../../scenario/replay.ts";
 import { type Against, type ArmOption, runScenario } from "../../scenario/run.ts";
@@ -218,9 +219,19 @@ async function runCommand(file: string, opts: RunOpts): Promise<void> {
 
 // --- export --------------------------------------------------------------
 
-function exportCommand(file: string, opts: { to: string; out: string; project?: string }): void {
+interface ExportOpts {
+  to: string;
+  out: string;
+  project?: string;
+  withWorkspace?: boolean;
+  json?: boolean;
+}
+
+function exportCommand(file: string, opts: ExportOpts): void {
   if (opts.to !== "promptfoo" && opts.to !== "inspect")
     throw new CliError(`--to takes promptfoo or inspect, not "${opts.to}"`, EXIT.usage);
+  if (opts.withWorkspace && opts.to !== "promptfoo")
+    throw new CliError("--with-workspace is for --to promptfoo (Inspect's sandbox has its own)", EXIT.usage);
   const loaded = load(file);
   const project = projectFromOption(opts.project);
   const dir = resolve(opts.out);
@@ -233,13 +244,30 @@ function exportCommand(file: string, opts: { to: string; out: string; project?: 
     if (existsSync(path) && realpathSync(path) === scenarioReal)
       throw new CliError(`--out ${opts.out} would overwrite the scenario file with ${f.name}`, EXIT.usage);
   }
+  const workspace = join(dir, "workspace");
+  if (opts.withWorkspace && existsSync(workspace))
+    throw new CliError(`${workspace} exists: remove it, or leave out --with-workspace`, EXIT.usage);
   for (const f of files) {
     const path = join(dir, f.name);
     writeFileAtomicSync(path, f.text);
   }
-  say(
-    `${opts.to} export of ${loaded.scenario.id}: ${files.map((f) => f.name).join(", ")} in ${dir} (see its README.md)\n`,
-  );
+  const notes = opts.withWorkspace ? makeWorkspace(project, loaded, workspace) : [];
+  const names = [...files.map((f) => f.name), ...(opts.withWorkspace ? ["workspace/"] : [])];
+  if (opts.json) printJson({ dir, files: names, workspace: opts.withWorkspace ? workspace : null, notes });
+  else {
+    for (const n of notes) note(`note: ${n}\n`);
+    say(`${opts.to} export of ${loaded.scenario.id}: ${names.join(", ")} in ${dir} (see its README.md)\n`);
+  }
+}
+
+function makeWorkspace(project: string, loaded: LoadedScenario, workspace: string): string[] {
+  try {
+    return prepareWorkspace(project, loaded.scenario, workspace);
+  } catch (error) {
+    if (error instanceof IsolationError || error instanceof WorkspaceExists)
+      throw new CliError(`--with-workspace: ${error.message}`, EXIT.failed);
+    throw error;
+  }
 }
 
 export function register(program: Command): void {
@@ -286,6 +314,11 @@ export function register(program: Command): void {
     .description("write a runnable promptfoo config or Inspect task for the scenario")
     .requiredOption("--to <harness>", "promptfoo or inspect")
     .requiredOption("--out <dir>", "the directory to write into")
+    .option(
+      "--with-workspace",
+      "promptfoo: also make <dir>/workspace, a clone of the project at the scenario's revision with its workspace.files",
+    )
     .option("--project <dir>", PROJECT_HELP)
+    .option("--json", "machine-readable output")
     .action(exportCommand);
 }

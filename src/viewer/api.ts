@@ -160,7 +160,12 @@ export class ViewerData {
     this.refs = this.projects
       .flatMap((p) => sessionsInScope({ project: p }))
       .filter((r) => !seen.has(r.dir) && seen.add(r.dir));
-    this.refs.sort((a, b) => (b.manifest.started_at ?? "").localeCompare(a.manifest.started_at ?? ""));
+    // Recordings first, newest first, then the runs: a recording keeps its key (#s=0 is the newest one) however
+    // many replays are made of it; the page shows each run under its baseline.
+    const rank = (r: ScopedSession) => (r.origin === "run" ? 1 : 0);
+    this.refs.sort(
+      (a, b) => rank(a) - rank(b) || (b.manifest.started_at ?? "").localeCompare(a.manifest.started_at ?? ""),
+    );
     const items = this.refs.map((ref, i) => listItem(ref, i));
     const byId = new Map<string, SessionListItem>();
     for (const item of items) if (item.origin === "recorded") byId.set(item.session_id, item);

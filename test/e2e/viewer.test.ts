@@ -211,14 +211,32 @@ async function openSession(): Promise<Page> {
 }
 
 describe("tapedeck view in Chromium, on sessions recorded from the real claude", () => {
-  it("lists the recorded session with its title and status", async () => {
+  it("lists the recorded session with its title and status, and its experiment's runs under it", async () => {
     const page = await browser.newPage();
     await page.goto(url);
     await page.locator("#sessions .session").first().waitFor();
-    expect(await page.locator("#sessions .session").count()).toBe(1);
+    expect(await page.locator('#sessions .session[data-origin="recorded"]').count()).toBe(1);
     expect(await page.locator(".session .title").first().textContent()).toContain(MARK);
     expect(await page.locator(".session .badge").first().textContent()).toBe("complete");
+    // The two arms' sessions follow their baseline, indented, each badged with its arm.
+    const runs = page.locator('#sessions .session.nested[data-origin="run"]');
+    expect(await runs.count()).toBe(2);
+    expect((await runs.allTextContents()).join(" ")).toMatch(/arm a.*arm b|arm b.*arm a/);
     await shot(page, "list");
+    await page.close();
+  });
+
+  it("opens a run's session with a link to its baseline, and the baseline links to its runs", async () => {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.locator("#sessions .session.nested").first().click();
+    await page.locator("#lineage a.baseline-link").waitFor();
+    expect(await page.locator("#lineage").textContent()).toContain(`replay of claude:${sessionId}`);
+    await page.locator("#lineage a.baseline-link").click();
+    await page.locator("#lineage a.replay-link").first().waitFor();
+    expect(await page.locator("#lineage a.replay-link").count()).toBe(2);
+    expect(await page.locator("#lineage").textContent()).toContain("replayed 2 times");
+    await shot(page, "lineage");
     await page.close();
   });
 

@@ -312,7 +312,7 @@ export function register(program: Command): void {
   scenario
     .command("export <file>")
     .description("write a runnable promptfoo config or Inspect task for the scenario")
-    .requiredOption("--to <harness>", "promptfoo or inspect")
+    .requiredOption("--to <promptfoo|inspect>", "promptfoo or inspect")
     .requiredOption("--out <dir>", "the directory to write into")
     .option(
       "--with-workspace",

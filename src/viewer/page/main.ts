@@ -39,19 +39,24 @@ function badges(s: SessionListItem): HTMLElement[] {
   if (s.arm) out.push(h("span", { class: "badge arm" }, `arm ${s.arm}`));
   if (s.experiment_id)
     out.push(
-      h("span", { class: "badge run", title: s.experiment_id }, `experiment ${s.experiment_id.slice(0, 8)}`),
+      h(
+        "span",
+        { class: "badge run", title: s.experiment_id },
+        `experiment ${s.experiment_id.replace(/^exp-/, "").slice(0, 15)}`,
+      ),
     );
   return out;
 }
 
-function sessionItem(s: SessionListItem, open: boolean): HTMLElement {
+function sessionItem(s: SessionListItem, open: boolean, nested = false): HTMLElement {
   const item = h(
     "a",
     {
-      class: `session${open ? " open" : ""}`,
+      class: `session${open ? " open" : ""}${nested ? " nested" : ""}`,
       href: `#s=${s.key}`,
       "data-key": s.key,
       "data-provider": s.provider,
+      "data-origin": s.origin,
     },
     h("div", { class: "title" }, s.title ?? s.provider_session_id ?? s.session_id),
     h(
@@ -189,7 +194,16 @@ class App {
         `${shown.length} of ${this.st.sessions.length} sessions`,
       ),
     );
-    for (const s of shown) this.list.append(sessionItem(s, s.key === this.st.openKey));
+    // A run goes under its baseline (indented), or where its time puts it when its baseline is not shown.
+    const shownKeys = new Set(shown.map((s) => s.key));
+    for (const s of shown) {
+      if (s.baseline_key !== null && shownKeys.has(s.baseline_key)) continue;
+      this.list.append(sessionItem(s, s.key === this.st.openKey));
+      for (const key of s.replay_keys) {
+        const run = shown.find((x) => x.key === key);
+        if (run) this.list.append(sessionItem(run, run.key === this.st.openKey, true));
+      }
+    }
     if (this.st.sessions.length === 0)
       this.list.append(h("p", { class: "dim" }, "No recorded sessions in this project yet."));
   }

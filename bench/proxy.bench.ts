@@ -28,13 +28,13 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
+import type { ProxyContext, ProxyExtension, StreamEvent } from "../src/core/proxy-extension.ts";
 import { type ApiUsageAccumulator, taggedBodyText } from "../src/providers/api-usage.ts";
 import { claudeApiUsage } from "../src/providers/claude/api-usage.ts";
-import { createMirrorExtension } from "../src/proxy/extensions/mirror/extension.ts";
-import { defaultMirrorSettings } from "../src/proxy/extensions/mirror/settings.ts";
+import { createMirrorExtension } from "../src/providers/claude/mirror/extension.ts";
+import { defaultMirrorSettings } from "../src/providers/claude/mirror/settings.ts";
 import { ProxyGate } from "../src/proxy/gate.ts";
 import { type RunningProxy, startProxy } from "../src/proxy/server.ts";
-import type { ProxyContext, ProxyExtension, StreamEvent } from "../src/proxy/types.ts";
 import { median, percentile, round, tempDir } from "./lib.ts";
 
 // A Messages API stream of `bytes` (1 KiB text deltas between message_start and
@@ -227,13 +227,12 @@ interface ProxyModules {
   defaultMirrorSettings: typeof defaultMirrorSettings;
 }
 
-/** The proxy and the mirror of another checkout's `src/` (its mirror moved once: both places are tried). */
+/** The proxy and the mirror of another checkout's `src/` (the mirror moved twice: each place is tried). */
 async function loadBase(root: string): Promise<ProxyModules> {
   const load = (rel: string) => import(pathToFileURL(resolve(root, rel)).href);
   const server = await load("src/proxy/server.ts");
-  const dir = existsSync(resolve(root, "src/proxy/extensions/mirror"))
-    ? "src/proxy/extensions/mirror"
-    : "src/proxy/mirror";
+  const places = ["src/providers/claude/mirror", "src/proxy/extensions/mirror", "src/proxy/mirror"];
+  const dir = places.find((p) => existsSync(resolve(root, p))) ?? places[0]!;
   const ext = await load(`${dir}/extension.ts`);
   const settings = await load(`${dir}/settings.ts`);
   return {

@@ -1,13 +1,12 @@
 // Starting the API proxy for `proxy` and `run`: its options, its extensions (the archive feed, the mirror
 // with the project's redaction rules), its secret and its stderr log.
 import type { Command } from "commander";
+import type { MirrorFlags, ProxyExtension } from "../core/proxy-extension.ts";
 import { loadRedactionRules } from "../core/redact/rules-file.ts";
+import { CATALOG } from "../providers/catalog.ts";
 import { createArchiveFeed } from "../proxy/extensions/archive-feed.ts";
-import { createMirrorExtension } from "../proxy/extensions/mirror/extension.ts";
-import { loadMirrorSettings, type MirrorOverrides } from "../proxy/extensions/mirror/settings.ts";
 import { isValidSecret } from "../proxy/gate.ts";
 import { type ProxyLog, type ProxyLogEntry, type RunningProxy, startProxy } from "../proxy/server.ts";
-import type { ProxyExtension } from "../proxy/types.ts";
 import { CliError, EXIT } from "./errors.ts";
 import { projectRoot } from "./project.ts";
 
@@ -24,32 +23,37 @@ export interface ProxyOpts {
 
 export const ANTHROPIC_API = "https://api.anthropic.com";
 
-function mirrorOverrides(opts: ProxyOpts): MirrorOverrides {
-  const o: MirrorOverrides = {};
-  if (opts.mirror !== undefined) o.enabled = opts.mirror;
-  if (opts.mirrorDir) o.dir = opts.mirrorDir;
-  if (opts.mirrorRedact === false) o.redact = false;
-  if (opts.thinking === false) o.includeThinking = false;
-  return o;
+function mirrorFlags(opts: ProxyOpts): MirrorFlags {
+  return {
+    ...(opts.mirror !== undefined ? { enabled: opts.mirror } : {}),
+    ...(opts.mirrorDir ? { dir: opts.mirrorDir } : {}),
+    ...(opts.mirrorRedact === false ? { redact: false } : {}),
+    ...(opts.thinking === false ? { includeThinking: false } : {}),
+  };
 }
 
+/** The archive feed, and each provider's mirror that the config and flags switch on (the catalog names them). */
 function extensionsFor(opts: ProxyOpts): {
   extensions: ProxyExtension[];
   mirror: boolean;
   mirrorDir: string;
 } {
-  const loaded = loadMirrorSettings({
-    overrides: mirrorOverrides(opts),
-    warn: (m) => process.stderr.write(`tapedeck: mirror setting ignored: ${m}\n`),
-  });
   const extensions: ProxyExtension[] = [createArchiveFeed()];
   // The mirror applies the rules of the project the proxy was started in, as its hooks do.
   const loadedRules = loadRedactionRules(projectRoot(undefined));
   if (loadedRules.error) process.stderr.write(`tapedeck: redaction rules ignored: ${loadedRules.error}\n`);
-  const rules = loadedRules.rules;
-  if (loaded.settings.enabled)
-    extensions.push(createMirrorExtension(loaded.settings, { redactionRules: rules }));
-  return { extensions, mirror: loaded.settings.enabled, mirrorDir: loaded.settings.dir };
+  let mirror = { enabled: false, dir: "" };
+  for (const entry of Object.values(CATALOG)) {
+    if (!entry.mirror) continue;
+    const started = entry.mirror.start({
+      flags: mirrorFlags(opts),
+      rules: loadedRules.rules,
+      warn: (m) => process.stderr.write(`tapedeck: mirror setting ignored: ${m}\n`),
+    });
+    if (started.extension) extensions.push(started.extension);
+    if (started.enabled || !mirror.dir) mirror = { enabled: started.enabled, dir: started.dir };
+  }
+  return { extensions, mirror: mirror.enabled, mirrorDir: mirror.dir };
 }
 
 function parsePort(port: string | undefined): number {

@@ -4,9 +4,12 @@ import { closeSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { listSessions, type SessionRef } from "../core/archive.ts";
 import { CHECKPOINT_MIN_BYTES, readPrefixMemo, writePrefixMemo } from "../core/checkpoint.ts";
+import type { JsonObject } from "../core/json.ts";
 import { SESSION_FILES, sessionDirName } from "../core/paths.ts";
 import { printable } from "../core/printable.ts";
 import { openForScan, scanLines } from "../core/scan.ts";
+import { readMirrorSession } from "../providers/claude/mirror/restore.ts";
+import { mirrorDirName } from "../providers/claude/mirror/writer.ts";
 import { claudeHomeDir, transcriptPathFor } from "../providers/claude/transcript-restore.ts";
 import {
   compareTranscript,
@@ -14,9 +17,6 @@ import {
   type TranscriptComparison,
   type TranscriptExpectation,
 } from "../providers/claude/transcript-watch.ts";
-import type { JsonObject } from "../proxy/extensions/mirror/accumulator.ts";
-import { readMirrorSession } from "../proxy/extensions/mirror/restore.ts";
-import { mirrorDirName } from "../proxy/extensions/mirror/writer.ts";
 
 export interface TranscriptState {
   session_id: string;

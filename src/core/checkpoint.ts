@@ -19,6 +19,7 @@ import { createHash } from "node:crypto";
 import { fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { readJsonOrUndefined, writeFileAtomicSync } from "./fsutil.ts";
+import { isRecord } from "./json.ts";
 import type { ScanSnapshot } from "./session-scan.ts";
 
 export const CHECKPOINT_FILE = "scan-checkpoint.json";
@@ -94,8 +95,6 @@ function boundaryHash(fd: number, offset: number): string | undefined {
 
 const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
 const isNumber = (v: unknown): boolean => typeof v === "number";
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const isNumberMap = (v: unknown): boolean => isRecord(v) && Object.values(v).every(isNumber);
 const isRecordArray = (v: unknown): boolean => Array.isArray(v) && v.every(isRecord);
 

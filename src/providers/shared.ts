@@ -4,13 +4,13 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import type { NormalizedEvent, NormalizeResult } from "../core/event.ts";
+import { isRecord } from "../core/json.ts";
 import type { EventKind, Usage } from "../core/schemas.ts";
 
 export type Payload = Record<string, unknown>;
 
-export function isRecord(value: unknown): value is Payload {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** The core's test for a plain object (core/json.ts), under the name every normalizer imports it by. */
+export { isRecord } from "../core/json.ts";
 
 export function nonEmptyString(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;

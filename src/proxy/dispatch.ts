@@ -21,8 +21,8 @@
 // - Only the event types an extension declared (`streamEvents`) reach its
 //   onStreamEvent; observe.ts skips the others before they are decoded.
 import { errorCode } from "../core/diagnostics.ts";
+import type { ProxyContext, ProxyExtension, StreamEvent } from "../core/proxy-extension.ts";
 import { DEFAULT_TYPE } from "./sse-blocks.ts";
-import type { ProxyContext, ProxyExtension, StreamEvent } from "./types.ts";
 
 export type ProxyLogLevel = "debug" | "info" | "warn" | "error";
 

@@ -13,9 +13,9 @@
 // of every stream that is ready now.
 import zlib from "node:zlib";
 import { createParser, type EventSourceParser } from "eventsource-parser";
+import type { StreamEvent } from "../core/proxy-extension.ts";
 import { errorCode, type Pipeline, type ProxyLog, type RequestRun, SAFE_CODE, safeLog } from "./dispatch.ts";
 import { SseSplitter } from "./sse-blocks.ts";
-import type { StreamEvent } from "./types.ts";
 import { Utf8Chunks } from "./utf8-chunks.ts";
 
 // One SSE event of an Anthropic or OpenAI stream is small; this only bounds a malformed stream.

@@ -25,10 +25,10 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
 import { Pool } from "undici";
+import type { ProxyExtension } from "../core/proxy-extension.ts";
 import { errorCode, Pipeline, type ProxyLog, RequestContext, type RequestRun, safeLog } from "./dispatch.ts";
 import { newProxySecret, ProxyGate, SECRET_HEADER } from "./gate.ts";
 import { type BodyObserver, observeResponse } from "./observe.ts";
-import type { ProxyExtension } from "./types.ts";
 
 export type { ProxyLog, ProxyLogEntry, ProxyLogLevel } from "./dispatch.ts";
 

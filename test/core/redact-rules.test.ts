@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { loadRedactionRules, regexProblem } from "../../src/core/redact/rules-file.ts";
 import { explainText, redactText, redactValue } from "../../src/core/redact.ts";
 import { recordEvents } from "../../src/core/store.ts";
-import { prepareUserContent } from "../../src/proxy/extensions/mirror/envelope.ts";
+import { prepareUserContent } from "../../src/providers/claude/mirror/envelope.ts";
 import { event, spec } from "../helpers/session.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 

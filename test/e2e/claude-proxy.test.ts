@@ -33,10 +33,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Envelope } from "../../src/core/schemas.ts";
+import { createMirrorExtension, type MirrorExtension } from "../../src/providers/claude/mirror/extension.ts";
+import { defaultMirrorSettings } from "../../src/providers/claude/mirror/settings.ts";
+import { AGENTS_DIR, compareMirrorFiles, mirrorDirName } from "../../src/providers/claude/mirror/writer.ts";
 import { createArchiveFeed } from "../../src/proxy/extensions/archive-feed.ts";
-import { createMirrorExtension, type MirrorExtension } from "../../src/proxy/extensions/mirror/extension.ts";
-import { defaultMirrorSettings } from "../../src/proxy/extensions/mirror/settings.ts";
-import { AGENTS_DIR, compareMirrorFiles, mirrorDirName } from "../../src/proxy/extensions/mirror/writer.ts";
 import { type ProxyLogEntry, type RunningProxy, startProxy } from "../../src/proxy/server.ts";
 import {
   type AnthropicMock,
@@ -463,7 +463,7 @@ function compareToClaude(mirror: TranscriptRecord[], claudeRecs: TranscriptRecor
 // 1. Parity
 
 /**
- * The documented differences (src/proxy/extensions/mirror/envelope.ts), "+" only in the mirror's record, "-" only in
+ * The documented differences (src/providers/claude/mirror/envelope.ts), "+" only in the mirror's record, "-" only in
  * Claude's: `source` added everywhere; omitted are the per-block timing keys (thinkingDurationMs,
  * thinkingDisplay, toolInputStreamMs) and Claude's enriched tool-result state (toolUseResult,
  * sourceToolAssistantUUID, permissionDecision, and sandboxed on Bash results). Message key sets are identical.

@@ -5,6 +5,8 @@
 // hanging the run. Prints one JSON line.
 import { runDoctor } from "../../src/cli/doctor/run.ts";
 import { writeExportFile } from "../../src/cli/export-file.ts";
+import { restoreMirror } from "../../src/providers/claude/mirror/restore.ts";
+import { loadMirrorSettings } from "../../src/providers/claude/mirror/settings.ts";
 import { readNewUsage } from "../../src/providers/claude/transcript-usage.ts";
 import { chatGptLogin, codexEndpoint } from "../../src/providers/codex/endpoint.ts";
 import { codexHookTrust } from "../../src/providers/codex/installer.ts";
@@ -12,8 +14,6 @@ import { readRollout } from "../../src/providers/codex/rollout.ts";
 import { readConfigText } from "../../src/providers/codex/toml-blocks.ts";
 import { geminiAfterInstall } from "../../src/providers/gemini/installer.ts";
 import { readSettingsFile } from "../../src/providers/settings-file.ts";
-import { restoreMirror } from "../../src/proxy/extensions/mirror/restore.ts";
-import { loadMirrorSettings } from "../../src/proxy/extensions/mirror/settings.ts";
 
 const [scenario, a = "", b = "", c = ""] = process.argv.slice(2);
 

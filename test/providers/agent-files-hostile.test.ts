@@ -11,12 +11,12 @@ import { build } from "esbuild";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { writeExportFile } from "../../src/cli/export-file.ts";
 import { writeConfig } from "../../src/core/config.ts";
-import { readMirrorSession } from "../../src/proxy/extensions/mirror/restore.ts";
+import { readMirrorSession } from "../../src/providers/claude/mirror/restore.ts";
 import {
   legacyMirrorDirName,
   MirrorWriter,
   mirrorDirName,
-} from "../../src/proxy/extensions/mirror/writer.ts";
+} from "../../src/providers/claude/mirror/writer.ts";
 import { CHILD_TIMEOUT_MS } from "../helpers/child.ts";
 import { tempProject } from "../helpers/session.ts";
 

@@ -12,12 +12,12 @@ import net, { type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { writeConfig } from "../../src/core/config.ts";
+import type { ProxyExtension } from "../../src/core/proxy-extension.ts";
+import { createMirrorExtension } from "../../src/providers/claude/mirror/extension.ts";
+import { defaultMirrorSettings } from "../../src/providers/claude/mirror/settings.ts";
 import { createArchiveFeed } from "../../src/proxy/extensions/archive-feed.ts";
-import { createMirrorExtension } from "../../src/proxy/extensions/mirror/extension.ts";
-import { defaultMirrorSettings } from "../../src/proxy/extensions/mirror/settings.ts";
 import { ProxyGate } from "../../src/proxy/gate.ts";
 import { type ProxyLogEntry, type RunningProxy, startProxy } from "../../src/proxy/server.ts";
-import type { ProxyExtension } from "../../src/proxy/types.ts";
 import { tempProject } from "../helpers/session.ts";
 
 const SESSION = "5f0c7c3e-2b1a-4c59-9d0e-6a1f2b3c4d5e";

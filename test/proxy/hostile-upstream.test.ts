@@ -6,9 +6,9 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ProxyExtension } from "../../src/core/proxy-extension.ts";
 import { claudeApiUsage } from "../../src/providers/claude/api-usage.ts";
 import { type ProxyLogEntry, type RunningProxy, startProxy } from "../../src/proxy/server.ts";
-import type { ProxyExtension } from "../../src/proxy/types.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

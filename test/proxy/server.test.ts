@@ -8,9 +8,9 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import zlib from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ProxyContext, ProxyExtension, StreamEvent } from "../../src/core/proxy-extension.ts";
 import { Pipeline, type ProxyLogEntry, RequestContext } from "../../src/proxy/dispatch.ts";
 import { type ProxyOptions, type RunningProxy, startProxy } from "../../src/proxy/server.ts";
-import type { ProxyContext, ProxyExtension, StreamEvent } from "../../src/proxy/types.ts";
 
 const SECRET_KEY = "sk-ant-api03-TESTSECRET-do-not-log";
 const SECRET_BEARER = "Bearer sk-proj-TESTSECRET2";

@@ -5,10 +5,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createParser } from "eventsource-parser";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ProxyExtension, StreamEvent } from "../../src/core/proxy-extension.ts";
 import { createArchiveFeed } from "../../src/proxy/extensions/archive-feed.ts";
 import { type RunningProxy, startProxy } from "../../src/proxy/server.ts";
 import { SseSplitter } from "../../src/proxy/sse-blocks.ts";
-import type { ProxyExtension, StreamEvent } from "../../src/proxy/types.ts";
 
 interface Seen {
   event: string | undefined;

@@ -5,7 +5,7 @@ import { homedir } from "node:os";
 import type { Command } from "commander";
 import { loadConfig, type ProjectConfig, writeConfig } from "../../core/config.ts";
 import { readJsonOrUndefined } from "../../core/fsutil.ts";
-import { defaultProxyConfigPath, loadMirrorSettings } from "../../proxy/extensions/mirror/settings.ts";
+import { defaultProxyConfigPath, loadMirrorSettings } from "../../providers/claude/mirror/settings.ts";
 import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "../common.ts";
 import { parseValue, SETTINGS, type Setting, type Source, settingFor } from "../config/settings.ts";
 import { PROJECT_HELP } from "../options.ts";

@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { type ProjectUsage, projectUsage } from "../../core/disk-usage.ts";
 import { tapedeckHome } from "../../core/registry.ts";
 import { treeBytes } from "../../core/retention.ts";
-import { loadMirrorSettings } from "../../proxy/extensions/mirror/settings.ts";
+import { loadMirrorSettings } from "../../providers/claude/mirror/settings.ts";
 import { knownProjects } from "../all-projects.ts";
 import { formatBytes, printJson, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";

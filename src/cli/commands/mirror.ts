@@ -1,6 +1,6 @@
 // `tapedeck mirror restore <session>`: the proxy mirror's copy written back as Claude Code's transcript.
 import type { Command } from "commander";
-import { RestoreError, restoreMirror } from "../../proxy/extensions/mirror/restore.ts";
+import { RestoreError, restoreMirror } from "../../providers/claude/mirror/restore.ts";
 import { printJson, projectFromOption } from "../common.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { providerSessionIdArg } from "../session-arg.ts";

@@ -8,6 +8,8 @@ import { readEvents, type SessionRef } from "../../core/archive.ts";
 import { readRegularFileSync } from "../../core/fsutil.ts";
 import { tapedeckDir } from "../../core/paths.ts";
 import { registeredProjects } from "../../core/registry-projects.ts";
+import { RestoreError } from "../../providers/claude/mirror/restore.ts";
+import { loadMirrorSettings } from "../../providers/claude/mirror/settings.ts";
 import type { ArchivedEvent } from "../../providers/claude/transcript-rebuild.ts";
 import {
   claudeHomeDir,
@@ -16,8 +18,6 @@ import {
   type RestoreSource,
   writeRestore,
 } from "../../providers/claude/transcript-restore.ts";
-import { RestoreError } from "../../proxy/extensions/mirror/restore.ts";
-import { loadMirrorSettings } from "../../proxy/extensions/mirror/settings.ts";
 import { CliError, EXIT, formatBytes, printJson, projectFromOption, say } from "../common.ts";
 import { resolveRef } from "../session-arg.ts";
 import { lostTranscripts, renderLost } from "../transcript-check.ts";

@@ -4,6 +4,7 @@ import { claudeAdapter } from "./adapter.ts";
 import { claudeApiUsage } from "./api-usage.ts";
 import { claudeInstaller } from "./installer.ts";
 import { claudeMcpExtra } from "./mcp-installer.ts";
+import { claudeMirror } from "./mirror/part.ts";
 import { claudeReplay } from "./replay.ts";
 
 export const claudeProvider: ProviderEntry = {
@@ -11,4 +12,5 @@ export const claudeProvider: ProviderEntry = {
   installer: { ...claudeInstaller, extras: [claudeMcpExtra] },
   apiUsage: claudeApiUsage,
   replay: claudeReplay,
+  mirror: claudeMirror,
 };

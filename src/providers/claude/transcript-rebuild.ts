@@ -1,5 +1,5 @@
 // Rebuilds the conversation of a Claude Code session from its hook archive alone, as records in the mirror's
-// shape (src/proxy/extensions/mirror/envelope.ts: Claude Code's own key order per record type), so that the mirror
+// shape (./mirror/envelope.ts: Claude Code's own key order per record type), so that the mirror
 // restore's `toTranscript` turns them into a resumable transcript exactly as it does mirror records:
 // one linear uuid/parentUuid chain, one record per assistant content block, sourceToolAssistantUUID on tool
 // results, a closing `last-prompt`.
@@ -16,14 +16,10 @@
 // written before a tool call, system-context attachments, Claude Code's enriched tool objects
 // (toolUseResult) and permission decisions, and the exact tool_result content Claude sent for tools whose
 // response is an object (rebuilt from the hook's tool_response).
-import type { Json, JsonObject } from "../../proxy/extensions/mirror/accumulator.ts";
-import {
-  ASSISTANT_KEYS,
-  syntheticUuid,
-  USER_PROMPT_KEYS,
-  USER_TOOL_RESULT_KEYS,
-} from "../../proxy/extensions/mirror/envelope.ts";
+import type { Json, JsonObject } from "../../core/json.ts";
 import { isRecord } from "../shared.ts";
+import { syntheticUuid } from "./mirror/envelope.ts";
+import { ASSISTANT_KEYS, USER_PROMPT_KEYS, USER_TOOL_RESULT_KEYS } from "./transcript-keys.ts";
 
 /** The part of an archived envelope a rebuild reads. */
 export interface ArchivedEvent {

@@ -22,10 +22,10 @@ import {
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { DIR_MODE, FILE_MODE, unlinkQuietly, writeTempSibling } from "../../core/fsutil.ts";
+import type { JsonObject } from "../../core/json.ts";
 import { sessionDirName } from "../../core/paths.ts";
-import type { JsonObject } from "../../proxy/extensions/mirror/accumulator.ts";
-import { RestoreError, readMirrorSession, toTranscript } from "../../proxy/extensions/mirror/restore.ts";
-import { fileStamp } from "../../proxy/extensions/mirror/writer.ts";
+import { RestoreError, readMirrorSession, toTranscript } from "./mirror/restore.ts";
+import { fileStamp } from "./mirror/writer.ts";
 import {
   type ArchivedEvent,
   type RebuildStats,

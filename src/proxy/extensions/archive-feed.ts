@@ -11,6 +11,7 @@
 import { findProjectRoot, readConfig } from "../../core/config.ts";
 import type { NormalizedEvent } from "../../core/event.ts";
 import { resolveProjectRoot } from "../../core/paths.ts";
+import type { ProxyContext, ProxyExtension } from "../../core/proxy-extension.ts";
 import { lookupSession } from "../../core/registry.ts";
 import { sessionSpecFor } from "../../core/session-spec.ts";
 import { recordEvents } from "../../core/store.ts";
@@ -22,7 +23,6 @@ import type {
 } from "../../providers/api-usage.ts";
 import { CATALOG } from "../../providers/catalog.ts";
 import { derivedId } from "../../providers/shared.ts";
-import type { ProxyContext, ProxyExtension } from "../types.ts";
 
 /** Every provider's reader (providers/catalog.ts), in catalog order: the first that identifies a call reads it. */
 export const API_USAGE_READERS: readonly ApiUsageReader[] = Object.values(CATALOG).flatMap((entry) =>

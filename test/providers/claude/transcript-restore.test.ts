@@ -13,6 +13,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { scanArchive } from "../../../src/cli/transcript-check.ts";
+import type { JsonObject } from "../../../src/core/json.ts";
+import { shapeAssistantRecord, shapeUserRecord } from "../../../src/providers/claude/mirror/envelope.ts";
+import { RestoreError, toTranscript } from "../../../src/providers/claude/mirror/restore.ts";
+import { mirrorDirName } from "../../../src/providers/claude/mirror/writer.ts";
 import {
   type ArchivedEvent,
   rebuildFromArchive,
@@ -30,10 +34,6 @@ import {
   observeTranscript,
   quickCheck,
 } from "../../../src/providers/claude/transcript-watch.ts";
-import type { JsonObject } from "../../../src/proxy/extensions/mirror/accumulator.ts";
-import { shapeAssistantRecord, shapeUserRecord } from "../../../src/proxy/extensions/mirror/envelope.ts";
-import { RestoreError, toTranscript } from "../../../src/proxy/extensions/mirror/restore.ts";
-import { mirrorDirName } from "../../../src/proxy/extensions/mirror/writer.ts";
 
 const SAMPLE = join(
   dirname(fileURLToPath(import.meta.url)),

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { writeConfig } from "../../../src/core/config.ts";
 import { defaultSessionRoot } from "../../../src/core/paths.ts";
+import type { ProxyContext } from "../../../src/core/proxy-extension.ts";
 import type { Envelope } from "../../../src/core/schemas.ts";
 import { recordEvents, sessionDirNameFor } from "../../../src/core/store.ts";
 import { claudeApiUsage } from "../../../src/providers/claude/api-usage.ts";
@@ -13,7 +14,6 @@ import { codexApiUsage, responsesUsage } from "../../../src/providers/codex/api-
 import { CODEX_CAPABILITIES } from "../../../src/providers/codex/normalize.ts";
 import { codexUsage } from "../../../src/providers/codex/rollout.ts";
 import { createArchiveFeed } from "../../../src/proxy/extensions/archive-feed.ts";
-import type { ProxyContext } from "../../../src/proxy/types.ts";
 import { identity, spec, tempProject } from "../../helpers/session.ts";
 
 const THREAD = "01a228a1-6c99-7571-8a54-9987d351bd37";

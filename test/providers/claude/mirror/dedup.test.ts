@@ -7,7 +7,7 @@ import {
   planUserMessages,
   SWEEP_INTERVAL_MS,
   userTurnsOf,
-} from "../../../../src/proxy/extensions/mirror/dedup.ts";
+} from "../../../../src/providers/claude/mirror/dedup.ts";
 
 const u = (content: unknown) => ({ role: "user", content });
 const a = (text: string) => ({ role: "assistant", content: [{ type: "text", text }] });

@@ -6,7 +6,7 @@ import {
   defaultMirrorSettings,
   defaultProxyConfigPath,
   loadMirrorSettings,
-} from "../../../../src/proxy/extensions/mirror/settings.ts";
+} from "../../../../src/providers/claude/mirror/settings.ts";
 
 let home: string;
 beforeEach(() => {

@@ -13,7 +13,7 @@
 // eviction while a mirror file already exists), only the request's last user
 // message is staged. Re-staging everything there would duplicate the history.
 import { createHash } from "node:crypto";
-import { isRecord } from "../../../providers/shared.ts";
+import { isRecord } from "../../shared.ts";
 
 export interface DedupEntry {
   /** User-role messages already mirrored, in user-ordinal coordinates (not raw messages[] indices). */

@@ -4,20 +4,20 @@
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ProxyContext, StreamEvent } from "../../../../src/core/proxy-extension.ts";
 import {
   createMirrorExtension,
   type MirrorExtension,
-} from "../../../../src/proxy/extensions/mirror/extension.ts";
+} from "../../../../src/providers/claude/mirror/extension.ts";
 import {
   defaultMirrorSettings,
   type MirrorSettings,
-} from "../../../../src/proxy/extensions/mirror/settings.ts";
+} from "../../../../src/providers/claude/mirror/settings.ts";
 import {
   compareMirrorFiles,
   type MirrorIo,
   mirrorDirName,
-} from "../../../../src/proxy/extensions/mirror/writer.ts";
-import type { ProxyContext, StreamEvent } from "../../../../src/proxy/types.ts";
+} from "../../../../src/providers/claude/mirror/writer.ts";
 
 export type Block =
   | { type: "thinking"; thinking: string; signature?: string }

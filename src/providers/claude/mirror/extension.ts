@@ -13,9 +13,9 @@
 // Every hook catches everything: the mirror observes copies of the traffic
 // and must never be the reason a response breaks.
 import { errorCode } from "../../../core/diagnostics.ts";
+import type { ProxyContext, ProxyExtension, StreamEvent } from "../../../core/proxy-extension.ts";
 import type { RedactionRules } from "../../../core/redact.ts";
-import { isRecord } from "../../../providers/shared.ts";
-import type { ProxyContext, ProxyExtension, StreamEvent } from "../../types.ts";
+import { isRecord } from "../../shared.ts";
 import { type AccumulatedMessage, MessageAccumulator, messageFromJson } from "./accumulator.ts";
 import { DedupStore, dedupKey, isPlanStale, planUserMessages, type StagePlan, userTurnsOf } from "./dedup.ts";
 import {

@@ -1,15 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { AccumulatedMessage, JsonObject } from "../../../../src/proxy/extensions/mirror/accumulator.ts";
+import type { JsonObject } from "../../../../src/core/json.ts";
+import type { AccumulatedMessage } from "../../../../src/providers/claude/mirror/accumulator.ts";
 import {
-  AGENT_ASSISTANT_KEYS,
-  AGENT_ATTACHMENT_KEYS,
-  AGENT_USER_PROMPT_KEYS,
-  AGENT_USER_TOOL_RESULT_KEYS,
-  ASSISTANT_KEYS,
-  ASSISTANT_MESSAGE_KEYS,
-  ATTACHMENT_KEYS,
   MIRROR_SOURCE,
   prepareAssistantContent,
   prepareSystemRendering,
@@ -20,10 +14,19 @@ import {
   shapeSystemAttachment,
   shapeUserRecord,
   syntheticUuid,
+  userTypeFromUserAgent,
+} from "../../../../src/providers/claude/mirror/envelope.ts";
+import {
+  AGENT_ASSISTANT_KEYS,
+  AGENT_ATTACHMENT_KEYS,
+  AGENT_USER_PROMPT_KEYS,
+  AGENT_USER_TOOL_RESULT_KEYS,
+  ASSISTANT_KEYS,
+  ASSISTANT_MESSAGE_KEYS,
+  ATTACHMENT_KEYS,
   USER_PROMPT_KEYS,
   USER_TOOL_RESULT_KEYS,
-  userTypeFromUserAgent,
-} from "../../../../src/proxy/extensions/mirror/envelope.ts";
+} from "../../../../src/providers/claude/transcript-keys.ts";
 import { type AnyRecord, plantedKey } from "./helpers.ts";
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version;

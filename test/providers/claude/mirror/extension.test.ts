@@ -5,8 +5,8 @@ import { sessionDirName } from "../../../../src/core/paths.ts";
 import {
   MIRROR_EXTENSION_NAME,
   MIRROR_EXTENSION_ORDER,
-} from "../../../../src/proxy/extensions/mirror/extension.ts";
-import { MirrorWriter } from "../../../../src/proxy/extensions/mirror/writer.ts";
+} from "../../../../src/providers/claude/mirror/extension.ts";
+import { MirrorWriter } from "../../../../src/providers/claude/mirror/writer.ts";
 import {
   type AnyRecord,
   Conversation,
@@ -587,7 +587,7 @@ describe("transcript mirror extension", () => {
       await conv.turn("u2");
       await first.ext.idle();
 
-      const { createMirrorExtension } = await import("../../../../src/proxy/extensions/mirror/extension.ts");
+      const { createMirrorExtension } = await import("../../../../src/providers/claude/mirror/extension.ts");
       const restarted = createMirrorExtension(first.settings);
       const conv2 = new Conversation(restarted);
       conv2.messages.push(...conv.messages);

@@ -41,10 +41,10 @@ import {
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { DIR_MODE, lstatOrUndefined, readRegularFileSync, writeTempSibling } from "../../../core/fsutil.ts";
+import type { Json, JsonObject } from "../../../core/json.ts";
 import { sessionDirName } from "../../../core/paths.ts";
-import { readAgentFileText } from "../../../providers/agent-file.ts";
-import { isRecord } from "../../../providers/shared.ts";
-import type { Json, JsonObject } from "./accumulator.ts";
+import { readAgentFileText } from "../../agent-file.ts";
+import { isRecord } from "../../shared.ts";
 import { syntheticUuid } from "./envelope.ts";
 import { loadMirrorSettings } from "./settings.ts";
 import { compareMirrorFiles, fileStamp, legacyMirrorDirName, mirrorDirName } from "./writer.ts";

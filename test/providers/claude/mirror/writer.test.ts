@@ -22,7 +22,7 @@ import {
   fileStamp,
   MirrorWriter,
   type MirrorWriterOptions,
-} from "../../../../src/proxy/extensions/mirror/writer.ts";
+} from "../../../../src/providers/claude/mirror/writer.ts";
 import { readEvents } from "./helpers.ts";
 
 let base: string;

@@ -5,7 +5,7 @@
 // because a typo in a backup setting must not take the agent's traffic down.
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { readAgentFileText } from "../../../providers/agent-file.ts";
+import { readAgentFileText } from "../../agent-file.ts";
 
 export interface MirrorSettings {
   /** Off by default: persisting plaintext conversations is a privacy decision the user makes. */

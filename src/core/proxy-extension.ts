@@ -1,5 +1,8 @@
 // The proxy's extension contract. The server forwards bytes first; extensions
 // observe copies afterwards and can never delay, alter or break the response.
+// A port of the core's, like the provider port (./provider.ts): the proxy (src/proxy/) hosts extensions, a
+// provider's folder may offer one (Claude's mirror), and neither knows the other.
+import type { RedactionRules } from "./redact/types.ts";
 
 /** Per-request context, shared by every extension hook of one request. */
 export interface ProxyContext {
@@ -56,4 +59,25 @@ export interface ProxyExtension {
   onResponse?(ctx: ProxyContext, body: Buffer): void | Promise<void>;
   /** Once per request at the very end: completed, aborted by the client, or failed upstream. */
   onEnd?(ctx: ProxyContext): void | Promise<void>;
+}
+
+/** The proxy's mirror flags (`--mirror`, `--mirror-dir`, `--no-mirror-redact`, `--no-thinking`), over the user's config. */
+export interface MirrorFlags {
+  enabled?: boolean;
+  dir?: string;
+  redact?: boolean;
+  includeThinking?: boolean;
+}
+
+/**
+ * A provider's mirror of its conversations, which the proxy starts with its other extensions: the settings
+ * after the user's config and the flags, and the extension when they switch it on.
+ */
+export interface ProxyMirror {
+  start(o: {
+    flags: MirrorFlags;
+    /** The project's redaction rules (the mirror applies them as the hooks do); none: the built-in ones. */
+    rules: RedactionRules | undefined;
+    warn(message: string): void;
+  }): { enabled: boolean; dir: string; extension?: ProxyExtension };
 }

@@ -2,12 +2,7 @@
 // reader of `~/.claude/projects/<slug>/<session>.jsonl` (record.message.content
 // and friends) can read a mirror file unchanged.
 //
-// Key sets: taken from Claude Code 2.1.332 transcripts
-// (reference/claude/transcript.sample.jsonl and transcript.subagent.sample.jsonl),
-// which differ from the seed's 2.1.148 list: new `promptSource`, `sentAtMs`,
-// `rowSource`, `turnOrigin`, `turnPosition`, `apiBlockIndex`, `requestRef`,
-// `requestedModel`, `promptCacheRequested`, `effort`, `perTurnEffort`,
-// `madeBy`; `slug` only on records written after a compaction, so not here.
+// Key sets: Claude Code's own, per record type (../transcript-keys.ts).
 //
 // Synthetic or null, and why (the proxy sees HTTP, not Claude Code's state):
 //   uuid, parentUuid   synthetic: sha256(sessionId+timestamp+messageId) as 8-4-4-4-12, a linear chain per
@@ -34,180 +29,28 @@
 // Also written: `attachment` records (key set of the real ones) holding the request's system-role
 // messages, which Claude Code replays from `rendered` on resume (see ATTACHMENT_KEYS).
 import { createHash } from "node:crypto";
+import type { Json, JsonObject } from "../../../core/json.ts";
 import { type RedactionRules, redactValue } from "../../../core/redact.ts";
 import { VERSION } from "../../../core/version.ts";
-import { isRecord } from "../../../providers/shared.ts";
-import type { AccumulatedMessage, Json, JsonObject } from "./accumulator.ts";
+import { isRecord } from "../../shared.ts";
+import {
+  AGENT_ASSISTANT_KEYS,
+  AGENT_ATTACHMENT_KEYS,
+  AGENT_USER_PROMPT_KEYS,
+  AGENT_USER_TOOL_RESULT_KEYS,
+  ASSISTANT_KEYS,
+  ATTACHMENT_KEYS,
+  USER_PROMPT_KEYS,
+  USER_TOOL_RESULT_KEYS,
+} from "../transcript-keys.ts";
+import type { AccumulatedMessage } from "./accumulator.ts";
 
 export const MIRROR_SOURCE = "tapedeck-mirror";
 export const MIRROR_ENTRYPOINT = "tapedeck-mirror";
 /** The `version` field of every mirror record: package.json's, written in by the build. */
 export const MIRROR_VERSION = `tapedeck/${VERSION}`;
 
-/**
- * A subagent's record where it is its main-thread twin plus `agentId`, written
- * right after `after`. Prompt and assistant records differ in more than that
- * and keep lists of their own.
- */
-function withAgentId(keys: readonly string[], after: string): readonly string[] {
-  const at = keys.indexOf(after) + 1;
-  return [...keys.slice(0, at), "agentId", ...keys.slice(at)];
-}
-
-/** Top-level keys, in the order Claude Code writes them. */
-export const USER_PROMPT_KEYS = [
-  "parentUuid",
-  "isSidechain",
-  "promptId",
-  "type",
-  "message",
-  "uuid",
-  "timestamp",
-  "permissionMode",
-  "promptSource",
-  "sentAtMs",
-  "rowSource",
-  "turnOrigin",
-  "turnPosition",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
-] as const;
-
-export const USER_TOOL_RESULT_KEYS = [
-  "parentUuid",
-  "isSidechain",
-  "promptId",
-  "type",
-  "message",
-  "uuid",
-  "timestamp",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
-] as const;
-
-/** Subagent prompt records carry `agentId` and `rowSource` but none of the main thread's prompt state. */
-export const AGENT_USER_PROMPT_KEYS = [
-  "parentUuid",
-  "isSidechain",
-  "promptId",
-  "agentId",
-  "type",
-  "message",
-  "rowSource",
-  "uuid",
-  "timestamp",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
-] as const;
-
-export const AGENT_USER_TOOL_RESULT_KEYS = withAgentId(USER_TOOL_RESULT_KEYS, "promptId");
-
-export const ASSISTANT_KEYS = [
-  "parentUuid",
-  "isSidechain",
-  "message",
-  "apiBlockIndex",
-  "requestId",
-  "requestRef",
-  "requestedModel",
-  "promptCacheRequested",
-  "type",
-  "uuid",
-  "timestamp",
-  "effort",
-  "perTurnEffort",
-  "madeBy",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
-] as const;
-
-// Its own list, not withAgentId(ASSISTANT_KEYS): a subagent's assistant record also has attributionAgent.
-export const AGENT_ASSISTANT_KEYS = [
-  "parentUuid",
-  "isSidechain",
-  "agentId",
-  "message",
-  "apiBlockIndex",
-  "requestId",
-  "requestRef",
-  "requestedModel",
-  "promptCacheRequested",
-  "attributionAgent",
-  "type",
-  "uuid",
-  "timestamp",
-  "effort",
-  "perTurnEffort",
-  "madeBy",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
-] as const;
-
-/**
- * Claude Code keeps the per-turn system context (environment, model,
- * reminders) as `attachment` records whose `rendered[].content` it sends
- * verbatim as a `system`-role message; on resume a transcript without them
- * yields an empty system message. The mirror writes the system messages it
- * saw in the same shape, under an attachment type of its own.
- */
-export const ATTACHMENT_KEYS = [
-  "parentUuid",
-  "isSidechain",
-  "attachment",
-  "type",
-  "uuid",
-  "timestamp",
-  "rendered",
-  "renderedRole",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
-] as const;
-
-export const AGENT_ATTACHMENT_KEYS = withAgentId(ATTACHMENT_KEYS, "isSidechain");
-
 export const MIRRORED_SYSTEM_ATTACHMENT = "mirrored_system_message";
-
-export const ASSISTANT_MESSAGE_KEYS = [
-  "id",
-  "type",
-  "role",
-  "model",
-  "content",
-  "stop_reason",
-  "stop_sequence",
-  "usage",
-  "stop_details",
-] as const;
 
 /** What the records of one request share. */
 export interface RecordContext {

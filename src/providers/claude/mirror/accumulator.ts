@@ -3,11 +3,8 @@
 // It keeps whatever the stream carries (unknown block and delta types too):
 // a backup that silently drops a new block type would be worse than one that
 // stores it unparsed.
-import { isRecord } from "../../../providers/shared.ts";
-import { ASSISTANT_MESSAGE_KEYS } from "./envelope.ts";
-
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
+import { isRecord, type Json, type JsonObject } from "../../../core/json.ts";
+import { ASSISTANT_MESSAGE_KEYS } from "../transcript-keys.ts";
 
 export interface AccumulatedMessage {
   id: string | null;

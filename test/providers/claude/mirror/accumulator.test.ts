@@ -3,7 +3,7 @@ import {
   MessageAccumulator,
   mergeUsage,
   messageFromJson,
-} from "../../../../src/proxy/extensions/mirror/accumulator.ts";
+} from "../../../../src/providers/claude/mirror/accumulator.ts";
 import { sseEvents } from "./helpers.ts";
 
 function feed(acc: MessageAccumulator, events: unknown[]): void {

@@ -15,7 +15,7 @@ import {
   RestoreError,
   restoreMirror,
   toTranscript,
-} from "../../../../src/proxy/extensions/mirror/restore.ts";
+} from "../../../../src/providers/claude/mirror/restore.ts";
 import { type AnyRecord, Conversation, makeCtx, sseEvents, type TempMirror, tempMirror } from "./helpers.ts";
 
 const SID = "2b78a515-1a4e-4949-93a8-4a58deaec546";

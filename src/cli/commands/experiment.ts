@@ -14,7 +14,7 @@ import { loadScenario, type Scenario, ScenarioError } from "../../experiment/sce
 import { prepareExperiment, runWithInterrupt } from "../../experiment/start.ts";
 import { checkProvider, note, printJson, projectFromOption, say } from "../common.ts";
 import { CliError, EXIT } from "../errors.ts";
-import { costOption, onOff, setupError } from "./replay.ts";
+import { costOption, onOff, setupError } from "../replay-options.ts";
 
 interface RunOpts {
   project?: string;

@@ -1,16 +1,13 @@
 // `tapedeck replay SESSION`: the baseline's prompts through the provider's real CLI into a new, isolated,
 // recorded session (docs/experiments.md).
 import type { Command } from "commander";
-import { SessionNotFound } from "../../core/archive.ts";
-import { UnsafePathError } from "../../core/fsutil.ts";
-import { AmbiguousSessionError } from "../../core/session-resolve.ts";
-import { BaselineError, loadBaseline } from "../../experiment/baseline.ts";
-import { MissingCli, replayDriver } from "../../experiment/drivers.ts";
-import { IsolationError } from "../../experiment/isolation.ts";
+import { loadBaseline } from "../../experiment/baseline.ts";
+import { replayDriver } from "../../experiment/drivers.ts";
 import { ARM_NAME } from "../../experiment/orchestrator.ts";
 import { prepareExperiment, runWithInterrupt } from "../../experiment/start.ts";
 import { checkProvider, note, printJson, say } from "../common.ts";
 import { CliError, EXIT } from "../errors.ts";
+import { costOption, onOff, setupError } from "../replay-options.ts";
 import { resolveSessionArg, withAllProjects } from "../session-arg.ts";
 
 export interface ReplayOpts {
@@ -25,35 +22,6 @@ export interface ReplayOpts {
   keep?: boolean;
   json?: boolean;
   allProjects?: boolean;
-}
-
-export function onOff(value: string, flag: string): boolean {
-  if (value === "on") return true;
-  if (value === "off") return false;
-  throw new CliError(`${flag} takes on or off, not "${value}"`, EXIT.usage);
-}
-
-export function costOption(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new CliError(`--max-cost takes a positive amount of USD`, EXIT.usage);
-  return n;
-}
-
-/** What the commands say for the errors of setting up: the user's fault or a missing thing. */
-export function setupError(error: unknown): never {
-  if (error instanceof AmbiguousSessionError) throw new CliError(error.message, EXIT.usage);
-  if (error instanceof SessionNotFound) throw new CliError(error.message, EXIT.notFound);
-  if (
-    error instanceof BaselineError ||
-    error instanceof IsolationError ||
-    error instanceof MissingCli ||
-    error instanceof UnsafePathError
-  ) {
-    throw new CliError(error.message, EXIT.failed);
-  }
-  throw error;
 }
 
 async function replayCommand(session: string, opts: ReplayOpts): Promise<void> {

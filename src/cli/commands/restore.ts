@@ -7,7 +7,6 @@ import type { Command } from "commander";
 import { readEvents, type SessionRef } from "../../core/archive.ts";
 import { readRegularFileSync } from "../../core/fsutil.ts";
 import { tapedeckDir } from "../../core/paths.ts";
-import { registeredProjects } from "../../core/registry-projects.ts";
 import { RestoreError } from "../../providers/claude/mirror/restore.ts";
 import { loadMirrorSettings } from "../../providers/claude/mirror/settings.ts";
 import type { ArchivedEvent } from "../../providers/claude/transcript-rebuild.ts";
@@ -20,7 +19,6 @@ import {
 } from "../../providers/claude/transcript-restore.ts";
 import { CliError, EXIT, formatBytes, printJson, projectFromOption, say } from "../common.ts";
 import { resolveRef } from "../session-arg.ts";
-import { lostTranscripts, renderLost } from "../transcript-check.ts";
 
 interface RestoreOpts {
   project?: string;
@@ -152,36 +150,6 @@ function restoreCommand(query: string, opts: RestoreOpts): void {
       throw new CliError(error.message, code);
     }
     throw error;
-  }
-}
-
-export interface TranscriptDoctorOpts {
-  project?: string;
-  allProjects?: boolean;
-  claudeHome?: string;
-  mirrorDir?: string;
-  json?: boolean;
-}
-
-/** `doctor --transcripts`: every recorded session whose transcript is lost or damaged; exit 1 when any is. */
-export function transcriptDoctor(opts: TranscriptDoctorOpts): void {
-  const projects = opts.allProjects
-    ? registeredProjects({ provider: "claude" }).present
-    : [projectFromOption(opts.project)];
-  const result = lostTranscripts(projects, {
-    claudeHome: opts.claudeHome,
-    mirrorDir: mirrorDirOf(opts.mirrorDir),
-  });
-  if (opts.json) {
-    printJson({
-      ok: result.lost.length === 0,
-      checked: result.checked,
-      projects,
-      lost: result.lost.map(({ comparison: _c, ...s }) => ({ ...s, expected: _c.expected, found: _c.found })),
-    });
-  } else say(renderLost(result));
-  if (result.lost.length > 0) {
-    throw new CliError(`${result.lost.length} transcript(s) lost or damaged`, EXIT.failed);
   }
 }
 

@@ -6,7 +6,6 @@ import type { Command } from "commander";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import { printable } from "../../core/printable.ts";
 import { registeredProjects } from "../../core/registry-projects.ts";
-import type { IndexProgress } from "../../memory/index.ts";
 import { MARK_CLOSE, MARK_OPEN } from "../../memory/index-text.ts";
 import { parseQuery } from "../../memory/query.ts";
 import {
@@ -19,6 +18,7 @@ import {
 } from "../../memory/search.ts";
 import { MemoryDbError } from "../../memory/sqlite.ts";
 import { CliError, checkProvider, EXIT, note, printJson, projectFromOption } from "../common.ts";
+import { progressPrinter } from "../index-progress.ts";
 import { offerWords, PROJECT_HELP } from "../options.ts";
 
 interface SearchOpts {
@@ -160,34 +160,6 @@ export function highlight(snippet: string, tty: boolean): string {
     })
     .join("");
 }
-
-/** Progress of a long index update on stderr, at most once a second, only after the first two seconds. */
-function progressPrinter(): ((p: IndexProgress) => void) & { done(): void } {
-  const started = Date.now();
-  let last = 0;
-  let printed = false;
-  const tty = process.stderr.isTTY === true;
-  const fn = (p: IndexProgress) => {
-    const now = Date.now();
-    if (now - started < 2000 || now - last < 1000) return;
-    last = now;
-    printed = true;
-    const pct = p.bytesTotal > 0 ? Math.floor((100 * p.bytesDone) / p.bytesTotal) : 100;
-    const line = `tapedeck: indexing ${mb(p.bytesDone)} of ${mb(p.bytesTotal)} MB (${pct}%), session ${p.sessionsDone + 1} of ${p.sessionsTotal}`;
-    process.stderr.write(tty ? `\r${line}` : `${line}\n`);
-  };
-  return Object.assign(fn, {
-    done() {
-      if (printed && tty) process.stderr.write("\n");
-    },
-  });
-}
-
-function mb(n: number): string {
-  return (n / 1024 / 1024).toFixed(1);
-}
-
-export { progressPrinter };
 
 export function register(program: Command): void {
   const command = program

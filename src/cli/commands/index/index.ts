@@ -6,8 +6,8 @@
 import type { Command } from "commander";
 import { deleteIndex, indexStatus, type UpdateResult, updateIndex } from "../../../memory/index.ts";
 import { CliError, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../../common.ts";
+import { progressPrinter } from "../../index-progress.ts";
 import { PROJECT_HELP } from "../../options.ts";
-import { progressPrinter } from "../search.ts";
 
 interface IndexOpts {
   project?: string;

@@ -79,7 +79,7 @@ function asksForHelp(args: readonly string[]): boolean {
 
 /** The built page through `man` (a path with a slash is read as a file, by man-db and macOS's man alike). */
 async function showManual(): Promise<number> {
-  const { builtFile } = await import("./paths.ts");
+  const { builtFile } = await import("../core/built-file.ts");
   const { spawnSync } = await import("node:child_process");
   const page = builtFile("tapedeck.1");
   const shown = spawnSync("man", [page], { stdio: "inherit" });

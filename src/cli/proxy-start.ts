@@ -1,9 +1,11 @@
 // Starting the API proxy for `proxy` and `run`: its options, its extensions (the archive feed, the mirror
 // with the project's redaction rules), its secret and its stderr log.
+
 import type { Command } from "commander";
 import type { MirrorFlags, ProxyExtension } from "../core/proxy-extension.ts";
 import { loadRedactionRules } from "../core/redact/rules-file.ts";
 import { CATALOG } from "../providers/catalog.ts";
+import { ANTHROPIC_API } from "../providers/claude/launch.ts";
 import { createArchiveFeed } from "../proxy/extensions/archive-feed.ts";
 import { isValidSecret } from "../proxy/gate.ts";
 import { type ProxyLog, type ProxyLogEntry, type RunningProxy, startProxy } from "../proxy/server.ts";
@@ -20,8 +22,6 @@ export interface ProxyOpts {
   json?: boolean;
   verbose?: boolean;
 }
-
-export const ANTHROPIC_API = "https://api.anthropic.com";
 
 function mirrorFlags(opts: ProxyOpts): MirrorFlags {
   return {
@@ -155,3 +155,5 @@ export function withProxyOptions(c: Command): Command {
       "one line per request on stderr: method, path without query, status, bytes, ms (never content or headers)",
     );
 }
+
+export { ANTHROPIC_API };

@@ -4,6 +4,10 @@
 // provider's folder may offer one (Claude's mirror), and neither knows the other.
 import type { RedactionRules } from "./redact/types.ts";
 
+/** The header that carries the proxy's secret when the secret path segment cannot (an agent that keeps its
+ * base URL's path only for some calls, or a built-in provider). The proxy strips it before forwarding. */
+export const SECRET_HEADER = "x-tapedeck-proxy-key";
+
 /** Per-request context, shared by every extension hook of one request. */
 export interface ProxyContext {
   /** Unique per request (for logs). */

@@ -5,17 +5,17 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLAUDE_CLI, findAgentCli, installHint } from "./agent-bin.ts";
+import { findAgentCli, installHint } from "../providers/agent-cli.ts";
+import { claudeCli } from "../providers/claude/launch.ts";
 import { parseJsonOutput, runAgentProcess } from "./run-agent.ts";
 
 /**
- * The `claude` of this package's dev dependencies, resolved from this file, not the cwd (tests run claude
- * inside temp project dirs), else the one on the PATH; undefined when there is none (see installHint).
+ * The `claude` the demo and the tests run, in the one lookup order (providers/agent-cli.ts: TAPEDECK_CLAUDE_BIN,
+ * this checkout's pinned dev dependency, the PATH); undefined when there is none (see installHint).
  */
-export const CLAUDE_BIN_FOUND: string | undefined =
-  process.env.TAPEDECK_CLAUDE_BIN ?? findAgentCli(CLAUDE_CLI);
+export const CLAUDE_BIN_FOUND: string | undefined = findAgentCli(claudeCli);
 /** The same, or the bare name (for messages and the tests, which always have the dev dependency). */
-export const CLAUDE_BIN: string = CLAUDE_BIN_FOUND ?? CLAUDE_CLI.name;
+export const CLAUDE_BIN: string = CLAUDE_BIN_FOUND ?? claudeCli.name;
 
 /** Any value passes: the mock never checks it. It only has to look like a key so claude skips login. */
 export const DUMMY_API_KEY = "sk-ant-dummy";
@@ -118,7 +118,7 @@ export function offlineClaudeEnv(home: string, baseUrl: string, extra?: Record<s
 
 export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeResult> {
   const env = offlineClaudeEnv(opts.home, opts.baseUrl, opts.env);
-  if (!CLAUDE_BIN_FOUND) throw new Error(installHint(CLAUDE_CLI));
+  if (!CLAUDE_BIN_FOUND) throw new Error(installHint(claudeCli));
   const run = await runAgentProcess(CLAUDE_BIN, withDefaultArgs(opts.args), {
     cwd: opts.cwd,
     env,

@@ -5,7 +5,7 @@ import { chmodSync, copyFileSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { FILE_MODE } from "../core/fsutil.ts";
 import { tapedeckDir } from "../core/paths.ts";
-import { copyUserFile } from "./home-files.ts";
+import { copyUserFile } from "../providers/replay-home.ts";
 
 const STORE = "memory.sqlite";
 

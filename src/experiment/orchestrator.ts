@@ -10,9 +10,9 @@ import { ensureDir, nowIso } from "../core/fsutil.ts";
 import { isInside, tapedeckDir } from "../core/paths.ts";
 import { loadRedactionRules } from "../core/redact/rules-file.ts";
 import { redactText } from "../core/redact.ts";
+import type { ArmSettings, PreparedHome, ReplayDriver, Spawn, TurnOutcome } from "../core/replay-driver.ts";
 import { installerFor } from "../providers/catalog.ts";
 import type { Baseline } from "./baseline.ts";
-import type { ArmSettings, PreparedHome, ReplayDriver, Spawn, TurnOutcome } from "./driver.ts";
 import { installHookTimer } from "./hook-timing.ts";
 import {
   createWorkTree,

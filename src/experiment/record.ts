@@ -2,9 +2,9 @@
 // change, so an interrupted experiment leaves a consistent file; it references archives, never copies them.
 import { join } from "node:path";
 import { experimentRoots } from "../core/experiment-links.ts";
+import type { Fact } from "../core/facts.ts";
 import { readJsonOrUndefined, writeJsonAtomicSync } from "../core/fsutil.ts";
-import type { Fact } from "../scenario/schema.ts";
-import type { TurnUsage } from "./driver.ts";
+import type { TurnUsage } from "../core/replay-driver.ts";
 
 export const EXPERIMENT_FILE = "experiment.json";
 

@@ -3,11 +3,11 @@
 // Read only: experiment.json and each run's archive (manifest and events), never written.
 import { join } from "node:path";
 import { readEvents } from "../core/archive.ts";
+import { checkFacts } from "../core/facts.ts";
 import { readJsonOrUndefined } from "../core/fsutil.ts";
 import type { Envelope, Manifest } from "../core/schemas.ts";
 import { type HookTimings, readHookTimings } from "./hook-timing.ts";
 import type { ExperimentRecord, RunRecord } from "./record.ts";
-import { checkAnswer } from "./scenario.ts";
 import {
   type FlipTable,
   flipTable,
@@ -164,7 +164,7 @@ export function runMetrics(record: ExperimentRecord, run: RunRecord): RunMetrics
   const kinds = countKinds(events);
   const inj = injections(events);
   const check = record.scenario
-    ? checkAnswer(
+    ? checkFacts(
         run.status === "complete" ? run.final_answer : undefined,
         record.scenario.expected_facts,
         record.scenario.forbidden_facts,

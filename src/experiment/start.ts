@@ -1,12 +1,13 @@
 // Setting up an experiment (or a single replay) from the CLI's options, and running it with Ctrl-C handled:
 // the current run is ended and recorded as interrupted, work trees go unless --keep, the file stays whole.
 import { existsSync } from "node:fs";
-import { builtFile } from "../cli/paths.ts";
+import { builtFile } from "../core/built-file.ts";
 import { writeExperimentLink } from "../core/experiment-links.ts";
+import type { Fact } from "../core/facts.ts";
 import { ensureRealDirUnder, nowIso } from "../core/fsutil.ts";
 import { isInside, tapedeckDir } from "../core/paths.ts";
+import type { ReplayDriver } from "../core/replay-driver.ts";
 import type { Baseline } from "./baseline.ts";
-import type { ReplayDriver } from "./driver.ts";
 import { driverBinary } from "./drivers.ts";
 import { checkRevision, ensurePrivateRoot, removeLiveSecrets } from "./isolation.ts";
 import {
@@ -18,7 +19,6 @@ import {
   runExperiment,
 } from "./orchestrator.ts";
 import { type ArmSpec, type ExperimentRecord, writeExperiment } from "./record.ts";
-import type { Scenario } from "./scenario.ts";
 
 export interface StartOptions {
   kind: ExperimentRecord["kind"];
@@ -35,7 +35,8 @@ export interface StartOptions {
   timeoutMs?: number;
   progress(line: string): void;
   env?: Record<string, string | undefined>;
-  scenario?: Scenario;
+  /** The facts each run's final answer is graded on (a scenario file's: scenario/experiment-input.ts). */
+  scenario?: { id: string; path: string; expectedFacts: Fact[]; forbiddenFacts: Fact[] };
 }
 
 export function prepareExperiment(o: StartOptions, signal: AbortSignal): Experiment {

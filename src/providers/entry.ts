@@ -5,10 +5,11 @@
 // reader for a wire format the proxy does not read).
 import type { ProviderAdapter } from "../core/provider.ts";
 import type { ProxyMirror } from "../core/proxy-extension.ts";
-import type { ReplayDriver } from "../experiment/driver.ts";
+import type { ReplayDriver } from "../core/replay-driver.ts";
 import type { ApiUsageReader } from "./api-usage.ts";
 import type { ProviderDoctorCheck } from "./doctor.ts";
 import type { ProviderInstaller } from "./installer.ts";
+import type { AgentLauncher } from "./launch.ts";
 
 export interface ProviderEntry {
   /** Hook payloads to normalized events; also the name and the display name. */
@@ -23,4 +24,6 @@ export interface ProviderEntry {
   replay?: ReplayDriver;
   /** The proxy's mirror of this provider's conversations (a backup in the agent's own transcript format). */
   mirror?: ProxyMirror;
+  /** `tapedeck run <name>`: the agent started through the proxy. */
+  launcher?: AgentLauncher;
 }

@@ -21,7 +21,9 @@
 // - A web page cannot send the secret (it does not know it), but DNS rebinding
 //   would let it read answers: a request with an Origin header, or a Host
 //   other than this loopback address and port, is refused as well.
+
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { SECRET_HEADER } from "../core/proxy-extension.ts";
 
 /** `tpx_` and 32 random bytes: recognisable in a pasted URL, unguessable. */
 export function newProxySecret(): string {
@@ -32,8 +34,6 @@ export function newProxySecret(): string {
 export function isValidSecret(secret: string): boolean {
   return /^[A-Za-z0-9_-]{32,128}$/.test(secret);
 }
-
-export const SECRET_HEADER = "x-tapedeck-proxy-key";
 
 export type GateResult =
   | { ok: true /** The request target without the secret segment: what goes upstream. */; target: string }
@@ -92,3 +92,5 @@ export class ProxyGate {
     return { ok: true, target: parts.rest.startsWith("/") ? parts.rest : `/${parts.rest}` };
   }
 }
+
+export { SECRET_HEADER };

@@ -1,7 +1,7 @@
 // The review contract applied to one observation (a recorded session's or a replay run's final answer and
 // figures): each expected fact present, each forbidden fact absent, each validator's exit code, each limit,
 // one check each with its evidence. The same function grades every arm, so arms differ only by what they did.
-import { factRegExp } from "./load.ts";
+import { findFact } from "../core/facts.ts";
 import { type Check, type Fact, LIMIT_NAMES, type Limits, type Sample, type Scenario } from "./schema.ts";
 import { runValidator } from "./validator.ts";
 
@@ -13,21 +13,6 @@ export interface Observation {
   turns: number | null;
   injectedBytes: number | null;
   costUsd: number | null;
-}
-
-const EXCERPT_CONTEXT = 60;
-
-/** The match with some text either side, on one line. */
-function excerpt(text: string, index: number, length: number): string {
-  const from = Math.max(0, index - EXCERPT_CONTEXT);
-  const to = Math.min(text.length, index + length + EXCERPT_CONTEXT);
-  const body = text.slice(from, to).replace(/\s+/g, " ");
-  return `${from > 0 ? "…" : ""}${body}${to < text.length ? "…" : ""}`;
-}
-
-export function findFact(fact: Fact, answer: string): string | null {
-  const m = factRegExp(fact).exec(answer);
-  return m ? excerpt(answer, m.index, m[0].length) : null;
 }
 
 export function factChecks(scenario: Scenario, answer: string | null): Check[] {
@@ -169,3 +154,5 @@ export function answerCheck(
 export function answerPasses(scenario: Scenario, answer: string | null): boolean {
   return answerCheck(scenario.expected_facts, scenario.forbidden_facts, answer).passed;
 }
+
+export { findFact };

@@ -1,11 +1,13 @@
 // Reading a scenario file: bounded, never through a symlink swap, every problem named by field and line
 // (a hand-edited file is the normal case), regular expressions compiled up front so a bad one is a bad
 // file (exit 2), not a failed check.
+
 import { createHash } from "node:crypto";
+import { factRegExp } from "../core/facts.ts";
 import { readRegularFileSync, UnsafePathError } from "../core/fsutil.ts";
 import { jsonErrorOffset, positionOf } from "../core/json-position.ts";
 import { lineOf, pathKey, valueOffsets } from "./locate.ts";
-import { type Fact, Scenario } from "./schema.ts";
+import { Scenario } from "./schema.ts";
 
 const MAX_SCENARIO_BYTES = 8 * 1024 * 1024;
 
@@ -34,17 +36,6 @@ export interface LoadedScenario {
   path: string;
   /** sha256 of the file's bytes: the result names the exact scenario it graded. */
   sha256: string;
-}
-
-/** A fact's regular expression; literal facts get an escaped one, so every fact matches the same way. */
-export function factRegExp(fact: Fact): RegExp {
-  const insensitive = fact.case_sensitive !== true;
-  if ("text" in fact) {
-    return new RegExp(fact.text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), insensitive ? "i" : "");
-  }
-  const flags = new Set((fact.flags ?? "").split("").filter(Boolean));
-  if (insensitive) flags.add("i");
-  return new RegExp(fact.pattern, [...flags].join(""));
 }
 
 function semanticProblems(s: Scenario): Array<{ path: PropertyKey[]; message: string }> {
@@ -136,3 +127,5 @@ export function loadScenarioFile(path: string): LoadedScenario {
   const scenario = parseScenario(bytes.toString("utf8"), path);
   return { scenario, path, sha256: createHash("sha256").update(bytes).digest("hex") };
 }
+
+export { factRegExp };

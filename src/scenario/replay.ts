@@ -5,9 +5,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionRef } from "../core/archive.ts";
+import type { TurnUsage } from "../core/replay-driver.ts";
 import type { Manifest } from "../core/schemas.ts";
 import type { Baseline } from "../experiment/baseline.ts";
-import type { TurnUsage } from "../experiment/driver.ts";
 import { replayDriver } from "../experiment/drivers.ts";
 import { removeRunScratch } from "../experiment/isolation.ts";
 import { prepareExperiment, runWithInterrupt } from "../experiment/start.ts";

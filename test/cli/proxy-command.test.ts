@@ -8,11 +8,11 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { agentBinary } from "../../src/cli/agent-launch.ts";
 import { CliError } from "../../src/cli/errors.ts";
 import { makeCodexHome } from "../../src/demo/codex-offline.ts";
+import { agentBinary } from "../../src/providers/agent-cli.ts";
 import { tempProject } from "../helpers/session.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -282,29 +282,37 @@ describe("tapedeck run", () => {
     ]);
   });
 
-  it("without the agent CLI on PATH or in the checkout: how to install it, exit 1 (not ENOENT)", () => {
+  it("one lookup order for the agent binary: TAPEDECK_<NAME>_BIN, the checkout's pinned copy, the PATH; else how to install it", () => {
     const root = sandboxDir();
     const bin = join(root, "bin");
     const empty = join(root, "empty");
+    const checkout = join(root, "checkout");
     mkdirSync(bin);
     mkdirSync(empty);
-    const claude = fakeAgent(bin, "claude", join(root, "x"));
-    expect(agentBinary("claude", undefined, { path: `${empty}:${bin}`, localBin: empty })).toBe(claude);
-    expect(agentBinary("claude", "/opt/claude", { path: "", localBin: empty })).toBe("/opt/claude");
-    for (const [name, pkg] of [
-      ["claude", "@anthropic-ai/claude-code"],
-      ["codex", "@openai/codex"],
-    ]) {
+    mkdirSync(join(checkout, "node_modules", ".bin"), { recursive: true });
+    mkdirSync(join(checkout, "src", "providers"), { recursive: true });
+    // The pinned copy is looked up two levels above the module (src/providers/ in a checkout).
+    const from = pathToFileURL(join(checkout, "src", "providers", "agent-cli.ts")).href;
+    const onPath = fakeAgent(bin, "claude", join(root, "x"));
+    const claude = { name: "claude", npmPackage: "@anthropic-ai/claude-code" };
+    expect(agentBinary(claude, { env: { PATH: `${empty}:${bin}` }, from })).toBe(onPath);
+    const pinned = fakeAgent(join(checkout, "node_modules", ".bin"), "claude", join(root, "y"));
+    expect(agentBinary(claude, { env: { PATH: `${empty}:${bin}` }, from })).toBe(pinned);
+    expect(agentBinary(claude, { env: { PATH: bin, TAPEDECK_CLAUDE_BIN: "/opt/claude" }, from })).toBe(
+      "/opt/claude",
+    );
+    const none = pathToFileURL(join(empty, "a", "b.ts")).href;
+    for (const cli of [claude, { name: "codex", npmPackage: "@openai/codex" }]) {
       let error: unknown;
       try {
-        agentBinary(name!, undefined, { path: empty, localBin: empty });
+        agentBinary(cli, { env: { PATH: empty }, from: none });
       } catch (e) {
         error = e;
       }
       expect(error).toBeInstanceOf(CliError);
       expect((error as CliError).exitCode).toBe(1);
-      expect((error as CliError).message).toContain(`npm install -g ${pkg}`);
-      expect((error as CliError).message).toContain(`TAPEDECK_${name!.toUpperCase()}_BIN`);
+      expect((error as CliError).message).toContain(`npm install -g ${cli.npmPackage}`);
+      expect((error as CliError).message).toContain(`TAPEDECK_${cli.name.toUpperCase()}_BIN`);
     }
   });
 });

@@ -2,11 +2,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseArm } from "../../src/cli/commands/experiment.ts";
+import { checkFacts as checkAnswer } from "../../src/core/facts.ts";
 import { recordEvents } from "../../src/core/store.ts";
 import type { ExperimentRecord, RunRecord } from "../../src/experiment/record.ts";
 import { renderMarkdown, renderReport } from "../../src/experiment/render.ts";
 import { buildReport } from "../../src/experiment/report.ts";
-import { checkAnswer, loadScenario, ScenarioError } from "../../src/experiment/scenario.ts";
+import { loadScenario, ScenarioError } from "../../src/scenario/experiment-input.ts";
 import { event, identity, spec, tempProject, useTempProjects } from "../helpers/session.ts";
 
 useTempProjects();

@@ -7,11 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { findSession, inspectSession } from "../../core/archive.ts";
-import { CLAUDE_CLI, installHint } from "../../demo/agent-bin.ts";
+import { builtFile } from "../../core/built-file.ts";
 import { startAnthropicMock } from "../../demo/anthropic-mock.ts";
 import { CLAUDE_BIN_FOUND, type ClaudeResult, makeClaudeHome, runClaude } from "../../demo/claude-offline.ts";
+import { installHint } from "../../providers/agent-cli.ts";
+import { claudeCli } from "../../providers/claude/launch.ts";
 import { CliError, note, printJson, say } from "../common.ts";
-import { builtFile } from "../paths.ts";
 import { nextCommands, renderSummary } from "../summary.ts";
 
 /** A credential-shaped string built at run time, so the demo can show it being redacted. */
@@ -50,7 +51,7 @@ function check(result: ClaudeResult, what: string): void {
 async function demo(opts: { keep?: boolean; json?: boolean }): Promise<void> {
   // Before anything is set up: without the agent there is no demo, and the user should know how to get it.
   const claudeBin = CLAUDE_BIN_FOUND;
-  if (!claudeBin) throw new CliError(installHint(CLAUDE_CLI));
+  if (!claudeBin) throw new CliError(installHint(claudeCli));
   const work = mkdtempSync(join(tmpdir(), "tapedeck-demo-"));
   const mock = await startAnthropicMock({ port: 0 });
   try {

@@ -3,6 +3,7 @@
 import { tmpdir } from "node:os";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Command } from "commander";
+import { builtFile } from "../../core/built-file.ts";
 import {
   effectiveLimits,
   loadConfig,
@@ -19,7 +20,6 @@ import { injectorFor } from "../../providers/registry.ts";
 import { clientShellAvailable, nodeHookCommand } from "../../serve/client-command.ts";
 import { hookCommandFor, type Transport, transportConfig } from "../../serve/transport.ts";
 import { CliError, confirm, EXIT, formatBytes, note, printJson, say } from "../common.ts";
-import { builtFile } from "../paths.ts";
 import { type LocatedProject, locateProject } from "../project.ts";
 import { installerFor, readSettings, settingsPathFor, writeSettings } from "../provider-settings.ts";
 import { providerName } from "../providers.ts";

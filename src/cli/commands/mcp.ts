@@ -1,8 +1,8 @@
 // `tapedeck mcp`: the MCP control server, run by the agent over stdio.
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
+import { builtFile } from "../../core/built-file.ts";
 import { CliError, EXIT } from "../common.ts";
-import { builtFile } from "../paths.ts";
 import { isProvider } from "../providers.ts";
 import { VERSION } from "../version.ts";
 

@@ -2,16 +2,18 @@
 // agent's passed on exactly, the agent's exit code kept.
 import { spawn } from "node:child_process";
 import type { Command } from "commander";
-import { LAUNCHERS } from "../agent-launch.ts";
+import { CATALOG } from "../../providers/catalog.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { type ProxyOpts, startProxyFor, stderrLog, withProxyOptions } from "../proxy-start.ts";
 
 async function runCommand(agent: string, args: string[], opts: ProxyOpts): Promise<void> {
-  const launcher = LAUNCHERS[agent];
-  if (!launcher) {
-    throw new CliError(`cannot run "${agent}" (available: ${Object.keys(LAUNCHERS).join(", ")})`, EXIT.usage);
-  }
-  const launch = launcher(args, opts);
+  const runnable = Object.keys(CATALOG).filter((name) => CATALOG[name]?.launcher);
+  const launcher = runnable.includes(agent) ? CATALOG[agent]?.launcher : undefined;
+  if (!launcher) throw new CliError(`cannot run "${agent}" (available: ${runnable.join(", ")})`, EXIT.usage);
+  const launch = launcher.launch(args, {
+    ...(opts.upstream ? { upstream: opts.upstream } : {}),
+    env: process.env,
+  });
   // The agent owns the terminal: the proxy speaks only when asked to (--verbose).
   const log = opts.verbose ? stderrLog({ verbose: true, warnUpstream: true }) : undefined;
   const { proxy } = await startProxyFor(opts, launch.upstream, log);

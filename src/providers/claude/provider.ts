@@ -3,6 +3,7 @@ import type { ProviderEntry } from "../entry.ts";
 import { claudeAdapter } from "./adapter.ts";
 import { claudeApiUsage } from "./api-usage.ts";
 import { claudeInstaller } from "./installer.ts";
+import { claudeLauncher } from "./launch.ts";
 import { claudeMcpExtra } from "./mcp-installer.ts";
 import { claudeMirror } from "./mirror/part.ts";
 import { claudeReplay } from "./replay.ts";
@@ -13,4 +14,5 @@ export const claudeProvider: ProviderEntry = {
   apiUsage: claudeApiUsage,
   replay: claudeReplay,
   mirror: claudeMirror,
+  launcher: claudeLauncher,
 };

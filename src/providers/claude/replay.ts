@@ -4,6 +4,7 @@
 // into the run's config root; nothing reached the user's ~/.claude. Native memory off:
 // CLAUDE_CODE_DISABLE_CLAUDE_MDS=1 drops every CLAUDE.md (the mock saw the project's text vanish from the
 // system prompt), CLAUDE_CODE_DISABLE_AUTO_MEMORY=1 the auto-memory directory.
+
 import { join } from "node:path";
 import { ensureDir } from "../../core/fsutil.ts";
 import type {
@@ -12,15 +13,9 @@ import type {
   PreparedHome,
   ReplayDriver,
   RunPaths,
-} from "../../experiment/driver.ts";
-import {
-  copyUserFile,
-  num,
-  objectField,
-  parseJsonOr,
-  readUserJson,
-  writeRunJson,
-} from "../../experiment/home-files.ts";
+} from "../../core/replay-driver.ts";
+import { copyUserFile, num, objectField, parseJsonOr, readUserJson, writeRunJson } from "../replay-home.ts";
+import { claudeCli } from "./launch.ts";
 
 function userConfigRoot(source: HomeSource): string {
   return source.userEnv.CLAUDE_CONFIG_DIR || join(source.userHome, ".claude");
@@ -62,7 +57,7 @@ function prepareHome(paths: RunPaths, source: HomeSource, settings: ArmSettings)
 
 export const claudeReplay: ReplayDriver = {
   provider: "claude",
-  cli: { name: "claude", npmPackage: "@anthropic-ai/claude-code" },
+  cli: claudeCli,
   reportsCost: true,
   userMemoryFiles: ["CLAUDE.md"],
   prepareHome,

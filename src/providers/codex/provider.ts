@@ -6,6 +6,7 @@ import { codexAdapter } from "./adapter.ts";
 import { codexApiUsage } from "./api-usage.ts";
 import { codexTrustCheck } from "./doctor.ts";
 import { codexInstaller } from "./installer.ts";
+import { codexLauncher } from "./launch.ts";
 import { codexMcpExtra } from "./mcp-installer.ts";
 import { codexNotifyExtra } from "./notify-installer.ts";
 import { codexReplay } from "./replay.ts";
@@ -16,4 +17,5 @@ export const codexProvider: ProviderEntry = {
   apiUsage: codexApiUsage,
   doctorChecks: [codexTrustCheck],
   replay: codexReplay,
+  launcher: codexLauncher,
 };

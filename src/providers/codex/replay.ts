@@ -5,6 +5,7 @@
 // (tapedeck's hooks) is read. Native memory off: `-c project_doc_max_bytes=0` drops the project's
 // AGENTS.md (the mock saw it vanish); it does not cover $CODEX_HOME/AGENTS.md, which an off arm simply does
 // not copy; `features.memories=false` keeps the memories feature off.
+
 import { join } from "node:path";
 import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
 import type {
@@ -14,8 +15,9 @@ import type {
   ReplayDriver,
   RunPaths,
   TurnOutcome,
-} from "../../experiment/driver.ts";
-import { copyUserFile, readUserFile } from "../../experiment/home-files.ts";
+} from "../../core/replay-driver.ts";
+import { copyUserFile, readUserFile } from "../replay-home.ts";
+import { codexCli } from "./launch.ts";
 
 function userCodexHome(source: HomeSource): string {
   return source.userEnv.CODEX_HOME || join(source.userHome, ".codex");
@@ -65,7 +67,7 @@ function lines(stdout: string): CodexLine[] {
 
 export const codexReplay: ReplayDriver = {
   provider: "codex",
-  cli: { name: "codex", npmPackage: "@openai/codex" },
+  cli: codexCli,
   userMemoryFiles: ["AGENTS.md"],
   prepareHome,
   command(bin, turn, settings) {

@@ -16,15 +16,8 @@ import type {
   ReplayDriver,
   RunPaths,
   TurnOutcome,
-} from "../../experiment/driver.ts";
-import {
-  copyUserFile,
-  num,
-  objectField,
-  parseJsonOr,
-  readUserJson,
-  writeRunJson,
-} from "../../experiment/home-files.ts";
+} from "../../core/replay-driver.ts";
+import { copyUserFile, num, objectField, parseJsonOr, readUserJson, writeRunJson } from "../replay-home.ts";
 
 const MEMORY_FILE = "GEMINI.md";
 

@@ -1,3 +1,5 @@
+// Where a file of the built package is, for the code that starts one (the hook, the MCP server, the CLI in a
+// replay): from dist/ when installed, from src/ under the test runner.
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,6 +1,7 @@
 // What a provider's replay driver does (src/providers/<name>/replay.ts): set up its own config root for one
 // run, and run one prompt of that run through the real CLI. The orchestrator does the rest (baseline,
-// work tree, install, order, records, cleanup), the same for every provider.
+// work tree, install, order, records, cleanup), the same for every provider. A port of the core's, like the
+// provider port (./provider.ts): the drivers implement it, src/experiment/ runs them, neither imports the other.
 
 export interface ArmSettings {
   nativeMemory: boolean;

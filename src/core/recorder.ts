@@ -282,6 +282,8 @@ function specFor(
   });
   return {
     ...spec,
+    // Derived once for the hook: the provider state's path, the append and a stateless hook's directory.
+    dirName: sessionDirNameFor(spec.identity),
     lockTimeoutMs: options.lockWaitMs ?? spec.lockTimeoutMs,
     replayOf: env.TAPEDECK_REPLAY_OF ?? null,
     arm: env.TAPEDECK_ARM ?? null,
@@ -291,7 +293,11 @@ function specFor(
 }
 
 function statePathOf(hook: HookRun): string {
-  return join(hook.spec.sessionRoot, sessionDirNameFor(hook.spec.identity), SESSION_FILES.providerState);
+  return join(
+    hook.spec.sessionRoot,
+    hook.spec.dirName ?? sessionDirNameFor(hook.spec.identity),
+    SESSION_FILES.providerState,
+  );
 }
 
 /**
@@ -322,10 +328,10 @@ function enrich(hook: HookRun): ReturnType<NonNullable<ProviderAdapter["enrich"]
 function record(hook: HookRun, events: NormalizedEvent[]): RecordOutcome {
   if (events.length > 0) return recordEvents(hook.spec, events);
   // A hook that only moves provider state (Gemini's per-chunk AfterModel) takes no lock and writes no event.
-  const { sessionRoot, identity, projectRoot } = hook.spec;
+  const { sessionRoot, identity, projectRoot, dirName } = hook.spec;
   return {
     ...NOTHING_RECORDED,
-    sessionDir: ensureSessionDir(sessionRoot, sessionDirNameFor(identity), projectRoot),
+    sessionDir: ensureSessionDir(sessionRoot, dirName ?? sessionDirNameFor(identity), projectRoot),
   };
 }
 

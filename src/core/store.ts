@@ -59,6 +59,8 @@ export interface SessionSpec {
   lockWaitMs?: number;
   /** fsync events.jsonl after each batch: survives power loss, costs a disk flush. */
   fsync?: boolean;
+  /** The session directory's name (sessionDirNameFor(identity)), when the caller already derived it. */
+  dirName?: string;
 }
 
 export interface RecordOutcome {
@@ -437,7 +439,11 @@ export function recordEvents(
   now: () => string = nowIso,
 ): RecordOutcome {
   const safeSpec = { ...spec, identity: storedIdentity(spec.identity) };
-  const dir = ensureSessionDir(safeSpec.sessionRoot, sessionDirNameFor(safeSpec.identity), spec.projectRoot);
+  const dir = ensureSessionDir(
+    safeSpec.sessionRoot,
+    spec.dirName ?? sessionDirNameFor(safeSpec.identity),
+    spec.projectRoot,
+  );
   // The project's own rules (.tapedeck/redaction.json); an invalid file leaves the built-in ones.
   const rules = loadRedactionRules(spec.projectRoot).rules;
   const prepared = events.map((e) => prepareEvent(e, safeSpec.identity, safeSpec.limits, now, rules));

@@ -9,7 +9,8 @@ import { verifyMemory } from "../../src/memory/verify.ts";
 import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-verify-");
-const ALL: Selection = { kinds: parseKinds(undefined), excludeEvents: [], excludeFields: [] };
+// Prompts only: a prompt on its own is an item (with answers selected it would wait for one).
+const ALL: Selection = { kinds: parseKinds("prompt"), excludeEvents: [], excludeFields: [] };
 
 function promoteSession(root: string, id: string, prompt: string): void {
   recordEvents(spec(root, { identity: identity(id) }), [event("user_prompt", `p-${id}`, { prompt })]);
@@ -48,6 +49,8 @@ describe("memory export", () => {
     body: "line one\nline ```two``` \u2028 end",
     truncated: false,
     created_at: "2026-01-01T00:00:00.000Z",
+    label: null,
+    edited_at: null,
     source: {
       provider: "claude",
       session_id: "claude:s",

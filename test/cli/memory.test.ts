@@ -39,7 +39,7 @@ function promoted(root: string): string[] {
       }),
       turn_id: "t1",
     },
-    { ...event("user_prompt", "p2", { prompt: "and the widget?" }), turn_id: "t2" },
+    { ...event("user_prompt", "p2", { prompt: "which port does the widget use?" }), turn_id: "t2" },
     {
       ...event("assistant_message", "a2", { text: "The widget has no port; it reads ```fenced``` input." }),
       turn_id: "t2",
@@ -65,15 +65,15 @@ describe("tapedeck memory", () => {
   it("list, show and search: ranked hits with their source; exit 1 when nothing matches", () => {
     const root = project();
     const ids = promoted(root);
-    expect(ids).toHaveLength(4);
+    expect(ids).toHaveLength(2);
     const list = cli(["memory", "list", "--project", root, "--json"]);
     const listed = JSON.parse(list.stdout) as Array<{ id: string; bytes: number; body?: string }>;
-    expect(listed).toHaveLength(4);
+    expect(listed).toHaveLength(2);
     expect(listed[0]!.body).toBeUndefined();
     const search = cli(["memory", "search", "gizmo port 7311", "--project", root, "--json"]);
     expect(search.code).toBe(0);
     const hits = JSON.parse(search.stdout).hits as Array<{ id: string; kind: string; snippet: string }>;
-    expect(hits[0]!.kind).toBe("answer");
+    expect(hits[0]!.kind).toBe("exchange");
     expect(hits[0]!.snippet).toContain("«port»");
     // A path fragment: the trigram table.
     const path = cli(["memory", "search", "gizmo/server", "--project", root, "--json"]);
@@ -84,7 +84,7 @@ describe("tapedeck memory", () => {
     expect(show.stdout).toContain("port 7311");
     expect(show.stdout).toContain("Source: claude claude:sess-1");
     const shown = JSON.parse(cli(["memory", "show", hits[0]!.id, "--project", root, "--json"]).stdout);
-    expect(shown.source.event_ids).toEqual(["a1"]);
+    expect(shown.source.event_ids).toEqual(["p1", "a1"]);
   });
 
   it("a 100 KB query is a clear usage error (exit 2), quickly, not a crash", () => {
@@ -120,7 +120,9 @@ describe("tapedeck memory", () => {
     expect(lines.map((l) => JSON.parse(l).id).sort()).toEqual([...ids].sort());
     const md = cli(["memory", "export", "--format", "md", "--project", root]);
     expect(md.stdout).toContain("# tapedeck memory");
-    expect(md.stdout).toContain("````text\nThe widget has no port; it reads ```fenced``` input.\n````");
+    expect(md.stdout).toContain(
+      "````text\nUser: which port does the widget use?\n\nAssistant: The widget has no port; it reads ```fenced``` input.\n````",
+    );
     expect(cli(["memory", "export", "--format", "csv", "--project", root]).code).toBe(2);
   });
 
@@ -136,7 +138,7 @@ describe("tapedeck memory", () => {
     const r = cli(["memory", "verify", "--project", root, "--json"]);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout);
-    expect(report.findings.length).toBe(4);
+    expect(report.findings.length).toBe(2);
     expect(report.findings[0].problem).toBe("changed");
     // Truncated below what was promoted from.
     writeFileSync(file, text.slice(0, 50));
@@ -152,8 +154,8 @@ describe("tapedeck memory", () => {
     const target = join(root, "target.bin");
     writeFileSync(target, "not yours");
     symlinkSync(target, memoryPath(root));
-    recordEvents(spec(root), [event("user_prompt", "p1", { prompt: "hello there" })]);
-    const r = cli(["promote", "last", "--project", root, "--yes"]);
+    recordEvents(spec(root), [event("user_prompt", "p1", { prompt: "which port does the gizmo use?" })]);
+    const r = cli(["promote", "last", "--project", root, "--yes", "--kinds", "user_prompt"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/symlink/);
     expect(cli(["memory", "list", "--project", root]).code).toBe(1);

@@ -1,4 +1,4 @@
-// `tapedeck memory list|show|search|forget|export|verify` as a user runs them (the built CLI).
+// `tapedeck memory list|show|search|edit|forget|export|verify` as a user runs them (the built CLI).
 import { execFileSync, spawnSync } from "node:child_process";
 import {
   appendFileSync,
@@ -146,6 +146,106 @@ describe("tapedeck memory", () => {
     expect(
       JSON.parse(cli(["memory", "verify", "--project", root, "--json"]).stdout).findings[0].reason,
     ).toMatch(/shorter/);
+  });
+
+  it("edit: a new title and text, redacted again, the id and source kept; --dry-run changes nothing", () => {
+    const root = project();
+    const [id] = promoted(root);
+    const before = JSON.parse(cli(["memory", "show", id!, "--project", root, "--json"]).stdout);
+    const dry = cli([
+      "memory",
+      "edit",
+      id!,
+      "--project",
+      root,
+      "--text",
+      "the gizmo moved to 7400",
+      "--dry-run",
+    ]);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain("Nothing stored (--dry-run).");
+    expect(JSON.parse(cli(["memory", "show", id!, "--project", root, "--json"]).stdout)).toEqual(before);
+    const r = cli([
+      "memory",
+      "edit",
+      id!,
+      "--project",
+      root,
+      "--title",
+      "Gizmo port",
+      "--text",
+      "The gizmo listens on 7400 now; deploy with key AKIAQ3ZT7RBX5MWN2KPD",
+      "--json",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const after = JSON.parse(r.stdout).item;
+    expect(after).toMatchObject({
+      id,
+      kind: before.kind,
+      title: "Gizmo port",
+      body: "The gizmo listens on 7400 now; deploy with key [REDACTED:aws_access_key_id]",
+      source: before.source,
+      created_at: before.created_at,
+    });
+    expect(after.edited_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(readFileSync(memoryPath(root)).includes("AKIAQ3ZT7RBX5MWN2KPD")).toBe(false);
+    expect(JSON.parse(cli(["memory", "search", "7400", "--project", root, "--json"]).stdout).hits[0].id).toBe(
+      id,
+    );
+    expect(cli(["memory", "search", "7311", "--project", root]).code).toBe(1);
+    const unchanged = cli(["memory", "edit", id!, "--project", root, "--title", "Gizmo port"]);
+    expect(unchanged.stdout).toContain("unchanged");
+  });
+
+  it("edit: text from a file or stdin; no change given without a terminal, an empty text or an unknown id are refused", () => {
+    const root = project();
+    const [id] = promoted(root);
+    const file = join(root, "new.txt");
+    writeFileSync(file, "text from a file");
+    expect(cli(["memory", "edit", id!, "--project", root, "--text-file", file]).code).toBe(0);
+    const piped = spawnSync(
+      process.execPath,
+      [CLI, "memory", "edit", id!, "--project", root, "--text-file", "-"],
+      {
+        input: "text from stdin",
+        encoding: "utf8",
+      },
+    );
+    expect(piped.status).toBe(0);
+    expect(JSON.parse(cli(["memory", "show", id!, "--project", root, "--json"]).stdout).body).toBe(
+      "text from stdin",
+    );
+    const none = cli(["memory", "edit", id!, "--project", root]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("--title, --text or --text-file");
+    expect(cli(["memory", "edit", id!, "--project", root, "--text", "  "]).code).toBe(2);
+    expect(cli(["memory", "edit", id!, "--project", root, "--text", "a", "--text-file", file]).code).toBe(2);
+    expect(cli(["memory", "edit", "m1-nope", "--project", root, "--title", "x"]).code).toBe(3);
+  });
+
+  it("edit on a terminal opens $EDITOR on the title and text, and stores what it saved", () => {
+    const root = project();
+    const [id] = promoted(root);
+    const editor = join(root, "editor.sh");
+    // An editor that replaces the file with a new title, a blank line and a new text.
+    writeFileSync(editor, `#!/bin/sh\nprintf 'Edited title\\n\\nEdited body line\\n' > "$1"\n`, {
+      mode: 0o700,
+    });
+    const command = [process.execPath, CLI, "memory", "edit", id!, "--project", root]
+      .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
+      .join(" ");
+    const scriptArgs =
+      process.platform === "darwin"
+        ? ["-q", "/dev/null", "sh", "-c", command]
+        : ["-qec", command, "/dev/null"];
+    const r = spawnSync("script", scriptArgs, {
+      input: "",
+      encoding: "utf8",
+      env: { ...process.env, EDITOR: editor },
+    });
+    expect(r.status, r.stdout).toBe(0);
+    const shown = JSON.parse(cli(["memory", "show", id!, "--project", root, "--json"]).stdout);
+    expect(shown).toMatchObject({ title: "Edited title", body: "Edited body line" });
   });
 
   it("a symlinked memory.sqlite is refused (exit 1) and its target never written", () => {

@@ -58,7 +58,7 @@ export interface RetrieveOptions {
   budgetBytes?: number;
   threshold?: number;
   /** Items the session was given already: never given again. */
-  exclude?: ReadonlySet<string>;
+  exclude?: { has(id: string): boolean };
 }
 
 /** The part of the retrieval module the hook path calls. */
@@ -172,12 +172,13 @@ function startsAfresh(events: readonly NormalizedEvent[]): boolean {
 
 /** The session's memory of what it was given; a failure to read it only costs the no-repeat rule. */
 function sessionMemory(view: PromptHookView, promptId: string): SessionMemory {
-  if (!view.sessionId) return { given: new Set() };
+  const none: SessionMemory = { has: () => false };
+  if (!view.sessionId) return none;
   try {
     return readSessionMemory(view.projectRoot, view.sessionId, promptId);
   } catch (error) {
     diagnose(view, "retrieval-state", error);
-    return { given: new Set() };
+    return none;
   }
 }
 
@@ -217,7 +218,7 @@ export function contextStep(
       found = load().retrieve(view.projectRoot, prompt.payload.prompt as string, {
         budgetBytes: budget,
         threshold,
-        exclude: memory.given,
+        exclude: memory,
       });
     } catch (error) {
       diagnose(view, "retrieval", error);

@@ -143,11 +143,14 @@ export function termWeight(docs: number, items: number, common: boolean): number
   return Math.log(1 + Math.max(0, total - d + 0.5) / (d + 0.5));
 }
 
-/** The share of the prompt's weight an item holds: the sum of its terms' weights over all the prompt's. */
-export function coverage(weights: readonly number[], held: Iterable<number>): number {
+/**
+ * The share of the prompt's weight an item holds: the sum of its terms' weights over all the prompt's, plus
+ * `credit` (weight expected, not checked: a term most items hold).
+ */
+export function coverage(weights: readonly number[], held: Iterable<number>, credit = 0): number {
   const total = weights.reduce((s, w) => s + w, 0);
   if (total <= 0) return 0;
-  let sum = 0;
+  let sum = credit;
   for (const i of new Set(held)) sum += weights[i] ?? 0;
   return Math.min(1, sum / total);
 }

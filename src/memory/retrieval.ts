@@ -8,7 +8,7 @@
 // Loaded only when retrieval is on: it opens SQLite (through the memory store), which a hook must not pay for
 // otherwise. Built on its own into dist/retrieval.cjs for the hook bundle and the hook server.
 import { statSync } from "node:fs";
-import { sameText } from "./clean.ts";
+import { Duplicates } from "./clean.ts";
 import { clampBudget, clampThreshold, type Retrieval, type RetrieveOptions } from "./inject.ts";
 import { stripInjected, wrapInjected } from "./marker.ts";
 import { coverage, gate, promptTerms, type Term, weightOf } from "./relevance.ts";
@@ -34,71 +34,97 @@ function phrase(text: string): string {
 
 /**
  * The items holding a term, asked of the word index (which stems the term as it stemmed the items) and kept
- * until the memory changes: the hook server answers many prompts, and a prompt's words recur. Only terms that
- * few items hold are listed in full; for a common one the count alone is kept, and candidates are checked for
- * it one by one.
+ * until the memory changes: the hook server answers many prompts, and a prompt's common words recur. Counting
+ * or checking a term means decoding its whole list of items either way (a word in most of 10,000 items: ~1 ms,
+ * each time it was asked; 24 candidates checked one by one cost the same as listing them all), so a term's
+ * count is kept, and so are the sorted row ids of a term in at most LISTED_TERM_ROWS items, asked by binary
+ * search after that. A term in more items is not listed (listing the many such words of a prompt overflowed
+ * any budget and was read again on every prompt): an item is credited with the share of items that hold it.
  */
 interface TermIndex {
   items: number;
   docs(term: Term): number;
-  /** bm25 (higher is better) of these items for an OR of these terms, titles weighted 3 to 1. */
-  bm25(terms: readonly Term[], rowids: readonly number[]): Map<number, number>;
-  /** Row ids of the items holding the term (only asked for terms with few items). */
-  rows(term: Term): number[];
-  holds(term: Term, rowid: number): boolean;
+  /** Row ids of the items holding the term, ascending (a term in at most LISTED_TERM_ROWS items). */
+  rows(term: Term): Int32Array;
+  /** Whether the item holds the term; undefined for a term in too many items to list. */
+  holds(term: Term, rowid: number): boolean | undefined;
+  /** Bytes of these items' text (title and body). */
+  lengths(rowids: readonly number[]): Map<number, number>;
   /** rowid → item id. */
   ids(rowids: readonly number[]): Map<number, string>;
   close(): void;
 }
 
-/** Terms whose counts and rows a process keeps; past it the cache starts over. */
-const TERM_CACHE = 4096;
+/** Row ids a process keeps listed, over all terms (4 bytes each); past it the lists start over. */
+const LISTED_ROWIDS = 2_000_000;
+/** A term in more items than this is counted, never listed. */
+const LISTED_TERM_ROWS = 2000;
+/** Terms whose counts a process keeps; past it the counts start over. */
+const COUNTED_TERMS = 16_384;
+
+function includes(sorted: Int32Array, x: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = sorted[mid]!;
+    if (v === x) return true;
+    if (v < x) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
 
 function openTermIndex(projectRoot: string): TermIndex {
   const db = openDatabase(memoryPath(projectRoot), { readonly: true, base: projectRoot });
   try {
+    const rows = db.prepare("SELECT rowid AS r FROM items_fts WHERE items_fts MATCH ? ORDER BY rowid");
     const count = db.prepare("SELECT count(*) AS n FROM items_fts WHERE items_fts MATCH ?");
-    const rows = db.prepare("SELECT rowid AS r FROM items_fts WHERE items_fts MATCH ?");
-    const holds = db.prepare("SELECT 1 FROM items_fts WHERE items_fts MATCH ? AND rowid = ?");
     const ids = db.prepare(
       "SELECT rowid AS r, id FROM items WHERE rowid IN (SELECT value FROM json_each(?))",
     );
-    const ranked = db.prepare(
-      "SELECT rowid AS r, -bm25(items_fts, 3.0, 1.0) AS s FROM items_fts WHERE items_fts MATCH ? " +
-        "AND rowid IN (SELECT value FROM json_each(?))",
+    const sizes = db.prepare(
+      "SELECT rowid AS r, length(CAST(title AS BLOB)) + length(CAST(body AS BLOB)) AS n FROM items " +
+        "WHERE rowid IN (SELECT value FROM json_each(?))",
     );
     const items = Number((db.prepare("SELECT count(*) AS n FROM items").get() as { n: number }).n);
-    const docs = new Map<string, number>();
-    const lists = new Map<string, number[]>();
+    const lists = new Map<string, Int32Array>();
+    const counts = new Map<string, number>();
+    let listed = 0;
+    const docsOf = (term: Term): number => {
+      let n = counts.get(term.key);
+      if (n === undefined) {
+        if (counts.size >= COUNTED_TERMS) counts.clear();
+        n = Number((count.get(phrase(term.text)) as { n: number }).n);
+        counts.set(term.key, n);
+      }
+      return n;
+    };
+    const listOf = (term: Term): Int32Array => {
+      let list = lists.get(term.key);
+      if (list === undefined) {
+        const found = rows.all(phrase(term.text)) as Array<{ r: number }>;
+        list = Int32Array.from(found, (x) => x.r);
+        if (listed + list.length > LISTED_ROWIDS) {
+          lists.clear();
+          listed = 0;
+        }
+        lists.set(term.key, list);
+        listed += list.length;
+      }
+      return list;
+    };
     return {
       items,
-      docs(term) {
-        let n = docs.get(term.key);
-        if (n === undefined) {
-          if (docs.size >= TERM_CACHE) docs.clear();
-          n = Number((count.get(phrase(term.text)) as { n: number }).n);
-          docs.set(term.key, n);
-        }
-        return n;
-      },
-      rows(term) {
-        let list = lists.get(term.key);
-        if (list === undefined) {
-          if (lists.size >= TERM_CACHE) lists.clear();
-          list = (rows.all(phrase(term.text)) as Array<{ r: number }>).map((x) => x.r);
-          lists.set(term.key, list);
-        }
-        return list;
-      },
-      holds: (term, rowid) => holds.get(phrase(term.text), rowid) !== undefined,
-      bm25: (terms, rowids) =>
+      docs: docsOf,
+      rows: listOf,
+      holds: (term, rowid) => (docsOf(term) > LISTED_TERM_ROWS ? undefined : includes(listOf(term), rowid)),
+      lengths: (rowids) =>
         new Map(
-          (
-            ranked.all(terms.map((t) => phrase(t.text)).join(" OR "), JSON.stringify(rowids)) as Array<{
-              r: number;
-              s: number;
-            }>
-          ).map((x) => [x.r, x.s]),
+          (sizes.all(JSON.stringify(rowids)) as Array<{ r: number; n: number }>).map((x) => [
+            x.r,
+            Number(x.n),
+          ]),
         ),
       ids: (rowids) =>
         new Map(
@@ -115,8 +141,8 @@ function openTermIndex(projectRoot: string): TermIndex {
 /** At most this many terms list their items: the rarest ones. */
 const MAX_LISTED_TERMS = 8;
 /**
- * At most this many (item, term) matches are listed per prompt, so a prompt's cost stays well under a
- * millisecond whatever its words: a word most items hold is only checked on the best candidates.
+ * Candidates come from the rarest terms, at most this many (item, term) matches: scoring them stays well
+ * under a millisecond whatever the prompt's words; a word most items hold is only checked on the best ones.
  */
 export const MAX_RANKED_MATCHES = 1000;
 
@@ -126,15 +152,16 @@ export interface Candidate {
   held: number[];
   /** The share of the prompt's term weight the item holds (0 to 1): what the threshold applies to. */
   coverage: number;
-  /** The coverage, and between equal coverages how much the item is about those terms (bm25): what ranks. */
+  /** What ranks: the coverage, and between equal coverages the shorter item first. */
   score: number;
 }
 
 /**
- * bm25 (relative to the best candidate's) only orders items of equal coverage: the one that is more about the
- * prompt's terms first. Weighing it in further counts the terms' rarity twice (coverage already weighs it).
+ * Between items of equal coverage the shorter one comes first: it is more about the prompt's terms and costs
+ * fewer bytes. (bm25 ordered them before, but FTS5 scores every match of the query before a row filter
+ * applies: 9 ms a prompt over 10,000 items, for a tie-break.)
  */
-const FOCUS_WEIGHT = 0.001;
+const SHORTER_FIRST = 1e-7;
 
 /** The prompt's terms with their weights, and the candidates scored on every term. */
 export function scoreCandidates(
@@ -166,20 +193,26 @@ export function scoreCandidates(
     .sort((a, b) => b.score - a.score || b.rowid - a.rowid)
     .slice(0, SCORED_CANDIDATES);
   const unlisted = present.filter((i) => !listed.includes(i));
-  const focus =
-    rough.length > 0
-      ? index.bm25(
-          listed.map((i) => terms[i]!),
-          rough.map((c) => c.rowid),
-        )
-      : new Map();
-  const best = Math.max(0, ...focus.values());
-  const candidates = rough.map(({ rowid, h }) => {
-    const all = [...h, ...unlisted.filter((i) => index.holds(terms[i]!, rowid))];
-    const cov = coverage(weights, all);
-    const f = best > 0 ? Math.max(0, focus.get(rowid) ?? 0) / best : 1;
-    return { rowid, held: all, coverage: cov, score: cov * (1 - FOCUS_WEIGHT + FOCUS_WEIGHT * f) };
+  const scored = rough.map(({ rowid, h }) => {
+    const all = [...h];
+    let credit = 0;
+    for (const i of unlisted) {
+      const held = index.holds(terms[i]!, rowid);
+      if (held === true) all.push(i);
+      // Too common to list: the share of items that hold it, of its (small) weight.
+      else if (held === undefined) credit += (weights[i]! * docs[i]!) / Math.max(1, index.items);
+    }
+    return { rowid, held: all, coverage: coverage(weights, all, credit) };
   });
+  // Lengths only for items that tie with another: reading every candidate's text cost more than the rest.
+  const tied = scored
+    .filter((c) => scored.some((o) => o !== c && o.coverage === c.coverage))
+    .map((c) => c.rowid);
+  const lengths = tied.length > 0 ? index.lengths(tied) : new Map<number, number>();
+  const candidates = scored.map((c) => ({
+    ...c,
+    score: c.coverage - SHORTER_FIRST * (lengths.get(c.rowid) ?? 0),
+  }));
   candidates.sort((a, b) => b.score - a.score || b.rowid - a.rowid);
   return { weights, candidates };
 }
@@ -344,9 +377,11 @@ function relevantItems(
     entry.store.get(passed.flatMap((c) => idOf.get(c.rowid) ?? [])).map((i) => [i.id, i]),
   );
   const out: Array<{ item: MemoryItem; score: number }> = [];
+  // Each text read once; across kinds too (an answer and a prompt that say the same thing).
+  const seen = new Duplicates();
   for (const c of passed) {
     const item = items.get(idOf.get(c.rowid) ?? "");
-    if (!item || out.some((o) => sameText(o.item.body, item.body))) continue;
+    if (!item || seen.repeats("item", item.body)) continue;
     out.push({ item, score: round(c.coverage) });
     if (out.length >= MAX_INJECTED_ITEMS) break;
   }
@@ -384,7 +419,7 @@ export function retrieve(projectRoot: string, prompt: string, opts: RetrieveOpti
   if (!entry) return none;
   const relevant = relevantItems(entry, termIndexOf(projectRoot, entry), terms, threshold);
   if (relevant.length === 0) return none;
-  const given = opts.exclude ?? new Set<string>();
+  const given = opts.exclude ?? { has: () => false };
   const fresh = relevant.filter((r) => !given.has(r.item.id));
   const repeats = relevant.filter((r) => given.has(r.item.id)).map((r) => r.item.id);
   const base = { ...none, matched: relevant.length, skipped_repeat_ids: repeats };

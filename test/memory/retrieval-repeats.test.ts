@@ -2,7 +2,7 @@
 // to a session is not given to its next prompt; a retried prompt hook gets the same items again; a compaction
 // (or a session started again from a compacted one) lets them be given again; another session starts afresh;
 // and the state is on disk, so a hook in another process (a restarted server, the command transport) knows it.
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ProviderConfig, writeConfig } from "../../src/core/config.ts";
@@ -148,9 +148,16 @@ describe("the session state file", () => {
       "user_prompt-1 m1-a,m1-b\nuser_prompt-2 m1-c\n",
     );
     const seen = readSessionMemory(root, "claude:s", "user_prompt-2");
-    expect([...seen.given].sort()).toEqual(["m1-a", "m1-b"]);
+    expect(["m1-a", "m1-b", "m1-c"].map((id) => seen.has(id))).toEqual([true, true, false]);
     expect(seen.again).toEqual(["m1-c"]);
+    // Lines appended by another process (a restarted server, a command-transport hook) are read too.
+    appendFileSync(statePath(root, "claude:s"), "user_prompt-3 m1-d\n");
+    expect(readSessionMemory(root, "claude:s", "user_prompt-4").has("m1-d")).toBe(true);
     forgetGiven(root, "claude:s");
-    expect(readSessionMemory(root, "claude:s", "user_prompt-3").given.size).toBe(0);
+    expect(readSessionMemory(root, "claude:s", "user_prompt-5").has("m1-a")).toBe(false);
+    // A file put back in its place after a reset is read afresh, not from where the old one was parsed to.
+    noteGiven(root, "claude:s", "user_prompt-6", ["m1-e"]);
+    const after = readSessionMemory(root, "claude:s", "user_prompt-7");
+    expect([after.has("m1-a"), after.has("m1-e")]).toEqual([false, true]);
   });
 });

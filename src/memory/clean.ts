@@ -54,6 +54,18 @@ export function isTrivial(text: string): boolean {
   return content.length === 1 && ws.length <= 6 && OPENERS.has(ws[0]!);
 }
 
+/**
+ * Too little to stand alone as an item: trivial, or at most two words of content and no number, path or name
+ * ("Mock reply.", "Tests pass."). Inside an exchange the other half gives such a text its sense ("Which
+ * package manager?" "pnpm."); alone it tells nothing.
+ */
+export function saysLittle(text: string): boolean {
+  if (isTrivial(text)) return true;
+  if (text.length > SHORT_CHARS || specifics(text).length > 0) return false;
+  const ws = words(text);
+  return ws.length <= 6 && ws.filter((w) => !FILLER.has(w)).length < 3;
+}
+
 /** How a prompt opens when it continues the turn before ("And if it is down?", "What about staging?"). */
 const CONTINUATIONS: ReadonlySet<string> = new Set(["and", "also", "but", "so", "then", "plus", "or"]);
 
@@ -128,14 +140,4 @@ export class Duplicates {
     if (this.recent.length > WINDOW) this.recent.shift();
     return false;
   }
-}
-
-/** The same text for retrieval's purposes: two items that would tell the agent the same thing. */
-export function sameText(a: string, b: string): boolean {
-  const wa = words(a);
-  const wb = words(b);
-  if (wa.join(" ") === wb.join(" ")) return true;
-  return (
-    specifics(a).join("\n") === specifics(b).join("\n") && jaccard(pairsOf(wa), pairsOf(wb)) >= NEAR_DUPLICATE
-  );
 }

@@ -7,7 +7,7 @@
 // its own echo. Trivial and repeated items are left out and counted (clean.ts).
 import { createHash } from "node:crypto";
 import type { RedactionRules } from "../core/redact.ts";
-import { Duplicates, isFollowUp, isTrivial } from "./clean.ts";
+import { Duplicates, isFollowUp, isTrivial, saysLittle } from "./clean.ts";
 import {
   boundBody,
   cutUtf8,
@@ -249,7 +249,7 @@ export class ItemBuilder {
   }
 
   private single(kind: "prompt" | "answer", event: SourceEvent, text: string): void {
-    if (text.trim() === "" || (!this.opts.keepAll && isTrivial(text))) {
+    if (text.trim() === "" || (!this.opts.keepAll && saysLittle(text))) {
       this.skipped.trivial += 1;
       return;
     }

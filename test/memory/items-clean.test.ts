@@ -3,7 +3,7 @@
 // repeats (word for word or nearly) are kept once, but a correction of a number never counts as a repeat; and
 // items come out in the order they start in the session, which is the order they are stored and previewed in.
 import { describe, expect, it } from "vitest";
-import { isFollowUp, isTrivial, sameText } from "../../src/memory/clean.ts";
+import { Duplicates, isFollowUp, isTrivial, saysLittle } from "../../src/memory/clean.ts";
 import {
   exchangeBody,
   ItemBuilder,
@@ -84,6 +84,14 @@ describe("trivial text", () => {
     }
   });
 
+  it("alone (no exchange around it) a text needs more than two words of content, or a number, path or name", () => {
+    for (const t of ["Mock reply.", "Tests pass.", "Hello from the mock.", "fix it"])
+      expect(saysLittle(t), t).toBe(true);
+    for (const t of ["Use pnpm, not npm.", "Port 5433.", "The worker retries failed jobs hourly."]) {
+      expect(saysLittle(t), t).toBe(false);
+    }
+  });
+
   it("a follow-up continues the prompt before it; a new question does not", () => {
     for (const t of [
       "And rotation?",
@@ -104,6 +112,7 @@ describe("cleaning a promotion", () => {
   it("leaves out greetings and thanks, says so, and keeps the exchange that matters", () => {
     const { items, skipped } = run([
       ...turn("hi", "Hello from the mock."),
+      ...turn("hello", "Mock reply."),
       ...turn(
         "Which port does the dev database use?",
         "Port 5433, so it does not clash with a host Postgres.",
@@ -112,7 +121,7 @@ describe("cleaning a promotion", () => {
     ]);
     expect(items.map((i) => i.kind)).toEqual(["exchange"]);
     expect(items[0]!.body).toContain("5433");
-    expect(skipped).toEqual({ trivial: 2, unanswered: 0, duplicate: 0 });
+    expect(skipped).toEqual({ trivial: 3, unanswered: 0, duplicate: 0 });
   });
 
   it("'continue' gives the answer alone; a statement acknowledged gives the prompt alone; a question answered 'Yes.' stays whole", () => {
@@ -181,8 +190,10 @@ describe("cleaning a promotion", () => {
     expect(items).toHaveLength(2);
     expect(items[1]!.body).toContain("5434");
     expect(skipped.duplicate).toBe(2);
-    expect(sameText(answer, `${answer} Really.`)).toBe(true);
-    expect(sameText(answer, answer.replace("5433", "5434"))).toBe(false);
+    const d = new Duplicates();
+    expect(
+      [answer, `${answer} Really.`, answer.replace("5433", "5434")].map((t) => d.repeats("x", t)),
+    ).toEqual([false, true, false]);
   });
 
   it("items come out in the order they start in the session, tool calls inside a turn after its exchange", () => {

@@ -83,14 +83,29 @@ describe("items from events", () => {
   });
 
   it("ids are stable for the same events and differ for other events, kinds or sessions", () => {
-    const events = [ev(2, "user_prompt", { prompt: "same words" })];
+    const events = [ev(2, "user_prompt", { prompt: "the staging deploy key rotates weekly" })];
     const a = build(events, PROMPTS)[0]!.id;
     expect(build(events, PROMPTS)[0]!.id).toBe(a);
     // The body does not enter the id: excluding a field later finds the same item.
-    expect(build([ev(2, "user_prompt", { prompt: "other text entirely" })], PROMPTS)[0]!.id).toBe(a);
-    expect(build([ev(3, "user_prompt", { prompt: "same words" })], PROMPTS)[0]!.id).not.toBe(a);
     expect(
-      build([ev(2, "user_prompt", { prompt: "same words" }, { session_id: "claude:s2" })], PROMPTS)[0]!.id,
+      build([ev(2, "user_prompt", { prompt: "another prompt about something else entirely" })], PROMPTS)[0]!
+        .id,
+    ).toBe(a);
+    expect(
+      build([ev(3, "user_prompt", { prompt: "the staging deploy key rotates weekly" })], PROMPTS)[0]!.id,
+    ).not.toBe(a);
+    expect(
+      build(
+        [
+          ev(
+            2,
+            "user_prompt",
+            { prompt: "the staging deploy key rotates weekly" },
+            { session_id: "claude:s2" },
+          ),
+        ],
+        PROMPTS,
+      )[0]!.id,
     ).not.toBe(a);
     expect(a).toMatch(/^m1-[0-9a-f]{32}$/);
   });
@@ -149,7 +164,7 @@ describe("items from events", () => {
     const items = build([
       ev(1, "tool_call", { tool_name: "Bash", tool_use_id: "c1", tool_input: { command: "false" } }),
       ev(2, "tool_result", { tool_name: "Bash", tool_use_id: "c1", tool_response: "" }),
-      ev(3, "assistant_message", { text: "It failed." }),
+      ev(3, "assistant_message", { text: "It failed: the build script exits 1." }),
       ev(4, "tool_error", { tool_name: "Bash", tool_use_id: "c1", error: "Exit code 1", exit_code: 1 }),
       ev(5, "user_prompt", { prompt: "next" }, { turn_id: "t2" }),
     ]);
@@ -188,7 +203,7 @@ describe("items from events", () => {
     const injected = wrapInjected("the deploy key lives in vault", ["m1-abc"]);
     const items = build(
       [
-        ev(1, "user_prompt", { prompt: `${injected}\nWhat is next?` }),
+        ev(1, "user_prompt", { prompt: `${injected}\nWhat is the next migration step?` }),
         ev(2, "user_prompt", { prompt: injected }),
         ev(3, "tool_result", {
           tool_name: "Read",
@@ -199,7 +214,7 @@ describe("items from events", () => {
       PROMPTS,
     );
     expect(items).toHaveLength(2);
-    expect(items[0]!.body).toBe("What is next?");
+    expect(items[0]!.body).toBe("What is the next migration step?");
     for (const i of items) {
       expect(i.body).not.toContain("vault");
       expect(i.body).not.toContain("tapedeck-memory");

@@ -26,8 +26,8 @@ function promoteSession(root: string, id: string, prompt: string): void {
 describe("memory verify", () => {
   it("reports only the items whose own session is gone", () => {
     const root = project();
-    promoteSession(root, "keep", "kept prompt");
-    promoteSession(root, "drop", "dropped prompt");
+    promoteSession(root, "keep", "kept prompt about the deploy keys");
+    promoteSession(root, "drop", "dropped prompt about the deploy keys");
     deleteSession(findSession(root, "drop"));
     const store = openMemory(root, { readonly: true })!;
     const report = verifyMemory(root, store);
@@ -35,7 +35,11 @@ describe("memory verify", () => {
     expect(report.checked).toBe(2);
     expect(report.ok).toBe(1);
     expect(report.findings).toEqual([
-      expect.objectContaining({ session_id: "claude:drop", problem: "gone", title: "dropped prompt" }),
+      expect.objectContaining({
+        session_id: "claude:drop",
+        problem: "gone",
+        title: "dropped prompt about the deploy keys",
+      }),
     ]);
   });
 });

@@ -143,11 +143,13 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, transport: "http" | "
       const recorded = injections(asked.session);
       expect(recorded).toHaveLength(1);
       const payload = recorded[0]!.payload as {
+        outcome: string;
         bytes: number;
         item_ids: string[];
         query: string;
         context: string;
       };
+      expect(payload.outcome).toBe("injected");
       expect(payload.bytes).toBe(Buffer.byteLength(payload.context));
       expect(payload.bytes).toBeGreaterThan(Buffer.byteLength(FACT));
       expect(payload.bytes).toBeLessThanOrEqual(4096);

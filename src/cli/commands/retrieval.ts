@@ -134,7 +134,7 @@ export function register(program: Command): void {
   program
     .command("retrieval <action>")
     .description(
-      "on, off or status: hand the agent the project's best promoted memory with each prompt (independent of recording)",
+      "on, off or status: hand the agent the project's promoted memory relevant to each prompt (independent of recording)",
     )
     .option("--project <dir>", PROJECT_HELP)
     .option("--provider <name>", "only this provider (default: every installed one)")

@@ -126,14 +126,15 @@ export const CATALOG: readonly CatalogEntry[] = [
   {
     name: "memory",
     term: "memory",
-    description: "the promoted memory (.tapedeck/memory.sqlite): list, show, search, forget, export, verify",
+    description:
+      "the promoted memory (.tapedeck/memory.sqlite): list, show, search, edit, forget, export, verify",
     load: () => import("./commands/memory.ts"),
   },
   {
     name: "retrieval",
     term: "retrieval [options] <action>",
     description:
-      "on, off or status: hand the agent the project's best promoted memory with each prompt (independent of recording)",
+      "on, off or status: hand the agent the project's promoted memory relevant to each prompt (independent of recording)",
     load: () => import("./commands/retrieval.ts"),
   },
   {

@@ -38,6 +38,8 @@ export interface RetrievalConfig {
   state: "on" | "off";
   /** Bytes of added context per prompt, marker included (default 4096, at most 8192). */
   budget_bytes?: number;
+  /** The relevance score (0 to 1) an item needs to be given (default in memory/inject.ts). */
+  threshold?: number;
 }
 
 /** Switches recording on or off; answers whether that changed anything. */

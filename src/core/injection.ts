@@ -7,9 +7,29 @@
 
 export const CONTEXT_INJECTION = "context_injection";
 
+/**
+ * What a prompt got: `injected` (a block), `nothing_relevant` (no item passed the threshold, or there is no
+ * memory or no content word in the prompt), `repeats_only` (every relevant item was given to this session
+ * already), `failed` (the memory could not be read: the code is in `error`).
+ */
+export type InjectionOutcome = "injected" | "nothing_relevant" | "repeats_only" | "failed";
+
+/**
+ * The port a provider's context injector implements (src/providers/<name>/inject.ts): what its prompt hook
+ * prints so that added context reaches the model's next request.
+ */
+export interface ContextInjector {
+  /** The hook event whose stdout may add context: the one that fires on each user prompt. */
+  hookEvent: string;
+  /** The hook's stdout carrying `context`. */
+  output(context: string): string;
+}
+
 export interface InjectionView {
-  /** "injected": items went into the context; otherwise why nothing did ("nothing_relevant", "repeats_only"). */
+  /** "injected": items went into the context; otherwise why nothing did (InjectionOutcome). */
   outcome: string;
+  /** Why retrieval failed (an error code), for outcome "failed". */
+  error: string | null;
   item_ids: string[];
   bytes: number;
   /** The search the prompt became (null when the prompt had no word to search for). */
@@ -39,6 +59,7 @@ export function injectionOf(e: {
     item_ids: ids,
     bytes,
     query: str(p.query),
+    error: str(p.error),
     matched: typeof p.matched === "number" ? p.matched : null,
     truncated: p.truncated === true,
   };
@@ -51,6 +72,7 @@ function sizeText(n: number): string {
 const OUTCOME_TEXT: Record<string, string> = {
   nothing_relevant: "nothing relevant",
   repeats_only: "only items already given in this session",
+  failed: "retrieval failed",
 };
 
 /** `memory injected: 2 items, 1.3 KB` / `memory: nothing relevant`: the one-line label every reader shows. */
@@ -59,7 +81,8 @@ export function injectionHeadline(v: InjectionView): string {
     const n = v.item_ids.length;
     return `memory injected: ${n} item${n === 1 ? "" : "s"}, ${sizeText(v.bytes)}${v.truncated ? " (cut to the budget)" : ""}`;
   }
-  return `memory: ${OUTCOME_TEXT[v.outcome] ?? v.outcome.replace(/_/g, " ")}, nothing injected`;
+  const why = `${OUTCOME_TEXT[v.outcome] ?? v.outcome.replace(/_/g, " ")}${v.error ? ` (${v.error})` : ""}`;
+  return `memory: ${why}, nothing injected`;
 }
 
 /** The headline with the items' ids and the query, for a line that has room for them. */

@@ -106,6 +106,10 @@ export interface PromptHookView {
   payload: unknown;
   /** The payload's normalized events (the prompt among them, on a prompt hook). */
   events: readonly NormalizedEvent[];
+  /** Events the adapter derived outside the payload (an inferred compaction), when recording. */
+  enriched?: readonly NormalizedEvent[];
+  /** The archive's session id: what the step keeps per-session state under. */
+  sessionId?: string;
 }
 
 /** Added context: what the hook prints for the agent, and the event that records it. */
@@ -142,7 +146,7 @@ export function runHook(
     };
     ensureTapedeckDir(project);
     const extra = enrich(hook);
-    added = addContext(options, { ...viewOf(hook), payload: parsed.value });
+    added = addContext(options, { ...viewOf(hook), payload: parsed.value, enriched: extra?.events ?? [] });
     const events = [...result.events, ...(extra?.events ?? []), ...(added?.event ? [added.event] : [])];
     const outcome = record(hook, events);
     afterRecord(hook, events, extra?.state, env);
@@ -159,6 +163,7 @@ function viewOf(hook: HookRun): Omit<PromptHookView, "payload"> {
     projectRoot: hook.located.root,
     providerConfig: hook.providerConfig,
     events: hook.result.events,
+    sessionId: hook.result.context.identity.session_id,
   };
 }
 
@@ -198,9 +203,9 @@ function contextWhileStopped(
   if (!providerConfig || !options.addContext || providerConfig.retrieval?.state !== "on") return gated;
   const parsed = parsedToLocate ?? parsePayload(input);
   if (!parsed.ok) return gated;
-  let events: NormalizedEvent[];
+  let result: NormalizeResult;
   try {
-    events = adapter.normalize(parsed.value, env).events;
+    result = adapter.normalize(parsed.value, env);
   } catch {
     return gated;
   }
@@ -209,7 +214,8 @@ function contextWhileStopped(
     projectRoot: located.root,
     providerConfig,
     payload: parsed.value,
-    events,
+    events: result.events,
+    sessionId: result.context.identity.session_id,
   };
   return { ...gated, ...outputOf(addContext(options, view)) };
 }

@@ -19,13 +19,21 @@ function stringsOf(value: unknown, out: string[], depth = 0): void {
     for (const v of Object.values(value)) stringsOf(v, out, depth + 1);
 }
 
-/** The lines of every marker block in the request, item text first, headings after. */
+/**
+ * The lines of every marker block in the request: what an exchange item's assistant said first (its "User:"
+ * line repeats the prompt that asked, a SCENARIO_SAY among them), then the rest of the items' text, headings
+ * last.
+ */
 function memoryLines(body: unknown): string[] {
   const strings: string[] = [];
   stringsOf(body, strings);
   const lines = parseInjected(strings.join("\n")).flatMap((b) => b.body.split("\n"));
   const heading = (l: string) => /^\[\d+\] /.test(l) || l.startsWith("Memory the user promoted");
-  return [...lines.filter((l) => !heading(l)), ...lines.filter(heading)];
+  const said = lines.filter((l) => l.startsWith("Assistant: ")).map((l) => l.slice("Assistant: ".length));
+  const rest = lines
+    .filter((l) => !heading(l) && !l.startsWith("Assistant: "))
+    .map((l) => l.replace(/^User: /, ""));
+  return [...said, ...rest, ...lines.filter(heading)];
 }
 
 export function recallAnswer(body: unknown, key: string): string {

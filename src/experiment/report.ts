@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { readEvents } from "../core/archive.ts";
 import { checkFacts } from "../core/facts.ts";
 import { readJsonOrUndefined } from "../core/fsutil.ts";
+import { injectionOf } from "../core/injection.ts";
 import type { Envelope, Manifest } from "../core/schemas.ts";
 import { type HookTimings, readHookTimings } from "./hook-timing.ts";
 import type { ExperimentRecord, RunRecord } from "./record.ts";
@@ -142,12 +143,10 @@ function injections(events: Envelope[]): { bytes: number; count: number } {
   let bytes = 0;
   let count = 0;
   for (const e of events) {
-    if (e.kind !== "provider_event" || e.payload.type !== "context_injection") continue;
-    const b = e.payload.bytes;
-    if (typeof b === "number" && Number.isFinite(b) && b > 0) {
-      bytes += b;
-      count += 1;
-    }
+    const injection = injectionOf(e);
+    if (injection?.outcome !== "injected" || injection.bytes <= 0) continue;
+    bytes += injection.bytes;
+    count += 1;
   }
   return { bytes, count };
 }

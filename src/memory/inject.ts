@@ -1,7 +1,10 @@
 // The injection step of the hook path: when retrieval is on for the provider and the hook is its prompt hook,
-// the best memory for the prompt becomes the hook's stdout (the provider's injector says in which format), and
-// a `provider_event` of type `context_injection` records what was given: bytes, item ids, the query and the
-// block itself, so that an A/B run can count the context each arm added.
+// the memory relevant to the prompt that this session was not given yet becomes the hook's stdout (the
+// provider's injector says in which format), and a `provider_event` of type `context_injection` records the
+// outcome, one per prompt: what was given (bytes, item ids and scores, the query and the block itself, so that
+// an A/B run can count the context each arm added), or that nothing was relevant, or that everything relevant
+// had been given already. Which items a session was given is kept beside the archive (session-state.ts) and
+// forgotten when its context starts afresh (a compaction).
 //
 // On the hot path: this module is light. The retrieval module (SQLite) is loaded through `load` only once a
 // prompt hook with retrieval on gets here; dist/hook.cjs and the hook server load dist/retrieval.cjs.
@@ -9,39 +12,49 @@ import { createHash } from "node:crypto";
 import type { ProviderConfig, RetrievalConfig } from "../core/config.ts";
 import { errorCode, writeDiagnostic } from "../core/diagnostics.ts";
 import type { NormalizedEvent } from "../core/event.ts";
+import { CONTEXT_INJECTION, type ContextInjector, type InjectionOutcome } from "../core/injection.ts";
 import { tapedeckDir } from "../core/paths.ts";
 import type { ContextStep, PromptHookView } from "../core/recorder.ts";
+import { forgetGiven, noteGiven, readSessionMemory, type SessionMemory } from "./session-state.ts";
 
-/** What a provider's prompt hook prints so that added context reaches the model's next request. */
-export interface ContextInjector {
-  /** The hook event whose stdout may add context: the one that fires on each user prompt. */
-  hookEvent: string;
-  /** The hook's stdout carrying `context`. */
-  output(context: string): string;
-}
+export type { ContextInjector, InjectionOutcome };
 
 /** A prompt's added context (memory/retrieval.ts finds it). */
 export interface Retrieval {
-  /** The whole block as the agent receives it, marker included. */
+  outcome: Exclude<InjectionOutcome, "failed">;
+  /** The whole block as the agent receives it, marker included; "" when nothing was given. */
   text: string;
   /** UTF-8 bytes of `text`: what A/B runs count as injected context. */
   bytes: number;
   item_ids: string[];
-  /** The search the prompt became. */
+  /** Each given item's relevance score (0 to 1), in the order of item_ids. */
+  scores: number[];
+  /** The search the prompt became: its content terms. */
   query: string;
   budget_bytes: number;
-  /** Items that matched before the budget cut (up to the search limit). */
+  /** The score an item needed. */
+  threshold: number;
+  /** Items relevant to the prompt (over the threshold), given now or before. */
   matched: number;
+  /** Relevant items left out because this session was given them already. */
+  skipped_repeat_ids: string[];
   /** Some item was cut, or left out, to fit the budget. */
   truncated: boolean;
 }
 
-/** The part of the retrieval module the hook path calls. */
-export interface RetrievalModule {
-  retrieve(projectRoot: string, prompt: string, opts?: { budgetBytes?: number }): Retrieval | undefined;
+export interface RetrieveOptions {
+  budgetBytes?: number;
+  threshold?: number;
+  /** Items the session was given already: never given again. */
+  exclude?: { has(id: string): boolean };
 }
 
-export const CONTEXT_INJECTION = "context_injection";
+/** The part of the retrieval module the hook path calls. */
+export interface RetrievalModule {
+  retrieve(projectRoot: string, prompt: string, opts?: RetrieveOptions): Retrieval;
+}
+
+export { CONTEXT_INJECTION };
 
 export const DEFAULT_BUDGET_BYTES = 4096;
 /**
@@ -56,6 +69,18 @@ export const MIN_BUDGET_BYTES = 512;
 export function clampBudget(value: unknown): number {
   if (typeof value !== "number" || !Number.isFinite(value)) return DEFAULT_BUDGET_BYTES;
   return Math.min(MAX_BUDGET_BYTES, Math.max(MIN_BUDGET_BYTES, Math.floor(value)));
+}
+
+/**
+ * The relevance an item needs by default: the share of the prompt's term weight it holds (memory/relevance.ts).
+ * Calibrated on the calibration half of bench/retrieval-eval; docs/memory.md has the figures on the other half.
+ */
+export const DEFAULT_THRESHOLD = 0.5;
+
+/** A configured threshold made safe: a number from 0 to 1, the default when absent or not a number. */
+export function clampThreshold(value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value)) return DEFAULT_THRESHOLD;
+  return Math.min(1, Math.max(0, value));
 }
 
 export function retrievalOn(config: ProviderConfig | undefined): boolean {
@@ -82,23 +107,34 @@ function injectionId(prompt: NormalizedEvent): string {
   return `provider_event-${hash.slice(0, 32)}`;
 }
 
+interface Asked {
+  budget_bytes: number;
+  threshold: number;
+}
+
 function injectionEvent(
   prompt: NormalizedEvent,
   hookEvent: string,
-  found: Retrieval | undefined,
-  budget: number,
+  asked: Asked,
+  found: Retrieval | { outcome: "failed"; error: string },
 ): NormalizedEvent {
+  const r = found.outcome === "failed" ? undefined : found;
   const payload: Record<string, unknown> = {
     hook_event_name: hookEvent,
     type: CONTEXT_INJECTION,
     prompt_event_id: prompt.event_id,
-    bytes: found?.bytes ?? 0,
-    budget_bytes: budget,
-    item_ids: found?.item_ids ?? [],
-    matched: found?.matched ?? 0,
-    truncated: found?.truncated ?? false,
-    query: found?.query ?? null,
-    context: found?.text ?? null,
+    outcome: found.outcome,
+    bytes: r?.bytes ?? 0,
+    budget_bytes: asked.budget_bytes,
+    threshold: asked.threshold,
+    item_ids: r?.item_ids ?? [],
+    scores: r?.scores ?? [],
+    matched: r?.matched ?? 0,
+    skipped_repeat_ids: r?.skipped_repeat_ids ?? [],
+    truncated: r?.truncated ?? false,
+    query: r?.query || null,
+    context: r && r.outcome === "injected" ? r.text : null,
+    ...(found.outcome === "failed" ? { error: found.error } : {}),
   };
   return {
     kind: "provider_event",
@@ -111,9 +147,38 @@ function injectionEvent(
 }
 
 /**
+ * The agent's context starts afresh: a compaction (any provider's, including Gemini's inferred one) or a
+ * session started again from a compacted or cleared conversation.
+ */
+function startsAfresh(events: readonly NormalizedEvent[]): boolean {
+  return events.some(
+    (e) =>
+      e.kind === "compaction" ||
+      (e.kind === "session_start" && (e.payload.source === "compact" || e.payload.source === "clear")),
+  );
+}
+
+/** The session's memory of what it was given; a failure to read it only costs the no-repeat rule. */
+function sessionMemory(view: PromptHookView, promptId: string): SessionMemory {
+  const none: SessionMemory = { has: () => false };
+  if (!view.sessionId) return none;
+  try {
+    return readSessionMemory(view.projectRoot, view.sessionId, promptId);
+  } catch (error) {
+    diagnose(view, "retrieval-state", error);
+    return none;
+  }
+}
+
+function diagnose(view: PromptHookView, stage: string, error: unknown): void {
+  writeDiagnostic(tapedeckDir(view.projectRoot), { what: "error", stage, code: errorCode(error) });
+}
+
+/**
  * The recorder's context step for a provider's injector: undefined unless this is the prompt hook of a
- * provider with retrieval on. Never throws: a broken memory file or a missing module costs the agent its
- * context, never its hook; the error code goes to diagnostics.
+ * provider with retrieval on (any hook of it may reset the session's memory of what it was given). Never
+ * throws: a broken memory file or a missing module costs the agent its context, never its hook; the error code
+ * goes to diagnostics and to the injection's record.
  */
 export function contextStep(
   injectorFor: (provider: string) => ContextInjector | undefined,
@@ -122,22 +187,42 @@ export function contextStep(
   return (view: PromptHookView) => {
     if (!retrievalOn(view.providerConfig)) return undefined;
     const injector = injectorFor(view.provider);
-    if (!injector || hookEventOf(view.payload) !== injector.hookEvent) return undefined;
+    if (!injector) return undefined;
+    if (view.sessionId && startsAfresh([...view.events, ...(view.enriched ?? [])])) {
+      try {
+        forgetGiven(view.projectRoot, view.sessionId);
+      } catch (error) {
+        diagnose(view, "retrieval-state", error);
+      }
+    }
+    if (hookEventOf(view.payload) !== injector.hookEvent) return undefined;
     const prompt = promptOf(view.events);
     if (!prompt) return undefined;
     const budget = clampBudget(view.providerConfig.retrieval?.budget_bytes);
-    let found: Retrieval | undefined;
+    const threshold = clampThreshold(view.providerConfig.retrieval?.threshold);
+    const memory = sessionMemory(view, prompt.event_id);
+    let found: Retrieval;
     try {
-      found = load().retrieve(view.projectRoot, prompt.payload.prompt as string, { budgetBytes: budget });
-    } catch (error) {
-      writeDiagnostic(tapedeckDir(view.projectRoot), {
-        what: "error",
-        stage: "retrieval",
-        code: errorCode(error),
+      found = load().retrieve(view.projectRoot, prompt.payload.prompt as string, {
+        budgetBytes: budget,
+        threshold,
+        exclude: memory,
       });
-      return undefined;
+    } catch (error) {
+      diagnose(view, "retrieval", error);
+      const failed = { outcome: "failed" as const, error: errorCode(error) };
+      return {
+        event: injectionEvent(prompt, injector.hookEvent, { budget_bytes: budget, threshold }, failed),
+      };
     }
-    const event = injectionEvent(prompt, injector.hookEvent, found, budget);
-    return { ...(found ? { output: injector.output(found.text) } : {}), event };
+    if (found.outcome === "injected" && view.sessionId && memory.again === undefined) {
+      try {
+        noteGiven(view.projectRoot, view.sessionId, prompt.event_id, found.item_ids);
+      } catch (error) {
+        diagnose(view, "retrieval-state", error);
+      }
+    }
+    const event = injectionEvent(prompt, injector.hookEvent, { budget_bytes: budget, threshold }, found);
+    return { ...(found.outcome === "injected" ? { output: injector.output(found.text) } : {}), event };
   };
 }

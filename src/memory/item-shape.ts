@@ -9,7 +9,8 @@ export const MAX_BODY_BYTES = 4096;
 export const MAX_TITLE_CHARS = 100;
 export const TRUNCATED_MARK = "\n[… truncated]";
 
-export const ITEM_KINDS = ["prompt", "answer", "tool_call", "compaction_summary"] as const;
+/** `exchange`: a prompt with the answer of its turn, one item (they are read together). */
+export const ITEM_KINDS = ["exchange", "prompt", "answer", "tool_call", "compaction_summary"] as const;
 export type MemoryKind = (typeof ITEM_KINDS)[number];
 
 export interface MemorySource {
@@ -37,6 +38,10 @@ export interface MemoryItem {
   truncated: boolean;
   created_at: string;
   source: MemorySource;
+  /** The label of the set it was promoted in (`promote --title`); null when none was given. */
+  label?: string | null;
+  /** When `memory edit` last changed its title or text; null when never. */
+  edited_at?: string | null;
 }
 
 /** At most MAX_BODY_BYTES of UTF-8, cut on a character boundary, the cut marked. */

@@ -1,10 +1,13 @@
-// Recorded events → small typed memory items: a prompt, an assistant answer, a tool call with its result, a
-// compaction summary. Deterministic (no model, no network): the same events give the same items, ids and
-// titles. Every item is built from an already-redacted archive line and redacted AGAIN with the project's
-// current policy, because the policy may have grown rules since the session was recorded; text tapedeck
-// itself injected (the retrieval marker) is removed first, so memory never feeds on its own echo.
+// Recorded events → small typed memory items: a prompt with the answer of its turn (an exchange), a prompt or an
+// answer on its own, a tool call with its result, a compaction summary. Deterministic (no model, no network):
+// the same events give the same items, ids and titles, in the order they start in the session (what the
+// preview shows is the order they are stored in). Every item is built from an already-redacted archive line and
+// redacted AGAIN with the project's current policy, because the policy may have grown rules since the session
+// was recorded; text tapedeck itself injected (the retrieval marker) is removed first, so memory never feeds on
+// its own echo. Trivial and repeated items are left out and counted (clean.ts).
 import { createHash } from "node:crypto";
-import { type RedactionRules, redactValue } from "../core/redact.ts";
+import type { RedactionRules } from "../core/redact.ts";
+import { Duplicates, isFollowUp, isTrivial, saysLittle } from "./clean.ts";
 import {
   boundBody,
   cutUtf8,
@@ -15,10 +18,23 @@ import {
   type MemoryKind,
   type MemorySource,
 } from "./item-shape.ts";
-import { stripInjected } from "./marker.ts";
-import { ToolPairer, type ToolRole } from "./tool-pairs.ts";
+import {
+  boundTitle,
+  cleanText,
+  dropPath,
+  firstLine,
+  oneLine,
+  type Part,
+  parseFieldPath,
+  type SourceEvent,
+  type ToolRole,
+  toolPart,
+} from "./item-text.ts";
+import { ToolPairer } from "./tool-pairs.ts";
 
 export * from "./item-shape.ts";
+export { cleanValue, FieldPathError, parseFieldPath, render } from "./item-text.ts";
+export type { Part, SourceEvent };
 
 /** The event kinds promotion reads; the rest (usage, session boundaries, provider events) hold no material. */
 export const PROMOTABLE_EVENT_KINDS = [
@@ -29,19 +45,6 @@ export const PROMOTABLE_EVENT_KINDS = [
   "tool_error",
   "compaction",
 ] as const;
-
-/** An envelope as read from events.jsonl: only what promotion relies on is checked. */
-export interface SourceEvent {
-  schema_version: number;
-  sequence: number;
-  event_id: string;
-  kind: string;
-  provider: string;
-  session_id: string;
-  turn_id?: string;
-  agent_id?: string;
-  payload: Record<string, unknown>;
-}
 
 export function asSourceEvent(value: unknown): SourceEvent | undefined {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
@@ -67,21 +70,27 @@ export interface ItemOptions {
   rules?: RedactionRules;
   /** Envelope paths to drop before anything is read from an event: `payload.tool_response`, `payload.a.b`. */
   excludeFields?: readonly string[];
-  /** Prefixed to every derived title. */
-  title?: string;
+  /** The label of the item set (`promote --title`): stored beside each item, never in its title. */
+  label?: string;
   archive: { sha256: string; bytes: number };
   createdAt: string;
+  /** Keep trivial, unanswered and repeated items too (`promote --keep-all`). */
+  keepAll?: boolean;
+  /**
+   * Whether answers are read at all (the selection's kinds): when they are not, a prompt is an item on its
+   * own instead of waiting for an answer it will never get.
+   */
+  answers?: boolean;
 }
 
-/** One part of an item, already stripped, redacted and cut: what an item body is assembled from. */
-export interface Part {
-  event: SourceEvent;
-  /** The tool and its input (a result repeats its call's input: the item shows it once). */
-  head: string;
-  /** What came back: the output or the error; empty for the call. */
-  text: string;
-  /** The tool name and a one-line summary of the input: the item's title. */
-  label: string;
+/** What cleaning left out, by reason. */
+export interface Skipped {
+  /** Acknowledgements, greetings, empty answers (an exchange of two such counts once). */
+  trivial: number;
+  /** Prompts whose turn ended without an answer (interrupted, failed). */
+  unanswered: number;
+  /** Repeats of an earlier item of the same promotion, word for word or nearly. */
+  duplicate: number;
 }
 
 /** An item and the events it was built from. */
@@ -90,43 +99,191 @@ export interface Built {
   events: SourceEvent[];
 }
 
+/** A prompt waiting for the answer of its turn. */
+interface Pending {
+  event: SourceEvent;
+  text: string;
+  /** Its answer exists but is outside the selection: the prompt is then an item of its own. */
+  answeredOutside: boolean;
+}
+
+/** An exchange held back in case the next prompt continues it (a follow-up joins it). */
+interface Held {
+  events: SourceEvent[];
+  turns: Array<{ prompt: string; answer: string }>;
+  title: string;
+}
+
+/** Built items held for ordering at most: past it the oldest waiting prompt stands alone. */
+const MAX_READY = 512;
+
 /**
- * Feeds events in archive order, hands back the items they complete. Tool calls wait (bounded) for their
- * result; everything else becomes an item at once.
+ * Feeds events in archive order, hands back the items they complete, in the order they start. Tool calls wait
+ * (bounded) for their result and a prompt for its answer; an item is handed back once nothing still waiting can
+ * start before it.
  */
 export class ItemBuilder {
   private readonly pairer = new ToolPairer();
   private readonly exclude: string[][];
+  private readonly pending = new Map<string, Pending>();
+  private readonly held = new Map<string, Held>();
+  private ready: Built[] = [];
+  private readonly duplicates = new Duplicates();
+  readonly skipped: Skipped = { trivial: 0, unanswered: 0, duplicate: 0 };
 
   constructor(private readonly opts: ItemOptions) {
     this.exclude = (opts.excludeFields ?? []).map(parseFieldPath);
   }
 
-  push(event: SourceEvent): Built[] {
+  /** An event of the session; `selected` false for one outside the selection (it only tells turns apart). */
+  push(event: SourceEvent, selected = true): Built[] {
+    if (!selected) {
+      this.outside(event);
+      return this.emit(false);
+    }
     for (const path of this.exclude) dropPath(event as unknown as Record<string, unknown>, path);
     const kind = event.kind;
     if (kind === "tool_call" || kind === "tool_result" || kind === "tool_error") {
       const role: ToolRole = kind === "tool_call" ? "call" : kind === "tool_result" ? "result" : "error";
       const part = toolPart(event, role, this.opts.rules);
-      return this.pairer.push(event, role, part).map((g) => this.toolItem(g));
+      for (const g of this.pairer.push(event, role, part)) this.ready.push(this.toolItem(g));
+      return this.emit(false);
     }
-    const flushed = this.pairer.onEvent(event).map((g) => this.toolItem(g));
-    const single = this.singleItem(event);
-    return single ? [...flushed, single] : flushed;
+    for (const g of this.pairer.onEvent(event)) this.ready.push(this.toolItem(g));
+    if (kind === "user_prompt") this.prompt(event);
+    else if (kind === "assistant_message") this.answer(event);
+    else if (kind === "compaction") this.summary(event);
+    return this.emit(false);
   }
 
   finish(): Built[] {
-    return this.pairer.finish().map((g) => this.toolItem(g));
+    for (const g of this.pairer.finish()) this.ready.push(this.toolItem(g));
+    for (const key of [...this.pending.keys()]) this.resolve(key);
+    for (const key of [...this.held.keys()]) this.release(key);
+    return this.emit(true);
   }
 
-  private singleItem(event: SourceEvent): Built | undefined {
-    const spec = SINGLE[event.kind];
-    if (!spec) return undefined;
-    const raw = event.payload[spec.field];
-    if (raw === undefined || raw === null) return undefined;
-    const text = cleanText(raw, this.opts.rules);
-    if (text.trim() === "") return undefined;
-    return this.item(spec.kind, [event], text, spec.titlePrefix + firstLine(text));
+  private outside(event: SourceEvent): void {
+    const key = event.agent_id ?? "";
+    const waiting = this.pending.get(key);
+    if (!waiting) return;
+    if (event.kind === "assistant_message") waiting.answeredOutside = true;
+    // Another prompt of the same agent: the waiting one's turn is over.
+    else if (event.kind === "user_prompt") this.resolve(key);
+  }
+
+  private prompt(event: SourceEvent): void {
+    const text = textOf(event, "prompt", this.opts.rules);
+    // A prompt that held nothing but tapedeck's own marker is no item at all.
+    if (text.trim() === "") return;
+    const key = event.agent_id ?? "";
+    if (this.pending.has(key)) this.resolve(key);
+    // A new subject: the exchange before it is complete.
+    if (!isFollowUp(text)) this.release(key);
+    if (this.opts.answers === false) {
+      this.single("prompt", event, text);
+      return;
+    }
+    this.pending.set(key, { event, text, answeredOutside: false });
+  }
+
+  private answer(event: SourceEvent): void {
+    const text = textOf(event, "text", this.opts.rules);
+    const key = event.agent_id ?? "";
+    const waiting = this.pending.get(key);
+    this.pending.delete(key);
+    if (!waiting) {
+      this.single("answer", event, text);
+      return;
+    }
+    const keepAll = this.opts.keepAll === true;
+    const promptTrivial = !keepAll && isTrivial(waiting.text);
+    const answerTrivial = text.trim() === "" || (!keepAll && isTrivial(text));
+    if (promptTrivial && answerTrivial) this.skipped.trivial += 1;
+    // "continue" → a long answer: the answer says it all.
+    else if (promptTrivial) this.single("answer", event, text);
+    // A statement → "Noted.": the prompt does. A question → "Yes.": both do.
+    else if (answerTrivial && (text.trim() === "" || !waiting.text.includes("?")))
+      this.single("prompt", waiting.event, waiting.text);
+    else this.join(key, waiting, event, text);
+  }
+
+  /** An exchange: joined to the held one it follows up on when both fit one item, else held itself. */
+  private join(key: string, prompt: Pending, answer: SourceEvent, answerText: string): void {
+    const turn = { prompt: prompt.text, answer: answerText };
+    const before = this.held.get(key);
+    if (before && !this.opts.keepAll) {
+      const turns = [...before.turns, turn];
+      if (Buffer.byteLength(exchangeText(turns)) <= MAX_BODY_BYTES) {
+        this.held.set(key, { ...before, events: [...before.events, prompt.event, answer], turns });
+        return;
+      }
+    }
+    this.release(key);
+    this.held.set(key, { events: [prompt.event, answer], turns: [turn], title: firstLine(prompt.text) });
+  }
+
+  private release(key: string): void {
+    const h = this.held.get(key);
+    if (!h) return;
+    this.held.delete(key);
+    const body =
+      h.turns.length === 1 ? exchangeBody(h.turns[0]!.prompt, h.turns[0]!.answer) : exchangeText(h.turns);
+    this.ready.push(this.item("exchange", h.events, body, h.title));
+  }
+
+  private summary(event: SourceEvent): void {
+    // Only Claude's PostCompact carries the summary text; a compaction without one holds nothing to remember.
+    const text = textOf(event, "compact_summary", this.opts.rules);
+    if (text.trim() === "") return;
+    this.ready.push(this.item("compaction_summary", [event], text, `Compaction: ${firstLine(text)}`));
+  }
+
+  /** A waiting prompt whose turn is over. */
+  private resolve(key: string): void {
+    const waiting = this.pending.get(key);
+    if (!waiting) return;
+    this.pending.delete(key);
+    if (waiting.answeredOutside || this.opts.keepAll) this.single("prompt", waiting.event, waiting.text);
+    else this.skipped.unanswered += 1;
+  }
+
+  private single(kind: "prompt" | "answer", event: SourceEvent, text: string): void {
+    if (text.trim() === "" || (!this.opts.keepAll && saysLittle(text))) {
+      this.skipped.trivial += 1;
+      return;
+    }
+    this.ready.push(this.item(kind, [event], text, firstLine(text)));
+  }
+
+  /** Built items that nothing waiting can precede any more, in the order they start; cleaned. */
+  private emit(all: boolean): Built[] {
+    if (!all && this.ready.length > MAX_READY) {
+      // A turn of hundreds of tool calls: its prompt stops holding the rest back, and stands alone.
+      const oldest = [...this.pending.entries()].sort((a, b) => a[1].event.sequence - b[1].event.sequence)[0];
+      if (oldest) {
+        this.pending.delete(oldest[0]);
+        this.single("prompt", oldest[1].event, oldest[1].text);
+      }
+    }
+    if (this.ready.length === 0) return [];
+    const waits = [
+      ...[...this.pending.values()].map((p) => p.event.sequence),
+      ...[...this.held.values()].map((h) => h.events[0]!.sequence),
+    ];
+    const open = this.pairer.oldest();
+    if (open !== undefined) waits.push(open);
+    const before = all || waits.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...waits);
+    this.ready.sort((a, b) => a.item.source.seq_from - b.item.source.seq_from);
+    const cut = this.ready.findIndex((b) => b.item.source.seq_from >= before);
+    const out = cut < 0 ? this.ready : this.ready.slice(0, cut);
+    this.ready = cut < 0 ? [] : this.ready.slice(cut);
+    if (this.opts.keepAll) return out;
+    return out.filter((b) => {
+      if (!this.duplicates.repeats(b.item.kind, b.item.body)) return true;
+      this.skipped.duplicate += 1;
+      return false;
+    });
   }
 
   private toolItem(parts: Part[]): Built {
@@ -140,7 +297,7 @@ export class ItemBuilder {
     );
   }
 
-  private item(kind: MemoryKind, events: SourceEvent[], text: string, derivedTitle: string): Built {
+  private item(kind: MemoryKind, events: SourceEvent[], text: string, title: string): Built {
     const sorted = [...events].sort((a, b) => a.sequence - b.sequence);
     const first = sorted[0]!;
     const source: MemorySource = {
@@ -155,7 +312,7 @@ export class ItemBuilder {
       archive_bytes: this.opts.archive.bytes,
     };
     const { body, truncated } = boundBody(text);
-    const title = this.opts.title ? `${oneLine(this.opts.title)} · ${derivedTitle}` : derivedTitle;
+    const label = this.opts.label === undefined ? null : boundLabel(this.opts.label);
     const item: MemoryItem = {
       id: itemId(kind, source),
       schema_version: MEMORY_SCHEMA_VERSION,
@@ -165,17 +322,44 @@ export class ItemBuilder {
       truncated,
       created_at: this.opts.createdAt,
       source,
+      label,
+      edited_at: null,
     };
     return { item, events: sorted };
   }
 }
 
-const SINGLE: Record<string, { kind: MemoryKind; field: string; titlePrefix: string } | undefined> = {
-  user_prompt: { kind: "prompt", field: "prompt", titlePrefix: "" },
-  assistant_message: { kind: "answer", field: "text", titlePrefix: "" },
-  // Only Claude's PostCompact carries the summary text; a compaction without one holds nothing to remember.
-  compaction: { kind: "compaction_summary", field: "compact_summary", titlePrefix: "Compaction: " },
-};
+function textOf(event: SourceEvent, field: string, rules: RedactionRules | undefined): string {
+  const raw = event.payload[field];
+  return raw === undefined || raw === null ? "" : cleanText(raw, rules);
+}
+
+const USER = "User: ";
+const ASSISTANT = "\n\nAssistant: ";
+/** A long prompt gives way to its answer: it keeps at least this much, the answer the rest. */
+const PROMPT_KEEPS = 1024;
+
+/** Turns of one exchange and its follow-ups, in order. */
+function exchangeText(turns: ReadonlyArray<{ prompt: string; answer: string }>): string {
+  return turns.map((t) => `${USER}${t.prompt}${ASSISTANT}${t.answer}`).join("\n\n");
+}
+
+/** The prompt, then the answer; over the bound the prompt is cut first (the answer holds what was found). */
+export function exchangeBody(prompt: string, answer: string): string {
+  const whole = `${USER}${prompt}${ASSISTANT}${answer}`;
+  if (Buffer.byteLength(whole) <= MAX_BODY_BYTES) return whole;
+  const room = MAX_BODY_BYTES - Buffer.byteLength(`${USER}${ASSISTANT}${answer}`) - 8;
+  const keep = Math.max(PROMPT_KEEPS, room);
+  const cut = cutUtf8(prompt, keep);
+  return `${USER}${cut === prompt ? prompt : `${cut} […]`}${ASSISTANT}${answer}`;
+}
+
+function boundLabel(label: string): string | null {
+  const t = oneLine(label);
+  if (t === "") return null;
+  const chars = [...t];
+  return chars.length <= MAX_TITLE_CHARS ? t : `${chars.slice(0, MAX_TITLE_CHARS - 1).join("")}…`;
+}
 
 /**
  * Stable across runs and machines: the memory schema version, where the events come from and which events
@@ -192,197 +376,4 @@ export function itemId(kind: MemoryKind, s: Omit<MemorySource, "archive_sha256" 
     s.event_ids,
   ]);
   return `m${MEMORY_SCHEMA_VERSION}-${createHash("sha256").update(key).digest("hex").slice(0, 32)}`;
-}
-
-// ---------------------------------------------------------------------------
-// Text: strip the marker, redact, render, bound
-// ---------------------------------------------------------------------------
-
-/** Strings only, through an explicit stack: archive payloads are bounded, but a planted file need not be. */
-function stripDeep(value: unknown): unknown {
-  if (typeof value === "string") return stripInjected(value);
-  if (value === null || typeof value !== "object") return value;
-  const root: { v: unknown } = { v: undefined };
-  const stack: Array<{ src: unknown; set: (v: unknown) => void; depth: number }> = [
-    {
-      src: value,
-      set: (v) => {
-        root.v = v;
-      },
-      depth: 0,
-    },
-  ];
-  while (stack.length > 0) {
-    const { src, set, depth } = stack.pop()!;
-    if (typeof src === "string") set(stripInjected(src));
-    else if (src === null || typeof src !== "object" || depth > 64) set(typeof src === "object" ? null : src);
-    else if (Array.isArray(src)) {
-      const out: unknown[] = new Array(src.length);
-      set(out);
-      for (let i = 0; i < src.length; i += 1) {
-        stack.push({
-          src: src[i],
-          set: (x) => {
-            out[i] = x;
-          },
-          depth: depth + 1,
-        });
-      }
-    } else {
-      const out: Record<string, unknown> = {};
-      set(out);
-      for (const [k, v] of Object.entries(src)) {
-        // The slot first, so the keys keep their order whatever order the stack fills them in.
-        Object.defineProperty(out, k, field(undefined));
-        stack.push({
-          src: v,
-          set: (x) => {
-            out[k] = x;
-          },
-          depth: depth + 1,
-        });
-      }
-    }
-  }
-  return root.v;
-}
-
-function field(value: unknown): PropertyDescriptor {
-  return { value, enumerable: true, writable: true, configurable: true };
-}
-
-/** The marker removed, then the current policy applied: a value as it may enter memory. */
-export function cleanValue(value: unknown, rules: RedactionRules | undefined): unknown {
-  return redactValue(stripDeep(value), "payload", rules).value;
-}
-
-function cleanText(value: unknown, rules: RedactionRules | undefined): string {
-  return render(cleanValue(value, rules));
-}
-
-/** Strings as they are; anything else as compact JSON (bounded below, so a huge object costs one stringify). */
-export function render(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === undefined) return "";
-  return JSON.stringify(value) ?? "";
-}
-
-/** Tool parts render what a reader wants first: the command, the output, the error. */
-function toolPart(event: SourceEvent, role: ToolRole, rules: RedactionRules | undefined): Part {
-  const p = cleanValue(event.payload, rules) as Record<string, unknown>;
-  const name = typeof p.tool_name === "string" && p.tool_name !== "" ? p.tool_name : "tool";
-  const input = p.tool_input ?? (typeof p.command === "string" ? { command: p.command } : undefined);
-  const head = role === "call" || input !== undefined ? `${name}: ${inputText(input)}` : "";
-  let text = "";
-  if (role === "result") text = `Result:\n${responseText(p.tool_response ?? p.output)}`;
-  if (role === "error") {
-    const detail = [p.error, p.tool_response, p.output].filter((v) => v !== undefined).map(responseText);
-    text = `Error:\n${detail.join("\n")}`;
-  }
-  const label = input === undefined ? name : `${name}: ${firstLine(inputText(input))}`;
-  // Each part is cut (after redaction) a little past the body bound, so a pending call holds a few KiB at most
-  // and a part that was cut still makes the body too long: boundBody then marks it.
-  const keep = MAX_BODY_BYTES + 16;
-  return { event, head: cutUtf8(head, keep), text: cutUtf8(text, keep), label };
-}
-
-const INPUT_SUMMARY_FIELDS = [
-  "command",
-  "file_path",
-  "path",
-  "pattern",
-  "url",
-  "query",
-  "description",
-  "prompt",
-];
-
-function inputText(input: unknown): string {
-  if (input === undefined || input === null) return "";
-  if (typeof input !== "object" || Array.isArray(input)) return render(input);
-  const rec = input as Record<string, unknown>;
-  for (const key of INPUT_SUMMARY_FIELDS) {
-    const v = rec[key];
-    // The one field that says what the call does, then the rest as JSON only when there is more.
-    if (typeof v === "string" && v !== "") {
-      const rest = Object.keys(rec).filter((k) => k !== key && k !== "description");
-      return rest.length === 0 ? v : `${v}\n${render(Object.fromEntries(rest.map((k) => [k, rec[k]])))}`;
-    }
-  }
-  return render(input);
-}
-
-function responseText(response: unknown): string {
-  if (response === null || typeof response !== "object" || Array.isArray(response)) return render(response);
-  const r = response as Record<string, unknown>;
-  if (typeof r.stdout === "string" || typeof r.stderr === "string") {
-    const out = typeof r.stdout === "string" ? r.stdout : "";
-    const err = typeof r.stderr === "string" && r.stderr !== "" ? `\nstderr:\n${r.stderr}` : "";
-    return out + err;
-  }
-  // Gemini answers {llmContent, returnDisplay}: the display is what the user saw, the content wraps it for
-  // the model (<untrusted_context>, process ids).
-  if (typeof r.returnDisplay === "string" && r.returnDisplay !== "") return r.returnDisplay;
-  if (typeof r.llmContent === "string") return r.llmContent;
-  // Claude's Agent and MCP tools answer with content blocks: their text is the answer, the rest bookkeeping.
-  const texts = Array.isArray(r.content) ? r.content.filter(isTextBlock).map((b) => b.text) : [];
-  if (texts.length > 0) return texts.join("\n");
-  return render(response);
-}
-
-function isTextBlock(b: unknown): b is { text: string } {
-  return typeof b === "object" && b !== null && typeof (b as { text?: unknown }).text === "string";
-}
-
-function oneLine(text: string): string {
-  return text
-    .replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]+/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-}
-
-/** A title needs 100 characters: the line is cut well before the whitespace pass (a 4 KiB one-line answer). */
-function firstLine(text: string): string {
-  const start = text.search(/\S/);
-  if (start < 0) return "";
-  const end = text.indexOf("\n", start);
-  const line = text.slice(start, end < 0 ? undefined : end);
-  return oneLine(line.slice(0, MAX_TITLE_CHARS * 4));
-}
-
-function boundTitle(title: string): string {
-  const t = oneLine(title) || "(untitled)";
-  const chars = [...t];
-  return chars.length <= MAX_TITLE_CHARS ? t : `${chars.slice(0, MAX_TITLE_CHARS - 1).join("")}…`;
-}
-
-// ---------------------------------------------------------------------------
-// --exclude-fields
-// ---------------------------------------------------------------------------
-
-const FIELD_PATH = /^payload(\.[^.\s]+)+$/;
-
-export class FieldPathError extends Error {
-  override name = "FieldPathError";
-}
-
-/** `payload.tool_response.stdout` → ["payload", "tool_response", "stdout"]; only payload fields may be dropped. */
-export function parseFieldPath(path: string): string[] {
-  if (!FIELD_PATH.test(path)) {
-    throw new FieldPathError(`"${path}" is not a payload field path (e.g. payload.tool_response)`);
-  }
-  return path.split(".");
-}
-
-function dropPath(root: Record<string, unknown>, path: readonly string[]): void {
-  let node: unknown = root;
-  for (let i = 0; i < path.length - 1; i += 1) {
-    if (node === null || typeof node !== "object") return;
-    const key = path[i]!;
-    node = Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined;
-  }
-  const last = path.at(-1)!;
-  if (node !== null && typeof node === "object" && Object.hasOwn(node, last)) {
-    delete (node as Record<string, unknown>)[last];
-  }
 }

@@ -17,6 +17,7 @@ import {
   type MemoryKind,
   PROMOTABLE_EVENT_KINDS,
   parseFieldPath,
+  type Skipped,
   type SourceEvent,
 } from "./items.ts";
 import { eventsFile, type ScanProgress, scanArchive, sha256Prefix } from "./source.ts";
@@ -28,17 +29,24 @@ export interface SeqRange {
 }
 
 export interface Selection {
-  /** Inclusive sequence numbers; undefined for the whole session. */
-  range?: SeqRange;
+  /** Inclusive sequence ranges (`--events 3-9,14`); undefined for the whole session. */
+  ranges?: readonly SeqRange[];
   /** Event kinds to read (default: every promotable kind). */
   kinds: ReadonlySet<string>;
   excludeEvents: readonly SeqRange[];
   excludeFields: readonly string[];
+  /** The set's label (`--title`), stored beside each item. */
   title?: string;
+  /** Only these items of the plan (`--pick`): the ids the user ticked. */
+  ids?: ReadonlySet<string>;
+  /** Keep trivial, unanswered and repeated items too. */
+  keepAll?: boolean;
 }
 
 export interface PromotionPlan {
   session_id: string;
+  /** The set's label (`--title`), when one was given. */
+  label?: string;
   /** One time for every pass: the items built again for output are the ones stored, field for field. */
   created_at: string;
   provider: string;
@@ -52,7 +60,9 @@ export interface PromotionPlan {
   body_bytes: number;
   truncated: number;
   by_kind: Partial<Record<MemoryKind, number>>;
-  /** The first items in full, for the preview. */
+  /** What cleaning left out (trivial, unanswered, repeated items). */
+  skipped: Skipped;
+  /** The first items in full, in the order they are stored, for the preview. */
   preview: MemoryItem[];
   /** Events still in the spool: not in events.jsonl yet, so not promotable until a writer or repair drains them. */
   spooled: number;
@@ -88,10 +98,10 @@ export function parseKinds(text: string | undefined): Set<string> {
   return out;
 }
 
-const RANGE = /^(\d*)\.\.(\d*)$/;
+const RANGE = /^(\d*)(?:\.\.|-)(\d*)$/;
 const SEQ = /^\d+$/;
 
-/** `A..B`, `A..`, `..B` or `N` (sequence numbers, inclusive). */
+/** `A..B` (or `A-B`), `A..`, `..B` or `N` (sequence numbers, inclusive). */
 export function parseRange(text: string): SeqRange {
   const t = text.trim();
   const m = RANGE.exec(t);
@@ -102,20 +112,19 @@ export function parseRange(text: string): SeqRange {
     range = { from: Number(t), to: Number(t) };
   }
   if (!range || !Number.isSafeInteger(range.from) || !Number.isSafeInteger(range.to)) {
-    throw new CliError(`"${text}" is not a sequence range (A..B, A.., ..B or N)`, EXIT.usage);
+    throw new CliError(`"${text}" is not a sequence range (A-B, A..B, A.., ..B or N)`, EXIT.usage);
   }
   if (range.from > range.to) throw new CliError(`"${text}": the range ends before it starts`, EXIT.usage);
   return range;
 }
 
-/** `N,M,P..Q`. */
-export function parseSeqList(text: string): SeqRange[] {
+/** `N,M,P-Q` (or `P..Q`): `option` names the flag in the error. */
+export function parseSeqList(text: string, option = "--exclude-events"): SeqRange[] {
   const parts = text
     .split(",")
     .map((p) => p.trim())
     .filter((p) => p !== "");
-  if (parts.length === 0)
-    throw new CliError("--exclude-events needs sequence numbers (N,M or A..B)", EXIT.usage);
+  if (parts.length === 0) throw new CliError(`${option} needs sequence numbers (N,M or A-B)`, EXIT.usage);
   return parts.map(parseRange);
 }
 
@@ -140,7 +149,7 @@ function inRange(seq: number, r: SeqRange): boolean {
 
 function selected(event: SourceEvent, sel: Selection): boolean {
   if (!sel.kinds.has(event.kind)) return false;
-  if (sel.range && !inRange(event.sequence, sel.range)) return false;
+  if (sel.ranges && !sel.ranges.some((r) => inRange(event.sequence, r))) return false;
   return !sel.excludeEvents.some((r) => inRange(event.sequence, r));
 }
 
@@ -170,8 +179,10 @@ interface Pass {
   onBuilt(built: Built, lineEnd: number): void;
 }
 
+type PassResult = ReturnType<typeof scanArchive> & { selected: number; cleaned: Skipped };
+
 /** One streamed pass: events in archive order through the item builder. */
-function runPass(p: Pass): ReturnType<typeof scanArchive> & { selected: number } {
+function runPass(p: Pass): PassResult {
   return unsafeAsCliError(() => buildPass(p));
 }
 
@@ -185,18 +196,23 @@ function unsafeAsCliError<T>(fn: () => T): T {
   }
 }
 
-function buildPass(p: Pass): ReturnType<typeof scanArchive> & { selected: number } {
+function buildPass(p: Pass): PassResult {
   const builder = new ItemBuilder({
     rules: p.opts.rules,
     excludeFields: p.sel.excludeFields,
-    title: p.sel.title,
+    label: p.sel.title,
     archive: p.archive,
     createdAt: p.createdAt,
+    keepAll: p.sel.keepAll,
+    answers: p.sel.kinds.has("assistant_message"),
   });
   // Each event's line end, until the item it belongs to is out: the checksum covers the last promoted line.
   const ends = new WeakMap<SourceEvent, number>();
   const emit = (list: Built[]) => {
-    for (const b of list) p.onBuilt(b, Math.max(...b.events.map((e) => ends.get(e) ?? 0)));
+    for (const b of list) {
+      if (p.sel.ids && !p.sel.ids.has(b.item.id)) continue;
+      p.onBuilt(b, Math.max(...b.events.map((e) => ends.get(e) ?? 0)));
+    }
   };
   let count = 0;
   const scan = scanArchive(eventsFile(p.ref.dir), {
@@ -204,15 +220,21 @@ function buildPass(p: Pass): ReturnType<typeof scanArchive> & { selected: number
     until: p.until,
     onProgress: p.opts.onProgress,
     onEvent(event, lineEnd) {
-      if (!selected(event, p.sel)) return;
-      count += 1;
-      ends.set(event, lineEnd);
-      emit(builder.push(event));
+      const chosen = selected(event, p.sel);
+      // Outside the selection an event is not read, only seen: an answer outside it keeps its prompt an item.
+      if (!chosen && !PROMOTABLE.has(event.kind)) return;
+      if (chosen) {
+        count += 1;
+        ends.set(event, lineEnd);
+      }
+      emit(builder.push(event, chosen));
     },
   });
   emit(builder.finish());
-  return { ...scan, selected: count };
+  return { ...scan, selected: count, cleaned: builder.skipped };
 }
+
+const PROMOTABLE: ReadonlySet<string> = new Set(PROMOTABLE_EVENT_KINDS);
 
 /** What a promotion would store: counts, sizes, the first items, and the checksum of the promoted bytes. */
 export function planPromotion(ref: SessionRef, sel: Selection, opts: PassOptions): PromotionPlan {
@@ -229,8 +251,10 @@ export function planPromotion(ref: SessionRef, sel: Selection, opts: PassOptions
     body_bytes: 0,
     truncated: 0,
     by_kind: {},
+    skipped: { trivial: 0, unanswered: 0, duplicate: 0 },
     preview: [],
     spooled: ref.spooled_events,
+    ...(sel.title !== undefined ? { label: sel.title } : {}),
   };
   let lastEnd = 0;
   const scan = runPass({
@@ -248,8 +272,7 @@ export function planPromotion(ref: SessionRef, sel: Selection, opts: PassOptions
       lastEnd = Math.max(lastEnd, lineEnd);
     },
   });
-  // Tool calls come out when their turn ends: the preview reads in the session's order.
-  plan.preview.sort((a, b) => a.source.seq_from - b.source.seq_from);
+  plan.skipped = scan.cleaned;
   plan.scan_end = scan.end;
   plan.events_scanned = scan.lines - scan.skipped;
   plan.events_selected = scan.selected;
@@ -312,7 +335,8 @@ export function writePromotion(
     if (batch.length >= INSERT_BATCH) flush();
   });
   flush();
-  if (result.created.length + result.existing.length !== plan.items) {
+  const expected = sel.ids ? Math.min(sel.ids.size, plan.items) : plan.items;
+  if (result.created.length + result.existing.length !== expected) {
     // Only a rewritten archive can do this (appends are never read: the pass stops at the plan's end).
     throw new CliError("the session changed during promotion; run it again and check the preview");
   }

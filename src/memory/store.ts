@@ -1,12 +1,12 @@
 // The durable memory store: `.tapedeck/memory.sqlite` (0600). Unlike the events index it is not derived from
 // anything: it holds what the user chose to promote, so it is never deleted or rebuilt for them; a damaged
-// file is reported with its name and left alone. Items are immutable rows (insert, read, forget); two
-// full-text tables over title and body stay in step through triggers: words ranked with bm25, and trigrams
-// for identifiers, paths and scripts that the word tokenizer splits apart.
+// file is reported with its name and left alone. Items are rows whose source never changes (insert, read,
+// edit the text, forget); two full-text tables over title and body stay in step through triggers: stemmed
+// words ranked with bm25, and trigrams for identifiers, paths and scripts that the word tokenizer splits
+// apart. The layout and its versions are in store-schema.ts.
 import { join } from "node:path";
 import { CliError, EXIT } from "../cli/errors.ts";
 import { ensureTapedeckDir, tapedeckDir } from "../core/paths.ts";
-import { identifiers } from "./index-text.ts";
 import {
   boundBody,
   ITEM_KINDS,
@@ -15,22 +15,22 @@ import {
   type MemoryKind,
   type MemorySource,
 } from "./item-shape.ts";
-import { isOwnOrigin, newNonce, originKey, originMac } from "./origin.ts";
-import { type ParsedQuery, parseQuery } from "./query.ts";
+import { parseQuery } from "./query.ts";
+import { type Database, MemoryDbError, openDatabase, type Statement, toMemoryDbError } from "./sqlite.ts";
+import { clampLimit, type Filter, filterSql, fragmentSnippet, headOf, sessionFilter } from "./store-query.ts";
 import {
-  type Database,
-  hasSchema,
-  MemoryDbError,
-  openDatabase,
-  type Statement,
-  toMemoryDbError,
-} from "./sqlite.ts";
+  identsOf,
+  MEMORY_DB_VERSION,
+  ownFile,
+  prepareSchema,
+  type Tx,
+  withBusyRetry,
+} from "./store-schema.ts";
 
 export type { MemoryItem, MemoryKind, MemorySource };
 
 export const MEMORY_FILE = "memory.sqlite";
-/** The file's own format (PRAGMA user_version), apart from the items' schema_version. */
-export const MEMORY_DB_VERSION = 1;
+export { MEMORY_DB_VERSION };
 export const MAX_SEARCH_LIMIT = 100;
 export const MAX_GET_IDS = 1000;
 /** Matches ranked at most: the most recently promoted ones (see words()). */
@@ -67,6 +67,16 @@ export interface MemoryStore {
   insert(items: readonly MemoryItem[]): { created: string[]; existing: string[] };
   /** True when the item existed. Its text is overwritten in the file, not only unlinked. */
   forget(id: string): boolean;
+  /**
+   * A new title and text for an item, already redacted and bounded by the caller (the store checks the bound);
+   * its id, kind and source stay. Undefined when there is no such item.
+   */
+  edit(
+    id: string,
+    change: { title: string; body: string; truncated: boolean; editedAt: string },
+  ): MemoryItem | undefined;
+  /** The file's format: 2 stems its word index (retrieval compares stems), 1 holds words as written. */
+  readonly format: number;
   /** Laid out by this user's tapedeck with its schema unchanged: what may be handed to the agent (origin.ts). */
   isOwn(): boolean;
   close(): void;
@@ -85,72 +95,16 @@ export function memoryPath(projectRoot: string): string {
   return join(tapedeckDir(projectRoot), MEMORY_FILE);
 }
 
-const ITEMS_SCHEMA = `
-CREATE TABLE IF NOT EXISTS items (
-  rowid INTEGER PRIMARY KEY,
-  id TEXT NOT NULL UNIQUE,
-  schema_version INTEGER NOT NULL,
-  kind TEXT NOT NULL,
-  title TEXT NOT NULL,
-  body TEXT NOT NULL,
-  truncated INTEGER NOT NULL,
-  created_at TEXT NOT NULL,
-  provider TEXT NOT NULL,
-  session_id TEXT NOT NULL,
-  agent_id TEXT,
-  seq_from INTEGER NOT NULL,
-  seq_to INTEGER NOT NULL,
-  event_ids TEXT NOT NULL,
-  envelope_schema_version INTEGER NOT NULL,
-  archive_sha256 TEXT NOT NULL,
-  archive_bytes INTEGER NOT NULL,
-  -- The identifiers, paths and flags of title and body: all the trigram table holds.
-  idents TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS items_by_session ON items(session_id, seq_from);
-CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
-  title, body, content='items', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE IF NOT EXISTS items_trigram USING fts5(
-  idents, content='items', content_rowid='rowid', tokenize='trigram');
-CREATE TRIGGER IF NOT EXISTS items_ai AFTER INSERT ON items BEGIN
-  INSERT INTO items_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
-  INSERT INTO items_trigram(rowid, idents) VALUES (new.rowid, new.idents);
-END;
-CREATE TRIGGER IF NOT EXISTS items_ad AFTER DELETE ON items BEGIN
-  INSERT INTO items_fts(items_fts, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
-  INSERT INTO items_trigram(items_trigram, rowid, idents) VALUES ('delete', old.rowid, old.idents);
-END;
--- A forgotten item's terms leave the index at once, not at some later segment merge (FTS5 secure-delete).
-INSERT INTO items_fts(items_fts, rank) VALUES ('secure-delete', 1);
-INSERT INTO items_trigram(items_trigram, rank) VALUES ('secure-delete', 1);
--- Items are immutable: an edit would silently rewrite what the user promoted.
-CREATE TRIGGER IF NOT EXISTS items_bu BEFORE UPDATE ON items BEGIN
-  SELECT RAISE(ABORT, 'memory items are immutable');
-END;
-`;
-
-/** Proof that this user's tapedeck laid the file out (origin.ts): only such a file reaches the agent. */
-const ORIGIN = "CREATE TABLE IF NOT EXISTS origin (nonce TEXT NOT NULL, mac TEXT NOT NULL);";
-/** Files laid out before the origin proof: still the user's to list, export and forget, never handed to the agent. */
-const UNPROVEN_SCHEMA = ITEMS_SCHEMA;
-const SCHEMA = `${ITEMS_SCHEMA}${ORIGIN}\n`;
-
-/**
- * Whether this user's tapedeck laid the file out and nobody changed its schema since: sqlite_master is read as
- * data (no view or trigger of the file runs) and must be exactly SCHEMA's, and the origin row's proof must hold.
- */
-function ownFile(db: Database): boolean {
-  if (!hasSchema(db, SCHEMA)) return false;
-  const rows = db.prepare("SELECT nonce, mac FROM origin LIMIT 2").all() as Array<{
-    nonce: unknown;
-    mac: unknown;
-  }>;
-  return rows.length === 1 && isOwnOrigin(rows[0]!.nonce, rows[0]!.mac);
-}
-
-const COLUMNS =
+const BASE_COLUMNS =
   "i.id, i.schema_version, i.kind, i.title, i.body, i.truncated, i.created_at, i.provider, i.session_id, " +
   "i.agent_id, i.seq_from, i.seq_to, i.event_ids, i.envelope_schema_version, i.archive_sha256, i.archive_bytes";
+
+/** A format-1 file (read, never upgraded, by a reader) has no label or edit time. */
+function columnsFor(format: number): string {
+  return format >= 2
+    ? `${BASE_COLUMNS}, i.label, i.edited_at`
+    : `${BASE_COLUMNS}, NULL AS label, NULL AS edited_at`;
+}
 
 interface Row {
   id: string;
@@ -169,17 +123,9 @@ interface Row {
   envelope_schema_version: number;
   archive_sha256: string;
   archive_bytes: number;
+  label: string | null;
+  edited_at: string | null;
 }
-
-/** The event kinds a `kind:` filter names (the query language's), as the item kinds they become. */
-const KIND_FILTER: Record<string, MemoryKind[]> = {
-  user_prompt: ["prompt"],
-  assistant_message: ["answer"],
-  tool_call: ["tool_call"],
-  tool_result: ["tool_call"],
-  tool_error: ["tool_call"],
-  compaction: ["compaction_summary"],
-};
 
 /**
  * The project's memory. Read-only: undefined when there is none yet (nothing promoted), and the file is
@@ -208,108 +154,30 @@ export function openMemory(projectRoot: string, opts: { readonly?: boolean } = {
       db.close();
       return undefined;
     }
-    return new SqliteMemoryStore(db, path);
+    return new SqliteMemoryStore(db, path, version);
   } catch (error) {
     db.close();
     throw toMemoryDbError(error, path);
   }
 }
 
-function prepareSchema(db: Database, path: string, readonly: boolean): number {
-  // A forgotten item's text is overwritten, not left in free pages of a file that may be copied elsewhere.
-  db.pragma("secure_delete = ON");
-  const { version, foreign } = schemaState(db);
-  if (version > MEMORY_DB_VERSION) {
-    throw new MemoryDbError(
-      `${path} was written by a newer tapedeck (format ${version}, this one reads ${MEMORY_DB_VERSION}); upgrade tapedeck to read it`,
-      "failed",
-      path,
-    );
-  }
-  if (version === 0 && foreign) {
-    // Someone else's SQLite file in tapedeck's place: laying tables over it would mix two things in one file.
-    throw new MemoryDbError(
-      `${path} is an SQLite database tapedeck did not create; move it aside (tapedeck never deletes it for you)`,
-      "failed",
-      path,
-    );
-  }
-  if (version === MEMORY_DB_VERSION && !hasSchema(db, SCHEMA) && !hasSchema(db, UNPROVEN_SCHEMA)) {
-    // Views or triggers under tapedeck's names (a planted file): a recursive one never ends, a trigger runs on
-    // every promoted item. Checked as data, before any query of the file's own tables.
-    throw new MemoryDbError(
-      `${path} has tables or triggers tapedeck did not create; move it aside (tapedeck never deletes it for you)`,
-      "failed",
-      path,
-    );
-  }
-  if (version === MEMORY_DB_VERSION || readonly) return version;
-  withBusyRetry(() => {
-    // IMMEDIATE: two first promotions at once lay the schema out one after the other.
-    const tx = db.transaction(() => {
-      if (Number(db.pragma("user_version", { simple: true })) !== 0) return;
-      db.exec(SCHEMA);
-      const nonce = newNonce();
-      db.prepare("INSERT INTO origin (nonce, mac) VALUES (?, ?)").run(
-        nonce,
-        originMac(originKey(true)!, nonce),
-      );
-      db.pragma(`user_version = ${MEMORY_DB_VERSION}`);
-    }) as Tx<() => void>;
-    tx.immediate();
-  });
-  return MEMORY_DB_VERSION;
-}
-
-/**
- * The format and whether any table exists, in one statement: one snapshot, so a concurrent first writer's
- * schema is seen together with its user_version, never as tables without it.
- */
-function schemaState(db: Database): { version: number; foreign: boolean } {
-  const row = db
-    .prepare(
-      "SELECT (SELECT user_version FROM pragma_user_version) AS v, " +
-        "(SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%') AS n",
-    )
-    .get() as { v: number; n: number };
-  return { version: Number(row.v), foreign: Number(row.v) === 0 && Number(row.n) > 0 };
-}
-
-/**
- * better-sqlite3 waits BUSY_TIMEOUT_MS inside SQLite for a lock; a promotion of a big session holds the write
- * lock for one batch at a time, so another writer retries a few times before giving up with a clear message.
- */
-const BUSY_RETRIES = 2;
-
-function withBusyRetry<T>(fn: () => T): T {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return fn();
-    } catch (error) {
-      const code = String((error as { code?: unknown })?.code ?? "");
-      if (!code.startsWith("SQLITE_BUSY") || attempt >= BUSY_RETRIES) throw error;
-    }
-  }
-}
-
-type Tx<F> = F & { immediate: F };
+const INSERT_SQL =
+  "INSERT INTO items (id, schema_version, kind, title, body, truncated, created_at, provider, session_id, " +
+  "agent_id, seq_from, seq_to, event_ids, envelope_schema_version, archive_sha256, archive_bytes, idents, label) " +
+  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING";
 
 class SqliteMemoryStore implements MemoryStore {
-  private readonly insertStmt: Statement;
+  private insertStmt: Statement | undefined;
   private readonly byId: Statement;
+  private readonly columns: string;
 
   constructor(
     private readonly db: Database,
     readonly path: string,
+    readonly format: number,
   ) {
-    this.insertStmt = this.guard(() =>
-      db.prepare(
-        "INSERT INTO items (id, schema_version, kind, title, body, truncated, created_at, provider, session_id, " +
-          "agent_id, seq_from, seq_to, event_ids, envelope_schema_version, archive_sha256, archive_bytes, idents) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
-      ),
-    );
-    this.byId = this.guard(() => db.prepare(`SELECT ${COLUMNS} FROM items i WHERE i.id = ?`));
+    this.columns = columnsFor(format);
+    this.byId = this.guard(() => db.prepare(`SELECT ${this.columns} FROM items i WHERE i.id = ?`));
   }
 
   /** Every SQLite failure leaves as a MemoryDbError naming this file, never as a driver stack. */
@@ -381,7 +249,7 @@ class SqliteMemoryStore implements MemoryStore {
   private rowsByRowid(rids: string): Map<number, Row> {
     const rows = this.db
       .prepare(
-        `SELECT i.rowid AS rid, ${COLUMNS} FROM items i WHERE i.rowid IN (SELECT value FROM json_each(?))`,
+        `SELECT i.rowid AS rid, ${this.columns} FROM items i WHERE i.rowid IN (SELECT value FROM json_each(?))`,
       )
       .all(rids) as Array<Row & { rid: number }>;
     return new Map(rows.map((r) => [r.rid, r]));
@@ -411,7 +279,7 @@ class SqliteMemoryStore implements MemoryStore {
   }
 
   private filtered(filter: Filter, limit: number): MemoryHit[] {
-    const sql = `SELECT ${COLUMNS} FROM items i WHERE 1${filter.sql} ORDER BY i.rowid DESC LIMIT ?`;
+    const sql = `SELECT ${this.columns} FROM items i WHERE 1${filter.sql} ORDER BY i.rowid DESC LIMIT ?`;
     const rows = this.db.prepare(sql).all(...filter.params, limit) as Row[];
     return rows.map((r) => hitOf(r, 0, headOf(r.body)));
   }
@@ -443,7 +311,7 @@ class SqliteMemoryStore implements MemoryStore {
       params.push(opts.kind);
     }
     const sql =
-      `SELECT ${COLUMNS} FROM items i${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ` +
+      `SELECT ${this.columns} FROM items i${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ` +
       "ORDER BY i.rowid DESC LIMIT ? OFFSET ?";
     params.push(clampLimit(opts.limit ?? 100, 100_000), Math.max(0, Math.trunc(opts.offset ?? 0)));
     return this.guard(() => (this.db.prepare(sql).all(...params) as Row[]).map(itemOf));
@@ -457,7 +325,7 @@ class SqliteMemoryStore implements MemoryStore {
         () =>
           this.db
             .prepare(
-              `SELECT i.rowid AS rid, ${COLUMNS} FROM items i WHERE i.rowid > ? ORDER BY i.rowid LIMIT 500`,
+              `SELECT i.rowid AS rid, ${this.columns} FROM items i WHERE i.rowid > ? ORDER BY i.rowid LIMIT 500`,
             )
             .all(after) as Array<Row & { rid: number }>,
       );
@@ -475,6 +343,11 @@ class SqliteMemoryStore implements MemoryStore {
 
   insert(items: readonly MemoryItem[]): { created: string[]; existing: string[] } {
     for (const item of items) checkItem(item);
+    // Only a writer inserts, and a writer's file is in the current format (prepareSchema upgraded it).
+    const stmt = this.guard(() => {
+      this.insertStmt ??= this.db.prepare(INSERT_SQL);
+      return this.insertStmt;
+    });
     const created: string[] = [];
     const existing: string[] = [];
     const tx = this.db.transaction(() => {
@@ -482,7 +355,7 @@ class SqliteMemoryStore implements MemoryStore {
       existing.length = 0;
       for (const item of items) {
         const s = item.source;
-        const r = this.insertStmt.run(
+        const r = stmt.run(
           item.id,
           item.schema_version,
           item.kind,
@@ -499,7 +372,8 @@ class SqliteMemoryStore implements MemoryStore {
           s.envelope_schema_version,
           s.archive_sha256,
           s.archive_bytes,
-          identifiers(`${item.title}\n${item.body}`),
+          identsOf(item.title, item.body),
+          item.label ?? null,
         );
         (r.changes > 0 ? created : existing).push(item.id);
       }
@@ -527,6 +401,38 @@ class SqliteMemoryStore implements MemoryStore {
     });
   }
 
+  edit(
+    id: string,
+    change: { title: string; body: string; truncated: boolean; editedAt: string },
+  ): MemoryItem | undefined {
+    if (boundBody(change.body).truncated) throw new CliError(`memory item ${id}: body over the 4 KiB bound`);
+    return this.guard(() => {
+      const changed = withBusyRetry(() =>
+        (
+          this.db.transaction(() => {
+            const r = this.db
+              .prepare(
+                "UPDATE items SET title = ?, body = ?, truncated = ?, idents = ?, edited_at = ? WHERE id = ?",
+              )
+              .run(
+                change.title,
+                change.body,
+                change.truncated ? 1 : 0,
+                identsOf(change.title, change.body),
+                change.editedAt,
+                id,
+              );
+            return r.changes > 0;
+          }) as Tx<() => boolean>
+        ).immediate(),
+      );
+      if (!changed) return undefined;
+      // The old text sits in the write-ahead log until a checkpoint copies the new pages over it (as forget).
+      this.db.pragma("wal_checkpoint(TRUNCATE)");
+      return this.get([id])[0];
+    });
+  }
+
   isOwn(): boolean {
     try {
       return ownFile(this.db);
@@ -539,84 +445,6 @@ class SqliteMemoryStore implements MemoryStore {
   close(): void {
     if (this.db.open) this.db.close();
   }
-}
-
-interface Filter {
-  sql: string;
-  params: unknown[];
-}
-
-/** SQL for the query's filters; null when a kind filter names only kinds memory never holds. */
-function filterSql(filters: ParsedQuery["filters"]): Filter | null {
-  let sql = "";
-  const params: unknown[] = [];
-  if (filters.kinds) {
-    const kinds = [...new Set(filters.kinds.flatMap((k) => KIND_FILTER[k] ?? []))];
-    if (kinds.length === 0) return null;
-    sql += " AND i.kind IN (SELECT value FROM json_each(?))";
-    params.push(JSON.stringify(kinds));
-  }
-  if (filters.providers) {
-    sql += " AND i.provider IN (SELECT value FROM json_each(?))";
-    params.push(JSON.stringify(filters.providers));
-  }
-  if (filters.sessions) {
-    const s = sessionFilter(filters.sessions);
-    sql += s.sql;
-    params.push(...s.params);
-  }
-  return { sql, params };
-}
-
-/** `claude:abc`, `abc` (the provider's id) or a prefix of either. */
-function sessionFilter(sessions: readonly string[]): Filter {
-  const alternatives: string[] = [];
-  const params: unknown[] = [];
-  for (const s of sessions) {
-    const like = `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    alternatives.push("i.session_id LIKE ? ESCAPE '\\'", "i.session_id LIKE ? ESCAPE '\\'");
-    params.push(like, `%:${like}`);
-  }
-  return { sql: ` AND (${alternatives.join(" OR ")})`, params };
-}
-
-function clampLimit(limit: number, max: number): number {
-  if (!Number.isFinite(limit)) return max;
-  return Math.min(max, Math.max(1, Math.trunc(limit)));
-}
-
-const SNIPPET_CHARS = 160;
-
-/** A window of the body around the first term found (case-insensitively), the matches marked « ». */
-function fragmentSnippet(body: string, terms: string[]): string {
-  const lower = body.toLowerCase();
-  const needles = terms.map((t) => t.toLowerCase()).filter((t) => t !== "");
-  const found = needles.map((t) => lower.indexOf(t)).filter((i) => i >= 0);
-  const start = Math.max(0, (found.length > 0 ? Math.min(...found) : 0) - Math.floor(SNIPPET_CHARS / 3));
-  const end = Math.min(body.length, start + SNIPPET_CHARS);
-  let out = "";
-  let at = start;
-  const window = lower.slice(0, end);
-  for (;;) {
-    let next = -1;
-    let len = 0;
-    for (const n of needles) {
-      const i = window.indexOf(n, at);
-      if (i >= 0 && i + n.length <= end && (next < 0 || i < next)) {
-        next = i;
-        len = n.length;
-      }
-    }
-    if (next < 0) break;
-    out += `${body.slice(at, next)}«${body.slice(next, next + len)}»`;
-    at = next + len;
-  }
-  return `${start > 0 ? "…" : ""}${out}${body.slice(at, end)}${end < body.length ? "…" : ""}`;
-}
-
-function headOf(body: string): string {
-  const flat = body.replace(/\s+/g, " ").trim();
-  return flat.length > 160 ? `${flat.slice(0, 159)}…` : flat;
 }
 
 function sourceOf(r: Row): MemorySource {
@@ -652,6 +480,8 @@ function itemOf(r: Row): MemoryItem {
     truncated: r.truncated !== 0,
     created_at: r.created_at,
     source: sourceOf(r),
+    label: r.label ?? null,
+    edited_at: r.edited_at ?? null,
   };
 }
 

@@ -3,9 +3,9 @@
 // the same tool in the same turn and agent. Codex records a failing command twice, an ordinary PostToolUse
 // and later a tool_error read from its rollout with the same id: a group therefore stays open until its turn
 // ends, so that error lands in the same item. Open groups are bounded: past MAX_OPEN the oldest is closed.
-import type { Part, SourceEvent } from "./items.ts";
+import type { Part, SourceEvent, ToolRole } from "./item-text.ts";
 
-export type ToolRole = "call" | "result" | "error";
+export type { ToolRole };
 
 const MAX_OPEN = 256;
 const ROLE_ORDER: Record<ToolRole, number> = { call: 0, result: 1, error: 2 };
@@ -52,6 +52,11 @@ export class ToolPairer {
     if (turn === undefined) return [];
     const done = this.open.filter((g) => g.turn !== undefined && g.turn !== turn);
     return done.map((g) => this.close(g));
+  }
+
+  /** The first sequence number of the open groups: no tool item can start before it any more. */
+  oldest(): number | undefined {
+    return this.open.length === 0 ? undefined : Math.min(...this.open.map((g) => g.first));
   }
 
   finish(): Part[][] {

@@ -1,4 +1,4 @@
-// `tapedeck memory list|show|search|forget|export|verify` as a user runs them (the built CLI).
+// `tapedeck memory list|show|search|edit|forget|export|verify` as a user runs them (the built CLI).
 import { execFileSync, spawnSync } from "node:child_process";
 import {
   appendFileSync,
@@ -39,7 +39,7 @@ function promoted(root: string): string[] {
       }),
       turn_id: "t1",
     },
-    { ...event("user_prompt", "p2", { prompt: "and the widget?" }), turn_id: "t2" },
+    { ...event("user_prompt", "p2", { prompt: "which port does the widget use?" }), turn_id: "t2" },
     {
       ...event("assistant_message", "a2", { text: "The widget has no port; it reads ```fenced``` input." }),
       turn_id: "t2",
@@ -65,15 +65,15 @@ describe("tapedeck memory", () => {
   it("list, show and search: ranked hits with their source; exit 1 when nothing matches", () => {
     const root = project();
     const ids = promoted(root);
-    expect(ids).toHaveLength(4);
+    expect(ids).toHaveLength(2);
     const list = cli(["memory", "list", "--project", root, "--json"]);
     const listed = JSON.parse(list.stdout) as Array<{ id: string; bytes: number; body?: string }>;
-    expect(listed).toHaveLength(4);
+    expect(listed).toHaveLength(2);
     expect(listed[0]!.body).toBeUndefined();
     const search = cli(["memory", "search", "gizmo port 7311", "--project", root, "--json"]);
     expect(search.code).toBe(0);
     const hits = JSON.parse(search.stdout).hits as Array<{ id: string; kind: string; snippet: string }>;
-    expect(hits[0]!.kind).toBe("answer");
+    expect(hits[0]!.kind).toBe("exchange");
     expect(hits[0]!.snippet).toContain("«port»");
     // A path fragment: the trigram table.
     const path = cli(["memory", "search", "gizmo/server", "--project", root, "--json"]);
@@ -84,7 +84,7 @@ describe("tapedeck memory", () => {
     expect(show.stdout).toContain("port 7311");
     expect(show.stdout).toContain("Source: claude claude:sess-1");
     const shown = JSON.parse(cli(["memory", "show", hits[0]!.id, "--project", root, "--json"]).stdout);
-    expect(shown.source.event_ids).toEqual(["a1"]);
+    expect(shown.source.event_ids).toEqual(["p1", "a1"]);
   });
 
   it("a 100 KB query is a clear usage error (exit 2), quickly, not a crash", () => {
@@ -120,7 +120,9 @@ describe("tapedeck memory", () => {
     expect(lines.map((l) => JSON.parse(l).id).sort()).toEqual([...ids].sort());
     const md = cli(["memory", "export", "--format", "md", "--project", root]);
     expect(md.stdout).toContain("# tapedeck memory");
-    expect(md.stdout).toContain("````text\nThe widget has no port; it reads ```fenced``` input.\n````");
+    expect(md.stdout).toContain(
+      "````text\nUser: which port does the widget use?\n\nAssistant: The widget has no port; it reads ```fenced``` input.\n````",
+    );
     expect(cli(["memory", "export", "--format", "csv", "--project", root]).code).toBe(2);
   });
 
@@ -136,7 +138,7 @@ describe("tapedeck memory", () => {
     const r = cli(["memory", "verify", "--project", root, "--json"]);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout);
-    expect(report.findings.length).toBe(4);
+    expect(report.findings.length).toBe(2);
     expect(report.findings[0].problem).toBe("changed");
     // Truncated below what was promoted from.
     writeFileSync(file, text.slice(0, 50));
@@ -146,14 +148,114 @@ describe("tapedeck memory", () => {
     ).toMatch(/shorter/);
   });
 
+  it("edit: a new title and text, redacted again, the id and source kept; --dry-run changes nothing", () => {
+    const root = project();
+    const [id] = promoted(root);
+    const before = JSON.parse(cli(["memory", "show", id!, "--project", root, "--json"]).stdout);
+    const dry = cli([
+      "memory",
+      "edit",
+      id!,
+      "--project",
+      root,
+      "--text",
+      "the gizmo moved to 7400",
+      "--dry-run",
+    ]);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain("Nothing stored (--dry-run).");
+    expect(JSON.parse(cli(["memory", "show", id!, "--project", root, "--json"]).stdout)).toEqual(before);
+    const r = cli([
+      "memory",
+      "edit",
+      id!,
+      "--project",
+      root,
+      "--title",
+      "Gizmo port",
+      "--text",
+      "The gizmo listens on 7400 now; deploy with key AKIAQ3ZT7RBX5MWN2KPD",
+      "--json",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const after = JSON.parse(r.stdout).item;
+    expect(after).toMatchObject({
+      id,
+      kind: before.kind,
+      title: "Gizmo port",
+      body: "The gizmo listens on 7400 now; deploy with key [REDACTED:aws_access_key_id]",
+      source: before.source,
+      created_at: before.created_at,
+    });
+    expect(after.edited_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(readFileSync(memoryPath(root)).includes("AKIAQ3ZT7RBX5MWN2KPD")).toBe(false);
+    expect(JSON.parse(cli(["memory", "search", "7400", "--project", root, "--json"]).stdout).hits[0].id).toBe(
+      id,
+    );
+    expect(cli(["memory", "search", "7311", "--project", root]).code).toBe(1);
+    const unchanged = cli(["memory", "edit", id!, "--project", root, "--title", "Gizmo port"]);
+    expect(unchanged.stdout).toContain("unchanged");
+  });
+
+  it("edit: text from a file or stdin; no change given without a terminal, an empty text or an unknown id are refused", () => {
+    const root = project();
+    const [id] = promoted(root);
+    const file = join(root, "new.txt");
+    writeFileSync(file, "text from a file");
+    expect(cli(["memory", "edit", id!, "--project", root, "--text-file", file]).code).toBe(0);
+    const piped = spawnSync(
+      process.execPath,
+      [CLI, "memory", "edit", id!, "--project", root, "--text-file", "-"],
+      {
+        input: "text from stdin",
+        encoding: "utf8",
+      },
+    );
+    expect(piped.status).toBe(0);
+    expect(JSON.parse(cli(["memory", "show", id!, "--project", root, "--json"]).stdout).body).toBe(
+      "text from stdin",
+    );
+    const none = cli(["memory", "edit", id!, "--project", root]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("--title, --text or --text-file");
+    expect(cli(["memory", "edit", id!, "--project", root, "--text", "  "]).code).toBe(2);
+    expect(cli(["memory", "edit", id!, "--project", root, "--text", "a", "--text-file", file]).code).toBe(2);
+    expect(cli(["memory", "edit", "m1-nope", "--project", root, "--title", "x"]).code).toBe(3);
+  });
+
+  it("edit on a terminal opens $EDITOR on the title and text, and stores what it saved", () => {
+    const root = project();
+    const [id] = promoted(root);
+    const editor = join(root, "editor.sh");
+    // An editor that replaces the file with a new title, a blank line and a new text.
+    writeFileSync(editor, `#!/bin/sh\nprintf 'Edited title\\n\\nEdited body line\\n' > "$1"\n`, {
+      mode: 0o700,
+    });
+    const command = [process.execPath, CLI, "memory", "edit", id!, "--project", root]
+      .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
+      .join(" ");
+    const scriptArgs =
+      process.platform === "darwin"
+        ? ["-q", "/dev/null", "sh", "-c", command]
+        : ["-qec", command, "/dev/null"];
+    const r = spawnSync("script", scriptArgs, {
+      input: "",
+      encoding: "utf8",
+      env: { ...process.env, EDITOR: editor },
+    });
+    expect(r.status, r.stdout).toBe(0);
+    const shown = JSON.parse(cli(["memory", "show", id!, "--project", root, "--json"]).stdout);
+    expect(shown).toMatchObject({ title: "Edited title", body: "Edited body line" });
+  });
+
   it("a symlinked memory.sqlite is refused (exit 1) and its target never written", () => {
     const root = project();
     mkdirSync(join(root, ".tapedeck"), { mode: 0o700 });
     const target = join(root, "target.bin");
     writeFileSync(target, "not yours");
     symlinkSync(target, memoryPath(root));
-    recordEvents(spec(root), [event("user_prompt", "p1", { prompt: "hello there" })]);
-    const r = cli(["promote", "last", "--project", root, "--yes"]);
+    recordEvents(spec(root), [event("user_prompt", "p1", { prompt: "which port does the gizmo use?" })]);
+    const r = cli(["promote", "last", "--project", root, "--yes", "--kinds", "user_prompt"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/symlink/);
     expect(cli(["memory", "list", "--project", root]).code).toBe(1);

@@ -85,7 +85,14 @@ function json(r: { stdout: string }) {
   return JSON.parse(r.stdout) as {
     created: string[];
     existing: string[];
-    items: Array<{ id: string; kind: string; body: string; source: Record<string, unknown> }>;
+    items: Array<{
+      id: string;
+      kind: string;
+      title: string;
+      body: string;
+      label: string | null;
+      source: Record<string, unknown>;
+    }>;
   };
 }
 
@@ -96,7 +103,7 @@ describe("tapedeck promote", () => {
     const r = cli(["promote", "last", "--project", root]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("not promoted: pass --yes");
-    expect(r.stdout).toContain("3 item(s)");
+    expect(r.stdout).toContain("2 item(s)");
     expect(r.stdout).toContain("db-staging-7");
     // The preview is redacted: it shows exactly what would be stored.
     expect(r.stdout).not.toContain("AKIAQ3ZT7RBX5MWN2KPD");
@@ -108,12 +115,12 @@ describe("tapedeck promote", () => {
     recordFact(root);
     const no = onTerminal(["promote", "last", "--project", root], "n\n");
     expect(no.code).toBe(2);
-    expect(no.out).toContain("Store 3 item(s)");
+    expect(no.out).toContain("Store 2 item(s)");
     expect(no.out).toContain("not promoted");
     expect(existsSync(memoryPath(root))).toBe(false);
     const yes = onTerminal(["promote", "last", "--project", root], "y\n");
     expect(yes.code).toBe(0);
-    expect(yes.out).toContain("Promoted 3 new item(s)");
+    expect(yes.out).toContain("Promoted 2 new item(s)");
   });
 
   it("--yes --json stores the items and reports them; the same promotion again creates nothing", () => {
@@ -123,10 +130,11 @@ describe("tapedeck promote", () => {
     expect(first.code).toBe(0);
     const a = json(first);
     expect(Object.keys(a)).toEqual(["created", "existing", "items"]);
-    expect(a.created).toHaveLength(3);
+    expect(a.created).toHaveLength(2);
     expect(a.existing).toEqual([]);
-    expect(a.items.map((i) => i.kind).sort()).toEqual(["answer", "prompt", "tool_call"]);
-    const answer = a.items.find((i) => i.kind === "answer")!;
+    // The prompt with its answer is one item, before the tool call of its turn: the order they are stored in.
+    expect(a.items.map((i) => i.kind)).toEqual(["exchange", "tool_call"]);
+    const answer = a.items.find((i) => i.kind === "exchange")!;
     expect(answer.source).toMatchObject({
       provider: "claude",
       session_id: "claude:promo-1",
@@ -165,8 +173,8 @@ describe("tapedeck promote", () => {
     const verify = cli(["memory", "verify", "--project", root, "--json"]);
     expect(verify.code).toBe(1);
     const report = JSON.parse(verify.stdout);
-    expect(report.checked).toBe(3);
-    expect(report.findings.map((f: { problem: string }) => f.problem)).toEqual(["gone", "gone", "gone"]);
+    expect(report.checked).toBe(2);
+    expect(report.findings.map((f: { problem: string }) => f.problem)).toEqual(["gone", "gone"]);
   });
 
   it("selection options: --events, --kinds, --exclude-events, --exclude-fields, --title, --dry-run", () => {
@@ -203,7 +211,16 @@ describe("tapedeck promote", () => {
     );
     expect(fields.items).toHaveLength(1);
     expect(fields.items[0]!.body).not.toContain("DB_HOST");
-    expect((fields.items[0] as unknown as { title: string }).title).toMatch(/^Staging · Bash: cat/);
+    // The title labels the set: beside the item, never in its own title.
+    expect(fields.items[0]).toMatchObject({ title: "Bash: cat deploy/staging.env", label: "Staging" });
+    // A list of events and ranges: the prompt and the answer (2 and 5) are still one exchange.
+    const list = json(cli(["promote", "last", "--project", root, "--dry-run", "--json", "--events", "2,5"]));
+    expect(list.items.map((i) => [i.kind, i.source.seq_from, i.source.seq_to])).toEqual([["exchange", 2, 5]]);
+    // Only the prompt: its answer exists outside the selection, so the prompt is an item of its own.
+    const prompt = json(
+      cli(["promote", "last", "--project", root, "--dry-run", "--json", "--events", "1-4"]),
+    );
+    expect(prompt.items.map((i) => i.kind)).toEqual(["prompt", "tool_call"]);
     const excluded = json(
       cli(["promote", "last", "--project", root, "--dry-run", "--json", "--exclude-events", "2,5"]),
     );
@@ -216,6 +233,10 @@ describe("tapedeck promote", () => {
     expect(cli(["promote", "last", "--project", root, "--events", "9..3"]).code).toBe(2);
     expect(cli(["promote", "last", "--project", root, "--kinds", "turn_usage"]).code).toBe(2);
     expect(cli(["promote", "last", "--project", root, "--exclude-fields", "manifest.x"]).code).toBe(2);
+    const pick = cli(["promote", "last", "--project", root, "--pick"]);
+    expect(pick.code).toBe(2);
+    expect(pick.stderr).toContain("--pick needs a terminal");
+    expect(cli(["promote", "last", "--project", root, "--events", "3-x"]).code).toBe(2);
     const none = cli(["promote", "last", "--project", root, "--events", "100..200", "--yes"]);
     expect(none.code).toBe(3);
     expect(none.stderr).toContain("nothing to promote");
@@ -260,12 +281,12 @@ describe("tapedeck promote", () => {
     const jb = json(b);
     const all = new Set([...ja.created, ...jb.created]);
     expect(ja.created.length + jb.created.length).toBe(all.size);
-    expect(all.size).toBe(3000);
-    expect(new Set([...ja.created, ...ja.existing]).size).toBe(3000);
+    expect(all.size).toBe(1500);
+    expect(new Set([...ja.created, ...ja.existing]).size).toBe(1500);
     const count = JSON.parse(
       cli(["memory", "list", "--project", root, "--json", "--limit", "100000"]).stdout,
     );
-    expect(count).toHaveLength(3000);
+    expect(count).toHaveLength(1500);
   }, 180_000);
 
   it("a 100,000-event session: progress on stderr, and it fits a heap far smaller than its items", () => {
@@ -277,7 +298,8 @@ describe("tapedeck promote", () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("tapedeck: reading: 100,000 events");
     expect(r.stderr).toContain("tapedeck: storing: 50,000 events");
-    expect(r.stdout).toContain("Promoted 100000 new item(s)");
+    // Each prompt and its answer: one exchange.
+    expect(r.stdout).toContain("Promoted 50000 new item(s)");
   }, 300_000);
 });
 

@@ -143,11 +143,13 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, transport: "http" | "
       const recorded = injections(asked.session);
       expect(recorded).toHaveLength(1);
       const payload = recorded[0]!.payload as {
+        outcome: string;
         bytes: number;
         item_ids: string[];
         query: string;
         context: string;
       };
+      expect(payload.outcome).toBe("injected");
       expect(payload.bytes).toBe(Buffer.byteLength(payload.context));
       expect(payload.bytes).toBeGreaterThan(Buffer.byteLength(FACT));
       expect(payload.bytes).toBeLessThanOrEqual(4096);
@@ -158,6 +160,12 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, transport: "http" | "
       // The user's prompt is recorded as typed: the context is not in it.
       const prompts = archive(asked.session).filter((e) => e.kind === "user_prompt");
       expect(prompts.map((e) => e.payload.prompt)).toEqual([`SCENARIO_RECALL ${KEY}`]);
+      // Where the session is read, the injection is named with its size and items, not an unlabelled event.
+      const shown = await cli(["show", asked.session]);
+      expect(shown.code, shown.stderr).toBe(0);
+      const n = payload.item_ids.length;
+      expect(shown.stdout).toContain(`memory injected: ${n} item${n === 1 ? "" : "s"},`);
+      expect(shown.stdout).toContain(payload.item_ids[0]!);
     });
 
     it("retrieval off: the next session's request carries no marker, and the mock does not know", async () => {

@@ -39,45 +39,74 @@ function build(events: SourceEvent[], opts: Partial<ItemOptions> = {}): MemoryIt
   return [...out, ...b.finish().map((x) => x.item)];
 }
 
+/** Prompts on their own (no answers selected): what text handling tests look at. */
+const PROMPTS: Partial<ItemOptions> = { answers: false };
+
 describe("items from events", () => {
-  it("a prompt and an answer become typed items with their full source", () => {
-    const [prompt, answer] = build([
+  it("a prompt and the answer of its turn are one exchange, with both events as its source", () => {
+    const [exchange] = build([
       ev(2, "user_prompt", { prompt: "How do we deploy?\nDetails follow." }),
-      ev(5, "assistant_message", { text: "With make deploy." }, { agent_id: "sub-1" }),
+      ev(5, "assistant_message", { text: "With make deploy, from the release branch." }),
     ]);
-    expect(prompt).toMatchObject({
-      kind: "prompt",
+    expect(exchange).toMatchObject({
+      kind: "exchange",
       title: "How do we deploy?",
-      body: "How do we deploy?\nDetails follow.",
+      body: "User: How do we deploy?\nDetails follow.\n\nAssistant: With make deploy, from the release branch.",
       truncated: false,
       schema_version: 1,
+      label: null,
+      edited_at: null,
       source: {
         provider: "claude",
         session_id: "claude:s1",
         agent_id: null,
         seq_from: 2,
-        seq_to: 2,
-        event_ids: ["user_prompt-2"],
+        seq_to: 5,
+        event_ids: ["user_prompt-2", "assistant_message-5"],
         envelope_schema_version: 1,
         archive_sha256: ARCHIVE.sha256,
         archive_bytes: ARCHIVE.bytes,
       },
     });
-    expect(answer).toMatchObject({
-      kind: "answer",
-      body: "With make deploy.",
-      source: { agent_id: "sub-1" },
-    });
+  });
+
+  it("a subagent's answer is not the main prompt's: it stays an answer of its own", () => {
+    const items = build([
+      ev(2, "user_prompt", { prompt: "How do we deploy the worker?" }),
+      ev(4, "assistant_message", { text: "The worker ships with the API image." }, { agent_id: "sub-1" }),
+      ev(5, "assistant_message", { text: "Deploy it with make deploy-worker." }),
+    ]);
+    expect(items.map((i) => [i.kind, i.source.agent_id])).toEqual([
+      ["exchange", null],
+      ["answer", "sub-1"],
+    ]);
   });
 
   it("ids are stable for the same events and differ for other events, kinds or sessions", () => {
-    const events = [ev(2, "user_prompt", { prompt: "same" })];
-    const a = build(events)[0]!.id;
-    expect(build(events)[0]!.id).toBe(a);
+    const events = [ev(2, "user_prompt", { prompt: "the staging deploy key rotates weekly" })];
+    const a = build(events, PROMPTS)[0]!.id;
+    expect(build(events, PROMPTS)[0]!.id).toBe(a);
     // The body does not enter the id: excluding a field later finds the same item.
-    expect(build([ev(2, "user_prompt", { prompt: "other text" })])[0]!.id).toBe(a);
-    expect(build([ev(3, "user_prompt", { prompt: "same" })])[0]!.id).not.toBe(a);
-    expect(build([ev(2, "user_prompt", { prompt: "same" }, { session_id: "claude:s2" })])[0]!.id).not.toBe(a);
+    expect(
+      build([ev(2, "user_prompt", { prompt: "another prompt about something else entirely" })], PROMPTS)[0]!
+        .id,
+    ).toBe(a);
+    expect(
+      build([ev(3, "user_prompt", { prompt: "the staging deploy key rotates weekly" })], PROMPTS)[0]!.id,
+    ).not.toBe(a);
+    expect(
+      build(
+        [
+          ev(
+            2,
+            "user_prompt",
+            { prompt: "the staging deploy key rotates weekly" },
+            { session_id: "claude:s2" },
+          ),
+        ],
+        PROMPTS,
+      )[0]!.id,
+    ).not.toBe(a);
     expect(a).toMatch(/^m1-[0-9a-f]{32}$/);
   });
 
@@ -135,14 +164,15 @@ describe("items from events", () => {
     const items = build([
       ev(1, "tool_call", { tool_name: "Bash", tool_use_id: "c1", tool_input: { command: "false" } }),
       ev(2, "tool_result", { tool_name: "Bash", tool_use_id: "c1", tool_response: "" }),
-      ev(3, "assistant_message", { text: "It failed." }),
+      ev(3, "assistant_message", { text: "It failed: the build script exits 1." }),
       ev(4, "tool_error", { tool_name: "Bash", tool_use_id: "c1", error: "Exit code 1", exit_code: 1 }),
       ev(5, "user_prompt", { prompt: "next" }, { turn_id: "t2" }),
     ]);
     const tool = items.find((i) => i.kind === "tool_call")!;
     expect(tool.source.event_ids).toEqual(["tool_call-1", "tool_result-2", "tool_error-4"]);
     expect(tool.body).toContain("Error:\nExit code 1");
-    expect(items.map((i) => i.kind).sort()).toEqual(["answer", "prompt", "tool_call"]);
+    // The prompt of turn t2 never got its answer: no item.
+    expect(items.map((i) => i.kind)).toEqual(["tool_call", "answer"]);
   });
 
   it("a call whose result is not in the selection is an item of its own", () => {
@@ -171,17 +201,20 @@ describe("items from events", () => {
 
   it("removes injected memory (the marker) so it is never promoted again; a prompt of nothing else is no item", () => {
     const injected = wrapInjected("the deploy key lives in vault", ["m1-abc"]);
-    const items = build([
-      ev(1, "user_prompt", { prompt: `${injected}\nWhat is next?` }),
-      ev(2, "user_prompt", { prompt: injected }),
-      ev(3, "tool_result", {
-        tool_name: "Read",
-        tool_use_id: "r",
-        tool_response: `before ${injected} after`,
-      }),
-    ]);
+    const items = build(
+      [
+        ev(1, "user_prompt", { prompt: `${injected}\nWhat is the next migration step?` }),
+        ev(2, "user_prompt", { prompt: injected }),
+        ev(3, "tool_result", {
+          tool_name: "Read",
+          tool_use_id: "r",
+          tool_response: `before ${injected} after`,
+        }),
+      ],
+      PROMPTS,
+    );
     expect(items).toHaveLength(2);
-    expect(items[0]!.body).toBe("What is next?");
+    expect(items[0]!.body).toBe("What is the next migration step?");
     for (const i of items) {
       expect(i.body).not.toContain("vault");
       expect(i.body).not.toContain("tapedeck-memory");
@@ -202,7 +235,7 @@ describe("items from events", () => {
           tool_input: { url: "https://x", api_key: "hunter2hunter2" },
         }),
       ],
-      { rules },
+      { rules, ...PROMPTS },
     );
     expect(items[0]!.body).toBe("use [REDACTED:aws_access_key_id] and [REDACTED:acme_token] please");
     expect(items[0]!.title).not.toContain("AKIA");
@@ -212,7 +245,7 @@ describe("items from events", () => {
 
   it("bounds the body to 4 KiB of UTF-8, cut on a character and marked", () => {
     const long = "é漢😀".repeat(2000);
-    const [item] = build([ev(1, "user_prompt", { prompt: long })]);
+    const [item] = build([ev(1, "user_prompt", { prompt: long })], PROMPTS);
     const bytes = Buffer.byteLength(item!.body);
     expect(bytes).toBeLessThanOrEqual(MAX_BODY_BYTES);
     expect(bytes).toBeGreaterThan(MAX_BODY_BYTES - 8);
@@ -224,7 +257,7 @@ describe("items from events", () => {
 
   it("redacts before it cuts: a credential across the 4 KiB line leaves no fragment", () => {
     const text = `${"x ".repeat(2030)}AKIAQ3ZT7RBX5MWN2KPD tail`;
-    const [item] = build([ev(1, "user_prompt", { prompt: text })]);
+    const [item] = build([ev(1, "user_prompt", { prompt: text })], PROMPTS);
     expect(item!.body).not.toMatch(/AKIA/);
   });
 
@@ -240,16 +273,15 @@ describe("items from events", () => {
     expect(Buffer.byteLength(item!.body)).toBeLessThanOrEqual(MAX_BODY_BYTES);
   });
 
-  it("titles: first line, one line, bounded, with the --title prefix", () => {
+  it("titles: first line, one line, bounded; --title labels the set and is no part of any title", () => {
     const [item] = build(
       [ev(1, "user_prompt", { prompt: `\n\n  fix\tthe \u001b[31mbuild ${"w".repeat(300)}` })],
-      {
-        title: "Release 2",
-      },
+      { label: "Release\n2", ...PROMPTS },
     );
-    expect(item!.title.startsWith("Release 2 · fix the")).toBe(true);
+    expect(item!.title.startsWith("fix the")).toBe(true);
     expect(item!.title).not.toMatch(/[\u0000-\u001f]/);
     expect([...item!.title].length).toBeLessThanOrEqual(100);
+    expect(item!.label).toBe("Release 2");
   });
 
   it("drops --exclude-fields before anything is read", () => {

@@ -80,37 +80,54 @@ describe("promotion", () => {
       session_id: "claude:sess-1",
       events_scanned: 16,
       events_selected: 12,
-      items: 9,
-      by_kind: { prompt: 3, tool_call: 3, answer: 3 },
+      items: 6,
+      by_kind: { exchange: 3, tool_call: 3 },
+      skipped: { trivial: 0, unanswered: 0, duplicate: 0 },
     });
     const stored: string[] = [];
     forEachItem(ref, ALL, plan, { rules: undefined }, (i) => stored.push(i.id));
-    expect(plan.preview.map((i) => i.id).sort()).toEqual([...stored].sort());
+    // The preview is the stored order: each turn's exchange, then its tool call.
+    expect(plan.preview.map((i) => i.id)).toEqual(stored);
+    expect(plan.preview.map((i) => i.kind)).toEqual([
+      "exchange",
+      "tool_call",
+      "exchange",
+      "tool_call",
+      "exchange",
+      "tool_call",
+    ]);
   });
 
   it("is idempotent: the same session and range twice gives the same ids and no new rows", () => {
     const root = project();
     session(root);
     const first = promote(root);
-    expect(first.created).toHaveLength(9);
+    expect(first.created).toHaveLength(6);
     expect(first.existing).toEqual([]);
     const second = promote(root);
     expect(second.created).toEqual([]);
     expect([...second.existing].sort()).toEqual([...first.created].sort());
-    expect(second.count).toBe(9);
+    expect(second.count).toBe(6);
   });
 
   it("selects by sequence range, kind and excluded events; a range keeps its ids across runs", () => {
     const root = project();
     session(root);
     // Sequences: 1 session_start, then 5 per turn (prompt, call, result, answer, usage).
-    const range = { ...ALL, range: parseRange("2..6") };
+    const range = { ...ALL, ranges: [parseRange("2..6")] };
     const a = promote(root, range);
-    expect(a.plan.items).toBe(3);
+    expect(a.plan.items).toBe(2);
+    expect(promote(root, range).existing.sort()).toEqual([...a.created].sort());
+    // Prompts only: no answer is read, so each prompt is an item of its own.
     const onlyPrompts = promote(root, { ...ALL, kinds: parseKinds("prompt") });
     expect(onlyPrompts.plan.by_kind).toEqual({ prompt: 3 });
-    // The turn-1 prompt was promoted by the range already: same id, not a new row.
-    expect(onlyPrompts.existing).toHaveLength(1);
+    // Several ranges: the turns of 2-6 and 12-16 (turn 3), not turn 2.
+    const two = planPromotion(
+      findSession(root, "last"),
+      { ...ALL, ranges: parseSeqList("2-6,12-16", "--events") },
+      { rules: undefined },
+    );
+    expect(two.preview.map((i) => i.source.seq_from)).toEqual([2, 3, 12, 13]);
     const excluded = planPromotion(
       findSession(root, "last"),
       { ...range, excludeEvents: parseSeqList("4") },
@@ -119,14 +136,14 @@ describe("promotion", () => {
       },
     );
     // Without its result the call is an item of its own: other events, another id.
-    expect(excluded.items).toBe(3);
+    expect(excluded.items).toBe(2);
     expect(excluded.preview.find((i) => i.kind === "tool_call")!.source.event_ids).toEqual(["c1"]);
   });
 
   it("checksums events.jsonl up to the last promoted line, so later appends leave it valid", () => {
     const root = project();
     const ref = session(root);
-    const plan = planPromotion(ref, { ...ALL, range: parseRange("..6") }, { rules: undefined });
+    const plan = planPromotion(ref, { ...ALL, ranges: [parseRange("..6")] }, { rules: undefined });
     const bytes = readFileSync(eventsFile(ref.dir));
     const lines = bytes.toString("utf8").split("\n");
     // Line 5 (seq 5, the answer) is the last promoted one; seq 6 is usage, not promoted.
@@ -163,11 +180,31 @@ describe("promotion", () => {
       join(root, ".tapedeck", "redaction.json"),
       JSON.stringify({ patterns: [{ name: "zeta", regex: "zeta_[0-9]{6}" }] }),
     );
-    const r = promote(root);
+    const r = promote(root, { ...ALL, kinds: parseKinds("prompt") });
     const store = openMemory(root, { readonly: true })!;
     const [item] = store.get(r.created);
     store.close();
     expect(item!.body).toBe("new question [REDACTED:zeta]");
+  });
+
+  it("stores only the picked items (--pick), in the stored order, labelled with the set's title", () => {
+    const root = project();
+    const ref = session(root);
+    const plan = planPromotion(ref, { ...ALL, title: "gizmo notes" }, { rules: undefined });
+    const picked = new Set([plan.preview[4]!.id, plan.preview[1]!.id]);
+    const sel = { ...ALL, title: "gizmo notes", ids: picked };
+    const store = openMemory(root)!;
+    try {
+      const r = writePromotion(store, ref, sel, plan, { rules: undefined });
+      expect(r.created).toEqual([plan.preview[1]!.id, plan.preview[4]!.id]);
+      expect(store.count()).toBe(2);
+      expect(store.get(r.created).map((i) => [i.label, i.title.includes("gizmo notes")])).toEqual([
+        ["gizmo notes", false],
+        ["gizmo notes", false],
+      ]);
+    } finally {
+      store.close();
+    }
   });
 
   it("refuses to promote under a broken rules file rather than promote without the project's rules", () => {
@@ -187,9 +224,13 @@ describe("promotion", () => {
     appendFileSync(file, line(100, `{"prompt":"${"x".repeat(5 * 1024 * 1024)}"}`));
     appendFileSync(file, line(101, `{"prompt":{"nested":${deep}}}`));
     appendFileSync(file, "\u0000\u0001 not json at all\n");
-    const plan = planPromotion(findSession(root, "last"), ALL, { rules: undefined });
+    const plan = planPromotion(
+      findSession(root, "last"),
+      { ...ALL, kinds: parseKinds("prompt") },
+      { rules: undefined },
+    );
     expect(plan.lines_skipped).toBe(2);
-    expect(plan.items).toBe(4);
+    expect(plan.items).toBe(2);
     const deepItem = plan.preview.find((i) => i.source.event_ids[0] === "h101")!;
     expect(Buffer.byteLength(deepItem.body)).toBeLessThanOrEqual(4096);
   });
@@ -199,13 +240,19 @@ describe("promotion", () => {
     expect(parseRange("7")).toEqual({ from: 7, to: 7 });
     expect(parseRange("5..").from).toBe(5);
     expect(parseRange("..5")).toEqual({ from: 1, to: 5 });
-    for (const bad of ["", "..", "9..3", "a..b", "1-3", "1..2..3", "99999999999999999999"]) {
+    expect(parseRange("3-9")).toEqual({ from: 3, to: 9 });
+    for (const bad of ["", "..", "-", "9..3", "9-3", "a..b", "1-3-5", "1..2..3", "99999999999999999999"]) {
       expect(() => parseRange(bad)).toThrow();
     }
     expect(parseSeqList("1, 4..5")).toEqual([
       { from: 1, to: 1 },
       { from: 4, to: 5 },
     ]);
+    expect(parseSeqList("3-9,14", "--events")).toEqual([
+      { from: 3, to: 9 },
+      { from: 14, to: 14 },
+    ]);
+    expect(() => parseSeqList(",", "--events")).toThrow(/--events needs/);
     expect([...parseKinds("answer,tool_result")]).toEqual(["assistant_message", "tool_result"]);
     expect(() => parseKinds("turn_usage")).toThrow(/unknown kind/);
   });

@@ -93,8 +93,8 @@ describe("tapedeck retrieval", () => {
     const on = await cli(root, ["retrieval", "on", "--json"]);
     expect(on.code, on.stderr).toBe(0);
     expect(JSON.parse(on.stdout).providers).toEqual([
-      { provider: "claude", retrieval: "on", budget_bytes: 4096, supported: true },
-      { provider: "antigravity", retrieval: "off", budget_bytes: 4096, supported: false },
+      { provider: "claude", retrieval: "on", budget_bytes: 4096, threshold: 0.5, supported: true },
+      { provider: "antigravity", retrieval: "off", budget_bytes: 4096, threshold: 0.5, supported: false },
     ]);
     expect(configOf(root).providers.antigravity.retrieval).toBeUndefined();
     const asked = await cli(root, ["retrieval", "on", "--provider", "antigravity"]);

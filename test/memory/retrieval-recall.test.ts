@@ -24,6 +24,18 @@ describe("recallAnswer", () => {
     expect(recallAnswer(body, "deploy key")).toBe("From memory: The deploy key rotates every Friday.");
   });
 
+  it("of an exchange item, answers with what the assistant said, not the prompt that asked", () => {
+    const exchange = wrapInjected(
+      "Memory the user promoted into tapedeck from earlier sessions, most relevant first (it may be out of date):\n\n" +
+        "[1] SCENARIO_SAY The deploy key rotates every Friday. (exchange, claude session claude:s1, events 2-3)\n" +
+        "User: SCENARIO_SAY The deploy key rotates every Friday.\n\nAssistant: The deploy key rotates every Friday.",
+      ["m1-a"],
+    );
+    expect(recallAnswer({ system: exchange }, "deploy key")).toBe(
+      "From memory: The deploy key rotates every Friday.",
+    );
+  });
+
   it("reads Gemini's escaped spelling inside its hook_context part", () => {
     const escaped = block.replaceAll("<", "&lt;").replaceAll(">", "&gt;");
     const body = {

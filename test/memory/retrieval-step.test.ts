@@ -18,12 +18,16 @@ const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 const project = useTempProjects("tapedeck-retrieval-step-");
 
 const FOUND: Retrieval = {
+  outcome: "injected",
   text: wrapInjected("the deploy key rotates on Fridays", ["m1-aaa"]),
   bytes: Buffer.byteLength(wrapInjected("the deploy key rotates on Fridays", ["m1-aaa"])),
   item_ids: ["m1-aaa"],
+  scores: [0.8],
   query: '"deploy" OR "key"',
   budget_bytes: 4096,
+  threshold: 0.5,
   matched: 1,
+  skipped_repeat_ids: [],
   truncated: false,
 };
 
@@ -77,9 +81,12 @@ describe.each([
     const injection = events.find((e) => e.payload.type === "context_injection")!;
     expect(injection.payload).toMatchObject({
       hook_event_name: promptHook,
+      outcome: "injected",
       bytes: FOUND.bytes,
       budget_bytes: 2048,
       item_ids: ["m1-aaa"],
+      scores: [0.8],
+      skipped_repeat_ids: [],
       query: FOUND.query,
       context: FOUND.text,
     });
@@ -137,7 +144,7 @@ describe("the context step", () => {
     expect(asked).toEqual([]);
   });
 
-  it("a retrieval that throws costs the context only: the prompt is recorded, the error code noted", () => {
+  it("a retrieval that throws costs the context only: the prompt is recorded, the failure and its code too", () => {
     const root = project();
     writeConfig(root, {
       schema_version: 1,
@@ -149,25 +156,50 @@ describe("the context step", () => {
     const result = run("claude", "UserPromptSubmit", root, step);
     expect(result.status).toBe("recorded");
     expect(result.output).toBeUndefined();
-    expect(recorded(result.outcome?.sessionDir).map((e) => e.kind)).toEqual(["user_prompt"]);
+    const events = recorded(result.outcome?.sessionDir);
+    expect(events.map((e) => e.kind)).toEqual(["user_prompt", "provider_event"]);
+    expect(events[1]!.payload).toMatchObject({
+      outcome: "failed",
+      error: "RangeError",
+      bytes: 0,
+      context: null,
+    });
+    expect(JSON.stringify(events[1])).not.toContain("not a database");
     const diagnostics = readFileSync(join(root, ".tapedeck", "diagnostics.jsonl"), "utf8");
     expect(diagnostics).toContain('"stage":"retrieval","code":"RangeError"');
     expect(diagnostics).not.toContain("not a database");
   });
 
-  it("nothing found: no output, and a zero-byte injection says retrieval ran", () => {
+  it("nothing relevant: no output, and a zero-byte 'nothing_relevant' record keeps the query", () => {
     const root = project();
     writeConfig(root, {
       schema_version: 1,
       providers: { claude: { recording: "on", mode: "capture-only", retrieval: { state: "on" } } },
     });
-    const step = contextStep(injectorFor, () => ({ retrieve: () => undefined }));
+    const none: Retrieval = {
+      ...FOUND,
+      outcome: "nothing_relevant",
+      text: "",
+      bytes: 0,
+      item_ids: [],
+      scores: [],
+      matched: 0,
+    };
+    const step = contextStep(injectorFor, () => ({ retrieve: () => none }));
     const result = run("claude", "UserPromptSubmit", root, step);
     expect(result.output).toBeUndefined();
     const injection = recorded(result.outcome?.sessionDir).find(
       (e) => e.payload.type === "context_injection",
     );
-    expect(injection?.payload).toMatchObject({ bytes: 0, item_ids: [], budget_bytes: 4096, context: null });
+    expect(injection?.payload).toMatchObject({
+      outcome: "nothing_relevant",
+      bytes: 0,
+      item_ids: [],
+      budget_bytes: 4096,
+      threshold: 0.5,
+      query: FOUND.query,
+      context: null,
+    });
   });
 
   it("a damaged memory.sqlite (the real retrieval): the prompt is recorded, no context, the file left alone", () => {
@@ -187,7 +219,10 @@ describe("the context step", () => {
     );
     expect(result.status).toBe("recorded");
     expect(result.output).toBeUndefined();
-    expect(recorded(result.outcome?.sessionDir).map((e) => e.kind)).toEqual(["user_prompt"]);
+    expect(recorded(result.outcome?.sessionDir).map((e) => [e.kind, e.payload.outcome])).toEqual([
+      ["user_prompt", undefined],
+      ["provider_event", "failed"],
+    ]);
     expect(readFileSync(join(root, ".tapedeck", "diagnostics.jsonl"), "utf8")).toContain(
       '"stage":"retrieval"',
     );

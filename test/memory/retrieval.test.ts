@@ -1,5 +1,6 @@
-// Retrieval (memory/retrieval.ts): a prompt becomes a search of the project's memory, the best items come back
-// as one marker-wrapped block within the byte budget, and a marker echoed in the prompt is never searched.
+// Retrieval (memory/retrieval.ts): a prompt becomes a search of the project's memory, the relevant items come
+// back as one marker-wrapped block within the byte budget, and a marker echoed in the prompt is never searched.
+// The relevance gate itself, repeats and the outcomes are in retrieval-gate.test.ts.
 import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -7,12 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MAX_BUDGET_BYTES, MIN_BUDGET_BYTES } from "../../src/memory/inject.ts";
 import { MEMORY_SCHEMA_VERSION, type MemoryItem } from "../../src/memory/items.ts";
 import { hasInjected, parseInjected, stripInjected, wrapInjected } from "../../src/memory/marker.ts";
-import {
-  closeRetrievalStores,
-  composeContext,
-  queryFromPrompt,
-  retrieve,
-} from "../../src/memory/retrieval.ts";
+import { closeRetrievalStores, composeContext, retrieve } from "../../src/memory/retrieval.ts";
 import { MemoryDbError, openDatabase } from "../../src/memory/sqlite.ts";
 import { memoryPath, openMemory } from "../../src/memory/store.ts";
 import { useTempProjects } from "../helpers/session.ts";
@@ -58,7 +54,8 @@ describe("retrieval", () => {
     const fact = item("Deploy key rotation", "The staging deploy key rotates every Friday at 17:00 UTC.");
     const other = item("Lint setup", "biome formats the code; run npx biome check --write.");
     const root = withMemory([other, fact]);
-    const found = retrieve(root, "When does the staging deploy key rotate?")!;
+    const found = retrieve(root, "When does the staging deploy key rotate?");
+    expect(found.outcome).toBe("injected");
     expect(found.item_ids[0]).toBe(fact.id);
     expect(found.item_ids).not.toContain(other.id);
     expect(hasInjected(found.text)).toBe(true);
@@ -72,32 +69,50 @@ describe("retrieval", () => {
 
   it("no memory yet: nothing, and no file is created", () => {
     const root = project();
-    expect(retrieve(root, "anything about deploy keys")).toBeUndefined();
+    expect(retrieve(root, "anything about deploy keys")).toMatchObject({
+      outcome: "nothing_relevant",
+      bytes: 0,
+      text: "",
+      query: '"deploy" OR "keys"',
+    });
     expect(existsSync(memoryPath(root))).toBe(false);
   });
 
   it("a prompt with nothing searchable, or nothing matching: nothing", () => {
     const root = withMemory([item("Deploy key rotation", "Fridays.")]);
-    expect(retrieve(root, "ok")).toBeUndefined();
-    expect(retrieve(root, "the and for")).toBeUndefined();
-    expect(retrieve(root, "quantum chromodynamics")).toBeUndefined();
+    expect(retrieve(root, "ok")).toMatchObject({ outcome: "nothing_relevant", query: "" });
+    expect(retrieve(root, "the and for").outcome).toBe("nothing_relevant");
+    expect(retrieve(root, "quantum chromodynamics")).toMatchObject({
+      outcome: "nothing_relevant",
+      item_ids: [],
+      query: '"quantum" OR "chromodynamics"',
+    });
   });
 
   it("an earlier injection echoed in the prompt is not searched", () => {
     const root = withMemory([item("Quokka facts", "A quokka is a small marsupial.")]);
     const echoed = `${wrapInjected("quokka marsupial", ["m1-x"])}\nwhat is the weather like`;
-    expect(retrieve(root, echoed)).toBeUndefined();
-    expect(retrieve(root, "tell me about the quokka")?.item_ids).toHaveLength(1);
+    expect(retrieve(root, echoed).outcome).toBe("nothing_relevant");
+    expect(retrieve(root, "tell me about the quokka").item_ids).toHaveLength(1);
   });
 
   it("stays within every budget, the marker included, and never above 8 KiB", () => {
-    const items = Array.from({ length: 8 }, (_, i) =>
-      item(`Release step ${i}`, `release ${"é word ".repeat(450)}`),
-    );
+    const steps = [
+      "alpha apple",
+      "bravo banana",
+      "charlie cherry",
+      "delta date",
+      "echo elder",
+      "foxtrot fig",
+      "golf grape",
+      "hotel hazel",
+    ];
+    const items = steps.map((s) => item(`Release step ${s}`, `release ${s} ${"é word ".repeat(450)}`));
     const root = withMemory(items);
     for (const budget of [100, 512, 1000, 4096, 8192, 100_000]) {
-      const found = retrieve(root, "release steps", { budgetBytes: budget });
-      expect(found, String(budget)).toBeDefined();
+      // Every item holds a word of the prompt the others do not: each is relevant, and they overflow the budget.
+      const found = retrieve(root, `release ${steps.join(" ")}`, { budgetBytes: budget, threshold: 0 });
+      expect(found.outcome, String(budget)).toBe("injected");
       const expected = Math.min(Math.max(budget, MIN_BUDGET_BYTES), MAX_BUDGET_BYTES);
       expect(found!.bytes).toBeLessThanOrEqual(expected);
       expect(found!.budget_bytes).toBe(expected);
@@ -121,10 +136,9 @@ describe("retrieval", () => {
     ]) {
       expect(() => retrieve(root, prompt)).not.toThrow();
     }
-    expect(retrieve(root, "what does the NEAR operator do with parens")?.item_ids).toHaveLength(1);
-    // Short words and common ones go; what stays is quoted, so `kind:` is a word, not a filter.
-    expect(queryFromPrompt('He said "hi" -- kind:answer')?.query).toBe('"kind:answer"');
-    expect(queryFromPrompt("Deploy deploy DEPLOY key")?.terms).toEqual(["Deploy", "key"]);
+    expect(retrieve(root, "what does the NEAR operator do with parens").item_ids).toHaveLength(1);
+    // What stays of a prompt is quoted, so `kind:` is a word, not a filter.
+    expect(retrieve(root, 'He said "hi" -- kind:answer').query).toBe('"kind:answer"');
   });
 
   it("identifiers and paths in a prompt find items that mention them", () => {
@@ -133,17 +147,17 @@ describe("retrieval", () => {
       item("Other", "nothing relevant here at all"),
     ]);
     const found = retrieve(root, "why is src/core/store.ts locking?");
-    expect(found?.item_ids).toHaveLength(1);
-    expect(found?.text).toContain("src/core/store.ts");
+    expect(found.item_ids).toHaveLength(1);
+    expect(found.text).toContain("src/core/store.ts");
   });
 
   it("items promoted while the process runs are found by its next prompt", () => {
     const root = withMemory([item("Alpha topic", "alpha details")]);
-    expect(retrieve(root, "tell me about the zebra crossing")).toBeUndefined();
+    expect(retrieve(root, "tell me about the zebra crossing").outcome).toBe("nothing_relevant");
     const store = openMemory(root)!;
     store.insert([item("Zebra crossing", "the zebra crossing rule")]);
     store.close();
-    expect(retrieve(root, "tell me about the zebra crossing")?.text).toContain("the zebra crossing rule");
+    expect(retrieve(root, "tell me about the zebra crossing").text).toContain("the zebra crossing rule");
   });
 
   it("a promotion holding the write lock does not hold a prompt up: it reads what was committed", () => {
@@ -153,7 +167,7 @@ describe("retrieval", () => {
       writer.exec("BEGIN IMMEDIATE");
       writer.exec("DELETE FROM items");
       // A reader blocked by the lock would throw SQLITE_BUSY after the busy timeout instead.
-      expect(retrieve(root, "when does the deploy key rotate")?.text).toContain("every Friday");
+      expect(retrieve(root, "when does the deploy key rotate").text).toContain("every Friday");
     } finally {
       writer.exec("ROLLBACK");
       writer.close();
@@ -162,16 +176,16 @@ describe("retrieval", () => {
 
   it("a memory file replaced while the process runs is read afresh", () => {
     const root = withMemory([item("Alpha topic", "alpha details")]);
-    expect(retrieve(root, "alpha topic")?.item_ids).toHaveLength(1);
+    expect(retrieve(root, "alpha topic").item_ids).toHaveLength(1);
     const moved = `${memoryPath(root)}.old`;
     renameSync(memoryPath(root), moved);
     rmSync(`${memoryPath(root)}-wal`, { force: true });
     rmSync(`${memoryPath(root)}-shm`, { force: true });
-    expect(retrieve(root, "alpha topic")).toBeUndefined();
+    expect(retrieve(root, "alpha topic").outcome).toBe("nothing_relevant");
     const store = openMemory(root)!;
     store.insert([item("Beta topic", "beta details")]);
     store.close();
-    expect(retrieve(root, "beta topic")?.text).toContain("beta details");
+    expect(retrieve(root, "beta topic").text).toContain("beta details");
   });
 });
 
@@ -257,7 +271,7 @@ describe("retrieval: only the user's own memory file reaches the agent", () => {
 
   it("the user's own file: retrieved", () => {
     const root = withMemory([fact()]);
-    expect(retrieve(root, "When does the deploy key rotate?")?.text).toContain("every Friday");
+    expect(retrieve(root, "When does the deploy key rotate?").text).toContain("every Friday");
   });
 
   it("every opened file has trusted_schema off (a planted view may call nothing unsafe)", () => {
@@ -287,7 +301,7 @@ describe("the origin key", () => {
         /not laid out by your tapedeck/,
       );
       chownSync(key, 0, 0);
-      expect(retrieve(root, "When does the deploy key rotate?")?.text).toContain("every Friday");
+      expect(retrieve(root, "When does the deploy key rotate?").text).toContain("every Friday");
     } finally {
       process.env.TAPEDECK_HOME = saved;
     }

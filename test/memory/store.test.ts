@@ -3,6 +3,8 @@ import {
   lstatSync,
   mkdirSync,
   readFileSync,
+  renameSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -18,6 +20,52 @@ import { useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-memstore-");
 
+/** The layout tapedeck's first memory format wrote, as it wrote it. */
+const FORMAT_1 = `
+CREATE TABLE IF NOT EXISTS items (
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  schema_version INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  title TEXT NOT NULL,
+  body TEXT NOT NULL,
+  truncated INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  agent_id TEXT,
+  seq_from INTEGER NOT NULL,
+  seq_to INTEGER NOT NULL,
+  event_ids TEXT NOT NULL,
+  envelope_schema_version INTEGER NOT NULL,
+  archive_sha256 TEXT NOT NULL,
+  archive_bytes INTEGER NOT NULL,
+  -- The identifiers, paths and flags of title and body: all the trigram table holds.
+  idents TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS items_by_session ON items(session_id, seq_from);
+CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
+  title, body, content='items', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS items_trigram USING fts5(
+  idents, content='items', content_rowid='rowid', tokenize='trigram');
+CREATE TRIGGER IF NOT EXISTS items_ai AFTER INSERT ON items BEGIN
+  INSERT INTO items_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
+  INSERT INTO items_trigram(rowid, idents) VALUES (new.rowid, new.idents);
+END;
+CREATE TRIGGER IF NOT EXISTS items_ad AFTER DELETE ON items BEGIN
+  INSERT INTO items_fts(items_fts, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
+  INSERT INTO items_trigram(items_trigram, rowid, idents) VALUES ('delete', old.rowid, old.idents);
+END;
+-- A forgotten item's terms leave the index at once, not at some later segment merge (FTS5 secure-delete).
+INSERT INTO items_fts(items_fts, rank) VALUES ('secure-delete', 1);
+INSERT INTO items_trigram(items_trigram, rank) VALUES ('secure-delete', 1);
+-- Items are immutable: an edit would silently rewrite what the user promoted.
+CREATE TRIGGER IF NOT EXISTS items_bu BEFORE UPDATE ON items BEGIN
+  SELECT RAISE(ABORT, 'memory items are immutable');
+END;
+CREATE TABLE IF NOT EXISTS origin (nonce TEXT NOT NULL, mac TEXT NOT NULL);
+`;
+
 function item(
   id: string,
   over: Partial<MemoryItem> = {},
@@ -31,6 +79,8 @@ function item(
     body: `body of ${id}`,
     truncated: false,
     created_at: "2026-01-01T00:00:00.000Z",
+    label: null,
+    edited_at: null,
     source: {
       provider: "claude",
       session_id: "claude:abc-123",
@@ -66,7 +116,7 @@ describe("memory store", () => {
     expect(statSync(memoryPath(root)).mode & 0o777).toBe(0o600);
     expect(statSync(join(root, ".tapedeck")).mode & 0o777).toBe(0o700);
     const db = openDatabase(memoryPath(root), { readonly: true });
-    expect(db.pragma("user_version", { simple: true })).toBe(1);
+    expect(db.pragma("user_version", { simple: true })).toBe(2);
     db.close();
   });
 
@@ -322,6 +372,94 @@ describe("memory store", () => {
     for (const readonly of [true, false]) {
       expect(() => openMemory(root, { readonly })).toThrow(/tapedeck did not create/);
     }
+  });
+
+  it("edits an item's title and text in place: id, kind and source kept, the index follows, the old text leaves the file", () => {
+    const root = project();
+    const s = store(root);
+    const a = item(
+      "m1-a",
+      { title: "deploy notes", body: "the widget ships on tuesdays" },
+      { event_ids: ["x", "y"] },
+    );
+    s.insert([a]);
+    const after = s.edit("m1-a", {
+      title: "release notes",
+      body: "the gadget ships on fridays",
+      truncated: false,
+      editedAt: "2026-02-02T00:00:00.000Z",
+    })!;
+    expect(after).toEqual({
+      ...a,
+      title: "release notes",
+      body: "the gadget ships on fridays",
+      edited_at: "2026-02-02T00:00:00.000Z",
+    });
+    expect(s.search("tuesdays", { limit: 5 })).toEqual([]);
+    expect(s.search("gadget", { limit: 5 }).map((h) => h.id)).toEqual(["m1-a"]);
+    expect(s.edit("m1-nope", { title: "t", body: "b", truncated: false, editedAt: "x" })).toBeUndefined();
+    expect(() =>
+      s.edit("m1-a", { title: "t", body: "x".repeat(5000), truncated: false, editedAt: "x" }),
+    ).toThrow(/4 KiB/);
+    s.close();
+    expect(readFileSync(memoryPath(root)).includes("tuesdays")).toBe(false);
+    // Where an item came from never changes, whatever a caller sends.
+    const db = openDatabase(memoryPath(root), { base: root });
+    expect(() => db.prepare("UPDATE items SET session_id = 'claude:other' WHERE id = 'm1-a'").run()).toThrow(
+      /source is immutable/,
+    );
+    db.close();
+  });
+
+  it("matches words by stem: 'rotated' finds 'rotates', 'deploying' finds 'deploy'", () => {
+    const s = store(project());
+    s.insert([
+      item("m1-a", { body: "the staging key rotates every friday" }),
+      item("m1-b", { body: "we deploy at noon" }),
+    ]);
+    expect(s.search("rotated", { limit: 5 }).map((h) => h.id)).toEqual(["m1-a"]);
+    expect(s.search("deploying", { limit: 5 }).map((h) => h.id)).toEqual(["m1-b"]);
+    s.close();
+  });
+
+  it("a format-1 file is read as it is, and upgraded by the first writer with its items, proof and search intact", () => {
+    const root = project();
+    mkdirSync(join(root, ".tapedeck"), { mode: 0o700 });
+    // Laid out as tapedeck 1 did: format 1, unstemmed words, immutable rows, the origin proof.
+    const s1 = store(root);
+    const nonce = (openDatabase(memoryPath(root), { readonly: true })
+      .prepare("SELECT nonce, mac FROM origin")
+      .get() as {
+      nonce: string;
+      mac: string;
+    })!;
+    s1.close();
+    const fresh = join(root, "v1.sqlite");
+    const v1 = openDatabase(fresh);
+    v1.exec(FORMAT_1);
+    v1.prepare("INSERT INTO origin (nonce, mac) VALUES (?, ?)").run(nonce.nonce, nonce.mac);
+    v1.prepare(
+      "INSERT INTO items (id, schema_version, kind, title, body, truncated, created_at, provider, session_id, " +
+        "agent_id, seq_from, seq_to, event_ids, envelope_schema_version, archive_sha256, archive_bytes, idents) " +
+        "VALUES ('m1-old', 1, 'answer', 'old title', 'the key rotates weekly', 0, '2025-01-01T00:00:00.000Z', " +
+        "'claude', 'claude:s', NULL, 1, 1, '[\"e\"]', 1, ?, 10, '')",
+    ).run("0".repeat(64));
+    v1.pragma("user_version = 1");
+    v1.close();
+    for (const side of ["-wal", "-shm"]) rmSync(`${memoryPath(root)}${side}`, { force: true });
+    renameSync(fresh, memoryPath(root));
+    const reader = openMemory(root, { readonly: true })!;
+    expect(reader.format).toBe(1);
+    expect(reader.isOwn()).toBe(true);
+    expect(reader.get(["m1-old"])[0]).toMatchObject({ title: "old title", label: null, edited_at: null });
+    // Unstemmed until upgraded.
+    expect(reader.search("rotated", { limit: 5 })).toEqual([]);
+    reader.close();
+    const writer = store(root);
+    expect(writer.format).toBe(2);
+    expect(writer.isOwn()).toBe(true);
+    expect(writer.search("rotated", { limit: 5 }).map((h) => h.id)).toEqual(["m1-old"]);
+    writer.close();
   });
 
   it("a file laid out before origin proofs is still listed, but is not the user's to hand to the agent", () => {

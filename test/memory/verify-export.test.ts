@@ -9,7 +9,8 @@ import { verifyMemory } from "../../src/memory/verify.ts";
 import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-verify-");
-const ALL: Selection = { kinds: parseKinds(undefined), excludeEvents: [], excludeFields: [] };
+// Prompts only: a prompt on its own is an item (with answers selected it would wait for one).
+const ALL: Selection = { kinds: parseKinds("prompt"), excludeEvents: [], excludeFields: [] };
 
 function promoteSession(root: string, id: string, prompt: string): void {
   recordEvents(spec(root, { identity: identity(id) }), [event("user_prompt", `p-${id}`, { prompt })]);
@@ -25,8 +26,8 @@ function promoteSession(root: string, id: string, prompt: string): void {
 describe("memory verify", () => {
   it("reports only the items whose own session is gone", () => {
     const root = project();
-    promoteSession(root, "keep", "kept prompt");
-    promoteSession(root, "drop", "dropped prompt");
+    promoteSession(root, "keep", "kept prompt about the deploy keys");
+    promoteSession(root, "drop", "dropped prompt about the deploy keys");
     deleteSession(findSession(root, "drop"));
     const store = openMemory(root, { readonly: true })!;
     const report = verifyMemory(root, store);
@@ -34,7 +35,11 @@ describe("memory verify", () => {
     expect(report.checked).toBe(2);
     expect(report.ok).toBe(1);
     expect(report.findings).toEqual([
-      expect.objectContaining({ session_id: "claude:drop", problem: "gone", title: "dropped prompt" }),
+      expect.objectContaining({
+        session_id: "claude:drop",
+        problem: "gone",
+        title: "dropped prompt about the deploy keys",
+      }),
     ]);
   });
 });
@@ -48,6 +53,8 @@ describe("memory export", () => {
     body: "line one\nline ```two``` \u2028 end",
     truncated: false,
     created_at: "2026-01-01T00:00:00.000Z",
+    label: null,
+    edited_at: null,
     source: {
       provider: "claude",
       session_id: "claude:s",

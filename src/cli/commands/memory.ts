@@ -1,7 +1,13 @@
-// `tapedeck memory list|show|search|forget|export|verify`: the promoted memory (.tapedeck/memory.sqlite).
-// Everything but `forget` only reads, and opens the file read-only: a project with nothing promoted has none.
+// `tapedeck memory list|show|search|edit|forget|export|verify`: the promoted memory (.tapedeck/memory.sqlite).
+// Everything but `edit` and `forget` only reads, and opens the file read-only: a project with nothing promoted
+// has none.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Command } from "commander";
-import { printable } from "../../core/printable.ts";
+import { printable, printableText } from "../../core/printable.ts";
+import { type EditChange, editItem, editorText, parseEditorText, previewEdit } from "../../memory/edit.ts";
 import { exportMemory } from "../../memory/export.ts";
 import { ITEM_KINDS, type MemoryItem, type MemoryKind } from "../../memory/items.ts";
 import { type MemoryHit, type MemoryStore, openMemory } from "../../memory/store.ts";
@@ -70,7 +76,8 @@ function listCommand(opts: ListOpts): void {
     return;
   }
   for (const i of items) {
-    say(`${i.id}  ${i.kind.padEnd(18)} ${sourceText(i).padEnd(30)} ${printable(i.title)}\n`);
+    const label = i.label ? `  [${printable(i.label)}]` : "";
+    say(`${i.id}  ${i.kind.padEnd(18)} ${sourceText(i).padEnd(30)} ${printable(i.title)}${label}\n`);
   }
 }
 
@@ -87,14 +94,21 @@ function showCommand(id: string, opts: MemoryOpts): void {
     printJson(item);
     return;
   }
+  say(itemText(item));
+}
+
+function itemText(item: MemoryItem): string {
   const s = item.source;
-  say(
+  const label = item.label ? `Set: ${printable(item.label)}\n` : "";
+  const edited = item.edited_at ? ` · edited ${item.edited_at}` : "";
+  return (
     `${printable(item.title)}\n` +
-      `${item.id} · ${item.kind} · ${formatBytes(Buffer.byteLength(item.body))}${item.truncated ? " (cut to 4 KiB)" : ""} · promoted ${item.created_at}\n` +
-      `Source: ${printable(s.provider)} ${sourceText(item)}${s.agent_id ? ` agent ${printable(s.agent_id)}` : ""}, ` +
-      `events ${s.event_ids.map(printable).join(", ")}\n` +
-      `Archive: sha256 ${s.archive_sha256} of its first ${s.archive_bytes} bytes (envelope v${s.envelope_schema_version})\n\n` +
-      `${item.body}\n`,
+    `${item.id} · ${item.kind} · ${formatBytes(Buffer.byteLength(item.body))}${item.truncated ? " (cut to 4 KiB)" : ""} · promoted ${item.created_at}${edited}\n` +
+    label +
+    `Source: ${printable(s.provider)} ${sourceText(item)}${s.agent_id ? ` agent ${printable(s.agent_id)}` : ""}, ` +
+    `events ${s.event_ids.map(printable).join(", ")}\n` +
+    `Archive: sha256 ${s.archive_sha256} of its first ${s.archive_bytes} bytes (envelope v${s.envelope_schema_version})\n\n` +
+    `${printableText(item.body)}\n`
   );
 }
 
@@ -120,6 +134,78 @@ function searchCommand(query: string, opts: SearchOpts): void {
   }
   // As `tapedeck search`: exit 1 when nothing matched, for scripts.
   if (hits.length === 0) process.exitCode = EXIT.failed;
+}
+
+// --- edit ----------------------------------------------------------------
+
+interface EditOpts extends MemoryOpts {
+  title?: string;
+  text?: string;
+  textFile?: string;
+  dryRun?: boolean;
+}
+
+function changeOf(opts: EditOpts): EditChange | undefined {
+  if (opts.text !== undefined && opts.textFile !== undefined) {
+    throw new CliError("--text and --text-file are one or the other", EXIT.usage);
+  }
+  const change: EditChange = {};
+  if (opts.title !== undefined) change.title = opts.title;
+  if (opts.text !== undefined) change.text = opts.text;
+  if (opts.textFile !== undefined) {
+    change.text = readFileSync(opts.textFile === "-" ? 0 : opts.textFile, "utf8");
+  }
+  return change.title === undefined && change.text === undefined ? undefined : change;
+}
+
+/**
+ * The item in the user's editor ($VISUAL, $EDITOR, else vi): the title on the first line, a blank line, the
+ * text. The file is the user's own words, in a 0700 directory of their own, 0600, and removed afterwards.
+ */
+function changeInEditor(item: MemoryItem): EditChange {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw new CliError("memory edit needs --title, --text or --text-file without a terminal", EXIT.usage);
+  }
+  const editor = process.env.VISUAL || process.env.EDITOR || "vi";
+  const dir = mkdtempSync(join(tmpdir(), "tapedeck-edit-"));
+  try {
+    const file = join(dir, `${item.id}.txt`);
+    writeFileSync(file, editorText(item), { mode: 0o600, flag: "wx" });
+    note("tapedeck: the first line is the title, then a blank line, then the text\n");
+    // Through the shell, as git does: EDITOR may carry arguments ("code --wait").
+    const run = spawnSync("/bin/sh", ["-c", `${editor} "$1"`, "sh", file], { stdio: "inherit" });
+    if (run.status !== 0) throw new CliError(`the editor (${printable(editor)}) failed: nothing changed`);
+    return parseEditorText(readFileSync(file, "utf8"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function editCommand(id: string, opts: EditOpts): void {
+  const project = projectFromOption(opts.project);
+  const found = withStore(
+    opts,
+    () => undefined,
+    (s) => s.get([id])[0],
+  );
+  if (!found) throw new CliError(`no memory item ${printable(id)}`, EXIT.notFound);
+  const change = changeOf(opts) ?? changeInEditor(found);
+  if (opts.dryRun) {
+    const next = previewEdit(project, found, change);
+    if (opts.json) printJson({ dry_run: true, item: next });
+    else say(`${itemText(next)}\nNothing stored (--dry-run).\n`);
+    return;
+  }
+  const store = openMemory(project);
+  if (!store) throw new CliError("the memory store could not be opened");
+  try {
+    const r = editItem(store, project, found.id, change);
+    if (opts.json) printJson({ edited: r.changed ? r.after.id : null, item: r.after });
+    else if (!r.changed) say(`${r.after.id} is unchanged (the same title and text once redacted)\n`);
+    else say(`Edited ${r.after.id}\n\n${itemText(r.after)}`);
+  } finally {
+    store.close();
+  }
 }
 
 // --- forget --------------------------------------------------------------
@@ -213,7 +299,9 @@ function verifyCommand(opts: MemoryOpts): void {
 export function register(program: Command): void {
   const memory = program
     .command("memory")
-    .description("the promoted memory (.tapedeck/memory.sqlite): list, show, search, forget, export, verify");
+    .description(
+      "the promoted memory (.tapedeck/memory.sqlite): list, show, search, edit, forget, export, verify",
+    );
   memory
     .command("list")
     .description("promoted items, newest first")
@@ -236,6 +324,18 @@ export function register(program: Command): void {
     .option("--project <dir>", PROJECT_HELP)
     .option("--json", "machine-readable output")
     .action(searchCommand);
+  memory
+    .command("edit <id>")
+    .description(
+      "change an item's title or text (redacted again; its source stays); opens $EDITOR without options",
+    )
+    .option("--title <text>", "the new title")
+    .option("--text <text>", "the new text")
+    .option("--text-file <path>", "the new text from a file (- for stdin)")
+    .option("--dry-run", "show the item as it would be stored, change nothing")
+    .option("--project <dir>", PROJECT_HELP)
+    .option("--json", "machine-readable output")
+    .action(editCommand);
   memory
     .command("forget <id>")
     .description("delete one item from memory (asks first; the recording is not touched)")

@@ -1,5 +1,6 @@
 // `tapedeck promote <session>`: selected events of a recorded session → durable memory items, after a redacted
-// preview of exactly what will be stored and a confirmation (`--yes` for scripts).
+// preview of exactly what will be stored and a confirmation (`--yes` for scripts), or a checklist of the
+// candidate items to tick (`--pick`).
 import { relative } from "node:path";
 import type { Command } from "commander";
 import { EVENT_KINDS } from "../../core/kinds.ts";
@@ -13,7 +14,6 @@ import {
   type PromotionPlan,
   parseFieldList,
   parseKinds,
-  parseRange,
   parseSeqList,
   planPromotion,
   type Selection,
@@ -21,6 +21,7 @@ import {
 } from "../../memory/promote.ts";
 import type { ScanProgress } from "../../memory/source.ts";
 import { memoryPath, openMemory } from "../../memory/store.ts";
+import { checklist } from "../checklist.ts";
 import { CliError, confirm, EXIT, formatBytes, note, say } from "../common.ts";
 import { offerWords, withSessionOptions } from "../options.ts";
 import { resolveSessionArg, type SessionOpts, withAllProjects } from "../session-arg.ts";
@@ -31,9 +32,14 @@ interface PromoteOpts extends SessionOpts {
   excludeEvents?: string;
   excludeFields?: string;
   title?: string;
+  keepAll?: boolean;
+  pick?: boolean;
   dryRun?: boolean;
   yes?: boolean;
 }
+
+/** Candidates a checklist holds at most: past that, --events or --kinds narrow the session first. */
+const MAX_PICK = 2000;
 
 const BODY_PREVIEW_LINES = 6;
 const IDS_SHOWN = 20;
@@ -45,8 +51,9 @@ function selection(opts: PromoteOpts): Selection {
     excludeEvents: opts.excludeEvents ? parseSeqList(opts.excludeEvents) : [],
     excludeFields: parseFieldList(opts.excludeFields),
   };
-  if (opts.events !== undefined) sel.range = parseRange(opts.events);
+  if (opts.events !== undefined) sel.ranges = parseSeqList(opts.events, "--events");
   if (opts.title !== undefined) sel.title = opts.title;
+  if (opts.keepAll) sel.keepAll = true;
   return sel;
 }
 
@@ -77,9 +84,15 @@ async function promoteCommand(query: string, opts: PromoteOpts): Promise<void> {
     );
   }
   const pass: PassOptions = { rules, onProgress: progress("storing") };
+  if (opts.pick) {
+    const picked = await pick(ref, sel, plan, pass);
+    sel.ids = new Set(picked.map((i) => i.id));
+    if (picked.length === 0) throw new CliError("nothing ticked: nothing promoted", EXIT.usage);
+    show(pickedText(plan, picked));
+  }
   if (opts.dryRun) return dryRun(ref, sel, plan, pass, opts.json === true);
-  show(previewText(plan));
-  if (!opts.yes) {
+  if (!opts.pick) show(previewText(plan));
+  if (!opts.yes && !opts.pick) {
     const where = relative(project, memoryPath(project));
     const ok = await confirm(`Store ${plan.items} item(s) (${formatBytes(plan.body_bytes)}) in ${where}?`);
     if (!ok) {
@@ -101,6 +114,51 @@ async function promoteCommand(query: string, opts: PromoteOpts): Promise<void> {
   } finally {
     store.close();
   }
+}
+
+/** The plan's items as a checklist on the terminal; the ones the user ticked, in the stored order. */
+async function pick(
+  ref: Parameters<typeof forEachItem>[0],
+  sel: Selection,
+  plan: PromotionPlan,
+  pass: PassOptions,
+): Promise<MemoryItem[]> {
+  const output = process.stderr.isTTY ? process.stderr : process.stdout.isTTY ? process.stdout : undefined;
+  if (!process.stdin.isTTY || !output) {
+    throw new CliError(
+      "--pick needs a terminal; in a script, choose events with --events 3-9,14",
+      EXIT.usage,
+    );
+  }
+  if (plan.items > MAX_PICK) {
+    throw new CliError(
+      `${plan.items} items are too many to pick from (at most ${MAX_PICK}); narrow them with --events or --kinds`,
+      EXIT.usage,
+    );
+  }
+  const items: MemoryItem[] = [];
+  forEachItem(ref, sel, plan, pass, (item) => items.push(item));
+  const entries = items.map((item) => ({
+    label: `${item.kind.padEnd(9)} ${item.title}  (${formatBytes(Buffer.byteLength(item.body))}, ${seqText(item)})`,
+    detail: item.body,
+    checked: true,
+  }));
+  const chosen = await checklist(entries, {
+    heading: `Promote from ${plan.session_id}: tick the items to store in memory`,
+    summary: (ticked) => {
+      const bytes = ticked.reduce((n, i) => n + Buffer.byteLength(items[i]!.body), 0);
+      return `${ticked.length} of ${items.length} ticked, ${formatBytes(bytes)}${skippedText(plan)}`;
+    },
+    input: process.stdin,
+    output,
+  });
+  if (chosen === undefined) throw new CliError("not promoted", EXIT.usage);
+  return chosen.map((i) => items[i]!);
+}
+
+function pickedText(plan: PromotionPlan, picked: readonly MemoryItem[]): string {
+  const bytes = picked.reduce((n, i) => n + Buffer.byteLength(i.body), 0);
+  return `Picked ${picked.length} of ${plan.items} item(s) from ${printable(plan.session_id)}, ${formatBytes(bytes)}\n`;
 }
 
 function dryRun(
@@ -140,16 +198,28 @@ class JsonItems {
   }
 }
 
+/** What cleaning left out, as a tail of a summary line ("" when nothing). */
+function skippedText(plan: PromotionPlan): string {
+  const s = plan.skipped;
+  const parts = [
+    s.trivial > 0 ? `${s.trivial} trivial` : "",
+    s.unanswered > 0 ? `${s.unanswered} unanswered prompt(s)` : "",
+    s.duplicate > 0 ? `${s.duplicate} duplicate(s)` : "",
+  ].filter((p) => p !== "");
+  return parts.length === 0 ? "" : ` · left out: ${parts.join(", ")} (--keep-all keeps them)`;
+}
+
 function summaryText(plan: PromotionPlan): string {
   const kinds = Object.entries(plan.by_kind)
     .map(([k, n]) => `${k} ${n}`)
     .join(" · ");
   const cut = plan.truncated > 0 ? ` · ${plan.truncated} cut to 4 KiB` : "";
-  const skipped = plan.lines_skipped > 0 ? ` · ${plan.lines_skipped} unreadable line(s) skipped` : "";
+  const unreadable = plan.lines_skipped > 0 ? ` · ${plan.lines_skipped} unreadable line(s) skipped` : "";
+  const label = plan.label ? `, labelled "${printable(plan.label)}"` : "";
   return (
-    `Promote from ${printable(plan.session_id)}: ${plan.events_selected} of ${plan.events_scanned} events → ` +
+    `Promote from ${printable(plan.session_id)}${label}: ${plan.events_selected} of ${plan.events_scanned} events → ` +
     `${plan.items} item(s), ${formatBytes(plan.body_bytes)} (redacted with the current policy)\n` +
-    `  ${kinds}${cut}${skipped}\n\n`
+    `  ${kinds}${cut}${unreadable}${skippedText(plan)}\n\n`
   );
 }
 
@@ -162,10 +232,13 @@ function previewText(plan: PromotionPlan): string {
   return summaryText(plan) + items + more;
 }
 
-function itemText(item: MemoryItem, maxLines: number): string {
+function seqText(item: MemoryItem): string {
   const s = item.source;
-  const seq = s.seq_from === s.seq_to ? `seq ${s.seq_from}` : `seq ${s.seq_from}-${s.seq_to}`;
-  const head = `  [${item.kind}] ${printable(item.title)}  (${formatBytes(Buffer.byteLength(item.body))}, ${seq}, ${item.id})\n`;
+  return s.seq_from === s.seq_to ? `seq ${s.seq_from}` : `seq ${s.seq_from}-${s.seq_to}`;
+}
+
+function itemText(item: MemoryItem, maxLines: number): string {
+  const head = `  [${item.kind}] ${printable(item.title)}  (${formatBytes(Buffer.byteLength(item.body))}, ${seqText(item)}, ${item.id})\n`;
   const lines = item.body.split("\n");
   const shown = lines.slice(0, maxLines).map((l) => `      ${printable(clip(l, maxLines))}\n`);
   const rest = lines.length > maxLines ? `      … ${lines.length - maxLines} more line(s)\n` : "";
@@ -203,14 +276,16 @@ export function register(program: Command): void {
       .description(
         "store selected events of a session as durable memory items (redacted preview, asks first)",
       )
-      .option("--events <A..B>", "only events with these sequence numbers (A..B, A.., ..B or N)")
+      .option("--events <list>", "only events with these sequence numbers (3-9,14; A..B, A.., ..B)")
       .option(
         "--kinds <list>",
         "only these event kinds (default: user_prompt,assistant_message,tool_call,tool_result,tool_error,compaction)",
       )
       .option("--exclude-events <list>", "leave out these sequence numbers (N,M or A..B)")
       .option("--exclude-fields <list>", "leave out these payload fields (payload.tool_response,…)")
-      .option("--title <text>", "put this before every item's title")
+      .option("--title <text>", "label the set of items stored (shown by memory list and show)")
+      .option("--pick", "tick the items to store on a checklist (space toggles, enter stores)")
+      .option("--keep-all", "keep trivial, unanswered and repeated items too")
       .option("--dry-run", "show every item that would be stored, store nothing")
       .option("-y, --yes", "do not ask for confirmation"),
   );

@@ -6,7 +6,9 @@ import type { Command } from "commander";
 import { type ProviderConfig, readConfig, writeConfig } from "../../core/config.ts";
 import {
   clampBudget,
+  clampThreshold,
   DEFAULT_BUDGET_BYTES,
+  DEFAULT_THRESHOLD,
   MAX_BUDGET_BYTES,
   MIN_BUDGET_BYTES,
 } from "../../memory/inject.ts";
@@ -21,6 +23,7 @@ interface RetrievalOpts {
   project?: string;
   provider?: string;
   budget?: string;
+  threshold?: string;
   json?: boolean;
 }
 
@@ -28,6 +31,8 @@ export interface RetrievalState {
   provider: string;
   retrieval: "on" | "off";
   budget_bytes: number;
+  /** The relevance score an item needs to be given (0 to 1). */
+  threshold: number;
   /** The provider's prompt hook can add context (all but Antigravity). */
   supported: boolean;
 }
@@ -45,11 +50,26 @@ export function parseBudget(value: string | undefined): number | undefined {
   return n;
 }
 
+/** `--threshold`: a number from 0 to 1, else a usage error. */
+export function parseThreshold(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const t = value.trim();
+  const n = /^(0(\.\d{1,4})?|1(\.0{1,4})?|\.\d{1,4})$/.test(t) ? Number(t) : Number.NaN;
+  if (!Number.isFinite(n)) {
+    throw new CliError(
+      `--threshold must be a number from 0 to 1 (the share of a prompt's term weight an item must hold; default ${DEFAULT_THRESHOLD})`,
+      EXIT.usage,
+    );
+  }
+  return n;
+}
+
 export function retrievalState(provider: string, entry: ProviderConfig | undefined): RetrievalState {
   return {
     provider,
     retrieval: entry?.retrieval?.state === "on" ? "on" : "off",
     budget_bytes: clampBudget(entry?.retrieval?.budget_bytes),
+    threshold: clampThreshold(entry?.retrieval?.threshold),
     supported: injectorFor(provider) !== undefined,
   };
 }
@@ -60,6 +80,8 @@ function retrievalCommand(action: string, opts: RetrievalOpts): void {
   }
   const budget = parseBudget(opts.budget);
   if (budget !== undefined && action !== "on") throw new CliError("--budget goes with on", EXIT.usage);
+  const threshold = parseThreshold(opts.threshold);
+  if (threshold !== undefined && action !== "on") throw new CliError("--threshold goes with on", EXIT.usage);
   const project = projectFromOption(opts.project);
   const config = readConfig(project);
   const asked = providersOf(project, opts.provider);
@@ -74,9 +96,11 @@ function retrievalCommand(action: string, opts: RetrievalOpts): void {
     for (const p of providers) {
       const entry = config.providers[p]!;
       const size = budget ?? entry.retrieval?.budget_bytes;
+      const gate = threshold ?? entry.retrieval?.threshold;
       entry.retrieval = {
         state: action === "on" ? "on" : "off",
         ...(size !== undefined ? { budget_bytes: size } : {}),
+        ...(gate !== undefined ? { threshold: gate } : {}),
       };
     }
     writeConfig(project, config);
@@ -95,7 +119,7 @@ function retrievalCommand(action: string, opts: RetrievalOpts): void {
   }
   const lines = states.map((s) =>
     s.supported
-      ? `Retrieval ${s.retrieval}  ${providerName(s.provider)}${s.retrieval === "on" ? `, up to ${s.budget_bytes} bytes per prompt` : ""}`
+      ? `Retrieval ${s.retrieval}  ${providerName(s.provider)}${s.retrieval === "on" ? `, up to ${s.budget_bytes} bytes per prompt, items scoring ${s.threshold} or more` : ""}`
       : `Retrieval off  ${providerName(s.provider)} (its hooks cannot add context)`,
   );
   say(`${lines.join("\n")}\n`);
@@ -110,13 +134,17 @@ export function register(program: Command): void {
   program
     .command("retrieval <action>")
     .description(
-      "on, off or status: hand the agent the project's best promoted memory with each prompt (independent of recording)",
+      "on, off or status: hand the agent the project's promoted memory relevant to each prompt (independent of recording)",
     )
     .option("--project <dir>", PROJECT_HELP)
     .option("--provider <name>", "only this provider (default: every installed one)")
     .option(
       "--budget <bytes>",
       `added context per prompt, marker included (default ${DEFAULT_BUDGET_BYTES}, at most ${MAX_BUDGET_BYTES})`,
+    )
+    .option(
+      "--threshold <score>",
+      `relevance an item needs, 0 to 1: the share of the prompt's term weight it holds (default ${DEFAULT_THRESHOLD})`,
     )
     .option("--json", "machine-readable output")
     .action(retrievalCommand);

@@ -6,6 +6,7 @@
 // project). The redaction rules file has a fixed place, shown for reference.
 import { z } from "zod";
 import { DEFAULT_LIMITS } from "../../core/bound.ts";
+import { DEFAULT_THRESHOLD } from "../../memory/inject.ts";
 import { DEFAULT_WARN_BYTES } from "../doctor/disk-usage.ts";
 
 export type Source = "default" | "project" | "user" | "environment" | "fixed";
@@ -160,6 +161,14 @@ export const SETTINGS: readonly Setting[] = [
     allowed: "a whole number of bytes from 512 to 8192 (Claude Code cuts added context past about 10 KB)",
     default: 4096,
     help: "memory handed to the agent per prompt when retrieval is on",
+  },
+  {
+    key: "retrieval.threshold",
+    scope: "provider",
+    schema: z.number().min(0).max(1),
+    allowed: "a number from 0 to 1 (the share of a prompt's term weight an item must hold)",
+    default: DEFAULT_THRESHOLD,
+    help: "how relevant a memory item must be to a prompt to be handed to the agent",
   },
   {
     key: "redaction.rules_file",

@@ -14,7 +14,7 @@ import { buildReport, type ExperimentReport } from "../experiment/report.ts";
 import { parseQuery, QueryError } from "../memory/query.ts";
 import { searchProject } from "../memory/search.ts";
 import type { ScenarioResult } from "../scenario/schema.ts";
-import { priceTable } from "./pricing.ts";
+import { priceTable } from "../usage/pricing.ts";
 import { readTimelinePage, summarizeManifest, type TimelinePage } from "./timeline.ts";
 
 /** Events per page the page may ask for: a page of 256 KB events stays a few MB at most. */

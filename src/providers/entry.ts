@@ -4,6 +4,7 @@
 // installer for a client whose hooks are configured by hand, no API usage
 // reader for a wire format the proxy does not read).
 import type { ProviderAdapter } from "../core/provider.ts";
+import type { UsageFacts } from "../core/usage-facts.ts";
 import type { ReplayDriver } from "../experiment/driver.ts";
 import type { ApiUsageReader } from "./api-usage.ts";
 import type { ProviderDoctorCheck } from "./doctor.ts";
@@ -20,4 +21,6 @@ export interface ProviderEntry {
   doctorChecks?: readonly ProviderDoctorCheck[];
   /** `tapedeck replay` and `tapedeck experiment`: runs recorded prompts through the real CLI, isolated. */
   replay?: ReplayDriver;
+  /** `tapedeck usage`: what its token figures mean and which calls no local record shows. */
+  usage: UsageFacts;
 }

@@ -5,10 +5,12 @@ import { claudeApiUsage } from "./api-usage.ts";
 import { claudeInstaller } from "./installer.ts";
 import { claudeMcpExtra } from "./mcp-installer.ts";
 import { claudeReplay } from "./replay.ts";
+import { claudeUsageFacts } from "./usage-facts.ts";
 
 export const claudeProvider: ProviderEntry = {
   adapter: claudeAdapter,
   installer: { ...claudeInstaller, extras: [claudeMcpExtra] },
   apiUsage: claudeApiUsage,
   replay: claudeReplay,
+  usage: claudeUsageFacts,
 };

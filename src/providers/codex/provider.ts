@@ -9,6 +9,7 @@ import { codexInstaller } from "./installer.ts";
 import { codexMcpExtra } from "./mcp-installer.ts";
 import { codexNotifyExtra } from "./notify-installer.ts";
 import { codexReplay } from "./replay.ts";
+import { codexUsageFacts } from "./usage-facts.ts";
 
 export const codexProvider: ProviderEntry = {
   adapter: codexAdapter,
@@ -16,4 +17,5 @@ export const codexProvider: ProviderEntry = {
   apiUsage: codexApiUsage,
   doctorChecks: [codexTrustCheck],
   replay: codexReplay,
+  usage: codexUsageFacts,
 };

@@ -1,9 +1,10 @@
 // `tapedeck completion bash|zsh|fish`: a completion script for the shell, made from the program itself (its
-// commands, their options, the providers) so it never lags behind a new command. Session ids come from the
-// archive when the user presses TAB: the script runs `tapedeck completion <shell> --sessions`, which loads
-// this one command and reads manifests only. Only a directory name tapedeck itself could have made is offered
-// (sessionDirName: [A-Za-z0-9._-]): a cloned repository's planted .tapedeck/ can name a directory
-// `$(touch${IFS}x)`, and bash's `compgen -W` expands the words it is given, so such a name ran on TAB.
+// commands, their options and argument values, the providers, the time zones) so it never lags behind a new
+// command. Session ids come from the archive when the user presses TAB: the script runs
+// `tapedeck completion <shell> --sessions`, which loads this one command and reads manifests only. Only a
+// directory name tapedeck itself could have made is offered (sessionDirName: [A-Za-z0-9._-]): a cloned
+// repository's planted .tapedeck/ can name a directory `$(touch${IFS}x)`, and bash's `compgen -W` expands the
+// words it is given, so such a name ran on TAB.
 import { basename } from "node:path";
 import { type Command, Option } from "commander";
 import { listSessions } from "../../core/archive.ts";
@@ -22,7 +23,7 @@ export const SHELLS = ["bash", "zsh", "fish"] as const;
 interface Spec {
   name: string;
   options: string[];
-  /** Its own subcommands (memory list, experiment run), offered as its first argument. */
+  /** Its own subcommands (memory list, experiment run) or its first argument's values, offered first. */
   subs: string[];
   /** What the first argument is: a session, a provider, a shell, or anything. */
   arg: "session" | "provider" | "shell" | "other";
@@ -48,7 +49,10 @@ async function specs(root: Command | null): Promise<Spec[]> {
     .map((c) => ({
       name: c.name(),
       options: [...c.options.filter((o) => !o.hidden && o.long).map((o) => o.long!), "--help"],
-      subs: c.commands.map((s) => s.name()).filter((n) => n !== "help"),
+      // Its subcommands, else the values its first argument takes (usage daily|weekly|…).
+      subs: c.commands.length
+        ? c.commands.map((s) => s.name()).filter((n) => n !== "help")
+        : [...(c.registeredArguments[0]?.argChoices ?? [])],
       arg: argKind(c),
       description: c
         .description()
@@ -58,6 +62,11 @@ async function specs(root: Command | null): Promise<Spec[]> {
 }
 
 const words = (xs: readonly string[]) => xs.join(" ");
+
+/** `--timezone`'s values: the IANA names Node knows (letters, digits, `/_+-` only: no word a shell expands). */
+function zones(): string[] {
+  return Intl.supportedValuesOf("timeZone").filter((z) => /^[A-Za-z0-9/_+-]+$/.test(z));
+}
 
 function bash(all: Spec[]): string {
   const cases = all
@@ -92,6 +101,7 @@ _tapedeck() {
   fi
   case "$prev" in
     --provider) COMPREPLY=($(compgen -W "${words(PROVIDERS)}" -- "$cur")); return ;;
+    --timezone) COMPREPLY=($(compgen -W "${words(zones())}" -- "$cur")); return ;;
     --project|--dir|--settings|--mirror-dir|--claude-home|--codex-home|--out|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
   esac
   case "$cmd" in
@@ -150,6 +160,10 @@ ${commands}
     compadd -- ${words(PROVIDERS)}
     return
   fi
+  if [[ \${words[CURRENT-1]} == --timezone ]]; then
+    compadd -- ${words(zones())}
+    return
+  fi
   case $cmd in
 ${cases}
   esac
@@ -192,6 +206,7 @@ function fish(all: Spec[]): string {
     if (s.arg === "shell") lines.push(`complete -c tapedeck ${cond} -a '${words(SHELLS)}'`);
   }
   lines.push(`complete -c tapedeck -l provider -x -a '${words(PROVIDERS)}'`);
+  lines.push(`complete -c tapedeck -l timezone -x -a '${words(zones())}'`);
   return `${lines.join("\n")}\n`;
 }
 

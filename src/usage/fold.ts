@@ -7,14 +7,16 @@
 //
 // The counts are kept as the provider reported them (what each means is the provider's, normalize.ts). A
 // response reported twice under two event ids (the same message id from two sources) counts once, first report
-// wins, as in the timeline; the store has already dropped a repeated event id.
+// wins, as in the timeline; the store has already dropped a repeated event id, and every recorder derives the
+// event id of a response's usage from its message id, so this is a guard for near repeats: the last SEEN_KEPT
+// ids are remembered, as a 52-bit hash each (the cache keeps them for the next fold, 10,000 sessions at a time).
 import { scanLines } from "../core/scan.ts";
 
 export const SLOT_MS = 15 * 60 * 1000;
-/** Message ids remembered per session: the two reports of one response come within a turn of each other. */
-export const SEEN_KEPT = 256;
+/** Message ids remembered per session. */
+export const SEEN_KEPT = 16;
 /** Numbers per cell in SessionUsage.cells. */
-export const CELL_WIDTH = 8;
+export const CELL_WIDTH = 7;
 /** Offsets within a cell. */
 export const CELL = {
   slot: 0,
@@ -24,7 +26,6 @@ export const CELL = {
   cache_read: 4,
   cache_creation: 5,
   reasoning: 6,
-  responses: 7,
 } as const;
 
 /** The byte pattern of a usage line, tested before anything is parsed: most lines are tool calls and outputs. */
@@ -43,9 +44,9 @@ export interface SessionUsage {
   /** Model ids the cells name by index; "" for usage that named no model. */
   models: string[];
   sources: string[];
-  /** Flat: CELL_WIDTH numbers per cell (slot start in ms, model index, then the counts and responses). */
+  /** Flat: CELL_WIDTH numbers per cell (the slot's index, start / slot_ms; the model's index; the counts). */
   cells: number[];
-  /** The last message ids counted (SEEN_KEPT at most), oldest first. */
+  /** Hashes of the last message ids counted (SEEN_KEPT at most), oldest first. */
   seen: string[];
   /** Slot length in ms the cells were folded with: SLOT_MS, or 1 for an exact fold. */
   slot_ms: number;
@@ -108,19 +109,20 @@ export class UsageFolder {
       this.u.sources.push(source);
     const messageId = name(u.message_id);
     if (messageId !== undefined) {
-      if (this.seen.has(messageId)) return;
-      this.remember(messageId);
+      const id = idHash(messageId);
+      if (this.seen.has(id)) return;
+      this.remember(id);
     }
     // The store stamps every event; a line without a time (a planted file) is dated by the session's start.
     const when = Number.isFinite(at) ? at : this.fallbackAt;
     if (!Number.isFinite(when)) return;
     const model = this.modelIndex(name(u.model) ?? "");
-    const slot = Math.floor(when / this.u.slot_ms) * this.u.slot_ms;
+    const slot = Math.floor(when / this.u.slot_ms);
     const key = `${slot}/${model}`;
     let at0 = this.cellAt.get(key);
     if (at0 === undefined) {
       at0 = this.u.cells.length;
-      this.u.cells.push(slot, model, 0, 0, 0, 0, 0, 0);
+      this.u.cells.push(slot, model, 0, 0, 0, 0, 0);
       this.cellAt.set(key, at0);
     }
     const c = this.u.cells;
@@ -129,7 +131,6 @@ export class UsageFolder {
     c[at0 + CELL.cache_read]! += count(u.cache_read_input_tokens);
     c[at0 + CELL.cache_creation]! += count(u.cache_creation_input_tokens);
     c[at0 + CELL.reasoning]! += count(u.reasoning_output_tokens);
-    c[at0 + CELL.responses]! += 1;
   }
 
   private remember(id: string): void {
@@ -147,6 +148,18 @@ export class UsageFolder {
     models.push(model);
     return models.length - 1;
   }
+}
+
+/** FNV-1a over two 32-bit lanes, 52 bits kept, base 36: short, and no two of 16 ids collide but once in 2^45. */
+export function idHash(id: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ id.length;
+  for (let i = 0; i < id.length; i += 1) {
+    const c = id.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  return ((a >>> 0) * 2 ** 20 + ((b >>> 0) & 0xfffff)).toString(36);
 }
 
 /**

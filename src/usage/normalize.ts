@@ -21,6 +21,13 @@ export interface Cell {
 }
 
 export function normalizeCells(u: SessionUsage, facts: UsageFacts): Cell[] {
+  // Most sessions: one model, and nothing to take from input.
+  if (!facts.input_includes_cache_read && u.models.length <= 1) {
+    const out: Cell[] = [];
+    for (let i = 0; i < u.cells.length; i += CELL_WIDTH)
+      out.push(cellOf(u.cells, i, u.models[0] ?? "", facts, u.slot_ms));
+    return out;
+  }
   const byModel = new Map<number, number[]>();
   for (let i = 0; i < u.cells.length; i += CELL_WIDTH) {
     const m = u.cells[i + CELL.model]!;
@@ -32,17 +39,17 @@ export function normalizeCells(u: SessionUsage, facts: UsageFacts): Cell[] {
   for (const [m, starts] of byModel) {
     starts.sort((a, b) => u.cells[a + CELL.slot]! - u.cells[b + CELL.slot]!);
     const model = u.models[m] ?? "";
-    const cells = starts.map((i) => cellOf(u.cells, i, model, facts));
+    const cells = starts.map((i) => cellOf(u.cells, i, model, facts, u.slot_ms));
     if (facts.input_includes_cache_read) subtractCacheReads(cells);
     out.push(...cells);
   }
   return out;
 }
 
-function cellOf(raw: number[], i: number, model: string, facts: UsageFacts): Cell {
+function cellOf(raw: number[], i: number, model: string, facts: UsageFacts, slotMs: number): Cell {
   const reasoning = facts.output_excludes_reasoning ? raw[i + CELL.reasoning]! : 0;
   return {
-    slot: raw[i + CELL.slot]!,
+    slot: raw[i + CELL.slot]! * slotMs,
     model,
     input_tokens: raw[i + CELL.input]!,
     output_tokens: raw[i + CELL.output]! + reasoning,

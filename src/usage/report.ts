@@ -105,12 +105,15 @@ export function usageReport(q: UsageQuery): UsageReport {
 class ReportBuilder {
   private readonly rows = new Map<string, RowSum>();
   private readonly tables = new Map<string, PriceTable>();
-  private readonly prices = new Map<string, ModelPrice | undefined>();
+  private readonly prices = new Map<string, Map<string, ModelPrice | undefined>>();
   private readonly cacheInInput = new Set<string>();
   private readonly counted = new Set<string>();
+  private readonly gapLists = new Map<string, string[]>();
   private readonly period: { period: Period; field: string } | undefined;
   /** whether a slot straddling a local midnight or an instant bound would put usage in the wrong place */
   private readonly daysMatter: boolean;
+  /** whether --since or --until was given */
+  private readonly filtered: boolean;
 
   constructor(
     private readonly q: UsageQuery,
@@ -119,6 +122,7 @@ class ReportBuilder {
   ) {
     this.period = PERIOD[q.kind];
     this.daysMatter = this.period !== undefined || hasDays(range);
+    this.filtered = hasDays(range) || hasInstants(range);
   }
 
   session(s: ProjectSession): void {
@@ -132,7 +136,7 @@ class ReportBuilder {
     const part: SessionPart = {
       key: s.dir,
       sources: usage.sources,
-      gaps: facts.gaps.filter((g) => !g.closed_by || !usage.sources.includes(g.closed_by)).map((g) => g.text),
+      gaps: this.openGaps(facts, usage.sources),
     };
     if (usage.cells.length === 0) {
       this.empty(s, usage, part, facts);
@@ -140,9 +144,16 @@ class ReportBuilder {
     }
     if (facts.input_includes_cache_read) this.cacheInInput.add(usage.provider);
     const table = this.table(s.project);
+    const prices = this.pricesOf(s.project);
+    const filtered = this.filtered;
     for (const c of cells) {
-      if (!inRange(this.range, c.slot, () => this.cal.day(c.slot))) continue;
-      this.row(this.keyOf(s, usage, c)).add(c, this.price(s.project, table, c.model), table.as_of, part);
+      if (filtered && !inRange(this.range, c.slot, () => this.cal.day(c.slot))) continue;
+      let price = prices.get(c.model);
+      if (price === undefined && !prices.has(c.model)) {
+        price = priceFor(table, c.model || undefined);
+        prices.set(c.model, price);
+      }
+      this.rowOf(s, usage, c, c.model || null).add(c, price, table.as_of, part);
       this.counted.add(part.key);
     }
   }
@@ -159,10 +170,20 @@ class ReportBuilder {
       cache_read_input_tokens: 0,
       cache_creation_input_tokens: 0,
     };
-    const key = this.keyOf(s, usage, cell);
-    if (this.q.kind === "model") key.model = null;
-    this.row(key).addEmpty(part, facts.records_usage);
+    this.rowOf(s, usage, cell, null).addEmpty(part, facts.records_usage);
     this.counted.add(part.key);
+  }
+
+  /** The provider's gaps that no source of the session closes (the same few lists over and over: kept). */
+  private openGaps(facts: UsageFacts, sources: readonly string[]): readonly string[] {
+    if (facts.gaps.length === 0) return [];
+    const id = `${facts.gaps.map((g) => g.text).join("\0")}\0\0${sources.join("\0")}`;
+    let open = this.gapLists.get(id);
+    if (!open) {
+      open = facts.gaps.filter((g) => !g.closed_by || !sources.includes(g.closed_by)).map((g) => g.text);
+      this.gapLists.set(id, open);
+    }
+    return open;
   }
 
   private straddles(c: Cell, slotMs: number): boolean {
@@ -172,12 +193,21 @@ class ReportBuilder {
     return this.daysMatter && this.cal.day(c.slot) !== this.cal.day(end);
   }
 
-  /** The fields that name a cell's row: its period (or session, or model) and provider. */
-  private keyOf(s: ProjectSession, u: SessionUsage, c: Cell): Record<string, unknown> {
-    if (this.period) {
-      return { [this.period.field]: this.cal.key(c.slot, this.period.period), provider: u.provider };
+  /** The row of a cell: by its period (or session, or model) and provider; made with its naming fields when new. */
+  private rowOf(s: ProjectSession, u: SessionUsage, c: Cell, model: string | null): RowSum {
+    const p = this.period;
+    const label = p ? this.cal.key(c.slot, p.period) : this.q.kind === "model" ? model : s.dir;
+    const id = `${label}\0${u.provider}`;
+    let r = this.rows.get(id);
+    if (!r) {
+      r = new RowSum(p ? { [p.field]: label, provider: u.provider } : this.fields(s, u, model));
+      this.rows.set(id, r);
     }
-    if (this.q.kind === "model") return { model: c.model || null, provider: u.provider };
+    return r;
+  }
+
+  private fields(s: ProjectSession, u: SessionUsage, model: string | null): Record<string, unknown> {
+    if (this.q.kind === "model") return { model, provider: u.provider };
     return {
       session_id: u.session_id,
       provider_session_id: u.provider_session_id,
@@ -187,17 +217,6 @@ class ReportBuilder {
       started_at: u.started_at,
       run_type: u.run_type,
     };
-  }
-
-  private row(key: Record<string, unknown>): RowSum {
-    // The session report's key holds the directory through `project` and `session_id` together.
-    const id = JSON.stringify(key);
-    let r = this.rows.get(id);
-    if (!r) {
-      r = new RowSum(key);
-      this.rows.set(id, r);
-    }
-    return r;
   }
 
   private table(project: string): PriceTable {
@@ -210,10 +229,14 @@ class ReportBuilder {
     return t;
   }
 
-  private price(project: string, table: PriceTable, model: string): ModelPrice | undefined {
-    const id = `${project}\0${model}`;
-    if (!this.prices.has(id)) this.prices.set(id, priceFor(table, model || undefined));
-    return this.prices.get(id);
+  /** A model's price in a project's table, by model id: asked once per project and model. */
+  private pricesOf(project: string): Map<string, ModelPrice | undefined> {
+    let m = this.prices.get(project);
+    if (!m) {
+      m = new Map();
+      this.prices.set(project, m);
+    }
+    return m;
   }
 
   finish(): Omit<UsageReport, "kind" | "time_zone" | "stats"> {

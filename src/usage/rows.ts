@@ -123,6 +123,7 @@ export class RowSum {
   private readonly sources = new Set<string>();
   private readonly gaps = new Set<string>();
   private readonly byModel = new Map<string, FigureSum>();
+  private last: SessionPart | undefined;
 
   constructor(readonly key: Record<string, unknown>) {}
 
@@ -147,6 +148,9 @@ export class RowSum {
   }
 
   private session(s: SessionPart): void {
+    // The cells of one session come one after another: its sources and gaps are added once.
+    if (this.last === s) return;
+    this.last = s;
     this.sessions.add(s.key);
     for (const x of s.sources) this.sources.add(x);
     for (const g of s.gaps) this.gaps.add(g);

@@ -255,6 +255,8 @@ class ReportBuilder {
       priced += r.priced_cost_usd ?? 0;
       totals.cost_usd = r.cost_usd === null || totals.cost_usd === null ? null : totals.cost_usd + r.cost_usd;
     }
+    if (totals.cost_usd !== null) totals.cost_usd = Math.round(totals.cost_usd * 1e9) / 1e9;
+    priced = Math.round(priced * 1e9) / 1e9;
     return {
       rows,
       totals,

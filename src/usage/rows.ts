@@ -53,6 +53,9 @@ export interface SessionPart {
 
 const UNKNOWN_MODEL = "unknown model";
 
+/** A sum of fractions of a cent has float dust (0.017474999999999997): kept to a billionth of a dollar. */
+const usd = (n: number) => Math.round(n * 1e9) / 1e9;
+
 export class FigureSum {
   private readonly t: TokenFigures = {
     input_tokens: 0,
@@ -107,8 +110,8 @@ export class FigureSum {
       total_tokens: t
         ? t.input_tokens + t.output_tokens + t.cache_read_input_tokens + t.cache_creation_input_tokens
         : null,
-      cost_usd: known ? this.usd : null,
-      priced_cost_usd: this.counted && (this.priced || this.unpriced.size === 0) ? this.usd : null,
+      cost_usd: known ? usd(this.usd) : null,
+      priced_cost_usd: this.counted && (this.priced || this.unpriced.size === 0) ? usd(this.usd) : null,
       unpriced_models: [...this.unpriced].sort(),
       prices_as_of: [...this.dates].sort(),
     };

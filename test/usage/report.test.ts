@@ -32,12 +32,12 @@ describe("usage report: figures and cost", () => {
       provider: "claude",
       total_tokens: 1234 + 567 + 8910 + 1112,
     });
-    expect(known!.cost_usd).toBeCloseTo(expected, 12);
+    expect(known!.cost_usd).toBeCloseTo(expected, 9);
     expect(known!.prices_as_of).toEqual([BUILTIN_PRICES.as_of]);
     expect(unknown).toMatchObject({ date: "2026-12-02", cost_usd: null, priced_cost_usd: null });
     expect(unknown!.unpriced_models).toEqual(["my-own-model"]);
     expect(r.totals.cost_usd).toBeNull();
-    expect(r.priced_cost_usd).toBeCloseTo(expected, 12);
+    expect(r.priced_cost_usd).toBeCloseTo(expected, 9);
   });
 
   it("takes a project's own prices from its config", () => {
@@ -52,7 +52,7 @@ describe("usage report: figures and cost", () => {
     ]);
     const [row] = report([p], { kind: "model" }).rows;
     // No cache price given: cache reads at the input price.
-    expect(row!.cost_usd).toBeCloseTo((1000 * 2 + 100 * 8 + 500 * 2) / 1e6, 12);
+    expect(row!.cost_usd).toBeCloseTo((1000 * 2 + 100 * 8 + 500 * 2) / 1e6, 9);
     expect(row!.prices_as_of).toEqual(["2026-06-01"]);
   });
 

@@ -114,6 +114,8 @@ class ReportBuilder {
   private readonly daysMatter: boolean;
   /** whether --since or --until was given */
   private readonly filtered: boolean;
+  /** whether a slot can straddle something that matters (a local midnight, a bound) */
+  private readonly checkSlots: boolean;
 
   constructor(
     private readonly q: UsageQuery,
@@ -123,20 +125,21 @@ class ReportBuilder {
     this.period = PERIOD[q.kind];
     this.daysMatter = this.period !== undefined || hasDays(range);
     this.filtered = hasDays(range) || hasInstants(range);
+    this.checkSlots = this.daysMatter || this.filtered;
   }
 
   session(s: ProjectSession): void {
     const facts = this.q.facts[s.usage.provider] ?? PLAIN_USAGE_FACTS;
     let usage = s.usage;
     let cells = normalizeCells(usage, facts);
-    if (cells.some((c) => this.straddles(c, usage.slot_ms))) {
+    if (this.checkSlots && cells.some((c) => this.straddles(c, usage.slot_ms))) {
       usage = foldExactly(s, 1);
       cells = normalizeCells(usage, facts);
     }
     const part: SessionPart = {
       key: s.dir,
       sources: usage.sources,
-      gaps: this.openGaps(facts, usage.sources),
+      gaps: this.openGaps(usage.provider, facts, usage.sources),
     };
     if (usage.cells.length === 0) {
       this.empty(s, usage, part, facts);
@@ -146,6 +149,7 @@ class ReportBuilder {
     const table = this.table(s.project);
     const prices = this.pricesOf(s.project);
     const filtered = this.filtered;
+    let counted = false;
     for (const c of cells) {
       if (filtered && !inRange(this.range, c.slot, () => this.cal.day(c.slot))) continue;
       let price = prices.get(c.model);
@@ -154,8 +158,9 @@ class ReportBuilder {
         prices.set(c.model, price);
       }
       this.rowOf(s, usage, c, c.model || null).add(c, price, table.as_of, part);
-      this.counted.add(part.key);
+      counted = true;
     }
+    if (counted) this.counted.add(part.key);
   }
 
   /** A session without usage: in the row of its start, figures unknown when its provider records none. */
@@ -175,9 +180,9 @@ class ReportBuilder {
   }
 
   /** The provider's gaps that no source of the session closes (the same few lists over and over: kept). */
-  private openGaps(facts: UsageFacts, sources: readonly string[]): readonly string[] {
+  private openGaps(provider: string, facts: UsageFacts, sources: readonly string[]): readonly string[] {
     if (facts.gaps.length === 0) return [];
-    const id = `${facts.gaps.map((g) => g.text).join("\0")}\0\0${sources.join("\0")}`;
+    const id = `${provider}\0${sources.join("\0")}`;
     let open = this.gapLists.get(id);
     if (!open) {
       open = facts.gaps.filter((g) => !g.closed_by || !sources.includes(g.closed_by)).map((g) => g.text);
@@ -190,7 +195,7 @@ class ReportBuilder {
     if (slotMs <= 1) return false;
     const end = c.slot + slotMs - 1;
     if (hasInstants(this.range) && cutsThrough(this.range, c.slot, end)) return true;
-    return this.daysMatter && this.cal.day(c.slot) !== this.cal.day(end);
+    return this.daysMatter && !this.cal.sameDay(c.slot, end);
   }
 
   /** The row of a cell: by its period (or session, or model) and provider; made with its naming fields when new. */
@@ -200,7 +205,8 @@ class ReportBuilder {
     const id = `${label}\0${u.provider}`;
     let r = this.rows.get(id);
     if (!r) {
-      r = new RowSum(p ? { [p.field]: label, provider: u.provider } : this.fields(s, u, model));
+      const fields = p ? { [p.field]: label, provider: u.provider } : this.fields(s, u, model);
+      r = new RowSum(fields, this.q.breakdown === true);
       this.rows.set(id, r);
     }
     return r;
@@ -240,7 +246,7 @@ class ReportBuilder {
   }
 
   finish(): Omit<UsageReport, "kind" | "time_zone" | "stats"> {
-    const rows = [...this.rows.values()].map((r) => r.row(this.q.breakdown === true) as UsageRow);
+    const rows = [...this.rows.values()].map((r) => r.row() as UsageRow);
     sortRows(this.q.kind, rows, this.period?.field, Object.keys(this.q.facts));
     const totals: UsageTotals = {
       input_tokens: 0,

@@ -128,12 +128,17 @@ export class RowSum {
   private readonly byModel = new Map<string, FigureSum>();
   private last: SessionPart | undefined;
 
-  constructor(readonly key: Record<string, unknown>) {}
+  /** `breakdown`: sum each model apart too (--breakdown) */
+  constructor(
+    readonly key: Record<string, unknown>,
+    private readonly breakdown: boolean,
+  ) {}
 
   add(c: Cell, price: ModelPrice | undefined, asOf: string, s: SessionPart): void {
     this.session(s);
     this.sum.add(c, price, asOf);
     if (c.model) this.models.add(c.model);
+    if (!this.breakdown) return;
     let m = this.byModel.get(c.model);
     if (!m) {
       m = new FigureSum();
@@ -160,7 +165,7 @@ export class RowSum {
   }
 
   /** The finished row: its key's fields, then the figures; with `breakdown`, one entry per model. */
-  row(breakdown: boolean): Record<string, unknown> & RowFigures {
+  row(): Record<string, unknown> & RowFigures {
     const f = this.sum.figures();
     const row: Record<string, unknown> & RowFigures = {
       ...this.key,
@@ -171,7 +176,7 @@ export class RowSum {
       sources: [...this.sources].sort(),
       gaps: [...this.gaps].sort(),
     };
-    if (breakdown) {
+    if (this.breakdown) {
       row.breakdown = [...this.byModel.entries()]
         .map(([model, sum]) => ({ model: model || null, ...sum.figures() }))
         .sort((a, b) => (b.total_tokens ?? 0) - (a.total_tokens ?? 0));

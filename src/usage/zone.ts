@@ -109,6 +109,14 @@ export class Calendar {
     return { y, m, d, day: `${p.year!.padStart(4, "0")}-${p.month}-${p.day}`, wallMs };
   }
 
+  /** Whether two instants are on one local day: one lookup when the first's day is a whole span. */
+  sameDay(a: number, b: number): boolean {
+    const day = this.day(a);
+    const last = this.last;
+    if (last && last.day === day && a >= last.start && b >= last.start && b < last.end) return true;
+    return this.day(b) === day;
+  }
+
   /** The report's key of an instant: its date, its week's Monday (ISO weeks), or its month. */
   key(ms: number, period: Period): string {
     const day = this.day(ms);

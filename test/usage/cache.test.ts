@@ -109,12 +109,20 @@ describe("usage cache", () => {
     expect(report([p], { kind: "daily" }).rows.map((r) => r.date)).toEqual(["2026-12-02", "2026-12-03"]);
     const expected = report([p], { kind: "session" }).rows;
     const cache = JSON.parse(readFileSync(cachePath(p), "utf8"));
-    for (const [i, entry] of Object.values(cache.sessions).entries()) {
-      const e = entry as Record<string, unknown>;
-      // A cell naming a model that is not there, and a count that is not one.
-      if (i === 0) e.cells = [0, 7, 1, 1, 1, 1, 1, 1];
-      else e.cells = [0, 0, "1e99", 0, 0, 0, 0, 0];
-    }
+    const rows = cache.sessions as unknown[][];
+    expect(rows).toHaveLength(2);
+    // A cell naming a model that is not there, a count that is not one, ids that are not text.
+    const cells = rows[0]!.findIndex((v) => Array.isArray(v) && v.length > 0 && typeof v[0] === "number");
+    rows[0]![cells] = [0, 7, 1, 1, 1, 1, 1];
+    rows[1]![cells] = [0, 0, "1e99", 0, 0, 0, 0];
+    writeFileSync(cachePath(p), JSON.stringify(cache));
+    expect(report([p], { kind: "session" }).rows).toEqual(expected);
+    // Each damaged row was folded again; the rewritten cache is well formed.
+    expect(report([p], { kind: "session" }).stats).toMatchObject({ unchanged: 2, folded: 0 });
+    // Well formed but of another file (a cache copied from elsewhere: its inodes are not these), and cut short.
+    rows[0]![cells] = [0, 0, 5, 5, 5, 5, 5];
+    rows[0]![1] = "1:2";
+    rows[1] = [rows[1]![0], 42];
     writeFileSync(cachePath(p), JSON.stringify(cache));
     expect(report([p], { kind: "session" }).rows).toEqual(expected);
     for (const garbage of ["not json", "[]", '{"version":1,"slot_ms":900000,"sessions":[]}', "{}"]) {

@@ -7,7 +7,7 @@ import { USAGE_FACTS } from "../../providers/usage-facts.ts";
 import { UsageQueryError } from "../../usage/errors.ts";
 import { REPORT_KINDS, type ReportKind, usageReport } from "../../usage/report.ts";
 import { systemTimeZone } from "../../usage/zone.ts";
-import { CliError, checkProvider, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
+import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
 import { renderUsage } from "../usage-table.ts";
 
@@ -28,8 +28,13 @@ function usageCommand(kind: ReportKind, opts: UsageOpts): void {
     throw new CliError("--project and --all-projects: use one of them", EXIT.usage);
   }
   const projects = opts.allProjects ? registeredProjects().present : [projectFromOption(opts.project)];
+  // Our own text and a terminal's line erase: written as it is (note() would show the escape as U+FFFD).
+  let shown = false;
   const progress = process.stderr.isTTY
-    ? (done: number, total: number) => note(`\rtapedeck: reading usage of ${done} of ${total} sessions…`)
+    ? (done: number, total: number) => {
+        shown = true;
+        process.stderr.write(`\r\x1b[Ktapedeck: reading usage, ${done} sessions read (of ${total})…`);
+      }
     : undefined;
   let report: ReturnType<typeof usageReport>;
   try {
@@ -48,7 +53,7 @@ function usageCommand(kind: ReportKind, opts: UsageOpts): void {
     if (error instanceof UsageQueryError) throw new CliError(error.message, EXIT.usage);
     throw error;
   } finally {
-    if (progress) note("\r\x1b[K");
+    if (shown) process.stderr.write("\r\x1b[K");
   }
   if (opts.json) {
     printJson({ rows: report.rows, totals: report.totals });

@@ -28,6 +28,11 @@ export interface UsageFacts {
    * does; Anthropic's and OpenAI's output counts include them).
    */
   output_excludes_reasoning: boolean;
+  /**
+   * A record without a message id is not one response but a running total (Codex's thread totals, e.g. an
+   * exec --json turn.completed), and is not added: every response its recorders write names its id.
+   */
+  response_needs_message_id: boolean;
   /** What each of its sources is, one line each. */
   sources: Partial<Record<UsageSource, string>>;
   gaps: readonly UsageGap[];
@@ -38,6 +43,7 @@ export const PLAIN_USAGE_FACTS: UsageFacts = {
   records_usage: true,
   input_includes_cache_read: false,
   output_excludes_reasoning: false,
+  response_needs_message_id: false,
   sources: {},
   gaps: [],
 };

@@ -14,11 +14,19 @@ import { SESSION_FILES, tapedeckDir } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
 import type { Manifest } from "../core/schemas.ts";
 import { sessionRoots } from "../core/session-list.ts";
-import { CELL_WIDTH, emptyUsage, foldFrom, type SessionMeta, type SessionUsage, SLOT_MS } from "./fold.ts";
+import {
+  CELL,
+  CELL_WIDTH,
+  emptyUsage,
+  foldFrom,
+  type SessionMeta,
+  type SessionUsage,
+  SLOT_MS,
+} from "./fold.ts";
 
 export const CACHE_FILE = "usage-cache.json";
 /** Bump when what a cell holds or how a fold counts changes: an older cache is then rebuilt. */
-const CACHE_VERSION = 3;
+const CACHE_VERSION = 4;
 /** The fold's resume check hashes the bytes just before where it stopped (the end of the last line folded). */
 const BOUNDARY_BYTES = 256;
 /** Of its sha256: 64 bits tell a rewritten prefix from the one folded. */
@@ -299,7 +307,8 @@ function decode(r: unknown[]): CachedSession | undefined {
   if (cells.length % CELL_WIDTH !== 0) return undefined;
   for (let i = 0; i < cells.length; i += 1) {
     const n = cells[i];
-    if (!isCount(n) || (i % CELL_WIDTH === 1 && n >= models.length)) return undefined;
+    if (!isCount(n) || (i % CELL_WIDTH === CELL.model && n >= models.length)) return undefined;
+    if (i % CELL_WIDTH === CELL.anonymous && n > 1) return undefined;
   }
   return {
     provider,

@@ -16,7 +16,7 @@ export const SLOT_MS = 15 * 60 * 1000;
 /** Message ids remembered per session. */
 export const SEEN_KEPT = 16;
 /** Numbers per cell in SessionUsage.cells. */
-export const CELL_WIDTH = 7;
+export const CELL_WIDTH = 8;
 /** Offsets within a cell. */
 export const CELL = {
   slot: 0,
@@ -26,6 +26,8 @@ export const CELL = {
   cache_read: 4,
   cache_creation: 5,
   reasoning: 6,
+  /** 1: usage that named no message id (a provider may say such a record is a running total) */
+  anonymous: 7,
 } as const;
 
 /** The byte pattern of a usage line, tested before anything is parsed: most lines are tool calls and outputs. */
@@ -81,7 +83,10 @@ export class UsageFolder {
 
   constructor(private readonly u: SessionUsage) {
     for (let i = 0; i < u.cells.length; i += CELL_WIDTH) {
-      this.cellAt.set(`${u.cells[i + CELL.slot]}/${u.cells[i + CELL.model]}`, i);
+      this.cellAt.set(
+        `${u.cells[i + CELL.slot]}/${u.cells[i + CELL.model]}/${u.cells[i + CELL.anonymous]}`,
+        i,
+      );
     }
     this.order = unpackSeen(u.seen);
     this.seen = new Set(this.order);
@@ -123,11 +128,12 @@ export class UsageFolder {
     if (!Number.isFinite(when)) return;
     const model = this.modelIndex(name(u.model) ?? "");
     const slot = Math.floor(when / this.u.slot_ms);
-    const key = `${slot}/${model}`;
+    const anonymous = messageId === undefined ? 1 : 0;
+    const key = `${slot}/${model}/${anonymous}`;
     let at0 = this.cellAt.get(key);
     if (at0 === undefined) {
       at0 = this.u.cells.length;
-      this.u.cells.push(slot, model, 0, 0, 0, 0, 0);
+      this.u.cells.push(slot, model, 0, 0, 0, 0, 0, anonymous);
       this.cellAt.set(key, at0);
     }
     const c = this.u.cells;

@@ -22,14 +22,19 @@ export interface Cell {
 
 export function normalizeCells(u: SessionUsage, facts: UsageFacts): Cell[] {
   // Most sessions: one model, and nothing to take from input.
+  const skipAnonymous = facts.response_needs_message_id;
   if (!facts.input_includes_cache_read && u.models.length <= 1) {
     const out: Cell[] = [];
-    for (let i = 0; i < u.cells.length; i += CELL_WIDTH)
+    for (let i = 0; i < u.cells.length; i += CELL_WIDTH) {
+      if (skipAnonymous && u.cells[i + CELL.anonymous] === 1) continue;
       out.push(cellOf(u.cells, i, u.models[0] ?? "", facts, u.slot_ms));
+    }
     return out;
   }
   const byModel = new Map<number, number[]>();
   for (let i = 0; i < u.cells.length; i += CELL_WIDTH) {
+    // A running total (Codex's thread figures), not a response: adding it would count its responses again.
+    if (skipAnonymous && u.cells[i + CELL.anonymous] === 1) continue;
     const m = u.cells[i + CELL.model]!;
     const list = byModel.get(m) ?? [];
     list.push(i);

@@ -15,7 +15,13 @@ function withSessions(): string {
   recordUsage(p, "codex", "b", "2026-12-02T10:00:00.000Z", [
     {
       at: "2026-12-02T10:01:00.000Z",
-      usage: { source: "codex-transcript", model: "mystery", input_tokens: 10, output_tokens: 1 },
+      usage: {
+        source: "codex-transcript",
+        model: "mystery",
+        message_id: "r-1",
+        input_tokens: 10,
+        output_tokens: 1,
+      },
     },
   ]);
   return p;

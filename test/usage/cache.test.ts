@@ -113,14 +113,14 @@ describe("usage cache", () => {
     expect(rows).toHaveLength(2);
     // A cell naming a model that is not there, a count that is not one, ids that are not text.
     const cells = rows[0]!.findIndex((v) => Array.isArray(v) && v.length > 0 && typeof v[0] === "number");
-    rows[0]![cells] = [0, 7, 1, 1, 1, 1, 1];
-    rows[1]![cells] = [0, 0, "1e99", 0, 0, 0, 0];
+    rows[0]![cells] = [0, 7, 1, 1, 1, 1, 1, 0];
+    rows[1]![cells] = [0, 0, "1e99", 0, 0, 0, 0, 0];
     writeFileSync(cachePath(p), JSON.stringify(cache));
     expect(report([p], { kind: "session" }).rows).toEqual(expected);
     // Each damaged row was folded again; the rewritten cache is well formed.
     expect(report([p], { kind: "session" }).stats).toMatchObject({ unchanged: 2, folded: 0 });
     // Well formed but of another file (a cache copied from elsewhere: its inodes are not these), and cut short.
-    rows[0]![cells] = [0, 0, 5, 5, 5, 5, 5];
+    rows[0]![cells] = [0, 0, 5, 5, 5, 5, 5, 0];
     rows[0]![1] = "1:2";
     rows[1] = [rows[1]![0], 42];
     writeFileSync(cachePath(p), JSON.stringify(cache));

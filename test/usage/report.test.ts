@@ -88,6 +88,28 @@ describe("usage report: figures and cost", () => {
     expect(r.cache_reads_taken_from_input).toEqual(["codex"]);
   });
 
+  it("adds no Codex record without a response id: a running thread total, not a response", () => {
+    const p = project();
+    recordUsage(p, "codex", "a", "2026-12-01T10:00:00.000Z", [
+      {
+        at: "2026-12-01T10:01:00.000Z",
+        usage: {
+          source: "codex-transcript",
+          model: "gpt-5",
+          message_id: "r1",
+          input_tokens: 100,
+          output_tokens: 10,
+        },
+      },
+      // What exec --json's turn.completed carries: the thread so far.
+      {
+        at: "2026-12-01T10:02:00.000Z",
+        usage: { source: "codex-transcript", model: "gpt-5", input_tokens: 100, output_tokens: 10 },
+      },
+    ]);
+    expect(report([p], { kind: "session" }).rows[0]).toMatchObject({ input_tokens: 100, output_tokens: 10 });
+  });
+
   it("takes Gemini's cache reads, which come in their own event, out of the hook's input, and adds thinking to output", () => {
     const p = project();
     recordUsage(p, "gemini", "g", "2026-12-01T10:00:00.000Z", [
@@ -225,7 +247,13 @@ describe("usage report: days, weeks, months and time zones", () => {
     recordUsage(p, "codex", "c", "2026-12-02T09:00:00.000Z", [
       {
         at: "2026-12-02T09:00:00.000Z",
-        usage: { source: "codex-transcript", model: "gpt-5", input_tokens: 50, output_tokens: 5 },
+        usage: {
+          source: "codex-transcript",
+          model: "gpt-5",
+          message_id: "r-c",
+          input_tokens: 50,
+          output_tokens: 5,
+        },
       },
     ]);
     const totals = REPORT_KINDS.map((kind) => report([p], { kind }).totals);
@@ -275,7 +303,13 @@ describe("usage report: days, weeks, months and time zones", () => {
     recordUsage(b, "codex", "b2", "2026-12-01T12:00:00.000Z", [
       {
         at: "2026-12-01T12:00:00.000Z",
-        usage: { source: "codex-transcript", model: "gpt-5", input_tokens: 4, output_tokens: 4 },
+        usage: {
+          source: "codex-transcript",
+          model: "gpt-5",
+          message_id: "r-b2",
+          input_tokens: 4,
+          output_tokens: 4,
+        },
       },
     ]);
     const both = report([a, b], { kind: "daily" });

@@ -39,6 +39,7 @@ function sessions(p: string): void {
       usage: {
         source: "codex-transcript",
         model: "gpt-5",
+        message_id: "resp_1",
         input_tokens: 9000,
         cache_read_input_tokens: 6000,
         output_tokens: 700,

@@ -6,6 +6,7 @@ export const claudeUsageFacts: UsageFacts = {
   records_usage: true,
   input_includes_cache_read: false,
   output_excludes_reasoning: false,
+  response_needs_message_id: false,
   sources: {
     "claude-transcript": "each API response in Claude's transcript, counted once per message id",
     proxy: "the API's own count of each response, through tapedeck's proxy",

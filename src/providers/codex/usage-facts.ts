@@ -6,6 +6,7 @@ export const codexUsageFacts: UsageFacts = {
   records_usage: true,
   input_includes_cache_read: true,
   output_excludes_reasoning: false,
+  response_needs_message_id: true,
   sources: {
     "codex-transcript": "each response's token_usage_record in Codex's rollout file",
     "codex-app-server": "the app server's token usage of each response",

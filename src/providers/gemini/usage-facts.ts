@@ -7,6 +7,7 @@ export const geminiUsageFacts: UsageFacts = {
   records_usage: true,
   input_includes_cache_read: true,
   output_excludes_reasoning: true,
+  response_needs_message_id: false,
   sources: {
     "gemini-hook": "AfterModel's final chunk of each response: input (cache reads included) and output",
     "gemini-chat": "the chat file's cache reads and thinking tokens of each response, which no hook carries",

@@ -47,7 +47,7 @@ function timeIn(cwd: string, args: string[]): number {
  * CPU time (user + system, perf's task-clock) of one run, in ms: a neighbour's load moves it much less than
  * wall time. Undefined where perf cannot count (macOS, a container without perf events).
  */
-function cpuIn(cwd: string, args: string[]): number | undefined {
+export function cpuIn(cwd: string, args: string[]): number | undefined {
   const r = spawnSync("perf", ["stat", "-x,", "-e", "task-clock", "--", process.execPath, ...args], {
     cwd,
     stdio: ["ignore", "ignore", "pipe"],

@@ -86,6 +86,13 @@ export const CATALOG: readonly CatalogEntry[] = [
     load: () => import("./commands/view.ts"),
   },
   {
+    name: "usage",
+    term: "usage [options] <report>",
+    description:
+      "token usage and estimated cost of every provider's sessions: by day, week, month, session or model",
+    load: () => import("./commands/usage.ts"),
+  },
+  {
     name: "last",
     term: "last [options]",
     description: "summarize the latest recorded session",

@@ -25,6 +25,15 @@ export const HELP_EXTRAS: Record<string, Extra> = {
   list: { examples: ["tapedeck list", "tapedeck list --provider codex --json"] },
   inspect: { examples: ["tapedeck inspect", "tapedeck inspect 3f2a --json"] },
   show: { examples: ["tapedeck show last", "tapedeck show 3f2a --json"] },
+  usage: {
+    examples: [
+      "tapedeck usage daily",
+      "tapedeck usage weekly --all-projects --breakdown",
+      "tapedeck usage session --since 7d --provider codex",
+      "tapedeck usage daily --timezone Europe/Paris --since 2026-11-01 --json",
+    ],
+    exit: "0 also when nothing was recorded in the range (an empty table; --json has no rows)",
+  },
   view: { examples: ["tapedeck view", "tapedeck view --port 0"] },
   last: { examples: ["tapedeck last", "tapedeck last --json"] },
   export: { examples: ["tapedeck export last > session.jsonl", "tapedeck export 3f2a --format md"] },

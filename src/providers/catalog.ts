@@ -2,12 +2,14 @@
 // names what it offers (adapter, installer, API usage reader, doctor checks;
 // entry.ts). The CLI and the proxy look providers up here. Adding a provider
 // is its folder plus one line below; test/providers/contract.test.ts then
-// checks it offers the same contract as the others, and that the two lean
+// checks it offers the same contract as the others, and that the three lean
 // lists that cannot load this file agree with it:
 // - providers/registry.ts, the hook hot path's adapters (dist/hook.cjs must not
 //   load installers or doctor checks: test/hook-entry.test.ts);
 // - cli/providers.ts, the names the CLI's usage checks know, without loading
-//   any normalizer.
+//   any normalizer;
+// - providers/usage-facts.ts, what each provider's token figures mean, for the
+//   usage reports (tapedeck usage, the viewer's usage page).
 import { antigravityProvider } from "./antigravity/provider.ts";
 import { claudeProvider } from "./claude/provider.ts";
 import { codexProvider } from "./codex/provider.ts";

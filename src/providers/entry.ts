@@ -6,6 +6,7 @@
 import type { ProviderAdapter } from "../core/provider.ts";
 import type { ProxyMirror } from "../core/proxy-extension.ts";
 import type { ReplayDriver } from "../core/replay-driver.ts";
+import type { UsageFacts } from "../core/usage-facts.ts";
 import type { ApiUsageReader } from "./api-usage.ts";
 import type { ProviderDoctorCheck } from "./doctor.ts";
 import type { ProviderInstaller } from "./installer.ts";
@@ -26,4 +27,6 @@ export interface ProviderEntry {
   mirror?: ProxyMirror;
   /** `tapedeck run <name>`: the agent started through the proxy. */
   launcher?: AgentLauncher;
+  /** `tapedeck usage`: what its token figures mean and which calls no local record shows. */
+  usage: UsageFacts;
 }

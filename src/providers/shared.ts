@@ -102,6 +102,19 @@ export function fileSize(path: string): number {
   }
 }
 
+/**
+ * When an agent's own file says a response was written, as an envelope time (UTC, milliseconds), or undefined
+ * when it says nothing usable. Usage is dated by its response, not by the hook that read it: a turn's responses
+ * can span minutes (or a midnight) before its Stop reads them all at once.
+ */
+export function responseTime(timestamp: string | undefined): string | undefined {
+  if (timestamp === undefined || timestamp.length > 64) return undefined;
+  const at = Date.parse(timestamp);
+  // A year tapedeck could have recorded: a clock far off (or a planted stamp) keeps the hook's time.
+  if (!Number.isFinite(at) || at < Date.UTC(2000, 0, 1) || at > Date.UTC(2200, 0, 1)) return undefined;
+  return new Date(at).toISOString();
+}
+
 /** Whether a record stamped `timestamp` (ISO 8601) belongs to the recording period that began at `since`. */
 export function inPeriod(timestamp: string | undefined, since: string | undefined): boolean {
   if (since === undefined || timestamp === undefined) return true;

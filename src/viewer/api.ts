@@ -15,8 +15,10 @@ import { buildReport, type ExperimentReport } from "../experiment/report.ts";
 import { parseQuery, QueryError } from "../memory/query.ts";
 import { searchProject } from "../memory/search.ts";
 import type { ScenarioResult } from "../scenario/schema.ts";
-import { priceTable } from "./pricing.ts";
+import { UsageQueryError } from "../usage/errors.ts";
+import { priceTable } from "../usage/pricing.ts";
 import { readTimelinePage, summarizeManifest, type TimelinePage } from "./timeline.ts";
+import { type UsagePageReport, usageForPage } from "./usage-api.ts";
 
 /** Events per page the page may ask for: a page of 256 KB events stays a few MB at most. */
 export const MAX_PAGE_EVENTS = 2000;
@@ -183,6 +185,16 @@ export class ViewerData {
     if (this.refs.length === 0) this.sessions();
     const i = this.refs.findIndex((r) => r.dir === dir);
     return i >= 0 ? String(i) : null;
+  }
+
+  /** A usage report over the viewer's projects (usage-api.ts). */
+  usage(params: URLSearchParams): UsagePageReport {
+    try {
+      return usageForPage(this.projects, params);
+    } catch (error) {
+      if (error instanceof UsageQueryError) throw new ApiError(400, error.message);
+      throw error;
+    }
   }
 
   session(key: string): ScopedSession {

@@ -8,9 +8,9 @@ import { join } from "node:path";
 import type { SessionRef } from "../core/archive.ts";
 import { SESSION_FILES } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
+import type { PriceTable } from "../usage/pricing.ts";
 import { integrityOf, listItem } from "./api.ts";
 import type { PageData } from "./page/source.ts";
-import type { PriceTable } from "./pricing.ts";
 import { loadPageAssets, type PageAssets } from "./server.ts";
 import { readTimelinePage } from "./timeline.ts";
 

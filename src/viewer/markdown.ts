@@ -6,7 +6,7 @@
 // terminal it is printed on; the JSONL export is the byte-exact form.
 import type { SessionSummary } from "../core/archive.ts";
 import { printable, printableText } from "../core/printable.ts";
-import { formatCost, type PriceTable } from "./pricing.ts";
+import { formatCost, type PriceTable } from "../usage/pricing.ts";
 import {
   type Agent,
   type Excerpt,

@@ -144,6 +144,7 @@ function route(
   const x = /^api\/experiments\/(\d{1,7})$/.exec(path);
   if (x) return json(res, data.experiment(x[1]!));
   if (path === "api/search") return json(res, data.search(params.get("q") ?? ""));
+  if (path === "api/usage") return json(res, data.usage(params));
   const m = /^api\/sessions\/(\d{1,7})\/(events|integrity|raw|locate)$/.exec(path);
   if (!m) throw new ApiError(404, "not found");
   const key = m[1]!;

@@ -8,7 +8,7 @@ import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
 import { injectionLine, injectionOf } from "../core/injection.ts";
 import { openForScan, scanLines } from "../core/scan.ts";
-import { CostAccumulator, type CostEstimate, type PriceTable } from "./pricing.ts";
+import { CostAccumulator, type CostEstimate, type PriceTable } from "../usage/pricing.ts";
 
 export const EVENTS_FILE = "events.jsonl";
 

@@ -4,7 +4,7 @@
 // printable here, before any colour is added, so a recorded escape sequence
 // can neither steer the terminal nor pass for tapedeck's own colours.
 import { printable, printableText } from "../core/printable.ts";
-import { formatCost } from "./pricing.ts";
+import { formatCost } from "../usage/pricing.ts";
 import type { Agent, Excerpt, ToolCall, Turn, TurnItem, Usage } from "./timeline.ts";
 
 export interface Style {

@@ -43,6 +43,7 @@ describe("the catalog", () => {
       "inspect",
       "show",
       "view",
+      "usage",
       "last",
       "export",
       "otel",

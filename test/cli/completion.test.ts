@@ -46,6 +46,11 @@ describe("tapedeck completion", () => {
     ]);
     expect(completeBash(script, ["tapedeck", "delete", "--project", root, "zz"], home)).toEqual(["zzz-333"]);
     expect(completeBash(script, ["tapedeck", "memory", "s"], home)).toEqual(["search", "show"]);
+    expect(completeBash(script, ["tapedeck", "usage", "m"], home)).toEqual(["model", "monthly"]);
+    expect(completeBash(script, ["tapedeck", "usage", "daily", "--time"], home)).toEqual(["--timezone"]);
+    expect(completeBash(script, ["tapedeck", "usage", "daily", "--timezone", "Europe/Pa"], home)).toEqual([
+      "Europe/Paris",
+    ]);
   });
 
   it("an option's value completes with its own values (formats, kinds, on/off), never session ids", () => {

@@ -1,7 +1,7 @@
 // One contract for every provider of the catalog (src/providers/catalog.ts):
-// a provider added there is held to what the others offer, and the two lean
+// a provider added there is held to what the others offer, and the lean
 // lists that cannot load the catalog (the hot path's registry, the CLI's
-// names) are held to agree with it.
+// names, the usage reports' facts) are held to agree with it.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { CATALOG, installable, installerFor, providerEntry } from "../../src/pro
 import type { Settings } from "../../src/providers/installer.ts";
 import { INSTALLERS } from "../../src/providers/installers.ts";
 import { ADAPTERS, adapterFor } from "../../src/providers/registry.ts";
+import { USAGE_FACTS } from "../../src/providers/usage-facts.ts";
 import { API_USAGE_READERS } from "../../src/proxy/extensions/archive-feed.ts";
 
 const FIXTURES = join(process.cwd(), "test", "fixtures");
@@ -53,6 +54,11 @@ describe("the catalog and the lean lists", () => {
     expect(Object.keys(INSTALLERS)).toEqual(installable());
     for (const name of installable()) expect(INSTALLERS[name]).toBe(installerFor(name));
     expect(API_USAGE_READERS).toEqual(entries.flatMap(([, e]) => (e.apiUsage ? [e.apiUsage] : [])));
+  });
+
+  it("gives the usage reports each entry's usage facts, the same objects in the same order", () => {
+    expect(Object.keys(USAGE_FACTS)).toEqual(Object.keys(CATALOG));
+    for (const [name, entry] of entries) expect(USAGE_FACTS[name], name).toBe(entry.usage);
   });
 
   it("knows no provider outside it", () => {

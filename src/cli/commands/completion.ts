@@ -1,9 +1,10 @@
 // `tapedeck completion bash|zsh|fish`: a completion script for the shell, made from the program itself (its
-// commands, their options, the providers) so it never lags behind a new command. Session ids come from the
-// archive when the user presses TAB: the script runs `tapedeck completion <shell> --sessions`, which loads
-// this one command and reads manifests only. Only a directory name tapedeck itself could have made is offered
-// (sessionDirName: [A-Za-z0-9._-]): a cloned repository's planted .tapedeck/ can name a directory
-// `$(touch${IFS}x)`, and bash's `compgen -W` expands the words it is given, so such a name ran on TAB.
+// commands, their options and the values of both, the providers, the time zones) so it never lags behind a new
+// command. Session ids come from the archive when the user presses TAB: the script runs
+// `tapedeck completion <shell> --sessions`, which loads this one command and reads manifests only. Only a
+// directory name tapedeck itself could have made is offered (sessionDirName: [A-Za-z0-9._-]): a cloned
+// repository's planted .tapedeck/ can name a directory `$(touch${IFS}x)`, and bash's `compgen -W` expands the
+// words it is given, so such a name ran on TAB.
 import { basename } from "node:path";
 import { type Command, Option } from "commander";
 import { sessionDirName } from "../../core/paths.ts";
@@ -32,7 +33,7 @@ interface Spec {
   name: string;
   options: string[];
   values: ValueSpec[];
-  /** Its own subcommands (memory list, experiment run), offered as its first argument. */
+  /** Its own subcommands (memory list, experiment run) or its first argument's values, offered first. */
   subs: string[];
   /** What the first argument is: a session, a provider, a shell, or anything. */
   arg: "session" | "provider" | "shell" | "other";
@@ -95,7 +96,10 @@ async function specs(root: Command | null): Promise<Spec[]> {
           x.options.filter((o) => !o.hidden).flatMap((o) => valueSpec(o) ?? []),
         ),
       ),
-      subs: c.commands.map((s) => s.name()).filter((n) => n !== "help"),
+      // Its subcommands, else the values its first argument takes (usage daily|weekly|…).
+      subs: c.commands.length
+        ? c.commands.map((s) => s.name()).filter((n) => n !== "help")
+        : [...(c.registeredArguments[0]?.argChoices ?? [])],
       arg: argKind(c),
       description: c
         .description()

@@ -7,8 +7,8 @@ import type { Command } from "commander";
 import { readConfig } from "../../core/config.ts";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import { printable, printableJson } from "../../core/printable.ts";
+import { CostAccumulator, formatCost, priceTable } from "../../usage/pricing.ts";
 import { LiveRenderer } from "../../viewer/live-text.ts";
-import { CostAccumulator, formatCost, priceTable } from "../../viewer/pricing.ts";
 import {
   type BadLine,
   readEventLines,

@@ -1,7 +1,11 @@
 // Everything Antigravity offers tapedeck, for providers/catalog.ts: the
-// adapter only. Its hooks are configured by hand (docs/antigravity.md), so
+// adapter (and its usage facts: none). Its hooks are configured by hand (docs/antigravity.md), so
 // there is no installer, and the proxy does not read its traffic.
 import type { ProviderEntry } from "../entry.ts";
 import { antigravityAdapter } from "./adapter.ts";
+import { antigravityUsageFacts } from "./usage-facts.ts";
 
-export const antigravityProvider: ProviderEntry = { adapter: antigravityAdapter };
+export const antigravityProvider: ProviderEntry = {
+  adapter: antigravityAdapter,
+  usage: antigravityUsageFacts,
+};

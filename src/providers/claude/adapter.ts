@@ -1,5 +1,5 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
-import { derivedId, firstReadOffset, inPeriod } from "../shared.ts";
+import { derivedId, firstReadOffset, inPeriod, responseTime } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { normalizeClaudeHook, promptEventId } from "./normalize.ts";
 import { type WatchedState, watchTranscript } from "./transcript-alert.ts";
@@ -55,18 +55,20 @@ function readTail(
   // A message written before recording was switched on is not this period's (its first line can reach the
   // transcript after the period's first event: Claude writes it asynchronously).
   const usages = read.usages.filter((u) => inPeriod(u.timestamp, periodStart));
-  const events: NormalizedEvent[] = usages.map(
-    (u) =>
-      ({
-        kind: "turn_usage",
-        // Derived from the message id: losing the cursor can repeat a read, never a count.
-        event_id: derivedId("turn_usage", u.message_id),
-        turn_id: (hook.main ? u.turn_id : undefined) ?? hook.turnId,
-        agent_id: hook.agentId,
-        payload: { message_id: u.message_id, model: u.model, request_id: u.request_id },
-        usage: u.usage,
-      }) satisfies NormalizedEvent,
-  );
+  const events: NormalizedEvent[] = usages.map((u) => {
+    const event: NormalizedEvent = {
+      kind: "turn_usage",
+      // Derived from the message id: losing the cursor can repeat a read, never a count.
+      event_id: derivedId("turn_usage", u.message_id),
+      turn_id: (hook.main ? u.turn_id : undefined) ?? hook.turnId,
+      agent_id: hook.agentId,
+      payload: { message_id: u.message_id, model: u.model, request_id: u.request_id },
+      usage: u.usage,
+    };
+    const at = responseTime(u.timestamp);
+    if (at !== undefined) event.timestamp = at;
+    return event;
+  });
   if (!hook.main) return events;
   for (const q of read.prompts.filter((p) => inPeriod(p.timestamp, periodStart))) {
     events.push({

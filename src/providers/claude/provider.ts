@@ -7,6 +7,7 @@ import { claudeLauncher } from "./launch.ts";
 import { claudeMcpExtra } from "./mcp-installer.ts";
 import { claudeMirror } from "./mirror/part.ts";
 import { claudeReplay } from "./replay.ts";
+import { claudeUsageFacts } from "./usage-facts.ts";
 
 export const claudeProvider: ProviderEntry = {
   adapter: claudeAdapter,
@@ -15,4 +16,5 @@ export const claudeProvider: ProviderEntry = {
   replay: claudeReplay,
   mirror: claudeMirror,
   launcher: claudeLauncher,
+  usage: claudeUsageFacts,
 };

@@ -1,5 +1,5 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
-import { derivedId, firstReadOffset, inPeriod } from "../shared.ts";
+import { derivedId, firstReadOffset, inPeriod, responseTime } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { normalizeCodexHook } from "./normalize.ts";
 import { type RolloutCommand, type RolloutUsage, readRollout } from "./rollout.ts";
@@ -70,6 +70,8 @@ function usageEvent(u: RolloutUsage, scope: ReadScope): NormalizedEvent {
     payload,
     usage: u.usage,
   };
+  const at = responseTime(u.timestamp);
+  if (at !== undefined) event.timestamp = at;
   attribute(event, u.turn_id, agentFor(u.thread_id, u.session_id ?? scope.rootThreadId, scope), scope);
   return event;
 }

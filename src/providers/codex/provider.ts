@@ -10,6 +10,7 @@ import { codexLauncher } from "./launch.ts";
 import { codexMcpExtra } from "./mcp-installer.ts";
 import { codexNotifyExtra } from "./notify-installer.ts";
 import { codexReplay } from "./replay.ts";
+import { codexUsageFacts } from "./usage-facts.ts";
 
 export const codexProvider: ProviderEntry = {
   adapter: codexAdapter,
@@ -18,4 +19,5 @@ export const codexProvider: ProviderEntry = {
   doctorChecks: [codexTrustCheck],
   replay: codexReplay,
   launcher: codexLauncher,
+  usage: codexUsageFacts,
 };

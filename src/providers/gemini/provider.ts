@@ -6,9 +6,11 @@ import { geminiAdapter } from "./adapter.ts";
 import { geminiInstaller } from "./installer.ts";
 import { geminiMcpExtra } from "./mcp-installer.ts";
 import { geminiReplay } from "./replay.ts";
+import { geminiUsageFacts } from "./usage-facts.ts";
 
 export const geminiProvider: ProviderEntry = {
   adapter: geminiAdapter,
   installer: { ...geminiInstaller, extras: [geminiMcpExtra] },
   replay: geminiReplay,
+  usage: geminiUsageFacts,
 };

@@ -7,6 +7,7 @@ import { integrityPanel, tallyArchive } from "./integrity.ts";
 import { type ScenarioResultView, scenarioView } from "./scenario-view.ts";
 import { type EmbeddedData, embeddedSource, httpSource, type SearchHitView, type Source } from "./source.ts";
 import { TimelineView } from "./timeline-view.ts";
+import { usageView } from "./usage-view.ts";
 
 interface State {
   source: Source;
@@ -22,13 +23,20 @@ function embedded(): EmbeddedData | null {
   return el?.textContent ? (JSON.parse(el.textContent) as EmbeddedData) : null;
 }
 
-function hashParams(): { s: string | null; x: string | null; r: string | null; seq: number | null } {
+function hashParams(): {
+  s: string | null;
+  x: string | null;
+  r: string | null;
+  u: string | null;
+  seq: number | null;
+} {
   const p = new URLSearchParams(location.hash.slice(1));
   const seq = p.get("seq");
   return {
     s: p.get("s"),
     x: p.get("x"),
     r: p.get("r"),
+    u: p.get("u"),
     seq: seq !== null && /^\d+$/.test(seq) ? Number(seq) : null,
   };
 }
@@ -139,6 +147,10 @@ class App {
         {},
         "tapedeck",
         this.st.source.embedded ? h("span", { class: "dim" }, " · exported session") : null,
+        // The usage page asks the local server: an exported file has none.
+        this.st.source.embedded
+          ? null
+          : h("a", { href: "#u=daily", id: "usage-link", class: "usage-link" }, "usage"),
       ),
       this.search,
       filters,
@@ -243,6 +255,17 @@ class App {
     }
   }
 
+  private openUsage(report: string): void {
+    // The page keeps #u= up to date as its report changes: only a new visit builds it again.
+    if (this.main.querySelector("#usage")) return;
+    this.st.view?.stop();
+    this.st.view = null;
+    this.st.openKey = null;
+    this.renderList();
+    clear(this.main);
+    this.main.append(usageView(report));
+  }
+
   private openResult(key: string): void {
     this.st.view?.stop();
     this.st.view = null;
@@ -309,7 +332,8 @@ class App {
   }
 
   private async route(): Promise<void> {
-    const { s, x, r, seq } = hashParams();
+    const { s, x, r, u, seq } = hashParams();
+    if (u !== null && !this.st.source.embedded) return this.openUsage(u);
     if (x !== null) return this.openExperiment(x);
     if (r !== null) return this.openResult(r);
     const key = s ?? this.st.openKey ?? (this.st.sessions.length === 1 ? this.st.sessions[0]!.key : null);

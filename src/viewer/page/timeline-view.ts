@@ -4,8 +4,8 @@
 // the reader scrolls; rows off screen are skipped by the renderer (content-visibility), so a 100,000-event
 // session neither loads nor lays out whole.
 import { injectionLine, injectionOf } from "../../core/injection.ts";
+import { formatCost } from "../../usage/pricing.ts";
 import type { SessionListItem } from "../api.ts";
-import { formatCost } from "../pricing.ts";
 import type { Agent, TimelineEvent, ToolCall, Turn, TurnItem, Usage } from "../timeline.ts";
 import { lineDiff } from "./diff.ts";
 import { clear, clock, compact, duration, h, offsetFrom } from "./dom.ts";

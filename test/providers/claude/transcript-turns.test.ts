@@ -257,6 +257,31 @@ describe("the Claude adapter: usage in the turn that got it", () => {
     ]);
   });
 
+  it("dates each response's usage by the time Claude wrote it, not by the Stop that read it", () => {
+    const path = transcript();
+    const s = session(path);
+    s.start();
+    const at = (record: string, time: string) =>
+      record.replace(`"timestamp":"${AT}"`, `"timestamp":"${time}"`);
+    appendFileSync(
+      path,
+      user("u1", null, "p1") +
+        at(assistant("a1", "u1", "m1"), "2026-11-30T23:59:58.120Z") +
+        at(assistant("a2", "a1", "m2"), "2026-12-01T00:00:04.5+00:00") +
+        at(assistant("a3", "a2", "m3"), "not a time"),
+    );
+    const stamps = s
+      .stop("p1")
+      .filter((e) => e.kind === "turn_usage")
+      .map((e) => [e.payload.message_id, e.timestamp]);
+    // A stamp that does not parse leaves the hook's own time (the recorder's clock).
+    expect(stamps).toEqual([
+      ["m1", "2026-11-30T23:59:58.120Z"],
+      ["m2", "2026-12-01T00:00:04.500Z"],
+      ["m3", undefined],
+    ]);
+  });
+
   it("reads once more at SessionEnd: the last turn's late response is counted, in that turn, once", () => {
     const path = transcript();
     const s = session(path);

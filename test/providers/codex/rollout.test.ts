@@ -571,6 +571,8 @@ describe("codexAdapter.enrich", () => {
     expect(events[0]).toEqual({
       kind: "turn_usage",
       event_id: "turn_usage:resp_mockmx26xg1x1",
+      // Dated by its token_usage_record, not by the Stop that read it.
+      timestamp: "2026-11-29T18:46:37.709Z",
       turn_id: "01a228a1-6cb3-7542-97f2-313b7fba6131",
       payload: {
         response_id: "resp_mockmx26xg1x1",
@@ -579,6 +581,11 @@ describe("codexAdapter.enrich", () => {
       },
       usage: expect.objectContaining({ source: "codex-transcript", input_tokens: 5163, output_tokens: 35 }),
     });
+    expect(events.map((e) => e.timestamp)).toEqual([
+      "2026-11-29T18:46:37.709Z",
+      "2026-11-29T18:46:37.918Z",
+      "2026-11-29T18:46:52.233Z",
+    ]);
     // The resumed turn's usage keeps its own turn id; nothing is attributed to a subagent.
     expect(events[2]!.turn_id).toBe("01a228a1-a58d-7980-85e8-61eadc2c2ab1");
     for (const e of events) expect(e.agent_id).toBeUndefined();

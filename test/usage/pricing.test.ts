@@ -6,7 +6,7 @@ import {
   formatCost,
   priceFor,
   priceTable,
-} from "../../src/viewer/pricing.ts";
+} from "../../src/usage/pricing.ts";
 
 const tokens = (input: number, output: number, read = 0, write = 0) => ({
   input_tokens: input,

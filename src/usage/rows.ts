@@ -1,0 +1,186 @@
+// A report's row while it is summed, and what it becomes: the token figures, the estimated cost with the dates
+// of the prices used, the sessions it holds, the models, sources and gaps behind it.
+import type { Cell } from "./normalize.ts";
+import { costOf, type ModelPrice } from "./pricing.ts";
+
+/** The four counts, in the archive's names. */
+export interface TokenFigures {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
+export interface Figures {
+  /** null: no session of the row recorded any usage */
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  cache_creation_input_tokens: number | null;
+  total_tokens: number | null;
+  /** USD, estimated from the price table; null when a model has no price or no figure exists, never 0 for it */
+  cost_usd: number | null;
+  /** the part of the cost that is known: the priced models' (equal to cost_usd when every model is priced) */
+  priced_cost_usd: number | null;
+  /** models without a price ("unknown model" for usage that named none): their tokens are not in the cost */
+  unpriced_models: string[];
+  /** the dates of the prices used */
+  prices_as_of: string[];
+}
+
+export interface ModelFigures extends Figures {
+  /** null: the usage named no model */
+  model: string | null;
+}
+
+export interface RowFigures extends Figures {
+  sessions: number;
+  /** sessions of the row that recorded no usage (unknown figures when their provider records none) */
+  sessions_without_usage: number;
+  models: string[];
+  sources: string[];
+  /** model calls of the row's provider that no local record of these sessions shows */
+  gaps: string[];
+  breakdown?: ModelFigures[];
+}
+
+/** What a session brings to a row beside its cells. */
+export interface SessionPart {
+  key: string;
+  sources: readonly string[];
+  gaps: readonly string[];
+}
+
+const UNKNOWN_MODEL = "unknown model";
+
+/** A sum of fractions of a cent has float dust (0.017474999999999997): kept to a billionth of a dollar. */
+const usd = (n: number) => Math.round(n * 1e9) / 1e9;
+
+export class FigureSum {
+  private readonly t: TokenFigures = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+  };
+  private counted = false;
+  /** a session whose provider records no usage: the row's figures are incomplete */
+  private unknownPart = false;
+  private usd = 0;
+  private priced = false;
+  private readonly unpriced = new Set<string>();
+  private readonly dates = new Set<string>();
+
+  add(c: Cell, price: ModelPrice | undefined, asOf: string): void {
+    this.counted = true;
+    this.t.input_tokens += c.input_tokens;
+    this.t.output_tokens += c.output_tokens;
+    this.t.cache_read_input_tokens += c.cache_read_input_tokens;
+    this.t.cache_creation_input_tokens += c.cache_creation_input_tokens;
+    const tokens =
+      c.input_tokens + c.output_tokens + c.cache_read_input_tokens + c.cache_creation_input_tokens;
+    if (tokens === 0) return;
+    if (!price) {
+      this.unpriced.add(c.model || UNKNOWN_MODEL);
+      return;
+    }
+    this.usd += costOf(price, c);
+    this.priced = true;
+    this.dates.add(price.as_of ?? asOf);
+  }
+
+  /** A session without usage whose provider records it: it used nothing a local record shows. */
+  none(): void {
+    this.counted = true;
+  }
+
+  /** A session whose provider records no usage: its figures are unknown. */
+  unknown(): void {
+    this.unknownPart = true;
+  }
+
+  figures(): Figures {
+    const t = this.counted ? this.t : undefined;
+    const known = this.counted && this.unpriced.size === 0 && !this.unknownPart;
+    return {
+      input_tokens: t?.input_tokens ?? null,
+      output_tokens: t?.output_tokens ?? null,
+      cache_read_input_tokens: t?.cache_read_input_tokens ?? null,
+      cache_creation_input_tokens: t?.cache_creation_input_tokens ?? null,
+      total_tokens: t
+        ? t.input_tokens + t.output_tokens + t.cache_read_input_tokens + t.cache_creation_input_tokens
+        : null,
+      cost_usd: known ? usd(this.usd) : null,
+      priced_cost_usd: this.counted && (this.priced || this.unpriced.size === 0) ? usd(this.usd) : null,
+      unpriced_models: [...this.unpriced].sort(),
+      prices_as_of: [...this.dates].sort(),
+    };
+  }
+}
+
+export class RowSum {
+  private readonly sum = new FigureSum();
+  private readonly sessions = new Set<string>();
+  private readonly withoutUsage = new Set<string>();
+  private readonly models = new Set<string>();
+  private readonly sources = new Set<string>();
+  private readonly gaps = new Set<string>();
+  private readonly byModel = new Map<string, FigureSum>();
+  private last: SessionPart | undefined;
+
+  /** `breakdown`: sum each model apart too (--breakdown) */
+  constructor(
+    readonly key: Record<string, unknown>,
+    private readonly breakdown: boolean,
+  ) {}
+
+  add(c: Cell, price: ModelPrice | undefined, asOf: string, s: SessionPart): void {
+    this.session(s);
+    this.sum.add(c, price, asOf);
+    if (c.model) this.models.add(c.model);
+    if (!this.breakdown) return;
+    let m = this.byModel.get(c.model);
+    if (!m) {
+      m = new FigureSum();
+      this.byModel.set(c.model, m);
+    }
+    m.add(c, price, asOf);
+  }
+
+  /** A session with no usage recorded; `known`: its provider records usage, so it used none we can see. */
+  addEmpty(s: SessionPart, known: boolean): void {
+    this.session(s);
+    this.withoutUsage.add(s.key);
+    if (known) this.sum.none();
+    else this.sum.unknown();
+  }
+
+  private session(s: SessionPart): void {
+    // The cells of one session come one after another: its sources and gaps are added once.
+    if (this.last === s) return;
+    this.last = s;
+    this.sessions.add(s.key);
+    for (const x of s.sources) this.sources.add(x);
+    for (const g of s.gaps) this.gaps.add(g);
+  }
+
+  /** The finished row: its key's fields, then the figures; with `breakdown`, one entry per model. */
+  row(): Record<string, unknown> & RowFigures {
+    const f = this.sum.figures();
+    const row: Record<string, unknown> & RowFigures = {
+      ...this.key,
+      ...f,
+      sessions: this.sessions.size,
+      sessions_without_usage: this.withoutUsage.size,
+      models: [...this.models].sort(),
+      sources: [...this.sources].sort(),
+      gaps: [...this.gaps].sort(),
+    };
+    if (this.breakdown) {
+      row.breakdown = [...this.byModel.entries()]
+        .map(([model, sum]) => ({ model: model || null, ...sum.figures() }))
+        .sort((a, b) => (b.total_tokens ?? 0) - (a.total_tokens ?? 0));
+    }
+    return row;
+  }
+}

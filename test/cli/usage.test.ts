@@ -1,0 +1,105 @@
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, runCli } from "../helpers/cli-run.ts";
+import { useTempProjects } from "../helpers/temp-project.ts";
+import { claudeUsage, recordUsage } from "../usage/sessions.ts";
+
+beforeAll(ensureBuilt);
+const project = useTempProjects("tapedeck-usage-cli-");
+
+function withSessions(): string {
+  const p = project();
+  recordUsage(p, "claude", "a", "2026-12-01T10:00:00.000Z", [
+    { at: "2026-12-01T10:01:00.000Z", usage: claudeUsage("claude-sonnet-4", 1000, 100, 2000, 50) },
+  ]);
+  recordUsage(p, "codex", "b", "2026-12-02T10:00:00.000Z", [
+    {
+      at: "2026-12-02T10:01:00.000Z",
+      usage: {
+        source: "codex-transcript",
+        model: "mystery",
+        message_id: "r-1",
+        input_tokens: 10,
+        output_tokens: 1,
+      },
+    },
+  ]);
+  return p;
+}
+
+const usage = (p: string, args: string[]) => runCli(["usage", ...args, "--project", p], join(p, "home"));
+
+describe("tapedeck usage", () => {
+  it("--json is {rows, totals}: the five totals, cost null when a model has no price", () => {
+    const p = withSessions();
+    const r = usage(p, ["daily", "--json", "--timezone", "UTC"]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(Object.keys(out)).toEqual(["rows", "totals"]);
+    expect(out.totals).toEqual({
+      input_tokens: 1010,
+      output_tokens: 101,
+      cache_read_input_tokens: 2000,
+      cache_creation_input_tokens: 50,
+      cost_usd: null,
+    });
+    expect(
+      out.rows.map((x: { date: string; provider: string; cost_usd: number | null }) => [
+        x.date,
+        x.provider,
+        x.cost_usd === null,
+      ]),
+    ).toEqual([
+      ["2026-12-01", "claude", false],
+      ["2026-12-02", "codex", true],
+    ]);
+    expect(usage(p, ["daily", "--json", "--provider", "claude", "--timezone", "UTC"]).stdout).toContain(
+      '"cost_usd": 0.00',
+    );
+  });
+
+  it("prints a table with a total line and the notes, and says so when nothing was recorded", () => {
+    const p = withSessions();
+    const r = usage(p, ["monthly", "--timezone", "UTC"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /^Token usage by month, time zone UTC; cost estimated at the prices of 2025-11-01\n/,
+    );
+    expect(r.stdout).toMatch(/\n2026-12 +Claude Code +1,000 +100 +2,000 +50 +3,150 +\$0\.\d{4} +1\n/);
+    expect(r.stdout).toMatch(/\nTOTAL +1,010 +101 +2,000 +50 +3,161 +≥\$0\.\d{4} +2\n/);
+    expect(r.stdout).toContain("no price for mystery: cost unknown");
+    const empty = project();
+    const none = usage(empty, ["daily"]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe(`No usage recorded in ${empty}.\n`);
+    expect(JSON.parse(usage(empty, ["session", "--json"]).stdout)).toEqual({
+      rows: [],
+      totals: {
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: 0,
+        cost_usd: 0,
+      },
+    });
+  });
+
+  it("answers a wrong report, zone, date, provider or scope with exit 2 and the reason", () => {
+    const p = withSessions();
+    const cases: Array<[string[], RegExp]> = [
+      [
+        ["yearly"],
+        /argument 'yearly' is invalid.*daily, weekly, monthly, session, model|Allowed choices are daily/s,
+      ],
+      [["daily", "--timezone", "Mars/Olympus"], /unknown time zone "Mars\/Olympus"/],
+      [["daily", "--since", "2026-13-01"], /--since: "2026-13-01" is not a date/],
+      [["daily", "--provider", "cursor"], /unknown provider "cursor"/],
+      [["daily", "--all-projects"], /--project and --all-projects: use one of them/],
+    ];
+    for (const [args, message] of cases) {
+      const r = usage(p, args);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).toMatch(message);
+    }
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * End to end: `tapedeck usage` on sessions recorded from the real `codex` and `gemini` CLIs, offline against
+ * the mocks. Their rows carry the tokens `tapedeck inspect` shows, in the report's one meaning: both report
+ * the cache reads inside input (inspect shows them as recorded), so a row's input is inspect's less its cache
+ * reads; Gemini's thinking tokens, which its chat file gives apart, are output. Gemini's model-router call,
+ * which the mock served and no hook or file shows, is named in the row and the table, not counted.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Envelope } from "../../src/core/schemas.ts";
+import { runCodex } from "../../src/demo/codex-offline.ts";
+import { runGemini } from "../../src/demo/gemini-offline.ts";
+import { type Sandbox, useBuild, useCodexSandbox, useGeminiSandbox } from "./sandboxes.ts";
+
+useBuild();
+
+interface Inspected {
+  path: string;
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens: number;
+    cache_creation_input_tokens: number;
+    sources: string[];
+  };
+}
+
+async function json<T>(sb: Sandbox, args: string[]): Promise<T> {
+  const r = await sb.cli([...args, "--json"]);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as T;
+}
+
+async function text(sb: Sandbox, args: string[]): Promise<string> {
+  const r = await sb.cli(args);
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout;
+}
+
+function usageEvents(dir: string): Envelope[] {
+  return readFileSync(join(dir, "events.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Envelope)
+    .filter((e) => e.kind === "turn_usage");
+}
+
+/** The session row, the daily rows and the table of a provider's one session, checked against inspect. */
+async function expectRowsOfInspect(sb: Sandbox, provider: string, id: string) {
+  const inspected = await json<Inspected>(sb, ["inspect", id]);
+  const u = inspected.usage;
+  expect(u.input_tokens).toBeGreaterThan(0);
+  expect(u.cache_read_input_tokens).toBeGreaterThan(0);
+  const sessions = await json<{ rows: Array<Record<string, unknown>> }>(sb, [
+    "usage",
+    "session",
+    "--timezone",
+    "UTC",
+  ]);
+  expect(sessions.rows).toHaveLength(1);
+  const row = sessions.rows[0]!;
+  expect(row).toMatchObject({
+    provider,
+    input_tokens: u.input_tokens - u.cache_read_input_tokens,
+    cache_read_input_tokens: u.cache_read_input_tokens,
+    cache_creation_input_tokens: u.cache_creation_input_tokens,
+    sources: [...u.sources].sort(),
+  });
+  const daily = await json<{ rows: Array<Record<string, number>>; totals: Record<string, number | null> }>(
+    sb,
+    ["usage", "daily", "--timezone", "UTC"],
+  );
+  for (const f of [
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+  ]) {
+    expect(
+      daily.rows.reduce((n, r) => n + r[f]!, 0),
+      f,
+    ).toBe(row[f]);
+    expect(daily.totals[f], f).toBe(row[f]);
+  }
+  return { inspected, row, daily };
+}
+
+describe("codex", () => {
+  const sb = useCodexSandbox("usage-codex");
+
+  it("its rows carry the tokens inspect shows, cached input apart", async () => {
+    expect((await sb.cli(["install", "codex", "--yes", "--transport", "command"])).code).toBe(0);
+    const first = await runCodex({
+      codexHome: sb.codexHome,
+      home: sb.home,
+      cwd: sb.projectDir,
+      args: ["SCENARIO_BASH echo one"],
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const thread = first.threadId!;
+    const again = await runCodex({
+      codexHome: sb.codexHome,
+      home: sb.home,
+      cwd: sb.projectDir,
+      args: ["resume", thread, "SCENARIO_TEXT two"],
+    });
+    expect(again.code, again.stderr).toBe(0);
+    const { inspected, row, daily } = await expectRowsOfInspect(sb, "codex", thread);
+    // OpenAI's output counts include the reasoning tokens: as recorded.
+    expect(row.output_tokens).toBe(inspected.usage.output_tokens);
+    // Codex's own total of each response is what the row totals.
+    const events = usageEvents(inspected.path);
+    expect(row.total_tokens).toBe(events.reduce((n, e) => n + (e.usage?.total_tokens ?? 0), 0));
+    // The mock's model has no price: unknown, never 0.
+    expect(row.cost_usd).toBeNull();
+    expect(daily.totals.cost_usd).toBeNull();
+    const table = await text(sb, ["usage", "daily", "--breakdown", "--timezone", "UTC"]);
+    expect(table).toMatch(/Codex CLI .* unknown +1\n/);
+    expect(table).toContain("Codex CLI: input as reported includes the cache reads");
+  }, 240_000);
+});
+
+describe("gemini", () => {
+  const sb = useGeminiSandbox("usage-gemini");
+
+  it("its rows carry the tokens inspect shows, with thinking as output and the router call named", async () => {
+    expect((await sb.cli(["install", "gemini", "--yes"])).code).toBe(0);
+    const run = (args: string[]) =>
+      runGemini({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args, timeoutMs: 45_000 });
+    const first = await run(["SCENARIO_BASH echo one"]);
+    expect(first.code, first.stderr).toBe(0);
+    expect((await run(["--resume", "latest", "SCENARIO_TEXT two"])).code).toBe(0);
+    const id = first.sessionId!;
+    const { inspected, row } = await expectRowsOfInspect(sb, "gemini", id);
+    const events = usageEvents(inspected.path);
+    const thinking = events.reduce((n, e) => n + (e.usage?.reasoning_output_tokens ?? 0), 0);
+    expect(thinking).toBeGreaterThan(0);
+    expect(row.output_tokens).toBe(inspected.usage.output_tokens + thinking);
+    // What Gemini was served in its streamed calls, all of it; its router calls (generateContent) are the gap.
+    const streamed = sb.mock.usageLog.filter((u) => u.kind === "streamGenerateContent");
+    const served = streamed.reduce(
+      (n, u) => n + u.usage.promptTokenCount + u.usage.candidatesTokenCount + u.usage.thoughtsTokenCount,
+      0,
+    );
+    expect(row.total_tokens).toBe(served);
+    expect(sb.mock.usageLog.some((u) => u.kind !== "streamGenerateContent")).toBe(true);
+    expect(row.gaps).toEqual([
+      "the model-router call before each prompt reaches no hook or file: not counted",
+    ]);
+    const table = await text(sb, ["usage", "daily", "--timezone", "UTC"]);
+    expect(table).toContain("Gemini CLI: the model-router call before each prompt reaches no hook or file");
+    expect(table).toMatch(/Gemini CLI .* 1\n/);
+  }, 240_000);
+});

@@ -33,7 +33,7 @@ async function viewWithOpener(root: string): Promise<{ url: string; argv: string
     out += c.toString();
   });
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  while (!existsSync(argvFile) || !out.includes("\n")) await new Promise((r) => setTimeout(r, 50));
+  while (!existsSync(argvFile) || !out.endsWith("}\n")) await new Promise((r) => setTimeout(r, 50));
   const argv = readFileSync(argvFile, "utf8").split("\n").filter(Boolean);
   const url = (JSON.parse(out) as { url: string }).url;
   const launcher = fileURLToPath(argv[0]!);

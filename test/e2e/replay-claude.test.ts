@@ -198,15 +198,20 @@ describe("tapedeck replay (claude)", () => {
       stdio: ["ignore", "pipe", "pipe"],
     });
     try {
-      const line = await new Promise<string>((resolve, reject) => {
+      const printed = await new Promise<{ url: string }>((resolve, reject) => {
         let text = "";
         view.stdout.on("data", (d: Buffer) => {
           text += d.toString();
-          if (text.includes("\n")) resolve(text.split("\n")[0]!);
+          // --json prints the whole object (over several lines), then the server runs.
+          try {
+            resolve(JSON.parse(text) as { url: string });
+          } catch {
+            // not all of it yet
+          }
         });
         view.once("exit", (code) => reject(new Error(`view exited ${code}`)));
       });
-      const url = new URL(JSON.parse(line).url as string);
+      const url = new URL(printed.url);
       const key = new URLSearchParams(url.hash.slice(1)).get("s");
       const api = `${url.origin}${url.pathname}api/sessions`;
       const { sessions } = (await (await fetch(api)).json()) as {

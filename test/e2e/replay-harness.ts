@@ -59,7 +59,7 @@ export function untouched(opts: { home: string; projectDir: string; archive: str
     settings: Object.fromEntries(
       opts.settings.map((p) => [p, existsSync(p) && !p.endsWith(".json") ? snapshot(p) : hashOf(p)]),
     ),
-    tree: git(opts.projectDir, ["status", "--porcelain", "--untracked-files=all", "--ignored"]),
+    tree: withoutLinks(git(opts.projectDir, ["status", "--porcelain", "--untracked-files=all", "--ignored"])),
     head: git(opts.projectDir, ["rev-parse", "HEAD"]),
     refs: git(opts.projectDir, ["for-each-ref"]),
     worktrees: git(opts.projectDir, ["worktree", "list", "--porcelain"]),
@@ -73,11 +73,18 @@ export function untouched(opts: { home: string; projectDir: string; archive: str
  * note of where an experiment made with --experiment-root lives (.tapedeck/experiments/<id>.link.json), which
  * lets the project find its sessions.
  */
+const LINK = /^\.tapedeck\/experiments(\/[^/]+\.link\.json)?$/;
+
+function withoutLinks(status: string): string {
+  return status
+    .split("\n")
+    .filter((line) => !LINK.test(line.slice(3)))
+    .join("\n");
+}
+
 function withoutIndex(files: Record<string, string>): Record<string, string> {
   const { ".git/index": _index, ...rest } = files;
   return Object.fromEntries(
-    Object.entries(rest).filter(
-      ([path]) => !/^\.tapedeck\/experiments(\/[^/]+\.link\.json)?$/.test(path) && path !== ".tapedeck",
-    ),
+    Object.entries(rest).filter(([path]) => !LINK.test(path) && path !== ".tapedeck"),
   );
 }

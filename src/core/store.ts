@@ -29,7 +29,7 @@ import { loadRedactionRules } from "./redact/rules-file.ts";
 import { REDACTION_POLICY } from "./redact.ts";
 import type { ReplayLabels } from "./replay-labels.ts";
 import { parseEventLine, scanLines, sha256OfFd } from "./scan.ts";
-import type { Checksums, Manifest } from "./schemas.ts";
+import type { Checksums, ImportRecord, Manifest } from "./schemas.ts";
 import { cleanStaleTemps, listSpool, readSpoolBatch, removeBatch, setAside, writeSpool } from "./spool.ts";
 import { applyLineToState, emptyState, type SessionState } from "./state-fold.ts";
 
@@ -59,6 +59,14 @@ export interface SessionSpec {
   lockWaitMs?: number;
   /** fsync events.jsonl after each batch: survives power loss, costs a disk flush. */
   fsync?: boolean;
+  /** `tapedeck import`: the agent's files the session was read from; the manifest keeps the latest. */
+  imported?: ImportRecord;
+  /**
+   * Seal the session (checksums, complete) at each commit that appended, with no terminal event: an import
+   * reads a past that its file ends without one (Claude writes no session end), and a later import of the
+   * grown file seals it again. The session ends where its last event is, not when it was read.
+   */
+  seal?: boolean;
 }
 
 export interface RecordOutcome {
@@ -126,6 +134,7 @@ class SessionWriter {
   private newlyFinalized = false;
   private manifestDirty = false;
   private wroteSinceFinalize = false;
+  private appendedAny = false;
 
   constructor(
     readonly dir: string,
@@ -243,6 +252,7 @@ class SessionWriter {
       run_type: spec.runType ?? "recorded",
       replay_of_session_id: spec.replayOf ?? null,
       arm: spec.arm ?? null,
+      ...(spec.imported ? { import: spec.imported } : {}),
       ...(spec.replay
         ? {
             experiment_id: spec.replay.experimentId,
@@ -302,6 +312,7 @@ class SessionWriter {
       return "dropped";
     }
     writeAll(this.fd, line);
+    this.appendedAny = true;
     this.ids.add(key);
     applyLineToState(state, envelope, line.length);
     if (foldListCounters(this.manifest, envelope)) this.manifestDirty = true;
@@ -353,8 +364,13 @@ class SessionWriter {
       }
     }
     writeStateInPlace(join(this.dir, SESSION_FILES.state), this.state);
-    const finalize = this.newlyFinalized || this.wroteSinceFinalize;
     const m = this.manifest;
+    const sealImport = this.spec.seal === true && (this.appendedAny || m.status !== "complete");
+    const finalize = this.newlyFinalized || this.wroteSinceFinalize || sealImport;
+    if (this.spec.imported) {
+      m.import = this.spec.imported;
+      this.manifestDirty = true;
+    }
     m.event_count = this.state.event_count;
     m.byte_count = this.state.size;
     m.redaction_count = this.state.redaction_count;
@@ -366,7 +382,8 @@ class SessionWriter {
     if (finalize) {
       const checksums = this.writeChecksums();
       m.status = "complete";
-      m.ended_at = m.ended_at && !this.newlyFinalized ? m.ended_at : checksums.finalized_at;
+      if (sealImport && !this.newlyFinalized) m.ended_at = this.state.last_event_at ?? checksums.finalized_at;
+      else m.ended_at = m.ended_at && !this.newlyFinalized ? m.ended_at : checksums.finalized_at;
       m.incomplete_reason = null;
     }
     if (finalize || this.manifestDirty || this.manifestIsStale()) {

@@ -7,6 +7,7 @@ import type { ProviderAdapter } from "../core/provider.ts";
 import type { ReplayDriver } from "../experiment/driver.ts";
 import type { ApiUsageReader } from "./api-usage.ts";
 import type { ProviderDoctorCheck } from "./doctor.ts";
+import type { HistoryReader } from "./history.ts";
 import type { ProviderInstaller } from "./installer.ts";
 
 export interface ProviderEntry {
@@ -20,4 +21,6 @@ export interface ProviderEntry {
   doctorChecks?: readonly ProviderDoctorCheck[];
   /** `tapedeck replay` and `tapedeck experiment`: runs recorded prompts through the real CLI, isolated. */
   replay?: ReplayDriver;
+  /** `tapedeck import`: finds the agent's own past session files and maps their records to events. */
+  history?: HistoryReader;
 }

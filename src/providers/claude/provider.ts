@@ -2,6 +2,7 @@
 import type { ProviderEntry } from "../entry.ts";
 import { claudeAdapter } from "./adapter.ts";
 import { claudeApiUsage } from "./api-usage.ts";
+import { claudeHistory } from "./history.ts";
 import { claudeInstaller } from "./installer.ts";
 import { claudeMcpExtra } from "./mcp-installer.ts";
 import { claudeReplay } from "./replay.ts";
@@ -11,4 +12,5 @@ export const claudeProvider: ProviderEntry = {
   installer: { ...claudeInstaller, extras: [claudeMcpExtra] },
   apiUsage: claudeApiUsage,
   replay: claudeReplay,
+  history: claudeHistory,
 };

@@ -5,6 +5,7 @@ import type { ProviderEntry } from "../entry.ts";
 import { codexAdapter } from "./adapter.ts";
 import { codexApiUsage } from "./api-usage.ts";
 import { codexTrustCheck } from "./doctor.ts";
+import { codexHistory } from "./history.ts";
 import { codexInstaller } from "./installer.ts";
 import { codexMcpExtra } from "./mcp-installer.ts";
 import { codexNotifyExtra } from "./notify-installer.ts";
@@ -16,4 +17,5 @@ export const codexProvider: ProviderEntry = {
   apiUsage: codexApiUsage,
   doctorChecks: [codexTrustCheck],
   replay: codexReplay,
+  history: codexHistory,
 };

@@ -24,13 +24,16 @@ interface Spec {
   options: string[];
   /** Its own subcommands (memory list, experiment run), offered as its first argument. */
   subs: string[];
-  /** What the first argument is: a session, a provider, a shell, or anything. */
-  arg: "session" | "provider" | "shell" | "other";
+  /** What the first argument is: a session, a provider, a shell, one of fixed choices, or anything. */
+  arg: "session" | "provider" | "shell" | "choices" | "other";
+  /** The first argument's allowed values (`import`'s claude, codex, gemini, all). */
+  choices: string[];
   description: string;
 }
 
 function argKind(cmd: Command): Spec["arg"] {
   const first = cmd.registeredArguments[0]?.name() ?? "";
+  if ((cmd.registeredArguments[0]?.argChoices?.length ?? 0) > 0) return "choices";
   if (/^session/.test(first)) return "session";
   if (first === "provider") return "provider";
   if (first === "shell") return "shell";
@@ -50,6 +53,7 @@ async function specs(root: Command | null): Promise<Spec[]> {
       options: [...c.options.filter((o) => !o.hidden && o.long).map((o) => o.long!), "--help"],
       subs: c.commands.map((s) => s.name()).filter((n) => n !== "help"),
       arg: argKind(c),
+      choices: [...(c.registeredArguments[0]?.argChoices ?? [])],
       description: c
         .description()
         .split(/[.:;(]/)[0]!
@@ -58,6 +62,14 @@ async function specs(root: Command | null): Promise<Spec[]> {
 }
 
 const words = (xs: readonly string[]) => xs.join(" ");
+
+/** One case line per command whose first argument has fixed choices. */
+function choiceCases(all: Spec[], line: (s: Spec) => string): string {
+  return all
+    .filter((s) => s.arg === "choices")
+    .map(line)
+    .join("\n");
+}
 
 function bash(all: Spec[]): string {
   const cases = all
@@ -109,6 +121,7 @@ ${cases}
     ${kind("session")}) _tapedeck_offer_sessions "$cur" ;;
     ${kind("provider")}) COMPREPLY=($(compgen -W "${words(PROVIDERS)}" -- "$cur")) ;;
     ${kind("shell")}) COMPREPLY=($(compgen -W "${words(SHELLS)}" -- "$cur")) ;;
+${choiceCases(all, (s) => `    ${s.name}) COMPREPLY=($(compgen -W "${words(s.choices)}" -- "$cur")) ;;`)}
     *) COMPREPLY=($(compgen -W "$opts" -- "$cur")) ;;
   esac
 }
@@ -165,6 +178,7 @@ ${cases}
     ${kind("session")}) compadd -- last \${(f)"$(tapedeck completion zsh --sessions \${project[@]} 2>/dev/null)"} ;;
     ${kind("provider")}) compadd -- ${words(PROVIDERS)} ;;
     ${kind("shell")}) compadd -- ${words(SHELLS)} ;;
+${choiceCases(all, (s) => `    ${s.name}) compadd -- ${words(s.choices)} ;;`)}
     *) _files ;;
   esac
 }
@@ -190,6 +204,7 @@ function fish(all: Spec[]): string {
       lines.push(`complete -c tapedeck ${cond} -a 'last (tapedeck completion fish --sessions 2>/dev/null)'`);
     if (s.arg === "provider") lines.push(`complete -c tapedeck ${cond} -a '${words(PROVIDERS)}'`);
     if (s.arg === "shell") lines.push(`complete -c tapedeck ${cond} -a '${words(SHELLS)}'`);
+    if (s.arg === "choices") lines.push(`complete -c tapedeck ${cond} -a '${words(s.choices)}'`);
   }
   lines.push(`complete -c tapedeck -l provider -x -a '${words(PROVIDERS)}'`);
   return `${lines.join("\n")}\n`;

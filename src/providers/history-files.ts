@@ -63,8 +63,10 @@ export function listOwnEntries(
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const path = join(dir, entry.name);
     const isDir = entry.isDirectory();
-    if (!want(entry.name, isDir || entry.isSymbolicLink())) continue;
-    if (entry.isSymbolicLink()) {
+    // A symlink is reported where either a file or a directory of that name would have been read.
+    const link = entry.isSymbolicLink();
+    if (link ? !want(entry.name, true) && !want(entry.name, false) : !want(entry.name, isDir)) continue;
+    if (link) {
       skip({ source: path, reason: SKIP.symlink });
       continue;
     }

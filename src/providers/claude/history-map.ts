@@ -92,8 +92,9 @@ export class ClaudeHistoryMapper implements HistoryMapper {
 
   line(bytes: Buffer): NormalizedEvent[] {
     if (!WANTED.some((mark) => bytes.includes(mark))) {
-      // Still a record? A line that is not JSON at all is counted; the big records we skip are not parsed.
-      if (bytes[0] !== 0x7b) this.malformed += 1;
+      // The records skipped unread are big (request blobs, snapshots): one that does not even look like a
+      // JSON object (a torn write, a stray line) is counted without parsing it.
+      if (bytes[0] !== 0x7b || lastByte(bytes) !== 0x7d) this.malformed += 1;
       return [];
     }
     const record = parseRecord(bytes);
@@ -121,10 +122,7 @@ export class ClaudeHistoryMapper implements HistoryMapper {
     this.agentId = this.fileAgent;
     const out: NormalizedEvent[] = [];
     this.flushUsage(out);
-    if (this.boundary) {
-      this.compaction(out, this.boundary, undefined, undefined);
-      this.boundary = undefined;
-    }
+    // A compaction boundary waits (in the state) for the summary Claude writes right after it.
     if (this.fileAgent !== undefined && this.started && !this.stopped) {
       this.stopped = true;
       out.push(
@@ -371,6 +369,15 @@ export class ClaudeHistoryMapper implements HistoryMapper {
     if (agent !== undefined) event.agent_id = agent;
     return event;
   }
+}
+
+/** The last byte that is not whitespace. */
+function lastByte(bytes: Buffer): number | undefined {
+  for (let i = bytes.length - 1; i >= 0; i -= 1) {
+    const b = bytes[i]!;
+    if (b !== 0x20 && b !== 0x0d && b !== 0x09) return b;
+  }
+  return undefined;
 }
 
 /** The text of content (a string or blocks), or undefined. */

@@ -3,14 +3,13 @@
 // `session_meta` record `{id, session_id, cwd, timestamp, ...}`. A subagent has a rollout of its own whose
 // `session_id` is the root thread and `id` its own thread (with `parent_thread_id`): it is grouped under the
 // root's session, as the hooks record it. What the records become: history-map.ts.
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import type { DiscoverOptions, HistoryFile, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
 import { isoTime, shortString } from "../history.ts";
 import { agentHome, lastTimestampOf, listOwnEntries, peekRecords } from "../history-files.ts";
 import { isRecord } from "../shared.ts";
 import { CodexHistoryMapper } from "./history-map.ts";
-import { defaultCodexHome } from "./home.ts";
 
 const ROLLOUT = /^rollout-.*\.jsonl$/;
 const DATE_PART = /^\d{1,4}$/;
@@ -92,8 +91,15 @@ function readMeta(path: string, skip: (s: HistorySkip) => void): Rollout | undef
   return rollout;
 }
 
+/** `$CODEX_HOME`, else `$HOME/.codex`, from the environment given (a test's, or the user's). */
+function codexHome(env: Record<string, string | undefined>): string | undefined {
+  const configured = env.CODEX_HOME?.trim();
+  if (configured) return resolve(configured);
+  return env.HOME ? join(env.HOME, ".codex") : undefined;
+}
+
 function discoverCodex(options: DiscoverOptions): HistorySession[] {
-  const home = agentHome(defaultCodexHome(options.env), options.skip);
+  const home = agentHome(codexHome(options.env), options.skip);
   if (!home) return [];
   const byRoot = new Map<string, Rollout[]>();
   for (const path of rolloutFiles(home, options.skip)) {

@@ -109,6 +109,15 @@ function allKeys(fd: number, header: Header): bigint[] {
 }
 
 export class IdTable {
+  /**
+   * The pages read or changed while the table is open (one writer's batch, under the session lock): a probe
+   * per event read a page and an add wrote a slot and the header, four system calls per event, which was
+   * most of an import's append time. Changed pages and the header are written by flush().
+   */
+  private readonly pages = new Map<number, Buffer>();
+  private readonly dirty = new Set<number>();
+  private headerDirty = false;
+
   private constructor(
     private readonly path: string,
     private fd: number,
@@ -143,21 +152,28 @@ export class IdTable {
     return this.header.used;
   }
 
+  private page(number: number): Buffer {
+    let page = this.pages.get(number);
+    if (!page) {
+      const slots = 2 ** this.header.log2;
+      const count = Math.min(PAGE_SLOTS, slots - number * PAGE_SLOTS);
+      page = Buffer.alloc(count * SLOT_BYTES);
+      readSync(this.fd, page, 0, page.length, HEADER_BYTES + number * PAGE_SLOTS * SLOT_BYTES);
+      this.pages.set(number, page);
+    }
+    return page;
+  }
+
   /** Finds the slot for a key: its index and whether the key is already there. */
   private probe(key: bigint): { index: number; found: boolean } {
     const slots = 2 ** this.header.log2;
-    const page = Buffer.alloc(PAGE_SLOTS * SLOT_BYTES);
     let index = Number(key & BigInt(slots - 1));
-    for (let scanned = 0; scanned < slots; ) {
-      const count = Math.min(PAGE_SLOTS, slots - index);
-      readSync(this.fd, page, 0, count * SLOT_BYTES, HEADER_BYTES + index * SLOT_BYTES);
-      for (let i = 0; i < count; i += 1) {
-        const current = page.readBigUInt64LE(i * SLOT_BYTES);
-        if (current === key) return { index: index + i, found: true };
-        if (current === 0n) return { index: index + i, found: false };
-      }
-      scanned += count;
-      index = (index + count) & (slots - 1);
+    for (let scanned = 0; scanned < slots; scanned += 1) {
+      const page = this.page(Math.floor(index / PAGE_SLOTS));
+      const current = page.readBigUInt64LE((index % PAGE_SLOTS) * SLOT_BYTES);
+      if (current === key) return { index, found: true };
+      if (current === 0n) return { index, found: false };
+      index = (index + 1) & (slots - 1);
     }
     throw new Error("id table is full");
   }
@@ -166,20 +182,32 @@ export class IdTable {
     return this.probe(key).found;
   }
 
-  /** Adds a key; answers false when it was already present. */
+  /** Adds a key (written by the next flush); answers false when it was already present. */
   add(key: bigint): boolean {
     const { index, found } = this.probe(key);
     if (found) return false;
-    const slotBuf = Buffer.alloc(SLOT_BYTES);
-    slotBuf.writeBigUInt64LE(key, 0);
-    writeAll(this.fd, slotBuf, HEADER_BYTES + index * SLOT_BYTES);
+    const number = Math.floor(index / PAGE_SLOTS);
+    this.page(number).writeBigUInt64LE(key, (index % PAGE_SLOTS) * SLOT_BYTES);
+    this.dirty.add(number);
     this.header.used += 1;
-    writeHeader(this.fd, this.header);
+    this.headerDirty = true;
     if (this.header.used * 2 > 2 ** this.header.log2) this.grow();
     return true;
   }
 
+  /** Writes the changed pages, then the header. */
+  flush(): void {
+    for (const number of this.dirty) {
+      writeAll(this.fd, this.pages.get(number)!, HEADER_BYTES + number * PAGE_SLOTS * SLOT_BYTES);
+    }
+    this.dirty.clear();
+    if (this.headerDirty) writeHeader(this.fd, this.header);
+    this.headerDirty = false;
+  }
+
   private grow(): void {
+    this.flush();
+    this.pages.clear();
     const keys = allKeys(this.fd, this.header);
     writeTable(this.path, buildTable(keys, keys.length * 2));
     closeSync(this.fd);
@@ -190,6 +218,10 @@ export class IdTable {
   }
 
   close(): void {
-    closeSync(this.fd);
+    try {
+      this.flush();
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }

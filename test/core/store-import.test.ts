@@ -94,3 +94,25 @@ describe("an imported session", () => {
     expect(manifestOf(out.sessionDir).status).toBe("active");
   });
 });
+
+describe("a batch appended at once", () => {
+  it("drops a repeat inside the batch, writes a batch past the flush size whole, and its ids hold on reopen", () => {
+    const root = project();
+    const big = "x".repeat(200 * 1024);
+    const events = Array.from({ length: 12 }, (_, i) =>
+      event("tool_result", `r${i}`, { tool_response: `${i}${big}` }),
+    );
+    // The repeat comes right after its first, before any line of the batch is written.
+    const repeat = [
+      event("user_prompt", "p1", { prompt: "hi" }),
+      event("user_prompt", "p1", { prompt: "hi" }),
+    ];
+    const first = recordEvents(spec(root), [...repeat, ...events]);
+    expect(first).toMatchObject({ appended: 13, duplicates: 1 });
+    const lines = readFileSync(join(first.sessionDir, "events.jsonl"), "utf8").trim().split("\n");
+    expect(lines.map((l) => JSON.parse(l).event_id)).toEqual(["p1", ...events.map((e) => e.event_id)]);
+    // A new writer (a new process) sees every id of the batch.
+    const again = recordEvents(spec(root), [...repeat, ...events]);
+    expect(again).toMatchObject({ appended: 0, duplicates: 14 });
+  });
+});

@@ -23,8 +23,14 @@ import { openAgentFile, openFailure } from "../providers/history-files.ts";
 import { pathKey, readCursor, type SessionCursor, safePath, writeCursor } from "./cursor.ts";
 import type { PlannedFile, PlannedSession } from "./plan.ts";
 
-/** Events per append: the lock is taken once per batch, and a batch is what memory holds. */
-const BATCH_EVENTS = 500;
+/**
+ * Events per append: the lock is taken, the state and manifest written once per batch. A batch is what
+ * survives V8's young-generation collections, and the young generation grows with it: on a 1 GB transcript
+ * 500 events a batch peaked at 139 MiB RSS, 250 at 120 MiB, for the same CPU time. A batch is also cut once
+ * the lines it came from pass BATCH_SOURCE_BYTES (an event is never much larger than its record).
+ */
+const BATCH_EVENTS = 250;
+const BATCH_SOURCE_BYTES = 4 * 1024 * 1024;
 /** A progress report every this many bytes read. */
 const PROGRESS_BYTES = 8 * 1024 * 1024;
 /** A hook waiting on the same session's lock is never blocked longer than this. */
@@ -74,6 +80,7 @@ class SessionImport {
   private queue: PlannedFile[];
   private pendingBytes = 0;
   private produced = 0;
+  private batchSource = 0;
 
   constructor(
     private readonly planned: PlannedSession,
@@ -146,7 +153,9 @@ class SessionImport {
         hash.update(line.bytes);
         hash.update(NEWLINE);
         this.countBytes(line.bytes.length + 1);
-        for (const event of mapper.line(line.bytes, line.offset)) this.push(event, main);
+        const events = mapper.line(line.bytes, line.offset);
+        if (events.length > 0) this.batchSource += line.bytes.length;
+        for (const event of events) this.push(event, main);
       },
       { end: size, completeOnly: true },
     );
@@ -167,12 +176,13 @@ class SessionImport {
     }
     this.batch.push(event);
     this.produced += 1;
-    if (this.batch.length >= BATCH_EVENTS) this.flush(false);
+    if (this.batch.length >= BATCH_EVENTS || this.batchSource >= BATCH_SOURCE_BYTES) this.flush(false);
   }
 
   private flush(final: boolean): void {
     const events = this.batch;
     this.batch = [];
+    this.batchSource = 0;
     if (!final && events.length === 0) return;
     const spec = {
       ...this.planned.spec,

@@ -79,8 +79,12 @@ export interface HistoryReader {
 }
 
 /** A record's time as the envelope wants it (ISO 8601 UTC, milliseconds), or undefined. */
+/** What the agents write (`2026-11-29T18:40:22.726Z`): already the envelope's form, no parse needed. */
+const ENVELOPE_TIME = /^20\d\d-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
 export function isoTime(value: unknown): string | undefined {
   if (typeof value !== "string" || value.length < 10 || value.length > 64) return undefined;
+  if (value.length === 24 && ENVELOPE_TIME.test(value)) return value;
   const ms = Date.parse(value);
   // Outside these years a stamp is noise, not a time an agent wrote.
   if (!Number.isFinite(ms) || ms < Date.UTC(2000, 0, 1) || ms > Date.UTC(2200, 0, 1)) return undefined;

@@ -91,7 +91,7 @@ export class ClaudeHistoryMapper implements HistoryMapper {
   }
 
   line(bytes: Buffer): NormalizedEvent[] {
-    if (!WANTED.some((mark) => bytes.includes(mark))) {
+    if (unwantedByHead(bytes) || !WANTED.some((mark) => bytes.includes(mark))) {
       // The records skipped unread are big (request blobs, snapshots): one that does not even look like a
       // JSON object (a torn write, a stray line) is counted without parsing it.
       if (bytes[0] !== 0x7b || lastByte(bytes) !== 0x7d) this.malformed += 1;
@@ -369,6 +369,34 @@ export class ClaudeHistoryMapper implements HistoryMapper {
     if (agent !== undefined) event.agent_id = agent;
     return event;
   }
+}
+
+const HEAD_BYTES = 256;
+const TYPE_FIRST = Buffer.from('{"type":"');
+const ATTACHMENT_TYPE = Buffer.from('"attachment":{"type":"');
+const READ_TYPES = new Set(["user", "assistant", "system"]);
+
+/**
+ * Most of a transcript's bytes are records whose type its first bytes already name (request blobs and shapes
+ * start `{"type":"api-request…`; attachments, the prompt snapshots among them, carry `"attachment":{"type":…`
+ * near the start): those are passed over without searching their whole length for the record types read.
+ */
+function unwantedByHead(bytes: Buffer): boolean {
+  const head = bytes.subarray(0, HEAD_BYTES);
+  if (head.subarray(0, TYPE_FIRST.length).equals(TYPE_FIRST)) {
+    const type = nameAt(head, TYPE_FIRST.length);
+    return type !== undefined && !READ_TYPES.has(type) && lastByte(bytes) === 0x7d;
+  }
+  const at = head.indexOf(ATTACHMENT_TYPE);
+  if (at < 0) return false;
+  const type = nameAt(head, at + ATTACHMENT_TYPE.length);
+  return type !== undefined && type !== "queued_command" && lastByte(bytes) === 0x7d;
+}
+
+/** The JSON string's characters from `start` to the next quote, if it ends within the head. */
+function nameAt(head: Buffer, start: number): string | undefined {
+  const end = head.indexOf(0x22, start);
+  return end > start && end - start <= 64 ? head.toString("latin1", start, end) : undefined;
 }
 
 /** The last byte that is not whitespace. */

@@ -108,13 +108,36 @@ function allKeys(fd: number, header: Header): bigint[] {
   return keys;
 }
 
+/**
+ * The pages of the table this process's last writer left, for its next writer of the same session: an import
+ * appends a session in hundreds of batches, each taking the lock and opening the table again, and rereading
+ * the pages it had just written was part of each. They are taken only while the table file is exactly as it
+ * was left (device, inode, size, mtime) and the events file has the length it had: any other writer changes
+ * both. A kept table is at most KEEP_MAX_PAGES pages.
+ */
+interface Kept {
+  path: string;
+  stamp: string;
+  eventsBytes: number;
+  log2: number;
+  used: number;
+  pages: Map<number, Buffer>;
+}
+let kept: Kept | undefined;
+const KEEP_MAX_PAGES = 1024;
+
+function stampOf(fd: number): string {
+  const st = fstatSync(fd, { bigint: true });
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`;
+}
+
 export class IdTable {
   /**
    * The pages read or changed while the table is open (one writer's batch, under the session lock): a probe
    * per event read a page and an add wrote a slot and the header, four system calls per event, which was
    * most of an import's append time. Changed pages and the header are written by flush().
    */
-  private readonly pages = new Map<number, Buffer>();
+  private pages = new Map<number, Buffer>();
   private readonly dirty = new Set<number>();
   private headerDirty = false;
 
@@ -195,10 +218,48 @@ export class IdTable {
     return true;
   }
 
+  /**
+   * Takes the pages this process left at its last close of the same table, when nothing has changed it since
+   * and the events file still has `eventsBytes` (see Kept).
+   */
+  adopt(eventsBytes: number): void {
+    const k = kept;
+    kept = undefined;
+    if (!k || k.path !== this.path || k.eventsBytes !== eventsBytes) return;
+    if (k.log2 !== this.header.log2 || k.used !== this.header.used || k.stamp !== stampOf(this.fd)) return;
+    this.pages = k.pages;
+  }
+
+  /** Closes the table, keeping its pages for this process's next writer while the events file has `eventsBytes`. */
+  closeKeeping(eventsBytes: number): void {
+    try {
+      this.flush();
+      if (this.pages.size <= KEEP_MAX_PAGES) {
+        kept = {
+          path: this.path,
+          stamp: stampOf(this.fd),
+          eventsBytes,
+          log2: this.header.log2,
+          used: this.header.used,
+          pages: this.pages,
+        };
+      }
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+
   /** Writes the changed pages, then the header. */
   flush(): void {
-    for (const number of this.dirty) {
-      writeAll(this.fd, this.pages.get(number)!, HEADER_BYTES + number * PAGE_SLOTS * SLOT_BYTES);
+    // Runs of neighbouring pages in one write each: a batch of an import touches most pages of a small table.
+    const numbers = [...this.dirty].sort((a, b) => a - b);
+    for (let i = 0; i < numbers.length; ) {
+      let j = i + 1;
+      while (j < numbers.length && numbers[j] === numbers[j - 1]! + 1) j += 1;
+      const run = numbers.slice(i, j).map((n) => this.pages.get(n)!);
+      const at = HEADER_BYTES + numbers[i]! * PAGE_SLOTS * SLOT_BYTES;
+      writeAll(this.fd, run.length === 1 ? run[0]! : Buffer.concat(run), at);
+      i = j;
     }
     this.dirty.clear();
     if (this.headerDirty) writeHeader(this.fd, this.header);

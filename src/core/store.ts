@@ -137,6 +137,7 @@ class SessionWriter {
   private manifestDirty = false;
   private wroteSinceFinalize = false;
   private appendedAny = false;
+  private committed = false;
   /**
    * Lines appended in this batch, written in one write at commit, their ids added to the table after it: a
    * batch of 500 events (an import) made 500 writes, and a crash before commit loses no more than before (the
@@ -168,6 +169,7 @@ class SessionWriter {
       this.state = state;
       this.ids = ids;
       if (state.size < size) this.reconcileTail();
+      else ids.adopt(size);
     }
     this.manifest = this.loadOrCreateManifest(firstTimestamp);
   }
@@ -383,6 +385,7 @@ class SessionWriter {
   /** Persists state and manifest; finalizes when a terminal event was appended. */
   commit(): boolean {
     this.writePending();
+    this.committed = true;
     if (this.spec.fsync) {
       try {
         fsyncSync(this.fd);
@@ -447,8 +450,13 @@ class SessionWriter {
   }
 
   close(): void {
-    this.ids?.close();
-    closeSync(this.fd);
+    try {
+      // Only a writer that committed leaves its table's pages for the next (the import's next batch).
+      if (this.committed) this.ids?.closeKeeping(fstatSync(this.fd).size);
+      else this.ids?.close();
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }
 

@@ -3,7 +3,7 @@
 // manifest, updated by each import that reads more.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { verifyChecksums } from "../../src/core/recovery.ts";
 import { Manifest } from "../../src/core/schemas.ts";
 import { recordEvents } from "../../src/core/store.ts";
@@ -114,5 +114,22 @@ describe("a batch appended at once", () => {
     // A new writer (a new process) sees every id of the batch.
     const again = recordEvents(spec(root), [...repeat, ...events]);
     expect(again).toMatchObject({ appended: 0, duplicates: 14 });
+  });
+});
+
+describe("the id table pages a writer keeps for the next batch", () => {
+  it("are dropped once another process appended: its ids are seen, nothing is appended twice", async () => {
+    const root = project();
+    const many = Array.from({ length: 200 }, (_, i) => event("user_prompt", `a${i}`, { prompt: "x" }));
+    // This process's writer keeps the pages (all of a new table's) for its next batch.
+    recordEvents(spec(root), many);
+    // Another process: a second copy of the store module, with pages of its own.
+    vi.resetModules();
+    const other = await import("../../src/core/store.ts");
+    expect(other.recordEvents).not.toBe(recordEvents);
+    const theirs = Array.from({ length: 50 }, (_, i) => event("user_prompt", `b${i}`, { prompt: "y" }));
+    expect(other.recordEvents(spec(root), theirs).appended).toBe(50);
+    const again = recordEvents(spec(root), [...theirs, event("user_prompt", "c1", { prompt: "z" })]);
+    expect(again).toMatchObject({ appended: 1, duplicates: 50 });
   });
 });

@@ -26,10 +26,11 @@ import type { PlannedFile, PlannedSession } from "./plan.ts";
 /**
  * Events per append: the lock is taken, the state and manifest written once per batch. A batch is what
  * survives V8's young-generation collections, and the young generation grows with it: on a 1 GB transcript
- * 500 events a batch peaked at 139 MiB RSS, 250 at 120 MiB, for the same CPU time. A batch is also cut once
+ * 500 events a batch peaked at 139 MiB RSS, 250 at 123-125 MiB, 200 at 119-120 MiB, for the same CPU time
+ * (the store keeps the id table's pages from one batch to the next). A batch is also cut once
  * the lines it came from pass BATCH_SOURCE_BYTES (an event is never much larger than its record).
  */
-const BATCH_EVENTS = 250;
+const BATCH_EVENTS = 200;
 const BATCH_SOURCE_BYTES = 4 * 1024 * 1024;
 /** A progress report every this many bytes read. */
 const PROGRESS_BYTES = 8 * 1024 * 1024;

@@ -109,7 +109,8 @@ export class BoundedMap<V> {
   }
 
   set(key: string, value: V): void {
-    this.map.delete(key);
+    // Moved to the newest place only when already there: most keys are new (a record's uuid).
+    if (this.map.has(key)) this.map.delete(key);
     this.map.set(key, value);
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
   }

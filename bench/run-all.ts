@@ -5,6 +5,7 @@ import { cpus, totalmem } from "node:os";
 import { cliTable, runCliBench } from "./cli.bench.ts";
 import { runHookBench, runHttpBench } from "./hook.bench.ts";
 import { runHookStartBench } from "./hook-start.bench.ts";
+import { runImportBench } from "./import.bench.ts";
 import { runMcpBench } from "./mcp.bench.ts";
 import { runIndexBuildBench, runSearchBench } from "./memory-index.bench.ts";
 import { runPromoteBench } from "./memory-promote.bench.ts";
@@ -35,6 +36,7 @@ const search = runSearchBench(Number(process.env.TAPEDECK_BENCH_SEARCH_EVENTS ??
 const promote = runPromoteBench(Number(process.env.TAPEDECK_BENCH_MEMORY_ITEMS ?? 100_000));
 const retrieval = await runRetrievalBench();
 const otel = await runOtelBench(Number(process.env.TAPEDECK_BENCH_OTEL_TURNS ?? 200));
+const importBench = await runImportBench();
 const viewer = await runViewerBench(Number(process.env.TAPEDECK_BENCH_VIEWER_EVENTS ?? 100_000));
 const results = {
   machine,
@@ -57,6 +59,7 @@ const results = {
   retrieval,
   viewer,
   otel,
+  import: importBench,
 };
 mkdirSync("bench/out", { recursive: true });
 writeFileSync("bench/out/results.json", `${JSON.stringify(results, null, 2)}\n`);
@@ -180,6 +183,15 @@ md.push(
   `| added to the hook path in process (runHook, median on − off) | ${retrieval.run_hook_added_median_ms} ms |`,
   `| the step alone (query, search, block): p50 / p99 | ${retrieval.retrieve_p50_ms} / ${retrieval.retrieve_p99_ms} ms |`,
   `| prompts given context / mean bytes | ${retrieval.prompts_with_context} / ${retrieval.mean_injected_bytes} |`,
+);
+md.push(
+  "",
+  `| \`tapedeck import claude\`, one ${importBench.mb} MB transcript (${importBench.turns} turns, ${importBench.events} events) | value |`,
+  "|---|---|",
+  `| import, spawn to exit: MB/s (per CPU second) | ${importBench.import_mb_per_s} (${importBench.import_mb_per_cpu_s}) |`,
+  `| \`wc -l\` on the same file: MB/s | ${importBench.wc_l_mb_per_s} (${importBench.import_vs_wc}× the import's time) |`,
+  `| peak RSS of the import | ${importBench.peak_rss_mib} MiB |`,
+  `| a second import of the unchanged file | ${importBench.again_ms} ms, ${importBench.again_events} events, ${importBench.again_peak_rss_mib} MiB |`,
 );
 md.push(
   "",

@@ -48,6 +48,13 @@ export const CATALOG: readonly CatalogEntry[] = [
     load: () => import("./commands/uninstall.ts"),
   },
   {
+    name: "import",
+    term: "import [options] <source>",
+    description:
+      "import the sessions Claude Code, Codex or Gemini kept before tapedeck recorded (their own files), redacted, into this project's archive",
+    load: () => import("./commands/import.ts"),
+  },
+  {
     name: "record",
     term: "record [options] <action>",
     description: "start, stop or show recording; hooks stay installed and are a fast no-op while stopped",

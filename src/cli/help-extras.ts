@@ -20,6 +20,14 @@ export const HELP_EXTRAS: Record<string, Extra> = {
   serve: { examples: ["tapedeck serve --project .   (hooks start it on demand)"] },
   install: { examples: ["tapedeck install claude", "tapedeck install codex --transport http --yes"] },
   uninstall: { examples: ["tapedeck uninstall claude"] },
+  import: {
+    examples: [
+      "tapedeck import claude --dry-run   (~/.claude/projects, or CLAUDE_CONFIG_DIR)",
+      "tapedeck import codex   ($CODEX_HOME/sessions)",
+      "tapedeck import all --all-projects --since 30d --json",
+    ],
+    exit: "1 also when a session failed to import; 3 when the agent has no session for this project",
+  },
   record: { examples: ["tapedeck record stop", "tapedeck record start --provider codex"] },
   status: { examples: ["tapedeck status", "tapedeck status --json"] },
   list: { examples: ["tapedeck list", "tapedeck list --provider codex --json"] },

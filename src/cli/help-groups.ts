@@ -2,7 +2,10 @@
 // stays a one-entry edit: a command not named here is listed under "Other" (before the internal ones)
 // until it is.
 export const HELP_GROUPS: ReadonlyArray<{ heading: string; commands: readonly string[] }> = [
-  { heading: "Recording:", commands: ["install", "uninstall", "record", "status", "run", "proxy", "demo"] },
+  {
+    heading: "Recording:",
+    commands: ["install", "uninstall", "import", "record", "status", "run", "proxy", "demo"],
+  },
   {
     heading: "Reading:",
     commands: [

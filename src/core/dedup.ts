@@ -113,7 +113,39 @@ function allKeys(fd: number, header: Header): bigint[] {
   return keys;
 }
 
+/**
+ * The pages of the table this process's last writer left, for its next writer of the same session: an import
+ * appends a session in hundreds of batches, each taking the lock and opening the table again, and rereading
+ * the pages it had just written was part of each. They are taken only while the table file is exactly as it
+ * was left (device, inode, size, mtime) and the events file has the length it had: any other writer changes
+ * both. A kept table is at most KEEP_MAX_PAGES pages.
+ */
+interface Kept {
+  path: string;
+  stamp: string;
+  eventsBytes: number;
+  log2: number;
+  used: number;
+  pages: Map<number, Buffer>;
+}
+let kept: Kept | undefined;
+const KEEP_MAX_PAGES = 1024;
+
+function stampOf(fd: number): string {
+  const st = fstatSync(fd, { bigint: true });
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`;
+}
+
 export class IdTable {
+  /**
+   * The pages read or changed while the table is open (one writer's batch, under the session lock): a probe
+   * per event read a page and an add wrote a slot and the header, four system calls per event, which was
+   * most of an import's append time. Changed pages and the header are written by flush().
+   */
+  private pages = new Map<number, Buffer>();
+  private readonly dirty = new Set<number>();
+  private headerDirty = false;
+
   private constructor(
     private readonly path: string,
     private fd: number,
@@ -148,21 +180,28 @@ export class IdTable {
     return this.header.used;
   }
 
+  private page(number: number): Buffer {
+    let page = this.pages.get(number);
+    if (!page) {
+      const slots = 2 ** this.header.log2;
+      const count = Math.min(PAGE_SLOTS, slots - number * PAGE_SLOTS);
+      page = Buffer.alloc(count * SLOT_BYTES);
+      readSync(this.fd, page, 0, page.length, HEADER_BYTES + number * PAGE_SLOTS * SLOT_BYTES);
+      this.pages.set(number, page);
+    }
+    return page;
+  }
+
   /** Finds the slot for a key: its index and whether the key is already there. */
   private probe(key: bigint): { index: number; found: boolean } {
     const slots = 2 ** this.header.log2;
-    const page = Buffer.alloc(PAGE_SLOTS * SLOT_BYTES);
     let index = Number(key & BigInt(slots - 1));
-    for (let scanned = 0; scanned < slots; ) {
-      const count = Math.min(PAGE_SLOTS, slots - index);
-      readSync(this.fd, page, 0, count * SLOT_BYTES, HEADER_BYTES + index * SLOT_BYTES);
-      for (let i = 0; i < count; i += 1) {
-        const current = page.readBigUInt64LE(i * SLOT_BYTES);
-        if (current === key) return { index: index + i, found: true };
-        if (current === 0n) return { index: index + i, found: false };
-      }
-      scanned += count;
-      index = (index + count) & (slots - 1);
+    for (let scanned = 0; scanned < slots; scanned += 1) {
+      const page = this.page(Math.floor(index / PAGE_SLOTS));
+      const current = page.readBigUInt64LE((index % PAGE_SLOTS) * SLOT_BYTES);
+      if (current === key) return { index, found: true };
+      if (current === 0n) return { index, found: false };
+      index = (index + 1) & (slots - 1);
     }
     throw new Error("id table is full");
   }
@@ -171,20 +210,70 @@ export class IdTable {
     return this.probe(key).found;
   }
 
-  /** Adds a key; answers false when it was already present. */
+  /** Adds a key (written by the next flush); answers false when it was already present. */
   add(key: bigint): boolean {
     const { index, found } = this.probe(key);
     if (found) return false;
-    const slotBuf = Buffer.alloc(SLOT_BYTES);
-    slotBuf.writeBigUInt64LE(key, 0);
-    writeAll(this.fd, slotBuf, HEADER_BYTES + index * SLOT_BYTES);
+    const number = Math.floor(index / PAGE_SLOTS);
+    this.page(number).writeBigUInt64LE(key, (index % PAGE_SLOTS) * SLOT_BYTES);
+    this.dirty.add(number);
     this.header.used += 1;
-    writeHeader(this.fd, this.header);
+    this.headerDirty = true;
     if (this.header.used * 2 > 2 ** this.header.log2) this.grow();
     return true;
   }
 
+  /**
+   * Takes the pages this process left at its last close of the same table, when nothing has changed it since
+   * and the events file still has `eventsBytes` (see Kept).
+   */
+  adopt(eventsBytes: number): void {
+    const k = kept;
+    kept = undefined;
+    if (!k || k.path !== this.path || k.eventsBytes !== eventsBytes) return;
+    if (k.log2 !== this.header.log2 || k.used !== this.header.used || k.stamp !== stampOf(this.fd)) return;
+    this.pages = k.pages;
+  }
+
+  /** Closes the table, keeping its pages for this process's next writer while the events file has `eventsBytes`. */
+  closeKeeping(eventsBytes: number): void {
+    try {
+      this.flush();
+      if (this.pages.size <= KEEP_MAX_PAGES) {
+        kept = {
+          path: this.path,
+          stamp: stampOf(this.fd),
+          eventsBytes,
+          log2: this.header.log2,
+          used: this.header.used,
+          pages: this.pages,
+        };
+      }
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+
+  /** Writes the changed pages, then the header. */
+  flush(): void {
+    // Runs of neighbouring pages in one write each: a batch of an import touches most pages of a small table.
+    const numbers = [...this.dirty].sort((a, b) => a - b);
+    for (let i = 0; i < numbers.length; ) {
+      let j = i + 1;
+      while (j < numbers.length && numbers[j] === numbers[j - 1]! + 1) j += 1;
+      const run = numbers.slice(i, j).map((n) => this.pages.get(n)!);
+      const at = HEADER_BYTES + numbers[i]! * PAGE_SLOTS * SLOT_BYTES;
+      writeAll(this.fd, run.length === 1 ? run[0]! : Buffer.concat(run), at);
+      i = j;
+    }
+    this.dirty.clear();
+    if (this.headerDirty) writeHeader(this.fd, this.header);
+    this.headerDirty = false;
+  }
+
   private grow(): void {
+    this.flush();
+    this.pages.clear();
     const keys = allKeys(this.fd, this.header);
     writeTable(this.path, buildTable(keys, keys.length * 2));
     closeSync(this.fd);
@@ -195,6 +284,10 @@ export class IdTable {
   }
 
   close(): void {
-    closeSync(this.fd);
+    try {
+      this.flush();
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }

@@ -29,7 +29,8 @@ export interface SessionIdentity {
   provider_session_id: string | null;
   /** The archive's session id: `<provider>:<provider id>` or a local one. */
   session_id: string;
-  identity_source: "provider" | "local";
+  /** `import`: read afterwards from the agent's own files (`tapedeck import`), not by hooks. */
+  identity_source: "provider" | "local" | "import";
 }
 
 /** Context an adapter may learn from the payload or the hook's environment. */

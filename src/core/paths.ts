@@ -120,4 +120,6 @@ export const SESSION_FILES = {
   pending: "pending",
   diagnostics: "diagnostics.json",
   providerState: "provider-state.json",
+  // `tapedeck import`: how far each of the agent's files was read (src/import/cursor.ts).
+  importCursor: "import-cursor.json",
 } as const;

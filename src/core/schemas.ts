@@ -69,12 +69,38 @@ export const SESSION_STATUSES = ["active", "complete", "incomplete"] as const;
 export const SessionStatus = z.enum(SESSION_STATUSES);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** One of the agent's files an imported session was read from, as far as it was read. */
+export const ImportedFile = z.object({
+  path: z.string().describe("where the agent keeps it (redacted like any recorded text)"),
+  bytes: count.describe("bytes read: up to the end of its last complete line"),
+  sha256: sha256Hex.describe("of those bytes"),
+});
+export type ImportedFile = z.infer<typeof ImportedFile>;
+
+export const ImportRecord = z.object({
+  source: ImportedFile.describe(
+    "the session's main file (Claude's transcript, Codex's rollout, Gemini's chat)",
+  ),
+  files: z
+    .array(ImportedFile)
+    .describe("every file read, the main one first (Claude and Codex subagents have their own)"),
+  imported_at: z.iso.datetime({ precision: 3 }).describe("the last import that read something new"),
+  not_captured: z
+    .array(z.string())
+    .describe("what only the hooks see, which the agent's files do not keep: an import cannot have it"),
+});
+export type ImportRecord = z.infer<typeof ImportRecord>;
+
 export const Manifest = z.object({
   schema_version: z.literal(SCHEMA_VERSION),
   session_id: z.string().min(1),
   provider: z.string().min(1),
   provider_session_id: z.string().nullable(),
-  identity_source: z.enum(["provider", "local"]),
+  identity_source: z
+    .enum(["provider", "local", "import"])
+    .describe("import: read from the agent's own files by `tapedeck import`, not recorded by hooks"),
   project_root: z.string(),
   session_dir: z.string().describe("directory name of this session under the session root"),
   started_at: z.iso.datetime({ precision: 3 }),
@@ -127,6 +153,7 @@ export const Manifest = z.object({
   subagent_prompt_count: count
     .optional()
     .describe("user_prompt events of subagents, not turns of the session"),
+  import: ImportRecord.optional().describe("set on sessions `tapedeck import` wrote (docs/import.md)"),
   limits: z
     .object({
       max_string_bytes: count,
@@ -142,7 +169,7 @@ export type Manifest = z.infer<typeof Manifest>;
 export const Checksums = z.object({
   schema_version: z.literal(SCHEMA_VERSION),
   algorithm: z.literal("sha256"),
-  events_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  events_sha256: sha256Hex,
   event_count: count,
   byte_count: count,
   finalized_at: z.iso.datetime({ precision: 3 }),

@@ -29,7 +29,7 @@ import { loadRedactionRules } from "./redact/rules-file.ts";
 import { REDACTION_POLICY } from "./redact.ts";
 import type { ReplayLabels } from "./replay-labels.ts";
 import { parseEventLine, scanLines, sha256OfFd } from "./scan.ts";
-import type { Checksums, Manifest } from "./schemas.ts";
+import type { Checksums, ImportRecord, Manifest } from "./schemas.ts";
 import { cleanStaleTemps, listSpool, readSpoolBatch, removeBatch, setAside, writeSpool } from "./spool.ts";
 import { applyLineToState, emptyState, type SessionState } from "./state-fold.ts";
 
@@ -61,6 +61,14 @@ export interface SessionSpec {
   fsync?: boolean;
   /** The session directory's name (sessionDirNameFor(identity)), when the caller already derived it. */
   dirName?: string;
+  /** `tapedeck import`: the agent's files the session was read from; the manifest keeps the latest. */
+  imported?: ImportRecord;
+  /**
+   * Seal the session (checksums, complete) at each commit that appended, with no terminal event: an import
+   * reads a past that its file ends without one (Claude writes no session end), and a later import of the
+   * grown file seals it again. The session ends where its last event is, not when it was read.
+   */
+  seal?: boolean;
 }
 
 export interface RecordOutcome {
@@ -76,6 +84,8 @@ export interface RecordOutcome {
 const LIFECYCLE = new Set(["session_start", "session_end", "subagent_start", "subagent_stop", "compaction"]);
 
 const DEFAULT_LOCK_TIMEOUT_MS = 500;
+/** A batch's lines are written together, at most this many bytes at a time. */
+const PENDING_FLUSH_BYTES = 1024 * 1024;
 const MANIFEST_REFRESH_MS = 250;
 const STATE_BYTES = 4096;
 
@@ -128,6 +138,16 @@ class SessionWriter {
   private newlyFinalized = false;
   private manifestDirty = false;
   private wroteSinceFinalize = false;
+  private appendedAny = false;
+  private committed = false;
+  /**
+   * Lines appended in this batch, written in one write at commit, their ids added to the table after it: a
+   * batch of 500 events (an import) made 500 writes, and a crash before commit loses no more than before (the
+   * state, written after, never counted them).
+   */
+  private pendingLines: Buffer[] = [];
+  private pendingKeys = new Set<bigint>();
+  private pendingBytes = 0;
 
   constructor(
     readonly dir: string,
@@ -151,6 +171,7 @@ class SessionWriter {
       this.state = state;
       this.ids = ids;
       if (state.size < size) this.reconcileTail();
+      else ids.adopt(size);
     }
     this.manifest = this.loadOrCreateManifest(firstTimestamp);
   }
@@ -245,6 +266,7 @@ class SessionWriter {
       run_type: spec.runType ?? "recorded",
       replay_of_session_id: spec.replayOf ?? null,
       arm: spec.arm ?? null,
+      ...(spec.imported ? { import: spec.imported } : {}),
       ...(spec.replay
         ? {
             experiment_id: spec.replay.experimentId,
@@ -277,7 +299,7 @@ class SessionWriter {
     }
     const id = effectiveEventId(event, state);
     const key = idKey(id);
-    if (this.ids.has(key)) {
+    if (this.pendingKeys.has(key) || this.ids.has(key)) {
       state.duplicate_count += 1;
       return "duplicate";
     }
@@ -303,8 +325,11 @@ class SessionWriter {
       state.dropped_count += 1;
       return "dropped";
     }
-    writeAll(this.fd, line);
-    this.ids.add(key);
+    this.pendingLines.push(line);
+    this.pendingKeys.add(key);
+    this.pendingBytes += line.length;
+    if (this.pendingBytes >= PENDING_FLUSH_BYTES) this.writePending();
+    this.appendedAny = true;
     applyLineToState(state, envelope, line.length);
     if (foldListCounters(this.manifest, envelope)) this.manifestDirty = true;
     if (event.kind === "session_start" && this.manifest.status !== "active") {
@@ -345,8 +370,24 @@ class SessionWriter {
     return appended;
   }
 
+  /** The batch's lines to the file, then their ids to the table (an id never names a line not written). */
+  private writePending(): void {
+    if (this.pendingLines.length === 0) return;
+    writeAll(
+      this.fd,
+      this.pendingLines.length === 1 ? this.pendingLines[0]! : Buffer.concat(this.pendingLines),
+    );
+    for (const key of this.pendingKeys) this.ids.add(key);
+    this.ids.flush();
+    this.pendingLines = [];
+    this.pendingKeys = new Set();
+    this.pendingBytes = 0;
+  }
+
   /** Persists state and manifest; finalizes when a terminal event was appended. */
   commit(): boolean {
+    this.writePending();
+    this.committed = true;
     if (this.spec.fsync) {
       try {
         fsyncSync(this.fd);
@@ -355,8 +396,13 @@ class SessionWriter {
       }
     }
     writeStateInPlace(join(this.dir, SESSION_FILES.state), this.state);
-    const finalize = this.newlyFinalized || this.wroteSinceFinalize;
     const m = this.manifest;
+    const sealImport = this.spec.seal === true && (this.appendedAny || m.status !== "complete");
+    const finalize = this.newlyFinalized || this.wroteSinceFinalize || sealImport;
+    if (this.spec.imported) {
+      m.import = this.spec.imported;
+      this.manifestDirty = true;
+    }
     m.event_count = this.state.event_count;
     m.byte_count = this.state.size;
     m.redaction_count = this.state.redaction_count;
@@ -368,7 +414,8 @@ class SessionWriter {
     if (finalize) {
       const checksums = this.writeChecksums();
       m.status = "complete";
-      m.ended_at = m.ended_at && !this.newlyFinalized ? m.ended_at : checksums.finalized_at;
+      if (sealImport && !this.newlyFinalized) m.ended_at = this.state.last_event_at ?? checksums.finalized_at;
+      else m.ended_at = m.ended_at && !this.newlyFinalized ? m.ended_at : checksums.finalized_at;
       m.incomplete_reason = null;
     }
     if (finalize || this.manifestDirty || this.manifestIsStale()) {
@@ -405,8 +452,13 @@ class SessionWriter {
   }
 
   close(): void {
-    this.ids?.close();
-    closeSync(this.fd);
+    try {
+      // Only a writer that committed leaves its table's pages for the next (the import's next batch).
+      if (this.committed) this.ids?.closeKeeping(fstatSync(this.fd).size);
+      else this.ids?.close();
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }
 

@@ -9,6 +9,7 @@ import type { ReplayDriver } from "../core/replay-driver.ts";
 import type { UsageFacts } from "../core/usage-facts.ts";
 import type { ApiUsageReader } from "./api-usage.ts";
 import type { ProviderDoctorCheck } from "./doctor.ts";
+import type { HistoryReader } from "./history.ts";
 import type { ProviderInstaller } from "./installer.ts";
 import type { AgentLauncher } from "./launch.ts";
 
@@ -29,4 +30,6 @@ export interface ProviderEntry {
   launcher?: AgentLauncher;
   /** `tapedeck usage`: what its token figures mean and which calls no local record shows. */
   usage: UsageFacts;
+  /** `tapedeck import`: finds the agent's own past session files and maps their records to events. */
+  history?: HistoryReader;
 }

@@ -37,6 +37,7 @@ describe("the catalog", () => {
       "serve",
       "install",
       "uninstall",
+      "import",
       "record",
       "status",
       "list",

@@ -46,6 +46,14 @@ describe("tapedeck completion", () => {
     ]);
     expect(completeBash(script, ["tapedeck", "delete", "--project", root, "zz"], home)).toEqual(["zzz-333"]);
     expect(completeBash(script, ["tapedeck", "memory", "s"], home)).toEqual(["search", "show"]);
+    // A fixed set of values (import's sources: the agents tapedeck can import, and all).
+    expect(completeBash(script, ["tapedeck", "import", ""], home)).toEqual([
+      "all",
+      "claude",
+      "codex",
+      "gemini",
+    ]);
+    expect(completeBash(script, ["tapedeck", "import", "--a"], home)).toEqual(["--all-projects"]);
     expect(completeBash(script, ["tapedeck", "usage", "m"], home)).toEqual(["model", "monthly"]);
     expect(completeBash(script, ["tapedeck", "usage", "daily", "--time"], home)).toEqual(["--timezone"]);
     expect(completeBash(script, ["tapedeck", "usage", "daily", "--timezone", "Europe/Pa"], home)).toEqual([

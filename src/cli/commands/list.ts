@@ -4,7 +4,6 @@
 // in the manifest, so no event is read.
 
 import type { Command } from "commander";
-import { parseAge } from "../../core/age.ts";
 import { printable } from "../../core/printable.ts";
 import { type ScopedSession, sessionsInScope } from "../../core/session-scope.ts";
 import { summarizeManifest } from "../../viewer/session-summary.ts";
@@ -20,6 +19,7 @@ import {
 import { withSessionOptions } from "../options.ts";
 import { providerName } from "../providers.ts";
 import type { SessionOpts } from "../session-arg.ts";
+import { parseSince } from "../since.ts";
 
 interface ListOpts extends SessionOpts {
   limit?: string;
@@ -30,18 +30,6 @@ interface ListOpts extends SessionOpts {
 }
 
 const TITLE_WIDTH = 60;
-
-/** `--since 7d|12h|30m|2w` or a date (`2026-11-30`, ISO time): the earliest start shown, in ms. */
-export function parseSince(value: string, now = Date.now()): number {
-  const age = parseAge(value);
-  if (age !== undefined) return now - age;
-  const at = /^\d{4}-\d\d-\d\d/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isFinite(at)) return at;
-  throw new CliError(
-    `--since: "${printable(value)}" is not a date or a duration like 7d, 12h, 30m`,
-    EXIT.usage,
-  );
-}
 
 function parseLimit(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -31,8 +31,8 @@ import {
 } from "../common.ts";
 import { withSessionScope } from "../options.ts";
 import { resolveRef } from "../session-arg.ts";
+import { parseSince } from "../since.ts";
 import { VERSION } from "../version.ts";
-import { parseSince } from "./list.ts";
 
 /** A scenario result is a few hundred KB at most; the bound keeps a planted huge file from being read. */
 const MAX_RESULT_BYTES = 16 * 1024 * 1024;

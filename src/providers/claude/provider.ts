@@ -2,6 +2,7 @@
 import type { ProviderEntry } from "../entry.ts";
 import { claudeAdapter } from "./adapter.ts";
 import { claudeApiUsage } from "./api-usage.ts";
+import { claudeHistory } from "./history.ts";
 import { claudeInstaller } from "./installer.ts";
 import { claudeLauncher } from "./launch.ts";
 import { claudeMcpExtra } from "./mcp-installer.ts";
@@ -17,4 +18,5 @@ export const claudeProvider: ProviderEntry = {
   mirror: claudeMirror,
   launcher: claudeLauncher,
   usage: claudeUsageFacts,
+  history: claudeHistory,
 };

@@ -209,7 +209,8 @@ function parseJson(text: string): unknown {
   }
 }
 
-function usageFromRecord(record: unknown): TranscriptUsage | undefined {
+/** The usage of one `assistant` record (each content block repeats its message's): also what `tapedeck import` maps. */
+export function usageFromRecord(record: unknown): TranscriptUsage | undefined {
   if (!isRecord(record) || record.type !== "assistant") return undefined;
   // API error records are synthesized locally: no request was billed.
   if (record.isApiErrorMessage === true) return undefined;

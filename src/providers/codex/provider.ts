@@ -5,6 +5,7 @@ import type { ProviderEntry } from "../entry.ts";
 import { codexAdapter } from "./adapter.ts";
 import { codexApiUsage } from "./api-usage.ts";
 import { codexTrustCheck } from "./doctor.ts";
+import { codexHistory } from "./history.ts";
 import { codexInstaller } from "./installer.ts";
 import { codexLauncher } from "./launch.ts";
 import { codexMcpExtra } from "./mcp-installer.ts";
@@ -20,4 +21,5 @@ export const codexProvider: ProviderEntry = {
   replay: codexReplay,
   launcher: codexLauncher,
   usage: codexUsageFacts,
+  history: codexHistory,
 };

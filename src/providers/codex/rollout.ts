@@ -172,50 +172,27 @@ class RolloutCollector {
   }
 
   private addStartFailure(p: Record<string, unknown>, at: string | undefined): void {
-    if (p.type !== "function_call_output" || typeof p.output !== "string") return;
-    if (!p.output.startsWith(START_FAILED_PREFIX)) return;
-    const callId = nonEmptyString(p.call_id);
+    const command = rolloutStartFailure(p, at);
     // A command that ran has its CommandExecution: that record says more.
-    if (callId === undefined || this.commands.has(callId)) return;
-    const command: RolloutCommand = { call_id: callId, exit_code: null, start_error: p.output };
-    if (at !== undefined) command.timestamp = at;
-    const meta = p.internal_chat_message_metadata_passthrough;
-    if (isRecord(meta)) setString(command, "turn_id", meta.turn_id);
-    this.commands.set(callId, command);
+    if (command === undefined || this.commands.has(command.call_id)) return;
+    this.commands.set(command.call_id, command);
   }
 
   private addUsage(p: Record<string, unknown>, at: string | undefined): void {
     const responseId = nonEmptyString(p.response_id);
     if (responseId === undefined || this.seen.has(responseId) || this.usages.has(responseId)) return;
-    const usage = codexUsage(p.usage, responseId);
-    if (!usage) return;
-    const entry: RolloutUsage = { response_id: responseId, usage };
-    if (at !== undefined) entry.timestamp = at;
-    setString(entry, "turn_id", p.turn_id);
-    setString(entry, "thread_id", p.thread_id);
-    setString(entry, "session_id", p.session_id);
+    const entry = rolloutUsage(p, at);
+    if (!entry) return;
     // The first record of a response wins; a repeat (e.g. after a resume) is not counted twice.
     this.usages.set(responseId, { entry, modelAtLine: this.model });
   }
 
   private addCommand(p: Record<string, unknown>, at: string | undefined): void {
-    if (p.type !== "item_completed" || !isRecord(p.item) || p.item.type !== "CommandExecution") return;
-    const item = p.item;
-    const callId = nonEmptyString(item.id);
-    if (callId === undefined) return;
-    const command: RolloutCommand = { call_id: callId, exit_code: integer(item.exit_code) ?? null };
-    if (at !== undefined) command.timestamp = at;
-    setString(command, "turn_id", p.turn_id);
-    setString(command, "thread_id", p.thread_id);
-    if (item.command !== undefined) command.command = item.command;
-    const duration = durationMs(item.duration);
-    if (duration !== undefined) command.duration_ms = duration;
-    setString(command, "status", item.status);
-    setString(command, "source", item.source);
-    if (typeof item.aggregated_output === "string") command.output = item.aggregated_output;
+    const command = rolloutCommand(p, at);
+    if (command === undefined) return;
     // A call completes once; should it appear again, the later state is the final one.
-    this.commands.delete(callId);
-    this.commands.set(callId, command);
+    this.commands.delete(command.call_id);
+    this.commands.set(command.call_id, command);
   }
 
   private addTurnContext(p: Record<string, unknown>): void {
@@ -242,6 +219,59 @@ class RolloutCollector {
     if (this.model !== undefined) out.model = this.model;
     return out;
   }
+}
+
+/** A `token_usage_record` payload: that one response's own usage (never the running totals beside it). */
+export function rolloutUsage(p: Record<string, unknown>, at: string | undefined): RolloutUsage | undefined {
+  const responseId = nonEmptyString(p.response_id);
+  if (responseId === undefined) return undefined;
+  const usage = codexUsage(p.usage, responseId);
+  if (!usage) return undefined;
+  const entry: RolloutUsage = { response_id: responseId, usage };
+  if (at !== undefined) entry.timestamp = at;
+  setString(entry, "turn_id", p.turn_id);
+  setString(entry, "thread_id", p.thread_id);
+  setString(entry, "session_id", p.session_id);
+  return entry;
+}
+
+/** An `event_msg` payload that completes a CommandExecution item: its call id, exit code, output. */
+export function rolloutCommand(
+  p: Record<string, unknown>,
+  at: string | undefined,
+): RolloutCommand | undefined {
+  if (p.type !== "item_completed" || !isRecord(p.item) || p.item.type !== "CommandExecution")
+    return undefined;
+  const item = p.item;
+  const callId = nonEmptyString(item.id);
+  if (callId === undefined) return undefined;
+  const command: RolloutCommand = { call_id: callId, exit_code: integer(item.exit_code) ?? null };
+  if (at !== undefined) command.timestamp = at;
+  setString(command, "turn_id", p.turn_id);
+  setString(command, "thread_id", p.thread_id);
+  if (item.command !== undefined) command.command = item.command;
+  const duration = durationMs(item.duration);
+  if (duration !== undefined) command.duration_ms = duration;
+  setString(command, "status", item.status);
+  setString(command, "source", item.source);
+  if (typeof item.aggregated_output === "string") command.output = item.aggregated_output;
+  return command;
+}
+
+/** A `function_call_output` saying the command could not be started (declined, or no process). */
+export function rolloutStartFailure(
+  p: Record<string, unknown>,
+  at: string | undefined,
+): RolloutCommand | undefined {
+  if (p.type !== "function_call_output" || typeof p.output !== "string") return undefined;
+  if (!p.output.startsWith(START_FAILED_PREFIX)) return undefined;
+  const callId = nonEmptyString(p.call_id);
+  if (callId === undefined) return undefined;
+  const command: RolloutCommand = { call_id: callId, exit_code: null, start_error: p.output };
+  if (at !== undefined) command.timestamp = at;
+  const meta = p.internal_chat_message_metadata_passthrough;
+  if (isRecord(meta)) setString(command, "turn_id", meta.turn_id);
+  return command;
 }
 
 /**

@@ -45,9 +45,13 @@ export function loadChatCursor(raw: unknown): ChatCursor | undefined {
   return { path: r.path, offset: r.offset, seen: seen.slice(-SEEN_KEPT) };
 }
 
-interface ChatTokens {
+/** A model message's `tokens` (Gemini's usageMetadata: input = promptTokenCount, cached a part of it). */
+export interface ChatTokens {
+  input?: number;
+  output?: number;
   cached?: number;
   thoughts?: number;
+  total?: number;
 }
 
 interface ChatMessage {
@@ -74,14 +78,22 @@ function modelMessage(line: Buffer): ChatMessage | undefined {
   const r = rec as Record<string, unknown>;
   if (r.type !== "gemini" || typeof r.id !== "string" || r.id.length > 256) return undefined;
   if (!r.tokens || typeof r.tokens !== "object") return undefined;
-  const t = r.tokens as Record<string, unknown>;
-  const tokens: ChatTokens = {};
-  if (isCount(t.cached)) tokens.cached = t.cached;
-  if (isCount(t.thoughts)) tokens.thoughts = t.thoughts;
-  const message: ChatMessage = { id: r.id, tokens };
+  const message: ChatMessage = { id: r.id, tokens: chatTokens(r.tokens) };
   if (typeof r.timestamp === "string" && r.timestamp.length <= 64) message.timestamp = r.timestamp;
   if (typeof r.model === "string" && r.model.length <= 128) message.model = r.model;
   return message;
+}
+
+/** The counts of a model message's `tokens`; also what `tapedeck import` reads (gemini/history-map.ts). */
+export function chatTokens(raw: unknown): ChatTokens {
+  const tokens: ChatTokens = {};
+  if (!raw || typeof raw !== "object") return tokens;
+  const t = raw as Record<string, unknown>;
+  for (const key of ["input", "output", "cached", "thoughts", "total"] as const) {
+    const value = t[key];
+    if (isCount(value)) tokens[key] = value;
+  }
+  return tokens;
 }
 
 function usageEvent(message: ChatMessage, session: string): NormalizedEvent {

@@ -3,6 +3,7 @@
 // the chat file (chat-usage.ts) through the adapter.
 import type { ProviderEntry } from "../entry.ts";
 import { geminiAdapter } from "./adapter.ts";
+import { geminiHistory } from "./history.ts";
 import { geminiInstaller } from "./installer.ts";
 import { geminiMcpExtra } from "./mcp-installer.ts";
 import { geminiReplay } from "./replay.ts";
@@ -13,4 +14,5 @@ export const geminiProvider: ProviderEntry = {
   installer: { ...geminiInstaller, extras: [geminiMcpExtra] },
   replay: geminiReplay,
   usage: geminiUsageFacts,
+  history: geminiHistory,
 };

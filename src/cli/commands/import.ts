@@ -1,0 +1,256 @@
+// `tapedeck import claude|codex|gemini|all`: the sessions the agents kept in their own files before tapedeck
+// recorded them, into this project's archive (docs/import.md). The work is src/import/'s (plan, then run);
+// this file parses, asks where other projects are written, shows progress and formats. Exit 0 imported or
+// already up to date, 1 a session failed, 2 used wrongly (or another project's import not confirmed), 3 no
+// session of the agent was found for the project.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Argument, type Command } from "commander";
+import { storedId } from "../../core/identity.ts";
+import { printable } from "../../core/printable.ts";
+import { safePath } from "../../import/cursor.ts";
+import { type ImportPlan, importableProviders, type PlannedSession, planImport } from "../../import/plan.ts";
+import { type ImportProgress, type ImportResult, runImport } from "../../import/run.ts";
+import { CliError, confirm, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../common.ts";
+import { PROJECT_HELP } from "../options.ts";
+import { providerName } from "../providers.ts";
+import { parseSince } from "../since.ts";
+
+interface ImportOpts {
+  project?: string;
+  allProjects?: boolean;
+  since?: string;
+  dryRun?: boolean;
+  json?: boolean;
+  yes?: boolean;
+}
+
+export const IMPORT_DESCRIPTION =
+  "import the sessions Claude Code, Codex or Gemini kept before tapedeck recorded (their own files), redacted, into this project's archive";
+
+function providersOf(source: string): string[] {
+  return source === "all" ? importableProviders() : [source];
+}
+
+async function importCommand(source: string, opts: ImportOpts): Promise<void> {
+  if (opts.project !== undefined && opts.allProjects) {
+    throw new CliError("--project and --all-projects exclude each other", EXIT.usage);
+  }
+  const here = projectFromOption(opts.project);
+  const plan = planImport({
+    providers: providersOf(source),
+    project: here,
+    allProjects: !!opts.allProjects,
+    ...(opts.since !== undefined ? { sinceMs: parseSince(opts.since) } : {}),
+    env: process.env,
+  });
+  if (plan.sessions.length === 0 && plan.unchanged === 0) {
+    report(opts, source, here, plan, undefined);
+    process.exitCode = EXIT.notFound;
+    return;
+  }
+  if (opts.dryRun) {
+    report(opts, source, here, plan, undefined);
+    return;
+  }
+  await confirmOtherProjects(plan, here, opts);
+  const progress = progressLine();
+  const result = runImport(plan, { env: process.env, onProgress: progress.show });
+  progress.done();
+  await updateIndexes(result.projects);
+  report(opts, source, here, plan, result);
+  if (result.failed > 0) process.exitCode = EXIT.failed;
+}
+
+/** Writing into a project other than this one is the user's call: asked on a terminal, else --yes. */
+async function confirmOtherProjects(plan: ImportPlan, here: string, opts: ImportOpts): Promise<void> {
+  const others = [...new Set(plan.sessions.map((s) => s.project))].filter((p) => p !== here).sort();
+  if (others.length === 0 || opts.yes) return;
+  const count = plan.sessions.filter((s) => s.project !== here).length;
+  note(
+    `tapedeck: ${count} session(s) belong to ${others.length} other project(s); each gets a git-ignored .tapedeck/:\n`,
+  );
+  for (const p of others) note(`  ${p}\n`);
+  if (!process.stdin.isTTY) {
+    throw new CliError(
+      "nothing imported: pass --yes to import into other projects without a terminal",
+      EXIT.usage,
+    );
+  }
+  if (!(await confirm(`Import into ${others.length} other project(s)?`))) {
+    throw new CliError("nothing imported", EXIT.usage);
+  }
+}
+
+/** The search index sees the new sessions at once where there is one (a project that never searched has none). */
+async function updateIndexes(projects: string[]): Promise<void> {
+  const indexed = projects.filter((p) => existsSync(join(p, ".tapedeck", "index.sqlite")));
+  if (indexed.length === 0) return;
+  const { updateIndex } = await import("../../memory/index.ts");
+  for (const project of indexed) {
+    try {
+      updateIndex(project);
+    } catch (error) {
+      note(
+        `tapedeck: the search index of ${project} was not updated (${(error as Error).message}); search will\n`,
+      );
+    }
+  }
+}
+
+/** One line on a terminal's stderr, redrawn at most ten times a second; nothing elsewhere. */
+function progressLine(): { show: (p: ImportProgress) => void; done: () => void } {
+  if (!process.stderr.isTTY) return { show: () => {}, done: () => {} };
+  let last = 0;
+  let shown = false;
+  return {
+    show: (p) => {
+      const now = Date.now();
+      if (now - last < 100) return;
+      last = now;
+      shown = true;
+      const pct = p.bytesTotal > 0 ? Math.floor((100 * p.bytesDone) / p.bytesTotal) : 100;
+      process.stderr.write(
+        `\r\x1b[Kimporting ${p.sessionsDone}/${p.sessionsTotal} sessions · ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)} (${pct}%)`,
+      );
+    },
+    done: () => {
+      if (shown) process.stderr.write("\r\x1b[K");
+    },
+  };
+}
+
+function plannedRow(s: PlannedSession): Record<string, unknown> {
+  return {
+    provider: s.provider,
+    session_id: `${s.provider}:${storedId(s.session.sessionId)}`,
+    project: s.project,
+    source: safePath(s.files[0]!.file.path),
+    status: s.status,
+    files: s.files.length,
+    bytes: s.bytes,
+    first_at: s.session.firstAt ?? null,
+    last_at: s.session.lastAt ?? null,
+  };
+}
+
+function report(
+  opts: ImportOpts,
+  source: string,
+  here: string,
+  plan: ImportPlan,
+  result: ImportResult | undefined,
+): void {
+  if (opts.json) {
+    const base = result ?? {
+      imported: [],
+      skipped: plan.skipped,
+      sessions: 0,
+      events: 0,
+      unchanged: plan.unchanged,
+      elsewhere: plan.elsewhere,
+      failed: 0,
+    };
+    const { projects: _p, ...fields } = base as ImportResult;
+    printJson({
+      ...fields,
+      dry_run: !!opts.dryRun,
+      ...(opts.dryRun ? { would_import: plan.sessions.map(plannedRow) } : {}),
+    });
+    return;
+  }
+  const who = source === "all" ? "the agents" : providerName(source);
+  if (plan.sessions.length === 0 && plan.unchanged === 0)
+    note(`tapedeck: no ${who} sessions found for ${here}\n`);
+  else if (opts.dryRun) sayPlan(plan);
+  else if (result) sayResult(result, here);
+  if (plan.elsewhere > 0 && !opts.allProjects) {
+    note(
+      `tapedeck: ${plan.elsewhere} session(s) of other projects left out (--all-projects, or --project DIR)\n`,
+    );
+  }
+  sayskipped(result?.skipped ?? plan.skipped);
+}
+
+function range(first: string | undefined | null, last: string | undefined | null): string {
+  const day = (t: string | undefined | null) => (t ? t.replace("T", " ").slice(0, 16) : "?");
+  return `${day(first)} → ${day(last)}`;
+}
+
+function sayPlan(plan: ImportPlan): void {
+  const bytes = plan.sessions.reduce((n, s) => n + s.bytes, 0);
+  const firsts = plan.sessions
+    .map((s) => s.session.firstAt)
+    .filter(Boolean)
+    .sort();
+  const lasts = plan.sessions
+    .map((s) => s.session.lastAt)
+    .filter(Boolean)
+    .sort();
+  say(
+    `Would import ${plan.sessions.length} session(s), ${formatBytes(bytes)}, ${range(firsts[0], lasts[lasts.length - 1])}:\n`,
+  );
+  for (const s of plan.sessions) {
+    const row = [
+      providerName(s.provider),
+      storedId(s.session.sessionId),
+      s.status,
+      formatBytes(s.bytes),
+      range(s.session.firstAt, s.session.lastAt),
+      s.project,
+    ];
+    say(`  ${row.map(printable).join("  ")}\n`);
+  }
+  if (plan.unchanged > 0) say(`${plan.unchanged} session(s) imported before and unchanged since\n`);
+}
+
+function sayResult(result: ImportResult, here: string): void {
+  for (const s of result.imported) {
+    const where = s.project === here ? "" : `  ${s.project}`;
+    const extra = [
+      s.malformed_lines > 0 ? `${s.malformed_lines} malformed line(s) skipped` : "",
+      s.torn_tail ? "an incomplete last line left for later" : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
+    say(
+      `  ${printable(`${providerName(s.provider)}  ${s.provider_session_id}  ${s.status}  ${s.events} events${extra ? ` (${extra})` : ""}${where}`)}\n`,
+    );
+  }
+  const bytes = result.imported.reduce((n, s) => n + s.bytes, 0);
+  say(`Imported ${result.sessions} session(s), ${result.events} event(s), ${formatBytes(bytes)} read`);
+  say(result.unchanged > 0 ? `; ${result.unchanged} unchanged since the last import\n` : "\n");
+  if (result.sessions > 0) say("tapedeck list shows them; tapedeck show SESSION opens one\n");
+}
+
+/** Skips by reason (the JSON has each source). */
+function sayskipped(skipped: Array<{ source: string; reason: string }>): void {
+  if (skipped.length === 0) return;
+  const byReason = new Map<string, string[]>();
+  for (const s of skipped) byReason.set(s.reason, [...(byReason.get(s.reason) ?? []), s.source]);
+  note(`tapedeck: skipped ${skipped.length}:\n`);
+  for (const [reason, sources] of byReason) {
+    note(
+      `  ${sources.length} × ${reason}${sources.length === 1 ? `: ${sources[0]}` : ` (e.g. ${sources[0]})`}\n`,
+    );
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command("import")
+    .description(IMPORT_DESCRIPTION)
+    .addArgument(
+      new Argument("<source>", "whose files: an agent, or all").choices([...importableProviders(), "all"]),
+    )
+    .option("--project <dir>", `${PROJECT_HELP}; only sessions whose recorded cwd is in it`)
+    .option(
+      "--all-projects",
+      "every session, each into the project of its cwd (asks before writing into others)",
+    )
+    .option("--since <when>", "only sessions active since: a duration (7d, 12h) or a date (2026-11-30)")
+    .option("--dry-run", "list what would be imported (sessions, bytes, dates) and write nothing")
+    .option("--json", "machine-readable output")
+    .option("--yes", "import into other projects without asking (--all-projects)")
+    .action(importCommand);
+}

@@ -1,0 +1,211 @@
+// What `tapedeck import` would do: the agents' past sessions (each provider's history reader finds them),
+// matched to a project by the cwd they recorded, and for each the bytes still to read. Nothing is written.
+//
+// A session goes to the project its cwd is in: with --project (or the current project), only sessions whose
+// cwd is that directory or below it; with --all-projects, the project of each cwd by the CLI's rule
+// (core/project-root.ts). A cwd that no longer exists is reported (the project moved or was deleted), never
+// guessed from a similar path. A session the hooks recorded is left to them; one imported before is read
+// from where its cursor stopped, or not at all when its files have not grown.
+import { lstatSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { readConfig } from "../core/config.ts";
+import type { SessionIdentity } from "../core/event.ts";
+import { lstatOrUndefined, readJsonOrUndefined } from "../core/fsutil.ts";
+import { isInside, SESSION_FILES } from "../core/paths.ts";
+import { projectOfDir } from "../core/project-root.ts";
+import type { Manifest } from "../core/schemas.ts";
+import { sessionSpecFor } from "../core/session-spec.ts";
+import { type SessionSpec, sessionDirNameFor } from "../core/store.ts";
+import { CATALOG } from "../providers/catalog.ts";
+import type { HistoryFile, HistoryReader, HistorySession, HistorySkip } from "../providers/history.ts";
+import { pathKey, readCursor, safePath } from "./cursor.ts";
+
+/** The providers whose agents' files tapedeck can import, in catalog order. */
+export function importableProviders(): string[] {
+  return Object.keys(CATALOG).filter((name) => CATALOG[name]?.history);
+}
+
+export function historyReader(provider: string): HistoryReader | undefined {
+  return Object.hasOwn(CATALOG, provider) ? CATALOG[provider]?.history : undefined;
+}
+
+export interface PlanOptions {
+  providers: readonly string[];
+  /** The project to import into (its real path), unless allProjects. */
+  project?: string;
+  allProjects?: boolean;
+  /** Only sessions active at or after this time (ms since the epoch). */
+  sinceMs?: number;
+  env: Record<string, string | undefined>;
+}
+
+export interface PlannedFile {
+  file: HistoryFile;
+  size: number;
+  /** bytes already read by an earlier import (0: from its start) */
+  from: number;
+}
+
+export interface PlannedSession {
+  provider: string;
+  session: HistorySession;
+  project: string;
+  spec: SessionSpec;
+  sessionDir: string;
+  status: "new" | "grown";
+  /** bytes still to read, over all its files */
+  bytes: number;
+  files: PlannedFile[];
+}
+
+export interface ImportPlan {
+  sessions: PlannedSession[];
+  skipped: HistorySkip[];
+  /** imported before, and nothing was appended to their files since */
+  unchanged: number;
+  /** sessions of other projects, left out without --all-projects */
+  elsewhere: number;
+}
+
+export const REASONS = {
+  noCwd: "records no working directory: no project to import it into",
+  since: "last active before --since",
+  hooks: "recorded by hooks already (tapedeck list shows it); not imported twice",
+  hooksSince: "hooks recorded more of it after it was imported; not imported twice",
+  unsafeRoot: "the project's session root is not a plain directory",
+} as const;
+
+export function planImport(options: PlanOptions): ImportPlan {
+  const plan: ImportPlan = { sessions: [], skipped: [], unchanged: 0, elsewhere: 0 };
+  const skip = (s: HistorySkip) => plan.skipped.push({ source: safePath(s.source), reason: s.reason });
+  const projects = new ProjectCache();
+  for (const provider of options.providers) {
+    const reader = historyReader(provider);
+    if (!reader) continue;
+    const found = reader
+      .discover({ env: options.env, skip })
+      .sort((a, b) => (a.firstAt ?? "").localeCompare(b.firstAt ?? ""));
+    for (const session of found) {
+      const source = session.files[0]?.path ?? session.sessionId;
+      const last = Date.parse(session.lastAt ?? session.firstAt ?? "");
+      if (options.sinceMs !== undefined && Number.isFinite(last) && last < options.sinceMs) {
+        skip({ source, reason: REASONS.since });
+        continue;
+      }
+      if (session.cwd === null) {
+        skip({ source, reason: REASONS.noCwd });
+        continue;
+      }
+      const project = options.allProjects
+        ? projects.of(session.cwd)
+        : projects.within(session.cwd, options.project!);
+      if (project === undefined) {
+        plan.elsewhere += 1;
+        continue;
+      }
+      if ("missing" in project) {
+        skip({ source, reason: `project not found: ${safePath(session.cwd)} (moved or deleted)` });
+        continue;
+      }
+      const planned = planSession(provider, reader, session, project.root, skip);
+      if (planned === "unchanged") plan.unchanged += 1;
+      else if (planned) plan.sessions.push(planned);
+    }
+  }
+  return plan;
+}
+
+function planSession(
+  provider: string,
+  reader: HistoryReader,
+  session: HistorySession,
+  project: string,
+  skip: (s: HistorySkip) => void,
+): PlannedSession | "unchanged" | undefined {
+  const source = session.files[0]!.path;
+  const identity: SessionIdentity = {
+    provider,
+    provider_session_id: session.sessionId,
+    session_id: `${provider}:${session.sessionId}`,
+    identity_source: "import",
+  };
+  let spec: SessionSpec;
+  try {
+    const config = readConfig(project) ?? { schema_version: 1 as const, providers: {} };
+    spec = sessionSpecFor(project, config, {
+      provider,
+      identity,
+      capabilities: reader.capabilities,
+      agentPid: null,
+    });
+  } catch {
+    skip({ source, reason: REASONS.unsafeRoot });
+    return undefined;
+  }
+  const sessionDir = join(spec.sessionRoot, sessionDirNameFor(identity));
+  const manifest = readJsonOrUndefined<Manifest>(join(sessionDir, SESSION_FILES.manifest), 1024 * 1024);
+  if (manifest && manifest.identity_source !== "import") {
+    skip({ source, reason: REASONS.hooks });
+    return undefined;
+  }
+  const cursor = manifest ? readCursor(sessionDir) : undefined;
+  if (manifest && cursor) {
+    const events = lstatOrUndefined(join(sessionDir, SESSION_FILES.events));
+    if (events && Number(events.size) !== cursor.events_bytes) {
+      skip({ source, reason: REASONS.hooksSince });
+      return undefined;
+    }
+  }
+  const files: PlannedFile[] = [];
+  let bytes = 0;
+  for (const file of session.files) {
+    let size = 0;
+    try {
+      size = lstatSync(file.path).size;
+    } catch {
+      continue;
+    }
+    const read = cursor?.files[pathKey(file.path)];
+    const from = read && read.offset <= size ? read.offset : 0;
+    bytes += size - from;
+    files.push({ file, size, from });
+  }
+  if (files.length === 0) return undefined;
+  if (manifest && cursor && bytes === 0) return "unchanged";
+  return { provider, session, project, spec, sessionDir, status: manifest ? "grown" : "new", bytes, files };
+}
+
+/** Projects of cwds, each looked up once: thousands of sessions share a handful of directories. */
+class ProjectCache {
+  private readonly cache = new Map<string, { root: string } | { missing: true }>();
+
+  /** The project of `cwd` by the CLI's rule; `missing` when the directory is gone. */
+  of(cwd: string): { root: string } | { missing: true } {
+    const known = this.cache.get(cwd);
+    if (known) return known;
+    let found: { root: string } | { missing: true };
+    try {
+      const real = realpathSync(cwd);
+      found = lstatSync(real).isDirectory() ? { root: projectOfDir(real).root } : { missing: true };
+    } catch {
+      found = { missing: true };
+    }
+    this.cache.set(cwd, found);
+    return found;
+  }
+
+  /** `project` when `cwd` is it or below it, as recorded or once resolved (macOS /var is /private/var). */
+  within(cwd: string, project: string): { root: string } | undefined {
+    if (isInside(project, cwd)) return { root: project };
+    const real = resolvedOr(cwd);
+    return real !== cwd && isInside(project, real) ? { root: project } : undefined;
+  }
+}
+
+function resolvedOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,0 +1,169 @@
+// Claude Code's past sessions for `tapedeck import`: where they are and what the records say (history-map.ts).
+//
+// Layout (2.1.x, measured): `<config>/projects/<cwd slug>/<session id>.jsonl`, and each subagent's own
+// transcript in `<session id>/subagents/agent-<agent id>.jsonl` with `agent-<agent id>.meta.json` beside it
+// (`{agentType, toolUseId, finished, ...}`). `<config>` is CLAUDE_CONFIG_DIR (ccusage also accepts a
+// comma-separated list there), else both `~/.config/claude` (newer installs) and `~/.claude`. The slug loses
+// information (every non-alphanumeric character becomes `-`), so a session's project is the `cwd` its records
+// carry, never the directory name.
+import { join } from "node:path";
+import { EVENT_KINDS } from "../../core/kinds.ts";
+import type { DiscoverOptions, HistoryFile, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
+import { isoTime, shortString } from "../history.ts";
+import { agentHome, lastTimestampOf, listOwnEntries, peekRecords, readAgentJson } from "../history-files.ts";
+import { isRecord } from "../shared.ts";
+import { ClaudeHistoryMapper } from "./history-map.ts";
+
+/** A session id as Claude names its files (a UUID); anything else in the directory is not a transcript. */
+const SESSION_FILE = /^([A-Za-z0-9][A-Za-z0-9._-]{0,127})\.jsonl$/;
+const AGENT_FILE = /^agent-([A-Za-z0-9][A-Za-z0-9._-]{0,127})\.jsonl$/;
+/** The first records (before the first prompt there are a few attachments) name the cwd. */
+const PEEK_BYTES = 4 * 1024 * 1024;
+const META_BYTES = 64 * 1024;
+
+export const CLAUDE_HISTORY_CAPABILITIES: readonly string[] = Object.freeze([
+  ...EVENT_KINDS.filter((k) => k !== "session_end"),
+  "turn_usage:claude-transcript",
+  "turn_id:promptId",
+  "agent_id:transcript",
+  "tool_use_id:transcript",
+  "turn_failure:api-error-record",
+]);
+
+/** What only Claude's hooks report: the transcript has no record of it. */
+export const CLAUDE_NOT_CAPTURED: readonly string[] = Object.freeze([
+  "session_end",
+  "compaction:pre",
+  "permission_request",
+  "notification",
+  "instructions_loaded",
+  "cwd_changed",
+  "tool_result:duration_ms",
+  "agent_pid",
+]);
+
+function configDirs(env: Record<string, string | undefined>): string[] {
+  const configured = env.CLAUDE_CONFIG_DIR?.trim();
+  if (configured) {
+    return configured
+      .split(",")
+      .map((d) => d.trim())
+      .filter((d) => d !== "");
+  }
+  if (!env.HOME) return [];
+  return [join(env.HOME, ".config", "claude"), join(env.HOME, ".claude")];
+}
+
+function discoverClaude(options: DiscoverOptions): HistorySession[] {
+  const { skip } = options;
+  const homes = new Set<string>();
+  for (const dir of configDirs(options.env)) {
+    const home = agentHome(dir, skip);
+    if (home) homes.add(home);
+  }
+  const sessions = new Map<string, HistorySession>();
+  for (const home of homes) {
+    const projects = join(home, "projects");
+    for (const slug of listOwnEntries(projects, skip, (_n, isDir) => isDir)) {
+      if (!slug.dir) continue;
+      for (const found of sessionsIn(slug.path, skip)) {
+        // The same session under two config dirs (a copied ~/.claude): the first one found is read.
+        if (sessions.has(found.sessionId))
+          skip({ source: found.files[0]!.path, reason: "same session found earlier" });
+        else sessions.set(found.sessionId, found);
+      }
+    }
+  }
+  return [...sessions.values()];
+}
+
+function sessionsIn(slugDir: string, skip: (s: HistorySkip) => void): HistorySession[] {
+  const entries = listOwnEntries(slugDir, skip, (name, isDir) =>
+    isDir ? SESSION_FILE.test(`${name}.jsonl`) : name.endsWith(".jsonl"),
+  );
+  const out: HistorySession[] = [];
+  const dirs = new Set(entries.filter((e) => e.dir).map((e) => e.name));
+  const mains = new Set<string>();
+  for (const entry of entries) {
+    if (entry.dir) continue;
+    const id = SESSION_FILE.exec(entry.name)?.[1];
+    if (!id) {
+      skip({ source: entry.path, reason: "not named like a session" });
+      continue;
+    }
+    mains.add(id);
+    const session = look(id, { path: entry.path, role: "main" }, skip);
+    if (!session) continue;
+    if (dirs.has(id)) session.files.push(...subagentFiles(join(slugDir, id), skip));
+    out.push(session);
+  }
+  // Subagents whose session transcript is gone: still that session's.
+  for (const id of dirs) {
+    if (mains.has(id)) continue;
+    const subs = subagentFiles(join(slugDir, id), skip);
+    const first = subs[0];
+    if (!first) continue;
+    const session = look(id, first, skip);
+    if (session) {
+      session.files.push(...subs.slice(1));
+      out.push(session);
+    }
+  }
+  return out;
+}
+
+function subagentFiles(sessionDir: string, skip: (s: HistorySkip) => void): HistoryFile[] {
+  const dir = join(sessionDir, "subagents");
+  const entries = listOwnEntries(sessionDir, skip, (name) => name === "subagents");
+  if (!entries.some((e) => e.dir)) return [];
+  const files: HistoryFile[] = [];
+  for (const entry of listOwnEntries(dir, skip, (name) => name.endsWith(".jsonl"))) {
+    const agentId = AGENT_FILE.exec(entry.name)?.[1];
+    if (!agentId || entry.dir) continue;
+    const file: HistoryFile = {
+      path: entry.path,
+      role: "subagent",
+      agentId,
+      meta: join(dir, `agent-${agentId}.meta.json`),
+    };
+    peekRecords(entry.path, PEEK_BYTES, skip, (record) => {
+      file.firstAt = isoTime(record.timestamp);
+      return file.firstAt === undefined;
+    });
+    files.push(file);
+  }
+  return files.sort((a, b) => (a.firstAt ?? "").localeCompare(b.firstAt ?? ""));
+}
+
+/** The session's cwd and first time from its first records, its last time from the file's tail. */
+function look(id: string, file: HistoryFile, skip: (s: HistorySkip) => void): HistorySession | undefined {
+  let cwd: string | null = null;
+  let firstAt: string | undefined;
+  const opened = peekRecords(file.path, PEEK_BYTES, skip, (record) => {
+    firstAt ??= isoTime(record.timestamp);
+    const recorded = shortString(record.cwd, 4096);
+    if (recorded?.startsWith("/")) cwd = recorded;
+    return cwd === null || firstAt === undefined;
+  });
+  if (!opened) return undefined;
+  const session: HistorySession = { provider: "claude", sessionId: id, cwd, files: [file] };
+  if (firstAt !== undefined) session.firstAt = firstAt;
+  const lastAt = isoTime(lastTimestampOf(file.path));
+  if (lastAt !== undefined) session.lastAt = lastAt;
+  return session;
+}
+
+/** A subagent's type from its meta file (a small JSON file Claude writes beside the transcript), if readable. */
+function agentTypeOf(file: HistoryFile): string | undefined {
+  if (!file.meta) return undefined;
+  const meta = readAgentJson(file.meta, META_BYTES);
+  return isRecord(meta) ? shortString(meta.agentType) : undefined;
+}
+
+export const claudeHistory: HistoryReader = {
+  discover: discoverClaude,
+  mapper: (session, file, state) =>
+    new ClaudeHistoryMapper(session, file, file.role === "subagent" ? agentTypeOf(file) : undefined, state),
+  capabilities: CLAUDE_HISTORY_CAPABILITIES,
+  notCaptured: CLAUDE_NOT_CAPTURED,
+};

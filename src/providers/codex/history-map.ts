@@ -1,0 +1,386 @@
+// Codex CLI's rollout records as the events its hooks record (`tapedeck import`). Each record becomes the hook
+// payload Codex would have sent (a user message is a UserPromptSubmit, a function call a PreToolUse, its
+// CommandExecution or output a PostToolUse, a compaction a PostCompact) and goes through the hooks' normalizer
+// (normalize.ts): the same envelope and, where the rollout carries what the hook's id is made of (thread, turn,
+// call id), the same ids. Usage and failed commands are the hook path's own events (rollout-events.ts): one
+// turn_usage per token_usage_record (a response's own count, never the running totals), one tool_error per
+// command that exited non-zero or never ran.
+//
+// A subagent's rollout (its session_meta names the root thread in `session_id` and its own in `id`) is read
+// into the root's session, its events carrying the child thread id as agent_id, as the hooks record them.
+// Rollouts older than token_usage_record (Codex before it wrote one per response) have only `token_count`
+// events, whose `last_token_usage` is read instead, once per change of the running total.
+import type { NormalizedEvent } from "../../core/event.ts";
+import {
+  BoundedMap,
+  type HistoryFile,
+  type HistoryMapper,
+  type HistorySession,
+  isoTime,
+  parseRecord,
+  shortString,
+} from "../history.ts";
+import { derivedId, isRecord, type Payload } from "../shared.ts";
+import { normalizeCodexHook } from "./normalize.ts";
+import {
+  codexUsage,
+  type RolloutUsage,
+  rolloutCommand,
+  rolloutStartFailure,
+  rolloutUsage,
+} from "./rollout.ts";
+import { errorEvent, type ReadScope, usageEvent } from "./rollout-events.ts";
+
+const OPEN_CALLS_KEPT = 256;
+const TURNS_KEPT = 256;
+/** Call ids whose result was recorded from their CommandExecution: their function_call_output adds nothing. */
+const DONE_KEPT = 1024;
+
+export class CodexHistoryMapper implements HistoryMapper {
+  malformed = 0;
+  private readonly root: string;
+  private readonly agentId: string | undefined;
+  private turn: string | undefined;
+  private model: string | undefined;
+  private lastAt: string | undefined;
+  private started: boolean;
+  private stopped: boolean;
+  /** A token_usage_record was seen: the file's token_count events repeat running totals, never read then. */
+  private usageRecords: boolean;
+  private lastTotal: number | undefined;
+  private readonly calls: BoundedMap<string>;
+  private readonly done: BoundedMap<number>;
+  private readonly prompted: BoundedMap<number>;
+
+  constructor(
+    session: HistorySession,
+    private readonly file: HistoryFile,
+    state: Record<string, unknown> | undefined,
+  ) {
+    this.root = session.sessionId;
+    this.agentId = file.role === "subagent" ? file.agentId : undefined;
+    this.turn = shortString(state?.turn);
+    this.model = shortString(state?.model);
+    this.lastAt = isoTime(state?.last_at) ?? file.firstAt ?? session.firstAt;
+    this.started = state?.started === true;
+    this.stopped = state?.stopped === true;
+    this.usageRecords = state?.usage_records === true;
+    this.lastTotal = typeof state?.last_total === "number" ? state.last_total : undefined;
+    this.calls = BoundedMap.from(OPEN_CALLS_KEPT, state?.calls, (v): v is string => typeof v === "string");
+    this.done = BoundedMap.from(DONE_KEPT, state?.done, (v): v is number => v === 1);
+    this.prompted = BoundedMap.from(TURNS_KEPT, state?.prompted, (v): v is number => v === 1);
+  }
+
+  line(bytes: Buffer): NormalizedEvent[] {
+    const record = parseRecord(bytes);
+    if (!record) {
+      this.malformed += 1;
+      return [];
+    }
+    const at = isoTime(record.timestamp);
+    if (at !== undefined) this.lastAt = at;
+    const p = isRecord(record.payload) ? record.payload : undefined;
+    if (!p) return [];
+    const out: NormalizedEvent[] = [];
+    switch (record.type) {
+      case "session_meta":
+        this.sessionMeta(p, out);
+        break;
+      case "turn_context":
+        this.turnContext(p);
+        break;
+      case "event_msg":
+        this.eventMsg(p, out);
+        break;
+      case "response_item":
+        this.responseItem(p, out);
+        break;
+      case "token_usage_record":
+        this.usageRecords = true;
+        this.usage(rolloutUsage(p, this.lastAt), out);
+        break;
+      case "compacted":
+        this.compacted(p, out);
+        break;
+      default:
+        break;
+    }
+    return out;
+  }
+
+  end(): NormalizedEvent[] {
+    return [];
+  }
+
+  state(): Record<string, unknown> {
+    const state: Record<string, unknown> = {
+      started: this.started,
+      calls: this.calls.entries(),
+      done: this.done.entries(),
+      prompted: this.prompted.entries(),
+    };
+    if (this.turn !== undefined) state.turn = this.turn;
+    if (this.model !== undefined) state.model = this.model;
+    if (this.lastAt !== undefined) state.last_at = this.lastAt;
+    if (this.stopped) state.stopped = true;
+    if (this.usageRecords) state.usage_records = true;
+    if (this.lastTotal !== undefined) state.last_total = this.lastTotal;
+    return state;
+  }
+
+  private sessionMeta(p: Payload, out: NormalizedEvent[]): void {
+    if (this.started) return;
+    this.started = true;
+    if (this.agentId !== undefined) {
+      const role = shortString(p.agent_role) ?? "default";
+      out.push(this.hook("SubagentStart", { agent_type: role, agent_transcript_path: this.file.path }));
+      return;
+    }
+    const fields: Payload = { source: "import" };
+    const cwd = shortString(p.cwd, 4096);
+    if (cwd !== undefined) fields.cwd = cwd;
+    out.push(this.hook("SessionStart", fields));
+  }
+
+  private turnContext(p: Payload): void {
+    this.model = shortString(p.model) ?? this.model;
+    this.turn = shortString(p.turn_id) ?? this.turn;
+  }
+
+  private eventMsg(p: Payload, out: NormalizedEvent[]): void {
+    const turn = shortString(p.turn_id);
+    if (p.type === "task_started") {
+      this.turn = turn ?? this.turn;
+      return;
+    }
+    if (p.type === "item_completed" && isRecord(p.item)) {
+      this.item(p, p.item, turn ?? this.turn, out);
+      return;
+    }
+    if (p.type === "user_message" && typeof p.message === "string") this.prompt(p.message, undefined, out);
+    else if (p.type === "agent_message" && typeof p.message === "string")
+      this.answer(p.message, undefined, out);
+    else if (p.type === "token_count" && !this.usageRecords) this.tokenCount(p, out);
+    else if (p.type === "task_complete") this.taskComplete(p, out);
+    else if (p.type === "turn_aborted") out.push(this.hook("Interrupt", { reason: p.reason }, turn));
+    else if (p.type === "error" && typeof p.message === "string") {
+      out.push(this.generic("turn_error", { failure: true, error: p.message }, turn));
+    }
+  }
+
+  private item(p: Payload, item: Payload, turn: string | undefined, out: NormalizedEvent[]): void {
+    if (item.type === "UserMessage") this.prompt(textOf(item.content), shortString(item.id), out, turn);
+    else if (item.type === "AgentMessage") this.answer(textOf(item.content), shortString(item.id), out, turn);
+    else if (item.type === "CommandExecution") {
+      const command = rolloutCommand(p, this.lastAt);
+      if (!command) return;
+      this.calls.delete(command.call_id);
+      this.done.set(command.call_id, 1);
+      const fields: Payload = {
+        tool_name: "Bash",
+        tool_use_id: command.call_id,
+        tool_response: command.output ?? "",
+      };
+      out.push(this.hook("PostToolUse", fields, command.turn_id ?? turn));
+      // Codex has no failure hook: the hook path records a failed command from this record too.
+      if ((command.exit_code !== null && command.exit_code !== 0) || command.start_error !== undefined)
+        out.push(this.stamp(errorEvent(command, this.scope(turn))));
+    }
+  }
+
+  private responseItem(p: Payload, out: NormalizedEvent[]): void {
+    const turn = turnOfItem(p) ?? this.turn;
+    if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
+      const id = shortString(p.call_id) ?? shortString(p.id);
+      const { name, input } = toolCall(p);
+      if (id !== undefined && name !== undefined) this.calls.set(id, name);
+      out.push(this.hook("PreToolUse", { tool_name: name, tool_input: input, tool_use_id: id }, turn));
+      return;
+    }
+    if (p.type !== "function_call_output" && p.type !== "custom_tool_call_output") return;
+    const id = shortString(p.call_id);
+    if (id === undefined || this.done.has(id)) return;
+    const failed = rolloutStartFailure(p, this.lastAt);
+    if (failed) {
+      out.push(this.stamp(errorEvent(failed, this.scope(turn))));
+      return;
+    }
+    const name = this.calls.get(id);
+    this.calls.delete(id);
+    this.done.set(id, 1);
+    out.push(
+      this.hook(
+        "PostToolUse",
+        { tool_name: name, tool_use_id: id, tool_response: outputText(p.output) },
+        turn,
+      ),
+    );
+  }
+
+  private prompt(
+    text: string | undefined,
+    id: string | undefined,
+    out: NormalizedEvent[],
+    turn: string | undefined = this.turn,
+  ): void {
+    if (text === undefined || text.trim() === "") return;
+    const event = this.hook("UserPromptSubmit", { prompt: text }, turn);
+    // The hook's id is one per turn; a second message in the turn (a steer) keeps one of its own.
+    if (turn === undefined || this.prompted.has(`${this.agentId ?? ""}:${turn}`))
+      event.event_id = derivedId("user_prompt", id ?? `${this.file.path}@${this.lastAt}`);
+    else this.prompted.set(`${this.agentId ?? ""}:${turn}`, 1);
+    out.push(event);
+  }
+
+  private answer(
+    text: string | undefined,
+    id: string | undefined,
+    out: NormalizedEvent[],
+    turn: string | undefined = this.turn,
+  ): void {
+    if (text === undefined || text.trim() === "") return;
+    const event: NormalizedEvent = {
+      kind: "assistant_message",
+      event_id: derivedId("assistant_message", id ?? `${this.file.path}@${this.lastAt}`),
+      payload: { text, source: "codex-rollout", ...(id !== undefined ? { message_id: id } : {}) },
+      optional_fields: ["text"],
+    };
+    out.push(this.place(event, turn));
+  }
+
+  private taskComplete(p: Payload, out: NormalizedEvent[]): void {
+    if (this.agentId === undefined || this.stopped) return;
+    this.stopped = true;
+    const last = typeof p.last_agent_message === "string" ? p.last_agent_message : undefined;
+    const fields: Payload = {
+      agent_type: "default",
+      agent_transcript_path: this.file.path,
+      last_assistant_message: last,
+    };
+    out.push(this.hook("SubagentStop", fields, shortString(p.turn_id) ?? this.turn));
+  }
+
+  private usage(entry: RolloutUsage | undefined, out: NormalizedEvent[]): void {
+    if (!entry) return;
+    if (this.model !== undefined && entry.model === undefined) {
+      entry.model = this.model;
+      entry.usage.model = this.model;
+    }
+    out.push(this.stamp(usageEvent(entry, this.scope(entry.turn_id ?? this.turn)), entry.timestamp));
+  }
+
+  /** An older rollout's usage: `last_token_usage` whenever the running total moved (repeats leave it). */
+  private tokenCount(p: Payload, out: NormalizedEvent[]): void {
+    const info = isRecord(p.info) ? p.info : undefined;
+    const total = isRecord(info?.total_token_usage) ? info.total_token_usage.total_tokens : undefined;
+    if (typeof total !== "number" || total === this.lastTotal) return;
+    this.lastTotal = total;
+    const id = `${this.agentId ?? this.root}:total-${total}`;
+    const usage = codexUsage(info?.last_token_usage, id);
+    if (!usage) return;
+    const entry: RolloutUsage = { response_id: id, usage };
+    if (this.lastAt !== undefined) entry.timestamp = this.lastAt;
+    if (this.turn !== undefined) entry.turn_id = this.turn;
+    if (this.agentId !== undefined) entry.thread_id = this.agentId;
+    entry.session_id = this.root;
+    this.usage(entry, out);
+  }
+
+  private compacted(p: Payload, out: NormalizedEvent[]): void {
+    const event = this.hook("PostCompact", {}, this.turn);
+    if (typeof p.message === "string") event.payload.compact_summary = p.message;
+    event.optional_fields = ["compact_summary"];
+    out.push(event);
+  }
+
+  private scope(turn: string | undefined): ReadScope {
+    return { turnId: turn, agentId: this.agentId, rootThreadId: this.root };
+  }
+
+  /** The event Codex's hook `name` would have given, through the hooks' own normalizer. */
+  private hook(name: string, fields: Payload, turn?: string): NormalizedEvent {
+    const payload: Payload = { hook_event_name: name, session_id: this.root };
+    for (const [key, value] of Object.entries(fields)) if (value !== undefined) payload[key] = value;
+    if (turn !== undefined) payload.turn_id = turn;
+    if (this.agentId !== undefined) payload.agent_id = this.agentId;
+    if (this.model !== undefined && name === "SessionStart") payload.model = this.model;
+    const event = normalizeCodexHook(payload, {}).events[0]!;
+    return this.stamp(event);
+  }
+
+  private generic(type: string, fields: Payload, turn: string | undefined): NormalizedEvent {
+    const event: NormalizedEvent = {
+      kind: "provider_event",
+      event_id: derivedId(
+        "provider_event",
+        `${type}:${this.agentId ?? this.root}:${this.lastAt}:${String(fields.error)}`,
+      ),
+      payload: { type, ...fields },
+    };
+    return this.place(event, turn);
+  }
+
+  private place(event: NormalizedEvent, turn: string | undefined): NormalizedEvent {
+    if (turn !== undefined) event.turn_id = turn;
+    if (this.agentId !== undefined) event.agent_id = this.agentId;
+    return this.stamp(event);
+  }
+
+  private stamp(event: NormalizedEvent, at = this.lastAt): NormalizedEvent {
+    const time = isoTime(at) ?? this.lastAt;
+    if (time !== undefined) event.timestamp = time;
+    else delete event.timestamp;
+    return event;
+  }
+}
+
+/** The tool name and input the hooks report: Codex's shell tools are "Bash" with `{command}`. */
+function toolCall(p: Payload): { name: string | undefined; input: unknown } {
+  const name = shortString(p.name);
+  const args = parseArguments(p.arguments ?? p.input);
+  if (p.type === "local_shell_call" && isRecord(p.action))
+    return { name: "Bash", input: { command: commandText(p.action.command) } };
+  if (name === "exec_command" && isRecord(args) && typeof args.cmd === "string")
+    return { name: "Bash", input: { command: args.cmd } };
+  if ((name === "shell" || name === "container.exec") && isRecord(args))
+    return { name: "Bash", input: { command: commandText(args.command) } };
+  // A namespaced tool is named as the hooks name it: the namespace glued to the name.
+  const namespace = shortString(p.namespace);
+  return { name: namespace !== undefined && name !== undefined ? `${namespace}${name}` : name, input: args };
+}
+
+function parseArguments(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+/** argv (older Codex: ["bash", "-lc", "..."]) as the one command line the hooks show. */
+function commandText(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  const argv = value.filter((v): v is string => typeof v === "string");
+  if (argv.length === 3 && /(^|\/)(ba|z|)sh$/.test(argv[0]!) && /^-l?c$/.test(argv[1]!)) return argv[2];
+  return argv.join(" ");
+}
+
+function turnOfItem(p: Payload): string | undefined {
+  const meta = p.internal_chat_message_metadata_passthrough;
+  return isRecord(meta) ? shortString(meta.turn_id) : undefined;
+}
+
+function textOf(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts = content.filter(isRecord).flatMap((b) => (typeof b.text === "string" ? [b.text] : []));
+  return texts.length > 0 ? texts.join("\n") : undefined;
+}
+
+/** A function_call_output's output: a string, or (newer Codex) content items. */
+function outputText(value: unknown): unknown {
+  if (typeof value === "string" || value === undefined) return value ?? "";
+  if (isRecord(value) && typeof value.content === "string") return value.content;
+  return textOf(value) ?? value;
+}

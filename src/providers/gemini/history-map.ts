@@ -1,0 +1,256 @@
+// Gemini CLI's chat recording as the events its hooks record (`tapedeck import`). The file is JSONL of upserts
+// (chat-usage.ts): a header `{sessionId, startTime, kind}` (again on each resume), `{"$set": ...}` patches, and
+// messages by id, a model message written again once its tool calls are attached. So every event is keyed by
+// the message or tool call id it comes from: a message seen twice gives its events once (the store drops a
+// repeat by id), and what a later write adds (the tool calls) is read from it.
+//
+// A user message is a BeforeAgent (a turn's prompt), a model message's text an answer, each tool call a
+// BeforeTool and, once it has a result, an AfterTool (through the hooks' normalizer, which reads a failure from
+// the shell's `Exit Code:` trailer); the chat's own tool call ids pair them, where the hooks have to guess. The
+// token counts are the message's `tokens`, all of them in one turn_usage (the hook path splits them between the
+// AfterModel chunk and the chat file: the sums are the same). A `$set` that rewrites the history with a
+// `<state_snapshot>` is a compression.
+import type { NormalizedEvent } from "../../core/event.ts";
+import {
+  BoundedMap,
+  type HistoryMapper,
+  type HistorySession,
+  isoTime,
+  parseRecord,
+  shortString,
+} from "../history.ts";
+import { digest, idFor, isRecord, type Payload } from "../shared.ts";
+import { chatTokens } from "./chat-usage.ts";
+import { normalizeGeminiHook, usageFrom } from "./normalize.ts";
+
+/** Message and tool call ids already turned into events: far more than one turn writes. */
+const SEEN_KEPT = 2048;
+
+export class GeminiHistoryMapper implements HistoryMapper {
+  malformed = 0;
+  private readonly session: string;
+  private turn: string | undefined;
+  private lastAt: string | undefined;
+  private starts: number;
+  /** `<id>:<part>` of what was emitted: `m` text, `u` usage, `c` a tool call, `r` its result. */
+  private readonly seen: BoundedMap<number>;
+
+  constructor(
+    session: HistorySession,
+    private readonly cwd: string | null,
+    state: Record<string, unknown> | undefined,
+  ) {
+    this.session = session.sessionId;
+    this.turn = shortString(state?.turn);
+    this.lastAt = isoTime(state?.last_at) ?? session.firstAt;
+    this.starts = typeof state?.starts === "number" && Number.isSafeInteger(state.starts) ? state.starts : 0;
+    this.seen = BoundedMap.from(SEEN_KEPT, state?.seen, (v): v is number => v === 1);
+  }
+
+  line(bytes: Buffer): NormalizedEvent[] {
+    const record = parseRecord(bytes);
+    if (!record) {
+      this.malformed += 1;
+      return [];
+    }
+    const at = isoTime(record.timestamp) ?? isoTime(record.startTime);
+    if (at !== undefined) this.lastAt = at;
+    const out: NormalizedEvent[] = [];
+    if (isRecord(record.$set)) this.patch(record.$set, out);
+    else if (typeof record.sessionId === "string" && record.type === undefined) this.header(out);
+    else if (record.type === "user") this.user(record, out);
+    else if (record.type === "gemini") this.model(record, out);
+    else if (record.type === "error") this.error(record, out);
+    return out;
+  }
+
+  end(): NormalizedEvent[] {
+    return [];
+  }
+
+  state(): Record<string, unknown> {
+    const state: Record<string, unknown> = { starts: this.starts, seen: this.seen.entries() };
+    if (this.turn !== undefined) state.turn = this.turn;
+    if (this.lastAt !== undefined) state.last_at = this.lastAt;
+    return state;
+  }
+
+  /** The header opens the file and each resume: a SessionStart each. */
+  private header(out: NormalizedEvent[]): void {
+    this.starts += 1;
+    const fields: Payload = { source: this.starts === 1 ? "import" : "resume" };
+    if (this.cwd !== null) fields.cwd = this.cwd;
+    const event = this.hook("SessionStart", fields);
+    // Two starts can share a millisecond stamp with the same fields; the ordinal keeps them apart.
+    event.event_id = idFor("session_start", ["gemini-chat", this.session, this.starts]);
+    out.push(event);
+  }
+
+  private patch(set: Payload, out: NormalizedEvent[]): void {
+    if (!Array.isArray(set.messages)) return;
+    // A compression rewrites the history around a `<state_snapshot>`; a resume's rewrite has none.
+    for (const message of set.messages) {
+      if (!isRecord(message) || message.type !== "user") continue;
+      const text = textOf(message.content);
+      const id = shortString(message.id);
+      if (!text?.includes("<state_snapshot>") || id === undefined || !this.first(id, "k")) continue;
+      const at = isoTime(message.timestamp) ?? this.lastAt;
+      const event: NormalizedEvent = {
+        kind: "compaction",
+        event_id: idFor("compaction", ["gemini-chat", this.session, id]),
+        payload: {
+          hook_event_name: "PreCompress",
+          trigger: "auto",
+          phase: "post",
+          detected_by: "state_snapshot",
+          summary: text,
+        },
+        optional_fields: ["summary"],
+      };
+      out.push(this.place(event, at));
+    }
+  }
+
+  private user(record: Payload, out: NormalizedEvent[]): void {
+    const id = shortString(record.id);
+    const text = textOf(record.content);
+    // A function response is the tool's result, already read from the model message's tool call.
+    if (id === undefined || text === undefined || text.trim() === "" || !this.first(id, "m")) return;
+    this.turn = `turn-${digest(["turn", this.session, id]).slice(0, 24)}`;
+    const event = this.hook("BeforeAgent", { prompt: text }, isoTime(record.timestamp));
+    event.event_id = idFor("user_prompt", ["gemini-chat", this.session, id]);
+    out.push(this.place(event, event.timestamp));
+  }
+
+  private model(record: Payload, out: NormalizedEvent[]): void {
+    const id = shortString(record.id);
+    if (id === undefined) return;
+    const at = isoTime(record.timestamp) ?? this.lastAt;
+    const text = textOf(record.content);
+    if (text !== undefined && text.trim() !== "" && this.first(id, "m")) {
+      const event: NormalizedEvent = {
+        kind: "assistant_message",
+        event_id: idFor("assistant_message", ["gemini-chat", this.session, id]),
+        payload: { text, message_id: id, source: "gemini-chat" },
+        optional_fields: ["text"],
+      };
+      out.push(this.place(event, at));
+    }
+    if (Array.isArray(record.toolCalls))
+      for (const call of record.toolCalls) if (isRecord(call)) this.toolCall(call, at, out);
+    if (isRecord(record.tokens) && this.first(id, "u")) this.usage(record, id, at, out);
+  }
+
+  private toolCall(call: Payload, at: string | undefined, out: NormalizedEvent[]): void {
+    const id = shortString(call.id);
+    if (id === undefined) return;
+    const name = typeof call.name === "string" ? call.name : undefined;
+    const callAt = isoTime(call.timestamp) ?? at;
+    if (this.first(id, "c")) {
+      out.push(this.tool(this.hook("BeforeTool", { tool_name: name, tool_input: call.args }, at), id, at));
+    }
+    const done = call.status === "success" || call.status === "error" || call.status === "cancelled";
+    if (!done || !this.first(id, "r")) return;
+    const response: Payload = { llmContent: resultText(call.result) ?? "" };
+    if (call.resultDisplay !== undefined) response.returnDisplay = call.resultDisplay;
+    if (call.status !== "success") response.error = { message: `${call.status}` };
+    const result = this.hook(
+      "AfterTool",
+      { tool_name: name, tool_input: call.args, tool_response: response },
+      callAt,
+    );
+    out.push(this.tool(result, id, callAt));
+  }
+
+  private usage(record: Payload, id: string, at: string | undefined, out: NormalizedEvent[]): void {
+    const t = chatTokens(record.tokens);
+    // The chat's counts are Gemini's usageMetadata under other names: mapped as the hooks map that.
+    const meta: Payload = {
+      promptTokenCount: t.input,
+      candidatesTokenCount: t.output,
+      cachedContentTokenCount: t.cached,
+      thoughtsTokenCount: t.thoughts,
+      totalTokenCount: t.total,
+    };
+    const model = shortString(record.model, 128);
+    const usage = usageFrom(meta, model);
+    if (!usage) return;
+    usage.source = "gemini-chat";
+    usage.message_id = id;
+    const event: NormalizedEvent = {
+      kind: "turn_usage",
+      event_id: idFor("turn_usage", ["gemini-chat-import", this.session, id]),
+      payload: { source: "chat_file", message_id: id, ...(model !== undefined ? { model } : {}) },
+      usage,
+    };
+    out.push(this.place(event, at));
+  }
+
+  private error(record: Payload, out: NormalizedEvent[]): void {
+    const id = shortString(record.id);
+    const text = textOf(record.content);
+    if (id === undefined || text === undefined || !this.first(id, "m")) return;
+    const event: NormalizedEvent = {
+      kind: "provider_event",
+      event_id: idFor("provider_event", ["gemini-chat", this.session, id]),
+      payload: { type: "error", failure: true, error: text },
+    };
+    out.push(this.place(event, isoTime(record.timestamp) ?? this.lastAt));
+  }
+
+  /** Whether `<id>:<part>` is seen for the first time (and from now on remembered). */
+  private first(id: string, part: string): boolean {
+    const key = `${id}:${part}`;
+    if (this.seen.has(key)) return false;
+    this.seen.set(key, 1);
+    return true;
+  }
+
+  /** A tool event paired by the chat's own call id. */
+  private tool(event: NormalizedEvent, id: string, at: string | undefined): NormalizedEvent {
+    event.payload.tool_use_id = id;
+    event.event_id = idFor(event.kind, ["gemini-chat", this.session, id]);
+    return this.place(event, at);
+  }
+
+  /** The event Gemini's hook `name` would have given, through the hooks' own normalizer. */
+  private hook(name: string, fields: Payload, at: string | undefined = this.lastAt): NormalizedEvent {
+    const payload: Payload = { hook_event_name: name, session_id: this.session };
+    if (at !== undefined) payload.timestamp = at;
+    for (const [key, value] of Object.entries(fields)) if (value !== undefined) payload[key] = value;
+    const event = normalizeGeminiHook(payload, {}).events[0]!;
+    if (at === undefined) delete event.timestamp;
+    return event;
+  }
+
+  private place(event: NormalizedEvent, at: string | undefined): NormalizedEvent {
+    if (at !== undefined) event.timestamp = at;
+    if (this.turn !== undefined && event.kind !== "session_start") event.turn_id = this.turn;
+    return event;
+  }
+}
+
+/** Text of a message's content: a string, or parts of which the text ones (thoughts left out) count. */
+function textOf(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts = content
+    .filter(isRecord)
+    .flatMap((p) => (typeof p.text === "string" && p.thought !== true ? [p.text] : []));
+  return texts.length > 0 ? texts.join("\n") : undefined;
+}
+
+/** A tool call's result parts: the function response's output, as the model got it. */
+function resultText(result: unknown): string | undefined {
+  if (!Array.isArray(result)) return typeof result === "string" ? result : undefined;
+  const texts: string[] = [];
+  for (const part of result) {
+    const response =
+      isRecord(part) && isRecord(part.functionResponse) ? part.functionResponse.response : undefined;
+    if (!isRecord(response)) continue;
+    const value = response.output ?? response.error ?? response.content;
+    if (typeof value === "string") texts.push(value);
+    else if (value !== undefined) texts.push(JSON.stringify(value));
+  }
+  return texts.length > 0 ? texts.join("\n") : undefined;
+}

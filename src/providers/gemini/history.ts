@@ -1,0 +1,123 @@
+// Gemini CLI's past sessions for `tapedeck import`: `<home>/.gemini/tmp/<project slug>/chats/session-<time>-<id
+// prefix>.jsonl`, where `<home>` is GEMINI_CLI_HOME or HOME (0.61). Which project a slug stands for is in the
+// slug directory's `.project_root` file (the project's path), else in `~/.gemini/projects.json`
+// (`{"projects": {"<path>": "<slug>"}}`). A resume appends to the same file. What the records become:
+// history-map.ts.
+import { join } from "node:path";
+import { EVENT_KINDS } from "../../core/kinds.ts";
+import type { DiscoverOptions, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
+import { isoTime, shortString } from "../history.ts";
+import {
+  agentHome,
+  lastTimestampOf,
+  listOwnEntries,
+  peekRecords,
+  readAgentJson,
+  readAgentText,
+} from "../history-files.ts";
+import { isRecord } from "../shared.ts";
+import { GeminiHistoryMapper } from "./history-map.ts";
+
+const PEEK_BYTES = 64 * 1024;
+const SMALL_FILE = 1024 * 1024;
+
+export const GEMINI_HISTORY_CAPABILITIES: readonly string[] = Object.freeze([
+  ...EVENT_KINDS.filter((k) => k !== "session_end" && k !== "subagent_start" && k !== "subagent_stop"),
+  "turn_usage:gemini-chat",
+  "tool_use_id:chat-tool-call-id",
+  "tool_error:llm-content",
+  "compaction:state_snapshot",
+]);
+
+/** What only Gemini's hooks report. */
+export const GEMINI_NOT_CAPTURED: readonly string[] = Object.freeze([
+  "session_end",
+  "notification",
+  "turn_usage:unfinished-responses",
+]);
+
+function geminiDir(env: Record<string, string | undefined>): string | undefined {
+  const home = env.GEMINI_CLI_HOME?.trim() || env.HOME;
+  return home ? join(home, ".gemini") : undefined;
+}
+
+/** slug -> project path, from projects.json. */
+function projectsBySlug(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const parsed = readAgentJson(join(dir, "projects.json"), SMALL_FILE);
+  const projects = isRecord(parsed) && isRecord(parsed.projects) ? parsed.projects : {};
+  for (const [path, slug] of Object.entries(projects)) {
+    if (typeof slug === "string" && path.startsWith("/")) out.set(slug, path);
+  }
+  return out;
+}
+
+function projectOf(slugDir: string, slug: string, known: Map<string, string>): string | null {
+  const text = readAgentText(join(slugDir, ".project_root"), 8192)?.trim();
+  if (text?.startsWith("/") && !text.includes("\n")) return text;
+  return known.get(slug) ?? null;
+}
+
+function discoverGemini(options: DiscoverOptions): HistorySession[] {
+  const dir = agentHome(geminiDir(options.env), options.skip);
+  if (!dir) return [];
+  const known = projectsBySlug(dir);
+  const sessions = new Map<string, HistorySession>();
+  for (const slug of listOwnEntries(join(dir, "tmp"), options.skip, (_n, isDir) => isDir)) {
+    if (!slug.dir) continue;
+    const cwd = projectOf(slug.path, slug.name, known);
+    const chats = join(slug.path, "chats");
+    if (!listOwnEntries(slug.path, options.skip, (name) => name === "chats").some((e) => e.dir)) continue;
+    for (const chat of listOwnEntries(
+      chats,
+      options.skip,
+      (name) => name.endsWith(".jsonl") || name.endsWith(".json"),
+    )) {
+      if (chat.dir) continue;
+      if (chat.name.endsWith(".json")) {
+        options.skip({
+          source: chat.path,
+          reason: "an older chat format (one JSON document, not JSONL): not read",
+        });
+        continue;
+      }
+      const session = look(chat.path, cwd, options.skip);
+      if (!session) continue;
+      // One session in two files (a copy, or a CLI that starts a new file on resume): read as one.
+      const earlier = sessions.get(session.sessionId);
+      if (!earlier) sessions.set(session.sessionId, session);
+      else {
+        earlier.files.push(...session.files);
+        if ((session.lastAt ?? "") > (earlier.lastAt ?? "")) earlier.lastAt = session.lastAt;
+      }
+    }
+  }
+  return [...sessions.values()];
+}
+
+function look(path: string, cwd: string | null, skip: (s: HistorySkip) => void): HistorySession | undefined {
+  let id: string | undefined;
+  let firstAt: string | undefined;
+  const opened = peekRecords(path, PEEK_BYTES, skip, (record) => {
+    id = shortString(record.sessionId);
+    firstAt = isoTime(record.startTime) ?? isoTime(record.timestamp);
+    return false;
+  });
+  if (!opened) return undefined;
+  if (id === undefined) {
+    skip({ source: path, reason: "no session header first (not a chat file Gemini CLI 0.6x writes)" });
+    return undefined;
+  }
+  const session: HistorySession = { provider: "gemini", sessionId: id, cwd, files: [{ path, role: "main" }] };
+  if (firstAt !== undefined) session.firstAt = firstAt;
+  const lastAt = isoTime(lastTimestampOf(path));
+  if (lastAt !== undefined) session.lastAt = lastAt;
+  return session;
+}
+
+export const geminiHistory: HistoryReader = {
+  discover: discoverGemini,
+  mapper: (session, _file, state) => new GeminiHistoryMapper(session, session.cwd, state),
+  capabilities: GEMINI_HISTORY_CAPABILITIES,
+  notCaptured: GEMINI_NOT_CAPTURED,
+};

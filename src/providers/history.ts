@@ -1,0 +1,154 @@
+// What a provider offers `tapedeck import`: where its agent keeps past sessions, and how the records of one of
+// those files become the events its hooks would have recorded. The reader knows the agent's layout and record
+// formats and nothing of storage: the orchestration (src/import/) opens each file safely, streams its complete
+// lines through the mapper, redacts, bounds and appends through the core, and keeps the cursor.
+import type { NormalizedEvent } from "../core/event.ts";
+
+/** One of the agent's files of a session. */
+export interface HistoryFile {
+  path: string;
+  /** `main`: the session's own file; `subagent`: a subagent's own file, whose events carry its agent_id. */
+  role: "main" | "subagent";
+  /** A subagent's id, when the layout names it (Claude's `agent-<id>.jsonl`, Codex's child thread id). */
+  agentId?: string;
+  /** A small file beside it that the mapper may read (Claude's `agent-<id>.meta.json`). */
+  meta?: string;
+  /**
+   * When its first record was written. A subagent's file is read where the session's own file reaches that
+   * time, so its events sit inside the turn (and after the tool call) that started it, as hooks record them.
+   */
+  firstAt?: string;
+}
+
+/** A past session found under the agent's home: its files, and what a cheap look at them told. */
+export interface HistorySession {
+  provider: string;
+  /** The agent's own session id (Claude's session id, Codex's root thread id, Gemini's sessionId). */
+  sessionId: string;
+  /** The working directory the session recorded (its first one): how it is matched to a project. */
+  cwd: string | null;
+  /** The main file first, when there is one (a Codex subagent's rollout may outlive its parent's). */
+  files: HistoryFile[];
+  /** The earliest and latest record times the look found (ISO 8601). */
+  firstAt?: string;
+  lastAt?: string;
+}
+
+/** A file or directory discovery did not take, and why (symlink, FIFO, another user's, no session id...). */
+export interface HistorySkip {
+  source: string;
+  reason: string;
+}
+
+export interface DiscoverOptions {
+  env: Record<string, string | undefined>;
+  /** Told about every file or directory passed over; nothing is followed or opened past the reason. */
+  skip(skip: HistorySkip): void;
+}
+
+/**
+ * Turns one file's records into normalized events, line by line, in file order. Never throws: a line that is
+ * not one of the agent's records is counted in `malformed` and passed over.
+ */
+export interface HistoryMapper {
+  /** One complete line (without its newline) starting at byte `offset` of the file. */
+  line(bytes: Buffer, offset: number): NormalizedEvent[];
+  /** The end of what the file holds now: the events held back for a record still to come (a message's last block). */
+  end(): NormalizedEvent[];
+  /**
+   * What a later import of the grown file continues from (small, bounded, JSON): the open turn, calls waiting
+   * for their result. The orchestration redacts it before it is written.
+   */
+  state(): Record<string, unknown>;
+  readonly malformed: number;
+}
+
+export interface HistoryReader {
+  /** The sessions under the agent's home directories (from `env`: HOME, CLAUDE_CONFIG_DIR, CODEX_HOME...). */
+  discover(options: DiscoverOptions): HistorySession[];
+  /** A mapper for `file` of `session`; `state` is what the previous import of the file left (absent: from its start). */
+  mapper(
+    session: HistorySession,
+    file: HistoryFile,
+    state: Record<string, unknown> | undefined,
+  ): HistoryMapper;
+  /** The manifest's capabilities of an imported session: what the files give. */
+  capabilities: readonly string[];
+  /** What only the hooks see, which the agent's files do not keep (the manifest's `import.not_captured`). */
+  notCaptured: readonly string[];
+}
+
+/** A record's time as the envelope wants it (ISO 8601 UTC, milliseconds), or undefined. */
+/** What the agents write (`2026-11-29T18:40:22.726Z`): already the envelope's form, no parse needed. */
+const ENVELOPE_TIME = /^20\d\d-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
+export function isoTime(value: unknown): string | undefined {
+  if (typeof value !== "string" || value.length < 10 || value.length > 64) return undefined;
+  if (value.length === 24 && ENVELOPE_TIME.test(value)) return value;
+  const ms = Date.parse(value);
+  // Outside these years a stamp is noise, not a time an agent wrote.
+  if (!Number.isFinite(ms) || ms < Date.UTC(2000, 0, 1) || ms > Date.UTC(2200, 0, 1)) return undefined;
+  return new Date(ms).toISOString();
+}
+
+/**
+ * A set that forgets its oldest entries past `max`: what a mapper remembers of a file it streams (message ids
+ * counted, calls waiting) stays bounded however long the file is. A late repeat of a forgotten id reaches the
+ * store, which drops it by its event id.
+ */
+export class BoundedMap<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.map.has(key);
+  }
+
+  set(key: string, value: V): void {
+    // Moved to the newest place only when already there: most keys are new (a record's uuid).
+    if (this.map.has(key)) this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
+
+  delete(key: string): boolean {
+    return this.map.delete(key);
+  }
+
+  entries(): [string, V][] {
+    return [...this.map.entries()];
+  }
+
+  /** Restores what `entries()` gave, bounded again: state read back from disk can say anything. */
+  static from<V>(max: number, raw: unknown, valid: (v: unknown) => v is V): BoundedMap<V> {
+    const out = new BoundedMap<V>(max);
+    if (!Array.isArray(raw)) return out;
+    for (const pair of raw.slice(-max)) {
+      if (Array.isArray(pair) && typeof pair[0] === "string" && pair[0].length <= 256 && valid(pair[1]))
+        out.set(pair[0], pair[1]);
+    }
+    return out;
+  }
+}
+
+/** JSON.parse of a line into an object, or undefined (malformed, an array, a scalar). */
+export function parseRecord(bytes: Buffer): Record<string, unknown> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** A string of bounded length, else undefined: ids and names from a file go into event ids and paths. */
+export function shortString(value: unknown, max = 256): string | undefined {
+  return typeof value === "string" && value !== "" && value.length <= max ? value : undefined;
+}

@@ -1,0 +1,103 @@
+// `tapedeck import` as a command: its JSON, its exit codes, what it says about what it skipped, and that it
+// asks before writing into another project.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, runCli } from "../helpers/cli-run.ts";
+import { useTempProjects } from "../helpers/temp-project.ts";
+import { fixtureLines, SAMPLE_ID, transcriptPath, writeTranscript } from "../import/fixture.ts";
+
+const temp = useTempProjects("tapedeck-cli-import-");
+beforeAll(ensureBuilt);
+
+function setUp() {
+  const root = temp();
+  const home = join(root, "home");
+  const project = join(root, "project");
+  mkdirSync(join(project, ".git"), { recursive: true });
+  const env = {
+    CLAUDE_CONFIG_DIR: join(home, ".claude"),
+    CODEX_HOME: join(home, ".codex"),
+    GEMINI_CLI_HOME: home,
+  };
+  const run = (args: string[]) => runCli([...args, "--project", project], home, env);
+  const runAll = (args: string[]) => runCli(args, home, env);
+  return { home, project, run, runAll };
+}
+
+describe("tapedeck import", () => {
+  it("--json: what was imported and skipped, sessions and events; exit 0, then 0 with nothing new", () => {
+    const { home, project, run } = setUp();
+    writeTranscript(home, project, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", project));
+    execFileSync("mkfifo", [transcriptPath(home, project, "fifo-session")]);
+    const first = run(["import", "claude", "--json"]);
+    expect(first.code, first.stderr).toBe(0);
+    const out = JSON.parse(first.stdout);
+    expect(out).toMatchObject({
+      sessions: 1,
+      events: 8,
+      dry_run: false,
+      imported: [
+        { provider: "claude", session_id: `claude:${SAMPLE_ID}`, status: "new", events: 8, torn_tail: false },
+      ],
+      skipped: [
+        {
+          source: transcriptPath(home, project, "fifo-session"),
+          reason: expect.stringContaining("not a regular file"),
+        },
+      ],
+    });
+    const again = JSON.parse(run(["import", "claude", "--json"]).stdout);
+    expect(again).toMatchObject({ sessions: 0, events: 0, unchanged: 1 });
+  });
+
+  it("--dry-run lists sessions, bytes and dates, and writes nothing", () => {
+    const { home, project, run } = setUp();
+    writeTranscript(home, project, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", project));
+    const r = run(["import", "all", "--dry-run"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /^Would import 1 session\(s\), [\d.]+ KB, 2026-11-29 18:40 → 2026-11-29 18:40:$/m,
+    );
+    expect(r.stdout).toContain(SAMPLE_ID);
+    expect(existsSync(join(project, ".tapedeck"))).toBe(false);
+  });
+
+  it("exit 3 when the agent has no session for the project, saying where others are; 2 for a wrong source", () => {
+    const { home, project, run } = setUp();
+    const other = join(temp(), "elsewhere");
+    writeTranscript(home, other, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", other));
+    const none = run(["import", "claude"]);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toContain("no Claude Code sessions found for");
+    expect(none.stderr).toContain("1 session(s) of other projects left out (--all-projects");
+    expect(run(["import", "antigravity"]).code).toBe(2);
+    expect(run(["import", "claude", "--all-projects"]).code).toBe(2);
+    expect(existsSync(join(project, ".tapedeck"))).toBe(false);
+  });
+
+  it("--all-projects asks before writing into another project: without a terminal only --yes does", () => {
+    const { home, runAll } = setUp();
+    const other = join(temp(), "other");
+    mkdirSync(join(other, ".git"), { recursive: true });
+    writeTranscript(home, other, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", other));
+    const refused = runAll(["import", "claude", "--all-projects"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("pass --yes");
+    expect(existsSync(join(other, ".tapedeck"))).toBe(false);
+    const yes = runAll(["import", "claude", "--all-projects", "--yes", "--json"]);
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(JSON.parse(yes.stdout).imported[0].project).toBe(other);
+    expect(existsSync(join(other, ".tapedeck", "claude-sessions", SAMPLE_ID, "manifest.json"))).toBe(true);
+  });
+
+  it("--help says what it reads and every option", () => {
+    const r = runCli(["import", "--help"], temp());
+    expect(r.code).toBe(0);
+    for (const o of ["--project", "--all-projects", "--since", "--dry-run", "--json", "--yes"])
+      expect(r.stdout).toContain(o);
+    expect(r.stdout).toMatch(/choices: "claude", "codex",\s+"gemini", "all"/);
+    expect(r.stdout).toContain("tapedeck import claude --dry-run");
+  });
+});

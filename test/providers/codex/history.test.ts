@@ -1,0 +1,185 @@
+// Codex rollouts as `tapedeck import` reads them: the hooks' events (their ids where the rollout has what they
+// are made of), the hook path's usage and failed-command events, subagents under the root thread, and a read
+// split across two imports giving the events of one.
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { codexHistory } from "../../../src/providers/codex/history.ts";
+import { normalizeCodexHook } from "../../../src/providers/codex/normalize.ts";
+import { readRollout } from "../../../src/providers/codex/rollout.ts";
+import type { HistorySkip } from "../../../src/providers/history.ts";
+import { SKIP } from "../../../src/providers/history-files.ts";
+import { useTempProjects } from "../../helpers/temp-project.ts";
+import { linesOf, mapInTwo, mapLines, session, tokenSums } from "../history-helpers.ts";
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "codex");
+const SAMPLE = join(FIXTURES, "rollout.sample.jsonl");
+const SUBAGENT = join(FIXTURES, "rollout.subagent.sample.jsonl");
+const COMPACTED = join(FIXTURES, "rollout.compacted.sample.jsonl");
+const FAILED = join(FIXTURES, "rollout.failed-command.synthetic.jsonl");
+const ROOT = "01a228a1-6c99-7571-8a54-9987d351bd37";
+const SUB_ROOT = "01a228a2-0a2b-7711-8bfe-1771673db649";
+const CHILD = "01a228a2-0b5c-7b01-81dd-afb8f8b3c75e";
+const temp = useTempProjects("tapedeck-codex-history-");
+const main = (path: string) => ({ path, role: "main" as const });
+const fixture = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), "utf8"));
+
+describe("a Codex rollout as events", () => {
+  const { events, malformed } = mapLines(codexHistory, session("codex", ROOT), main(SAMPLE), linesOf(SAMPLE));
+
+  it("is the session's start, each prompt, answer, tool call and result, and one usage per response", () => {
+    expect(malformed).toBe(0);
+    expect(events.map((e) => e.kind)).toEqual([
+      "session_start",
+      "user_prompt",
+      "assistant_message",
+      "tool_call",
+      "turn_usage",
+      "tool_result",
+      "assistant_message",
+      "turn_usage",
+      "user_prompt",
+      "assistant_message",
+      "turn_usage",
+    ]);
+  });
+
+  it("gives prompts, tool calls and results the hooks' ids, and their payload fields", () => {
+    for (const [name, kind] of [
+      ["UserPromptSubmit.json", "user_prompt"],
+      ["PreToolUse.json", "tool_call"],
+      ["PostToolUse.json", "tool_result"],
+    ] as const) {
+      const hook = normalizeCodexHook(fixture(name), {}).events[0]!;
+      const imported = events.find((e) => e.kind === kind)!;
+      expect(imported.event_id, name).toBe(hook.event_id);
+      expect(imported.turn_id, name).toBe(hook.turn_id);
+      // The hook's model comes with every payload, not in the rollout's record; a result's input is its call's.
+      const { tool_input, model: _model, ...rest } = hook.payload;
+      expect(imported.payload, name).toEqual(
+        kind === "tool_result" ? rest : { ...rest, ...(tool_input ? { tool_input } : {}) },
+      );
+    }
+  });
+
+  it("counts usage as the hook path does: each token_usage_record once, with the turn's model", () => {
+    const hook = readRollout(SAMPLE).usages;
+    const usage = events.filter((e) => e.kind === "turn_usage");
+    expect(usage.map((e) => e.event_id)).toEqual(hook.map((u) => `turn_usage:${u.response_id}`));
+    expect(usage.map((e) => e.usage)).toEqual(hook.map((u) => u.usage));
+    expect(tokenSums(usage)).toMatchObject({ input_tokens: 5163 + 5350 + 5431, output_tokens: 35 + 25 + 25 });
+  });
+
+  it.each([
+    ["sample", SAMPLE],
+    ["compacted", COMPACTED],
+    ["failed command", FAILED],
+  ])("read in two imports (%s), at every split, gives the events of one", (_n, path) => {
+    const lines = linesOf(path);
+    const whole = mapLines(codexHistory, session("codex", ROOT), main(path), lines).events;
+    for (let at = 1; at < lines.length; at += 1) {
+      const split = mapInTwo(codexHistory, session("codex", ROOT), main(path), lines, at);
+      expect(new Set(split.map((e) => e.event_id)), `split at ${at}`).toEqual(
+        new Set(whole.map((e) => e.event_id)),
+      );
+    }
+  });
+
+  it("a command that exited non-zero is the hook path's tool_error beside its result", () => {
+    const { events } = mapLines(codexHistory, session("codex", "x"), main(FAILED), linesOf(FAILED));
+    const error = events.find((e) => e.kind === "tool_error")!;
+    expect(error.payload).toMatchObject({ tool_name: "Bash", exit_code: 3, derived_from: "rollout" });
+    expect(
+      events.some((e) => e.kind === "tool_result" && e.payload.tool_use_id === error.payload.tool_use_id),
+    ).toBe(true);
+  });
+
+  it("a compaction is recorded with its summary", () => {
+    const { events } = mapLines(codexHistory, session("codex", "x"), main(COMPACTED), linesOf(COMPACTED));
+    const compaction = events.find((e) => e.kind === "compaction")!;
+    expect(compaction.payload).toMatchObject({ hook_event_name: "PostCompact", phase: "post" });
+    expect(String(compaction.payload.compact_summary)).toContain("Another language model");
+  });
+
+  it("an older rollout without token_usage_record counts token_count's last usage once per change of the total", () => {
+    const count = (total: number, last: number) =>
+      JSON.stringify({
+        timestamp: "2026-01-01T00:00:00.000Z",
+        type: "event_msg",
+        payload: {
+          type: "token_count",
+          info: {
+            total_token_usage: { total_tokens: total },
+            last_token_usage: { input_tokens: last, output_tokens: 1, total_tokens: last + 1 },
+          },
+        },
+      });
+    const lines = [count(11, 10), count(11, 10), count(32, 20)];
+    const usage = mapLines(codexHistory, session("codex", "old"), main("/r"), lines).events.filter(
+      (e) => e.kind === "turn_usage",
+    );
+    expect(usage.map((e) => e.usage?.input_tokens)).toEqual([10, 20]);
+  });
+});
+
+describe("a subagent's rollout", () => {
+  it("goes into the root thread's session, every event carrying the child thread as agent_id", () => {
+    const file = { path: SUBAGENT, role: "subagent" as const, agentId: CHILD };
+    const { events } = mapLines(codexHistory, session("codex", SUB_ROOT), file, linesOf(SUBAGENT));
+    expect(events[0]).toMatchObject({ kind: "subagent_start", payload: { agent_id: CHILD } });
+    expect(events.at(-1)).toMatchObject({
+      kind: "subagent_stop",
+      payload: { last_assistant_message: "Subagent finished: from-subagent" },
+    });
+    for (const e of events) expect(e.agent_id).toBe(CHILD);
+    // The subagent's prompt has the id the hook in the child thread gives it.
+    const hook = normalizeCodexHook(fixture("UserPromptSubmit.in-subagent.json"), {}).events[0]!;
+    expect(events.find((e) => e.kind === "user_prompt")!.event_id).toBe(hook.event_id);
+  });
+});
+
+describe("finding Codex's sessions", () => {
+  function layout() {
+    const home = temp();
+    const day = join(home, ".codex", "sessions", "2026", "11", "29");
+    mkdirSync(day, { recursive: true });
+    copyFileSync(SAMPLE, join(day, `rollout-2026-11-29T18-46-37-${ROOT}.jsonl`));
+    copyFileSync(SUBAGENT, join(day, `rollout-2026-11-29T18-47-18-${CHILD}.jsonl`));
+    return { home, day };
+  }
+  const discover = (env: Record<string, string>) => {
+    const skipped: HistorySkip[] = [];
+    return { found: codexHistory.discover({ env, skip: (s) => skipped.push(s) }), skipped };
+  };
+
+  it("finds each root thread with its cwd, and a child's rollout under its root (CODEX_HOME or ~/.codex)", () => {
+    const { home, day } = layout();
+    const { found } = discover({ HOME: home });
+    expect(found.map((s) => s.sessionId).sort()).toEqual([ROOT, SUB_ROOT].sort());
+    const sub = found.find((s) => s.sessionId === SUB_ROOT)!;
+    expect(sub.files).toEqual([
+      {
+        path: join(day, `rollout-2026-11-29T18-47-18-${CHILD}.jsonl`),
+        role: "subagent",
+        agentId: CHILD,
+        firstAt: "2026-11-29T18:47:18.131Z",
+      },
+    ]);
+    expect(found.find((s) => s.sessionId === ROOT)!.cwd).toBe("/home/user/project");
+    expect(discover({ HOME: temp(), CODEX_HOME: join(home, ".codex") }).found).toHaveLength(2);
+  });
+
+  it("passes over a symlinked rollout and a file that does not start with session_meta, saying why", () => {
+    const { home, day } = layout();
+    const outside = join(temp(), "x.jsonl");
+    copyFileSync(SAMPLE, outside);
+    symlinkSync(outside, join(day, "rollout-link.jsonl"));
+    writeFileSync(join(day, "rollout-old.jsonl"), '{"id":"legacy","instructions":""}\n');
+    const { skipped } = discover({ HOME: home });
+    expect(skipped).toEqual([
+      { source: join(day, "rollout-link.jsonl"), reason: SKIP.symlink },
+      { source: join(day, "rollout-old.jsonl"), reason: expect.stringContaining("no session_meta") },
+    ]);
+  });
+});

@@ -1,0 +1,179 @@
+// Gemini CLI's chat recordings as `tapedeck import` reads them: a file of upserts gives each message's events
+// once, tool calls paired by the chat's own ids, every token count of a message in one turn_usage, a resume's
+// start and a compression's snapshot, and a read split across two imports giving the events of one.
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { geminiHistory } from "../../../src/providers/gemini/history.ts";
+import type { HistorySkip } from "../../../src/providers/history.ts";
+import { useTempProjects } from "../../helpers/temp-project.ts";
+import { linesOf, mapInTwo, mapLines, session, tokenSums } from "../history-helpers.ts";
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "gemini");
+const SAMPLE = join(FIXTURES, "chat.sample.jsonl");
+const RESUMED = join(FIXTURES, "chat.resumed-and-compressed.sample.jsonl");
+const temp = useTempProjects("tapedeck-gemini-history-");
+const main = (path: string) => ({ path, role: "main" as const });
+
+describe("a Gemini chat file as events", () => {
+  const { events, malformed } = mapLines(
+    geminiHistory,
+    session("gemini", "3710525e"),
+    main(SAMPLE),
+    linesOf(SAMPLE),
+  );
+
+  it("gives each message once although the file writes a message again when its tool calls come", () => {
+    expect(malformed).toBe(0);
+    expect(events.map((e) => e.kind)).toEqual([
+      "session_start",
+      "user_prompt",
+      "assistant_message",
+      "turn_usage",
+      "tool_call",
+      "tool_result",
+      "assistant_message",
+      "turn_usage",
+    ]);
+    const turn = events[1]!.turn_id;
+    expect(turn).toMatch(/^turn-/);
+    for (const e of events.slice(1)) expect(e.turn_id).toBe(turn);
+  });
+
+  it("pairs the tool call and its result by the chat's call id, with the result as AfterTool reports it", () => {
+    const call = events.find((e) => e.kind === "tool_call")!;
+    const result = events.find((e) => e.kind === "tool_result")!;
+    expect(call.payload).toMatchObject({
+      hook_event_name: "BeforeTool",
+      tool_name: "run_shell_command",
+      tool_input: { command: "echo hello" },
+    });
+    expect(result.payload.tool_use_id).toBe(call.payload.tool_use_id);
+    expect(result.payload.tool_response).toMatchObject({
+      llmContent: expect.stringContaining("Output: hello"),
+      returnDisplay: "hello",
+    });
+  });
+
+  it("has every token count of a message in one turn_usage (the hooks split them between AfterModel and the chat file)", () => {
+    const usage = events.filter((e) => e.kind === "turn_usage");
+    expect(usage[0]!.usage).toEqual({
+      source: "gemini-chat",
+      model: "gemini-3.8-flash",
+      message_id: "709af43d-11ad-423b-b3ff-0be25ac49d32",
+      input_tokens: 171,
+      output_tokens: 26,
+      cache_read_input_tokens: 0,
+      reasoning_output_tokens: 9,
+      total_tokens: 206,
+    });
+    expect(tokenSums(usage)).toMatchObject({
+      input_tokens: 171 + 293,
+      output_tokens: 26 + 12,
+      total_tokens: 206 + 305,
+    });
+  });
+
+  it("a resumed and compressed chat has a second start and one compaction, and no repeat of the old messages", () => {
+    const { events } = mapLines(
+      geminiHistory,
+      session("gemini", "67fbefb4"),
+      main(RESUMED),
+      linesOf(RESUMED),
+    );
+    expect(events.filter((e) => e.kind === "session_start").map((e) => e.payload.source)).toEqual([
+      "import",
+      "resume",
+    ]);
+    const compactions = events.filter((e) => e.kind === "compaction");
+    expect(compactions).toHaveLength(1);
+    expect(compactions[0]!.payload).toMatchObject({ detected_by: "state_snapshot", phase: "post" });
+    expect(events.filter((e) => e.kind === "user_prompt").map((e) => e.payload.prompt)).toEqual([
+      "SCENARIO_BASH run echo hello",
+      "SCENARIO_TEXT again",
+    ]);
+  });
+
+  it.each([
+    ["sample", SAMPLE],
+    ["resumed", RESUMED],
+  ])("read in two imports (%s), at every split, gives the events of one", (_n, path) => {
+    const lines = linesOf(path);
+    const whole = mapLines(geminiHistory, session("gemini", "s"), main(path), lines).events;
+    for (let at = 1; at < lines.length; at += 1) {
+      const split = mapInTwo(geminiHistory, session("gemini", "s"), main(path), lines, at);
+      expect(
+        split.map((e) => e.event_id),
+        `split at ${at}`,
+      ).toEqual(whole.map((e) => e.event_id));
+    }
+  });
+
+  it("a shell command that failed is a tool_error, read from the Exit Code trailer as the hooks read it", () => {
+    const line = JSON.stringify({
+      id: "m1",
+      timestamp: "2026-11-29T18:51:09.000Z",
+      type: "gemini",
+      content: "",
+      toolCalls: [
+        {
+          id: "c1",
+          name: "run_shell_command",
+          args: { command: "exit 3" },
+          status: "success",
+          result: [
+            {
+              functionResponse: {
+                id: "c1",
+                name: "run_shell_command",
+                response: { output: "Output: oops\nExit Code: 3\nProcess Group PGID: 1" },
+              },
+            },
+          ],
+        },
+      ],
+    });
+    const { events } = mapLines(geminiHistory, session("gemini", "s"), main("/c"), [line]);
+    expect(events.find((e) => e.kind === "tool_error")?.payload).toMatchObject({
+      exit_code: 3,
+      success: false,
+      tool_use_id: "c1",
+    });
+  });
+});
+
+describe("finding Gemini's sessions", () => {
+  const discover = (env: Record<string, string>) => {
+    const skipped: HistorySkip[] = [];
+    return { found: geminiHistory.discover({ env, skip: (s) => skipped.push(s) }), skipped };
+  };
+
+  it("names each chat's project from .project_root, else projects.json, and passes over the older JSON format", () => {
+    const home = temp();
+    const tmp = join(home, ".gemini", "tmp");
+    mkdirSync(join(tmp, "proj", "chats"), { recursive: true });
+    mkdirSync(join(tmp, "other", "chats"), { recursive: true });
+    copyFileSync(SAMPLE, join(tmp, "proj", "chats", "session-2026-11-29T18-49-3710525e.jsonl"));
+    writeFileSync(join(tmp, "proj", ".project_root"), "/home/user/project");
+    copyFileSync(RESUMED, join(tmp, "other", "chats", "session-2026-11-29T18-50-67fbefb4.jsonl"));
+    writeFileSync(join(tmp, "other", "chats", "session-old.json"), "{}");
+    writeFileSync(
+      join(home, ".gemini", "projects.json"),
+      JSON.stringify({ projects: { "/home/user/other": "other" } }),
+    );
+    const { found, skipped } = discover({ HOME: home });
+    expect(found.map((s) => [s.sessionId, s.cwd]).sort()).toEqual([
+      ["3710525e-c397-40d5-bfa5-db17c6fd2361", "/home/user/project"],
+      ["67fbefb4-ab23-4799-af04-e087ad249b20", "/home/user/other"],
+    ]);
+    expect(skipped).toEqual([
+      {
+        source: join(tmp, "other", "chats", "session-old.json"),
+        reason: expect.stringContaining("older chat format"),
+      },
+    ]);
+    // GEMINI_CLI_HOME stands for the home directory, as in Gemini CLI.
+    expect(discover({ HOME: temp(), GEMINI_CLI_HOME: home }).found).toHaveLength(2);
+  });
+});

@@ -31,6 +31,11 @@ export function providerEntry(name: string): ProviderEntry | undefined {
   return Object.hasOwn(CATALOG, name) ? CATALOG[name] : undefined;
 }
 
+/** The tool names that start a subagent in the provider's sessions; none for a provider without subagents. */
+export function subagentToolsOf(name: string): readonly string[] {
+  return providerEntry(name)?.subagentTools ?? [];
+}
+
 export function installerFor(name: string): ProviderInstaller | undefined {
   return providerEntry(name)?.installer;
 }

@@ -32,4 +32,9 @@ export interface ProviderEntry {
   usage: UsageFacts;
   /** `tapedeck import`: finds the agent's own past session files and maps their records to events. */
   history?: HistoryReader;
+  /**
+   * The tool names whose call starts a subagent (compared without case): the turn model nests the subagent
+   * under that call in `show`, the viewer and the OTLP export.
+   */
+  subagentTools?: readonly string[];
 }

@@ -19,4 +19,6 @@ export const claudeProvider: ProviderEntry = {
   launcher: claudeLauncher,
   usage: claudeUsageFacts,
   history: claudeHistory,
+  // Agent since 2.1; Task before it, in sessions recorded then.
+  subagentTools: ["Agent", "Task"],
 };

@@ -22,4 +22,5 @@ export const codexProvider: ProviderEntry = {
   launcher: codexLauncher,
   usage: codexUsageFacts,
   history: codexHistory,
+  subagentTools: ["spawn_agent"],
 };

@@ -14,6 +14,7 @@ import { type ExperimentRecord, listExperiments } from "../experiment/record.ts"
 import { buildReport, type ExperimentReport } from "../experiment/report.ts";
 import { parseQuery, QueryError } from "../memory/query.ts";
 import { searchProject } from "../memory/search.ts";
+import { subagentToolsOf } from "../providers/catalog.ts";
 import type { ScenarioResult } from "../scenario/schema.ts";
 import { UsageQueryError } from "../usage/errors.ts";
 import { priceTable } from "../usage/pricing.ts";
@@ -212,6 +213,7 @@ export class ViewerData {
       limit: Math.min(Math.max(1, limit), MAX_PAGE_EVENTS),
       // A project's own price overrides (config `pricing`), as `show` uses them; a run's are its baseline's.
       prices: priceTable(readConfig(ref.project)?.pricing),
+      subagentTools: subagentToolsOf(ref.manifest.provider),
     });
     return { ...page, size: eventsSize(ref.dir) };
   }

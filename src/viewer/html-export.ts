@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { SessionRef } from "../core/archive.ts";
 import { SESSION_FILES } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
+import { subagentToolsOf } from "../providers/catalog.ts";
 import type { PriceTable } from "../usage/pricing.ts";
 import { integrityOf, listItem } from "./api.ts";
 import type { PageData } from "./page/source.ts";
@@ -65,6 +66,7 @@ export function renderHtmlExport(
       fromOffset: offset,
       limit: PAGE_EVENTS,
       prices: options.prices,
+      subagentTools: subagentToolsOf(ref.manifest.provider),
     });
     pages[String(offset)] = { ...page, size: raw.length };
     events += page.events.length;

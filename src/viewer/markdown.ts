@@ -6,6 +6,7 @@
 // terminal it is printed on; the JSONL export is the byte-exact form.
 import type { SessionSummary } from "../core/archive.ts";
 import { printable, printableText } from "../core/printable.ts";
+import { subagentToolsOf } from "../providers/catalog.ts";
 import { formatCost, type PriceTable } from "../usage/pricing.ts";
 import {
   type Agent,
@@ -178,7 +179,7 @@ export function writeMarkdown(
       md.turn(t);
       write(`${md.out.join("\n")}\n`);
     },
-    { full: true, prices: options.prices },
+    { full: true, prices: options.prices, subagentTools: subagentToolsOf(m.provider) },
   );
   if (result.bad_lines.length > 0) {
     write(

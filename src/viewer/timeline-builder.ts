@@ -1,0 +1,324 @@
+// The viewer's turns: the core turn model (core/timeline) decides which turn, call and subagent each event
+// belongs to; this gives them the viewer's shape, with excerpts of their text, marks for lifecycle events and
+// the estimated cost of each turn and subagent.
+import { injectionLine, injectionOf } from "../core/injection.ts";
+import type { AgentNode, CallNode, Placement, TurnNode } from "../core/timeline/nodes.ts";
+import { TurnModel, turnUsage } from "../core/timeline/turns.ts";
+import { tokenCount } from "../core/timeline/usage.ts";
+import { CostAccumulator } from "../usage/pricing.ts";
+import {
+  between,
+  compactJson,
+  excerpt,
+  exitCode,
+  inputSummary,
+  oneLine,
+  resultText,
+  str,
+} from "./tool-text.ts";
+import type { Agent, TimelineEvent, TimelineOptions, ToolCall, Turn, TurnItem } from "./turn-shape.ts";
+
+const DEFAULT_EXCERPT = 600;
+
+type Placed<R extends Placement["role"]> = Extract<Placement, { role: R }>;
+
+/**
+ * Folds events into turns, one at a time; a finished turn is handed to `onTurn` as soon as the next one
+ * starts, so only the turn being built is held.
+ */
+export class TimelineBuilder {
+  private readonly model: TurnModel;
+  private current: Turn | null = null;
+  private readonly calls = new Map<CallNode, ToolCall>();
+  private readonly agents = new Map<AgentNode, Agent>();
+  private readonly agentCosts = new Map<Agent, CostAccumulator>();
+  private turnCost: CostAccumulator;
+  private readonly max: number | null;
+
+  constructor(
+    private readonly onTurn: (turn: Turn) => void,
+    private readonly options: TimelineOptions & { continued?: boolean } = {},
+  ) {
+    this.max = options.full ? null : (options.excerptChars ?? DEFAULT_EXCERPT);
+    this.turnCost = new CostAccumulator(options.prices);
+    this.model = new TurnModel({
+      ...(options.subagentTools ? { subagentTools: options.subagentTools } : {}),
+      onTurnEnd: (t) => this.finishTurn(t),
+    });
+  }
+
+  add(e: TimelineEvent): void {
+    const placed = this.model.add(e);
+    if (placed.opens || !this.current) this.current = this.newTurn(e, placed.turn);
+    const turn = this.current;
+    if (e.timestamp) turn.ended_at = e.timestamp;
+    turn.turn_id = placed.turn.turn_id;
+    switch (placed.role) {
+      case "prompt":
+        this.prompt(e, placed);
+        return;
+      case "call":
+        this.toolCall(e, placed);
+        return;
+      case "result":
+        this.toolResult(e, placed);
+        return;
+      case "agent_start":
+        this.subagentStart(e, placed);
+        return;
+      case "agent_stop":
+        this.subagentStop(e, placed);
+        return;
+      case "answer":
+        this.answer(e, placed);
+        return;
+      case "usage":
+        this.usage(e, placed);
+        return;
+      default:
+        this.otherEvent(e, placed);
+        return;
+    }
+  }
+
+  /** Hands over the turn being built; call at the end of the events. */
+  finish(): void {
+    this.model.finish();
+  }
+
+  private newTurn(e: TimelineEvent, node: TurnNode): Turn {
+    return {
+      index: node.index,
+      turn_id: node.turn_id,
+      prompt: null,
+      items: [],
+      answer: null,
+      usage: node.usage,
+      total_usage: node.usage,
+      cost: new CostAccumulator(this.options.prices).result(),
+      started_at: e.timestamp,
+      ended_at: e.timestamp,
+      tool_calls: 0,
+      tool_errors: 0,
+      failure: null,
+      first_offset: e.offset,
+      continued:
+        node.index === 1 &&
+        this.options.continued === true &&
+        e.kind !== "user_prompt" &&
+        e.kind !== "session_start",
+    };
+  }
+
+  private finishTurn(node: TurnNode): void {
+    const t = this.current;
+    if (!t) return;
+    t.tool_calls = node.tool_calls;
+    t.tool_errors = node.tool_errors;
+    t.total_usage = turnUsage(node);
+    const cost = new CostAccumulator(this.options.prices);
+    cost.merge(this.turnCost.result());
+    for (const a of node.agents) {
+      const agent = this.agents.get(a);
+      if (!agent) continue;
+      agent.cost = this.agentCosts.get(agent)?.result() ?? agent.cost;
+      cost.merge(agent.cost);
+    }
+    t.cost = cost.result();
+    this.current = null;
+    this.calls.clear();
+    this.agents.clear();
+    this.agentCosts.clear();
+    this.turnCost = new CostAccumulator(this.options.prices);
+    this.onTurn(t);
+  }
+
+  /** The items list an event goes to: its subagent's, or its turn's. */
+  private itemsFor(placed: Placement): TurnItem[] {
+    const agent = placed.agent ? this.agents.get(placed.agent) : undefined;
+    return agent ? agent.items : this.current!.items;
+  }
+
+  private prompt(e: TimelineEvent, placed: Placed<"prompt">): void {
+    const text = str(e.payload.prompt) ?? resultText(e.payload.prompt);
+    if (placed.main) {
+      this.current!.prompt = {
+        sequence: e.sequence,
+        offset: e.offset,
+        at: e.timestamp,
+        text: excerpt(text, this.max),
+      };
+      return;
+    }
+    const agent = placed.agent ? this.agents.get(placed.agent) : undefined;
+    // A subagent's own prompt (Codex fires UserPromptSubmit in the child thread): part of its parent's turn.
+    if (agent) agent.prompt ??= excerpt(str(e.payload.prompt) ?? "", this.max);
+    else this.mark(e, placed, `subagent ${e.agent_id} prompt: ${oneLine(text, 200)}`);
+  }
+
+  private toolCall(e: TimelineEvent, placed: Placed<"call">): void {
+    const call = this.newCall(e, true);
+    this.itemsFor(placed).push(call);
+    this.calls.set(placed.call, call);
+  }
+
+  private newCall(e: TimelineEvent, recorded: boolean): ToolCall {
+    const p = e.payload;
+    return {
+      type: "tool",
+      tool_use_id: str(p.tool_use_id) ?? null,
+      name: str(p.tool_name) ?? "tool",
+      input: inputSummary(recorded ? p.tool_input : (p.tool_input ?? p.command)),
+      sequence: recorded ? e.sequence : null,
+      offset: recorded ? e.offset : null,
+      at: recorded ? e.timestamp : null,
+      ...(e.agent_id ? { agent_id: e.agent_id } : {}),
+      result: null,
+      agents: [],
+    };
+  }
+
+  private toolResult(e: TimelineEvent, placed: Placed<"result">): void {
+    const p = e.payload;
+    const text = resultText(e.kind === "tool_error" ? (p.error ?? p.tool_response) : p.tool_response);
+    let call = this.calls.get(placed.call);
+    if (!call) {
+      call = this.newCall(e, false);
+      this.itemsFor(placed).push(call);
+      this.calls.set(placed.call, call);
+    }
+    if (call.result) {
+      // A second report of a finished call (Codex: the rollout's exit code after PostToolUse).
+      if (placed.failed) call.result.ok = false;
+      call.result.exit_code ??= exitCode(p);
+      call.result.duration_ms ??= typeof p.duration_ms === "number" ? p.duration_ms : null;
+      if (call.result.excerpt.text === "" && text) call.result.excerpt = excerpt(text, this.max);
+      return;
+    }
+    call.result = {
+      sequence: e.sequence,
+      offset: e.offset,
+      at: e.timestamp,
+      ok: !placed.failed,
+      exit_code: exitCode(p),
+      duration_ms: typeof p.duration_ms === "number" ? p.duration_ms : between(call.at, e.timestamp),
+      excerpt: excerpt(text, this.max),
+    };
+  }
+
+  private subagentStart(e: TimelineEvent, placed: Placed<"agent_start">): void {
+    const node = placed.started;
+    const agent: Agent = {
+      type: "agent",
+      agent_id: node.agent_id,
+      agent_type: node.agent_type,
+      sequence: e.sequence,
+      at: e.timestamp,
+      stopped_at: null,
+      prompt: null,
+      items: [],
+      answer: null,
+      usage: node.usage,
+      cost: new CostAccumulator(this.options.prices).result(),
+    };
+    const parent = node.parent ? this.calls.get(node.parent) : undefined;
+    if (parent) parent.agents.push(agent);
+    else this.current!.items.push(agent);
+    this.agents.set(node, agent);
+    this.agentCosts.set(agent, new CostAccumulator(this.options.prices));
+  }
+
+  private subagentStop(e: TimelineEvent, placed: Placed<"agent_stop">): void {
+    const agent = placed.stopped ? this.agents.get(placed.stopped) : undefined;
+    if (!agent) {
+      this.mark(e, placed, `subagent ${e.agent_id ?? str(e.payload.agent_id) ?? "?"} stopped`);
+      return;
+    }
+    agent.stopped_at = e.timestamp ?? agent.at;
+    const text = str(e.payload.last_assistant_message);
+    if (text) agent.answer = excerpt(text, this.max);
+  }
+
+  private answer(e: TimelineEvent, placed: Placed<"answer">): void {
+    const text = str(e.payload.text) ?? str(e.payload.last_assistant_message) ?? "";
+    const agent = placed.agent ? this.agents.get(placed.agent) : undefined;
+    if (agent) {
+      agent.answer = excerpt(text, this.max);
+      return;
+    }
+    const turn = this.current!;
+    // Several messages in one turn (Codex, Gemini): the answer is all of them, in order.
+    const joined = turn.answer ? `${turn.answer.text.text}\n\n${text}` : text;
+    const omitted = turn.answer?.text.omitted_chars ?? 0;
+    const cut = excerpt(joined, this.max);
+    turn.answer = {
+      sequence: turn.answer?.sequence ?? e.sequence,
+      at: e.timestamp,
+      text: { text: cut.text, omitted_chars: cut.omitted_chars + omitted },
+    };
+  }
+
+  /** The model counted the tokens (each response once); the cost is estimated here, per response. */
+  private usage(e: TimelineEvent, placed: Placed<"usage">): void {
+    const u = e.usage;
+    if (!u || !placed.counted) return;
+    const tokens = {
+      input_tokens: tokenCount(u.input_tokens),
+      output_tokens: tokenCount(u.output_tokens),
+      cache_read_input_tokens: tokenCount(u.cache_read_input_tokens),
+      cache_creation_input_tokens: tokenCount(u.cache_creation_input_tokens),
+    };
+    const agent = placed.agent ? this.agents.get(placed.agent) : undefined;
+    const cost = agent ? this.agentCosts.get(agent) : this.turnCost;
+    cost?.add(str(u.model), tokens);
+  }
+
+  private otherEvent(e: TimelineEvent, placed: Placed<"other">): void {
+    const p = e.payload;
+    const name = str(p.hook_event_name);
+    if (e.kind === "session_start") {
+      this.mark(e, placed, `session start${str(p.source) ? ` (${str(p.source)})` : ""}`);
+      return;
+    }
+    if (e.kind === "session_end") {
+      this.mark(e, placed, `session end${str(p.reason) ? ` (${str(p.reason)})` : ""}`);
+      return;
+    }
+    if (e.kind === "compaction") {
+      const phase = str(p.phase) ? ` ${str(p.phase)}` : "";
+      this.mark(e, placed, `compaction${phase}${str(p.trigger) ? ` (${str(p.trigger)})` : ""}`);
+      return;
+    }
+    if (p.failure === true) {
+      const error = oneLine(str(p.error) ?? compactJson(p.error ?? "failed"), 200);
+      this.current!.failure ??= error;
+      this.mark(e, placed, `turn failed: ${error}`, true);
+      return;
+    }
+    if (p.interrupted === true) {
+      this.mark(e, placed, "interrupted");
+      return;
+    }
+    if (p.error !== undefined) {
+      this.mark(e, placed, `${name ?? e.kind}: ${oneLine(str(p.error) ?? compactJson(p.error), 200)}`);
+      return;
+    }
+    // What tapedeck itself added to the agent's context is part of the turn, never an unlabelled event.
+    const injection = injectionOf(e);
+    if (injection) this.mark(e, placed, injectionLine(injection));
+    // Other provider events (notifications, batches, expansions) are in the event list, not the turn view.
+  }
+
+  private mark(e: TimelineEvent, placed: Placement, text: string, failure = false): void {
+    this.itemsFor(placed).push({
+      type: "mark",
+      kind: e.kind,
+      sequence: e.sequence,
+      offset: e.offset,
+      at: e.timestamp,
+      text,
+      failure,
+      ...(e.agent_id ? { agent_id: e.agent_id } : {}),
+    });
+  }
+}

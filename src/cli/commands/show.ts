@@ -7,7 +7,9 @@ import type { Command } from "commander";
 import { readConfig } from "../../core/config.ts";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import { printable, printableJson } from "../../core/printable.ts";
-import { CostAccumulator, formatCost, priceTable } from "../../usage/pricing.ts";
+import type { ScopedSession } from "../../core/session-scope.ts";
+import { subagentToolsOf } from "../../providers/catalog.ts";
+import { CostAccumulator, formatCost, type PriceTable, priceTable } from "../../usage/pricing.ts";
 import { LiveRenderer } from "../../viewer/live-text.ts";
 import {
   type BadLine,
@@ -17,7 +19,7 @@ import {
   type Turn,
   type Usage,
 } from "../../viewer/timeline.ts";
-import { renderTurn, styleFor, usageLine } from "../../viewer/turn-text.ts";
+import { type RenderOptions, renderTurn, styleFor, usageLine } from "../../viewer/turn-text.ts";
 import { CliError, EXIT, note } from "../common.ts";
 import { readableOrExplain } from "../events-file.ts";
 import { offerWords, withSessionOptions } from "../options.ts";
@@ -90,16 +92,8 @@ function filterTurn(turn: Turn, kinds: Set<string> | undefined): Turn {
   };
 }
 
-function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
-  const kinds = parseKinds(opts.kinds);
-  const ref = resolveSessionArg(query, opts);
-  const project = ref.project;
-  const m = ref.manifest;
-  readableOrExplain(ref.dir);
-  const prices = priceTable(readConfig(project)?.pricing);
-  const style = styleFor(process.stdout, process.env);
-  const origin = m.started_at ?? null;
-  const totals: Totals = {
+function emptyTotals(prices: PriceTable): Totals {
+  return {
     turns: 0,
     tool_calls: 0,
     tool_errors: 0,
@@ -114,131 +108,202 @@ function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
     },
     cost: new CostAccumulator(prices),
   };
-  // `show … | head` or a pager that quits: a reader that stops early is not a failure.
+}
+
+/** `show … | head` or a pager that quits: a reader that stops early is not a failure. */
+function stopQuietlyOnClosedPipe(): void {
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(EXIT.ok);
     throw error;
   });
-  const out = (text: string) => process.stdout.write(text);
-  const renderOptions = { style, origin, kinds, maxLines: opts.full ? undefined : MAX_LINES };
-  const builderOptions = { full: opts.full === true, prices };
-  // Text --follow: the history as turns, then each new event as a line (a turn in progress has no tree yet);
-  // the totals come from a second model fed every event.
-  const live = opts.follow === true && !opts.json;
-  let firstJson = true;
-  let printed = 0;
-  const printTurn = (turn: Turn) => {
-    printed += 1;
-    if (opts.json) {
-      out(`${firstJson ? "" : ",\n"}${printableJson(filterTurn(turn, kinds))}`);
-      firstJson = false;
+}
+
+type ReadResult = ReturnType<typeof readEventLines>;
+
+/**
+ * One `show` of a session: the header, the turns as the timeline model builds them, the totals. Text
+ * --follow prints the history as turns, then each new event as a line (a turn in progress has no tree yet);
+ * the totals then come from a second model fed every event.
+ */
+class ShowRun {
+  private readonly out = (text: string) => process.stdout.write(text);
+  private readonly style = styleFor(process.stdout, process.env);
+  private readonly totals: Totals;
+  private readonly renderOptions: RenderOptions;
+  private readonly live: boolean;
+  private readonly printer: TimelineBuilder;
+  private readonly counter: TimelineBuilder | undefined;
+  private liveLines: LiveRenderer | undefined;
+  private readonly bad: BadLine[] = [];
+  /** the session's last lifecycle event is its end */
+  ended = false;
+  private readonly record: RecordCounts = { events: 0, redactions: 0, truncations: 0, omitted: 0 };
+  private firstJson = true;
+  private printed = 0;
+  read: ReadResult | undefined;
+
+  constructor(
+    private readonly ref: ScopedSession,
+    private readonly opts: ShowOpts,
+    private readonly kinds: Set<string> | undefined,
+  ) {
+    const prices = priceTable(readConfig(ref.project)?.pricing);
+    this.totals = emptyTotals(prices);
+    this.renderOptions = {
+      style: this.style,
+      origin: ref.manifest.started_at ?? null,
+      kinds,
+      maxLines: opts.full ? undefined : MAX_LINES,
+    };
+    const builderOptions = {
+      full: opts.full === true,
+      prices,
+      subagentTools: subagentToolsOf(ref.manifest.provider),
+    };
+    this.live = opts.follow === true && !opts.json;
+    this.printer = new TimelineBuilder(
+      this.live
+        ? (t) => this.printTurn(t)
+        : (t) => {
+            addTotals(this.totals, t);
+            this.printTurn(t);
+          },
+      builderOptions,
+    );
+    this.counter = this.live
+      ? new TimelineBuilder((t) => addTotals(this.totals, t), builderOptions)
+      : undefined;
+  }
+
+  header(): void {
+    const m = this.ref.manifest;
+    if (this.opts.json) {
+      const header = {
+        session_id: m.session_id,
+        provider: m.provider,
+        status: m.status,
+        started_at: m.started_at,
+        ended_at: m.ended_at,
+        path: this.ref.dir,
+      };
+      this.out(`{"session":${printableJson(header)},"turns":[\n`);
       return;
     }
-    const lines = renderTurn(turn, renderOptions);
-    if (lines.length > 0) out(`${lines.join("\n")}\n\n`);
-  };
-  const countTurn = (turn: Turn) => addTotals(totals, turn);
-  const printer = new TimelineBuilder(
-    live
-      ? printTurn
-      : (t) => {
-          countTurn(t);
-          printTurn(t);
-        },
-    builderOptions,
-  );
-  const counter = live ? new TimelineBuilder(countTurn, builderOptions) : undefined;
-  let liveLines: LiveRenderer | undefined;
-  const bad: BadLine[] = [];
-  let ended = false;
-  const record = { events: 0, redactions: 0, truncations: 0, omitted: 0 };
-  const onEvent = (e: TimelineEvent) => {
-    record.events += 1;
-    record.redactions += e.redactions;
-    record.truncations += e.truncations;
-    record.omitted += e.omitted;
-    if (liveLines) {
-      const lines = liveLines.lines(e);
-      if (lines.length > 0) out(`${lines.join("\n")}\n`);
-    } else printer.add(e);
-    counter?.add(e);
-    // A resumed session starts again after its end: only the last lifecycle event counts.
-    if (e.kind === "session_end") ended = true;
-    else if (e.kind === "session_start") ended = false;
-  };
-  const header = {
-    session_id: m.session_id,
-    provider: m.provider,
-    status: m.status,
-    started_at: m.started_at,
-    ended_at: m.ended_at,
-    path: ref.dir,
-  };
-  if (opts.json) out(`{"session":${printableJson(header)},"turns":[\n`);
-  else {
     const id = printable(m.provider_session_id ?? m.session_id);
-    out(
-      `${style.bold(`Session ${id}`)}${style.dim(` · ${printable(providerName(m.provider))} · ${printable(String(m.status))} · started ${printable(String(m.started_at)).replace("T", " ").slice(0, 23)} UTC`)}\n`,
+    const started = printable(String(m.started_at)).replace("T", " ").slice(0, 23);
+    this.out(
+      `${this.style.bold(`Session ${id}`)}${this.style.dim(` · ${printable(providerName(m.provider))} · ${printable(String(m.status))} · started ${started} UTC`)}\n`,
     );
-    out(
-      style.dim(
+    this.out(
+      this.style.dim(
         `Each line: time (UTC), offset from the start. Recorded content is redacted and bounded.\n\n`,
       ),
     );
   }
-  let read = readEventLines(ref.dir, 0, Number.POSITIVE_INFINITY, { onEvent, onBadLine: (b) => bad.push(b) });
-  const finish = () => {
-    if (!liveLines) printer.finish();
-    counter?.finish();
-    if (liveLines) out("\n");
-    if (opts.json) {
-      out(
-        `\n],"totals":${printableJson({ ...jsonTotals(totals), record })},"bad_lines":${JSON.stringify(bad)}}\n`,
-      );
-    } else out(footer(totals, record, bad, style));
-  };
-  if (!opts.follow) {
-    finish();
-    if (read.partial)
-      note(
-        `The final line has no newline yet (${read.partial.bytes} bytes): a write in progress, or one cut short; see tapedeck inspect\n`,
-      );
-    return;
+
+  /** Reads the complete lines from where the last read stopped. */
+  readMore(): void {
+    this.read = readEventLines(this.ref.dir, this.read?.endOffset ?? 0, Number.POSITIVE_INFINITY, {
+      onEvent: (e) => this.onEvent(e),
+      onBadLine: (b) => this.bad.push(b),
+    });
   }
+
+  private onEvent(e: TimelineEvent): void {
+    this.record.events += 1;
+    this.record.redactions += e.redactions;
+    this.record.truncations += e.truncations;
+    this.record.omitted += e.omitted;
+    if (this.liveLines) {
+      const lines = this.liveLines.lines(e);
+      if (lines.length > 0) this.out(`${lines.join("\n")}\n`);
+    } else this.printer.add(e);
+    this.counter?.add(e);
+    // A resumed session starts again after its end: only the last lifecycle event counts.
+    if (e.kind === "session_end") this.ended = true;
+    else if (e.kind === "session_start") this.ended = false;
+  }
+
+  private printTurn(turn: Turn): void {
+    this.printed += 1;
+    if (this.opts.json) {
+      this.out(`${this.firstJson ? "" : ",\n"}${printableJson(filterTurn(turn, this.kinds))}`);
+      this.firstJson = false;
+      return;
+    }
+    const lines = renderTurn(turn, this.renderOptions);
+    if (lines.length > 0) this.out(`${lines.join("\n")}\n\n`);
+  }
+
+  /** From turns to one line per new event: the history is printed, what follows is live. */
+  goLive(): void {
+    if (!this.live) return;
+    this.printer.finish();
+    this.liveLines = new LiveRenderer(this.renderOptions, this.printed);
+    this.out(this.style.dim("Following: new events as they are recorded (Ctrl-C stops).\n"));
+  }
+
+  finish(): void {
+    if (!this.liveLines) this.printer.finish();
+    this.counter?.finish();
+    if (this.liveLines) this.out("\n");
+    if (this.opts.json) {
+      const totals = printableJson({ ...jsonTotals(this.totals), record: this.record });
+      this.out(`\n],"totals":${totals},"bad_lines":${JSON.stringify(this.bad)}}\n`);
+    } else this.out(footer(this.totals, this.record, this.bad, this.style));
+  }
+
+  notePartial(): void {
+    const partial = this.read?.partial;
+    if (partial)
+      note(
+        `The final line has no newline yet (${partial.bytes} bytes): a write in progress, or one cut short; see tapedeck inspect\n`,
+      );
+  }
+}
+
+/** --follow: reads what is appended until the session ends (sealed) or Ctrl-C. */
+function follow(run: ShowRun, dir: string): Promise<void> {
   return new Promise<void>((resolve) => {
     let timer: NodeJS.Timeout | undefined;
     const stop = (code?: number) => {
       if (timer) clearInterval(timer);
       process.off("SIGINT", onSigint);
-      finish();
+      run.finish();
       if (code !== undefined) process.exitCode = code;
       resolve();
     };
     const onSigint = () => stop(130);
     process.on("SIGINT", onSigint);
-    if (ended && existsSync(join(ref.dir, "checksums.json"))) {
+    if (run.ended && existsSync(join(dir, "checksums.json"))) {
       stop();
       return;
     }
-    if (live) {
-      printer.finish();
-      liveLines = new LiveRenderer(renderOptions, printed);
-      out(style.dim("Following: new events as they are recorded (Ctrl-C stops).\n"));
-    }
+    run.goLive();
     timer = setInterval(() => {
       try {
-        read = readEventLines(ref.dir, read.endOffset, Number.POSITIVE_INFINITY, {
-          onEvent,
-          onBadLine: (b) => bad.push(b),
-        });
+        run.readMore();
       } catch (error) {
         note(`tapedeck show: ${printable((error as Error).message)}\n`);
         stop(EXIT.failed);
         return;
       }
-      if (ended) stop();
+      if (run.ended) stop();
     }, FOLLOW_POLL_MS);
   });
+}
+
+function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
+  const kinds = parseKinds(opts.kinds);
+  const ref = resolveSessionArg(query, opts);
+  readableOrExplain(ref.dir);
+  stopQuietlyOnClosedPipe();
+  const run = new ShowRun(ref, opts, kinds);
+  run.header();
+  run.readMore();
+  if (opts.follow) return follow(run, ref.dir);
+  run.finish();
+  run.notePartial();
 }
 
 function jsonTotals(t: Totals) {

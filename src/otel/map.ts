@@ -1,10 +1,15 @@
 // A recorded session as OpenTelemetry traces: one trace per turn (see turn-spans.ts for the spans of one).
-// Events are folded in archive order from a byte offset (the export watermark), and each turn is handed out
-// with the byte range it came from and whether it is closed: a turn closes when the next user prompt opens
-// another, when a session_end follows it, or when the session is over (finished, or idle past the limit).
-// Only closed turns are exported, so an exported turn never grows afterwards.
+// Events are folded in archive order from a byte offset (the export watermark) by the core turn model, the
+// one `show` and the viewer use, and each turn is handed out with the byte range it came from and whether it
+// is closed: a turn closes when the model starts the next one (at the next prompt, or a session start after
+// it), when a session_end follows it, or when the session is over (finished, or idle past the limit). Only
+// closed turns are exported, so an exported turn never grows afterwards; a session_end therefore ends the
+// model's turn too, and what follows it (a resume) starts afresh.
 import { readJsonOrUndefined } from "../core/fsutil.ts";
 import type { Manifest } from "../core/schemas.ts";
+import type { Placement, TurnEvent } from "../core/timeline/nodes.ts";
+import { TurnModel } from "../core/timeline/turns.ts";
+import { subagentToolsOf } from "../providers/catalog.ts";
 import type { Attributes, MappedTurn } from "./model.ts";
 import { type ArchiveEvent, readArchive } from "./read.ts";
 import { ATTR } from "./semconv.ts";
@@ -78,12 +83,19 @@ export function sessionResource(
 interface Group {
   first: ArchiveEvent;
   prompt?: ArchiveEvent;
-  events: ArchiveEvent[];
-  /** only session starts (and other marks) so far: a prompt that comes next joins it */
-  onlyMarks: boolean;
+  events: Array<{ e: ArchiveEvent; placed: Placement }>;
 }
 
-const MARK_KINDS = new Set(["session_start", "provider_event"]);
+function turnEvent(e: ArchiveEvent): TurnEvent {
+  return {
+    sequence: e.sequence,
+    kind: e.kind,
+    ...(e.turnId ? { turn_id: e.turnId } : {}),
+    ...(e.agentId ? { agent_id: e.agentId } : {}),
+    payload: e.payload,
+    ...(e.usage ? { usage: e.usage } : {}),
+  };
+}
 const CONTENT_KINDS = new Set([
   "user_prompt",
   "tool_call",
@@ -103,7 +115,7 @@ export function mapSession(sessionDir: string, manifest: Manifest, options: MapO
     common: sessionAttributes(manifest),
   };
   const turns: MappedTurn[] = [];
-  const seenMessages = new Set<string>();
+  const model = new TurnModel({ subagentTools: subagentToolsOf(manifest.provider) });
   let index = options.turnsBefore ?? 0;
   let group: Group | undefined;
   let spanCount = 0;
@@ -114,20 +126,14 @@ export function mapSession(sessionDir: string, manifest: Manifest, options: MapO
     if (!group) return;
     const g = group;
     group = undefined;
-    if (!g.events.some((e) => CONTENT_KINDS.has(e.kind))) {
+    if (!g.events.some(({ e }) => CONTENT_KINDS.has(e.kind))) {
       // Starts and ends with nothing between (a resume that was closed at once): no trace, only the range.
       turns.push({ traceId: "", firstOffset: g.first.offset, endOffset, closed, spans: [] });
       return;
     }
     index += 1;
-    const mapper = new TurnMapper(
-      facts,
-      g.first,
-      g.prompt,
-      { content: options.content === true, index },
-      seenMessages,
-    );
-    for (const e of g.events) mapper.add(e);
+    const mapper = new TurnMapper(facts, g.first, g.prompt, { content: options.content === true, index });
+    for (const { e, placed } of g.events) mapper.add(e, placed);
     const spans = mapper.finish();
     spanCount += spans.length;
     turns.push({
@@ -140,20 +146,21 @@ export function mapSession(sessionDir: string, manifest: Manifest, options: MapO
   };
 
   const endOffset = readArchive(sessionDir, options.fromOffset ?? 0, (e) => {
-    const opensTurn = e.kind === "user_prompt" && !e.agentId;
-    if (opensTurn && group && !group.onlyMarks) {
+    const te = turnEvent(e);
+    if (group && model.startsTurn(te)) {
       flush(e.offset, true);
-      // Stopped before this prompt: the next round starts at it.
+      // Stopped before this event: the next round starts at it.
       if (full()) {
         more = true;
         return false;
       }
     }
-    group ??= { first: e, events: [], onlyMarks: true };
-    group.events.push(e);
-    if (opensTurn) group.prompt ??= e;
-    if (!MARK_KINDS.has(e.kind)) group.onlyMarks = false;
+    const placed = model.add(te);
+    group ??= { first: e, events: [] };
+    group.events.push({ e, placed });
+    if (placed.role === "prompt" && placed.main) group.prompt ??= e;
     if (e.kind === "session_end" && !e.agentId) {
+      model.finish();
       flush(e.end, true);
       if (full()) {
         more = true;

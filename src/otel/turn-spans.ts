@@ -4,6 +4,7 @@
 // ends and compactions as span events. Only named, content-free fields become attributes; prompts, answers
 // and tool input/output go out only with the content opt-in, from the (already redacted) archive text.
 
+import type { AgentNode, CallNode, Placement } from "../core/timeline/nodes.ts";
 import type { Attributes, Span } from "./model.ts";
 import { spanIdFor, traceIdFor } from "./model.ts";
 import type { ArchiveEvent } from "./read.ts";
@@ -28,8 +29,6 @@ export interface TurnOptions {
   index: number;
 }
 
-/** The tool names that start a subagent: Claude's Agent (Task before 2.1), Codex's spawn_agent. */
-const SPAWNERS = /^(agent|task|spawn_agent)$/i;
 /** A text field sent with the content opt-in is cut here: the archive bounds strings at 16 KB already. */
 const MAX_CONTENT_CHARS = 16 * 1024;
 /** A span name or a non-content attribute value is cut here. */
@@ -37,12 +36,10 @@ const MAX_NAME_CHARS = 256;
 
 interface ToolState {
   span: Span;
-  name: string;
-  toolUseId?: string;
-  agentId?: string;
   done: boolean;
-  spawned: number;
 }
+
+type Placed<R extends Placement["role"]> = Extract<Placement, { role: R }>;
 
 interface Scope {
   span: Span;
@@ -106,9 +103,8 @@ function bumpCount(span: Span, key: string, n: number): void {
 export class TurnMapper {
   private readonly spans: Span[] = [];
   private readonly root: Scope;
-  private readonly agents = new Map<string, Scope>();
-  private readonly tools: ToolState[] = [];
-  private readonly byToolUseId = new Map<string, ToolState>();
+  private readonly agents = new Map<AgentNode, Scope>();
+  private readonly tools = new Map<CallNode, ToolState>();
   private readonly traceId: string;
   private endMs: number;
   private redactions = 0;
@@ -120,8 +116,6 @@ export class TurnMapper {
     first: ArchiveEvent,
     prompt: ArchiveEvent | undefined,
     private readonly options: TurnOptions,
-    /** message ids already exported: the transcript and the proxy can report the same response */
-    private readonly seenMessages: Set<string>,
   ) {
     const opener = prompt ?? first;
     this.traceId = traceIdFor(facts.sessionId, opener.turnId ?? opener.eventId);
@@ -166,46 +160,47 @@ export class TurnMapper {
     return span;
   }
 
-  private scopeOf(e: ArchiveEvent): Scope {
-    return (e.agentId ? this.agents.get(e.agentId) : undefined) ?? this.root;
+  /** The subagent's scope (the model names the running subagent an event belongs to), else the turn's. */
+  private scopeOf(placed: Placement): Scope {
+    return (placed.agent ? this.agents.get(placed.agent) : undefined) ?? this.root;
   }
 
-  add(e: ArchiveEvent): void {
+  /** One event of the turn, where the turn model placed it. */
+  add(e: ArchiveEvent, placed: Placement): void {
     if (Number.isFinite(e.timeMs)) this.endMs = Math.max(this.endMs, e.timeMs);
     this.redactions += e.redactions;
     this.truncations += e.truncations;
-    const target = this.dispatch(e);
+    const target = this.dispatch(e, placed);
     bumpCount(target, "tapedeck.redaction.count", e.redactions);
     bumpCount(target, "tapedeck.truncation.count", e.truncations);
-    const scope = this.scopeOf(e);
+    const scope = this.scopeOf(placed);
     if (Number.isFinite(e.timeMs)) scope.lastMs = e.timeMs;
   }
 
   /** Maps one event; returns the span it went into (for its redaction counts). */
-  private dispatch(e: ArchiveEvent): Span {
-    switch (e.kind) {
-      case "user_prompt":
-        return this.prompt(e);
-      case "tool_call":
-        return this.toolCall(e);
-      case "tool_result":
-      case "tool_error":
-        return this.toolResult(e);
-      case "subagent_start":
-        return this.subagentStart(e);
-      case "subagent_stop":
-        return this.subagentStop(e);
-      case "turn_usage":
-        return this.usage(e);
-      case "assistant_message":
-        return this.answer(e);
+  private dispatch(e: ArchiveEvent, placed: Placement): Span {
+    switch (placed.role) {
+      case "prompt":
+        return this.prompt(e, placed);
+      case "call":
+        return this.toolCall(e, placed);
+      case "result":
+        return this.toolResult(e, placed);
+      case "agent_start":
+        return this.subagentStart(e, placed);
+      case "agent_stop":
+        return this.subagentStop(e, placed);
+      case "usage":
+        return this.usage(e, placed);
+      case "answer":
+        return this.answer(e, placed);
       default:
-        return this.mark(e);
+        return this.mark(e, placed);
     }
   }
 
-  private prompt(e: ArchiveEvent): Span {
-    const scope = this.scopeOf(e);
+  private prompt(e: ArchiveEvent, placed: Placement): Span {
+    const scope = this.scopeOf(placed);
     const text = str(e.payload.prompt);
     if (text !== undefined) scope.prompt = scope.prompt === undefined ? text : `${scope.prompt}\n\n${text}`;
     if (scope === this.root && Number.isFinite(e.timeMs) && !(this.root.span.startMs <= e.timeMs))
@@ -213,16 +208,16 @@ export class TurnMapper {
     return scope.span;
   }
 
-  private answer(e: ArchiveEvent): Span {
-    const scope = this.scopeOf(e);
+  private answer(e: ArchiveEvent, placed: Placement): Span {
+    const scope = this.scopeOf(placed);
     const text = str(e.payload.text) ?? str(e.payload.last_assistant_message);
     // Several messages in one turn (Codex, Gemini): the answer is all of them, in order.
     if (text !== undefined) scope.answer = scope.answer === undefined ? text : `${scope.answer}\n\n${text}`;
     return scope.span;
   }
 
-  private toolCall(e: ArchiveEvent): Span {
-    const scope = this.scopeOf(e);
+  private toolCall(e: ArchiveEvent, placed: Placed<"call"> | Placed<"result">): Span {
+    const scope = this.scopeOf(placed);
     const name = str(e.payload.tool_name) ?? "tool";
     const span = this.newSpan(e, scope.span, `${OPERATION.executeTool} ${name}`, "internal");
     span.startMs = e.timeMs;
@@ -234,16 +229,7 @@ export class TurnMapper {
       [ATTR.toolType]: "function",
       ...(toolUseId ? { [ATTR.toolCallId]: toolUseId } : {}),
     });
-    const tool: ToolState = {
-      span,
-      name,
-      ...(toolUseId ? { toolUseId } : {}),
-      ...(e.agentId ? { agentId: e.agentId } : {}),
-      done: false,
-      spawned: 0,
-    };
-    this.tools.push(tool);
-    if (toolUseId) this.byToolUseId.set(toolUseId, tool);
+    this.tools.set(placed.call, { span, done: false });
     if (this.options.content && e.payload.tool_input !== undefined) {
       span.events.push({
         name: EVENT.operationDetails,
@@ -254,22 +240,14 @@ export class TurnMapper {
     return span;
   }
 
-  /** A result's call: by tool_use_id, else the oldest open call of the same tool and agent (Gemini names no id). */
-  private findTool(e: ArchiveEvent): ToolState | undefined {
-    const id = str(e.payload.tool_use_id);
-    if (id) return this.byToolUseId.get(id);
-    const name = str(e.payload.tool_name);
-    return this.tools.find((t) => !t.done && !t.toolUseId && t.name === name && t.agentId === e.agentId);
-  }
-
-  private toolResult(e: ArchiveEvent): Span {
+  private toolResult(e: ArchiveEvent, placed: Placed<"result">): Span {
     const p = e.payload;
-    const failed = e.kind === "tool_error" || p.success === false;
-    let tool = this.findTool(e);
+    const failed = placed.failed;
+    let tool = this.tools.get(placed.call);
     if (!tool) {
       // A result whose call was not recorded: the span starts its stated duration before the result.
-      const span = this.toolCall({ ...e, kind: "tool_call" });
-      tool = this.tools.at(-1)!;
+      const span = this.toolCall({ ...e, kind: "tool_call" }, placed);
+      tool = this.tools.get(placed.call)!;
       const duration = typeof p.duration_ms === "number" && p.duration_ms >= 0 ? p.duration_ms : 0;
       span.startMs = e.timeMs - duration;
       span.events = [];
@@ -296,28 +274,13 @@ export class TurnMapper {
     return span;
   }
 
-  /**
-   * The call that spawned a subagent: the latest spawner without a result; else the latest spawner with no
-   * agent yet (Codex's spawn_agent returns before the child's SubagentStart fires); else the latest open call.
-   */
-  private spawner(): ToolState | undefined {
-    const latest = (pred: (t: ToolState) => boolean) => {
-      for (let i = this.tools.length - 1; i >= 0; i -= 1) if (pred(this.tools[i]!)) return this.tools[i];
-      return undefined;
-    };
-    return (
-      latest((t) => SPAWNERS.test(t.name) && !t.done) ??
-      latest((t) => SPAWNERS.test(t.name) && t.spawned === 0) ??
-      latest((t) => !t.done)
-    );
-  }
-
-  private subagentStart(e: ArchiveEvent): Span {
-    const id = e.agentId ?? str(e.payload.agent_id) ?? `#${e.sequence}`;
-    const parentTool = this.spawner();
-    if (parentTool) parentTool.spawned += 1;
+  private subagentStart(e: ArchiveEvent, placed: Placed<"agent_start">): Span {
+    const started = placed.started;
+    const id = started.agent_id;
+    // The call that started it, as the turn model found it; the turn's root when none could have.
+    const parentTool = started.parent ? this.tools.get(started.parent) : undefined;
     const parent = parentTool?.span ?? this.root.span;
-    const type = str(e.payload.agent_type);
+    const type = started.agent_type ?? undefined;
     const span = this.newSpan(e, parent, `${OPERATION.invokeAgent} ${type ?? "subagent"}`, "internal");
     span.startMs = e.timeMs;
     span.endMs = e.timeMs;
@@ -333,14 +296,13 @@ export class TurnMapper {
       const task = input ? str(safeParse(input.attributes[ATTR.toolArguments])?.prompt) : undefined;
       if (task) scope.prompt = task;
     }
-    this.agents.set(id, scope);
+    this.agents.set(started, scope);
     return span;
   }
 
-  private subagentStop(e: ArchiveEvent): Span {
-    const id = e.agentId ?? str(e.payload.agent_id);
-    const scope = id ? this.agents.get(id) : undefined;
-    if (!scope) return this.mark(e);
+  private subagentStop(e: ArchiveEvent, placed: Placed<"agent_stop">): Span {
+    const scope = placed.stopped ? this.agents.get(placed.stopped) : undefined;
+    if (!scope) return this.mark(e, placed);
     if (Number.isFinite(e.timeMs)) scope.span.endMs = Math.max(scope.span.startMs, e.timeMs);
     const text = str(e.payload.last_assistant_message);
     if (text) scope.answer = text;
@@ -348,15 +310,12 @@ export class TurnMapper {
     return scope.span;
   }
 
-  private usage(e: ArchiveEvent): Span {
-    const scope = this.scopeOf(e);
+  private usage(e: ArchiveEvent, placed: Placed<"usage">): Span {
+    const scope = this.scopeOf(placed);
     const u = e.usage;
-    if (!u) return scope.span;
+    // Each response once: the transcript and the proxy can report the same one (the model counts ids).
+    if (!u || !placed.counted) return scope.span;
     const messageId = str(u.message_id);
-    if (messageId) {
-      if (this.seenMessages.has(messageId)) return scope.span;
-      this.seenMessages.add(messageId);
-    }
     const usage = normalizeUsage(this.facts.provider, u);
     if (u.source === "gemini-chat") {
       // The chat file's record of a response the hooks already reported: its counts fill that span's gaps.
@@ -399,8 +358,8 @@ export class TurnMapper {
     if (scope !== this.root) addUsage(this.root.usage, usage);
   }
 
-  private mark(e: ArchiveEvent): Span {
-    const scope = this.scopeOf(e);
+  private mark(e: ArchiveEvent, placed: Placement): Span {
+    const scope = this.scopeOf(placed);
     const p = e.payload;
     const at = e.timeMs;
     if (e.kind === "session_start") {
@@ -441,7 +400,7 @@ export class TurnMapper {
       if (!Number.isFinite(s.startMs)) s.startMs = this.root.span.startMs;
       if (!Number.isFinite(s.endMs) || s.endMs < s.startMs) s.endMs = Math.max(s.startMs, this.endMs);
     }
-    for (const t of this.tools) {
+    for (const t of this.tools.values()) {
       if (t.done) continue;
       t.span.endMs = Math.max(t.span.startMs, this.endMs);
       t.span.attributes["tapedeck.tool.unfinished"] = true;

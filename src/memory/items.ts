@@ -7,6 +7,8 @@
 // its own echo. Trivial and repeated items are left out and counted (clean.ts).
 import { createHash } from "node:crypto";
 import type { RedactionRules } from "../core/redact.ts";
+import type { CallNode } from "../core/timeline/nodes.ts";
+import { TurnModel } from "../core/timeline/turns.ts";
 import { Duplicates, isFollowUp, isTrivial, saysLittle } from "./clean.ts";
 import {
   boundBody,
@@ -30,7 +32,6 @@ import {
   type ToolRole,
   toolPart,
 } from "./item-text.ts";
-import { ToolPairer } from "./tool-pairs.ts";
 
 export * from "./item-shape.ts";
 export { cleanValue, FieldPathError, parseFieldPath, render } from "./item-text.ts";
@@ -116,6 +117,86 @@ interface Held {
 
 /** Built items held for ordering at most: past it the oldest waiting prompt stands alone. */
 const MAX_READY = 512;
+/** Tool items waiting for more of their events at most: past it the oldest is complete. */
+const MAX_OPEN = 256;
+const ROLE_ORDER: Record<ToolRole, number> = { call: 0, result: 1, error: 2 };
+
+/** One tool item being built: a call and what was reported for it, as the turn model paired them. */
+interface ToolGroup {
+  call: CallNode;
+  turn: string | undefined;
+  first: number;
+  parts: Partial<Record<ToolRole, Part>>;
+}
+
+/**
+ * A tool call and its result are one memory item; which result is whose call is the core turn model's rule
+ * (the one the viewer and the OTLP export use). An item stays open until its turn ends, so a second report
+ * of a call (a client's later tool_error with the same id) lands in it; the same role twice means the item
+ * was complete. Open items are bounded: past MAX_OPEN the oldest is closed.
+ */
+class ToolItems {
+  private readonly model = new TurnModel();
+  /** In the order the items opened. */
+  private open: ToolGroup[] = [];
+
+  /** Adds a tool event; answers the items this closes (a duplicate role, another turn, the bound). */
+  push(event: SourceEvent, role: ToolRole, part: Part): Part[][] {
+    const closed = this.onEvent(event);
+    const placed = this.model.add(event);
+    if (placed.role !== "call" && placed.role !== "result") return closed;
+    const call = placed.call;
+    let group = this.open.find((g) => g.call === call);
+    if (group?.parts[role]) {
+      closed.push(this.close(group));
+      group = undefined;
+    }
+    if (role === "call" && call.tool_use_id !== null) {
+      // A new call with an id already seen: the earlier one's item is complete.
+      for (const g of this.open.filter((o) => o.call !== call && o.call.tool_use_id === call.tool_use_id))
+        closed.push(this.close(g));
+    }
+    if (!group) {
+      group = { call, turn: event.turn_id, first: event.sequence, parts: {} };
+      this.open.push(group);
+      if (this.open.length > MAX_OPEN) closed.push(this.close(this.open[0]!));
+    }
+    group.parts[role] = part;
+    return closed;
+  }
+
+  /** Any event of a new turn closes the items of the turns before it. */
+  onEvent(event: SourceEvent): Part[][] {
+    const turn = event.turn_id;
+    if (turn === undefined) return [];
+    const done = this.open.filter((g) => g.turn !== undefined && g.turn !== turn);
+    return done.map((g) => this.close(g));
+  }
+
+  /** A non-tool event: a prompt may start a new turn of the model (its calls are then forgotten). */
+  other(event: SourceEvent): Part[][] {
+    const closed = this.onEvent(event);
+    this.model.add(event);
+    return closed;
+  }
+
+  /** The first sequence number of the open items: no tool item can start before it any more. */
+  oldest(): number | undefined {
+    return this.open.length === 0 ? undefined : Math.min(...this.open.map((g) => g.first));
+  }
+
+  finish(): Part[][] {
+    const all = [...this.open].sort((a, b) => a.first - b.first);
+    return all.map((g) => this.close(g));
+  }
+
+  private close(group: ToolGroup): Part[] {
+    this.open = this.open.filter((g) => g !== group);
+    return (Object.entries(group.parts) as Array<[ToolRole, Part]>)
+      .sort(([a], [b]) => ROLE_ORDER[a] - ROLE_ORDER[b])
+      .map(([, part]) => part);
+  }
+}
 
 /**
  * Feeds events in archive order, hands back the items they complete, in the order they start. Tool calls wait
@@ -123,7 +204,7 @@ const MAX_READY = 512;
  * start before it.
  */
 export class ItemBuilder {
-  private readonly pairer = new ToolPairer();
+  private readonly pairer = new ToolItems();
   private readonly exclude: string[][];
   private readonly pending = new Map<string, Pending>();
   private readonly held = new Map<string, Held>();
@@ -149,7 +230,7 @@ export class ItemBuilder {
       for (const g of this.pairer.push(event, role, part)) this.ready.push(this.toolItem(g));
       return this.emit(false);
     }
-    for (const g of this.pairer.onEvent(event)) this.ready.push(this.toolItem(g));
+    for (const g of this.pairer.other(event)) this.ready.push(this.toolItem(g));
     if (kind === "user_prompt") this.prompt(event);
     else if (kind === "assistant_message") this.answer(event);
     else if (kind === "compaction") this.summary(event);

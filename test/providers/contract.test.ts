@@ -7,7 +7,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROVIDERS, providerName } from "../../src/cli/providers.ts";
 import type { NormalizeResult } from "../../src/core/event.ts";
-import { CATALOG, installable, installerFor, providerEntry } from "../../src/providers/catalog.ts";
+import {
+  CATALOG,
+  installable,
+  installerFor,
+  providerEntry,
+  subagentToolsOf,
+} from "../../src/providers/catalog.ts";
 import type { Settings } from "../../src/providers/installer.ts";
 import { INSTALLERS } from "../../src/providers/installers.ts";
 import { ADAPTERS, adapterFor } from "../../src/providers/registry.ts";
@@ -41,6 +47,17 @@ function idsOf(name: string, p: unknown): string[] {
 }
 
 describe("the catalog and the lean lists", () => {
+  it("names each provider's subagent-starting tools as distinct, non-empty names (none for an unknown one)", () => {
+    for (const [name, entry] of entries) {
+      const tools = entry.subagentTools ?? [];
+      expect(subagentToolsOf(name), name).toEqual(tools);
+      for (const t of tools) expect(t.trim(), name).not.toBe("");
+      expect(new Set(tools.map((t) => t.toLowerCase())).size, name).toBe(tools.length);
+    }
+    expect(subagentToolsOf("claude")).toContain("Agent");
+    expect(subagentToolsOf("no-such-provider")).toEqual([]);
+  });
+
   it("lists the hot path's adapters, the same objects in the same order", () => {
     expect(Object.keys(ADAPTERS)).toEqual(Object.keys(CATALOG));
     for (const [name, entry] of entries) expect(adapterFor(name), name).toBe(entry.adapter);

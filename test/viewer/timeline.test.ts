@@ -101,6 +101,32 @@ describe("turns", () => {
     expect(orphan).toMatchObject({ name: "Grep", sequence: null, result: { ok: true } });
   });
 
+  it("a result after the next prompt leaves the turn already handed out as it was", () => {
+    const dir = record(project(), [
+      ev("user_prompt", "p1", { prompt: "one" }),
+      ev("tool_call", "c", { tool_name: "Bash", tool_input: { command: "sleep 9" }, tool_use_id: "late" }),
+      ev("user_prompt", "p2", { prompt: "two" }),
+      ev("tool_result", "r", { tool_name: "Bash", tool_response: "done", tool_use_id: "late" }),
+    ]);
+    const [first, second] = turns(dir);
+    expect(tools(first!)[0]).toMatchObject({ tool_use_id: "late", result: null });
+    expect(tools(second!)[0]).toMatchObject({ tool_use_id: "late", sequence: null, result: { ok: true } });
+  });
+
+  it("nests a subagent under its provider's spawner call, not under a later call of another tool", () => {
+    const dir = record(project(), [
+      ev("user_prompt", "p", { prompt: "delegate" }),
+      ev("tool_call", "a", { tool_name: "Agent", tool_input: { prompt: "look" }, tool_use_id: "ua" }),
+      ev("tool_call", "b", { tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "ub" }),
+      ev("subagent_start", "ss", { agent_id: "ag1" }, { agent_id: "ag1" }),
+    ]);
+    const withNames = tools(turns(dir, { subagentTools: ["Agent"] })[0]!);
+    expect(withNames.map((c) => c.agents.length)).toEqual([1, 0]);
+    // Without the provider's names the latest running call is the best guess.
+    const without = tools(turns(dir)[0]!);
+    expect(without.map((c) => c.agents.length)).toEqual([0, 1]);
+  });
+
   it("nests a subagent, its calls and its usage under the call that spawned it", () => {
     const dir = record(project(), [
       ev("user_prompt", "p", { prompt: "delegate" }),

@@ -1,16 +1,18 @@
 // `show --follow` after the history: each new event as it is appended, one
 // line (and an excerpt) in recorded order, since a turn in progress cannot be
-// drawn as a finished tree. Calls are remembered so a result line names its
-// tool; a subagent's events are indented under it.
+// drawn as a finished tree. The core turn model pairs each result with its
+// call (the rule the turns use), so a result line names its tool; a subagent's
+// events are indented under it.
 import { printable } from "../core/printable.ts";
+import { TurnModel } from "../core/timeline/turns.ts";
 import { excerpt, exitCode, inputSummary, resultText, type TimelineEvent } from "./timeline.ts";
 import { formatMs, Lines, type RenderOptions } from "./turn-text.ts";
 
 const EXCERPT_CHARS = 600;
-const MAX_REMEMBERED = 4096;
 
 export class LiveRenderer {
-  private readonly calls = new Map<string, { name: string; at: string | null }>();
+  /** fed every event, shown or not: a result names its call's tool even when --kinds hides the call */
+  private readonly model = new TurnModel();
   private readonly depth = new Map<string, number>();
   private turns: number;
 
@@ -22,6 +24,7 @@ export class LiveRenderer {
   }
 
   lines(e: TimelineEvent): string[] {
+    const placed = this.model.add(e);
     const l = new Lines(this.o);
     if (!l.shows(e.kind)) return [];
     const s = this.o.style;
@@ -39,15 +42,12 @@ export class LiveRenderer {
         break;
       case "tool_call": {
         const name = str(p.tool_name) ?? "tool";
-        const id = str(p.tool_use_id);
-        if (id) this.remember(id, { name, at: e.timestamp });
         l.line(e.timestamp, depth, `${s.cyan(printable(name))}  ${printable(inputSummary(p.tool_input))}`);
         break;
       }
       case "tool_result":
       case "tool_error": {
-        const id = str(p.tool_use_id);
-        const call = id ? this.calls.get(id) : undefined;
+        const call = placed.role === "result" ? placed.call : undefined;
         const ok = e.kind === "tool_result" && p.success !== false;
         const code = exitCode(p);
         const ms = typeof p.duration_ms === "number" ? p.duration_ms : null;
@@ -104,10 +104,5 @@ export class LiveRenderer {
       }
     }
     return l.out;
-  }
-
-  private remember(id: string, call: { name: string; at: string | null }): void {
-    this.calls.set(id, call);
-    if (this.calls.size > MAX_REMEMBERED) this.calls.delete(this.calls.keys().next().value!);
   }
 }

@@ -230,6 +230,45 @@ describe("tapedeck import claude, for a user who ran Claude Code before installi
     expect(ours).toEqual(ccusageTotals());
   }, 60_000);
 
+  it("tapedeck usage daily over the imported sessions equals ccusage daily, day by day", async () => {
+    const ours = await json<{ rows: Array<Tokens & { date: string }>; totals: Tokens }>([
+      "usage",
+      "daily",
+      "--timezone",
+      "UTC",
+    ]);
+    const cc = JSON.parse(
+      execFileSync(process.execPath, [CCUSAGE, "daily", "--json", "--offline", "--timezone", "UTC"], {
+        env: { PATH: process.env.PATH ?? "", HOME: sb.home, CLAUDE_CONFIG_DIR: join(sb.home, ".claude") },
+        encoding: "utf8",
+      }),
+    ) as {
+      daily: Array<{
+        date: string;
+        inputTokens: number;
+        outputTokens: number;
+        cacheReadTokens: number;
+        cacheCreationTokens: number;
+      }>;
+    };
+    const pick = (t: Tokens): Tokens => ({
+      input_tokens: t.input_tokens,
+      output_tokens: t.output_tokens,
+      cache_read_input_tokens: t.cache_read_input_tokens,
+      cache_creation_input_tokens: t.cache_creation_input_tokens,
+    });
+    expect(ours.rows.map((r) => r.date)).toEqual(cc.daily.map((d) => d.date));
+    expect(ours.rows.map(pick)).toEqual(
+      cc.daily.map((d) => ({
+        input_tokens: d.inputTokens,
+        output_tokens: d.outputTokens,
+        cache_read_input_tokens: d.cacheReadTokens,
+        cache_creation_input_tokens: d.cacheCreationTokens,
+      })),
+    );
+    expect(pick(ours.totals).output_tokens).toBeGreaterThan(0);
+  }, 60_000);
+
   it("token totals per message equal a hook recording of the same session", async () => {
     const install = await tapedeck(["install", "claude", "--project", sb.projectDir, "--yes"]);
     expect(install.code, install.stderr).toBe(0);

@@ -60,7 +60,8 @@ function urlCredentials(text: string, end: number): Span | null {
   const colon = text.indexOf(":", end);
   if (colon >= 0 && colon < at) {
     const pw = text.slice(colon + 1, at);
-    if (isPlaceholder(pw)) return null;
+    // `postgres:postgres@localhost`, `guest:guest@rabbit`: a quick-start's default, not a secret.
+    if (isPlaceholder(pw) || pw === text.slice(end, colon)) return null;
     // Low priority: a provider token used as the password should keep its own kind.
     return { s: colon + 1, e: at, kind: "url_password", p: 1 };
   }
@@ -78,7 +79,8 @@ const KEY_TAIL =
   "(?:[Pp]ass(?:word|wd|phrase|code)?s?|PASS(?:WORD|WD|PHRASE|CODE)?S?|[Pp]wd|PWD|[Ss]ecrets?|SECRETS?|" +
   "[Tt]oken|TOKEN|[Kk]ey|KEY|[Aa]uth(?:orization)?|AUTH(?:ORIZATION)?|[Cc]ookies?|COOKIES?|" +
   "[Cc]red(?:ential)?s?|CRED(?:ENTIAL)?S?|[Ss]tring|STRING|[Cc]onnstr|CONNSTR|" +
-  "(?:[Kk]ey|KEY)[_.]?(?:[Bb]ase|BASE|[Ii][Dd])|[Ll]ogin|LOGIN|[Vv]alue|VALUE)";
+  "(?:[Kk]ey|KEY)[_.]?(?:[Bb]ase|BASE|[Ii][Dd])|[Ll]ogin|LOGIN|[Vv]alue|VALUE|[Pp]sk|PSK|[Bb]earer|BEARER|" +
+  "[Hh]oneycomb-[Tt]eam|HONEYCOMB-TEAM)";
 
 type Handler = (text: string, m: RegExpExecArray, cap: string, spans: Span[]) => number;
 
@@ -137,7 +139,7 @@ function backFrom(r: Rule, offset: number): Handler {
 // A cheap one-character test on the key's last letter runs before the word list.
 const KEYED: Branch = {
   src:
-    `(?<=[dDeEgGhHlLnNrRsStTyY](?:\\\\{0,7}["'\`])?\\]?[ \\t]{0,8}[=:])` +
+    `(?<=[dDeEgGhHkKlLmMnNrRsStTyY](?:\\\\{0,7}["'\`])?\\]?[ \\t]{0,8}[=:])` +
     `(?<=${KEY_TAIL}(?:\\\\{0,7}["'\`])?\\]?[ \\t]{0,8}[=:])()`,
   handle: (text, m, _cap, spans) => fromSeparator(text, m.index, spans),
   keyed: true,
@@ -251,7 +253,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
     "<",
     [
       {
-        src: String.raw`(?=(\/)(?:[A-Za-z][\w.-]{0,60}:)?[\w.-]{0,60}(?:[Pp]ass(?:word|wd|phrase)?|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Kk]ey|KEY)>)`,
+        src: String.raw`(?=(\/)(?:[A-Za-z][\w.-]{0,60}:)?[\w.-]{0,60}(?:[Pp]ass(?:word|wd|phrase)?|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Kk]ey|KEY|[Vv]alue)>)`,
         handle: xmlElement,
         keyed: true,
       },
@@ -285,13 +287,21 @@ function xmlElement(text: string, m: RegExpExecArray, _cap: string, spans: Span[
   const at = m.index;
   const gt = text.indexOf(">", at);
   const tag = text.slice(at + 2, gt);
-  const kind = keyKind(tag.slice(tag.lastIndexOf(":") + 1));
-  if (kind === null) return at + 1;
+  let kind = keyKind(tag.slice(tag.lastIndexOf(":") + 1));
+  if (kind === null && tag !== "value" && tag !== "Value") return at + 1;
   // The opening tag is looked for in a bounded window: a text of a thousand closing tags stays linear.
   const from = Math.max(0, at - MAX_XML_VALUE);
   const rel = text.slice(from, at).lastIndexOf(`<${tag}>`);
   if (rel < 0) return at + 1;
   const open = from + rel;
+  // Hadoop's and Java's `<property><name>fs.s3a.secret.key</name><value>...</value>`.
+  if (kind === null) {
+    const name = /<name>[ \t]*([^<>\s]{1,120})[ \t]*<\/name>\s*$/.exec(
+      text.slice(Math.max(0, open - 300), open),
+    );
+    kind = name === null ? null : keyKind(name[1] as string);
+    if (kind === null) return at + 1;
+  }
   const vs = open + tag.length + 2;
   const v = text.slice(vs, at);
   if (vs >= at || v.includes("\n") || v.includes("<") || isPlaceholder(v.trim())) return at + 1;

@@ -11,6 +11,7 @@ import {
   lineBefore,
 } from "./chars.ts";
 import { keyKind, splitWords } from "./keys.ts";
+import { siblingKind } from "./named-pair.ts";
 import {
   CODE_KEYWORDS,
   DECIMAL,
@@ -27,20 +28,10 @@ import type { Span } from "./rule.ts";
 import { scanState } from "./scan-state.ts";
 import { looksGenerated } from "./split.ts";
 
-// `{"key": "token", "value": ...}` (Postman), `<add key="ClearTextPassword" value="..." />` (NuGet),
-// `- name: API_TOKEN` + `value: ...` (Kubernetes env): the secret's name sits in a sibling field.
-const NAMED_PAIR =
-  /(?:^|[\s{,"'])(?:key|name)\\{0,7}["']?[ \t]*[:=][ \t]*\\{0,7}["']([A-Za-z0-9_.:/-]{1,80})\\{0,7}["'][^\n:=]{0,40}?[\s,{]\\{0,7}["']?value\\{0,7}["']?[ \t]*$|(?:^|\s)name:[ \t]*["']?([A-Za-z0-9_.-]{1,80})["']?[ \t]*\r?\n[ \t]*value[ \t]*$/;
-
-/** A `value` key at [ks, ke) whose sibling `key` / `name` field names a secret. */
+/** A `value` key at [ks, ke) whose sibling field names a secret (./named-pair.ts). */
 function namedValue(text: string, ks: number, ke: number, spans: Span[]): number {
-  let e = ke;
-  while (e < text.length && e < ke + 16 && (text.charCodeAt(e) === 92 || isQuote(text.charCodeAt(e)))) e++;
-  const pm = NAMED_PAIR.exec(text.slice(Math.max(0, ks - 220), e));
-  const name = pm?.[1] ?? pm?.[2];
-  const kind = name === undefined ? null : keyKind(name.replace(/^.*[:/]/, ""));
-  if (kind === null) return ke;
-  return assignment(text, ks, ke, spans, kind);
+  const kind = siblingKind(text, ks, ke);
+  return kind === null ? ke : assignment(text, ks, ke, spans, kind);
 }
 
 export const MAX_KEY = 64;
@@ -201,7 +192,7 @@ export function assignment(
     kindOverride ??
     (key === "AccountKey" ? "azure_storage_key" : (keyKind(key) ?? contextKind(text, ks, key, before)));
   if (kind === null) {
-    if (key === "value" || key === "VALUE") return namedValue(text, ks, ke, spans);
+    if (key === "value" || key === "VALUE" || key === "Value") return namedValue(text, ks, ke, spans);
     return ke;
   }
 
@@ -236,11 +227,14 @@ export function assignment(
   }
   const value = text.slice(vs, ve);
   if (!isLiteral(site, value, quoted ? quote : -1, ve)) return ke;
-  if (kind === WEAK_KEY && !(value.length >= 16 && looksGenerated(value))) return ke;
+  // A weak kind (a name that only suggests a secret) is believed when the value looks generated.
+  const weak = kind.startsWith("weak:");
+  if (weak && !(value.length >= 16 && looksGenerated(value))) return ke;
   // `-passin val           Private key password source`: a help text's option column.
-  if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]/.test(text.slice(ve, ve + 40))) return ke;
+  // (clickhouse-client aligns a lowercase one: `--password arg        password`).
+  if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]|^[ \t]{3,}[a-z]/.test(text.slice(ve, ve + 40))) return ke;
   if (kind === "cookie" && !cookieHoldsSecret(value)) return ke;
-  spans.push({ s: vs, e: ve, kind: kind === WEAK_KEY ? "secret_key" : kind, p: 1 });
+  spans.push({ s: vs, e: ve, kind: weak ? kind.slice(5) : kind, p: 1 });
   // Resume inside the value so a provider token there can claim a better kind, but
   // never parse the value itself for assignments again: that would be quadratic.
   scanState.keyedEnd = ve;

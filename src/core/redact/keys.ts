@@ -14,9 +14,16 @@ const PASSWORD_WORDS = new Set(["password", "passwords", "passwd", "pwd", "passp
 const COOKIE_WORDS = new Set(["cookie", "cookies", "setcookie"]);
 const CREDENTIAL_WORDS = new Set(["credential", "credentials", "creds", "cred"]);
 const AUTH_WORDS = new Set(["authorization", "proxyauthorization", "auth"]);
+// Keys that hold a password under another name: Wi-Fi pre-shared keys, Redis's `requirepass` and
+// `masterauth`, HAProxy's `insecure-password`.
+const PASSWORD_NAMES = new Set(["psk", "requirepass", "masterauth", "rpcpassword"]);
+// Honeycomb sends its API key as `X-Honeycomb-Team`: a documented header without a secret word.
+const HEADER_KEYS: Record<string, string> = { "x-honeycomb-team": "api_key" };
 // A bare "key" is a map key or a keyboard key; only these qualifiers make it a credential.
+// Vendors add their own: Datadog's `DD-APPLICATION-KEY`, New Relic's `X-Insert-Key` and ingest keys,
+// Sentry's `sentry_key`, Segment's write key, Mailchimp's and Okta's admin and management keys.
 const KEY_QUALIFIERS = new Set(
-  "api access secret private account master encryption signing session subscription client auth app storage shared service hmac jwt license".split(
+  "api access secret private account master encryption signing session subscription client auth app storage shared service hmac jwt license application admin management server write insert ingest ingestion consumer merchant partner developer integration webhook personal bot sentry decryption".split(
     " ",
   ),
 );
@@ -72,7 +79,7 @@ const PASS_SUFFIX = /(?:^|[_.-])pass$/i;
 const TOOL_PASS = /^(?:src|dest)?(?:store|key)pass$|^pass(?:in|out)$/;
 
 // Every word keyKind can return a kind for contains one of these.
-const KEYISH = /pass|pwd|secret|token|key|auth|cookie|cred|str|sonar|pat/i;
+const KEYISH = /pass|pwd|secret|token|key|auth|cookie|cred|str|sonar|pat|psk|bearer|honeycomb/i;
 // Payloads repeat the same few hundred keys; remembering the verdict skips the word split.
 const KEY_CACHE = new Map<string, string | null>();
 
@@ -89,11 +96,22 @@ export function keyKind(key: string): string | null {
 }
 
 function wordsKind(key: string): string | null {
+  const header = HEADER_KEYS[key.toLowerCase()];
+  if (header !== undefined) return header;
   const words = splitWords(key);
-  const last = words[words.length - 1];
+  // `password2`, `key1`, `token_2`: a numbered copy of the same field.
+  let last = words[words.length - 1];
+  if (last !== undefined && /[a-z][0-9]{1,2}$/.test(last)) last = last.replace(/[0-9]+$/, "");
+  else if (last !== undefined && /^[0-9]{1,2}$/.test(last) && words.length > 1) {
+    words.pop();
+    last = words[words.length - 1];
+  }
   if (last === undefined) return null;
   const prev = words.length > 1 ? words[words.length - 2] : undefined;
   if (PASSWORD_WORDS.has(last) || (last.endsWith("password") && last.length > 8)) return "password";
+  if (PASSWORD_NAMES.has(last)) return "password";
+  // curl's `--oauth2-bearer TOKEN` (a bare `bearer` is Postman's auth section or a scheme name).
+  if (last === "bearer" && words.length > 1) return "token";
   // "pass" alone is too common a word ("bypass", "canPass"); only `pass` or `_pass`.
   if (last === "pass") return PASS_SUFFIX.test(key) ? "password" : null;
   if (last.endsWith("token")) return "token";
@@ -123,6 +141,8 @@ function wordsKind(key: string): string | null {
   if (COOKIE_WORDS.has(last)) return "cookie";
   if (CREDENTIAL_WORDS.has(last)) return "credential";
   if (last === "string" && (prev === "connection" || prev === "conn")) return "connection_string";
+  // AWS Secrets Manager's `SecretString` and `SecretBinary` hold the secret itself.
+  if ((last === "string" || last === "binary") && prev === "secret") return "secret";
   return null;
 }
 

@@ -1,0 +1,237 @@
+// The shapes issue 26 found leaking or damaged on a held-out corpus, one test each: what structure
+// says "this is a value" (a sibling name, a credentials file, a command that prints a secret, a pair of
+// an AWS key id and its secret) and what must stay as it is (placeholders, environment lookups, help).
+// Fake secrets are generated at test time from a seed; no literal secret is in the source.
+import { describe, expect, it } from "vitest";
+import { redactText, redactValue } from "../../src/core/redact.ts";
+
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rnd = seeded(0x26);
+const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+function gen(alphabet: string, n: number): string {
+  let s = "";
+  for (let i = 0; i < n; i++) s += alphabet[Math.floor(rnd() * alphabet.length)];
+  return s;
+}
+/** Mixed case and digits, as generated keys are. */
+function key(n: number): string {
+  return `Q${gen(ALNUM, n - 3)}7z`;
+}
+function bytes(n: number): Buffer {
+  const b = Buffer.alloc(n);
+  for (let i = 0; i < n; i++) b[i] = Math.floor(rnd() * 256);
+  return b;
+}
+const hex = (n: number) => bytes(n).toString("hex");
+/** An AWS secret access key: 30 random bytes in base64. */
+function awsSecret(): string {
+  for (;;) {
+    const s = bytes(30).toString("base64");
+    if (/[0-9]/.test(s) && /[a-z]/.test(s) && /[A-Z]/.test(s)) return s;
+  }
+}
+const awsKeyId = (p = "AKIA") => p + gen("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16);
+
+/** Every secret is gone from the redacted text, and the text around it is kept. */
+function expectHidden(text: string, secrets: string[], kept: string[] = []): string {
+  const out = redactText(text).text;
+  for (const s of secrets) expect(out, `leaks ${s.slice(0, 6)}… in\n${out}`).not.toContain(s);
+  for (const k of kept) expect(out).toContain(k);
+  return out;
+}
+function expectKept(text: string): void {
+  expect(redactText(text)).toEqual({ text, kinds: [] });
+}
+
+describe("damage: values that only look like secrets stay", () => {
+  it("keeps .env.example placeholders, also five lines and more", () => {
+    expectKept("# .env.example\nAPI_KEY=changeme\nSECRET_KEY=<your-key>\nAUTH_TOKEN=xxxxxxxxxxxxxxxx\n");
+    expectKept(
+      "DB_PASSWORD=\nREDIS_PASSWORD=null\nMAIL_PASSWORD=null\nAWS_SECRET_ACCESS_KEY=\nPUSHER_APP_SECRET=\n",
+    );
+    expectKept("JWT_SECRET=change-this-in-production\nSESSION_SECRET=replace-with-a-long-random-string\n");
+    expectKept("SECRET_KEY_BASE=generate-with-bin-rails-secret\n");
+  });
+
+  it("keeps the default credentials quick-starts document", () => {
+    expectKept("POSTGRES_PASSWORD=postgres\nMYSQL_ROOT_PASSWORD=root\nRABBITMQ_DEFAULT_PASS=guest\n");
+    expectKept("MINIO_ROOT_USER=minioadmin\nMINIO_ROOT_PASSWORD=minioadmin\n");
+    expectKept('DATABASE_URL="postgresql://postgres:postgres@localhost:5432/app_dev"');
+    expectKept("docker run --name some-postgres -e POSTGRES_PASSWORD=mysecretpassword -d postgres");
+  });
+
+  it("keeps a diceware passphrase under a password key as a secret, not a placeholder", () => {
+    expectHidden("DB_PASSWORD=correct-horse-battery-staple\n", ["correct-horse-battery-staple"]);
+  });
+
+  it("keeps environment and secret-store lookups in code and config", () => {
+    expectKept("database:\n  password: '%env(DATABASE_PASSWORD)%'\nprovider:\n  apiKey: ${env:API_KEY}");
+    expectKept('const apiKey = process.env.API_KEY;\ntoken = os.environ["TOKEN"]');
+  });
+
+  it("keeps --help of database CLIs, lowercase descriptions too", () => {
+    expectKept(
+      "  --password arg                     password\n  --ask-password                     ask-password",
+    );
+  });
+
+  it("still omits a process environment, and reads a .env line by line", () => {
+    const token = key(32);
+    const env = [
+      "SHELL=/bin/bash",
+      "HOME=/home/u",
+      "PATH=/usr/bin",
+      `API_TOKEN=${token}`,
+      "LANG=C",
+      "TERM=xterm",
+    ];
+    expect(redactText(env.join("\n")).text).toBe("[OMITTED:environment]");
+    const dotenv = ["NODE_ENV=production", "PORT=8080", "LOG_LEVEL=info", `API_TOKEN=${token}`, "REGION=eu"];
+    expect(redactText(dotenv.join("\n")).text).toBe(dotenv.join("\n").replace(token, "[REDACTED:token]"));
+  });
+});
+
+describe("structured documents: a sibling field names the value", () => {
+  it("Postman collections, pretty-printed: bearer, apikey and header arrays", () => {
+    const t = hex(20);
+    const bearer = JSON.stringify(
+      { auth: { type: "bearer", bearer: [{ key: "token", value: t, type: "string" }] } },
+      null,
+      "\t",
+    );
+    expectHidden(bearer, [t]);
+    const k = hex(16);
+    const apikey = JSON.stringify(
+      {
+        auth: {
+          type: "apikey",
+          apikey: [
+            { key: "value", value: k },
+            { key: "key", value: "X-API-Key" },
+            { key: "in", value: "header" },
+          ],
+        },
+      },
+      null,
+      2,
+    );
+    expect(expectHidden(apikey, [k])).toContain('"value": "X-API-Key"');
+    const h = key(32);
+    expectHidden(
+      JSON.stringify(
+        {
+          header: [
+            { key: "Accept", value: "application/json" },
+            { key: "DD-API-KEY", value: h },
+          ],
+        },
+        null,
+        2,
+      ),
+      [h],
+      ["application/json"],
+    );
+  });
+
+  it("Insomnia and HAR header arrays of {name, value}, and a HAR's cookies", () => {
+    const t = key(40);
+    const c = bytes(32).toString("base64url");
+    const har = {
+      headers: [
+        { name: "X-Api-Key", value: t },
+        { name: "user-agent", value: "Mozilla/5.0" },
+      ],
+      cookies: [{ name: "sid", value: c }],
+    };
+    expectHidden(JSON.stringify(har, null, 2), [t, c], ["Mozilla/5.0"]);
+  });
+
+  it("a Postman environment's secret-typed values, an ECS task's environment", () => {
+    const t = key(30);
+    expectHidden(
+      JSON.stringify(
+        {
+          values: [
+            { key: "baseUrl", value: "https://api.acme.io" },
+            { key: "pw", value: t, type: "secret" },
+          ],
+        },
+        null,
+        2,
+      ),
+      [t],
+      ["https://api.acme.io"],
+    );
+    const e = key(30);
+    expectHidden(
+      JSON.stringify(
+        {
+          environment: [
+            { name: "NODE_ENV", value: "production" },
+            { name: "JWT_SECRET", value: e },
+          ],
+        },
+        null,
+        4,
+      ),
+      [e],
+      ["production"],
+    );
+  });
+
+  it("Azure CLI output: key lists, ACR passwords, Key Vault secrets; SSM SecureStrings", () => {
+    const k1 = bytes(64).toString("base64");
+    expectHidden(
+      JSON.stringify(
+        [{ creationTime: "2026-01-01", keyName: "key1", permissions: "FULL", value: k1 }],
+        null,
+        2,
+      ),
+      [k1],
+    );
+    const p = key(43);
+    expectHidden(JSON.stringify({ passwords: [{ name: "password2", value: p }], username: "reg" }, null, 2), [
+      p,
+    ]);
+    const v = key(20);
+    expectHidden(
+      JSON.stringify(
+        { id: "https://kv.vault.azure.net/secrets/orders/abc", name: "orders", tags: {}, value: v },
+        null,
+        2,
+      ),
+      [v],
+    );
+    const s = key(20);
+    expectHidden(
+      JSON.stringify(
+        { Parameter: { Name: "/prod/db", Type: "SecureString", Value: s, Version: 3 } },
+        null,
+        2,
+      ),
+      [s],
+    );
+  });
+
+  it("Hadoop's <property><name>…secret.key</name><value>…</value>", () => {
+    const s = awsSecret();
+    expectHidden(`<property>\n  <name>fs.s3a.secret.key</name>\n  <value>${s}</value>\n</property>`, [s]);
+    expectKept(
+      "<property>\n  <name>fs.s3a.endpoint</name>\n  <value>s3.eu-west-1.amazonaws.com</value>\n</property>",
+    );
+  });
+
+  it("redactValue masks numbered secret fields (password2) like their first copy", () => {
+    const p = key(20);
+    expect(redactValue({ password2: p }).value).toEqual({ password2: "[REDACTED:password]" });
+  });
+});

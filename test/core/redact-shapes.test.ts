@@ -74,7 +74,7 @@ describe("damage: values that only look like secrets stay", () => {
   });
 
   it("keeps environment and secret-store lookups in code and config", () => {
-    expectKept("database:\n  password: '%env(DATABASE_PASSWORD)%'\nprovider:\n  apiKey: ${env:API_KEY}");
+    expectKept(`database:\n  password: '%env(DATABASE_PASSWORD)%'\nprovider:\n  apiKey: \${env:API_KEY}`);
     expectKept('const apiKey = process.env.API_KEY;\ntoken = os.environ["TOKEN"]');
   });
 
@@ -233,5 +233,88 @@ describe("structured documents: a sibling field names the value", () => {
   it("redactValue masks numbered secret fields (password2) like their first copy", () => {
     const p = key(20);
     expect(redactValue({ password2: p }).value).toEqual({ password2: "[REDACTED:password]" });
+  });
+});
+
+describe("unlabelled secrets: an AWS key id pairs with its secret", () => {
+  it("a bare 40-character secret alone on a tool's stdout", () => {
+    const s = awsSecret();
+    expect(redactText(`${s}\n`).text).toBe("[REDACTED:aws_secret_access_key]\n");
+    const r = redactValue({
+      tool_input: { command: "aws configure get aws_secret_access_key" },
+      tool_response: { stdout: `${s}\n` },
+    });
+    expect(JSON.stringify(r.value)).not.toContain(s);
+  });
+
+  it("the second field of a line, a CSV download, --output text", () => {
+    const [id, s] = [awsKeyId(), awsSecret()];
+    expectHidden(`${id} ${s}`, [id, s]);
+    expectHidden(`Access key ID,Secret access key\n${awsKeyId()},${s}\n`, [s]);
+    expectHidden(`ACCESSKEY\t${awsKeyId()}\t2026-03-01T10:00:00+00:00\t${s}\tActive\tci\n`, [s], ["Active"]);
+  });
+
+  it("a temporary id's secret and session token in sts --output text", () => {
+    const [s, t] = [awsSecret(), `IQoJb3JpZ2luX2VjE${bytes(240).toString("base64").replace(/=+$/, "")}`];
+    expectHidden(`CREDENTIALS\t${awsKeyId("ASIA")}\t2026-03-01T11:00:00Z\t${s}\t${t}\n`, [s, t.slice(20)]);
+  });
+
+  it("positional SDK arguments", () => {
+    const s = awsSecret();
+    expectHidden(`AWSCredentials c = new BasicAWSCredentials("${awsKeyId()}", "${s}");`, [s]);
+  });
+
+  it("keeps 40-character hex and ids beside a key id, and base64 tails of a PEM block", () => {
+    const sha = hex(20);
+    expect(redactText(`${awsKeyId()} ${sha}`).text).toBe(`[REDACTED:aws_access_key_id] ${sha}`);
+    const cert = `-----BEGIN CERTIFICATE-----\n${bytes(48).toString("base64")}\n${awsSecret()}\n-----END CERTIFICATE-----`;
+    expectKept(cert);
+  });
+});
+
+describe("flags and positional secrets on command lines", () => {
+  const pw = () => key(16);
+  const cases: Array<(p: string) => string> = [
+    (p) => `sqlcmd -S localhost -U sa -P '${p}' -Q "SELECT 1"`,
+    (p) => `mosquitto_pub -h mqtt -u sensor -P ${p} -t temp -m 1`,
+    (p) => `ldapsearch -x -D "cn=admin,dc=acme,dc=io" -w ${p} -b "dc=acme,dc=io"`,
+    (p) => `mariadb -uroot -p${p} -e "SHOW DATABASES"`,
+    (p) => `7z a -p${p} -mhe=on backup.7z ./exports`,
+    (p) => `cqlsh 10.0.0.12 9042 -u cassandra -p ${p}`,
+    (p) => `smbclient //fs/finance -U ops%${p} -c 'ls'`,
+    (p) => `http -a ops:${p} GET https://api.acme.io/v1/me`,
+    (p) => `curl --proxy-user proxy:${p} -x http://proxy:3128 https://example.com`,
+    (p) => `netlify deploy --prod --auth ${p}${p}`,
+    (p) => `ssh-keygen -t ed25519 -N '${p}' -f ~/.ssh/deploy`,
+    (p) => `openssl enc -aes-256-cbc -in db.sql -out db.enc -k ${p}`,
+    (p) => `rabbitmqctl add_user orders ${p}`,
+    (p) => `mc alias set myminio https://minio.acme.io ${p} ${p}${p}`,
+    (p) => `ngrok config add-authtoken ${p}`,
+    (p) => `sqlplus system/${p}@//db.internal:1521/ORCLPDB1`,
+    (p) => `# redis.conf\nrequirepass ${p}\n`,
+    (p) => `127.0.0.1:6379> AUTH default ${p}\nOK`,
+    (p) => `userlist admins\n  user ops insecure-password ${p}\n`,
+    (p) => `kubectl create secret generic api --from-literal=upstream=${p}`,
+    (p) => `echo "${p}" | npx wrangler secret put STRIPE_KEY`,
+    (p) => `echo "ops:${p}" | chpasswd`,
+    (p) => `http POST api.acme.io/v1/events x-api-key:${p}${p}`,
+    (p) => `config: {Host:db.internal User:orders Password:${p} SSLMode:require}`,
+    (p) => `htpasswd -b .htpasswd ops ${p}`,
+    (p) => `poetry config http-basic.acme ci ${p}`,
+    (p) => `spring.datasource.url=jdbc:oracle:thin:app/${p}@db.internal:1521:ORCL`,
+    (p) => `vault write auth/approle/login role_id=${"1".repeat(8)}-aaaa secret_id=${p}`,
+  ];
+  for (const c of cases) {
+    const p = pw();
+    it(c("…"), () => expectHidden(c(p), [p]));
+  }
+
+  it("keeps help texts, prompts for a password, and a ConfigMap's literals", () => {
+    expectKept("usage: sqlcmd [-U login id] [-P password] [-S server]");
+    expectKept("ldapsearch: -w passwd  bind password (for simple authentication)");
+    expectKept("mysql -h db -u app -p orders < schema.sql");
+    expectKept('ssh-keygen -t ed25519 -N "" -f ~/.ssh/id_ed25519');
+    expectKept("kubectl create configmap app --from-literal=upstream=https://api.acme.io");
+    expectKept("see auth:login and secret:mocks and token:refresh");
   });
 });

@@ -7,11 +7,13 @@
 // occurs do its branches look back for the provider prefix before it, or
 // ahead for the rest. A hit only says "a rule may start here"; the rule's own
 // sticky regex then decides.
+import { awsKeyId } from "./aws.ts";
 import { charTable, decodeB64, isB64Code, isB64UrlCode, isDigit } from "./chars.ts";
 import { dashOption, spacedKey } from "./command-line.ts";
 import { fromSeparator } from "./key-rules.ts";
 import { keyKind } from "./keys.ts";
 import { isPlaceholder } from "./placeholders.ts";
+import { minioAlias, oracleLogin, redisAuth } from "./positional.ts";
 import {
   AWS_PRESIGNED,
   AZURE_AD_SECRET,
@@ -79,8 +81,7 @@ const KEY_TAIL =
   "(?:[Pp]ass(?:word|wd|phrase|code)?s?|PASS(?:WORD|WD|PHRASE|CODE)?S?|[Pp]wd|PWD|[Ss]ecrets?|SECRETS?|" +
   "[Tt]oken|TOKEN|[Kk]ey|KEY|[Aa]uth(?:orization)?|AUTH(?:ORIZATION)?|[Cc]ookies?|COOKIES?|" +
   "[Cc]red(?:ential)?s?|CRED(?:ENTIAL)?S?|[Ss]tring|STRING|[Cc]onnstr|CONNSTR|" +
-  "(?:[Kk]ey|KEY)[_.]?(?:[Bb]ase|BASE|[Ii][Dd])|[Ll]ogin|LOGIN|[Vv]alue|VALUE|[Pp]sk|PSK|[Bb]earer|BEARER|" +
-  "[Hh]oneycomb-[Tt]eam|HONEYCOMB-TEAM)";
+  "(?:[Kk]ey|KEY)[_.]?(?:[Bb]ase|BASE|[Ii][Dd])|[Ll]ogin|LOGIN|[Vv]alue|VALUE|[Pp]sk|PSK|[Bb]earer|BEARER|secret_id)";
 
 type Handler = (text: string, m: RegExpExecArray, cap: string, spans: Span[]) => number;
 
@@ -139,7 +140,7 @@ function backFrom(r: Rule, offset: number): Handler {
 // A cheap one-character test on the key's last letter runs before the word list.
 const KEYED: Branch = {
   src:
-    `(?<=[dDeEgGhHkKlLmMnNrRsStTyY](?:\\\\{0,7}["'\`])?\\]?[ \\t]{0,8}[=:])` +
+    `(?<=[dDeEgGhHkKlLnNrRsStTyY](?:\\\\{0,7}["'\`])?\\]?[ \\t]{0,8}[=:])` +
     `(?<=${KEY_TAIL}(?:\\\\{0,7}["'\`])?\\]?[ \\t]{0,8}[=:])()`,
   handle: (text, m, _cap, spans) => fromSeparator(text, m.index, spans),
   keyed: true,
@@ -155,7 +156,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
         src:
           `(?<=${NOT_WORD}(gh[pousr]|glc|glsa|whsec|hf|npm|ntn|lin|shp(?:at|ss|ca|pa)|dckr|sntry[su]|sbp?|sgp|vc[pikar]|nf[pc]|` +
           "pscale|rnd|bkua|CCIP(?:AT|RJ)|sq[upa]|gsk|r8|fw|pcsk|lsv2|tfp|figd|re|ops|pnu|rubygems|aio|rdme|napi|shippo|duffel|" +
-          "fm(?:1[ar]|2)|access)_)",
+          "fm(?:1[ar]|2)|access|add|change|authenticate)_)",
         handle: "prefix",
       },
       { src: `(?<=${NOT_WORD}(github)_)(?=pat_)`, handle: "prefix" },
@@ -177,14 +178,14 @@ const ANCHORS: Array<[string, Branch[]]> = [
       {
         src:
           "(?<=(?<![A-Za-z0-9_-])(gl(?:pat|dt|ptt|rt|cbt|imt|oas|ft|soat|agent|ffct|wt)|xox[abposre]|xapp|sk|" +
-          "GOCSPX|pypi|PMAK|NR(?:AK|II)|pul|sq0(?:atp|csp)|AGE|xai|pplx|HRKU|CFPAT|tskey|FLWSECK|Private)-)",
+          "GOCSPX|pypi|PMAK|NR(?:AK|II)|pul|sq0(?:atp|csp)|AGE|xai|pplx|HRKU|CFPAT|tskey|FLWSECK|Private|add|http|insecure)-)",
         handle: "prefix",
       },
       { src: "(?<=(?<![A-Za-z0-9_-])(key)-)(?=[0-9a-f]{32})", handle: "prefix" },
       { src: "(?=(----BEGIN) )", handle: "at" },
       // Long options (`--token x`), and `-p` / `-u` for the mysql and curl special cases.
       {
-        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s\\-]|[puab][ \t=]|S[ \t]|[gU]?x[ \t]))`,
+        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s\\-]|[puabPwkNtU][ \t=]|cb[ \t]|S[ \t]|[gU]?x[ \t]))`,
         handle: dashOption,
         keyed: true,
       },
@@ -229,6 +230,15 @@ const ANCHORS: Array<[string, Branch[]]> = [
     "\\/",
     [
       { src: String.raw`(?<=(?<![A-Za-z0-9_/:.-])(1)\/)(?=\/0)`, handle: "prefix" },
+      // Oracle's `sqlplus user/password@db` and thin JDBC URLs; MinIO's `mc alias set NAME URL KEY SECRET`.
+      {
+        src: String.raw`(?<=(?:(?:sqlplus|expdp|impdp|sqlldr|rman|dgmgrl)[ \t]+(?:-[A-Za-z]+[ \t]+)*|jdbc:oracle:thin:)[A-Za-z0-9_$#]{1,30}\/)(?=("[^"\n]{1,128}"|[^\s@/"']{1,128})@)`,
+        handle: oracleLogin,
+      },
+      {
+        src: String.raw`(?<=\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+\S{1,64}[ \t]+["']?https?:\/)(?=(\/))`,
+        handle: minioAlias,
+      },
       {
         src: String.raw`(?<=\/api(?:\/v[0-9]{1,2})?\/webhooks\/)(?=([0-9]{17,20})\/)`,
         handle: (text, m, _cap, spans) =>
@@ -237,7 +247,15 @@ const ANCHORS: Array<[string, Branch[]]> = [
     ],
   ],
   // Letters that begin a provider token with no punctuation of its own.
-  ["A", [{ src: "(?=(KIA|SIA|BIA|CCA|Iza|TATT|TBB|TCTT|KCp|ZDO))", handle: "at" }]],
+  [
+    "A",
+    [
+      { src: "(?=(KIA|SIA|BIA|CCA))", handle: awsKeyId },
+      { src: "(?=(Iza|TATT|TBB|TCTT|KCp|ZDO))", handle: "at" },
+      // redis-cli's prompt: `127.0.0.1:6379> AUTH default PASSWORD`.
+      { src: String.raw`(?<=>[ \t]{0,4}A)(?=(UTH)[ \t])`, handle: redisAuth },
+    ],
+  ],
   // The payload of a base64-wrapped key file: `echo "eyJ0eXBl..." | base64 -d`.
   [
     "J",

@@ -98,6 +98,8 @@ function contextKind(text: string, ks: number, key: string, before: number): str
   // `STRIPE_KEY=...`, `MAPS_KEY=...`: an environment variable named for a key holds one,
   // when the value looks generated (checked once the value is known).
   if (ENV_KEY_NAME.test(key) && !NOT_SECRET_KEY_NAME.test(key)) return WEAK_KEY;
+  // Vault AppRole's `secret_id` (its `role_id` is an identifier).
+  if (key === "secret_id" && /\bapprole\b/.test(lineBefore(text, ks))) return "secret";
   if (key === "--body" || key === "body") {
     if (
       /\bsecret set [A-Za-z0-9_-]+[ \t]+(?:--[a-z-]+(?:[ =][^\s-]\S*)?[ \t]+)*--$/.test(
@@ -293,6 +295,9 @@ function unquotedValue(site: Site): [number, number] | null {
   if (sep === SEP_FLAG && text.charCodeAt(p) === 45) return null; // next flag, not a value
   // `authenticity_token=&commit=...`: an empty value in a query string.
   if (text.charCodeAt(p) === 38) return null;
+  // `key:value` with no space is a namespace or URN ("auth:login", "secret:mocks"), unless the value is
+  // generated: HTTPie's `x-api-key:VALUE`, Go's `%+v` (`{User:app Password:VALUE}`, `map[Authorization:[...]]`).
+  if (sep === SEP_COLON && !spaceAfter && !site.keyQuoted) return gluedValue(text, p);
   // Django's generated keys hold ( ) = & $ #: the run up to a blank or quote is the key.
   if (text.startsWith("django-insecure-", p)) {
     let e = p;
@@ -340,8 +345,6 @@ function unquotedValue(site: Site): [number, number] | null {
   while (ve > vs && (text.charCodeAt(ve - 1) === 44 || text.charCodeAt(ve - 1) === 59)) ve--;
   const v = text.slice(vs, ve);
   if (v.length === 0 || CODE_KEYWORDS.has(v)) return null;
-  // `key:value` with no space is a namespace or URN ("auth:login", "secret:mocks"), not YAML or a header.
-  if (sep === SEP_COLON && !spaceAfter && !keyQuoted) return null;
   // Small numbers in code are enum members and constants (`CommaToken = 28`); a numeric
   // secret is only believed in a config line (`PASSWORD=123456`, `pin: 1234`) or JSON.
   if (HEX_NUMBER.test(v) || DOTTED_NUMBER.test(v)) return null;
@@ -384,6 +387,26 @@ function unquotedValue(site: Site): [number, number] | null {
   return [vs, ve];
 }
 
+// `:` too: a glued value holding one is a URN or a port, and stopping there keeps `a:a:a:...` linear.
+const GLUED_STOP = charTable("\"'`,;:)]}<>");
+
+function gluedValue(text: string, p: number): [number, number] | null {
+  // Go prints a map's values in brackets: `map[Authorization:[Bearer VALUE]]`.
+  const bracket = text.charCodeAt(p) === 91;
+  const vs = bracket ? p + 1 : p;
+  const limit = Math.min(text.length, vs + MAX_VALUE);
+  let e = vs;
+  for (; e < limit; e++) {
+    const ch = text.charCodeAt(e);
+    if (ch === 10 || ch === 13 || ch === 92 || (!bracket && (ch === 32 || ch === 9))) break;
+    if (ch < 128 && GLUED_STOP[ch] === 1) break;
+  }
+  const v = text.slice(vs, e);
+  const token = bracket ? v.slice(v.lastIndexOf(" ") + 1) : v;
+  if (token.length < 12 || text.charCodeAt(e) === 58 || !looksGenerated(token)) return null;
+  return [vs, e];
+}
+
 /**
  * `token: ca37f5.e47ff958888f821f` (a kubeadm bootstrap token) is dotted like `config.db.password`,
  * but its segments mix letters and digits the way generated material does.
@@ -411,8 +434,10 @@ function isLiteral(site: Site, value: string, quote: number, ve: number): boolea
   } else if (sep === SEP_FLAG) {
     // `--privkey rsakey.pem`, `--token-file ./t`: a file or host name, not the secret itself.
     if (CODE_KEYWORDS.has(value) || DOTTED.test(value) || /^(?:\.{0,2}\/|~\/)/.test(value)) return false;
-    // `--auth` is as often a switch followed by the next argument as an option with a value.
-    if (site.spaceBefore && /(?:^|[_.-])auth$/i.test(key)) return false;
+    // `--auth` is as often a switch followed by the next argument as an option with a value; a
+    // generated-looking next word is its value (`netlify deploy --auth TOKEN`).
+    if (site.spaceBefore && /(?:^|[_.-])auth$/i.test(key) && !(value.length >= 16 && looksGenerated(value)))
+      return false;
   }
   // $PWD and friends hold the working directory, not a password.
   return !(/pwd$/i.test(key) && /^[/~]/.test(value));

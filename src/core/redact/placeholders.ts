@@ -46,7 +46,7 @@ const PLACEHOLDER_WORDS =
 // metavars of help texts (`--password arg`), and the default passwords that images and quick-starts document (`POSTGRES_PASSWORD=postgres`, MinIO's
 // `minioadmin`, RabbitMQ's `guest`, the postgres image's `mysecretpassword`).
 const SAMPLE_WORDS = new Set(
-  "password passwd pass pwd secret token apikey api_key api-key key foo bar baz qux topsecret mysecret mypassword test sample postgres root admin guest minioadmin mysecretpassword demo default letmein password123 secret123 admin123 arg args val value text phrase passphrase pw".split(
+  "password passwd pass pwd secret token apikey api_key api-key key foo bar baz qux topsecret mysecret mypassword test sample postgres root admin guest minioadmin mysecretpassword demo default letmein supersecret password123 secret123 admin123 arg args val value text phrase passphrase pw".split(
     " ",
   ),
 );

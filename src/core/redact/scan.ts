@@ -3,6 +3,7 @@
 import { BRANCHES, type Branch, MASTER } from "./anchors.ts";
 import { netrcEntries } from "./command-line.ts";
 import { k8sSecretSpans } from "./kubernetes.ts";
+import { PREFIX_FORMS, pipedSecrets, requirepassLines } from "./positional.ts";
 import { BY_PREFIX } from "./provider-rules.ts";
 import type { Span } from "./rule.ts";
 import { cmdCache, scanState } from "./scan-state.ts";
@@ -30,7 +31,11 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
       const start = branch.handle === "prefix" ? at - cap.length : at;
       // Airtable's `pat<14 chars>.<64 hex>` is the one prefix that is not a fixed string.
       const rules = BY_PREFIX.get(text[at] + cap) ?? BY_PREFIX.get(text[at] + cap.slice(0, 3));
-      next = prefixed(rules, text, start, spans, at + 1);
+      const form = rules === undefined && withKeys ? PREFIX_FORMS.get(text[at] + cap) : undefined;
+      next =
+        form !== undefined
+          ? Math.max(form(text, at, spans), at + 1)
+          : prefixed(rules, text, start, spans, at + 1);
     } else if (branch.keyed === true && (!withKeys || at < scanState.keyedEnd)) {
       next = at + 1;
     } else {
@@ -44,6 +49,8 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   // (a newline anchor costs a quarter of the throughput); one indexOf gates the search:
   // "login" is in nearly every entry and skips faster than "machine" (0.2 vs 0.6 ms/MB).
   if (withKeys && text.includes("login")) netrcEntries(text, spans);
+  if (withKeys && text.includes("|")) pipedSecrets(text, spans);
+  if (withKeys && text.includes("requirepass")) requirepassLines(text, spans);
   return spans.length > 0 ? spans.slice() : null;
 }
 

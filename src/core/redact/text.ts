@@ -1,6 +1,7 @@
 // Redacting one text: omission first, then the scan, a second scan through a decoded view of escaped
 // punctuation, and the project's own rules from `.tapedeck/redaction.json` (loaded and validated by
 // ./rules-file.ts): extra patterns, and allow-listed literals that are never redacted.
+import { bareAwsSecret } from "./aws.ts";
 import { omission } from "./omission.ts";
 import type { Span } from "./rule.ts";
 import { applySpans, mergeSpans, scan } from "./scan.ts";
@@ -34,6 +35,8 @@ function decodedViewSpans(text: string): Span[] | null {
 
 function allSpans(text: string, extra: Span[] | undefined, rules: RedactionRules | undefined): Span[] | null {
   let spans = scan(text, true);
+  const bare = text.length <= 64 ? bareAwsSecret(text) : null;
+  if (bare !== null) spans = spans === null ? [bare] : [...spans, bare];
   const decoded = decodedViewSpans(text);
   if (decoded !== null) spans = spans === null ? decoded : spans.concat(decoded);
   if (extra !== undefined) spans = spans === null ? extra : spans.concat(extra);

@@ -318,3 +318,34 @@ describe("flags and positional secrets on command lines", () => {
     expectKept("see auth:login and secret:mocks and token:refresh");
   });
 });
+
+describe("calls: a secret's name, then its value", () => {
+  const cases: Array<(v: string) => string> = [
+    (v) => `define( 'DB_PASSWORD', '${v}' );`,
+    (v) => `os.Setenv("API_KEY", "${v}")`,
+    (v) => `System.setProperty("db.password", "${v}");`,
+    (v) => `headers.put("X-Api-Key", "${v}");`,
+    (v) => `setenv("AUTH_TOKEN", "${v}", 1);`,
+    (v) => `r = requests.get(url, auth=("ops", "${v}"))`,
+    (v) => `r = requests.get(url, auth=HTTPBasicAuth("ops", "${v}"))`,
+    (v) => `var cred = new NetworkCredential("ops", "${v}");`,
+    (v) => `const client = algoliasearch("ABCDEF1234", "${v}");`,
+    (v) => `client = Client("AC${hex(16)}", "${v}")`,
+  ];
+  for (const c of cases) {
+    const v = key(24);
+    it(c("…"), () => expectHidden(c(v), [v]));
+  }
+
+  it("wp-config salts, with their symbols", () => {
+    const salt = `${key(20)}!@#$%^&*()-_[]{}<>~+=,.;:/?|${key(16)}`;
+    expectHidden(`define( 'NONCE_SALT',       '${salt}' );`, [salt]);
+  });
+
+  it("keeps lists of key names, help, i18n and reads with defaults", () => {
+    expectKept('SENSITIVE_KEYS = ["password", "token", "api_key", "secret", "authorization"]');
+    expectKept('parser.add_argument("--token", "-t", help="API token (or set ACME_TOKEN)")');
+    expectKept('logger.info("token", "refreshed")\nt("password", "Password")');
+    expectKept("os.environ.get(\"DB_PASSWORD\", \"\")\ndefine( 'AUTH_KEY', 'put your unique phrase here' );");
+  });
+});

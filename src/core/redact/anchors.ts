@@ -8,6 +8,7 @@
 // ahead for the rest. A hit only says "a rule may start here"; the rule's own
 // sticky regex then decides.
 import { awsKeyId } from "./aws.ts";
+import { callComma } from "./calls.ts";
 import { charTable, decodeB64, isB64Code, isB64UrlCode, isDigit } from "./chars.ts";
 import { dashOption, spacedKey } from "./command-line.ts";
 import { fromSeparator } from "./key-rules.ts";
@@ -224,6 +225,17 @@ const ANCHORS: Array<[string, Branch[]]> = [
         handle: colonUrlOrTelegram,
       },
       KEYED,
+    ],
+  ],
+  // A call's first two arguments: a secret's name (or a user) and its value (./calls.ts).
+  [
+    ",",
+    [
+      {
+        src: String.raw`(?<=\([ \t]*\\{0,7}["']([^"'\\\n]{1,120})\\{0,7}["'][ \t]*,)(?=[ \t]*\\{0,7}["'])`,
+        handle: callComma,
+        keyed: true,
+      },
     ],
   ],
   [

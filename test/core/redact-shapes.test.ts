@@ -349,3 +349,68 @@ describe("calls: a secret's name, then its value", () => {
     expectKept("os.environ.get(\"DB_PASSWORD\", \"\")\ndefine( 'AUTH_KEY', 'put your unique phrase here' );");
   });
 });
+
+describe("a command that prints a secret: its output is the value", () => {
+  it("in a shell transcript: a lone token, key: value lines, a --query ... -o tsv", () => {
+    const p = key(20);
+    expectHidden(`$ vault kv get -field=password secret/orders/db\n${p}`, [p]);
+    const s = awsSecret();
+    expectHidden(`$ aws configure get aws_secret_access_key\n${s}\n`, [s]);
+    const k = bytes(64).toString("base64");
+    expectHidden(`$ az storage account keys list -g rg -n st --query "[0].value" -o tsv\n${k}\n`, [k]);
+    const [a, b] = [key(20), key(20)];
+    const out = expectHidden(
+      `$ kubectl get secret db -o go-template='{{range $k,$v := .data}}{{$k}}: {{$v|base64decode}}{{"\\n"}}{{end}}'\nadmin: ${a}\ndsn: postgres://o:${b}@db/o\n$ ls\n`,
+      [a, b],
+    );
+    expect(out).toContain("$ ls");
+  });
+
+  it("kubectl get secret -o json decoded with jq: every value of the decoded data", () => {
+    const [a, b] = [key(24), key(24)];
+    const text = `$ kubectl get secret orders -o json | jq '.data | map_values(@base64d)'\n{\n  "connection": "${a}",\n  "upstream": "${b}"\n}\n`;
+    expect(expectHidden(text, [a, b])).toContain('"connection": "[REDACTED:secret]"');
+  });
+
+  it("in a hook payload, serialized or structured", () => {
+    const p = key(20);
+    const payload = {
+      tool_name: "Bash",
+      tool_input: { command: `gcloud secrets versions access latest --secret=db` },
+      tool_response: { stdout: `${p}\n`, stderr: "" },
+    };
+    expectHidden(JSON.stringify(payload), [p]);
+    expect(JSON.stringify(redactValue(payload).value)).not.toContain(p);
+    const codex = { tool_input: { command: "vault read -field=token auth/x" }, tool_response: p };
+    expect(redactValue(codex).value).toEqual({ ...codex, tool_response: "[REDACTED:secret]" });
+  });
+
+  it("keeps the output of commands that print no secret", () => {
+    const id = key(20);
+    expect(redactValue({ tool_input: { command: "uuidgen" }, tool_response: { stdout: id } }).value).toEqual({
+      tool_input: { command: "uuidgen" },
+      tool_response: { stdout: id },
+    });
+    expectKept("vault kv get -field=password secret/orders/db > /dev/null && echo ok");
+  });
+});
+
+describe("key/value tables", () => {
+  it("vault kv get's Data section, az -o table's Value column, a box-drawn NAME/VALUE table", () => {
+    const p = key(20);
+    const vault = `====== Data ======\nKey         Value\n---         -----\npassword    ${p}\nusername    orders\n`;
+    expect(expectHidden(vault, [p])).toContain("username    [REDACTED:secret]");
+    const k = bytes(64).toString("base64");
+    const az = `KeyName    Permissions    Value\n---------  -------------  ------------------------------------\nkey1       FULL           ${k}\n`;
+    expectHidden(az, [k], ["key1       FULL"]);
+    const t = key(32);
+    const box = `┌──────────┬──────────┐\n│ NAME     │ VALUE    │\n├──────────┼──────────┤\n│ REGION   │ eu-west  │\n│ UPSTREAM │ ${t} │\n└──────────┴──────────┘`;
+    expectHidden(box, [t], ["eu-west"]);
+  });
+
+  it("keeps a table's ordinary values and vault's metadata", () => {
+    expectKept(
+      "======= Metadata =======\nKey                Value\n---                -----\ncreated_time       2026-03-01T10:00:00Z\nversion            3\n",
+    );
+  });
+});

@@ -165,9 +165,10 @@ const ANCHORS: Array<[string, Branch[]]> = [
       { src: `(?<=${NOT_WORD}(api)_)(?=org_)`, handle: "prefix" },
       { src: `(?<=${NOT_WORD}(do[por])_)(?=v1_)`, handle: "prefix" },
       { src: `(?<=${NOT_WORD}(secret)_)(?=[A-Za-z0-9]{43}(?![A-Za-z0-9]))`, handle: "prefix" },
-      // `aws configure set aws_secret_access_key V`, `npm config set //host/:_authToken V`.
+      // `aws configure set aws_secret_access_key V`, `npm config set //host/:_authToken V`, and the
+      // `aws configure get aws_secret_access_key` that prints one.
       {
-        src: String.raw`(?<=(access|session|:)_)(?=(?:key|token|authToken|auth|password)[ \t]+[^\s=])`,
+        src: String.raw`(?<=(access|session|:)_)(?=(?:key|token|authToken|auth|password)(?:[ \t]+[^\s=]|[ \t]*(?:$|\r?\n|\\n|")))`,
         handle: spacedKey,
         keyed: true,
       },
@@ -186,7 +187,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
       { src: "(?=(----BEGIN) )", handle: "at" },
       // Long options (`--token x`), and `-p` / `-u` for the mysql and curl special cases.
       {
-        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s\\-]|[puabPwkNtU][ \t=]|cb[ \t]|S[ \t]|[gU]?x[ \t]))`,
+        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s\\-]|[puabPwkNtUoDd][ \t=]|cb[ \t]|-+[ \t]{2,}-|S[ \t]|[gU]?x[ \t]))`,
         handle: dashOption,
         keyed: true,
       },

@@ -5,8 +5,10 @@ import { assignment, MAX_KEY, MAX_VALUE } from "./key-rules.ts";
 import { keyKind } from "./keys.ts";
 import { isPlaceholder } from "./placeholders.ts";
 import { htpasswdBatch } from "./positional.ts";
+import { printedCommand } from "./printed.ts";
 import { escapeAware, push, rule, type Span, tryRule } from "./rule.ts";
 import { cmdCache } from "./scan-state.ts";
+import { dashTable } from "./tables.ts";
 
 // `mysql -pSECRET`: the password is glued to -p. `-p` alone prompts and is left alone.
 const MYSQL_P = rule("password", String.raw`-p(?!assword)['"]?([^\s'"\\-][^\s'"\\]{0,200})`);
@@ -76,9 +78,15 @@ const SHORT_SECRETS: Record<string, { cmd: RegExp; kind: string }> = {
 const SAMBA_CMD = command("(?:smbclient|rpcclient|smbmap|smbcacls|net (?:ads|rpc))");
 const HTTPIE_CMD = command("(?:https?|httpie)");
 
+// Options of the commands that print a secret (./printed.ts): `-field=`, `-o tsv`, `base64 -d`, `-w`, ...
+const PRINTER_OPTION = /^--?(?:field|o|output|d|decode|D|di|w|plain|secret|with-decryption)\b/;
+
 export function dashOption(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
   const at = m.index;
   const c = cap.charCodeAt(0);
+  // `---      -----`: the rule under a table's header (./tables.ts).
+  if (c === 45 && cap.charCodeAt(1) === 45 && cap.includes(" ")) return dashTable(text, at, spans);
+  if (PRINTER_OPTION.test(text.slice(at, at + 20))) printedCommand(text, at, spans);
   // fish's `set -gx NAME VALUE`: a shell assignment without `=`.
   if (cap.endsWith("x ") || cap.endsWith("x\t")) {
     if (!/(?:^|[\s;])set[ \t]+$/.test(lineBefore(text, at))) return at + 1;
@@ -215,7 +223,13 @@ export function spacedKey(text: string, m: RegExpExecArray, _cap: string, spans:
   let ke = at;
   while (ke < text.length && /[A-Za-z0-9_]/.test(text[ke] as string)) ke++;
   const kind = keyKind(text.slice(ks, ke));
-  if (kind === null || !/\bconfig(?:ure)?[ \t]/.test(lineBefore(text, ks))) return at + 1;
+  const line = lineBefore(text, ks);
+  // `aws configure get aws_secret_access_key`: the value is what it prints.
+  if (kind !== null && /\bconfigure[ \t]+get[ \t]+$/.test(line)) {
+    printedCommand(text, at, spans);
+    return ke;
+  }
+  if (kind === null || !/\bconfig(?:ure)?[ \t]/.test(line)) return at + 1;
   return Math.max(argumentValue(text, ke, spans, kind), at + 1);
 }
 

@@ -5,6 +5,8 @@
 export const scanState = {
   /** End of the last value redacted by key; key/flag anchors before it are already covered. */
   keyedEnd: 0,
+  /** Start of the last line ./printed.ts examined for a command that prints a secret. */
+  printedLine: -1,
 };
 
 /** Per-scan memo for commandBefore (./command-line.ts). */

@@ -8,6 +8,7 @@ import { BY_PREFIX } from "./provider-rules.ts";
 import type { Span } from "./rule.ts";
 import { cmdCache, scanState } from "./scan-state.ts";
 import { prefixed } from "./split.ts";
+import { boxTables } from "./tables.ts";
 
 const SCRATCH: Span[] = [];
 
@@ -17,6 +18,7 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   spans.length = 0;
   re.lastIndex = 0;
   scanState.keyedEnd = 0;
+  scanState.printedLine = -1;
   cmdCache.re = null;
   for (;;) {
     const m = re.exec(text);
@@ -51,6 +53,7 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   if (withKeys && text.includes("login")) netrcEntries(text, spans);
   if (withKeys && text.includes("|")) pipedSecrets(text, spans);
   if (withKeys && text.includes("requirepass")) requirepassLines(text, spans);
+  if (withKeys && text.includes("│")) boxTables(text, spans);
   return spans.length > 0 ? spans.slice() : null;
 }
 

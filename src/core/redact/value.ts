@@ -2,6 +2,7 @@
 // keys and strings redacted, a secret-keyed value replaced whole, secrets split across an array found.
 import { keyKind, splitWords } from "./keys.ts";
 import { isPlaceholder } from "./placeholders.ts";
+import { printedOutput, printsSecret } from "./printed.ts";
 import type { Span } from "./rule.ts";
 import { applySpans, scan } from "./scan.ts";
 import { looksGenerated } from "./split.ts";
@@ -72,8 +73,40 @@ function childPath(path: string, key: string): string {
   return IDENT_KEY.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
+// A tool call's record: its command (`tool_input.command` and the like) and the output fields that say
+// what the command printed. Provider-neutral: the names every hook and transcript shape uses.
+const OUTPUT_KEYS = new Set([
+  "stdout",
+  "output",
+  "tool_response",
+  "llmContent",
+  "returnDisplay",
+  "content",
+  "result",
+]);
+
+function commandOf(rec: Record<string, unknown>): string | undefined {
+  for (const k of ["command", "cmd"]) if (typeof rec[k] === "string") return rec[k] as string;
+  for (const k of ["tool_input", "input", "args", "arguments"]) {
+    const v = rec[k];
+    if (v !== null && typeof v === "object" && typeof (v as { command?: unknown }).command === "string")
+      return (v as { command: string }).command;
+  }
+  return undefined;
+}
+
+/** Spans of a printed secret in an output string (./printed.ts), merged with any split-secret spans. */
+function withPrinted(src: string, extra: Span[] | undefined): Span[] | undefined {
+  const spans: Span[] = [];
+  printedOutput(src, 0, spans);
+  if (spans.length === 0) return extra;
+  return extra === undefined ? spans : extra.concat(spans);
+}
+
 interface Frame {
   src: unknown;
+  /** Depth left below an object whose command prints a secret; its output fields are that secret. */
+  printed?: number;
   /** Spans of a secret split across this string and its neighbours in an array. */
   extra?: Span[];
   parent: Record<string, unknown> | unknown[];
@@ -141,7 +174,8 @@ export function redactValue<T>(value: T, basePath = "payload", rules?: Redaction
       out = src;
     }
     if (typeof src === "string") {
-      const r = redactTextWith(src, f.extra, rules);
+      const printed = f.printed !== undefined && typeof f.key === "string" && OUTPUT_KEYS.has(f.key);
+      const r = redactTextWith(src, printed ? withPrinted(src, f.extra) : f.extra, rules);
       if (r.text !== src) {
         out = r.text;
         if (r.kinds[0]?.startsWith("omitted:")) {
@@ -171,6 +205,13 @@ export function redactValue<T>(value: T, basePath = "payload", rules?: Redaction
         copies.set(src, obj);
         out = obj;
         const rec = src as Record<string, unknown>;
+        const cmd = commandOf(rec);
+        const printed =
+          cmd !== undefined && printsSecret(cmd)
+            ? 2
+            : f.printed !== undefined && f.printed > 0
+              ? f.printed - 1
+              : undefined;
         pending.length = 0;
         for (const k of Object.keys(rec)) {
           const v = rec[k];
@@ -184,6 +225,7 @@ export function redactValue<T>(value: T, basePath = "payload", rules?: Redaction
           }
           const child: Frame = { src: v, parent: obj, key: nk, path: childPath(f.path, nk) };
           if (keyKinds.length > 0) child.keyKinds = keyKinds.slice();
+          if (printed !== undefined) child.printed = printed;
           const kind = keyKind(k);
           // A bare `auth` key is as often a config section ({type: "oauth"}) as a credential:
           // walk objects under it, redact only scalars.

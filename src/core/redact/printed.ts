@@ -1,0 +1,168 @@
+// Output of a command that prints a secret: `aws configure get aws_secret_access_key`, `vault kv get
+// -field=password`, `gcloud secrets versions access`, `az keyvault secret show --query value -o tsv`,
+// `kubectl get secret ... | base64 -d` (or jq's `@base64d`, a go-template's `base64decode`), `security
+// find-generic-password -w`, `doppler secrets get --plain`. The command is the structure that says
+// "value": what follows it is redacted, a lone token whole, `key: value` lines by their values.
+//
+// In a text the command is found at one of its options (./command-line.ts) and its output is the lines
+// after it (a shell transcript) or the `"stdout"` string after it (a hook payload serialized as text);
+// in a structured payload ./value.ts passes the output strings of an object whose command prints.
+import { isPlaceholder } from "./placeholders.ts";
+import type { Span } from "./rule.ts";
+import { scanState } from "./scan-state.ts";
+import { looksGenerated } from "./split.ts";
+
+const PRINTER = new RegExp(
+  [
+    String.raw`\baws\s+configure\s+get\s+\S*(?:secret|token|password)`,
+    String.raw`\baws\s+secretsmanager\s+get-secret-value\b.*--output[ =]text`,
+    String.raw`\baws\s+ssm\s+get-parameters?\b.*--with-decryption\b.*--output[ =]text`,
+    String.raw`\bvault\s+(?:kv\s+get|read)\s.*-field[= ]`,
+    String.raw`\bgcloud\s+secrets\s+versions\s+access\b`,
+    String.raw`\baz\s+(?:keyvault\s+secret\s+show|storage\s+account\s+(?:keys\s+list|show-connection-string)|acr\s+credential\s+show|cosmosdb\s+keys\s+list|[a-z-]+(?:\s+[a-z-]+)?\s+keys\s+list)\b.*(?:-o|--output)[ =]tsv`,
+    String.raw`\bkubectl\s+get\s+secrets?\b.*(?:\bbase64\s+(?:-d|--decode|-D|-di)\b|@base64d|base64decode|b64dec)`,
+    String.raw`\bsecurity\s+find-(?:generic|internet)-password\b.*\s-w\b`,
+    String.raw`\bdoppler\s+secrets\s+get\b.*--plain\b`,
+  ].join("|"),
+);
+
+export function printsSecret(command: string): boolean {
+  return command.length < 4096 && PRINTER.test(command);
+}
+
+const MAX_OUTPUT = 8192;
+const PROMPT = /^(?:\$|#|>|❯|PS [^>]*>)[ \t]/;
+const FIELD = /^([ \t]*"?)([A-Za-z0-9_.-]{1,128})("?[ \t]*[:=][ \t]*"?)([^"\n]*?)("?,?[ \t]*)$/;
+
+function pushValue(spans: Span[], s: number, e: number, v: string): void {
+  if (/[A-Za-z0-9]/.test(v) && !isPlaceholder(v)) spans.push({ s, e, kind: "secret", p: 1 });
+}
+
+/** `out` with JSON escapes read (`\\n` a newline), and for each character of the view its offset in `out`. */
+function unescape(out: string): { view: string; map: number[] } {
+  const map: number[] = [];
+  let view = "";
+  const n = Math.min(out.length, MAX_OUTPUT);
+  for (let i = 0; i < n; i++) {
+    let c = out[i] as string;
+    const at = i;
+    if (c === "\\" && i + 1 < n) {
+      const x = out[++i] as string;
+      c = x === "n" ? "\n" : x === "t" ? "\t" : x === "r" ? "\r" : x;
+    }
+    view += c;
+    map.push(at);
+  }
+  map.push(n);
+  return { view, map };
+}
+
+/** Spans for the secret output `out` (text[base, base + out.length)): a lone token whole, else each line's value. */
+export function printedOutput(out: string, base: number, spans: Span[]): void {
+  const { view, map } = unescape(out);
+  const push = (s: number, e: number, v: string) =>
+    pushValue(spans, base + (map[s] as number), base + (map[e] as number), v);
+  let a = 0;
+  let b = view.length;
+  while (a < b && view.charCodeAt(a) <= 32) a++;
+  while (b > a && view.charCodeAt(b - 1) <= 32) b--;
+  const body = view.slice(a, b);
+  if (body.length === 0) return;
+  if (!/\s/.test(body)) {
+    push(a, b, body);
+    return;
+  }
+  let ls = a;
+  while (ls < b) {
+    let le = view.indexOf("\n", ls);
+    if (le < 0 || le > b) le = b;
+    const line = view.slice(ls, le);
+    const f = FIELD.exec(line);
+    if (f !== null) {
+      const vs = ls + (f[1] as string).length + (f[2] as string).length + (f[3] as string).length;
+      push(vs, vs + (f[4] as string).length, (f[4] as string).trim());
+    } else if (line.includes("\t")) {
+      // `--output text` separates fields by tabs; a field that looks generated is one of the secrets.
+      let fs = ls;
+      for (const field of line.split("\t")) {
+        const t = field.trim();
+        const off = fs + field.indexOf(t);
+        if (t.length >= 8 && !/\s/.test(t) && looksGenerated(t)) push(off, off + t.length, t);
+        fs += field.length + 1;
+      }
+    } else if (line.trim().length > 0 && !/\s/.test(line.trim())) {
+      const t = line.trim();
+      const off = ls + line.indexOf(t);
+      push(off, off + t.length, t);
+    }
+    ls = le + 1;
+  }
+}
+
+/**
+ * The line holding `at`. A JSON-escaped `\n` ends it too, but only in a text with no real line break
+ * (a serialized payload): in a shell transcript `\n` is as likely part of the command (`{{"\n"}}`).
+ */
+function lineBounds(text: string, at: number): [number, number] {
+  const min = Math.max(0, at - 2000);
+  const max = Math.min(text.length, at + 2000);
+  const escaped = text.indexOf("\n") < 0;
+  const endsAt = (i: number) =>
+    text.charCodeAt(i) === 10 || (escaped && text.charCodeAt(i) === 92 && text.charCodeAt(i + 1) === 110);
+  let ls = at;
+  while (ls > min && !endsAt(ls - 1) && !(escaped && endsAt(ls - 2))) ls--;
+  let le = at;
+  while (le < max && !endsAt(le)) le++;
+  return [ls, le];
+}
+
+const OUTPUT_FIELD =
+  /"(?:stdout|output|tool_response|llmContent|returnDisplay|content|result)"[ \t]*:[ \t]*(?:\{[^{}]{0,200}?"(?:stdout|output)"[ \t]*:[ \t]*)?"/g;
+
+/** The end of the JSON string that starts at `from` (the character after its opening quote). */
+function jsonStringEnd(text: string, from: number): number {
+  const max = Math.min(text.length, from + MAX_OUTPUT);
+  for (let i = from; i < max; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92) i++;
+    else if (c === 34) return i;
+  }
+  return max;
+}
+
+/**
+ * At an option of a command line (`at`), whether the line prints a secret; if so, the output after it is
+ * redacted. Each line is examined once (scanState.printedLine).
+ */
+export function printedCommand(text: string, at: number, spans: Span[]): void {
+  const [ls, le] = lineBounds(text, at);
+  if (scanState.printedLine === ls) return;
+  scanState.printedLine = ls;
+  // In a serialized payload the command is a JSON string and its output another one after it.
+  const quoted = text.lastIndexOf('"command"', at);
+  const inJson = quoted >= ls && quoted < at;
+  let cmdEnd = le;
+  if (inJson) {
+    const open = text.indexOf('"', text.indexOf(":", quoted + 9) + 1);
+    cmdEnd = open < 0 ? le : jsonStringEnd(text, open + 1);
+  }
+  if (!printsSecret(text.slice(ls, Math.min(cmdEnd, ls + 4096)).replace(/\\"/g, '"'))) return;
+  if (inJson) {
+    OUTPUT_FIELD.lastIndex = cmdEnd;
+    const m = OUTPUT_FIELD.exec(text);
+    if (m === null || m.index - cmdEnd > 65536) return;
+    const s = m.index + m[0].length;
+    printedOutput(text.slice(s, jsonStringEnd(text, s)), s, spans);
+    return;
+  }
+  // A transcript: the lines after the command, up to the next prompt.
+  let s = text.charCodeAt(le) === 92 ? le + 2 : le + 1;
+  const start = s;
+  while (s < text.length && s - start < MAX_OUTPUT) {
+    let nl = text.indexOf("\n", s);
+    if (nl < 0) nl = text.length;
+    if (s > start && PROMPT.test(text.slice(s, Math.min(nl, s + 40)))) break;
+    s = nl + 1;
+  }
+  if (start < text.length) printedOutput(text.slice(start, Math.min(s, text.length)), start, spans);
+}

@@ -414,3 +414,50 @@ describe("key/value tables", () => {
     );
   });
 });
+
+describe("labels, types, dumps and concatenation around a secret's name", () => {
+  const cases: Array<(v: string) => string> = [
+    (v) => `Your new API key: ${v}\nStore it somewhere safe; it will not be shown again.`,
+    (v) => `Access key: ${v.slice(0, 20)}\nSecret key: ${v}`,
+    (v) => `Password for the [elastic] user successfully reset.\nNew value: ${v}\n`,
+    (v) => `const apiKey: string = "${v}";`,
+    (v) => `pub const API_KEY: &str = "${v}";`,
+    (v) => `api_key: Optional[str] = "${v}"`,
+    (v) => `array(2) {\n  ["password"]=>\n  string(${v.length}) "${v}"\n}`,
+    (v) => `Array\n(\n    [host] => db\n    [password] => ${v}\n)`,
+    (v) => `X-Sentry-Auth: Sentry sentry_version=7, sentry_key=${v}, sentry_secret=${v}`,
+    (v) => `encrypt = "${v}"`,
+    (v) => `<pre>{&quot;api_key&quot;: &quot;${v}&quot;}</pre>`,
+    (v) => `CREATE USER reporting WITH PASSWORD '${v}';`,
+    (v) => `CREATE USER 'app'@'%' IDENTIFIED BY '${v}';`,
+  ];
+  for (const c of cases) {
+    const v = key(24);
+    it(c("…").replace(/\n/g, "⏎"), () => expectHidden(c(v), [v]));
+  }
+
+  it("a keyed literal in pieces: + and implicit concatenation", () => {
+    const v = key(28);
+    expectHidden(`const apiKey = "${v.slice(0, 12)}" + "${v.slice(12)}";`, [v.slice(12)]);
+    expectHidden(`API_KEY = ("${v.slice(0, 12)}"\n           "${v.slice(12)}")`, [
+      v.slice(0, 12),
+      v.slice(12),
+    ]);
+  });
+
+  it("a .env line's value whatever its name, when it is key material", () => {
+    const v = key(32);
+    const out = expectHidden(
+      `NODE_ENV=production\nUPSTREAM=${v}\nGIT_SHA=${hex(20)}\nBUILD=2026-03-01T10:00:00Z\n`,
+      [v],
+    );
+    expect(out).toContain("NODE_ENV=production");
+    expect(out).toMatch(/GIT_SHA=[0-9a-f]{40}/);
+    expectKept(`IMAGE_DIGEST=sha256:${hex(32)}\nREQUEST_ID=${key(24)}\nPUBLIC_KEY=${key(40)}`);
+  });
+
+  it("keeps the prose and code these labels are made of", () => {
+    expectKept("the primary key: id\nCREATE USER app WITH PASSWORD 'app';\nAPI key: see the dashboard");
+    expectKept(`const t = "token: " + token;\nconst label = "Password" + ":";`);
+  });
+});

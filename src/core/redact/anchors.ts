@@ -11,6 +11,7 @@ import { awsKeyId } from "./aws.ts";
 import { callComma } from "./calls.ts";
 import { charTable, decodeB64, isB64Code, isB64UrlCode, isDigit } from "./chars.ts";
 import { dashOption, spacedKey } from "./command-line.ts";
+import { dotenvValue } from "./dotenv.ts";
 import { fromSeparator } from "./key-rules.ts";
 import { keyKind } from "./keys.ts";
 import { isPlaceholder } from "./placeholders.ts";
@@ -82,7 +83,7 @@ const KEY_TAIL =
   "(?:[Pp]ass(?:word|wd|phrase|code)?s?|PASS(?:WORD|WD|PHRASE|CODE)?S?|[Pp]wd|PWD|[Ss]ecrets?|SECRETS?|" +
   "[Tt]oken|TOKEN|[Kk]ey|KEY|[Aa]uth(?:orization)?|AUTH(?:ORIZATION)?|[Cc]ookies?|COOKIES?|" +
   "[Cc]red(?:ential)?s?|CRED(?:ENTIAL)?S?|[Ss]tring|STRING|[Cc]onnstr|CONNSTR|" +
-  "(?:[Kk]ey|KEY)[_.]?(?:[Bb]ase|BASE|[Ii][Dd])|[Ll]ogin|LOGIN|[Vv]alue|VALUE|[Pp]sk|PSK|[Bb]earer|BEARER|secret_id)";
+  "(?:[Kk]ey|KEY)[_.]?(?:[Bb]ase|BASE|[Ii][Dd])|[Ll]ogin|LOGIN|[Vv]alue|VALUE|[Pp]sk|PSK|[Bb]earer|BEARER|secret_id|[Ee]ncrypt|[Ss]alt|SALT)";
 
 type Handler = (text: string, m: RegExpExecArray, cap: string, spans: Span[]) => number;
 
@@ -226,6 +227,17 @@ const ANCHORS: Array<[string, Branch[]]> = [
         handle: colonUrlOrTelegram,
       },
       KEYED,
+      // A thin JDBC URL's `user/password@host` (./positional.ts).
+      {
+        src: String.raw`(?<=jdbc:oracle:thin:)(?=([A-Za-z0-9_$#]{1,30}\/(?:"[^"\n]{1,128}"|[^\s@/"']{1,128})@))`,
+        handle: oracleLogin,
+      },
+      // A .env line: an UPPER_SNAKE name at the start of a line, whatever it is called (./dotenv.ts).
+      {
+        src: String.raw`(?<=(?:^|\n|\\n)[ \t]*(?:export[ \t]+)?([A-Z][A-Z0-9_]{1,63})=)`,
+        handle: dotenvValue,
+        keyed: true,
+      },
     ],
   ],
   // A call's first two arguments: a secret's name (or a user) and its value (./calls.ts).
@@ -243,11 +255,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
     "\\/",
     [
       { src: String.raw`(?<=(?<![A-Za-z0-9_/:.-])(1)\/)(?=\/0)`, handle: "prefix" },
-      // Oracle's `sqlplus user/password@db` and thin JDBC URLs; MinIO's `mc alias set NAME URL KEY SECRET`.
-      {
-        src: String.raw`(?<=(?:(?:sqlplus|expdp|impdp|sqlldr|rman|dgmgrl)[ \t]+(?:-[A-Za-z]+[ \t]+)*|jdbc:oracle:thin:)[A-Za-z0-9_$#]{1,30}\/)(?=("[^"\n]{1,128}"|[^\s@/"']{1,128})@)`,
-        handle: oracleLogin,
-      },
+      // MinIO's `mc alias set NAME URL KEY SECRET`.
       {
         src: String.raw`(?<=\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+\S{1,64}[ \t]+["']?https?:\/)(?=(\/))`,
         handle: minioAlias,
@@ -266,7 +274,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
       { src: "(?=(KIA|SIA|BIA|CCA))", handle: awsKeyId },
       { src: "(?=(Iza|TATT|TBB|TCTT|KCp|ZDO))", handle: "at" },
       // redis-cli's prompt: `127.0.0.1:6379> AUTH default PASSWORD`.
-      { src: String.raw`(?<=>[ \t]{0,4}A)(?=(UTH)[ \t])`, handle: redisAuth },
+      { src: String.raw`(?=(UTH)[ \t])(?<=>[ \t]{0,4}A)`, handle: redisAuth },
     ],
   ],
   // The payload of a base64-wrapped key file: `echo "eyJ0eXBl..." | base64 -d`.

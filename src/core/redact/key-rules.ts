@@ -78,12 +78,48 @@ export function fromSeparator(text: string, sp: number, spans: Span[], kindOverr
   while (ks > min && isKeyCode(text.charCodeAt(ks - 1)) && text.charCodeAt(ks - 2) !== 92) ks--;
   // A "key" longer than any real name is a base64 run or similar.
   if (ks === ke || (ks === min && ks > 0 && isKeyCode(text.charCodeAt(ks - 1)))) return sp + 1;
+  // A label of words: `API key:`, `Secret Access Key:`, Elasticsearch's `New value:` after a reset.
+  if (text.charCodeAt(ks - 1) === 32 && kindOverride === undefined && keyKind(text.slice(ks, ke)) === null) {
+    const label = labelStart(text, ks, ke);
+    if (label !== null) return Math.max(assignment(text, label.ks, ke, spans, label.kind), sp + 1);
+  }
   return Math.max(assignment(text, ks, ke, spans, kindOverride), sp + 1);
 }
 
+/** The start and kind of a label of up to three words ending in `key` or `value` at [ks, ke), or null. */
+function labelStart(text: string, ks: number, ke: number): { ks: number; kind: string } | null {
+  const last = text.slice(ks, ke).toLowerCase();
+  if (last !== "key" && last !== "value") return null;
+  const m = /(?:^|[^A-Za-z0-9_ ])((?:[A-Za-z][A-Za-z0-9]{1,20} ){1,3})$/.exec(
+    text.slice(Math.max(0, ks - 66), ks),
+  );
+  if (m === null) return null;
+  const start = ks - (m[1] as string).length;
+  const words = text.slice(start, ke);
+  if (last === "value") {
+    // A tool that prints the new value of a password it reset.
+    return /\bnew value$/i.test(words) && /password/i.test(text.slice(Math.max(0, start - 240), start))
+      ? { ks: start, kind: "password" }
+      : null;
+  }
+  // The nearest words decide: `Secret Access Key` is an access key, `the primary key` nothing.
+  for (let i = start; i < ks; i++) {
+    if (i !== start && text.charCodeAt(i - 1) !== 32) continue;
+    const kind = keyKind(text.slice(i, ke));
+    if (kind !== null) return { ks: i, kind };
+  }
+  return null;
+}
+
 const PHP_ASSIGN = /^[ \t]*=[^=~>]/;
+// `const apiKey: string = "..."`, `pub const API_KEY: &str = "..."`, `api_key: Optional[str] = "..."`:
+// a type annotation between the name and its literal.
+const TYPE_ANNOTATION =
+  /^[ \t]*(?:&(?:'static[ \t]+)?)?[A-Za-z_][A-Za-z0-9_.]*(?:<[^<>=\n]{0,40}>|\[[^[\]=\n]{0,40}\])?(?:[ \t]*\|[ \t]*[A-Za-z_][A-Za-z0-9_]*)*[ \t]*=(?![=>])[ \t]*(?=\\{0,7}["'`])/;
+// PHP's var_dump: `["password"]=>` then, on the next line, `string(18) "..."`.
+const VAR_DUMP = /^\r?\n[ \t]*string\([0-9]{1,6}\)[ \t]*(?=")/;
 const WRAPPER =
-  /^(?:String::from|String::new|SecretString::(?:new|from)|Secret::new|SecretStr|SecretString|SecureString|Some|String|str|Secret)\([ \t]*(?=["'])/;
+  /^(?:String::from|String::new|SecretString::(?:new|from)|Secret::new|SecretStr|SecretString|SecureString|Some|String|str|Secret)?\([ \t]*(?=["'])/;
 const ENV_KEY_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEY$/;
 const NOT_SECRET_KEY_NAME =
   /(?:PUBLIC|PUBLISHABLE|PRIMARY|SORT|PARTITION|CACHE|FOREIGN|IDEMPOTENCY|OBJECT|S3|HOT|SHORTCUT|SSH_PUB|GPG|PGP|SITE|MAP)_KEY$/;
@@ -98,6 +134,8 @@ function contextKind(text: string, ks: number, key: string, before: number): str
   // `STRIPE_KEY=...`, `MAPS_KEY=...`: an environment variable named for a key holds one,
   // when the value looks generated (checked once the value is known).
   if (ENV_KEY_NAME.test(key) && !NOT_SECRET_KEY_NAME.test(key)) return WEAK_KEY;
+  // Consul's gossip `encrypt` key, wp-config's and Rails' salts: believed when the value looks generated.
+  if (/^encrypt$|(?:^|[_.-])salt$|[a-z]Salt$/i.test(key)) return WEAK_KEY;
   // Vault AppRole's `secret_id` (its `role_id` is an identifier).
   if (key === "secret_id" && /\bapprole\b/.test(lineBefore(text, ks))) return "secret";
   if (key === "--body" || key === "body") {
@@ -165,6 +203,9 @@ export function assignment(
     keyQuoted = true;
     // os.environ["API_KEY"] = ...
     if (text.charCodeAt(p) === 93) p++;
+  } else if (before === 91 && text.charCodeAt(p) === 93) {
+    // print_r's `[password] => VALUE`.
+    p++;
   }
   const p0 = p;
   while (p < n && isBlank(text.charCodeAt(p))) p++;
@@ -198,6 +239,16 @@ export function assignment(
     return ke;
   }
 
+  if (sep === SEP_COLON) {
+    const typed = TYPE_ANNOTATION.exec(text.slice(p, p + 80));
+    if (typed !== null) {
+      p += typed[0].length;
+      sep = SEP_EQ;
+    }
+  } else if (text.charCodeAt(p - 1) === 62 /* => */) {
+    const dumped = VAR_DUMP.exec(text.slice(p, p + 40));
+    if (dumped !== null) p += dumped[0].length;
+  }
   const p1 = p;
   while (p < n && isBlank(text.charCodeAt(p))) p++;
   if (p >= n) return ke;
@@ -236,11 +287,35 @@ export function assignment(
   // (clickhouse-client aligns a lowercase one: `--password arg        password`).
   if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]|^[ \t]{3,}[a-z]/.test(text.slice(ve, ve + 40))) return ke;
   if (kind === "cookie" && !cookieHoldsSecret(value)) return ke;
-  spans.push({ s: vs, e: ve, kind: weak ? kind.slice(5) : kind, p: 1 });
+  const outKind = weak ? kind.slice(5) : kind;
+  spans.push({ s: vs, e: ve, kind: outKind, p: 1 });
+  // `password = "Tr0ub" + "4dor3"`, Python's implicit `("..." "...")`: the pieces that follow are the literal too.
+  if (quoted) ve = concatenatedPieces(text, ve, spans, outKind);
   // Resume inside the value so a provider token there can claim a better kind, but
   // never parse the value itself for assignments again: that would be quadratic.
   scanState.keyedEnd = ve;
   return vs;
+}
+
+// A closing quote, an operator (or none, or a line break), an opening quote: one literal in pieces.
+const CONCAT =
+  /\\{0,3}["'`][ \t]*(?:[+.&]|\|\||<<)?[ \t]*(?:\\?\r?\n[ \t]*(?:(?:[+.&]|\|\|)[ \t]*)?)?\\{0,3}(["'`])([^\s"'`\\]{1,256})\\{0,3}["'`]/y;
+
+function concatenatedPieces(text: string, ve: number, spans: Span[], kind: string): number {
+  let end = ve;
+  for (let i = 0; i < 8; i++) {
+    CONCAT.lastIndex = end;
+    const m = CONCAT.exec(text);
+    if (m === null || m[0].length === 0) break;
+    const ps = CONCAT.lastIndex - (m[2] as string).length - 1 - (m[0].length - m[0].trimEnd().length);
+    const piece = m[2] as string;
+    // `"a" + "b"` only: `"a", "b"` is a list and `"a" "b"` on one line in code is rare enough to trust.
+    const s = text.indexOf(piece, ps > end ? ps : end);
+    if (s < 0) break;
+    spans.push({ s, e: s + piece.length, kind, p: 1 });
+    end = s + piece.length;
+  }
+  return end;
 }
 
 // Set-Cookie attributes, which carry no secret.

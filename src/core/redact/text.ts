@@ -9,10 +9,22 @@ import type { Explanation, RedactionRules } from "./types.ts";
 
 // Go and .NET encoders write `"` as `\u0022` (and `=`, `&`, `<`, `>` alike); PHP writes `/` as `\/`.
 // Such text is scanned a second time through a decoded view, mapped back onto the original.
-const ESCAPED_PUNCT = /\\u00(?:22|27|3[dDaAcCeE]|26)|\\\//g;
+// HTML exports and pages escape quotes as entities (`&quot;api_key&quot;: &quot;...&quot;`).
+const ESCAPED_PUNCT = /\\u00(?:22|27|3[dDaAcCeE]|26)|\\\/|&(?:quot|#34|#39|#x2[27]|apos);/g;
+const HTML_QUOTE = /&(?:quot|#34|#39|#x2[27]|apos);/;
+const ENTITY: Record<string, string> = {
+  "&quot;": '"',
+  "&#34;": '"',
+  "&#39;": "'",
+  "&#x22;": '"',
+  "&#x27;": "'",
+  "&apos;": "'",
+};
 
 function decodedViewSpans(text: string): Span[] | null {
-  if (!text.includes("\\u00") && !text.includes(":\\/\\/")) return null;
+  // `&` is found at memchr speed; only a text that has one pays for the entity search.
+  if (!text.includes("\\u00") && !text.includes(":\\/\\/") && !(text.includes("&") && HTML_QUOTE.test(text)))
+    return null;
   const map: number[] = [];
   let view = "";
   let pos = 0;
@@ -21,7 +33,7 @@ function decodedViewSpans(text: string): Span[] | null {
     for (let i = pos; i < m.index; i++) map.push(i);
     view += text.slice(pos, m.index);
     map.push(m.index);
-    view += m[0] === "\\/" ? "/" : String.fromCharCode(Number.parseInt(m[0].slice(2), 16));
+    view += m[0] === "\\/" ? "/" : (ENTITY[m[0]] ?? String.fromCharCode(Number.parseInt(m[0].slice(2), 16)));
     pos = m.index + m[0].length;
   }
   if (pos === 0) return null;

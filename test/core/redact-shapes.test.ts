@@ -461,3 +461,61 @@ describe("labels, types, dumps and concatenation around a secret's name", () => 
     expectKept(`const t = "token: " + token;\nconst label = "Password" + ":";`);
   });
 });
+
+describe("more shapes: prose, generated keys, weak names", () => {
+  const cases: Array<(v: string) => string> = [
+    (v) => `The admin password is ${v}, please rotate it after the demo.`,
+    (v) => `Here's the token for the staging API: ${v} — it expires Friday.`,
+    (v) => `bundle config set --global rubygems.acme.io ci:${v}`,
+    (v) => `# replica\nmasterauth ${v}\nreplicaof 10.0.0.4 6379\n`,
+    (v) => `xfreerdp /v:10.0.0.30 /u:Administrator /p:${v} /cert:ignore`,
+    (v) => `const client = require('twilio')('AC${hex(16)}', '${v}');`,
+    (v) => `"Orders": "Server=tcp:sql01,1433;User ID=backup;Password=N&${v}!$x;Encrypt=True;"`,
+    (v) => `let smtpPass = "${v}"`,
+    (v) => `expdp svc-api/${v}@orcl schemas=HR directory=DATA_PUMP_DIR`,
+    (v) => `fetch(u, { headers: { "X-Honeycomb-Team": "${v}" } })`,
+    (v) => `jwt.sign(payload, "${v}", { expiresIn: "1h" })`,
+    (v) => `{\n  "keyName": "RootManageSharedAccessKey",\n  "primaryKey": "${v}"\n}`,
+  ];
+  for (const c of cases) {
+    const v = key(24);
+    it(c("…").replace(/\n/g, "⏎"), () => expectHidden(c(v), [v]));
+  }
+
+  it("a key that consul keygen or wg genkey printed", () => {
+    const k = bytes(32).toString("base64");
+    expectHidden(`$ consul keygen\n${k}\n`, [k]);
+    expect(
+      redactValue({ tool_input: { command: "wg genkey" }, tool_response: { stdout: `${k}\n` } }).value,
+    ).toEqual({
+      tool_input: { command: "wg genkey" },
+      tool_response: { stdout: "[REDACTED:secret]\n" },
+    });
+  });
+
+  it("an AWS secret that starts with a slash still pairs with its id", () => {
+    let s = awsSecret();
+    s = `/${s.slice(1)}`;
+    expectHidden(`AWS Access Key ID [None]: ${awsKeyId()}\nAWS Secret Access Key [None]: ${s}\n`, [s]);
+  });
+
+  it("redactValue believes a weak name (primaryKey, STRIPE_KEY) only with a generated value", () => {
+    const v = key(44);
+    expect(redactValue({ primaryKey: v, STRIPE_KEY: v }).value).toEqual({
+      primaryKey: "[REDACTED:secret_key]",
+      STRIPE_KEY: "[REDACTED:secret_key]",
+    });
+    expect(redactValue({ primaryKey: "user_id", MAPS_KEY: "" }).value).toEqual({
+      primaryKey: "user_id",
+      MAPS_KEY: "",
+    });
+  });
+
+  it("keeps sentences that only name a secret, and calls that only pass one along", () => {
+    expectKept(
+      "The password is required.\nThe token is expired since 2026-01-01.\nThe secret is out: everyone knows.",
+    );
+    expectKept('canPass = true\nfoo(a, "b2c3d4e5f6")\njwt.sign(payload, process.env.JWT_SECRET)');
+    expectKept("$ openssl rand -hex 4\n9f86d081");
+  });
+});

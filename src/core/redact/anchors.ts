@@ -15,7 +15,8 @@ import { dotenvValue } from "./dotenv.ts";
 import { fromSeparator } from "./key-rules.ts";
 import { keyKind } from "./keys.ts";
 import { isPlaceholder } from "./placeholders.ts";
-import { minioAlias, oracleLogin, redisAuth } from "./positional.ts";
+import { generatedKey, minioAlias, oracleLogin, redisAuth, slashPassword } from "./positional.ts";
+import { colonLabel } from "./prose.ts";
 import {
   AWS_PRESIGNED,
   AZURE_AD_SECRET,
@@ -185,6 +186,12 @@ const ANCHORS: Array<[string, Branch[]]> = [
         handle: "prefix",
       },
       { src: "(?<=(?<![A-Za-z0-9_-])(key)-)(?=[0-9a-f]{32})", handle: "prefix" },
+      // Honeycomb's `X-Honeycomb-Team: KEY`: a documented header without a secret word.
+      {
+        src: String.raw`(?<=[Hh]oneycomb-)(?=([Tt]eam|TEAM)\\{0,7}["']?[ \t]*:)`,
+        handle: (text, m, cap, spans) =>
+          fromSeparator(text, text.indexOf(":", m.index + cap.length), spans, "api_key"),
+      },
       { src: "(?=(----BEGIN) )", handle: "at" },
       // Long options (`--token x`), and `-p` / `-u` for the mysql and curl special cases.
       {
@@ -227,15 +234,28 @@ const ANCHORS: Array<[string, Branch[]]> = [
         handle: colonUrlOrTelegram,
       },
       KEYED,
+      // A clause that names a secret, then a colon and a generated token (./prose.ts).
+      {
+        src: "(?<=[A-Za-z)][ \\t]?:)(?=([ \\t]+[`'\"]?[A-Za-z0-9+/_~-]{16,256}[`'\"]?)(?:[\\s,;.!?)]|$))",
+        handle: colonLabel,
+        keyed: true,
+      },
+      // FreeRDP's `/p:PASSWORD`.
+      { src: String.raw`(?<=[ \t"']\/p:)()`, handle: slashPassword },
       // A thin JDBC URL's `user/password@host` (./positional.ts).
       {
         src: String.raw`(?<=jdbc:oracle:thin:)(?=([A-Za-z0-9_$#]{1,30}\/(?:"[^"\n]{1,128}"|[^\s@/"']{1,128})@))`,
         handle: oracleLogin,
       },
-      // A .env line: an UPPER_SNAKE name at the start of a line, whatever it is called (./dotenv.ts).
+      // At the start of a line: a .env line's `NAME=` whatever it is called (./dotenv.ts), or a line of
+      // 43 base64 characters and its `=` (a 32-byte key that `consul keygen` or `wg genkey` printed).
+      // One lookbehind for both: each `=` pays for it once.
       {
-        src: String.raw`(?<=(?:^|\n|\\n)[ \t]*(?:export[ \t]+)?([A-Z][A-Z0-9_]{1,63})=)`,
-        handle: dotenvValue,
+        src: String.raw`(?<=(?:^|\n|\\n)((?:[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{1,63})|[A-Za-z0-9+/]{43})=)`,
+        handle: (text, m, cap, spans) =>
+          cap.length === 43 && /[a-z+/]/.test(cap)
+            ? generatedKey(text, m, cap, spans)
+            : dotenvValue(text, m, cap, spans),
         keyed: true,
       },
     ],
@@ -245,7 +265,8 @@ const ANCHORS: Array<[string, Branch[]]> = [
     ",",
     [
       {
-        src: String.raw`(?<=\([ \t]*\\{0,7}["']([^"'\\\n]{1,120})\\{0,7}["'][ \t]*,)(?=[ \t]*\\{0,7}["'])`,
+        // A name has no blank and is short: a JSON value before a comma fails within a few characters.
+        src: String.raw`(?=[ \t]*\\{0,7}["'])(?<=\(([ \t]*\\{0,7}["'][^"'\\\s]{1,64}\\{0,7}["']|[A-Za-z_$][\w$.]{0,40})[ \t]*,)`,
         handle: callComma,
         keyed: true,
       },

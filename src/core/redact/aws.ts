@@ -32,7 +32,8 @@ export function looksLikeAwsSecret(text: string, s: number, e: number): boolean 
     } else if (isDigit(c)) digit = true;
     else if (c === 47) slashes++;
   }
-  return up && low && digit && nonHex && slashes <= 3 && text.charCodeAt(s) !== 47;
+  // A path has its slashes every few characters; a key has less than one in 40 on average.
+  return up && low && digit && nonHex && slashes <= 3;
 }
 
 /** Base64 runs in [from, to) as [start, end) pairs, each maximal (bounded by a non-base64 character). */

@@ -23,6 +23,13 @@ const ID_THEN_KEY = /(?:^|[.:>])(?:algoliasearch|SearchClient\.create|[Tt]wilio|
 const WEAK_NAME = /(?:^|[_.-])(?:key|salt|KEY|SALT|Key|Salt)$/;
 
 function callee(text: string, paren: number): string {
+  // Twilio's module required and called at once, with the sid and the token: the module is the callee.
+  if (text.charCodeAt(paren - 1) === 41) {
+    const mod = /\brequire\([ \t]*["']([A-Za-z0-9@/_.-]{1,64})["'][ \t]*\)$/.exec(
+      text.slice(Math.max(0, paren - 80), paren),
+    );
+    if (mod !== null) return (mod[1] as string).replace(/^.*\//, "");
+  }
   let s = paren;
   while (s > 0 && paren - s < 80 && text.charCodeAt(s - 1) < 128 && CALLEE_CHAR[text.charCodeAt(s - 1)] === 1)
     s--;
@@ -86,10 +93,21 @@ export function callPair(text: string, at: number, name: string, paren: number, 
   return ve;
 }
 
-/** The `,` after a call's quoted first argument (`cap`), as the master regex finds it. */
+// JWT libraries take the signing secret second: `jwt.sign(payload, SECRET)`, PyJWT's `jwt.encode(...)`.
+const JWT_SIGN = /(?:^|[^A-Za-z0-9_$])(?:jwt|jsonwebtoken|JWT)\.(?:sign|verify|encode|decode)$/;
+
+/** The `,` after a call's first argument (`cap`: quoted, or an identifier), as the master regex finds it. */
 export function callComma(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
   const at = m.index;
   const paren = text.lastIndexOf("(", at);
   if (paren < 0 || at - paren > 140) return at + 1;
-  return callPair(text, at, cap, paren, spans);
+  const name = cap.replace(/^[ \t]*\\*["']|\\*["']$/g, "");
+  if (name !== cap) return callPair(text, at, name, paren, spans);
+  if (!JWT_SIGN.test(text.slice(Math.max(0, paren - 40), paren))) return at + 1;
+  const range = secondArg(text, at);
+  if (range === null) return at + 1;
+  const v = text.slice(range[0], range[1]);
+  if (v.length < 6 || isPlaceholder(v) || !looksGenerated(v)) return at + 1;
+  spans.push({ s: range[0], e: range[1], kind: "secret", p: 1 });
+  return range[1];
 }

@@ -4,7 +4,7 @@ import { isBlank, isKeyCode, isQuote, lineBefore } from "./chars.ts";
 import { assignment, MAX_KEY, MAX_VALUE } from "./key-rules.ts";
 import { keyKind } from "./keys.ts";
 import { isPlaceholder } from "./placeholders.ts";
-import { htpasswdBatch } from "./positional.ts";
+import { htpasswdBatch, words } from "./positional.ts";
 import { printedCommand } from "./printed.ts";
 import { escapeAware, push, rule, type Span, tryRule } from "./rule.ts";
 import { cmdCache } from "./scan-state.ts";
@@ -74,6 +74,7 @@ const SHORT_SECRETS: Record<string, { cmd: RegExp; kind: string }> = {
   N: { cmd: command("ssh-keygen"), kind: "password" },
   t: { cmd: command("codecov"), kind: "token" },
 };
+const BUNDLE = /\bbundle[ \t]+config[ \t]+(?:set[ \t]+)?$/;
 // `user%password` (Samba) and `user:password` (HTTPie): the secret is the part after the separator.
 const SAMBA_CMD = command("(?:smbclient|rpcclient|smbmap|smbcacls|net (?:ads|rpc))");
 const HTTPIE_CMD = command("(?:https?|httpie)");
@@ -86,7 +87,12 @@ export function dashOption(text: string, m: RegExpExecArray, cap: string, spans:
   const c = cap.charCodeAt(0);
   // `---      -----`: the rule under a table's header (./tables.ts).
   if (c === 45 && cap.charCodeAt(1) === 45 && cap.includes(" ")) return dashTable(text, at, spans);
-  if (PRINTER_OPTION.test(text.slice(at, at + 20))) printedCommand(text, at, spans);
+  // Only the options a printing command takes (-o, -d, -D, -w, --...) pay for the test.
+  if (
+    (c === 45 || c === 111 || c === 100 || c === 68 || c === 119 || c === 102) &&
+    PRINTER_OPTION.test(text.slice(at, at + 20))
+  )
+    printedCommand(text, at, spans);
   // fish's `set -gx NAME VALUE`: a shell assignment without `=`.
   if (cap.endsWith("x ") || cap.endsWith("x\t")) {
     if (!/(?:^|[\s;])set[ \t]+$/.test(lineBefore(text, at))) return at + 1;
@@ -105,6 +111,20 @@ export function dashOption(text: string, m: RegExpExecArray, cap: string, spans:
   if ((c === 98 || cap.startsWith("cb")) && !/[^bcB \t]/.test(cap)) {
     const next = htpasswdBatch(text, at, spans);
     if (next >= 0) return next;
+  }
+  // `bundle config set --global HOST user:password`: the credential follows the host.
+  if (
+    (text.startsWith("--global", at) || text.startsWith("--local", at)) &&
+    BUNDLE.test(lineBefore(text, at))
+  ) {
+    const ws = words(text, at, Math.min(text.length, at + 600), 3);
+    const cred = ws[2];
+    if (cred !== undefined) {
+      const colon = text.indexOf(":", cred[0]);
+      if (colon > 0 && colon < cred[1] && !isPlaceholder(text.slice(colon + 1, cred[1])))
+        spans.push({ s: colon + 1, e: cred[1], kind: "password", p: 1 });
+      return cred[1];
+    }
   }
   // `kubectl create secret generic NAME --from-literal=KEY=VALUE`: every literal of a Secret is one.
   if (text.startsWith("--from-literal=", at)) return fromLiteral(text, at, spans);

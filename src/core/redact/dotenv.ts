@@ -21,7 +21,8 @@ export function keyMaterial(v: string): boolean {
 /** The `=` of a line-start `NAME=value` whose name the key rules do not know (./anchors.ts). */
 export function dotenvValue(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
   const eq = m.index;
-  if (DATA_NAME.test(cap)) return eq + 1;
+  const name = cap.slice(cap.lastIndexOf(" ") + 1).trim();
+  if (DATA_NAME.test(name)) return eq + 1;
   let vs = eq + 1;
   let quote = -1;
   if (isQuote(text.charCodeAt(vs))) quote = text.charCodeAt(vs++);

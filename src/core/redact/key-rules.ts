@@ -10,7 +10,7 @@ import {
   isUpper,
   lineBefore,
 } from "./chars.ts";
-import { keyKind, splitWords } from "./keys.ts";
+import { keyKind, splitWords, weakKeyKind } from "./keys.ts";
 import { siblingKind } from "./named-pair.ts";
 import {
   CODE_KEYWORDS,
@@ -120,10 +120,6 @@ const TYPE_ANNOTATION =
 const VAR_DUMP = /^\r?\n[ \t]*string\([0-9]{1,6}\)[ \t]*(?=")/;
 const WRAPPER =
   /^(?:String::from|String::new|SecretString::(?:new|from)|Secret::new|SecretStr|SecretString|SecureString|Some|String|str|Secret)?\([ \t]*(?=["'])/;
-const ENV_KEY_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEY$/;
-const NOT_SECRET_KEY_NAME =
-  /(?:PUBLIC|PUBLISHABLE|PRIMARY|SORT|PARTITION|CACHE|FOREIGN|IDEMPOTENCY|OBJECT|S3|HOT|SHORTCUT|SSH_PUB|GPG|PGP|SITE|MAP)_KEY$/;
-const WEAK_KEY = "weak:secret_key";
 
 /**
  * A kind that the surroundings give a key that is not secret-ish by itself:
@@ -131,11 +127,10 @@ const WEAK_KEY = "weak:secret_key";
  */
 function contextKind(text: string, ks: number, key: string, before: number): string | null {
   if (key === "key" && (before === 63 || before === 38)) return "api_key";
-  // `STRIPE_KEY=...`, `MAPS_KEY=...`: an environment variable named for a key holds one,
+  // `STRIPE_KEY=...`, `primaryKey: ...`, `encrypt = ...`: names that only suggest a secret, believed
   // when the value looks generated (checked once the value is known).
-  if (ENV_KEY_NAME.test(key) && !NOT_SECRET_KEY_NAME.test(key)) return WEAK_KEY;
-  // Consul's gossip `encrypt` key, wp-config's and Rails' salts: believed when the value looks generated.
-  if (/^encrypt$|(?:^|[_.-])salt$|[a-z]Salt$/i.test(key)) return WEAK_KEY;
+  const weak = weakKeyKind(key);
+  if (weak !== null) return `weak:${weak}`;
   // Vault AppRole's `secret_id` (its `role_id` is an identifier).
   if (key === "secret_id" && /\bapprole\b/.test(lineBefore(text, ks))) return "secret";
   if (key === "--body" || key === "body") {
@@ -307,11 +302,10 @@ function concatenatedPieces(text: string, ve: number, spans: Span[], kind: strin
     CONCAT.lastIndex = end;
     const m = CONCAT.exec(text);
     if (m === null || m[0].length === 0) break;
-    const ps = CONCAT.lastIndex - (m[2] as string).length - 1 - (m[0].length - m[0].trimEnd().length);
     const piece = m[2] as string;
-    // `"a" + "b"` only: `"a", "b"` is a list and `"a" "b"` on one line in code is rare enough to trust.
-    const s = text.indexOf(piece, ps > end ? ps : end);
-    if (s < 0) break;
+    // The piece ends right before the closing quote (and its escaping backslashes).
+    const s = text.lastIndexOf(piece, CONCAT.lastIndex - 1);
+    if (s < end) break;
     spans.push({ s, e: s + piece.length, kind, p: 1 });
     end = s + piece.length;
   }
@@ -388,6 +382,10 @@ function unquotedValue(site: Site): [number, number] | null {
     (kind === "cookie" || (kind === "authorization" && !/auth$/i.test(key)));
   const wholeRun = restOfLine || (lineStart && (tight || sep === SEP_COLON));
   const q0c = site.q0 && !keyQuoted ? site.q0.charCodeAt(site.q0.length - 1) : -1;
+  // A connection string's `;Password=...;`: the value runs to the next `;` (`&`, `!` and `$` are its own).
+  let b = site.ks;
+  while (b > 0 && isBlank(text.charCodeAt(b - 1))) b--;
+  const connection = tight && text.charCodeAt(b - 1) === 59;
   const limit = Math.min(n, p + MAX_VALUE);
   const vs = p;
   let i = p;
@@ -402,6 +400,10 @@ function unquotedValue(site: Site): [number, number] | null {
     if (restOfLine) {
       // ) ] } close the code around the header, a quote the string that holds it.
       if (ch === 41 || ch === 93 || ch === 125 || ch === 34 || ch === 39) break;
+      continue;
+    }
+    if (connection) {
+      if (ch === 59 || ch === 34 || ch === 39) break;
       continue;
     }
     if (ch === 32 || ch === 9) break;

@@ -76,6 +76,11 @@ export function splitWords(key: string): string[] {
 }
 
 const PASS_SUFFIX = /(?:^|[_.-])pass$/i;
+const VERBS = new Set(
+  "can could should would will must may might is was has had does did not no to by let allow skip force test tests".split(
+    " ",
+  ),
+);
 const TOOL_PASS = /^(?:src|dest)?(?:store|key)pass$|^pass(?:in|out)$/;
 
 // Every word keyKind can return a kind for contains one of these.
@@ -112,8 +117,10 @@ function wordsKind(key: string): string | null {
   if (PASSWORD_NAMES.has(last)) return "password";
   // curl's `--oauth2-bearer TOKEN` (a bare `bearer` is Postman's auth section or a scheme name).
   if (last === "bearer" && words.length > 1) return "token";
-  // "pass" alone is too common a word ("bypass", "canPass"); only `pass` or `_pass`.
-  if (last === "pass") return PASS_SUFFIX.test(key) ? "password" : null;
+  // "pass" alone is too common a word ("bypass", "canPass"); only `pass`, `_pass`, or a service's
+  // camelCase password (`smtpPass`, `dbPass`), not a verb's (`canPass`, `shouldPass`).
+  if (last === "pass")
+    return PASS_SUFFIX.test(key) || (prev !== undefined && !VERBS.has(prev)) ? "password" : null;
   if (last.endsWith("token")) return "token";
   // keytool's `-storepass` / `-keypass`, openssl's `-passin` / `-passout`.
   if (TOOL_PASS.test(last)) return "password";
@@ -148,4 +155,21 @@ function wordsKind(key: string): string | null {
 
 export function isSecretKey(key: string): boolean {
   return keyKind(key) !== null;
+}
+
+const ENV_KEY_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEY$/;
+const NOT_SECRET_KEY_NAME =
+  /(?:PUBLIC|PUBLISHABLE|PRIMARY|SORT|PARTITION|CACHE|FOREIGN|IDEMPOTENCY|OBJECT|S3|HOT|SHORTCUT|SSH_PUB|GPG|PGP|SITE|MAP)_KEY$/;
+
+/**
+ * A key that only suggests a secret, believed when its value looks generated: an environment variable
+ * named for a key (`STRIPE_KEY`, `MAPS_KEY`), Azure's `primaryKey` / `secondaryKey`, Consul's gossip
+ * `encrypt`, wp-config's and Rails' salts. Returns the kind to report, or null.
+ */
+export function weakKeyKind(key: string): string | null {
+  if (key.length === 0 || key.length > 128) return null;
+  if (ENV_KEY_NAME.test(key)) return NOT_SECRET_KEY_NAME.test(key) ? null : "secret_key";
+  if (/^encrypt$|(?:^|[_.-])salt$|[a-z]Salt$/i.test(key)) return "secret_key";
+  if (/^(?:primary|secondary)(?:Read[Oo]nly)?(?:[_-]?[Kk]ey)$/.test(key)) return "secret_key";
+  return null;
 }

@@ -97,10 +97,11 @@ PREFIX_FORMS.set("-insecure", (text, at, spans) =>
     : -1,
 );
 
-const REDIS_DIRECTIVE = /(?:^|\n|\\n|CONFIG[ \t]+SET[ \t]+)[ \t]*requirepass[ \t]+/g;
+const REDIS_DIRECTIVE = /(?:^|\n|\\n|CONFIG[ \t]+SET[ \t]+)[ \t]*(?:requirepass|masterauth)[ \t]+/g;
+export const REDIS_GATE = /requirepass|masterauth/;
 
-/** redis.conf's `requirepass PASSWORD` (and `CONFIG SET requirepass`); ./scan.ts gates it on the word. */
-export function requirepassLines(text: string, spans: Span[]): void {
+/** redis.conf's `requirepass` / `masterauth PASSWORD` (and `CONFIG SET`); ./scan.ts gates on the words. */
+export function redisDirectives(text: string, spans: Span[]): void {
   REDIS_DIRECTIVE.lastIndex = 0;
   for (let m = REDIS_DIRECTIVE.exec(text); m !== null; m = REDIS_DIRECTIVE.exec(text)) {
     nthWord(text, m.index + m[0].length, spans, 0);
@@ -131,7 +132,7 @@ export function oracleLogin(text: string, m: RegExpExecArray, cap: string, spans
 // Oracle's tools log in with `user/password@connect`; gated on the one word (./scan.ts): the tools'
 // names in the master regex cost a third of its time at every `/`.
 const ORACLE_LOGIN =
-  /\b(?:sqlplus|expdp|impdp|sqlldr|rman|dgmgrl)[ \t]+(?:-[A-Za-z]+[ \t]+)*(?:target=)?[A-Za-z0-9_$#]{1,30}\/("[^"\n]{1,128}"|[^\s@/"']{1,128})@/dg;
+  /\b(?:sqlplus|expdp|impdp|sqlldr|rman|dgmgrl)[ \t]+(?:-[A-Za-z]+[ \t]+)*(?:target=)?[A-Za-z0-9_$#.-]{1,30}\/("[^"\n]{1,128}"|[^\s@/"']{1,128})@/dg;
 
 export function oracleTools(text: string, spans: Span[]): void {
   ORACLE_LOGIN.lastIndex = 0;
@@ -188,4 +189,28 @@ export function htpasswdBatch(text: string, at: number, spans: Span[]): number {
   let p = at + 1;
   while (p < text.length && /[a-zA-Z]/.test(text[p] as string)) p++;
   return nthWord(text, p, spans, 2);
+}
+
+const FREERDP = /\b(?:[xw]freerdp|sdl-freerdp|freerdp|rdesktop)\b/;
+
+/** FreeRDP's Windows-style `/p:PASSWORD` (the `:` after `/p`). */
+export function slashPassword(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
+  const at = m.index;
+  if (!FREERDP.test(lineBefore(text, at))) return at + 1;
+  return nthWord(text, at + 1, spans, 0);
+}
+
+const KEYGEN =
+  /\b(?:consul[ \t]+keygen|wg[ \t]+genkey|openssl[ \t]+rand[ \t]+-base64[ \t]+(?:2[4-9]|[3-9][0-9]|1[0-9]{2}))\b[^\n]*$/;
+
+/** A line of base64 key material (`cap`, with its `=`) right after a command that generates a key. */
+export function generatedKey(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
+  const at = m.index;
+  const s = at - cap.length;
+  if (!/^[ \t]*(?:$|\r?\n|\\n|")/.test(text.slice(at + 1, at + 4))) return at + 1;
+  let ls = s - 1;
+  if (text.charCodeAt(ls) === 110 && text.charCodeAt(ls - 1) === 92) ls--;
+  if (!KEYGEN.test(lineBefore(text, ls))) return at + 1;
+  spans.push({ s, e: at + 1, kind: "secret_key", p: 1 });
+  return at + 1;
 }

@@ -23,6 +23,7 @@ const PRINTER = new RegExp(
     String.raw`\bkubectl\s+get\s+secrets?\b.*(?:\bbase64\s+(?:-d|--decode|-D|-di)\b|@base64d|base64decode|b64dec)`,
     String.raw`\bsecurity\s+find-(?:generic|internet)-password\b.*\s-w\b`,
     String.raw`\bdoppler\s+secrets\s+get\b.*--plain\b`,
+    String.raw`\bconsul\s+keygen\b|\bwg\s+genkey\b|\bopenssl\s+rand\s+-base64\s+(?:2[4-9]|[3-9][0-9]|1[0-9]{2})\b`,
   ].join("|"),
 );
 
@@ -39,7 +40,7 @@ function pushValue(spans: Span[], s: number, e: number, v: string): void {
 }
 
 /** `out` with JSON escapes read (`\\n` a newline), and for each character of the view its offset in `out`. */
-function unescape(out: string): { view: string; map: number[] } {
+function readEscapes(out: string): { view: string; map: number[] } {
   const map: number[] = [];
   let view = "";
   const n = Math.min(out.length, MAX_OUTPUT);
@@ -59,7 +60,7 @@ function unescape(out: string): { view: string; map: number[] } {
 
 /** Spans for the secret output `out` (text[base, base + out.length)): a lone token whole, else each line's value. */
 export function printedOutput(out: string, base: number, spans: Span[]): void {
-  const { view, map } = unescape(out);
+  const { view, map } = readEscapes(out);
   const push = (s: number, e: number, v: string) =>
     pushValue(spans, base + (map[s] as number), base + (map[e] as number), v);
   let a = 0;

@@ -3,7 +3,8 @@
 import { BRANCHES, type Branch, MASTER } from "./anchors.ts";
 import { netrcEntries } from "./command-line.ts";
 import { k8sSecretSpans } from "./kubernetes.ts";
-import { oracleTools, PREFIX_FORMS, pipedSecrets, requirepassLines } from "./positional.ts";
+import { oracleTools, PREFIX_FORMS, pipedSecrets, REDIS_GATE, redisDirectives } from "./positional.ts";
+import { proseSecrets } from "./prose.ts";
 import { BY_PREFIX } from "./provider-rules.ts";
 import type { Span } from "./rule.ts";
 import { cmdCache, scanState } from "./scan-state.ts";
@@ -14,7 +15,7 @@ import { boxTables } from "./tables.ts";
 const SCRATCH: Span[] = [];
 // One pass finds any of Oracle's login tools (two alternatives cost about one indexOf each), only in a
 // text with an `@` (a single-character indexOf runs at memchr speed).
-const ORACLE_GATE = /sqlplus|[ei]mpdp/;
+const ORACLE_GATE = /sqlplus|[ei][xm]pdp/;
 
 export function scan(text: string, withKeys: boolean): Span[] | null {
   const re = MASTER;
@@ -56,9 +57,10 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   // "login" is in nearly every entry and skips faster than "machine" (0.2 vs 0.6 ms/MB).
   if (withKeys && text.includes("login")) netrcEntries(text, spans);
   if (withKeys && text.includes("|")) pipedSecrets(text, spans);
-  if (withKeys && text.includes("requirepass")) requirepassLines(text, spans);
+  if (withKeys && REDIS_GATE.test(text)) redisDirectives(text, spans);
   if (withKeys && text.includes("@") && ORACLE_GATE.test(text)) oracleTools(text, spans);
   if (withKeys) sqlPasswords(text, spans);
+  if (withKeys) proseSecrets(text, spans);
   if (withKeys && text.includes("│")) boxTables(text, spans);
   return spans.length > 0 ? spans.slice() : null;
 }

@@ -1,6 +1,6 @@
 // Structured values: a payload walked without recursion (hook payloads nest as deep as they like),
 // keys and strings redacted, a secret-keyed value replaced whole, secrets split across an array found.
-import { keyKind, splitWords } from "./keys.ts";
+import { keyKind, splitWords, weakKeyKind } from "./keys.ts";
 import { isPlaceholder } from "./placeholders.ts";
 import { printedOutput, printsSecret } from "./printed.ts";
 import type { Span } from "./rule.ts";
@@ -226,7 +226,16 @@ export function redactValue<T>(value: T, basePath = "payload", rules?: Redaction
           const child: Frame = { src: v, parent: obj, key: nk, path: childPath(f.path, nk) };
           if (keyKinds.length > 0) child.keyKinds = keyKinds.slice();
           if (printed !== undefined) child.printed = printed;
-          const kind = keyKind(k);
+          let kind = keyKind(k);
+          // A name that only suggests a secret holds one when the value looks generated.
+          if (
+            kind === null &&
+            typeof v === "string" &&
+            v.length >= 16 &&
+            looksGenerated(v) &&
+            !isPlaceholder(v)
+          )
+            kind = weakKeyKind(k);
           // A bare `auth` key is as often a config section ({type: "oauth"}) as a credential:
           // walk objects under it, redact only scalars.
           const section = typeof v === "object" && v !== null && splitWords(k).at(-1) === "auth";

@@ -519,3 +519,45 @@ describe("more shapes: prose, generated keys, weak names", () => {
     expectKept("$ openssl rand -hex 4\n9f86d081");
   });
 });
+
+describe("every new rule stays linear on adversarial input", () => {
+  // Sizes that a linear scan handles in milliseconds and a quadratic one in minutes: the bound is generous
+  // for a loaded CI machine and still far below what a blow-up costs.
+  const hostile: Array<[string, string]> = [
+    ["call pairs", `("password", "`.repeat(8000)],
+    ["unquoted call pairs", `jwt.sign(x, "`.repeat(8000)],
+    ["sentences", "the password is ".repeat(8000)],
+    ["sql keywords", "PASSWORD '".repeat(10000)],
+    ["single quotes", "'".repeat(100000)],
+    ["box tables", `│ NAME │ VALUE │\n${"│ a │ b │\n".repeat(8000)}`],
+    ["dash tables", "Key   Value\n---   -----\n".repeat(5000)],
+    ["one long line of table rules", "---   -----  ".repeat(8000)],
+    ["key ids before a long run", `${"AKIAABCDEFGHIJKLMNOP ".repeat(2000)}${"A".repeat(100000)}`],
+    ["value keys", `"value": "`.repeat(8000)],
+    ["name/value pairs", `{"name": "password", "value": "x"},`.repeat(4000)],
+    ["dotenv lines", "AAAA=\n".repeat(15000)],
+    ["base64 lines", `${"A".repeat(43)}=\n`.repeat(3000)],
+    ["printer commands", "vault kv get -field=password x\n".repeat(4000)],
+    [
+      "serialized printer commands",
+      JSON.stringify({ c: Array.from({ length: 3000 }, () => ({ command: "vault kv get -field=p x" })) }),
+    ],
+    ["labels", "API key: ".repeat(10000)],
+    ["clauses and colons", "the token x: ".repeat(8000)],
+    ["glued colons", "Password:".repeat(10000)],
+    ["pipes", "echo x | wrangler secret put A ".repeat(4000)],
+    ["Oracle logins", `${"sqlplus a/".repeat(10000)}@`],
+    ["connection strings", ";Password=".repeat(10000)],
+    ["concatenation", `password = "a" + "`.repeat(8000)],
+    ["HTML entities", "&quot;".repeat(20000)],
+    ["redis prompts", "> AUTH ".repeat(10000)],
+  ];
+  for (const [name, input] of hostile) {
+    it(name, () => {
+      const t0 = performance.now();
+      redactText(input);
+      redactValue({ tool_input: { command: "vault kv get -field=p x" }, tool_response: { stdout: input } });
+      expect(performance.now() - t0).toBeLessThan(2_000);
+    });
+  }
+});

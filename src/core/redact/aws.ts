@@ -39,12 +39,14 @@ export function looksLikeAwsSecret(text: string, s: number, e: number): boolean 
 /** Base64 runs in [from, to) as [start, end) pairs, each maximal (bounded by a non-base64 character). */
 function runs(text: string, from: number, to: number, visit: (s: number, e: number) => boolean): void {
   let i = from;
+  // A run is read at most this far past the window: a megabyte of base64 after an id costs a kilobyte.
+  const max = Math.min(text.length, to + 1024);
   while (i < to) {
     while (i < to && !isB64Code(text.charCodeAt(i))) i++;
     const s = i;
-    while (i < text.length && isB64Code(text.charCodeAt(i))) i++;
+    while (i < max && isB64Code(text.charCodeAt(i))) i++;
     let e = i;
-    while (e < text.length && text.charCodeAt(e) === 61) e++;
+    while (e < max && text.charCodeAt(e) === 61) e++;
     // A run glued to a word (`x-amz-...`, a path segment) is part of something else.
     const before = s > 0 ? text.charCodeAt(s - 1) : 32;
     const glued = before === 45 || before === 95 || before === 46 || before === 37;

@@ -47,8 +47,12 @@ function secondArg(text: string, comma: number): [number, number] | null {
   const q = text.charCodeAt(bs);
   if (!isQuote(q)) return null;
   const open = text.slice(p, bs + 1);
-  const close = text.indexOf(open.length > 1 ? open : (text[bs] as string), bs + 1);
-  if (close < 0 || close - bs > MAX_ARG) return null;
+  // Searched in a bounded window: a text of a thousand `("a", "` stays linear.
+  const rel = text
+    .slice(bs + 1, bs + 1 + MAX_ARG + open.length)
+    .indexOf(open.length > 1 ? open : (text[bs] as string));
+  if (rel < 0) return null;
+  const close = bs + 1 + rel;
   const vs = bs + 1;
   if (text.slice(vs, close).includes("\n")) return null;
   // The call goes on with `)` or another argument that is not a string (`setenv(N, V, 1)`); a third

@@ -120,8 +120,8 @@ export function dashOption(text: string, m: RegExpExecArray, cap: string, spans:
     const ws = words(text, at, Math.min(text.length, at + 600), 3);
     const cred = ws[2];
     if (cred !== undefined) {
-      const colon = text.indexOf(":", cred[0]);
-      if (colon > 0 && colon < cred[1] && !isPlaceholder(text.slice(colon + 1, cred[1])))
+      const colon = cred[0] + text.slice(cred[0], cred[1]).indexOf(":");
+      if (colon >= cred[0] && !isPlaceholder(text.slice(colon + 1, cred[1])))
         spans.push({ s: colon + 1, e: cred[1], kind: "password", p: 1 });
       return cred[1];
     }
@@ -130,8 +130,8 @@ export function dashOption(text: string, m: RegExpExecArray, cap: string, spans:
   if (text.startsWith("--from-literal=", at)) return fromLiteral(text, at, spans);
   if (c1 === 32 || c1 === 9 || c1 === 61) {
     // `docker login -u bot -p VALUE`, `redis-cli -a VALUE`, `curl -b "session=...; csrf=..."`.
-    if ((c === 97 || c === 117) && commandBefore(text, at, HTTPIE_CMD))
-      return afterSeparator(text, at + 2, ":", spans);
+    // HTTPie's `-a user:password` (its -u is not a credential; curl's is, below).
+    if (c === 97 && commandBefore(text, at, HTTPIE_CMD)) return afterSeparator(text, at + 2, ":", spans);
     if (c === 85 /* U */ && commandBefore(text, at, SAMBA_CMD))
       return afterSeparator(text, at + 2, "%", spans);
     const short = SHORT_SECRETS[cap[0] as string];
@@ -195,8 +195,9 @@ function argumentValue(text: string, from: number, spans: Span[], kind = "passwo
 }
 
 function fromLiteral(text: string, at: number, spans: Span[]): number {
-  const eq = text.indexOf("=", at + 15);
-  if (eq < 0 || eq - at > 15 + 253 || !/\bcreate[ \t]+secret\b/.test(lineBefore(text, at))) return at + 1;
+  const rel = text.slice(at + 15, at + 15 + 253).indexOf("=");
+  const eq = at + 15 + rel;
+  if (rel < 0 || !/\bcreate[ \t]+secret\b/.test(lineBefore(text, at))) return at + 1;
   return Math.max(argumentValue(text, eq + 1, spans, "kubernetes_secret"), at + 1);
 }
 
@@ -208,8 +209,9 @@ function afterSeparator(text: string, from: number, sep: string, spans: Span[]):
   let e = p;
   const limit = Math.min(text.length, p + MAX_VALUE);
   while (e < limit && text.charCodeAt(e) > 32 && !isQuote(text.charCodeAt(e))) e++;
-  const i = text.indexOf(sep, p);
-  if (i < 0 || i >= e) return from;
+  const rel = text.slice(p, e).indexOf(sep);
+  if (rel < 0) return from;
+  const i = p + rel;
   const v = text.slice(i + 1, e);
   if (v.length === 0 || isPlaceholder(v)) return from;
   spans.push({ s: i + 1, e, kind: "password", p: 1 });

@@ -80,7 +80,7 @@ export const PREFIX_FORMS = new Map<string, Form>();
 const rabbit: Form = (text, at, spans) => {
   if (!/^_(?:user|password)[ \t]/.test(text.slice(at, at + 10)) || !RABBIT.test(lineBefore(text, at)))
     return -1;
-  return nthWord(text, text.indexOf(" ", at), spans, 1);
+  return nthWord(text, at + (text.charCodeAt(at + 1) === 117 ? 5 : 9), spans, 1);
 };
 for (const w of ["add", "change", "authenticate"]) PREFIX_FORMS.set(`_${w}`, rabbit);
 PREFIX_FORMS.set("-add", (text, at, spans) =>
@@ -159,7 +159,7 @@ export function pipedSecrets(text: string, spans: Span[]): void {
   PIPE_TO_STORE.lastIndex = 0;
   for (let m = PIPE_TO_STORE.exec(text); m !== null; m = PIPE_TO_STORE.exec(text)) {
     const at = m.index;
-    const store = STORES.exec(text.slice(at + 1, lineEnd(text, at + 1)));
+    const store = STORES.exec(text.slice(at + 1, Math.min(lineEnd(text, at + 1), at + 300)));
     if (store === null) continue;
     const line = lineBefore(text, at);
     const echo = ECHOED.exec(line);

@@ -101,19 +101,22 @@ export function printedOutput(out: string, base: number, spans: Span[]): void {
 }
 
 /**
- * The line holding `at`. A JSON-escaped `\n` ends it too, but only in a text with no real line break
- * (a serialized payload): in a shell transcript `\n` is as likely part of the command (`{{"\n"}}`).
+ * The line holding `at`, found with indexOf in bounded windows. A JSON-escaped `\n` ends it too, but
+ * only in a text with no real line break (a serialized payload): in a shell transcript `\n` is as likely
+ * part of the command (`{{"\n"}}`).
  */
 function lineBounds(text: string, at: number): [number, number] {
-  const min = Math.max(0, at - 2000);
-  const max = Math.min(text.length, at + 2000);
-  const escaped = text.indexOf("\n") < 0;
-  const endsAt = (i: number) =>
-    text.charCodeAt(i) === 10 || (escaped && text.charCodeAt(i) === 92 && text.charCodeAt(i + 1) === 110);
-  let ls = at;
-  while (ls > min && !endsAt(ls - 1) && !(escaped && endsAt(ls - 2))) ls--;
-  let le = at;
-  while (le < max && !endsAt(le)) le++;
+  // Computed once per text: an indexOf that finds nothing reads all of it.
+  if (scanState.newlineIn !== text) {
+    scanState.newlineIn = text;
+    scanState.hasNewline = text.includes("\n");
+  }
+  const sep = scanState.hasNewline ? "\n" : "\\n";
+  const from = Math.max(0, at - 2000);
+  const back = text.slice(from, at).lastIndexOf(sep);
+  const ls = back < 0 ? from : from + back + sep.length;
+  const fwd = text.slice(at, at + 2000).indexOf(sep);
+  const le = fwd < 0 ? Math.min(text.length, at + 2000) : at + fwd;
   return [ls, le];
 }
 
@@ -132,33 +135,58 @@ function jsonStringEnd(text: string, from: number): number {
 }
 
 /**
- * At an option of a command line (`at`), whether the line prints a secret; if so, the output after it is
- * redacted. Each line is examined once (scanState.printedLine).
+ * At an option of a command line (`at`), whether the command prints a secret; if so, the output after it
+ * is redacted. Each command is examined once, and only its own text is tested (PRINTER's `.*` on a line
+ * of a thousand commands would be quadratic).
  */
 export function printedCommand(text: string, at: number, spans: Span[]): void {
+  if (at < scanState.printedEnd) return;
   const [ls, le] = lineBounds(text, at);
-  if (scanState.printedLine === ls) return;
-  scanState.printedLine = ls;
   // In a serialized payload the command is a JSON string and its output another one after it.
-  const quoted = text.lastIndexOf('"command"', at);
-  const inJson = quoted >= ls && quoted < at;
+  const from = Math.max(ls, at - 1024);
+  const rel = text.slice(from, at).lastIndexOf('"command"');
+  const inJson = rel >= 0;
+  let cs = ls;
   let cmdEnd = le;
   if (inJson) {
+    const quoted = from + rel;
     const open = text.indexOf('"', text.indexOf(":", quoted + 9) + 1);
-    cmdEnd = open < 0 ? le : jsonStringEnd(text, open + 1);
+    if (open < 0 || open > at) return;
+    cs = open + 1;
+    cmdEnd = jsonStringEnd(text, cs);
   }
-  if (!printsSecret(text.slice(ls, Math.min(cmdEnd, ls + 4096)).replace(/\\"/g, '"'))) return;
+  if (scanState.printedLine === cs) return;
+  scanState.printedLine = cs;
+  if (!printsSecret(text.slice(cs, Math.min(cmdEnd, cs + 2048)).replace(/\\"/g, '"'))) return;
   if (inJson) {
-    OUTPUT_FIELD.lastIndex = cmdEnd;
-    const m = OUTPUT_FIELD.exec(text);
-    if (m === null || m.index - cmdEnd > 65536) return;
-    const s = m.index + m[0].length;
-    printedOutput(text.slice(s, jsonStringEnd(text, s)), s, spans);
+    // The output field after this command; a search that found none (or found one further on) is reused,
+    // so a text of many commands searches it once.
+    let s = scanState.outputField;
+    if (s === -2) return;
+    if (s < cmdEnd) {
+      OUTPUT_FIELD.lastIndex = cmdEnd;
+      const m = OUTPUT_FIELD.exec(text);
+      scanState.outputField = m === null ? -2 : m.index + m[0].length;
+      if (m === null) return;
+      s = m.index + m[0].length;
+    }
+    if (s - cmdEnd > 65536) return;
+    const e = jsonStringEnd(text, s);
+    printedOutput(text.slice(s, e), s, spans);
+    scanState.printedEnd = e;
     return;
   }
-  // A transcript: the lines after the command, up to the next prompt.
+  // A transcript: the lines after the command, up to the next prompt (in a JSON string, up to its end).
   let s = text.charCodeAt(le) === 92 ? le + 2 : le + 1;
   const start = s;
+  if (!scanState.hasNewline) {
+    let e = jsonStringEnd(text, start);
+    const prompt = text.slice(start, e).search(/\\n(?:\$|#|>|❯) /);
+    if (prompt >= 0) e = start + prompt;
+    printedOutput(text.slice(start, e), start, spans);
+    scanState.printedEnd = e;
+    return;
+  }
   while (s < text.length && s - start < MAX_OUTPUT) {
     let nl = text.indexOf("\n", s);
     if (nl < 0) nl = text.length;
@@ -166,4 +194,5 @@ export function printedCommand(text: string, at: number, spans: Span[]): void {
     s = nl + 1;
   }
   if (start < text.length) printedOutput(text.slice(start, Math.min(s, text.length)), start, spans);
+  scanState.printedEnd = Math.min(s, text.length);
 }

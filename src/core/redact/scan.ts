@@ -24,6 +24,8 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   re.lastIndex = 0;
   scanState.keyedEnd = 0;
   scanState.printedLine = -1;
+  scanState.printedEnd = 0;
+  scanState.outputField = -1;
   cmdCache.re = null;
   for (;;) {
     const m = re.exec(text);

@@ -11,13 +11,17 @@ const VALUE_HEADER = /^(?:Value|VALUE|Password|PASSWORD|Secret|SECRET|Token|TOKE
 const NAME_HEADER = /^(?:Key|KEY|Name|NAME|KeyName)$/;
 const MAX_ROWS = 200;
 
+// Lines are looked for within a bounded window: one long line of dashes stays linear.
+const MAX_LINE = 4096;
+
 function lineStart(text: string, at: number): number {
-  const i = text.lastIndexOf("\n", at - 1);
-  return i < 0 ? 0 : i + 1;
+  const from = Math.max(0, at - MAX_LINE);
+  const i = text.slice(from, at).lastIndexOf("\n");
+  return i < 0 ? from : from + i + 1;
 }
 function lineEnd(text: string, at: number): number {
-  const i = text.indexOf("\n", at);
-  return i < 0 ? text.length : i;
+  const i = text.slice(at, at + MAX_LINE).indexOf("\n");
+  return i < 0 ? Math.min(text.length, at + MAX_LINE) : at + i;
 }
 
 // Generated-looking values that a table holds as data: timestamps, versions, hashes, ids.

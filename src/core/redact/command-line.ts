@@ -108,26 +108,8 @@ export function dashOption(text: string, m: RegExpExecArray, cap: string, spans:
     if (c !== 112) return at + 1;
   }
   const c1 = cap.charCodeAt(1);
-  if ((c === 98 || cap.startsWith("cb")) && !/[^bcB \t]/.test(cap)) {
-    const next = htpasswdBatch(text, at, spans);
-    if (next >= 0) return next;
-  }
-  // `bundle config set --global HOST user:password`: the credential follows the host.
-  if (
-    (text.startsWith("--global", at) || text.startsWith("--local", at)) &&
-    BUNDLE.test(lineBefore(text, at))
-  ) {
-    const ws = words(text, at, Math.min(text.length, at + 600), 3);
-    const cred = ws[2];
-    if (cred !== undefined) {
-      const colon = cred[0] + text.slice(cred[0], cred[1]).indexOf(":");
-      if (colon >= cred[0] && !isPlaceholder(text.slice(colon + 1, cred[1])))
-        spans.push({ s: colon + 1, e: cred[1], kind: "password", p: 1 });
-      return cred[1];
-    }
-  }
-  // `kubectl create secret generic NAME --from-literal=KEY=VALUE`: every literal of a Secret is one.
-  if (text.startsWith("--from-literal=", at)) return fromLiteral(text, at, spans);
+  const form = optionForm(text, at, cap, spans);
+  if (form >= 0) return form;
   if (c1 === 32 || c1 === 9 || c1 === 61) {
     // `docker login -u bot -p VALUE`, `redis-cli -a VALUE`, `curl -b "session=...; csrf=..."`.
     // HTTPie's `-a user:password` (its -u is not a credential; curl's is, below).
@@ -192,6 +174,32 @@ function argumentValue(text: string, from: number, spans: Span[], kind = "passwo
   if (v.length === 0 || text.charCodeAt(vs) === 45 || isPlaceholder(v)) return from;
   spans.push({ s: vs, e: ve, kind, p: 1 });
   return ve;
+}
+
+/**
+ * Options that mark a command's positional secret: htpasswd's `-b FILE USER PASSWORD`, Bundler's
+ * `config set --global HOST user:password`, `kubectl create secret --from-literal=KEY=VALUE`.
+ * Returns where to resume, or -1 when the option is none of them.
+ */
+function optionForm(text: string, at: number, cap: string, spans: Span[]): number {
+  if ((cap.charCodeAt(0) === 98 || cap.startsWith("cb")) && !/[^bcB \t]/.test(cap)) {
+    const next = htpasswdBatch(text, at, spans);
+    if (next >= 0) return next;
+  }
+  if (
+    (text.startsWith("--global", at) || text.startsWith("--local", at)) &&
+    BUNDLE.test(lineBefore(text, at))
+  ) {
+    const cred = words(text, at, Math.min(text.length, at + 600), 3)[2];
+    if (cred !== undefined) {
+      const colon = cred[0] + text.slice(cred[0], cred[1]).indexOf(":");
+      if (colon >= cred[0] && !isPlaceholder(text.slice(colon + 1, cred[1])))
+        spans.push({ s: colon + 1, e: cred[1], kind: "password", p: 1 });
+      return cred[1];
+    }
+  }
+  if (text.startsWith("--from-literal=", at)) return fromLiteral(text, at, spans);
+  return -1;
 }
 
 function fromLiteral(text: string, at: number, spans: Span[]): number {

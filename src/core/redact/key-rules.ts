@@ -234,11 +234,19 @@ export function assignment(
     return ke;
   }
 
-  if (sep === SEP_COLON) {
+  return literal({ text, ks, key, kind, sep, q0, keyQuoted, spaceBefore, spaceAfter: false, p }, ke, spans);
+}
+
+/** The literal after a secret-ish key's separator (`site.p`): pushed when it is one; returns where to resume. */
+function literal(site: Site, ke: number, spans: Span[]): number {
+  const { text, kind } = site;
+  const n = text.length;
+  let p = site.p;
+  if (site.sep === SEP_COLON) {
     const typed = TYPE_ANNOTATION.exec(text.slice(p, p + 80));
     if (typed !== null) {
       p += typed[0].length;
-      sep = SEP_EQ;
+      site.sep = SEP_EQ;
     }
   } else if (text.charCodeAt(p - 1) === 62 /* => */) {
     const dumped = VAR_DUMP.exec(text.slice(p, p + 40));
@@ -248,14 +256,14 @@ export function assignment(
   while (p < n && isBlank(text.charCodeAt(p))) p++;
   if (p >= n) return ke;
   // `'password:', password`: the string that held the key closed right after the separator.
-  if (q0 && !keyQuoted && text.startsWith(q0, p)) return ke;
-
+  if (site.q0 && !site.keyQuoted && text.startsWith(site.q0, p)) return ke;
   // `<your token>`: a placeholder, also when it holds spaces.
   if (text.charCodeAt(p) === 60 && /^<[^<>\n]{1,80}>/.test(text.slice(p, p + 82))) return ke;
   // `String::from("..")`, `SecretStr("..")`, `Some("..")`: a literal in a wrapper is still the literal.
   const wrapped = WRAPPER.exec(text.slice(p, p + 40));
   if (wrapped !== null) p += wrapped[0].length;
-  const site: Site = { text, ks, key, kind, sep, q0, keyQuoted, spaceBefore, spaceAfter: p > p1, p };
+  site.spaceAfter = p > p1;
+  site.p = p;
   let bs = p;
   while (bs < n && bs - p < 16 && text.charCodeAt(bs) === 92) bs++;
   const quote = text.charCodeAt(bs);
@@ -263,33 +271,38 @@ export function assignment(
   const range = quoted ? quotedValue(site, bs) : unquotedValue(site);
   if (range === null) return ke;
   let [vs, ve] = range;
-
   if (kind === "authorization") {
     const m = AUTH_SCHEME.exec(text.slice(vs, Math.min(ve, vs + 40)));
     if (m) vs += m[0].length;
   }
   // openssl's `-passout pass:SECRET`; `env:VAR` and `file:path` only say where the secret is.
-  if (sep === SEP_FLAG || sep === SEP_EQ) {
+  if (site.sep === SEP_FLAG || site.sep === SEP_EQ) {
     if (text.startsWith("pass:", vs)) vs += 5;
     else if (/^(?:env|file|fd):/.test(text.slice(vs, vs + 5))) return ke;
   }
-  const value = text.slice(vs, ve);
-  if (!isLiteral(site, value, quoted ? quote : -1, ve)) return ke;
-  // A weak kind (a name that only suggests a secret) is believed when the value looks generated.
-  const weak = kind.startsWith("weak:");
-  if (weak && !(value.length >= 16 && looksGenerated(value))) return ke;
-  // `-passin val           Private key password source`: a help text's option column.
-  // (clickhouse-client aligns a lowercase one: `--password arg        password`).
-  if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]|^[ \t]{3,}[a-z]/.test(text.slice(ve, ve + 40))) return ke;
-  if (kind === "cookie" && !cookieHoldsSecret(value)) return ke;
-  const outKind = weak ? kind.slice(5) : kind;
-  spans.push({ s: vs, e: ve, kind: outKind, p: 1 });
+  const kindOut = accepted(site, text.slice(vs, ve), quoted ? quote : -1, ve);
+  if (kindOut === null) return ke;
+  spans.push({ s: vs, e: ve, kind: kindOut, p: 1 });
   // `password = "Tr0ub" + "4dor3"`, Python's implicit `("..." "...")`: the pieces that follow are the literal too.
-  if (quoted) ve = concatenatedPieces(text, ve, spans, outKind);
+  if (quoted) ve = concatenatedPieces(text, ve, spans, kindOut);
   // Resume inside the value so a provider token there can claim a better kind, but
   // never parse the value itself for assignments again: that would be quadratic.
   scanState.keyedEnd = ve;
   return vs;
+}
+
+/** The kind to report for `value`, or null when it is no literal secret. */
+function accepted(site: Site, value: string, quote: number, ve: number): string | null {
+  const { text, kind, sep } = site;
+  if (!isLiteral(site, value, quote, ve)) return null;
+  // A weak kind (a name that only suggests a secret) is believed when the value looks generated.
+  const weak = kind.startsWith("weak:");
+  if (weak && !(value.length >= 16 && looksGenerated(value))) return null;
+  // `-passin val           Private key password source`: a help text's option column
+  // (clickhouse-client aligns a lowercase one: `--password arg        password`).
+  if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]|^[ \t]{3,}[a-z]/.test(text.slice(ve, ve + 40))) return null;
+  if (kind === "cookie" && !cookieHoldsSecret(value)) return null;
+  return weak ? kind.slice(5) : kind;
 }
 
 // A closing quote, an operator (or none, or a line break), an opening quote: one literal in pieces.
@@ -357,6 +370,34 @@ function quotedValue(site: Site, qAt: number): [number, number] | null {
   return [vs, Math.min(i, limit)];
 }
 
+// How far an unquoted value runs: a header's rest of line, a connection string's field, a config line's
+// word, or a word of code (which punctuation ends).
+const RUN_LINE = 0;
+const RUN_CONNECTION = 1;
+const RUN_WORD = 2;
+const RUN_CODE = 3;
+
+function unquotedEnd(text: string, p: number, q0c: number, mode: number): number {
+  const limit = Math.min(text.length, p + MAX_VALUE);
+  let i = p;
+  for (; i < limit; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 10 || ch === 13 || ch === q0c) break;
+    if (ch === 92) {
+      const nx = text.charCodeAt(i + 1);
+      if (nx === 110 || nx === 114 || nx === 116 || nx === 34 || nx === 39) break;
+      continue;
+    }
+    if (mode === RUN_LINE) {
+      // ) ] } close the code around the header, a quote the string that holds it.
+      if (ch === 41 || ch === 93 || ch === 125 || ch === 34 || ch === 39) break;
+    } else if (mode === RUN_CONNECTION) {
+      if (ch === 59 || ch === 34 || ch === 39) break;
+    } else if (ch === 32 || ch === 9 || (mode === RUN_CODE && ch < 128 && VALUE_STOP[ch] === 1)) break;
+  }
+  return i;
+}
+
 /** The extent of an unquoted value, or null when it reads as code, a type or prose. */
 function unquotedValue(site: Site): [number, number] | null {
   const { text, p, sep, kind, key, keyQuoted, spaceBefore, spaceAfter } = site;
@@ -385,32 +426,15 @@ function unquotedValue(site: Site): [number, number] | null {
   // A connection string's `;Password=...;`: the value runs to the next `;` (`&`, `!` and `$` are its own).
   let b = site.ks;
   while (b > 0 && isBlank(text.charCodeAt(b - 1))) b--;
-  const connection = tight && text.charCodeAt(b - 1) === 59;
-  const limit = Math.min(n, p + MAX_VALUE);
+  const mode = restOfLine
+    ? RUN_LINE
+    : tight && text.charCodeAt(b - 1) === 59
+      ? RUN_CONNECTION
+      : wholeRun
+        ? RUN_WORD
+        : RUN_CODE;
   const vs = p;
-  let i = p;
-  for (; i < limit; i++) {
-    const ch = text.charCodeAt(i);
-    if (ch === 10 || ch === 13 || ch === q0c) break;
-    if (ch === 92) {
-      const nx = text.charCodeAt(i + 1);
-      if (nx === 110 || nx === 114 || nx === 116 || nx === 34 || nx === 39) break;
-      continue;
-    }
-    if (restOfLine) {
-      // ) ] } close the code around the header, a quote the string that holds it.
-      if (ch === 41 || ch === 93 || ch === 125 || ch === 34 || ch === 39) break;
-      continue;
-    }
-    if (connection) {
-      if (ch === 59 || ch === 34 || ch === 39) break;
-      continue;
-    }
-    if (ch === 32 || ch === 9) break;
-    if (wholeRun) continue;
-    if (ch < 128 && VALUE_STOP[ch] === 1) break;
-  }
-  let ve = i;
+  let ve = unquotedEnd(text, p, q0c, mode);
   // A long run is examined once; anchors inside it would re-scan the same text for each one.
   if (ve - vs >= 512) scanState.keyedEnd = ve;
   while (ve > vs && isBlank(text.charCodeAt(ve - 1))) ve--;

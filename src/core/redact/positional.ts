@@ -98,7 +98,10 @@ PREFIX_FORMS.set("-insecure", (text, at, spans) =>
 );
 
 const REDIS_DIRECTIVE = /(?:^|\n|\\n|CONFIG[ \t]+SET[ \t]+)[ \t]*(?:requirepass|masterauth)[ \t]+/g;
-export const REDIS_GATE = /requirepass|masterauth/;
+/** Whether `text` may hold a Redis directive: two indexOf, no regex to compile at a hook's first call. */
+export function mayHoldRedisDirective(text: string): boolean {
+  return text.includes("requirepass") || text.includes("masterauth");
+}
 
 /** redis.conf's `requirepass` / `masterauth PASSWORD` (and `CONFIG SET`); ./scan.ts gates on the words. */
 export function redisDirectives(text: string, spans: Span[]): void {

@@ -3,7 +3,13 @@
 import { BRANCHES, type Branch, MASTER } from "./anchors.ts";
 import { netrcEntries } from "./command-line.ts";
 import { k8sSecretSpans } from "./kubernetes.ts";
-import { oracleTools, PREFIX_FORMS, pipedSecrets, REDIS_GATE, redisDirectives } from "./positional.ts";
+import {
+  mayHoldRedisDirective,
+  oracleTools,
+  PREFIX_FORMS,
+  pipedSecrets,
+  redisDirectives,
+} from "./positional.ts";
 import { proseSecrets } from "./prose.ts";
 import { BY_PREFIX } from "./provider-rules.ts";
 import type { Span } from "./rule.ts";
@@ -59,7 +65,7 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   // "login" is in nearly every entry and skips faster than "machine" (0.2 vs 0.6 ms/MB).
   if (withKeys && text.includes("login")) netrcEntries(text, spans);
   if (withKeys && text.includes("|")) pipedSecrets(text, spans);
-  if (withKeys && REDIS_GATE.test(text)) redisDirectives(text, spans);
+  if (withKeys && mayHoldRedisDirective(text)) redisDirectives(text, spans);
   if (withKeys && text.includes("@") && ORACLE_GATE.test(text)) oracleTools(text, spans);
   if (withKeys) sqlPasswords(text, spans);
   if (withKeys) proseSecrets(text, spans);

@@ -3,10 +3,12 @@
 // its secrets survives (a listed public prefix may stay); a look-alike is
 // damaged if its text changes at all.
 //
-// Usage: npx tsx scripts/redaction-score.ts [--seed N] [--json] [--misses]
+// Usage: npx tsx scripts/redaction-score.ts [--docs] [--seed N] [--json] [--misses]
+// (--docs scores the documented-formats corpus of scripts/redaction-corpus-docs.ts instead).
 import { pathToFileURL } from "node:url";
 import { redactText } from "../src/core/redact.ts";
 import { buildRedactionCorpus, type Corpus, DEFAULT_SEED, type PositiveCase } from "./redaction-corpus.ts";
+import { buildDocsCorpus, DOCS_SEED } from "./redaction-corpus-docs.ts";
 
 const RUN = 8;
 
@@ -95,7 +97,10 @@ function report(s: Score): string {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const at = process.argv.indexOf("--seed");
-  const corpus = buildRedactionCorpus(at > 0 ? Number(process.argv[at + 1]) : DEFAULT_SEED);
+  const seed = at > 0 ? process.argv[at + 1] : undefined;
+  const corpus = process.argv.includes("--docs")
+    ? buildDocsCorpus(seed ?? DOCS_SEED)
+    : buildRedactionCorpus(seed === undefined ? DEFAULT_SEED : Number(seed));
   const s = scoreCorpus(corpus);
   if (process.argv.includes("--json")) {
     process.stdout.write(`${JSON.stringify(s)}\n`);

@@ -7,11 +7,16 @@
 // occurs do its branches look back for the provider prefix before it, or
 // ahead for the rest. A hit only says "a rule may start here"; the rule's own
 // sticky regex then decides.
+import { awsKeyId } from "./aws.ts";
+import { callComma } from "./calls.ts";
 import { charTable, decodeB64, isB64Code, isB64UrlCode, isDigit } from "./chars.ts";
 import { dashOption, spacedKey } from "./command-line.ts";
+import { dotenvValue } from "./dotenv.ts";
 import { fromSeparator } from "./key-rules.ts";
 import { keyKind } from "./keys.ts";
 import { isPlaceholder } from "./placeholders.ts";
+import { generatedKey, minioAlias, oracleLogin, redisAuth, slashPassword } from "./positional.ts";
+import { colonLabel } from "./prose.ts";
 import {
   AWS_PRESIGNED,
   AZURE_AD_SECRET,
@@ -60,7 +65,8 @@ function urlCredentials(text: string, end: number): Span | null {
   const colon = text.indexOf(":", end);
   if (colon >= 0 && colon < at) {
     const pw = text.slice(colon + 1, at);
-    if (isPlaceholder(pw)) return null;
+    // `postgres:postgres@localhost`, `guest:guest@rabbit`: a quick-start's default, not a secret.
+    if (isPlaceholder(pw) || pw === text.slice(end, colon)) return null;
     // Low priority: a provider token used as the password should keep its own kind.
     return { s: colon + 1, e: at, kind: "url_password", p: 1 };
   }
@@ -78,7 +84,7 @@ const KEY_TAIL =
   "(?:[Pp]ass(?:word|wd|phrase|code)?s?|PASS(?:WORD|WD|PHRASE|CODE)?S?|[Pp]wd|PWD|[Ss]ecrets?|SECRETS?|" +
   "[Tt]oken|TOKEN|[Kk]ey|KEY|[Aa]uth(?:orization)?|AUTH(?:ORIZATION)?|[Cc]ookies?|COOKIES?|" +
   "[Cc]red(?:ential)?s?|CRED(?:ENTIAL)?S?|[Ss]tring|STRING|[Cc]onnstr|CONNSTR|" +
-  "(?:[Kk]ey|KEY)[_.]?(?:[Bb]ase|BASE|[Ii][Dd])|[Ll]ogin|LOGIN|[Vv]alue|VALUE)";
+  "(?:[Kk]ey|KEY)[_.]?(?:[Bb]ase|BASE|[Ii][Dd])|[Ll]ogin|LOGIN|[Vv]alue|VALUE|[Pp]sk|PSK|[Bb]earer|BEARER|secret_id|[Ee]ncrypt|[Ss]alt|SALT)";
 
 type Handler = (text: string, m: RegExpExecArray, cap: string, spans: Span[]) => number;
 
@@ -137,7 +143,7 @@ function backFrom(r: Rule, offset: number): Handler {
 // A cheap one-character test on the key's last letter runs before the word list.
 const KEYED: Branch = {
   src:
-    `(?<=[dDeEgGhHlLnNrRsStTyY](?:\\\\{0,7}["'\`])?\\]?[ \\t]{0,8}[=:])` +
+    `(?<=[dDeEgGhHkKlLnNrRsStTyY](?:\\\\{0,7}["'\`])?\\]?[ \\t]{0,8}[=:])` +
     `(?<=${KEY_TAIL}(?:\\\\{0,7}["'\`])?\\]?[ \\t]{0,8}[=:])()`,
   handle: (text, m, _cap, spans) => fromSeparator(text, m.index, spans),
   keyed: true,
@@ -153,7 +159,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
         src:
           `(?<=${NOT_WORD}(gh[pousr]|glc|glsa|whsec|hf|npm|ntn|lin|shp(?:at|ss|ca|pa)|dckr|sntry[su]|sbp?|sgp|vc[pikar]|nf[pc]|` +
           "pscale|rnd|bkua|CCIP(?:AT|RJ)|sq[upa]|gsk|r8|fw|pcsk|lsv2|tfp|figd|re|ops|pnu|rubygems|aio|rdme|napi|shippo|duffel|" +
-          "fm(?:1[ar]|2)|access)_)",
+          "fm(?:1[ar]|2)|access|add|change|authenticate)_)",
         handle: "prefix",
       },
       { src: `(?<=${NOT_WORD}(github)_)(?=pat_)`, handle: "prefix" },
@@ -161,9 +167,10 @@ const ANCHORS: Array<[string, Branch[]]> = [
       { src: `(?<=${NOT_WORD}(api)_)(?=org_)`, handle: "prefix" },
       { src: `(?<=${NOT_WORD}(do[por])_)(?=v1_)`, handle: "prefix" },
       { src: `(?<=${NOT_WORD}(secret)_)(?=[A-Za-z0-9]{43}(?![A-Za-z0-9]))`, handle: "prefix" },
-      // `aws configure set aws_secret_access_key V`, `npm config set //host/:_authToken V`.
+      // `aws configure set aws_secret_access_key V`, `npm config set //host/:_authToken V`, and the
+      // `aws configure get aws_secret_access_key` that prints one.
       {
-        src: String.raw`(?<=(access|session|:)_)(?=(?:key|token|authToken|auth|password)[ \t]+[^\s=])`,
+        src: String.raw`(?<=(access|session|:)_)(?=(?:key|token|authToken|auth|password)(?:[ \t]+[^\s=]|[ \t]*(?:$|\r?\n|\\n|")))`,
         handle: spacedKey,
         keyed: true,
       },
@@ -175,14 +182,20 @@ const ANCHORS: Array<[string, Branch[]]> = [
       {
         src:
           "(?<=(?<![A-Za-z0-9_-])(gl(?:pat|dt|ptt|rt|cbt|imt|oas|ft|soat|agent|ffct|wt)|xox[abposre]|xapp|sk|" +
-          "GOCSPX|pypi|PMAK|NR(?:AK|II)|pul|sq0(?:atp|csp)|AGE|xai|pplx|HRKU|CFPAT|tskey|FLWSECK|Private)-)",
+          "GOCSPX|pypi|PMAK|NR(?:AK|II)|pul|sq0(?:atp|csp)|AGE|xai|pplx|HRKU|CFPAT|tskey|FLWSECK|Private|add|http|insecure)-)",
         handle: "prefix",
       },
       { src: "(?<=(?<![A-Za-z0-9_-])(key)-)(?=[0-9a-f]{32})", handle: "prefix" },
+      // Honeycomb's `X-Honeycomb-Team: KEY`: a documented header without a secret word.
+      {
+        src: String.raw`(?<=[Hh]oneycomb-)(?=([Tt]eam|TEAM)\\{0,7}["']?[ \t]*:)`,
+        handle: (text, m, cap, spans) =>
+          fromSeparator(text, text.indexOf(":", m.index + cap.length), spans, "api_key"),
+      },
       { src: "(?=(----BEGIN) )", handle: "at" },
       // Long options (`--token x`), and `-p` / `-u` for the mysql and curl special cases.
       {
-        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s\\-]|[puab][ \t=]|S[ \t]|[gU]?x[ \t]))`,
+        src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s\\-]|[puabPwkNtUoDd][ \t=]|cb[ \t]|-+[ \t]{2,}-|S[ \t]|[gU]?x[ \t]))`,
         handle: dashOption,
         keyed: true,
       },
@@ -221,12 +234,53 @@ const ANCHORS: Array<[string, Branch[]]> = [
         handle: colonUrlOrTelegram,
       },
       KEYED,
+      // A clause that names a secret, then a colon and a generated token (./prose.ts).
+      {
+        src: "(?<=[A-Za-z)][ \\t]?:)(?=([ \\t]+[`'\"]?[A-Za-z0-9+/_~-]{16,256}[`'\"]?)(?:[\\s,;.!?)]|$))",
+        handle: colonLabel,
+        keyed: true,
+      },
+      // FreeRDP's `/p:PASSWORD`.
+      { src: String.raw`(?<=[ \t"']\/p:)()`, handle: slashPassword },
+      // A thin JDBC URL's `user/password@host` (./positional.ts).
+      {
+        src: String.raw`(?<=jdbc:oracle:thin:)(?=([A-Za-z0-9_$#]{1,30}\/(?:"[^"\n]{1,128}"|[^\s@/"']{1,128})@))`,
+        handle: oracleLogin,
+      },
+      // At the start of a line: a .env line's `NAME=` whatever it is called (./dotenv.ts), or a line of
+      // 43 base64 characters and its `=` (a 32-byte key that `consul keygen` or `wg genkey` printed).
+      // One lookbehind for both: each `=` pays for it once.
+      {
+        src: String.raw`(?<=(?:^|\n|\\n)((?:[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{1,63})|[A-Za-z0-9+/]{43})=)`,
+        handle: (text, m, cap, spans) =>
+          cap.length === 43 && /[a-z+/]/.test(cap)
+            ? generatedKey(text, m, cap, spans)
+            : dotenvValue(text, m, cap, spans),
+        keyed: true,
+      },
+    ],
+  ],
+  // A call's first two arguments: a secret's name (or a user) and its value (./calls.ts).
+  [
+    ",",
+    [
+      {
+        // A name has no blank and is short: a JSON value before a comma fails within a few characters.
+        src: String.raw`(?=[ \t]*\\{0,7}["'])(?<=\(([ \t]*\\{0,7}["'][^"'\\\s]{1,64}\\{0,7}["']|[A-Za-z_$][\w$.]{0,40})[ \t]*,)`,
+        handle: callComma,
+        keyed: true,
+      },
     ],
   ],
   [
     "\\/",
     [
       { src: String.raw`(?<=(?<![A-Za-z0-9_/:.-])(1)\/)(?=\/0)`, handle: "prefix" },
+      // MinIO's `mc alias set NAME URL KEY SECRET`.
+      {
+        src: String.raw`(?<=\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+\S{1,64}[ \t]+["']?https?:\/)(?=(\/))`,
+        handle: minioAlias,
+      },
       {
         src: String.raw`(?<=\/api(?:\/v[0-9]{1,2})?\/webhooks\/)(?=([0-9]{17,20})\/)`,
         handle: (text, m, _cap, spans) =>
@@ -235,7 +289,15 @@ const ANCHORS: Array<[string, Branch[]]> = [
     ],
   ],
   // Letters that begin a provider token with no punctuation of its own.
-  ["A", [{ src: "(?=(KIA|SIA|BIA|CCA|Iza|TATT|TBB|TCTT|KCp|ZDO))", handle: "at" }]],
+  [
+    "A",
+    [
+      { src: "(?=(KIA|SIA|BIA|CCA))", handle: awsKeyId },
+      { src: "(?=(Iza|TATT|TBB|TCTT|KCp|ZDO))", handle: "at" },
+      // redis-cli's prompt: `127.0.0.1:6379> AUTH default PASSWORD`.
+      { src: String.raw`(?=(UTH)[ \t])(?<=>[ \t]{0,4}A)`, handle: redisAuth },
+    ],
+  ],
   // The payload of a base64-wrapped key file: `echo "eyJ0eXBl..." | base64 -d`.
   [
     "J",
@@ -251,7 +313,7 @@ const ANCHORS: Array<[string, Branch[]]> = [
     "<",
     [
       {
-        src: String.raw`(?=(\/)(?:[A-Za-z][\w.-]{0,60}:)?[\w.-]{0,60}(?:[Pp]ass(?:word|wd|phrase)?|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Kk]ey|KEY)>)`,
+        src: String.raw`(?=(\/)(?:[A-Za-z][\w.-]{0,60}:)?[\w.-]{0,60}(?:[Pp]ass(?:word|wd|phrase)?|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Kk]ey|KEY|[Vv]alue)>)`,
         handle: xmlElement,
         keyed: true,
       },
@@ -285,13 +347,21 @@ function xmlElement(text: string, m: RegExpExecArray, _cap: string, spans: Span[
   const at = m.index;
   const gt = text.indexOf(">", at);
   const tag = text.slice(at + 2, gt);
-  const kind = keyKind(tag.slice(tag.lastIndexOf(":") + 1));
-  if (kind === null) return at + 1;
+  let kind = keyKind(tag.slice(tag.lastIndexOf(":") + 1));
+  if (kind === null && tag !== "value" && tag !== "Value") return at + 1;
   // The opening tag is looked for in a bounded window: a text of a thousand closing tags stays linear.
   const from = Math.max(0, at - MAX_XML_VALUE);
   const rel = text.slice(from, at).lastIndexOf(`<${tag}>`);
   if (rel < 0) return at + 1;
   const open = from + rel;
+  // Hadoop's and Java's `<property><name>fs.s3a.secret.key</name><value>...</value>`.
+  if (kind === null) {
+    const name = /<name>[ \t]*([^<>\s]{1,120})[ \t]*<\/name>\s*$/.exec(
+      text.slice(Math.max(0, open - 300), open),
+    );
+    kind = name === null ? null : keyKind(name[1] as string);
+    if (kind === null) return at + 1;
+  }
   const vs = open + tag.length + 2;
   const v = text.slice(vs, at);
   if (vs >= at || v.includes("\n") || v.includes("<") || isPlaceholder(v.trim())) return at + 1;

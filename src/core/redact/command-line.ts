@@ -4,15 +4,23 @@ import { isBlank, isKeyCode, isQuote, lineBefore } from "./chars.ts";
 import { assignment, MAX_KEY, MAX_VALUE } from "./key-rules.ts";
 import { keyKind } from "./keys.ts";
 import { isPlaceholder } from "./placeholders.ts";
+import { htpasswdBatch, words } from "./positional.ts";
+import { printedCommand } from "./printed.ts";
 import { escapeAware, push, rule, type Span, tryRule } from "./rule.ts";
 import { cmdCache } from "./scan-state.ts";
+import { dashTable } from "./tables.ts";
 
 // `mysql -pSECRET`: the password is glued to -p. `-p` alone prompts and is left alone.
 const MYSQL_P = rule("password", String.raw`-p(?!assword)['"]?([^\s'"\\-][^\s'"\\]{0,200})`);
-const MYSQL_CMD = new RegExp(escapeAware(String.raw`(?<![A-Za-z0-9_])mysql(?:dump|admin|import|sh)?\s`));
+// Commands whose `-p` takes the password glued to it: MySQL's and MariaDB's clients, 7-Zip and RAR.
+const MYSQL_CMD = new RegExp(
+  escapeAware(
+    String.raw`(?<![A-Za-z0-9_])(?:mysql(?:dump|admin|import|sh)?|mariadb(?:-dump|-admin|-import|dump|admin)?|7z[az]?|7zz|u?nrar|rar)\s`,
+  ),
+);
 const CURL_U = rule(
   "password",
-  String.raw`(?:-u|--user)(?:[ \t]+|=)?\\?['"]?[^\s:'"@\\]{1,128}:([^\s'"\\]{1,256})`,
+  String.raw`(?:-[uU]|--(?:proxy-)?user)(?:[ \t]+|=)?\\?['"]?[^\s:'"@\\]{1,128}:([^\s'"\\]{1,256})`,
 );
 const CURL_CMD = new RegExp(escapeAware(String.raw`(?<![A-Za-z0-9_])curl\s`));
 
@@ -37,16 +45,54 @@ function commandBefore(text: string, at: number, cmd: RegExp): boolean {
 }
 
 // Commands whose `-p VALUE` is a password (elsewhere `-p` is a port or a path).
-const PW_CMD = new RegExp(
-  escapeAware(
-    String.raw`(?<![A-Za-z0-9_-])(?:(?:docker|podman|buildah|nerdctl|oras|skopeo|crane|helm(?: registry)?) login|az login|mongo(?:sh|dump|restore)?|sshpass)\s`,
-  ),
+const PW_CMD = command(
+  `(?:(?:docker|podman|buildah|nerdctl|oras|skopeo|crane|helm(?: registry)?|cf) login|az login|cf auth|mongo(?:sh|dump|restore)?|sshpass|cqlsh|cypher-shell|twine(?: upload)?|rabbitmqadmin)`,
 );
-const REDIS_CMD = new RegExp(escapeAware(String.raw`(?<![A-Za-z0-9_-])redis-cli\s`));
+const REDIS_CMD = command("redis-cli");
+
+function command(names: string): RegExp {
+  return new RegExp(escapeAware(String.raw`(?<![A-Za-z0-9_-])${names}\s`));
+}
+
+// One-letter options that take a secret, by the commands whose manuals say so: elsewhere `-P` is a
+// port or a path, `-w` a timeout, `-k` insecure, `-t` a tag, `-N` a count.
+const SHORT_SECRETS: Record<string, { cmd: RegExp; kind: string }> = {
+  p: { cmd: PW_CMD, kind: "password" },
+  a: { cmd: REDIS_CMD, kind: "password" },
+  b: { cmd: CURL_CMD, kind: "cookie" },
+  // sqlcmd/bcp (SQL Server), mosquitto, zip/unzip, ssh-keygen's old passphrase.
+  P: {
+    cmd: command("(?:sqlcmd|bcp|osql|mosquitto_(?:pub|sub|rr)|zip|unzip|ssh-keygen)"),
+    kind: "password",
+  },
+  // OpenLDAP's bind password.
+  w: {
+    cmd: command("ldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn|exop|url)"),
+    kind: "password",
+  },
+  k: { cmd: command("openssl (?:enc|aes-[0-9]+-[a-z]+|des3?)"), kind: "password" },
+  N: { cmd: command("ssh-keygen"), kind: "password" },
+  t: { cmd: command("codecov"), kind: "token" },
+};
+const BUNDLE = /\bbundle[ \t]+config[ \t]+(?:set[ \t]+)?$/;
+// `user%password` (Samba) and `user:password` (HTTPie): the secret is the part after the separator.
+const SAMBA_CMD = command("(?:smbclient|rpcclient|smbmap|smbcacls|net (?:ads|rpc))");
+const HTTPIE_CMD = command("(?:https?|httpie)");
+
+// Options of the commands that print a secret (./printed.ts): `-field=`, `-o tsv`, `base64 -d`, `-w`, ...
+const PRINTER_OPTION = /^--?(?:field|o|output|d|decode|D|di|w|plain|secret|with-decryption)\b/;
 
 export function dashOption(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
   const at = m.index;
   const c = cap.charCodeAt(0);
+  // `---      -----`: the rule under a table's header (./tables.ts).
+  if (c === 45 && cap.charCodeAt(1) === 45 && cap.includes(" ")) return dashTable(text, at, spans);
+  // Only the options a printing command takes (-o, -d, -D, -w, --...) pay for the test.
+  if (
+    (c === 45 || c === 111 || c === 100 || c === 68 || c === 119 || c === 102) &&
+    PRINTER_OPTION.test(text.slice(at, at + 20))
+  )
+    printedCommand(text, at, spans);
   // fish's `set -gx NAME VALUE`: a shell assignment without `=`.
   if (cap.endsWith("x ") || cap.endsWith("x\t")) {
     if (!/(?:^|[\s;])set[ \t]+$/.test(lineBefore(text, at))) return at + 1;
@@ -62,17 +108,32 @@ export function dashOption(text: string, m: RegExpExecArray, cap: string, spans:
     if (c !== 112) return at + 1;
   }
   const c1 = cap.charCodeAt(1);
-  if ((c === 112 || c === 97 || c === 98) && (c1 === 32 || c1 === 9 || c1 === 61)) {
+  const form = optionForm(text, at, cap, spans);
+  if (form >= 0) return form;
+  if (c1 === 32 || c1 === 9 || c1 === 61) {
     // `docker login -u bot -p VALUE`, `redis-cli -a VALUE`, `curl -b "session=...; csrf=..."`.
-    const cmd = c === 97 ? REDIS_CMD : c === 98 ? CURL_CMD : PW_CMD;
-    if (!commandBefore(text, at, cmd)) return at + 1;
-    return argumentValue(text, at + 2, spans, c === 98 ? "cookie" : "password");
+    // HTTPie's `-a user:password` (its -u is not a credential; curl's is, below).
+    if (c === 97 && commandBefore(text, at, HTTPIE_CMD)) return afterSeparator(text, at + 2, ":", spans);
+    if (c === 85 /* U */ && commandBefore(text, at, SAMBA_CMD))
+      return afterSeparator(text, at + 2, "%", spans);
+    const short = SHORT_SECRETS[cap[0] as string];
+    if (short !== undefined) {
+      if (!commandBefore(text, at, short.cmd)) return at + 1;
+      return argumentValue(text, at + 2, spans, short.kind);
+    }
   }
+  if (
+    text.startsWith("--auth", at) &&
+    /^--auth[ \t=]/.test(text.slice(at, at + 7)) &&
+    commandBefore(text, at, HTTPIE_CMD)
+  )
+    return afterSeparator(text, at + 7, ":", spans);
   if (text.startsWith("--password-stdin", at)) return pipedPassword(text, at, spans, at + 16);
   // `echo PASSWORD | sudo -S ...` reads the password from stdin.
   if (c === 83)
     return /\bsudo[ \t]+$/.test(lineBefore(text, at)) ? pipedPassword(text, at, spans, at + 2) : at + 1;
-  const curl = c === 117 /* u */ || text.startsWith("--user", at);
+  const curl =
+    c === 117 /* u */ || c === 85 || text.startsWith("--user", at) || text.startsWith("--proxy-user", at);
   if (curl || c === 112 /* p */) {
     const rule = curl ? CURL_U : MYSQL_P;
     const hit = commandBefore(text, at, curl ? CURL_CMD : MYSQL_CMD) ? tryRule(rule, text, at) : null;
@@ -115,6 +176,56 @@ function argumentValue(text: string, from: number, spans: Span[], kind = "passwo
   return ve;
 }
 
+/**
+ * Options that mark a command's positional secret: htpasswd's `-b FILE USER PASSWORD`, Bundler's
+ * `config set --global HOST user:password`, `kubectl create secret --from-literal=KEY=VALUE`.
+ * Returns where to resume, or -1 when the option is none of them.
+ */
+function optionForm(text: string, at: number, cap: string, spans: Span[]): number {
+  if ((cap.charCodeAt(0) === 98 || cap.startsWith("cb")) && !/[^bcB \t]/.test(cap)) {
+    const next = htpasswdBatch(text, at, spans);
+    if (next >= 0) return next;
+  }
+  if (
+    (text.startsWith("--global", at) || text.startsWith("--local", at)) &&
+    BUNDLE.test(lineBefore(text, at))
+  ) {
+    const cred = words(text, at, Math.min(text.length, at + 600), 3)[2];
+    if (cred !== undefined) {
+      const colon = cred[0] + text.slice(cred[0], cred[1]).indexOf(":");
+      if (colon >= cred[0] && !isPlaceholder(text.slice(colon + 1, cred[1])))
+        spans.push({ s: colon + 1, e: cred[1], kind: "password", p: 1 });
+      return cred[1];
+    }
+  }
+  if (text.startsWith("--from-literal=", at)) return fromLiteral(text, at, spans);
+  return -1;
+}
+
+function fromLiteral(text: string, at: number, spans: Span[]): number {
+  const rel = text.slice(at + 15, at + 15 + 253).indexOf("=");
+  const eq = at + 15 + rel;
+  if (rel < 0 || !/\bcreate[ \t]+secret\b/.test(lineBefore(text, at))) return at + 1;
+  return Math.max(argumentValue(text, eq + 1, spans, "kubernetes_secret"), at + 1);
+}
+
+/** The part after `sep` of the next shell word (`user:password`, `user%password`). */
+function afterSeparator(text: string, from: number, sep: string, spans: Span[]): number {
+  let p = from;
+  while (p < text.length && isBlank(text.charCodeAt(p))) p++;
+  if (isQuote(text.charCodeAt(p))) p++;
+  let e = p;
+  const limit = Math.min(text.length, p + MAX_VALUE);
+  while (e < limit && text.charCodeAt(e) > 32 && !isQuote(text.charCodeAt(e))) e++;
+  const rel = text.slice(p, e).indexOf(sep);
+  if (rel < 0) return from;
+  const i = p + rel;
+  const v = text.slice(i + 1, e);
+  if (v.length === 0 || isPlaceholder(v)) return from;
+  spans.push({ s: i + 1, e, kind: "password", p: 1 });
+  return e;
+}
+
 /** A .netrc entry (`machine h login u password SECRET`) starting after the line break at `at`. */
 const NETRC_ENTRY =
   /(?:\\n|\n|")?[ \t]*(?:machine[ \t]+[^\s\\]+|default)(?:(?:\s|\\n)+(?:login|account|port)[ \t]+[^\s\\]+)*(?:\s|\\n)+password[ \t]+/y;
@@ -142,7 +253,13 @@ export function spacedKey(text: string, m: RegExpExecArray, _cap: string, spans:
   let ke = at;
   while (ke < text.length && /[A-Za-z0-9_]/.test(text[ke] as string)) ke++;
   const kind = keyKind(text.slice(ks, ke));
-  if (kind === null || !/\bconfig(?:ure)?[ \t]/.test(lineBefore(text, ks))) return at + 1;
+  const line = lineBefore(text, ks);
+  // `aws configure get aws_secret_access_key`: the value is what it prints.
+  if (kind !== null && /\bconfigure[ \t]+get[ \t]+$/.test(line)) {
+    printedCommand(text, at, spans);
+    return ke;
+  }
+  if (kind === null || !/\bconfig(?:ure)?[ \t]/.test(line)) return at + 1;
   return Math.max(argumentValue(text, ke, spans, kind), at + 1);
 }
 

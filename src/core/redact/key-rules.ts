@@ -10,7 +10,8 @@ import {
   isUpper,
   lineBefore,
 } from "./chars.ts";
-import { keyKind, splitWords } from "./keys.ts";
+import { keyKind, splitWords, weakKeyKind } from "./keys.ts";
+import { siblingKind } from "./named-pair.ts";
 import {
   CODE_KEYWORDS,
   DECIMAL,
@@ -27,20 +28,10 @@ import type { Span } from "./rule.ts";
 import { scanState } from "./scan-state.ts";
 import { looksGenerated } from "./split.ts";
 
-// `{"key": "token", "value": ...}` (Postman), `<add key="ClearTextPassword" value="..." />` (NuGet),
-// `- name: API_TOKEN` + `value: ...` (Kubernetes env): the secret's name sits in a sibling field.
-const NAMED_PAIR =
-  /(?:^|[\s{,"'])(?:key|name)\\{0,7}["']?[ \t]*[:=][ \t]*\\{0,7}["']([A-Za-z0-9_.:/-]{1,80})\\{0,7}["'][^\n:=]{0,40}?[\s,{]\\{0,7}["']?value\\{0,7}["']?[ \t]*$|(?:^|\s)name:[ \t]*["']?([A-Za-z0-9_.-]{1,80})["']?[ \t]*\r?\n[ \t]*value[ \t]*$/;
-
-/** A `value` key at [ks, ke) whose sibling `key` / `name` field names a secret. */
+/** A `value` key at [ks, ke) whose sibling field names a secret (./named-pair.ts). */
 function namedValue(text: string, ks: number, ke: number, spans: Span[]): number {
-  let e = ke;
-  while (e < text.length && e < ke + 16 && (text.charCodeAt(e) === 92 || isQuote(text.charCodeAt(e)))) e++;
-  const pm = NAMED_PAIR.exec(text.slice(Math.max(0, ks - 220), e));
-  const name = pm?.[1] ?? pm?.[2];
-  const kind = name === undefined ? null : keyKind(name.replace(/^.*[:/]/, ""));
-  if (kind === null) return ke;
-  return assignment(text, ks, ke, spans, kind);
+  const kind = siblingKind(text, ks, ke);
+  return kind === null ? ke : assignment(text, ks, ke, spans, kind);
 }
 
 export const MAX_KEY = 64;
@@ -87,16 +78,48 @@ export function fromSeparator(text: string, sp: number, spans: Span[], kindOverr
   while (ks > min && isKeyCode(text.charCodeAt(ks - 1)) && text.charCodeAt(ks - 2) !== 92) ks--;
   // A "key" longer than any real name is a base64 run or similar.
   if (ks === ke || (ks === min && ks > 0 && isKeyCode(text.charCodeAt(ks - 1)))) return sp + 1;
+  // A label of words: `API key:`, `Secret Access Key:`, Elasticsearch's `New value:` after a reset.
+  if (text.charCodeAt(ks - 1) === 32 && kindOverride === undefined && keyKind(text.slice(ks, ke)) === null) {
+    const label = labelStart(text, ks, ke);
+    if (label !== null) return Math.max(assignment(text, label.ks, ke, spans, label.kind), sp + 1);
+  }
   return Math.max(assignment(text, ks, ke, spans, kindOverride), sp + 1);
 }
 
+/** The start and kind of a label of up to three words ending in `key` or `value` at [ks, ke), or null. */
+function labelStart(text: string, ks: number, ke: number): { ks: number; kind: string } | null {
+  const last = text.slice(ks, ke).toLowerCase();
+  if (last !== "key" && last !== "value") return null;
+  const m = /(?:^|[^A-Za-z0-9_ ])((?:[A-Za-z][A-Za-z0-9]{1,20} ){1,3})$/.exec(
+    text.slice(Math.max(0, ks - 66), ks),
+  );
+  if (m === null) return null;
+  const start = ks - (m[1] as string).length;
+  const words = text.slice(start, ke);
+  if (last === "value") {
+    // A tool that prints the new value of a password it reset.
+    return /\bnew value$/i.test(words) && /password/i.test(text.slice(Math.max(0, start - 240), start))
+      ? { ks: start, kind: "password" }
+      : null;
+  }
+  // The nearest words decide: `Secret Access Key` is an access key, `the primary key` nothing.
+  for (let i = start; i < ks; i++) {
+    if (i !== start && text.charCodeAt(i - 1) !== 32) continue;
+    const kind = keyKind(text.slice(i, ke));
+    if (kind !== null) return { ks: i, kind };
+  }
+  return null;
+}
+
 const PHP_ASSIGN = /^[ \t]*=[^=~>]/;
+// `const apiKey: string = "..."`, `pub const API_KEY: &str = "..."`, `api_key: Optional[str] = "..."`:
+// a type annotation between the name and its literal.
+const TYPE_ANNOTATION =
+  /^[ \t]*(?:&(?:'static[ \t]+)?)?[A-Za-z_][A-Za-z0-9_.]*(?:<[^<>=\n]{0,40}>|\[[^[\]=\n]{0,40}\])?(?:[ \t]*\|[ \t]*[A-Za-z_][A-Za-z0-9_]*)*[ \t]*=(?![=>])[ \t]*(?=\\{0,7}["'`])/;
+// PHP's var_dump: `["password"]=>` then, on the next line, `string(18) "..."`.
+const VAR_DUMP = /^\r?\n[ \t]*string\([0-9]{1,6}\)[ \t]*(?=")/;
 const WRAPPER =
-  /^(?:String::from|String::new|SecretString::(?:new|from)|Secret::new|SecretStr|SecretString|SecureString|Some|String|str|Secret)\([ \t]*(?=["'])/;
-const ENV_KEY_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEY$/;
-const NOT_SECRET_KEY_NAME =
-  /(?:PUBLIC|PUBLISHABLE|PRIMARY|SORT|PARTITION|CACHE|FOREIGN|IDEMPOTENCY|OBJECT|S3|HOT|SHORTCUT|SSH_PUB|GPG|PGP|SITE|MAP)_KEY$/;
-const WEAK_KEY = "weak:secret_key";
+  /^(?:String::from|String::new|SecretString::(?:new|from)|Secret::new|SecretStr|SecretString|SecureString|Some|String|str|Secret)?\([ \t]*(?=["'])/;
 
 /**
  * A kind that the surroundings give a key that is not secret-ish by itself:
@@ -104,9 +127,12 @@ const WEAK_KEY = "weak:secret_key";
  */
 function contextKind(text: string, ks: number, key: string, before: number): string | null {
   if (key === "key" && (before === 63 || before === 38)) return "api_key";
-  // `STRIPE_KEY=...`, `MAPS_KEY=...`: an environment variable named for a key holds one,
+  // `STRIPE_KEY=...`, `primaryKey: ...`, `encrypt = ...`: names that only suggest a secret, believed
   // when the value looks generated (checked once the value is known).
-  if (ENV_KEY_NAME.test(key) && !NOT_SECRET_KEY_NAME.test(key)) return WEAK_KEY;
+  const weak = weakKeyKind(key);
+  if (weak !== null) return `weak:${weak}`;
+  // Vault AppRole's `secret_id` (its `role_id` is an identifier).
+  if (key === "secret_id" && /\bapprole\b/.test(lineBefore(text, ks))) return "secret";
   if (key === "--body" || key === "body") {
     if (
       /\bsecret set [A-Za-z0-9_-]+[ \t]+(?:--[a-z-]+(?:[ =][^\s-]\S*)?[ \t]+)*--$/.test(
@@ -172,6 +198,9 @@ export function assignment(
     keyQuoted = true;
     // os.environ["API_KEY"] = ...
     if (text.charCodeAt(p) === 93) p++;
+  } else if (before === 91 && text.charCodeAt(p) === 93) {
+    // print_r's `[password] => VALUE`.
+    p++;
   }
   const p0 = p;
   while (p < n && isBlank(text.charCodeAt(p))) p++;
@@ -201,22 +230,40 @@ export function assignment(
     kindOverride ??
     (key === "AccountKey" ? "azure_storage_key" : (keyKind(key) ?? contextKind(text, ks, key, before)));
   if (kind === null) {
-    if (key === "value" || key === "VALUE") return namedValue(text, ks, ke, spans);
+    if (key === "value" || key === "VALUE" || key === "Value") return namedValue(text, ks, ke, spans);
     return ke;
   }
 
+  return literal({ text, ks, key, kind, sep, q0, keyQuoted, spaceBefore, spaceAfter: false, p }, ke, spans);
+}
+
+/** The literal after a secret-ish key's separator (`site.p`): pushed when it is one; returns where to resume. */
+function literal(site: Site, ke: number, spans: Span[]): number {
+  const { text, kind } = site;
+  const n = text.length;
+  let p = site.p;
+  if (site.sep === SEP_COLON) {
+    const typed = TYPE_ANNOTATION.exec(text.slice(p, p + 80));
+    if (typed !== null) {
+      p += typed[0].length;
+      site.sep = SEP_EQ;
+    }
+  } else if (text.charCodeAt(p - 1) === 62 /* => */) {
+    const dumped = VAR_DUMP.exec(text.slice(p, p + 40));
+    if (dumped !== null) p += dumped[0].length;
+  }
   const p1 = p;
   while (p < n && isBlank(text.charCodeAt(p))) p++;
   if (p >= n) return ke;
   // `'password:', password`: the string that held the key closed right after the separator.
-  if (q0 && !keyQuoted && text.startsWith(q0, p)) return ke;
-
+  if (site.q0 && !site.keyQuoted && text.startsWith(site.q0, p)) return ke;
   // `<your token>`: a placeholder, also when it holds spaces.
   if (text.charCodeAt(p) === 60 && /^<[^<>\n]{1,80}>/.test(text.slice(p, p + 82))) return ke;
   // `String::from("..")`, `SecretStr("..")`, `Some("..")`: a literal in a wrapper is still the literal.
   const wrapped = WRAPPER.exec(text.slice(p, p + 40));
   if (wrapped !== null) p += wrapped[0].length;
-  const site: Site = { text, ks, key, kind, sep, q0, keyQuoted, spaceBefore, spaceAfter: p > p1, p };
+  site.spaceAfter = p > p1;
+  site.p = p;
   let bs = p;
   while (bs < n && bs - p < 16 && text.charCodeAt(bs) === 92) bs++;
   const quote = text.charCodeAt(bs);
@@ -224,27 +271,58 @@ export function assignment(
   const range = quoted ? quotedValue(site, bs) : unquotedValue(site);
   if (range === null) return ke;
   let [vs, ve] = range;
-
   if (kind === "authorization") {
     const m = AUTH_SCHEME.exec(text.slice(vs, Math.min(ve, vs + 40)));
     if (m) vs += m[0].length;
   }
   // openssl's `-passout pass:SECRET`; `env:VAR` and `file:path` only say where the secret is.
-  if (sep === SEP_FLAG || sep === SEP_EQ) {
+  if (site.sep === SEP_FLAG || site.sep === SEP_EQ) {
     if (text.startsWith("pass:", vs)) vs += 5;
     else if (/^(?:env|file|fd):/.test(text.slice(vs, vs + 5))) return ke;
   }
-  const value = text.slice(vs, ve);
-  if (!isLiteral(site, value, quoted ? quote : -1, ve)) return ke;
-  if (kind === WEAK_KEY && !(value.length >= 16 && looksGenerated(value))) return ke;
-  // `-passin val           Private key password source`: a help text's option column.
-  if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]/.test(text.slice(ve, ve + 40))) return ke;
-  if (kind === "cookie" && !cookieHoldsSecret(value)) return ke;
-  spans.push({ s: vs, e: ve, kind: kind === WEAK_KEY ? "secret_key" : kind, p: 1 });
+  const kindOut = accepted(site, text.slice(vs, ve), quoted ? quote : -1, ve);
+  if (kindOut === null) return ke;
+  spans.push({ s: vs, e: ve, kind: kindOut, p: 1 });
+  // `password = "Tr0ub" + "4dor3"`, Python's implicit `("..." "...")`: the pieces that follow are the literal too.
+  if (quoted) ve = concatenatedPieces(text, ve, spans, kindOut);
   // Resume inside the value so a provider token there can claim a better kind, but
   // never parse the value itself for assignments again: that would be quadratic.
   scanState.keyedEnd = ve;
   return vs;
+}
+
+/** The kind to report for `value`, or null when it is no literal secret. */
+function accepted(site: Site, value: string, quote: number, ve: number): string | null {
+  const { text, kind, sep } = site;
+  if (!isLiteral(site, value, quote, ve)) return null;
+  // A weak kind (a name that only suggests a secret) is believed when the value looks generated.
+  const weak = kind.startsWith("weak:");
+  if (weak && !(value.length >= 16 && looksGenerated(value))) return null;
+  // `-passin val           Private key password source`: a help text's option column
+  // (clickhouse-client aligns a lowercase one: `--password arg        password`).
+  if (sep === SEP_FLAG && /^[ \t]{2,}[A-Z][a-z]|^[ \t]{3,}[a-z]/.test(text.slice(ve, ve + 40))) return null;
+  if (kind === "cookie" && !cookieHoldsSecret(value)) return null;
+  return weak ? kind.slice(5) : kind;
+}
+
+// A closing quote, an operator (or none, or a line break), an opening quote: one literal in pieces.
+const CONCAT =
+  /\\{0,3}["'`][ \t]*(?:[+.&]|\|\||<<)?[ \t]*(?:\\?\r?\n[ \t]*(?:(?:[+.&]|\|\|)[ \t]*)?)?\\{0,3}(["'`])([^\s"'`\\]{1,256})\\{0,3}["'`]/y;
+
+function concatenatedPieces(text: string, ve: number, spans: Span[], kind: string): number {
+  let end = ve;
+  for (let i = 0; i < 8; i++) {
+    CONCAT.lastIndex = end;
+    const m = CONCAT.exec(text);
+    if (m === null || m[0].length === 0) break;
+    const piece = m[2] as string;
+    // The piece ends right before the closing quote (and its escaping backslashes).
+    const s = text.lastIndexOf(piece, CONCAT.lastIndex - 1);
+    if (s < end) break;
+    spans.push({ s, e: s + piece.length, kind, p: 1 });
+    end = s + piece.length;
+  }
+  return end;
 }
 
 // Set-Cookie attributes, which carry no secret.
@@ -292,6 +370,34 @@ function quotedValue(site: Site, qAt: number): [number, number] | null {
   return [vs, Math.min(i, limit)];
 }
 
+// How far an unquoted value runs: a header's rest of line, a connection string's field, a config line's
+// word, or a word of code (which punctuation ends).
+const RUN_LINE = 0;
+const RUN_CONNECTION = 1;
+const RUN_WORD = 2;
+const RUN_CODE = 3;
+
+function unquotedEnd(text: string, p: number, q0c: number, mode: number): number {
+  const limit = Math.min(text.length, p + MAX_VALUE);
+  let i = p;
+  for (; i < limit; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 10 || ch === 13 || ch === q0c) break;
+    if (ch === 92) {
+      const nx = text.charCodeAt(i + 1);
+      if (nx === 110 || nx === 114 || nx === 116 || nx === 34 || nx === 39) break;
+      continue;
+    }
+    if (mode === RUN_LINE) {
+      // ) ] } close the code around the header, a quote the string that holds it.
+      if (ch === 41 || ch === 93 || ch === 125 || ch === 34 || ch === 39) break;
+    } else if (mode === RUN_CONNECTION) {
+      if (ch === 59 || ch === 34 || ch === 39) break;
+    } else if (ch === 32 || ch === 9 || (mode === RUN_CODE && ch < 128 && VALUE_STOP[ch] === 1)) break;
+  }
+  return i;
+}
+
 /** The extent of an unquoted value, or null when it reads as code, a type or prose. */
 function unquotedValue(site: Site): [number, number] | null {
   const { text, p, sep, kind, key, keyQuoted, spaceBefore, spaceAfter } = site;
@@ -299,6 +405,9 @@ function unquotedValue(site: Site): [number, number] | null {
   if (sep === SEP_FLAG && text.charCodeAt(p) === 45) return null; // next flag, not a value
   // `authenticity_token=&commit=...`: an empty value in a query string.
   if (text.charCodeAt(p) === 38) return null;
+  // `key:value` with no space is a namespace or URN ("auth:login", "secret:mocks"), unless the value is
+  // generated: HTTPie's `x-api-key:VALUE`, Go's `%+v` (`{User:app Password:VALUE}`, `map[Authorization:[...]]`).
+  if (sep === SEP_COLON && !spaceAfter && !site.keyQuoted) return gluedValue(text, p);
   // Django's generated keys hold ( ) = & $ #: the run up to a blank or quote is the key.
   if (text.startsWith("django-insecure-", p)) {
     let e = p;
@@ -314,27 +423,18 @@ function unquotedValue(site: Site): [number, number] | null {
     (kind === "cookie" || (kind === "authorization" && !/auth$/i.test(key)));
   const wholeRun = restOfLine || (lineStart && (tight || sep === SEP_COLON));
   const q0c = site.q0 && !keyQuoted ? site.q0.charCodeAt(site.q0.length - 1) : -1;
-  const limit = Math.min(n, p + MAX_VALUE);
+  // A connection string's `;Password=...;`: the value runs to the next `;` (`&`, `!` and `$` are its own).
+  let b = site.ks;
+  while (b > 0 && isBlank(text.charCodeAt(b - 1))) b--;
+  const mode = restOfLine
+    ? RUN_LINE
+    : tight && text.charCodeAt(b - 1) === 59
+      ? RUN_CONNECTION
+      : wholeRun
+        ? RUN_WORD
+        : RUN_CODE;
   const vs = p;
-  let i = p;
-  for (; i < limit; i++) {
-    const ch = text.charCodeAt(i);
-    if (ch === 10 || ch === 13 || ch === q0c) break;
-    if (ch === 92) {
-      const nx = text.charCodeAt(i + 1);
-      if (nx === 110 || nx === 114 || nx === 116 || nx === 34 || nx === 39) break;
-      continue;
-    }
-    if (restOfLine) {
-      // ) ] } close the code around the header, a quote the string that holds it.
-      if (ch === 41 || ch === 93 || ch === 125 || ch === 34 || ch === 39) break;
-      continue;
-    }
-    if (ch === 32 || ch === 9) break;
-    if (wholeRun) continue;
-    if (ch < 128 && VALUE_STOP[ch] === 1) break;
-  }
-  let ve = i;
+  let ve = unquotedEnd(text, p, q0c, mode);
   // A long run is examined once; anchors inside it would re-scan the same text for each one.
   if (ve - vs >= 512) scanState.keyedEnd = ve;
   while (ve > vs && isBlank(text.charCodeAt(ve - 1))) ve--;
@@ -346,8 +446,6 @@ function unquotedValue(site: Site): [number, number] | null {
   while (ve > vs && (text.charCodeAt(ve - 1) === 44 || text.charCodeAt(ve - 1) === 59)) ve--;
   const v = text.slice(vs, ve);
   if (v.length === 0 || CODE_KEYWORDS.has(v)) return null;
-  // `key:value` with no space is a namespace or URN ("auth:login", "secret:mocks"), not YAML or a header.
-  if (sep === SEP_COLON && !spaceAfter && !keyQuoted) return null;
   // Small numbers in code are enum members and constants (`CommaToken = 28`); a numeric
   // secret is only believed in a config line (`PASSWORD=123456`, `pin: 1234`) or JSON.
   if (HEX_NUMBER.test(v) || DOTTED_NUMBER.test(v)) return null;
@@ -390,6 +488,26 @@ function unquotedValue(site: Site): [number, number] | null {
   return [vs, ve];
 }
 
+// `:` too: a glued value holding one is a URN or a port, and stopping there keeps `a:a:a:...` linear.
+const GLUED_STOP = charTable("\"'`,;:)]}<>");
+
+function gluedValue(text: string, p: number): [number, number] | null {
+  // Go prints a map's values in brackets: `map[Authorization:[Bearer VALUE]]`.
+  const bracket = text.charCodeAt(p) === 91;
+  const vs = bracket ? p + 1 : p;
+  const limit = Math.min(text.length, vs + MAX_VALUE);
+  let e = vs;
+  for (; e < limit; e++) {
+    const ch = text.charCodeAt(e);
+    if (ch === 10 || ch === 13 || ch === 92 || (!bracket && (ch === 32 || ch === 9))) break;
+    if (ch < 128 && GLUED_STOP[ch] === 1) break;
+  }
+  const v = text.slice(vs, e);
+  const token = bracket ? v.slice(v.lastIndexOf(" ") + 1) : v;
+  if (token.length < 12 || text.charCodeAt(e) === 58 || !looksGenerated(token)) return null;
+  return [vs, e];
+}
+
 /**
  * `token: ca37f5.e47ff958888f821f` (a kubeadm bootstrap token) is dotted like `config.db.password`,
  * but its segments mix letters and digits the way generated material does.
@@ -417,8 +535,10 @@ function isLiteral(site: Site, value: string, quote: number, ve: number): boolea
   } else if (sep === SEP_FLAG) {
     // `--privkey rsakey.pem`, `--token-file ./t`: a file or host name, not the secret itself.
     if (CODE_KEYWORDS.has(value) || DOTTED.test(value) || /^(?:\.{0,2}\/|~\/)/.test(value)) return false;
-    // `--auth` is as often a switch followed by the next argument as an option with a value.
-    if (site.spaceBefore && /(?:^|[_.-])auth$/i.test(key)) return false;
+    // `--auth` is as often a switch followed by the next argument as an option with a value; a
+    // generated-looking next word is its value (`netlify deploy --auth TOKEN`).
+    if (site.spaceBefore && /(?:^|[_.-])auth$/i.test(key) && !(value.length >= 16 && looksGenerated(value)))
+      return false;
   }
   // $PWD and friends hold the working directory, not a password.
   return !(/pwd$/i.test(key) && /^[/~]/.test(value));

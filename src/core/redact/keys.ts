@@ -14,9 +14,16 @@ const PASSWORD_WORDS = new Set(["password", "passwords", "passwd", "pwd", "passp
 const COOKIE_WORDS = new Set(["cookie", "cookies", "setcookie"]);
 const CREDENTIAL_WORDS = new Set(["credential", "credentials", "creds", "cred"]);
 const AUTH_WORDS = new Set(["authorization", "proxyauthorization", "auth"]);
+// Keys that hold a password under another name: Wi-Fi pre-shared keys, Redis's `requirepass` and
+// `masterauth`, HAProxy's `insecure-password`.
+const PASSWORD_NAMES = new Set(["psk", "requirepass", "masterauth", "rpcpassword"]);
+// Honeycomb sends its API key as `X-Honeycomb-Team`: a documented header without a secret word.
+const HEADER_KEYS: Record<string, string> = { "x-honeycomb-team": "api_key" };
 // A bare "key" is a map key or a keyboard key; only these qualifiers make it a credential.
+// Vendors add their own: Datadog's `DD-APPLICATION-KEY`, New Relic's `X-Insert-Key` and ingest keys,
+// Sentry's `sentry_key`, Segment's write key, Mailchimp's and Okta's admin and management keys.
 const KEY_QUALIFIERS = new Set(
-  "api access secret private account master encryption signing session subscription client auth app storage shared service hmac jwt license".split(
+  "api access secret private account master encryption signing session subscription client auth app storage shared service hmac jwt license application admin management server write insert ingest ingestion consumer merchant partner developer integration webhook personal bot sentry decryption".split(
     " ",
   ),
 );
@@ -69,10 +76,15 @@ export function splitWords(key: string): string[] {
 }
 
 const PASS_SUFFIX = /(?:^|[_.-])pass$/i;
+const VERBS = new Set(
+  "can could should would will must may might is was has had does did not no to by let allow skip force test tests".split(
+    " ",
+  ),
+);
 const TOOL_PASS = /^(?:src|dest)?(?:store|key)pass$|^pass(?:in|out)$/;
 
 // Every word keyKind can return a kind for contains one of these.
-const KEYISH = /pass|pwd|secret|token|key|auth|cookie|cred|str|sonar|pat/i;
+const KEYISH = /pass|pwd|secret|token|key|auth|cookie|cred|str|sonar|pat|psk|bearer|honeycomb/i;
 // Payloads repeat the same few hundred keys; remembering the verdict skips the word split.
 const KEY_CACHE = new Map<string, string | null>();
 
@@ -89,13 +101,26 @@ export function keyKind(key: string): string | null {
 }
 
 function wordsKind(key: string): string | null {
+  const header = HEADER_KEYS[key.toLowerCase()];
+  if (header !== undefined) return header;
   const words = splitWords(key);
-  const last = words[words.length - 1];
+  // `password2`, `key1`, `token_2`: a numbered copy of the same field.
+  let last = words[words.length - 1];
+  if (last !== undefined && /[a-z][0-9]{1,2}$/.test(last)) last = last.replace(/[0-9]+$/, "");
+  else if (last !== undefined && /^[0-9]{1,2}$/.test(last) && words.length > 1) {
+    words.pop();
+    last = words[words.length - 1];
+  }
   if (last === undefined) return null;
   const prev = words.length > 1 ? words[words.length - 2] : undefined;
   if (PASSWORD_WORDS.has(last) || (last.endsWith("password") && last.length > 8)) return "password";
-  // "pass" alone is too common a word ("bypass", "canPass"); only `pass` or `_pass`.
-  if (last === "pass") return PASS_SUFFIX.test(key) ? "password" : null;
+  if (PASSWORD_NAMES.has(last)) return "password";
+  // curl's `--oauth2-bearer TOKEN` (a bare `bearer` is Postman's auth section or a scheme name).
+  if (last === "bearer" && words.length > 1) return "token";
+  // "pass" alone is too common a word ("bypass", "canPass"); only `pass`, `_pass`, or a service's
+  // camelCase password (`smtpPass`, `dbPass`), not a verb's (`canPass`, `shouldPass`).
+  if (last === "pass")
+    return PASS_SUFFIX.test(key) || (prev !== undefined && !VERBS.has(prev)) ? "password" : null;
   if (last.endsWith("token")) return "token";
   // keytool's `-storepass` / `-keypass`, openssl's `-passin` / `-passout`.
   if (TOOL_PASS.test(last)) return "password";
@@ -123,9 +148,31 @@ function wordsKind(key: string): string | null {
   if (COOKIE_WORDS.has(last)) return "cookie";
   if (CREDENTIAL_WORDS.has(last)) return "credential";
   if (last === "string" && (prev === "connection" || prev === "conn")) return "connection_string";
+  // AWS Secrets Manager's `SecretString` and `SecretBinary` hold the secret itself.
+  if ((last === "string" || last === "binary") && prev === "secret") return "secret";
   return null;
 }
 
 export function isSecretKey(key: string): boolean {
   return keyKind(key) !== null;
+}
+
+const ENV_KEY_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEY$/;
+const NOT_SECRET_KEY_NAME =
+  /(?:PUBLIC|PUBLISHABLE|PRIMARY|SORT|PARTITION|CACHE|FOREIGN|IDEMPOTENCY|OBJECT|S3|HOT|SHORTCUT|SSH_PUB|GPG|PGP|SITE|MAP)_KEY$/;
+
+/**
+ * A key that only suggests a secret, believed when its value looks generated: an environment variable
+ * named for a key (`STRIPE_KEY`, `MAPS_KEY`), Azure's `primaryKey` / `secondaryKey`, Consul's gossip
+ * `encrypt`, wp-config's and Rails' salts. Returns the kind to report, or null.
+ */
+export function weakKeyKind(key: string): string | null {
+  if (key.length === 0 || key.length > 128) return null;
+  // Every such name ends in key, salt or encrypt: one comparison spares most keys the regexes.
+  const tail = key.slice(-3).toLowerCase();
+  if (tail !== "key" && tail !== "alt" && tail !== "ypt") return null;
+  if (ENV_KEY_NAME.test(key)) return NOT_SECRET_KEY_NAME.test(key) ? null : "secret_key";
+  if (/^encrypt$|(?:^|[_.-])salt$|[a-z]Salt$/i.test(key)) return "secret_key";
+  if (/^(?:primary|secondary)(?:Read[Oo]nly)?(?:[_-]?[Kk]ey)$/.test(key)) return "secret_key";
+  return null;
 }

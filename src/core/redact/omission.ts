@@ -2,6 +2,16 @@
 import { DECIMAL } from "./placeholders.ts";
 
 const ENV_LINE = /(?:export |declare -[a-zA-Z]+ |set )?[A-Z_][A-Za-z0-9_]*=/y;
+// Variables every process environment has and a .env file does not: `env`, `printenv`, `declare -x`
+// and `set` print them, and a project's .env(.example) is only `KEY=value` lines of its own, which the
+// key rules read line by line (omitting one whole hid its placeholders too).
+const PROCESS_VAR =
+  /(?:^|\n)(?:export |declare -[a-zA-Z]+ |set )?(?:PATH|HOME|SHELL|USER|LOGNAME|PWD|OLDPWD|TERM|LANG|HOSTNAME|SHLVL|TMPDIR|_)=/g;
+
+function hasProcessVariables(text: string): boolean {
+  PROCESS_VAR.lastIndex = 0;
+  return PROCESS_VAR.test(text) && PROCESS_VAR.test(text);
+}
 const PS_COLUMN = /^[A-Z%][A-Z0-9%_+:-]*$/;
 const PS_COMMAND = new Set(["COMMAND", "CMD", "COMM", "ARGS"]);
 
@@ -19,7 +29,7 @@ function isEnvironmentDump(text: string): boolean {
     }
     from = nl + 1;
   }
-  if (good < seen - 3 || good < 3) return false;
+  if (good < seen - 3 || good < 3 || !hasProcessVariables(text)) return false;
   const total = nonEmptyLines(text);
   if (total < 5) return false;
   const n = text.length;

@@ -22,7 +22,13 @@ export function isPlaceholder(v: string): boolean {
   if (c === 123 /* { */ && v.startsWith("{{") && v.endsWith("}}")) return true;
   // `Bearer {token}`, also when the scan stopped before its closing brace.
   if (c === 123 && /^\{[A-Za-z_][A-Za-z0-9_.]{0,40}\}?$/.test(v)) return true;
-  if (c === 37 /* % */ && v.length > 2 && v.endsWith("%") && /^%[A-Za-z_][A-Za-z0-9_]*%$/.test(v))
+  // `%DB_PASSWORD%` (cmd.exe), `%env(DB_PASSWORD)%` (Symfony).
+  if (
+    c === 37 /* % */ &&
+    v.length > 2 &&
+    v.endsWith("%") &&
+    /^%(?:[A-Za-z_][A-Za-z0-9_]*|env\([^()]{1,120}\))%$/.test(v)
+  )
     return true;
   if (MASKED.test(v) && (v.length >= 3 || ONLY_STARS.test(v))) return true;
   // An elided example such as "sk-..." or "ghp_…" shows a prefix, never a secret.
@@ -36,12 +42,31 @@ export function isPlaceholder(v: string): boolean {
 // Words sample values are made of: "REPLACE_ME", "changeme123", "your-api-key-here", "dummy-token".
 const PLACEHOLDER_WORDS =
   /replace[-_ ]?me|change[-_ ]?(?:me|it)|placeholder|example|dummy|fixme|redacted|removed|^(?:todo|tbd|n\/a)$|(?:^|[-_ ])your[-_ ]?[a-z]|[-_ ]here$|^insert[-_ ]|^<[^<>]{1,80}>$|^(?:test|fake|sample|mock)[-_ ](?:api[-_ ]?)?(?:token|key|secret|password|value)s?$|^(?:my|the)[-_ ]?(?:api[-_ ]?|secret[-_ ]?)?(?:secret|password|token|key)$|^(.)\1{5,}$/i;
-// Literal credential words used as sample values: `user:password@localhost`, `client-secret=bar`.
+// Literal credential words used as sample values (`user:password@localhost`, `client-secret=bar`), and the
+// metavars of help texts (`--password arg`), and the default passwords that images and quick-starts document (`POSTGRES_PASSWORD=postgres`, MinIO's
+// `minioadmin`, RabbitMQ's `guest`, the postgres image's `mysecretpassword`).
 const SAMPLE_WORDS = new Set(
-  "password passwd pass pwd secret token apikey api_key api-key key foo bar baz qux topsecret mysecret mypassword test sample".split(
+  "password passwd pass pwd secret token apikey api_key api-key key foo bar baz qux topsecret mysecret mypassword test sample postgres root admin guest minioadmin mysecretpassword demo default letmein supersecret password123 secret123 admin123 arg args val value text phrase passphrase pw".split(
     " ",
   ),
 );
+// Words of the instructions a sample value spells out: `change-this-in-production`,
+// `replace-with-a-long-random-string`, `generate-with-bin-rails-secret`. Two of them and no digit make
+// a placeholder; a diceware passphrase (`correct-horse-battery-staple`) has none.
+const META_WORDS = new Set(
+  "change replace generate insert enter put set fill use your my this that with here goes in for a an the long random strong secure unique production prod dev development local example sample default real not value string secret key token password pass phrase api".split(
+    " ",
+  ),
+);
+
+function spellsInstructions(v: string): boolean {
+  if (v.length > 80 || /[0-9]/.test(v)) return false;
+  const words = v.toLowerCase().split(/[-_ ]+/);
+  if (words.length < 3) return false;
+  let meta = 0;
+  for (const w of words) if (META_WORDS.has(w)) meta++;
+  return meta >= 2 && meta * 2 >= words.length;
+}
 // Masking as tools print it: `gho_****`, `sk-...a1B2`, `***REMOVED***`, `•••`, `ghp_xxxxxx`.
 const MASK_RUN = /\*{3}|•{2}|…|\.{3}|x{6}|X{6}/;
 // A help text's metavar: `--token TEXT`, `--passphrase=PHRASE`; real secrets carry digits.
@@ -60,6 +85,7 @@ const FILE_WORD = /^[a-z_-]*(?:file|path|dir|name)$/;
 function isSample(v: string): boolean {
   return (
     PLACEHOLDER_WORDS.test(v) ||
+    spellsInstructions(v) ||
     MASK_RUN.test(v) ||
     SAMPLE_WORDS.has(v.toLowerCase()) ||
     BRACKET_MARKER.test(v) ||

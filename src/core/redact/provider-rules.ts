@@ -9,7 +9,7 @@ const SLACK = rule("slack_token", String.raw`xox(?:[abposr]|e(?:\.xox[bp])?)-[0-
 const STRIPE = rule("stripe_key", "[sr]k_(?:live|test)_[0-9A-Za-z]{10,247}(?![0-9A-Za-z_])");
 const DIGITALOCEAN = rule("digitalocean_token", "do[por]_v1_[a-f0-9]{64}(?![0-9A-Za-z])");
 const SHOPIFY = rule("shopify_token", "shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![0-9A-Za-z])");
-const AWS_KEY_ID = rule(
+export const AWS_KEY_ID = rule(
   "aws_access_key_id",
   "(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
 );

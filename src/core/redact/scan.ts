@@ -3,12 +3,25 @@
 import { BRANCHES, type Branch, MASTER } from "./anchors.ts";
 import { netrcEntries } from "./command-line.ts";
 import { k8sSecretSpans } from "./kubernetes.ts";
+import {
+  mayHoldRedisDirective,
+  oracleTools,
+  PREFIX_FORMS,
+  pipedSecrets,
+  redisDirectives,
+} from "./positional.ts";
+import { proseSecrets } from "./prose.ts";
 import { BY_PREFIX } from "./provider-rules.ts";
 import type { Span } from "./rule.ts";
 import { cmdCache, scanState } from "./scan-state.ts";
 import { prefixed } from "./split.ts";
+import { sqlPasswords } from "./sql.ts";
+import { boxTables } from "./tables.ts";
 
 const SCRATCH: Span[] = [];
+// One pass finds any of Oracle's login tools (two alternatives cost about one indexOf each), only in a
+// text with an `@` (a single-character indexOf runs at memchr speed).
+const ORACLE_GATE = /sqlplus|[ei][xm]pdp/;
 
 export function scan(text: string, withKeys: boolean): Span[] | null {
   const re = MASTER;
@@ -16,6 +29,9 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   spans.length = 0;
   re.lastIndex = 0;
   scanState.keyedEnd = 0;
+  scanState.printedLine = -1;
+  scanState.printedEnd = 0;
+  scanState.outputField = -1;
   cmdCache.re = null;
   for (;;) {
     const m = re.exec(text);
@@ -30,7 +46,11 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
       const start = branch.handle === "prefix" ? at - cap.length : at;
       // Airtable's `pat<14 chars>.<64 hex>` is the one prefix that is not a fixed string.
       const rules = BY_PREFIX.get(text[at] + cap) ?? BY_PREFIX.get(text[at] + cap.slice(0, 3));
-      next = prefixed(rules, text, start, spans, at + 1);
+      const form = rules === undefined && withKeys ? PREFIX_FORMS.get(text[at] + cap) : undefined;
+      next =
+        form !== undefined
+          ? Math.max(form(text, at, spans), at + 1)
+          : prefixed(rules, text, start, spans, at + 1);
     } else if (branch.keyed === true && (!withKeys || at < scanState.keyedEnd)) {
       next = at + 1;
     } else {
@@ -44,6 +64,12 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   // (a newline anchor costs a quarter of the throughput); one indexOf gates the search:
   // "login" is in nearly every entry and skips faster than "machine" (0.2 vs 0.6 ms/MB).
   if (withKeys && text.includes("login")) netrcEntries(text, spans);
+  if (withKeys && text.includes("|")) pipedSecrets(text, spans);
+  if (withKeys && mayHoldRedisDirective(text)) redisDirectives(text, spans);
+  if (withKeys && text.includes("@") && ORACLE_GATE.test(text)) oracleTools(text, spans);
+  if (withKeys) sqlPasswords(text, spans);
+  if (withKeys) proseSecrets(text, spans);
+  if (withKeys && text.includes("│")) boxTables(text, spans);
   return spans.length > 0 ? spans.slice() : null;
 }
 

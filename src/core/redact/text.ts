@@ -1,6 +1,7 @@
 // Redacting one text: omission first, then the scan, a second scan through a decoded view of escaped
 // punctuation, and the project's own rules from `.tapedeck/redaction.json` (loaded and validated by
 // ./rules-file.ts): extra patterns, and allow-listed literals that are never redacted.
+import { bareAwsSecret } from "./aws.ts";
 import { omission } from "./omission.ts";
 import type { Span } from "./rule.ts";
 import { applySpans, mergeSpans, scan } from "./scan.ts";
@@ -8,10 +9,22 @@ import type { Explanation, RedactionRules } from "./types.ts";
 
 // Go and .NET encoders write `"` as `\u0022` (and `=`, `&`, `<`, `>` alike); PHP writes `/` as `\/`.
 // Such text is scanned a second time through a decoded view, mapped back onto the original.
-const ESCAPED_PUNCT = /\\u00(?:22|27|3[dDaAcCeE]|26)|\\\//g;
+// HTML exports and pages escape quotes as entities (`&quot;api_key&quot;: &quot;...&quot;`).
+const ESCAPED_PUNCT = /\\u00(?:22|27|3[dDaAcCeE]|26)|\\\/|&(?:quot|#34|#39|#x2[27]|apos);/g;
+const HTML_QUOTE = /&(?:quot|#34|#39|#x2[27]|apos);/;
+const ENTITY: Record<string, string> = {
+  "&quot;": '"',
+  "&#34;": '"',
+  "&#39;": "'",
+  "&#x22;": '"',
+  "&#x27;": "'",
+  "&apos;": "'",
+};
 
 function decodedViewSpans(text: string): Span[] | null {
-  if (!text.includes("\\u00") && !text.includes(":\\/\\/")) return null;
+  // `&` is found at memchr speed; only a text that has one pays for the entity search.
+  if (!text.includes("\\u00") && !text.includes(":\\/\\/") && !(text.includes("&") && HTML_QUOTE.test(text)))
+    return null;
   const map: number[] = [];
   let view = "";
   let pos = 0;
@@ -20,7 +33,7 @@ function decodedViewSpans(text: string): Span[] | null {
     for (let i = pos; i < m.index; i++) map.push(i);
     view += text.slice(pos, m.index);
     map.push(m.index);
-    view += m[0] === "\\/" ? "/" : String.fromCharCode(Number.parseInt(m[0].slice(2), 16));
+    view += m[0] === "\\/" ? "/" : (ENTITY[m[0]] ?? String.fromCharCode(Number.parseInt(m[0].slice(2), 16)));
     pos = m.index + m[0].length;
   }
   if (pos === 0) return null;
@@ -34,6 +47,8 @@ function decodedViewSpans(text: string): Span[] | null {
 
 function allSpans(text: string, extra: Span[] | undefined, rules: RedactionRules | undefined): Span[] | null {
   let spans = scan(text, true);
+  const bare = text.length <= 64 ? bareAwsSecret(text) : null;
+  if (bare !== null) spans = spans === null ? [bare] : [...spans, bare];
   const decoded = decodedViewSpans(text);
   if (decoded !== null) spans = spans === null ? decoded : spans.concat(decoded);
   if (extra !== undefined) spans = spans === null ? extra : spans.concat(extra);

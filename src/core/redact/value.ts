@@ -1,7 +1,8 @@
 // Structured values: a payload walked without recursion (hook payloads nest as deep as they like),
 // keys and strings redacted, a secret-keyed value replaced whole, secrets split across an array found.
-import { keyKind, splitWords } from "./keys.ts";
+import { keyKind, splitWords, weakKeyKind } from "./keys.ts";
 import { isPlaceholder } from "./placeholders.ts";
+import { printedOutput, printsSecret } from "./printed.ts";
 import type { Span } from "./rule.ts";
 import { applySpans, scan } from "./scan.ts";
 import { looksGenerated } from "./split.ts";
@@ -72,8 +73,40 @@ function childPath(path: string, key: string): string {
   return IDENT_KEY.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
+// A tool call's record: its command (`tool_input.command` and the like) and the output fields that say
+// what the command printed. Provider-neutral: the names every hook and transcript shape uses.
+const OUTPUT_KEYS = new Set([
+  "stdout",
+  "output",
+  "tool_response",
+  "llmContent",
+  "returnDisplay",
+  "content",
+  "result",
+]);
+
+function commandOf(rec: Record<string, unknown>): string | undefined {
+  for (const k of ["command", "cmd"]) if (typeof rec[k] === "string") return rec[k] as string;
+  for (const k of ["tool_input", "input", "args", "arguments"]) {
+    const v = rec[k];
+    if (v !== null && typeof v === "object" && typeof (v as { command?: unknown }).command === "string")
+      return (v as { command: string }).command;
+  }
+  return undefined;
+}
+
+/** Spans of a printed secret in an output string (./printed.ts), merged with any split-secret spans. */
+function withPrinted(src: string, extra: Span[] | undefined): Span[] | undefined {
+  const spans: Span[] = [];
+  printedOutput(src, 0, spans);
+  if (spans.length === 0) return extra;
+  return extra === undefined ? spans : extra.concat(spans);
+}
+
 interface Frame {
   src: unknown;
+  /** Depth left below an object whose command prints a secret; its output fields are that secret. */
+  printed?: number;
   /** Spans of a secret split across this string and its neighbours in an array. */
   extra?: Span[];
   parent: Record<string, unknown> | unknown[];
@@ -104,6 +137,66 @@ function redactKeyedValue(kind: string, key: string, v: unknown): string | undef
   return `[REDACTED:${kind}]`;
 }
 
+/** What a secret-keyed value of `k` becomes (a mask and its kind), or undefined when it is walked as is. */
+function keyedMask(
+  k: string,
+  v: unknown,
+  rules: RedactionRules | undefined,
+): { mask: string; kind: string } | undefined {
+  let kind = keyKind(k);
+  // A name that only suggests a secret holds one when the value looks generated.
+  if (kind === null && typeof v === "string" && v.length >= 16 && looksGenerated(v) && !isPlaceholder(v))
+    kind = weakKeyKind(k);
+  // A bare `auth` key is as often a config section ({type: "oauth"}) as a credential:
+  // walk objects under it, redact only scalars.
+  const section = typeof v === "object" && v !== null && splitWords(k).at(-1) === "auth";
+  if (kind === null || section || (typeof v === "string" && rules?.allow.has(v))) return undefined;
+  const mask = redactKeyedValue(kind, k, v);
+  return mask === undefined ? undefined : { mask, kind };
+}
+
+const KEY_KINDS: string[] = [];
+
+/** The frames of an object's entries (into `pending`, in order), each key redacted and its slot reserved in `obj`. */
+function objectChildren(
+  rec: Record<string, unknown>,
+  obj: Record<string, unknown>,
+  f: Frame,
+  rules: RedactionRules | undefined,
+  pending: Frame[],
+): void {
+  const cmd = commandOf(rec);
+  const printed =
+    cmd !== undefined && printsSecret(cmd)
+      ? 2
+      : f.printed !== undefined && f.printed > 0
+        ? f.printed - 1
+        : undefined;
+  pending.length = 0;
+  for (const k of Object.keys(rec)) {
+    const v = rec[k];
+    KEY_KINDS.length = 0;
+    let nk = redactKeyText(k, KEY_KINDS);
+    if (nk !== k) {
+      // Two keys redacted to the same marker must not overwrite each other.
+      let n = 2;
+      const base = nk;
+      while (Object.hasOwn(obj, nk)) nk = `${base}#${n++}`;
+    }
+    const child: Frame = { src: v, parent: obj, key: nk, path: childPath(f.path, nk) };
+    if (KEY_KINDS.length > 0) child.keyKinds = KEY_KINDS.slice();
+    if (printed !== undefined) child.printed = printed;
+    const masked = keyedMask(k, v, rules);
+    if (masked !== undefined) {
+      child.mask = masked.mask;
+      child.maskKind = masked.kind;
+    }
+    // Reserve the slot now so key order survives the depth-first walk.
+    setOwn(obj, nk, undefined);
+    pending.push(child);
+  }
+}
+
 export function redactValue<T>(value: T, basePath = "payload", rules?: RedactionRules): RedactResult<T> {
   const redactions: string[] = [];
   const kinds: string[] = [];
@@ -115,7 +208,6 @@ export function redactValue<T>(value: T, basePath = "payload", rules?: Redaction
   // deep. Children are pushed in reverse so that paths are reported in document order.
   const stack: Frame[] = [{ src: value, parent: root, key: 0, path: basePath }];
   const pending: Frame[] = [];
-  const keyKinds: string[] = [];
 
   while (stack.length > 0) {
     const f = stack.pop() as Frame;
@@ -141,7 +233,8 @@ export function redactValue<T>(value: T, basePath = "payload", rules?: Redaction
       out = src;
     }
     if (typeof src === "string") {
-      const r = redactTextWith(src, f.extra, rules);
+      const printed = f.printed !== undefined && typeof f.key === "string" && OUTPUT_KEYS.has(f.key);
+      const r = redactTextWith(src, printed ? withPrinted(src, f.extra) : f.extra, rules);
       if (r.text !== src) {
         out = r.text;
         if (r.kinds[0]?.startsWith("omitted:")) {
@@ -170,35 +263,7 @@ export function redactValue<T>(value: T, basePath = "payload", rules?: Redaction
         const obj: Record<string, unknown> = {};
         copies.set(src, obj);
         out = obj;
-        const rec = src as Record<string, unknown>;
-        pending.length = 0;
-        for (const k of Object.keys(rec)) {
-          const v = rec[k];
-          keyKinds.length = 0;
-          let nk = redactKeyText(k, keyKinds);
-          if (nk !== k) {
-            // Two keys redacted to the same marker must not overwrite each other.
-            let n = 2;
-            const base = nk;
-            while (Object.hasOwn(obj, nk)) nk = `${base}#${n++}`;
-          }
-          const child: Frame = { src: v, parent: obj, key: nk, path: childPath(f.path, nk) };
-          if (keyKinds.length > 0) child.keyKinds = keyKinds.slice();
-          const kind = keyKind(k);
-          // A bare `auth` key is as often a config section ({type: "oauth"}) as a credential:
-          // walk objects under it, redact only scalars.
-          const section = typeof v === "object" && v !== null && splitWords(k).at(-1) === "auth";
-          if (kind !== null && !section && !(typeof v === "string" && rules?.allow.has(v))) {
-            const mask = redactKeyedValue(kind, k, v);
-            if (mask !== undefined) {
-              child.mask = mask;
-              child.maskKind = kind;
-            }
-          }
-          // Reserve the slot now so key order survives the depth-first walk.
-          setOwn(obj, nk, undefined);
-          pending.push(child);
-        }
+        objectChildren(src as Record<string, unknown>, obj, f, rules, pending);
         for (let i = pending.length - 1; i >= 0; i--) stack.push(pending[i] as Frame);
       }
     }

@@ -2,7 +2,7 @@
 // promoted event goes through (tapedeck's marker stripped, redacted with the project's current rules, bounded
 // to 4 KiB, the title to one line of 100 characters); the item keeps its id, kind and source (the session and
 // events it came from), so `memory verify` and the injections recorded with its id still point at it.
-import { CliError, EXIT } from "../cli/errors.ts";
+import { EXIT, UserError } from "../core/errors.ts";
 import { boundBody, type MemoryItem } from "./item-shape.ts";
 import { boundTitle, cleanText } from "./item-text.ts";
 import { currentRules } from "./promote.ts";
@@ -26,7 +26,7 @@ export function previewEdit(projectRoot: string, before: MemoryItem, change: Edi
   if (change.text === undefined) return { ...before, title };
   const text = cleanText(change.text, rules);
   if (text.trim() === "")
-    throw new CliError("an item's text cannot be empty (memory forget removes it)", EXIT.usage);
+    throw new UserError("an item's text cannot be empty (memory forget removes it)", EXIT.usage);
   const { body, truncated } = boundBody(text);
   return { ...before, title, body, truncated };
 }
@@ -39,7 +39,7 @@ export function editItem(
   now = new Date(),
 ): EditResult {
   const before = store.get([id])[0];
-  if (!before) throw new CliError(`no memory item ${id}`, EXIT.notFound);
+  if (!before) throw new UserError(`no memory item ${id}`, EXIT.notFound);
   const next = previewEdit(projectRoot, before, change);
   if (next.title === before.title && next.body === before.body)
     return { before, after: before, changed: false };
@@ -50,7 +50,7 @@ export function editItem(
     editedAt: now.toISOString(),
   });
   // Forgotten by someone else between the read and the write.
-  if (!after) throw new CliError(`no memory item ${id}`, EXIT.notFound);
+  if (!after) throw new UserError(`no memory item ${id}`, EXIT.notFound);
   return { before, after, changed: true };
 }
 
@@ -64,6 +64,6 @@ export function parseEditorText(text: string): EditChange {
   const nl = normalized.indexOf("\n");
   const title = (nl < 0 ? normalized : normalized.slice(0, nl)).trim();
   const body = (nl < 0 ? "" : normalized.slice(nl + 1)).replace(/^\n/, "").replace(/\n$/, "");
-  if (title === "") throw new CliError("the first line (the title) is empty: nothing changed", EXIT.usage);
+  if (title === "") throw new UserError("the first line (the title) is empty: nothing changed", EXIT.usage);
   return { title, text: body };
 }

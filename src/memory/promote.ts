@@ -4,8 +4,8 @@
 // calls, so a 100,000-event session promotes in bounded memory. The write pass stops where the plan stopped:
 // an active session that grew meanwhile gives exactly the previewed items.
 
-import { CliError, EXIT } from "../cli/errors.ts";
 import type { SessionRef } from "../core/archive.ts";
+import { EXIT, UserError } from "../core/errors.ts";
 import { UnsafePathError } from "../core/fsutil.ts";
 import { loadRedactionRules } from "../core/redact/rules-file.ts";
 import type { RedactionRules } from "../core/redact.ts";
@@ -87,14 +87,14 @@ export function parseKinds(text: string | undefined): Set<string> {
     if (name === "") continue;
     const kind = ALIASES[name] ?? name;
     if (!(PROMOTABLE_EVENT_KINDS as readonly string[]).includes(kind)) {
-      throw new CliError(
+      throw new UserError(
         `unknown kind "${name}" for promotion (kinds: ${PROMOTABLE_EVENT_KINDS.join(", ")})`,
         EXIT.usage,
       );
     }
     out.add(kind);
   }
-  if (out.size === 0) throw new CliError("--kinds needs at least one kind", EXIT.usage);
+  if (out.size === 0) throw new UserError("--kinds needs at least one kind", EXIT.usage);
   return out;
 }
 
@@ -112,9 +112,9 @@ export function parseRange(text: string): SeqRange {
     range = { from: Number(t), to: Number(t) };
   }
   if (!range || !Number.isSafeInteger(range.from) || !Number.isSafeInteger(range.to)) {
-    throw new CliError(`"${text}" is not a sequence range (A-B, A..B, A.., ..B or N)`, EXIT.usage);
+    throw new UserError(`"${text}" is not a sequence range (A-B, A..B, A.., ..B or N)`, EXIT.usage);
   }
-  if (range.from > range.to) throw new CliError(`"${text}": the range ends before it starts`, EXIT.usage);
+  if (range.from > range.to) throw new UserError(`"${text}": the range ends before it starts`, EXIT.usage);
   return range;
 }
 
@@ -124,7 +124,7 @@ export function parseSeqList(text: string, option = "--exclude-events"): SeqRang
     .split(",")
     .map((p) => p.trim())
     .filter((p) => p !== "");
-  if (parts.length === 0) throw new CliError(`${option} needs sequence numbers (N,M or A-B)`, EXIT.usage);
+  if (parts.length === 0) throw new UserError(`${option} needs sequence numbers (N,M or A-B)`, EXIT.usage);
   return parts.map(parseRange);
 }
 
@@ -137,7 +137,7 @@ export function parseFieldList(text: string | undefined): string[] {
   try {
     for (const f of fields) parseFieldPath(f);
   } catch (error) {
-    if (error instanceof FieldPathError) throw new CliError(error.message, EXIT.usage);
+    if (error instanceof FieldPathError) throw new UserError(error.message, EXIT.usage);
     throw error;
   }
   return fields;
@@ -157,7 +157,7 @@ function selected(event: SourceEvent, sel: Selection): boolean {
 export function currentRules(projectRoot: string): RedactionRules | undefined {
   const loaded = loadRedactionRules(projectRoot);
   if (loaded.error) {
-    throw new CliError(
+    throw new UserError(
       `${loaded.error}; fix it before promoting (memory is redacted again with the project's current rules)`,
     );
   }
@@ -191,7 +191,7 @@ function unsafeAsCliError<T>(fn: () => T): T {
     return fn();
   } catch (error) {
     // events.jsonl replaced by a symlink, a FIFO or a directory: refused, never followed.
-    if (error instanceof UnsafePathError) throw new CliError(`${error.message}; refusing to read it`);
+    if (error instanceof UnsafePathError) throw new UserError(`${error.message}; refusing to read it`);
     throw error;
   }
 }
@@ -279,7 +279,7 @@ export function planPromotion(ref: SessionRef, sel: Selection, opts: PassOptions
   plan.lines_skipped = scan.skipped;
   if (plan.items > 0) {
     const sha256 = unsafeAsCliError(() => sha256Prefix(eventsFile(ref.dir), lastEnd));
-    if (sha256 === undefined) throw new CliError("the session's events.jsonl shrank while it was read");
+    if (sha256 === undefined) throw new UserError("the session's events.jsonl shrank while it was read");
     plan.archive = { sha256, bytes: lastEnd };
     for (const item of plan.preview) {
       item.source.archive_sha256 = sha256;
@@ -338,7 +338,7 @@ export function writePromotion(
   const expected = sel.ids ? Math.min(sel.ids.size, plan.items) : plan.items;
   if (result.created.length + result.existing.length !== expected) {
     // Only a rewritten archive can do this (appends are never read: the pass stops at the plan's end).
-    throw new CliError("the session changed during promotion; run it again and check the preview");
+    throw new UserError("the session changed during promotion; run it again and check the preview");
   }
   return result;
 }

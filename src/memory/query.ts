@@ -10,7 +10,7 @@
 //   a OR b           either (OR joins the terms beside it, tighter than AND)
 //   -word, NOT word  without it (also -"a phrase")
 //   kind:K provider:P session:S   filters (comma lists, repeatable)
-import { CliError, EXIT } from "../cli/errors.ts";
+import { EXIT, UserError } from "../core/errors.ts";
 import { EVENT_KINDS } from "../core/kinds.ts";
 
 /** A query is typed by a person; 4 KiB bounds the parse and the FTS work (a pasted 100 KB log is refused at once). */
@@ -34,7 +34,7 @@ export interface ParsedQuery {
   identifiers: boolean;
 }
 
-export class QueryError extends CliError {
+export class QueryError extends UserError {
   override name = "QueryError";
   constructor(
     message: string,

@@ -9,7 +9,7 @@
 import { closeSync, constants, fchmodSync, fstatSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname } from "node:path";
-import { CliError, EXIT } from "../cli/errors.ts";
+import { EXIT, UserError } from "../core/errors.ts";
 import {
   ensureDir,
   ensureRealDirUnder,
@@ -60,7 +60,7 @@ export type MemoryDbProblem =
   | "foreign";
 
 /** Anything wrong with a tapedeck SQLite file, said without an SQLite stack, naming the file and the fix. */
-export class MemoryDbError extends CliError {
+export class MemoryDbError extends UserError {
   override name = "MemoryDbError";
   constructor(
     message: string,

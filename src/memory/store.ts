@@ -5,7 +5,7 @@
 // words ranked with bm25, and trigrams for identifiers, paths and scripts that the word tokenizer splits
 // apart. The layout and its versions are in store-schema.ts.
 import { join } from "node:path";
-import { CliError, EXIT } from "../cli/errors.ts";
+import { EXIT, UserError } from "../core/errors.ts";
 import { ensureTapedeckDir, tapedeckDir } from "../core/paths.ts";
 import {
   boundBody,
@@ -185,7 +185,7 @@ class SqliteMemoryStore implements MemoryStore {
     try {
       return fn();
     } catch (error) {
-      if (error instanceof CliError) throw error;
+      if (error instanceof UserError) throw error;
       throw toMemoryDbError(error, this.path);
     }
   }
@@ -286,7 +286,7 @@ class SqliteMemoryStore implements MemoryStore {
 
   get(ids: readonly string[]): MemoryItem[] {
     if (ids.length > MAX_GET_IDS) {
-      throw new CliError(`at most ${MAX_GET_IDS} ids at once`, EXIT.usage);
+      throw new UserError(`at most ${MAX_GET_IDS} ids at once`, EXIT.usage);
     }
     return this.guard(() => {
       const out: MemoryItem[] = [];
@@ -405,7 +405,7 @@ class SqliteMemoryStore implements MemoryStore {
     id: string,
     change: { title: string; body: string; truncated: boolean; editedAt: string },
   ): MemoryItem | undefined {
-    if (boundBody(change.body).truncated) throw new CliError(`memory item ${id}: body over the 4 KiB bound`);
+    if (boundBody(change.body).truncated) throw new UserError(`memory item ${id}: body over the 4 KiB bound`);
     return this.guard(() => {
       const changed = withBusyRetry(() =>
         (
@@ -494,12 +494,13 @@ function hitOf(r: Row, score: number, snippet: string): MemoryHit {
 /** The store is the last line: whatever a caller builds, nothing over the bound or of an unknown kind lands. */
 function checkItem(item: MemoryItem): void {
   if (!(ITEM_KINDS as readonly string[]).includes(item.kind)) {
-    throw new CliError(`memory item ${item.id}: unknown kind "${item.kind}"`);
+    throw new UserError(`memory item ${item.id}: unknown kind "${item.kind}"`);
   }
   if (item.schema_version !== MEMORY_SCHEMA_VERSION) {
-    throw new CliError(
+    throw new UserError(
       `memory item ${item.id}: schema version ${item.schema_version} is not ${MEMORY_SCHEMA_VERSION}`,
     );
   }
-  if (boundBody(item.body).truncated) throw new CliError(`memory item ${item.id}: body over the 4 KiB bound`);
+  if (boundBody(item.body).truncated)
+    throw new UserError(`memory item ${item.id}: body over the 4 KiB bound`);
 }

@@ -13,16 +13,17 @@ import { createHash } from "node:crypto";
 import { closeSync, type Dirent, fstatSync, readdirSync, readSync } from "node:fs";
 import { join, relative } from "node:path";
 import { sessionRoots } from "../core/archive.ts";
+import { readLines } from "../core/bounded-lines.ts";
 import { lstatOrUndefined, readJsonOrUndefined } from "../core/fsutil.ts";
 import { SESSION_FILES } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
 import type { Manifest } from "../core/schemas.ts";
 import { indexPath, isIndex, openIndex } from "./index-db.ts";
-import { type Pending, readLines, toPending } from "./index-lines.ts";
+import { type Pending, toPending } from "./index-lines.ts";
 import { type Database, openDatabase, toMemoryDbError } from "./sqlite.ts";
 
+export { MAX_LINE_BYTES } from "../core/bounded-lines.ts";
 export { deleteIndex, INDEX_FILE, INDEX_SCHEMA_VERSION, indexPath, openIndex } from "./index-db.ts";
-export { MAX_LINE_BYTES } from "./index-lines.ts";
 
 /** The boundary hash covers this much before the indexed offset: the end of the last indexed line. */
 const BOUNDARY_BYTES = 256;

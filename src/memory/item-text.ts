@@ -1,9 +1,10 @@
 // The text of memory items: tapedeck's marker stripped, redacted again with the current policy, rendered (a
 // tool's input, its output or error), titled and bounded. What the item builder (items.ts) and `memory edit`
 // put into an item.
+
+import { stripInjected } from "../core/memory-marker.ts";
 import { type RedactionRules, redactValue } from "../core/redact.ts";
 import { cutUtf8, MAX_BODY_BYTES, MAX_TITLE_CHARS } from "./item-shape.ts";
-import { stripInjected } from "./marker.ts";
 
 /** What a tool event is to its item: the call, its result, or its error. */
 export type ToolRole = "call" | "result" | "error";

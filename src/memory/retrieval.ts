@@ -8,9 +8,9 @@
 // Loaded only when retrieval is on: it opens SQLite (through the memory store), which a hook must not pay for
 // otherwise. Built on its own into dist/retrieval.cjs for the hook bundle and the hook server.
 import { statSync } from "node:fs";
+import { stripInjected, wrapInjected } from "../core/memory-marker.ts";
 import { Duplicates } from "./clean.ts";
 import { clampBudget, clampThreshold, type Retrieval, type RetrieveOptions } from "./inject.ts";
-import { stripInjected, wrapInjected } from "./marker.ts";
 import { coverage, gate, promptTerms, type Term, weightOf } from "./relevance.ts";
 import { openDatabase } from "./sqlite.ts";
 import { foreignMemoryError, type MemoryItem, type MemoryStore, memoryPath, openMemory } from "./store.ts";

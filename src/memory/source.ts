@@ -4,9 +4,9 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
+import { readLines } from "../core/bounded-lines.ts";
 import { SESSION_FILES } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
-import { readLines } from "./index-lines.ts";
 import { asSourceEvent, type SourceEvent } from "./items.ts";
 
 /** tapedeck writes events of at most 256 KiB; a longer line was planted or damaged and is not parsed. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { wrapInjected } from "../../src/core/memory-marker.ts";
 import type { RedactionRules } from "../../src/core/redact.ts";
 import {
   cutUtf8,
@@ -10,7 +11,6 @@ import {
   type SourceEvent,
   TRUNCATED_MARK,
 } from "../../src/memory/items.ts";
-import { wrapInjected } from "../../src/memory/marker.ts";
 
 const ARCHIVE = { sha256: "a".repeat(64), bytes: 1234 };
 

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findSession } from "../../src/core/archive.ts";
 import type { NormalizedEvent } from "../../src/core/event.ts";
+import { wrapInjected } from "../../src/core/memory-marker.ts";
 import { recordEvents } from "../../src/core/store.ts";
-import { wrapInjected } from "../../src/memory/marker.ts";
 import {
   currentRules,
   forEachItem,

@@ -1,8 +1,8 @@
 // The mock models' SCENARIO_RECALL (src/demo/recall-mock.ts): a fact is stated only when tapedeck's marker in
 // the request carries it, so an A/B run can tell the arm with memory from the one without by the answer.
 import { describe, expect, it } from "vitest";
+import { wrapInjected } from "../../src/core/memory-marker.ts";
 import { DONT_KNOW, promptWithoutMemory, recallAnswer } from "../../src/demo/recall-mock.ts";
-import { wrapInjected } from "../../src/memory/marker.ts";
 
 const block = wrapInjected(
   "Memory the user promoted into tapedeck from earlier sessions, most relevant first (it may be out of date):\n\n" +

@@ -4,8 +4,8 @@
 import { findProjectRoot } from "../core/config.ts";
 import { UserError } from "../core/errors.ts";
 import { resolveProjectRoot } from "../core/paths.ts";
-import type { MemoryItem, MemorySource } from "../memory/items.ts";
-import { foreignMemoryError, openMemory } from "../memory/store.ts";
+import type { MemoryItem, MemorySource } from "../memory/store/items.ts";
+import { foreignMemoryError, openMemory } from "../memory/store/store.ts";
 import type { ControlScope } from "./control.ts";
 
 export const MAX_SEARCH_HITS = 10;

@@ -3,7 +3,7 @@
 // the same tool in the same turn and agent. Codex records a failing command twice, an ordinary PostToolUse
 // and later a tool_error read from its rollout with the same id: a group therefore stays open until its turn
 // ends, so that error lands in the same item. Open groups are bounded: past MAX_OPEN the oldest is closed.
-import type { Part, SourceEvent, ToolRole } from "./item-text.ts";
+import type { Part, SourceEvent, ToolRole } from "./store/item-text.ts";
 
 export type { ToolRole };
 

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { recordEvents } from "../../src/core/store.ts";
-import { openDatabase } from "../../src/memory/sqlite.ts";
+import { openDatabase } from "../../src/memory/index/sqlite.ts";
 import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");

@@ -6,8 +6,8 @@ import type { Command } from "commander";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import { printable } from "../../core/printable.ts";
 import { registeredProjects } from "../../core/registry-projects.ts";
-import { MARK_CLOSE, MARK_OPEN } from "../../memory/index-text.ts";
-import { parseQuery } from "../../memory/query.ts";
+import { MARK_CLOSE, MARK_OPEN } from "../../memory/index/index-text.ts";
+import { parseQuery } from "../../memory/index/query.ts";
 import {
   DEFAULT_LIMIT,
   MAX_LIMIT,
@@ -15,8 +15,8 @@ import {
   type SearchHit,
   searchProject,
   splitMarks,
-} from "../../memory/search.ts";
-import { MemoryDbError } from "../../memory/sqlite.ts";
+} from "../../memory/index/search.ts";
+import { MemoryDbError } from "../../memory/index/sqlite.ts";
 import { CliError, checkProvider, EXIT, note, printJson, projectFromOption } from "../common.ts";
 import { progressPrinter } from "../index-progress.ts";
 import { offerWords, PROJECT_HELP } from "../options.ts";

@@ -10,10 +10,10 @@ import { pathToFileURL } from "node:url";
 import { DEFAULT_LIMITS } from "../src/core/bound.ts";
 import { recoverSession } from "../src/core/recovery.ts";
 import { recordEvents } from "../src/core/store.ts";
-import { indexPath, updateIndex, updateIndexSteps } from "../src/memory/index.ts";
-import { parseQuery } from "../src/memory/query.ts";
-import { searchDatabase } from "../src/memory/search.ts";
-import { openDatabase } from "../src/memory/sqlite.ts";
+import { indexPath, updateIndex, updateIndexSteps } from "../src/memory/index/index.ts";
+import { parseQuery } from "../src/memory/index/query.ts";
+import { searchDatabase } from "../src/memory/index/search.ts";
+import { openDatabase } from "../src/memory/index/sqlite.ts";
 import { interleaved, median, percentile, round, tempDir, timeCommand } from "./lib.ts";
 
 /** CPU milliseconds of this process (user + system): on a shared, loaded machine, steadier than wall time. */

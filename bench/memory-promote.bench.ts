@@ -7,9 +7,9 @@ import { closeSync, openSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { findSession } from "../src/core/archive.ts";
-import { exportMemory } from "../src/memory/export.ts";
-import { parseKinds, planPromotion, type Selection, writePromotion } from "../src/memory/promote.ts";
-import { openMemory } from "../src/memory/store.ts";
+import { exportMemory } from "../src/memory/store/export.ts";
+import { parseKinds, planPromotion, type Selection, writePromotion } from "../src/memory/store/promote.ts";
+import { openMemory } from "../src/memory/store/store.ts";
 import { median, percentile, round, tempDir } from "./lib.ts";
 import { archive } from "./memory-index.bench.ts";
 

@@ -20,10 +20,10 @@ import { findSession } from "../src/core/archive.ts";
 import { DEFAULT_LIMITS } from "../src/core/bound.ts";
 import type { NormalizedEvent } from "../src/core/event.ts";
 import { recordEvents, type SessionSpec } from "../src/core/store.ts";
-import { DEFAULT_THRESHOLD } from "../src/memory/inject.ts";
-import { parseKinds, planPromotion, type Selection, writePromotion } from "../src/memory/promote.ts";
-import { closeRetrievalStores, retrieve } from "../src/memory/retrieval.ts";
-import { openMemory } from "../src/memory/store.ts";
+import { DEFAULT_THRESHOLD } from "../src/memory/store/inject.ts";
+import { parseKinds, planPromotion, type Selection, writePromotion } from "../src/memory/store/promote.ts";
+import { closeRetrievalStores, retrieve } from "../src/memory/store/retrieval.ts";
+import { openMemory } from "../src/memory/store/store.ts";
 import { round, tempDir } from "./lib.ts";
 
 interface Tool {

@@ -1,7 +1,7 @@
 // Retrieval's cost on the prompt hook: the http transport's hook client (a warm dist/serve.js) on a
 // UserPromptSubmit with retrieval off and on, the project's memory holding 10,000 items, interleaved; the
 // step alone (retrieve(): the prompt's terms, the gate, the block) in this process, as p50/p99; and the
-// no-repeat state a prompt hook reads and appends to (memory/session-state.ts) against a floor, one
+// no-repeat state a prompt hook reads and appends to (memory/store/session-state.ts) against a floor, one
 // readFileSync of a file of one line.
 //
 //   npx tsx bench/retrieval.bench.ts      (after npm run build)
@@ -11,12 +11,17 @@ import http from "node:http";
 import { join } from "node:path";
 import { writeConfig } from "../src/core/config.ts";
 import { runHook } from "../src/core/recorder.ts";
-import { contextStep } from "../src/memory/inject.ts";
-import { MEMORY_SCHEMA_VERSION, type MemoryItem } from "../src/memory/items.ts";
-import * as retrievalModule from "../src/memory/retrieval.ts";
-import { closeRetrievalStores, retrieve } from "../src/memory/retrieval.ts";
-import { dropParsedSessions, noteGiven, readSessionMemory, statePath } from "../src/memory/session-state.ts";
-import { openMemory } from "../src/memory/store.ts";
+import { contextStep } from "../src/memory/store/inject.ts";
+import { MEMORY_SCHEMA_VERSION, type MemoryItem } from "../src/memory/store/items.ts";
+import * as retrievalModule from "../src/memory/store/retrieval.ts";
+import { closeRetrievalStores, retrieve } from "../src/memory/store/retrieval.ts";
+import {
+  dropParsedSessions,
+  noteGiven,
+  readSessionMemory,
+  statePath,
+} from "../src/memory/store/session-state.ts";
+import { openMemory } from "../src/memory/store/store.ts";
 import { adapterFor, injectorFor } from "../src/providers/registry.ts";
 import { clientCommand } from "../src/serve/client-command.ts";
 import { liveServer, readRunFile, runFilePath } from "../src/serve/runfile.ts";

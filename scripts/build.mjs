@@ -221,7 +221,7 @@ await build({
 // with retrieval on, so that no other hook loads it. better-sqlite3 (native) is loaded from node_modules.
 await build({
   ...common,
-  entryPoints: ["src/memory/retrieval.ts"],
+  entryPoints: ["src/memory/store/retrieval.ts"],
   outfile: "dist/retrieval.cjs",
   format: "cjs",
   packages: "external",

@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { MAX_HOOK_INPUT_BYTES, runHook } from "./core/recorder.ts";
 import { projectFromStatusPayload, recordingState } from "./core/status.ts";
 import { readStdinSync } from "./core/stdin.ts";
-import { contextStep, type RetrievalModule } from "./memory/inject.ts";
+import { contextStep, type RetrievalModule } from "./memory/store/inject.ts";
 import { alertText, transcriptAlertFor } from "./providers/claude/transcript-alert.ts";
 import { codexNotifyAdapter } from "./providers/codex/notify.ts";
 import { adapterFor, injectorFor } from "./providers/registry.ts";

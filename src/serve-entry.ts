@@ -5,7 +5,7 @@ import { unlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { errorCode, writeDiagnostic } from "./core/diagnostics.ts";
 import { tapedeckDir } from "./core/paths.ts";
-import { contextStep, type RetrievalModule } from "./memory/inject.ts";
+import { contextStep, type RetrievalModule } from "./memory/store/inject.ts";
 import { injectorFor } from "./providers/registry.ts";
 import { liveServer } from "./serve/runfile.ts";
 import { startHookServer } from "./serve/server.ts";

@@ -1,6 +1,6 @@
 // The progress line of a long index update (search and index update share it): on stderr, at most once a
 // second, and only once an update has run two seconds, so a quick one prints nothing.
-import type { IndexProgress } from "../memory/index.ts";
+import type { IndexProgress } from "../memory/index/index.ts";
 
 /** Progress of a long index update on stderr, at most once a second, only after the first two seconds. */
 export function progressPrinter(): ((p: IndexProgress) => void) & { done(): void } {

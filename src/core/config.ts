@@ -38,7 +38,7 @@ export interface RetrievalConfig {
   state: "on" | "off";
   /** Bytes of added context per prompt, marker included (default 4096, at most 8192). */
   budget_bytes?: number;
-  /** The relevance score (0 to 1) an item needs to be given (default in memory/inject.ts). */
+  /** The relevance score (0 to 1) an item needs to be given (default in memory/store/inject.ts). */
   threshold?: number;
 }
 

@@ -1,5 +1,5 @@
 // A memory injection as the archive records it: a `provider_event` whose payload type is
-// `context_injection`, written by the prompt hook when retrieval is on (memory/inject.ts writes it). Every
+// `context_injection`, written by the prompt hook when retrieval is on (memory/store/inject.ts writes it). Every
 // reader that shows a session (show, the viewer, the Markdown and HTML exports) names it the same way from
 // here, so that what tapedeck added to the agent's context is never an unlabelled event.
 //

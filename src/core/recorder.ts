@@ -91,7 +91,7 @@ export interface RunHookOptions {
    */
   lockWaitMs?: number;
   /**
-   * Retrieval's step (memory/inject.ts), handed in by the hook entry and the hook server: the core knows no
+   * Retrieval's step (memory/store/inject.ts), handed in by the hook entry and the hook server: the core knows no
    * memory. Asked only where the provider's config has retrieval on, also while recording is stopped (the two
    * are independent); its event is recorded with the hook's own, and only while recording is on.
    */

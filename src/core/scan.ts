@@ -29,7 +29,7 @@ export interface ScanOptions {
  * for the next read: valid only during the call (copy what must outlive it).
  * One buffer moved down, instead of a fresh one joined to the carried bytes
  * per chunk, saved a copy of every byte scanned. The events index keeps its
- * own reader (memory/index-lines.ts): it drops a line over 16 MB as it
+ * own reader (bounded-lines.ts): it drops a line over 16 MB as it
  * streams by, for a planted file, where this one grows to the longest line.
  */
 export function scanLines(

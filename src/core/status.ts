@@ -9,7 +9,7 @@ export interface RecordingState {
   recording: boolean;
   mode: string | null;
   session_root: string | null;
-  /** Memory handed to the agent with each prompt (memory/inject.ts); independent of recording. */
+  /** Memory handed to the agent with each prompt (memory/store/inject.ts); independent of recording. */
   retrieval: "on" | "off";
   /** The configured budget per prompt; null: the default (4096 bytes). */
   retrieval_budget_bytes: number | null;

@@ -32,7 +32,7 @@ export function copyMemoryStore(project: string, work: string): boolean {
 }
 
 /**
- * The key that proves a memory file is this user's (memory/origin.ts: an HMAC under a key in the user's
+ * The key that proves a memory file is this user's (memory/store/origin.ts: an HMAC under a key in the user's
  * tapedeck home): the copied store is checked under the run's HOME, so the run's tapedeck home needs the same
  * key, or retrieval would refuse the copy as foreign. Copied 0600 and removed with the credentials; the
  * user's tapedeck home itself is never the run's (its registry would take the replays' writes).

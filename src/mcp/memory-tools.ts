@@ -1,10 +1,11 @@
 // What the MCP memory tools do, without the protocol: search the project's promoted memory and read items of
 // it, read-only. The memory is the user's (they promote with `tapedeck promote`); nothing here adds to it.
-import { CliError } from "../cli/errors.ts";
+
 import { findProjectRoot } from "../core/config.ts";
+import { UserError } from "../core/errors.ts";
 import { resolveProjectRoot } from "../core/paths.ts";
-import type { MemoryItem, MemorySource } from "../memory/items.ts";
-import { foreignMemoryError, openMemory } from "../memory/store.ts";
+import type { MemoryItem, MemorySource } from "../memory/store/items.ts";
+import { foreignMemoryError, openMemory } from "../memory/store/store.ts";
 import type { ControlScope } from "./control.ts";
 
 export const MAX_SEARCH_HITS = 10;
@@ -90,7 +91,7 @@ function withMemory<T>(
 
 function toolError(error: unknown): MemoryToolError {
   // tapedeck's own errors (a bad query, a damaged file) name the problem and the fix and quote no content.
-  if (error instanceof CliError) return new MemoryToolError(error.message);
+  if (error instanceof UserError) return new MemoryToolError(error.message);
   return new MemoryToolError(
     `tapedeck could not read its memory: ${(error as { code?: string }).code ?? "error"}`,
   );

@@ -6,10 +6,10 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
+import { readLines } from "../core/bounded-lines.ts";
+import { CLOSE_TAG, MARKER_NAME } from "../core/memory-marker.ts";
 import { SESSION_FILES } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
-import { readLines } from "../memory/index-lines.ts";
-import { CLOSE_TAG, MARKER_NAME } from "../memory/marker.ts";
 
 export interface SeqRange {
   from: number;

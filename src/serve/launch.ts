@@ -6,7 +6,8 @@ import { closeSync, constants, openSync, statSync, unlinkSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { FILE_MODE } from "../core/fsutil.ts";
-import { ensureRunDir, type RunInfo } from "./runfile.ts";
+import { ensureRunDir } from "../core/run-dir.ts";
+import type { RunInfo } from "./runfile.ts";
 
 /** A start attempt younger than this is still coming up (measured: the server listens ~150 ms after spawn). */
 const STARTING_MS = 5_000;

@@ -1,7 +1,7 @@
 // The project's configured retention (`retention` in .tapedeck/config.json), applied by the hook server at most
 // once a day and never on a hook's path: a hook only costs a map lookup here, and at most once an hour a
 // config read and a stamp read. The removal itself runs in a child process (`tapedeck prune --auto`, low
-// priority), like the search index's update (src/memory/idle.ts): removing a large session tree takes a while,
+// priority), like the search index's update (src/memory/index/idle.ts): removing a large session tree takes a while,
 // and a hook arriving meanwhile must not wait for it. Without a built CLI beside this bundle (tests run the
 // sources) it runs in-process after the event loop's current turn.
 import { builtCli, runCliInBackground } from "../core/background-cli.ts";

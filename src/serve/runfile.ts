@@ -11,9 +11,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, openSync, readSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ensureDir, isErrno, lstatOrUndefined, writeFileAtomicSync } from "../core/fsutil.ts";
+import { isErrno, writeFileAtomicSync } from "../core/fsutil.ts";
 import { ownProcessAlive } from "../core/pids.ts";
 import { tapedeckHome } from "../core/registry.ts";
+import { ensureRunDir } from "../core/run-dir.ts";
 
 export interface RunInfo {
   port: number;
@@ -31,19 +32,6 @@ export function runFilePath(project: string, env: Record<string, string | undefi
 
 export function newToken(): string {
   return randomBytes(24).toString("hex");
-}
-
-/** Creates the run directory (0700) of a run file, refusing a symlinked one. */
-export function ensureRunDir(path: string): string {
-  const dir = join(path, "..");
-  const st = lstatOrUndefined(dir);
-  if (st?.isSymbolicLink()) throw new Error("the run directory is a symlink");
-  // Another user's directory (a shared TAPEDECK_HOME): they could replace what is announced there.
-  if (st && typeof process.getuid === "function" && st.uid !== process.getuid()) {
-    throw new Error("the run directory belongs to another user");
-  }
-  if (!st) ensureDir(dir);
-  return dir;
 }
 
 export function writeRunFile(path: string, info: RunInfo): void {

@@ -33,7 +33,7 @@ import { unlinkQuietly, writeFileAtomicSync } from "../core/fsutil.ts";
 import { tapedeckDir } from "../core/paths.ts";
 import { ownProcessAlive } from "../core/pids.ts";
 import { type ContextStep, runHook } from "../core/recorder.ts";
-import { indexWhenIdle } from "../memory/idle.ts";
+import { indexWhenIdle } from "../memory/index/idle.ts";
 import { exportWhenIdle } from "../otel/idle.ts";
 import { adapterFor } from "../providers/registry.ts";
 import { pruneWhenDue } from "./retention-idle.ts";
@@ -58,7 +58,7 @@ export interface ServeOptions {
   agentPids?: number[];
   /** Where to announce this run (port, pid, token); default: the project's run file. */
   runFile?: string;
-  /** Retrieval's step (memory/inject.ts): a prompt hook's added context comes back in the answer. */
+  /** Retrieval's step (memory/store/inject.ts): a prompt hook's added context comes back in the answer. */
   addContext?: ContextStep;
 }
 
@@ -173,7 +173,7 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
   const record = (provider: string, data: Buffer): string | undefined => {
     const adapter = adapterFor(provider);
     if (!adapter) return undefined;
-    // The search index catches up a few seconds after the last hook, in another process (src/memory/idle.ts).
+    // The search index catches up a few seconds after the last hook, in another process (src/memory/index/idle.ts).
     indexWhenIdle(opts.project);
     // Configured OpenTelemetry export of finished turns, in a child process after the hooks go quiet (src/otel/idle.ts).
     exportWhenIdle(opts.project);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { unlinkQuietly, writeFileAtomicSync } from "../core/fsutil.ts";
 import { tapedeckHome } from "../core/registry.ts";
-import { ensureRunDir } from "../serve/runfile.ts";
+import { ensureRunDir } from "../core/run-dir.ts";
 
 export interface Launcher {
   /** The page to hand to the opener. */

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { findSession } from "../../src/core/archive.ts";
 import { recordEvents } from "../../src/core/store.ts";
-import { memoryPath } from "../../src/memory/store.ts";
+import { memoryPath } from "../../src/memory/store/store.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");

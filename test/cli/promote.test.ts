@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { findSession } from "../../src/core/archive.ts";
 import type { NormalizedEvent } from "../../src/core/event.ts";
 import { recordEvents } from "../../src/core/store.ts";
-import { memoryPath } from "../../src/memory/store.ts";
+import { memoryPath } from "../../src/memory/store/store.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { recordEvents } from "../../src/core/store.ts";
-import { openDatabase } from "../../src/memory/sqlite.ts";
+import { openDatabase } from "../../src/memory/index/sqlite.ts";
 import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
@@ -59,6 +59,28 @@ describe("tapedeck search", () => {
     expect(cli(["search", "x".repeat(100_000), "--project", root]).stderr).toContain(
       "longer than 4096 bytes",
     );
+  });
+
+  it("reads --since as list does: weeks, days, a date; an age past the calendar is every event", () => {
+    const root = project();
+    const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    recordEvents(spec(root, { identity: identity("s-1") }), [
+      { ...event("user_prompt", "a", { prompt: "the kettle from last month" }), timestamp: ago(30) },
+      { ...event("user_prompt", "b", { prompt: "the kettle from last week" }), timestamp: ago(10) },
+      { ...event("user_prompt", "c", { prompt: "the kettle from today" }), timestamp: ago(0) },
+    ]);
+    const prompts = (since: string) => {
+      const r = cli(["search", "kettle", "--project", root, "--since", since, "--json"]);
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { snippet: string }[]).map((h) => h.snippet).sort();
+    };
+    expect(prompts("2w")).toEqual(["the kettle from last week", "the kettle from today"]);
+    expect(prompts("1d")).toEqual(["the kettle from today"]);
+    expect(prompts(ago(20).slice(0, 10))).toEqual(["the kettle from last week", "the kettle from today"]);
+    expect(prompts("999999w")).toHaveLength(3);
+    const bad = cli(["search", "kettle", "--project", root, "--since", "2 weeks"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("is not a date or a duration");
   });
 
   it("answers --json with the snippet as plain text and the match offsets", () => {

@@ -5,12 +5,12 @@
 // and the archive records the injection and its bytes; with retrieval off, neither.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseInjected } from "../../src/core/memory-marker.ts";
 import type { Envelope } from "../../src/core/schemas.ts";
 import { runClaude } from "../../src/demo/claude-offline.ts";
 import { runCodex } from "../../src/demo/codex-offline.ts";
 import { runGemini } from "../../src/demo/gemini-offline.ts";
 import { DONT_KNOW } from "../../src/demo/recall-mock.ts";
-import { parseInjected } from "../../src/memory/marker.ts";
 import { readEventsFile } from "./archive-checks.ts";
 import { type Sandbox, useBuild, useClaudeSandbox, useCodexSandbox, useGeminiSandbox } from "./sandboxes.ts";
 

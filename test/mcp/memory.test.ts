@@ -9,8 +9,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { writeConfig } from "../../src/core/config.ts";
-import { MEMORY_SCHEMA_VERSION, type MemoryItem } from "../../src/memory/items.ts";
-import { memoryPath, openMemory } from "../../src/memory/store.ts";
+import { MEMORY_SCHEMA_VERSION, type MemoryItem } from "../../src/memory/store/items.ts";
+import { memoryPath, openMemory } from "../../src/memory/store/store.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));

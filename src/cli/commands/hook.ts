@@ -2,8 +2,8 @@
 import type { Command } from "commander";
 import { runHook } from "../../core/recorder.ts";
 import { readStdinSync } from "../../core/stdin.ts";
-import { contextStep } from "../../memory/inject.ts";
-import * as retrieval from "../../memory/retrieval.ts";
+import { contextStep } from "../../memory/store/inject.ts";
+import * as retrieval from "../../memory/store/retrieval.ts";
 import { ADAPTERS, adapterFor, injectorFor } from "../../providers/registry.ts";
 import { CliError, EXIT, printJson } from "../common.ts";
 

@@ -86,7 +86,7 @@ async function confirmOtherProjects(plan: ImportPlan, here: string, opts: Import
 async function updateIndexes(projects: string[]): Promise<void> {
   const indexed = projects.filter((p) => existsSync(join(p, ".tapedeck", "index.sqlite")));
   if (indexed.length === 0) return;
-  const { updateIndex } = await import("../../memory/index.ts");
+  const { updateIndex } = await import("../../memory/index/index.ts");
   for (const project of indexed) {
     try {
       updateIndex(project);

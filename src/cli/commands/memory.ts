@@ -7,11 +7,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { printable, printableText } from "../../core/printable.ts";
-import { type EditChange, editItem, editorText, parseEditorText, previewEdit } from "../../memory/edit.ts";
-import { exportMemory } from "../../memory/export.ts";
-import { ITEM_KINDS, type MemoryItem, type MemoryKind } from "../../memory/items.ts";
-import { type MemoryHit, type MemoryStore, openMemory } from "../../memory/store.ts";
-import { verifyMemory } from "../../memory/verify.ts";
+import {
+  type EditChange,
+  editItem,
+  editorText,
+  parseEditorText,
+  previewEdit,
+} from "../../memory/store/edit.ts";
+import { exportMemory } from "../../memory/store/export.ts";
+import { ITEM_KINDS, type MemoryItem, type MemoryKind } from "../../memory/store/items.ts";
+import { type MemoryHit, type MemoryStore, openMemory } from "../../memory/store/store.ts";
+import { verifyMemory } from "../../memory/store/verify.ts";
 import { CliError, confirm, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
 

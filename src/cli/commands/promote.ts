@@ -5,7 +5,7 @@ import { relative } from "node:path";
 import type { Command } from "commander";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import { printable, printableJson } from "../../core/printable.ts";
-import type { MemoryItem } from "../../memory/items.ts";
+import type { MemoryItem } from "../../memory/store/items.ts";
 import {
   currentRules,
   forEachItem,
@@ -18,9 +18,9 @@ import {
   planPromotion,
   type Selection,
   writePromotion,
-} from "../../memory/promote.ts";
-import type { ScanProgress } from "../../memory/source.ts";
-import { memoryPath, openMemory } from "../../memory/store.ts";
+} from "../../memory/store/promote.ts";
+import type { ScanProgress } from "../../memory/store/source.ts";
+import { memoryPath, openMemory } from "../../memory/store/store.ts";
 import { checklist } from "../checklist.ts";
 import { CliError, confirm, EXIT, formatBytes, note, say } from "../common.ts";
 import { offerWords, withSessionOptions } from "../options.ts";

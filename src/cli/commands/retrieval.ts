@@ -1,5 +1,5 @@
 // `tapedeck retrieval on|off|status`: whether the prompt hook hands the agent the project's best memory for each
-// prompt (memory/inject.ts). Independent of recording: either can be on without the other.
+// prompt (memory/store/inject.ts). Independent of recording: either can be on without the other.
 
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
@@ -11,8 +11,8 @@ import {
   DEFAULT_THRESHOLD,
   MAX_BUDGET_BYTES,
   MIN_BUDGET_BYTES,
-} from "../../memory/inject.ts";
-import { memoryPath, openMemory } from "../../memory/store.ts";
+} from "../../memory/store/inject.ts";
+import { memoryPath, openMemory } from "../../memory/store/store.ts";
 import { injectorFor } from "../../providers/registry.ts";
 import { CliError, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
@@ -150,7 +150,7 @@ export function register(program: Command): void {
     .action(retrievalCommand);
 }
 
-/** Whether retrieval can use the memory file (memory/origin.ts): a cloned repository's own is refused. */
+/** Whether retrieval can use the memory file (memory/store/origin.ts): a cloned repository's own is refused. */
 function ownMemory(project: string): boolean {
   try {
     const store = openMemory(project, { readonly: true });

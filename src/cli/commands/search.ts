@@ -6,8 +6,8 @@ import type { Command } from "commander";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import { printable } from "../../core/printable.ts";
 import { registeredProjects } from "../../core/registry-projects.ts";
-import { MARK_CLOSE, MARK_OPEN } from "../../memory/index-text.ts";
-import { parseQuery } from "../../memory/query.ts";
+import { MARK_CLOSE, MARK_OPEN } from "../../memory/index/index-text.ts";
+import { parseQuery } from "../../memory/index/query.ts";
 import {
   DEFAULT_LIMIT,
   MAX_LIMIT,
@@ -15,11 +15,12 @@ import {
   type SearchHit,
   searchProject,
   splitMarks,
-} from "../../memory/search.ts";
-import { MemoryDbError } from "../../memory/sqlite.ts";
+} from "../../memory/index/search.ts";
+import { MemoryDbError } from "../../memory/index/sqlite.ts";
 import { CliError, checkProvider, EXIT, note, printJson, projectFromOption } from "../common.ts";
 import { progressPrinter } from "../index-progress.ts";
 import { offerWords, PROJECT_HELP } from "../options.ts";
+import { parseSince } from "../since.ts";
 
 interface SearchOpts {
   project?: string;
@@ -41,7 +42,7 @@ async function searchCommand(text: string, opts: SearchOpts): Promise<void> {
     providers: opts.provider === undefined ? undefined : [checkProvider(opts.provider)!],
     kinds: opts.kind === undefined ? undefined : parseKinds(opts.kind),
     sessions: opts.session === undefined ? undefined : [opts.session],
-    since: opts.since === undefined ? undefined : parseSince(opts.since),
+    since: opts.since === undefined ? undefined : sinceTimestamp(opts.since),
   };
   const limit = parseLimit(opts.limit);
   const projects = opts.allProjects
@@ -95,21 +96,15 @@ function parseKinds(value: string): string[] {
   return kinds;
 }
 
-/** An ISO date or time, or an age: 30m, 12h, 7d. */
-export function parseSince(value: string, now = Date.now()): string {
-  const age = /^(\d{1,6})([mhd])$/.exec(value.trim());
-  if (age) {
-    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[age[2] as "m" | "h" | "d"];
-    return new Date(now - Number(age[1]) * unit).toISOString();
-  }
-  const t = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(t)) {
-    throw new CliError(
-      `--since "${value}" is not a date (2026-11-30, 2026-11-30T10:00Z) or an age (30m, 12h, 7d)`,
-      EXIT.usage,
-    );
-  }
-  return new Date(t).toISOString();
+/** The earliest instant a Date can hold: an age past it (`--since 999999w`) means every event. */
+const EARLIEST_MS = -8.64e15;
+
+/**
+ * `--since` read as list, otel export and import read it (cli/since.ts: 2w, 7d, 12h, 30m or a date), as the ISO
+ * time the index compares event timestamps with.
+ */
+function sinceTimestamp(value: string): string {
+  return new Date(Math.max(parseSince(value), EARLIEST_MS)).toISOString();
 }
 
 function parseLimit(value: string | undefined): number {
@@ -172,7 +167,7 @@ export function register(program: Command): void {
       "--kind <kinds>",
       "only these event kinds, comma-separated (user_prompt, assistant_message, tool_call, …)",
     )
-    .option("--since <date>", "only events at or after this date/time (ISO) or age (30m, 12h, 7d)")
+    .option("--since <date>", "only events at or after this date/time (ISO) or age (30m, 12h, 7d, 2w)")
     .option("--session <id>", "only this session (id, provider id, directory name, or a prefix)")
     .option("--limit <n>", `at most this many hits (default ${DEFAULT_LIMIT})`)
     .option("--json", "machine-readable output: hits with the snippet as plain text and the match offsets")

@@ -6,7 +6,7 @@
 // project). The redaction rules file has a fixed place, shown for reference.
 import { z } from "zod";
 import { DEFAULT_LIMITS } from "../../core/bound.ts";
-import { DEFAULT_THRESHOLD } from "../../memory/inject.ts";
+import { DEFAULT_THRESHOLD } from "../../memory/store/inject.ts";
 import { DEFAULT_WARN_BYTES } from "../doctor/disk-usage.ts";
 
 export type Source = "default" | "project" | "user" | "environment" | "fixed";

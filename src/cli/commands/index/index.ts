@@ -4,7 +4,7 @@
 // project (.tapedeck/index.sqlite). Deleting it loses nothing: it is built
 // again from the recordings.
 import type { Command } from "commander";
-import { deleteIndex, indexStatus, type UpdateResult, updateIndex } from "../../../memory/index.ts";
+import { deleteIndex, indexStatus, type UpdateResult, updateIndex } from "../../../memory/index/index.ts";
 import { CliError, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../../common.ts";
 import { progressPrinter } from "../../index-progress.ts";
 import { PROJECT_HELP } from "../../options.ts";

@@ -1,0 +1,512 @@
+// The durable memory store: `.tapedeck/memory.sqlite` (0600). Unlike the events index it is not derived from
+// anything: it holds what the user chose to promote, so it is never deleted or rebuilt for them; a damaged
+// file is reported with its name and left alone. Items are rows whose source never changes (insert, read,
+// edit the text, forget); two full-text tables over title and body stay in step through triggers: stemmed
+// words ranked with bm25, and trigrams for identifiers, paths and scripts that the word tokenizer splits
+// apart. The layout and its versions are in store-schema.ts.
+import { join } from "node:path";
+import { EXIT, UserError } from "../../core/errors.ts";
+import { ensureTapedeckDir, tapedeckDir } from "../../core/paths.ts";
+import { parseQuery } from "../index/query.ts";
+import {
+  type Database,
+  MemoryDbError,
+  openDatabase,
+  type Statement,
+  toMemoryDbError,
+} from "../index/sqlite.ts";
+import {
+  boundBody,
+  ITEM_KINDS,
+  MEMORY_SCHEMA_VERSION,
+  type MemoryItem,
+  type MemoryKind,
+  type MemorySource,
+} from "./item-shape.ts";
+import { clampLimit, type Filter, filterSql, fragmentSnippet, headOf, sessionFilter } from "./store-query.ts";
+import {
+  identsOf,
+  MEMORY_DB_VERSION,
+  ownFile,
+  prepareSchema,
+  type Tx,
+  withBusyRetry,
+} from "./store-schema.ts";
+
+export type { MemoryItem, MemoryKind, MemorySource };
+
+export const MEMORY_FILE = "memory.sqlite";
+export { MEMORY_DB_VERSION };
+export const MAX_SEARCH_LIMIT = 100;
+export const MAX_GET_IDS = 1000;
+/** Matches ranked at most: the most recently promoted ones (see words()). */
+export const RANK_CAP = 20_000;
+
+export interface MemoryHit {
+  id: string;
+  kind: MemoryKind;
+  title: string;
+  /** Higher is better: bm25 of the word index (negated); trigram-only matches rank after every word match. */
+  score: number;
+  /** The best-matching stretch of title or body, matches wrapped in « ». */
+  snippet: string;
+  source: MemorySource;
+}
+
+export interface ListOptions {
+  limit?: number;
+  offset?: number;
+  /** An archive session id (`claude:abc`), the provider's id (`abc`) or a prefix of either. */
+  session?: string;
+  kind?: MemoryKind;
+}
+
+export interface MemoryStore {
+  readonly path: string;
+  search(query: string, opts: { limit: number }): MemoryHit[];
+  /** In the order asked; unknown ids are left out. */
+  get(ids: readonly string[]): MemoryItem[];
+  list(opts?: ListOptions): MemoryItem[];
+  /** Every item, oldest first, one row at a time (export, verify). */
+  iterate(): IterableIterator<MemoryItem>;
+  count(): number;
+  insert(items: readonly MemoryItem[]): { created: string[]; existing: string[] };
+  /** True when the item existed. Its text is overwritten in the file, not only unlinked. */
+  forget(id: string): boolean;
+  /**
+   * A new title and text for an item, already redacted and bounded by the caller (the store checks the bound);
+   * its id, kind and source stay. Undefined when there is no such item.
+   */
+  edit(
+    id: string,
+    change: { title: string; body: string; truncated: boolean; editedAt: string },
+  ): MemoryItem | undefined;
+  /** The file's format: 2 stems its word index (retrieval compares stems), 1 holds words as written. */
+  readonly format: number;
+  /** Laid out by this user's tapedeck with its schema unchanged: what may be handed to the agent (origin.ts). */
+  isOwn(): boolean;
+  close(): void;
+}
+
+/** A memory file that is not this user's (origin.ts): refused wherever memory would reach the agent. */
+export function foreignMemoryError(path: string): MemoryDbError {
+  return new MemoryDbError(
+    `${path} was not laid out by your tapedeck (it came with the project, was changed, or predates origin proofs); its items are never given to the agent: move it aside and promote again`,
+    "foreign",
+    path,
+  );
+}
+
+export function memoryPath(projectRoot: string): string {
+  return join(tapedeckDir(projectRoot), MEMORY_FILE);
+}
+
+const BASE_COLUMNS =
+  "i.id, i.schema_version, i.kind, i.title, i.body, i.truncated, i.created_at, i.provider, i.session_id, " +
+  "i.agent_id, i.seq_from, i.seq_to, i.event_ids, i.envelope_schema_version, i.archive_sha256, i.archive_bytes";
+
+/** A format-1 file (read, never upgraded, by a reader) has no label or edit time. */
+function columnsFor(format: number): string {
+  return format >= 2
+    ? `${BASE_COLUMNS}, i.label, i.edited_at`
+    : `${BASE_COLUMNS}, NULL AS label, NULL AS edited_at`;
+}
+
+interface Row {
+  id: string;
+  schema_version: number;
+  kind: string;
+  title: string;
+  body: string;
+  truncated: number;
+  created_at: string;
+  provider: string;
+  session_id: string;
+  agent_id: string | null;
+  seq_from: number;
+  seq_to: number;
+  event_ids: string;
+  envelope_schema_version: number;
+  archive_sha256: string;
+  archive_bytes: number;
+  label: string | null;
+  edited_at: string | null;
+}
+
+/**
+ * The project's memory. Read-only: undefined when there is none yet (nothing promoted), and the file is
+ * never created. Writable: creates `.tapedeck/` and the file (0600) as needed.
+ */
+export function openMemory(projectRoot: string, opts: { readonly?: boolean } = {}): MemoryStore | undefined {
+  const path = memoryPath(projectRoot);
+  const readonly = opts.readonly === true;
+  try {
+    if (!readonly) ensureTapedeckDir(projectRoot);
+  } catch (error) {
+    // A symlinked or non-directory .tapedeck: said as the memory file's problem, with its name.
+    throw toMemoryDbError(error, path);
+  }
+  let db: Database;
+  try {
+    db = openDatabase(path, { readonly, base: projectRoot });
+  } catch (error) {
+    if (readonly && error instanceof MemoryDbError && error.problem === "missing") return undefined;
+    throw error;
+  }
+  try {
+    const version = prepareSchema(db, path, readonly);
+    if (version === 0) {
+      // Created by a writer that has not laid out the schema yet: nothing is in it.
+      db.close();
+      return undefined;
+    }
+    return new SqliteMemoryStore(db, path, version);
+  } catch (error) {
+    db.close();
+    throw toMemoryDbError(error, path);
+  }
+}
+
+const INSERT_SQL =
+  "INSERT INTO items (id, schema_version, kind, title, body, truncated, created_at, provider, session_id, " +
+  "agent_id, seq_from, seq_to, event_ids, envelope_schema_version, archive_sha256, archive_bytes, idents, label) " +
+  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING";
+
+class SqliteMemoryStore implements MemoryStore {
+  private insertStmt: Statement | undefined;
+  private readonly byId: Statement;
+  private readonly columns: string;
+
+  constructor(
+    private readonly db: Database,
+    readonly path: string,
+    readonly format: number,
+  ) {
+    this.columns = columnsFor(format);
+    this.byId = this.guard(() => db.prepare(`SELECT ${this.columns} FROM items i WHERE i.id = ?`));
+  }
+
+  /** Every SQLite failure leaves as a MemoryDbError naming this file, never as a driver stack. */
+  private guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof UserError) throw error;
+      throw toMemoryDbError(error, this.path);
+    }
+  }
+
+  search(query: string, opts: { limit: number }): MemoryHit[] {
+    const q = parseQuery(query);
+    const limit = clampLimit(opts.limit, MAX_SEARCH_LIMIT);
+    const filter = filterSql(q.filters);
+    if (filter === null) return [];
+    return this.guard(() => {
+      if (q.match === "") return this.filtered(filter, limit);
+      const hits = this.words(q.match, filter, limit);
+      // As the events index: fragments of identifiers and paths, or anything when the words found nothing.
+      if (hits.length < limit && q.trigram && (q.identifiers || hits.length === 0)) {
+        const seen = hits.map((h) => h.id);
+        const floor = Math.min(0, ...hits.map((h) => h.score));
+        for (const h of this.fragments(q.trigram, q.terms, filter, limit - hits.length, seen)) {
+          // Below every word match: a substring hit is the weaker evidence.
+          hits.push({ ...h, score: floor - 1 / (1 + Math.max(0, h.score)) });
+        }
+      }
+      return hits;
+    });
+  }
+
+  private words(match: string, filter: Filter, limit: number): MemoryHit[] {
+    // Ranked on rowids alone, then only the top rows read in full: carrying every match's columns (1 KB
+    // bodies) into the sort made a common word over 100,000 items 4x slower (238 ms against 60 ms).
+    const join = filter.sql === "" ? "" : " JOIN items i ON i.rowid = items_fts.rowid";
+    // bm25 scores every match before it knows the best: a word in 82,000 of 100,000 items took 141 ms, ranked
+    // among its 20,000 most recently promoted matches 38 ms. Filters apply first, so fewer than `limit` hits
+    // means every match was ranked.
+    const ranked = this.db
+      .prepare(
+        "SELECT rid, rank FROM (" +
+          // Title matches weigh more: a title is the item's own summary.
+          `SELECT items_fts.rowid AS rid, bm25(items_fts, 3.0, 1.0) AS rank FROM items_fts${join} ` +
+          `WHERE items_fts MATCH ?${filter.sql} ORDER BY items_fts.rowid DESC LIMIT ${RANK_CAP}` +
+          ") ORDER BY rank, rid LIMIT ?",
+      )
+      .all(match, ...filter.params, limit) as Array<{ rid: number; rank: number }>;
+    if (ranked.length === 0) return [];
+    const rids = JSON.stringify(ranked.map((r) => r.rid));
+    const rows = this.rowsByRowid(rids);
+    const snippets = new Map(
+      (
+        this.db
+          .prepare(
+            "SELECT rowid AS rid, snippet(items_fts, -1, '«', '»', '…', 24) AS snip FROM items_fts " +
+              "WHERE items_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+          )
+          .all(match, rids) as Array<{ rid: number; snip: string }>
+      ).map((r) => [r.rid, r.snip]),
+    );
+    return ranked.flatMap((r) => {
+      const row = rows.get(r.rid);
+      return row ? [hitOf(row, -r.rank, snippets.get(r.rid) ?? headOf(row.body))] : [];
+    });
+  }
+
+  private rowsByRowid(rids: string): Map<number, Row> {
+    const rows = this.db
+      .prepare(
+        `SELECT i.rowid AS rid, ${this.columns} FROM items i WHERE i.rowid IN (SELECT value FROM json_each(?))`,
+      )
+      .all(rids) as Array<Row & { rid: number }>;
+    return new Map(rows.map((r) => [r.rid, r]));
+  }
+
+  private fragments(
+    match: string,
+    terms: string[],
+    filter: Filter,
+    limit: number,
+    exclude: string[],
+  ): MemoryHit[] {
+    const ranked = this.db
+      .prepare(
+        "SELECT items_trigram.rowid AS rid, bm25(items_trigram) AS rank FROM items_trigram " +
+          `JOIN items i ON i.rowid = items_trigram.rowid WHERE items_trigram MATCH ?${filter.sql} ` +
+          "AND i.id NOT IN (SELECT value FROM json_each(?)) ORDER BY rank, items_trigram.rowid LIMIT ?",
+      )
+      .all(match, ...filter.params, JSON.stringify(exclude), limit) as Array<{ rid: number; rank: number }>;
+    if (ranked.length === 0) return [];
+    const rows = this.rowsByRowid(JSON.stringify(ranked.map((r) => r.rid)));
+    // The table holds identifiers only: the snippet comes from the body around the fragment.
+    return ranked.flatMap((r) => {
+      const row = rows.get(r.rid);
+      return row ? [hitOf(row, -r.rank, fragmentSnippet(row.body, terms))] : [];
+    });
+  }
+
+  private filtered(filter: Filter, limit: number): MemoryHit[] {
+    const sql = `SELECT ${this.columns} FROM items i WHERE 1${filter.sql} ORDER BY i.rowid DESC LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...filter.params, limit) as Row[];
+    return rows.map((r) => hitOf(r, 0, headOf(r.body)));
+  }
+
+  get(ids: readonly string[]): MemoryItem[] {
+    if (ids.length > MAX_GET_IDS) {
+      throw new UserError(`at most ${MAX_GET_IDS} ids at once`, EXIT.usage);
+    }
+    return this.guard(() => {
+      const out: MemoryItem[] = [];
+      for (const id of ids) {
+        const row = this.byId.get(id) as Row | undefined;
+        if (row) out.push(itemOf(row));
+      }
+      return out;
+    });
+  }
+
+  list(opts: ListOptions = {}): MemoryItem[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (opts.session !== undefined) {
+      const s = sessionFilter([opts.session]);
+      where.push(s.sql.replace(/^ AND /, ""));
+      params.push(...s.params);
+    }
+    if (opts.kind !== undefined) {
+      where.push("i.kind = ?");
+      params.push(opts.kind);
+    }
+    const sql =
+      `SELECT ${this.columns} FROM items i${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ` +
+      "ORDER BY i.rowid DESC LIMIT ? OFFSET ?";
+    params.push(clampLimit(opts.limit ?? 100, 100_000), Math.max(0, Math.trunc(opts.offset ?? 0)));
+    return this.guard(() => (this.db.prepare(sql).all(...params) as Row[]).map(itemOf));
+  }
+
+  *iterate(): IterableIterator<MemoryItem> {
+    // Pages of rows by rowid rather than one open statement: the caller may take its time between items.
+    let after = 0;
+    for (;;) {
+      const rows = this.guard(
+        () =>
+          this.db
+            .prepare(
+              `SELECT i.rowid AS rid, ${this.columns} FROM items i WHERE i.rowid > ? ORDER BY i.rowid LIMIT 500`,
+            )
+            .all(after) as Array<Row & { rid: number }>,
+      );
+      if (rows.length === 0) return;
+      for (const r of rows) yield itemOf(r);
+      after = rows.at(-1)!.rid;
+    }
+  }
+
+  count(): number {
+    return this.guard(() =>
+      Number((this.db.prepare("SELECT count(*) AS n FROM items").get() as { n: number }).n),
+    );
+  }
+
+  insert(items: readonly MemoryItem[]): { created: string[]; existing: string[] } {
+    for (const item of items) checkItem(item);
+    // Only a writer inserts, and a writer's file is in the current format (prepareSchema upgraded it).
+    const stmt = this.guard(() => {
+      this.insertStmt ??= this.db.prepare(INSERT_SQL);
+      return this.insertStmt;
+    });
+    const created: string[] = [];
+    const existing: string[] = [];
+    const tx = this.db.transaction(() => {
+      created.length = 0;
+      existing.length = 0;
+      for (const item of items) {
+        const s = item.source;
+        const r = stmt.run(
+          item.id,
+          item.schema_version,
+          item.kind,
+          item.title,
+          item.body,
+          item.truncated ? 1 : 0,
+          item.created_at,
+          s.provider,
+          s.session_id,
+          s.agent_id,
+          s.seq_from,
+          s.seq_to,
+          JSON.stringify(s.event_ids),
+          s.envelope_schema_version,
+          s.archive_sha256,
+          s.archive_bytes,
+          identsOf(item.title, item.body),
+          item.label ?? null,
+        );
+        (r.changes > 0 ? created : existing).push(item.id);
+      }
+    }) as Tx<() => void>;
+    // IMMEDIATE: the write lock up front, so a concurrent promotion waits here instead of failing mid-way.
+    this.guard(() => withBusyRetry(() => tx.immediate()));
+    return { created, existing };
+  }
+
+  forget(id: string): boolean {
+    return this.guard(() => {
+      const removed = withBusyRetry(() =>
+        (
+          this.db.transaction(() => {
+            const r = this.db.prepare("DELETE FROM items WHERE id = ?").run(id);
+            // FTS5's secure-delete takes the terms out of the index; PRAGMA secure_delete zeroes freed pages.
+            // (An 'optimize' merge did it too, but rewrote the whole index under the write lock.)
+            return r.changes > 0;
+          }) as Tx<() => boolean>
+        ).immediate(),
+      );
+      // The old pages also sit in the write-ahead log until a checkpoint copies the new ones over them.
+      if (removed) this.db.pragma("wal_checkpoint(TRUNCATE)");
+      return removed;
+    });
+  }
+
+  edit(
+    id: string,
+    change: { title: string; body: string; truncated: boolean; editedAt: string },
+  ): MemoryItem | undefined {
+    if (boundBody(change.body).truncated) throw new UserError(`memory item ${id}: body over the 4 KiB bound`);
+    return this.guard(() => {
+      const changed = withBusyRetry(() =>
+        (
+          this.db.transaction(() => {
+            const r = this.db
+              .prepare(
+                "UPDATE items SET title = ?, body = ?, truncated = ?, idents = ?, edited_at = ? WHERE id = ?",
+              )
+              .run(
+                change.title,
+                change.body,
+                change.truncated ? 1 : 0,
+                identsOf(change.title, change.body),
+                change.editedAt,
+                id,
+              );
+            return r.changes > 0;
+          }) as Tx<() => boolean>
+        ).immediate(),
+      );
+      if (!changed) return undefined;
+      // The old text sits in the write-ahead log until a checkpoint copies the new pages over it (as forget).
+      this.db.pragma("wal_checkpoint(TRUNCATE)");
+      return this.get([id])[0];
+    });
+  }
+
+  isOwn(): boolean {
+    try {
+      return ownFile(this.db);
+    } catch {
+      // A file whose schema cannot even be read as data is nobody's memory to hand over.
+      return false;
+    }
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function sourceOf(r: Row): MemorySource {
+  return {
+    provider: r.provider,
+    session_id: r.session_id,
+    agent_id: r.agent_id,
+    seq_from: r.seq_from,
+    seq_to: r.seq_to,
+    event_ids: parseIds(r.event_ids),
+    envelope_schema_version: r.envelope_schema_version,
+    archive_sha256: r.archive_sha256,
+    archive_bytes: r.archive_bytes,
+  };
+}
+
+function parseIds(text: string): string[] {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function itemOf(r: Row): MemoryItem {
+  return {
+    id: r.id,
+    schema_version: MEMORY_SCHEMA_VERSION,
+    kind: r.kind as MemoryKind,
+    title: r.title,
+    body: r.body,
+    truncated: r.truncated !== 0,
+    created_at: r.created_at,
+    source: sourceOf(r),
+    label: r.label ?? null,
+    edited_at: r.edited_at ?? null,
+  };
+}
+
+function hitOf(r: Row, score: number, snippet: string): MemoryHit {
+  // One line: a snippet sits under its title in a list, and a newline in it would read as the next hit.
+  const line = snippet.replace(/\s+/g, " ").trim();
+  return { id: r.id, kind: r.kind as MemoryKind, title: r.title, score, snippet: line, source: sourceOf(r) };
+}
+
+/** The store is the last line: whatever a caller builds, nothing over the bound or of an unknown kind lands. */
+function checkItem(item: MemoryItem): void {
+  if (!(ITEM_KINDS as readonly string[]).includes(item.kind)) {
+    throw new UserError(`memory item ${item.id}: unknown kind "${item.kind}"`);
+  }
+  if (item.schema_version !== MEMORY_SCHEMA_VERSION) {
+    throw new UserError(
+      `memory item ${item.id}: schema version ${item.schema_version} is not ${MEMORY_SCHEMA_VERSION}`,
+    );
+  }
+  if (boundBody(item.body).truncated)
+    throw new UserError(`memory item ${item.id}: body over the 4 KiB bound`);
+}

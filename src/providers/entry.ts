@@ -10,10 +10,13 @@ import type { UsageFacts } from "../core/usage-facts.ts";
 import type { ApiUsageReader } from "./api-usage.ts";
 import type { ProviderDoctorCheck } from "./doctor.ts";
 import type { HistoryReader } from "./history.ts";
+import type { ProviderIdentity } from "./identity.ts";
 import type { ProviderInstaller } from "./installer.ts";
 import type { AgentLauncher } from "./launch.ts";
 
 export interface ProviderEntry {
+  /** Its names in what tapedeck writes: the CLI's messages, the OTLP export, scenario exports. */
+  identity: ProviderIdentity;
   /** Hook payloads to normalized events; also the name and the display name. */
   adapter: ProviderAdapter;
   /** `tapedeck install`: its hook settings, with the extras its flags add (`--mcp`, `--notify`). */

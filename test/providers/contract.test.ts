@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { PROVIDERS, providerName } from "../../src/cli/providers.ts";
 import type { NormalizeResult } from "../../src/core/event.ts";
 import { CATALOG, installable, installerFor, providerEntry } from "../../src/providers/catalog.ts";
+import { IDENTITIES } from "../../src/providers/identity.ts";
 import type { Settings } from "../../src/providers/installer.ts";
 import { INSTALLERS } from "../../src/providers/installers.ts";
 import { ADAPTERS, adapterFor } from "../../src/providers/registry.ts";
@@ -59,6 +60,15 @@ describe("the catalog and the lean lists", () => {
   it("gives the usage reports each entry's usage facts, the same objects in the same order", () => {
     expect(Object.keys(USAGE_FACTS)).toEqual(Object.keys(CATALOG));
     for (const [name, entry] of entries) expect(USAGE_FACTS[name], name).toBe(entry.usage);
+  });
+
+  it("gives the exports and the CLI each entry's identity, the same objects in the same order", () => {
+    expect(Object.keys(IDENTITIES)).toEqual(Object.keys(CATALOG));
+    for (const [name, entry] of entries) {
+      expect(IDENTITIES[name], name).toBe(entry.identity);
+      expect(entry.identity.name, name).toBe(entry.adapter.name);
+      expect(entry.identity.displayName, name).toBe(entry.adapter.displayName);
+    }
   });
 
   it("knows no provider outside it", () => {

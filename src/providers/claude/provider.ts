@@ -3,6 +3,7 @@ import type { ProviderEntry } from "../entry.ts";
 import { claudeAdapter } from "./adapter.ts";
 import { claudeApiUsage } from "./api-usage.ts";
 import { claudeHistory } from "./history.ts";
+import { claudeIdentity } from "./identity.ts";
 import { claudeInstaller } from "./installer.ts";
 import { claudeLauncher } from "./launch.ts";
 import { claudeMcpExtra } from "./mcp-installer.ts";
@@ -11,6 +12,7 @@ import { claudeReplay } from "./replay.ts";
 import { claudeUsageFacts } from "./usage-facts.ts";
 
 export const claudeProvider: ProviderEntry = {
+  identity: claudeIdentity,
   adapter: claudeAdapter,
   installer: { ...claudeInstaller, extras: [claudeMcpExtra] },
   apiUsage: claudeApiUsage,

@@ -6,6 +6,7 @@ import { codexAdapter } from "./adapter.ts";
 import { codexApiUsage } from "./api-usage.ts";
 import { codexTrustCheck } from "./doctor.ts";
 import { codexHistory } from "./history.ts";
+import { codexIdentity } from "./identity.ts";
 import { codexInstaller } from "./installer.ts";
 import { codexLauncher } from "./launch.ts";
 import { codexMcpExtra } from "./mcp-installer.ts";
@@ -14,6 +15,7 @@ import { codexReplay } from "./replay.ts";
 import { codexUsageFacts } from "./usage-facts.ts";
 
 export const codexProvider: ProviderEntry = {
+  identity: codexIdentity,
   adapter: codexAdapter,
   installer: { ...codexInstaller, extras: [codexNotifyExtra, codexMcpExtra] },
   apiUsage: codexApiUsage,

@@ -13,6 +13,7 @@ import type { HistoryReader } from "./history.ts";
 import type { ProviderIdentity } from "./identity.ts";
 import type { ProviderInstaller } from "./installer.ts";
 import type { AgentLauncher } from "./launch.ts";
+import type { ArgvHook, StatusLinePart } from "./types.ts";
 
 export interface ProviderEntry {
   /** Its names in what tapedeck writes: the CLI's messages, the OTLP export, scenario exports. */
@@ -33,6 +34,10 @@ export interface ProviderEntry {
   launcher?: AgentLauncher;
   /** `tapedeck usage`: what its token figures mean and which calls no local record shows. */
   usage: UsageFacts;
+  /** What it adds to the status line (a lost transcript's alert). */
+  statusLine?: StatusLinePart;
+  /** A capture path beside its hooks whose payload is an argument (Codex's notify program). */
+  argvHook?: ArgvHook;
   /** `tapedeck import`: finds the agent's own past session files and maps their records to events. */
   history?: HistoryReader;
 }

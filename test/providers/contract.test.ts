@@ -11,7 +11,8 @@ import { CATALOG, installable, installerFor, providerEntry } from "../../src/pro
 import { IDENTITIES } from "../../src/providers/identity.ts";
 import type { Settings } from "../../src/providers/installer.ts";
 import { INSTALLERS } from "../../src/providers/installers.ts";
-import { ADAPTERS, adapterFor } from "../../src/providers/registry.ts";
+import { ADAPTERS, ARGV_HOOKS, adapterFor } from "../../src/providers/registry.ts";
+import { STATUS_LINES } from "../../src/providers/status-lines.ts";
 import { USAGE_FACTS } from "../../src/providers/usage-facts.ts";
 import { API_USAGE_READERS } from "../../src/proxy/extensions/archive-feed.ts";
 
@@ -68,6 +69,16 @@ describe("the catalog and the lean lists", () => {
       expect(IDENTITIES[name], name).toBe(entry.identity);
       expect(entry.identity.name, name).toBe(entry.adapter.name);
       expect(entry.identity.displayName, name).toBe(entry.adapter.displayName);
+    }
+  });
+
+  it("gives the hook entry each entry's status line and argument-borne capture path", () => {
+    const having = (part: "statusLine" | "argvHook") => entries.filter(([, e]) => e[part]).map(([n]) => n);
+    expect(Object.keys(STATUS_LINES)).toEqual(having("statusLine"));
+    expect(Object.keys(ARGV_HOOKS)).toEqual(having("argvHook"));
+    for (const [name, entry] of entries) {
+      if (entry.statusLine) expect(STATUS_LINES[name], name).toBe(entry.statusLine);
+      if (entry.argvHook) expect(ARGV_HOOKS[name], name).toBe(entry.argvHook);
     }
   });
 

@@ -129,6 +129,7 @@ export const claudeAdapter: ProviderAdapter = {
   name: claudeIdentity.name,
   displayName: claudeIdentity.displayName,
   projectDirEnv: "CLAUDE_PROJECT_DIR",
+  agentPidEnv: "CLAUDE_PID",
   normalize: (payload, env) => normalizeClaudeHook(payload, env),
   enrich: (result, state, scope) =>
     enrichClaude(result, state as ClaudeState | undefined, scope?.recordingSince),

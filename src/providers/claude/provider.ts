@@ -9,6 +9,7 @@ import { claudeLauncher } from "./launch.ts";
 import { claudeMcpExtra } from "./mcp-installer.ts";
 import { claudeMirror } from "./mirror/part.ts";
 import { claudeReplay } from "./replay.ts";
+import { claudeStatusLine } from "./status-line.ts";
 import { claudeUsageFacts } from "./usage-facts.ts";
 
 export const claudeProvider: ProviderEntry = {
@@ -21,4 +22,5 @@ export const claudeProvider: ProviderEntry = {
   launcher: claudeLauncher,
   usage: claudeUsageFacts,
   history: claudeHistory,
+  statusLine: claudeStatusLine,
 };

@@ -10,6 +10,7 @@ import { codexIdentity } from "./identity.ts";
 import { codexInstaller } from "./installer.ts";
 import { codexLauncher } from "./launch.ts";
 import { codexMcpExtra } from "./mcp-installer.ts";
+import { codexNotifyHook } from "./notify.ts";
 import { codexNotifyExtra } from "./notify-installer.ts";
 import { codexReplay } from "./replay.ts";
 import { codexUsageFacts } from "./usage-facts.ts";
@@ -24,4 +25,5 @@ export const codexProvider: ProviderEntry = {
   launcher: codexLauncher,
   usage: codexUsageFacts,
   history: codexHistory,
+  argvHook: codexNotifyHook,
 };

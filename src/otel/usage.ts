@@ -5,8 +5,7 @@
 // provider's running totals (a record without a response id, where its facts say every response names one)
 // are never used as a response's figures.
 
-import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/usage-facts.ts";
-import { USAGE_FACTS } from "../providers/usage-facts.ts";
+import { usageFactsOf as factsOf } from "../providers/usage-facts.ts";
 
 export interface GenAiUsage {
   input?: number;
@@ -18,10 +17,6 @@ export interface GenAiUsage {
 
 function count(v: unknown): number | undefined {
   return typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.floor(v) : undefined;
-}
-
-function factsOf(provider: string): UsageFacts {
-  return (Object.hasOwn(USAGE_FACTS, provider) ? USAGE_FACTS[provider] : undefined) ?? PLAIN_USAGE_FACTS;
 }
 
 /** True when a usage record can stand for one model response of this provider. */

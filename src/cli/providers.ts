@@ -9,6 +9,9 @@ import { IDENTITIES, identityOf } from "../providers/identity.ts";
 /** Every provider's name, in the catalog's order. */
 export const PROVIDERS: readonly string[] = Object.keys(IDENTITIES);
 
+/** What `--provider` means where one provider is meant and none is named: the catalog's first. */
+export const DEFAULT_PROVIDER = PROVIDERS[0] ?? "";
+
 export function isProvider(name: string): boolean {
   return identityOf(name) !== undefined;
 }

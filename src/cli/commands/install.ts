@@ -302,7 +302,7 @@ export function register(program: Command): void {
     .option("--no-statusline", "do not add the recording indicator to the status line")
     .option(
       "--notify",
-      "codex: also install the notify program (in the user-level $CODEX_HOME/config.toml), which records turns the hooks miss",
+      "also install the notify program (Codex: in the user-level $CODEX_HOME/config.toml), which records turns the hooks miss",
     )
     .option(
       "--mcp",

@@ -8,14 +8,16 @@
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { ProviderAdapter } from "./core/provider.ts";
 import { MAX_HOOK_INPUT_BYTES, runHook } from "./core/recorder.ts";
 import { projectFromStatusPayload, recordingState } from "./core/status.ts";
 import { readStdinSync } from "./core/stdin.ts";
 import { contextStep, type RetrievalModule } from "./memory/store/inject.ts";
-import { alertText, transcriptAlertFor } from "./providers/claude/transcript-alert.ts";
-import { codexNotifyAdapter } from "./providers/codex/notify.ts";
-import { adapterFor, injectorFor } from "./providers/registry.ts";
+import { adapterFor, argvHookFor, injectorFor } from "./providers/registry.ts";
+import { STATUS_LINES, statusLineFor } from "./providers/status-lines.ts";
 import { liveServer, runFilePath } from "./serve/runfile.ts";
+
+const STATUS_LINE_DEFAULT = Object.keys(STATUS_LINES)[0] ?? "";
 
 function statusLine(provider: string): void {
   const input = readStdinSync(1024 * 1024, 2000);
@@ -25,16 +27,18 @@ function statusLine(provider: string): void {
   } catch {
     payload = null;
   }
-  const dir = projectFromStatusPayload(payload) ?? process.env.CLAUDE_PROJECT_DIR ?? process.cwd();
+  const dirEnv = adapterFor(provider)?.projectDirEnv;
+  const dir = projectFromStatusPayload(payload) ?? (dirEnv && process.env[dirEnv]) ?? process.cwd();
   const state = recordingState(dir, provider);
+  // What the provider adds (Claude's lost-transcript alert, said while the session runs).
+  const part = statusLineFor(provider);
   const sessionId =
-    (payload as { session_id?: unknown } | null)?.session_id ?? process.env.CLAUDE_CODE_SESSION_ID;
-  // A resume that found the transcript lost says so while the session runs (transcript-alert.ts).
+    (payload as { session_id?: unknown } | null)?.session_id ?? (part && process.env[part.sessionIdEnv]);
   const alert =
-    provider === "claude" && state.project && typeof sessionId === "string" && sessionId.length < 256
-      ? transcriptAlertFor(state.project, sessionId)
-      : undefined;
-  process.stdout.write(`${state.display}${alert ? alertText(alert) : ""}\n`);
+    part && state.project && typeof sessionId === "string" && sessionId.length < 256
+      ? part.alert(state.project, sessionId)
+      : "";
+  process.stdout.write(`${state.display}${alert}\n`);
 }
 
 /** An agent that stopped reading (closed pipe) must not turn the write's EPIPE into a crash of the hook. */
@@ -51,21 +55,27 @@ function loadRetrieval(): RetrievalModule {
   return require(join(dirname(realpathSync(process.argv[1] ?? "")), "retrieval.cjs")) as RetrievalModule;
 }
 
+/** A capture path whose payload is the last argument, nothing on stdin (Codex's notify program). */
+function runArgvHook(adapter: ProviderAdapter): void {
+  // The payload is an argument, which other users can read from the process table while this runs. On
+  // Linux, setting the title overwrites that memory at once (process.argv keeps its own copy); what remains
+  // is Node's start-up. macOS's `ps` reads the kernel's copy, which no title changes.
+  process.title = "tapedeck-notify";
+  const json = process.argv.length > 4 ? (process.argv.at(-1) ?? "") : "";
+  const data = Buffer.from(json, "utf8");
+  const overflow = data.length > MAX_HOOK_INPUT_BYTES;
+  runHook(adapter, { data: overflow ? Buffer.alloc(0) : data, overflow }, process.env);
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === "--statusline") {
-    statusLine(process.argv[3] ?? "claude");
+    // Installers always name the provider; a bare --statusline is the first one with a status line of its own.
+    statusLine(process.argv[3] ?? STATUS_LINE_DEFAULT);
     return;
   }
-  if (process.argv[2] === "codex" && process.argv[3] === "--notify") {
-    // Codex passes the turn as an argument, which other users can read from the process table while this
-    // runs. On Linux, setting the title overwrites that memory at once (process.argv keeps its own copy); what
-    // remains is Node's start-up. macOS's `ps` reads the kernel's copy, which no title changes.
-    process.title = "tapedeck-notify";
-    // Codex's notify program gets its JSON as the last argument, and nothing on stdin.
-    const json = process.argv.length > 4 ? (process.argv.at(-1) ?? "") : "";
-    const data = Buffer.from(json, "utf8");
-    const overflow = data.length > MAX_HOOK_INPUT_BYTES;
-    runHook(codexNotifyAdapter, { data: overflow ? Buffer.alloc(0) : data, overflow }, process.env);
+  const argvHook = argvHookFor(process.argv[2] ?? "", process.argv[3]);
+  if (argvHook) {
+    runArgvHook(argvHook.adapter);
     return;
   }
   const adapter = adapterFor(process.argv[2] ?? "");
@@ -82,7 +92,7 @@ async function main(): Promise<void> {
   if (result.project && config?.transport === "http" && config.http_port) {
     const runFile = runFilePath(result.project);
     if (liveServer(runFile)) return;
-    const pid = Number.parseInt(process.env.CLAUDE_PID ?? "", 10);
+    const pid = Number.parseInt((adapter.agentPidEnv && process.env[adapter.agentPidEnv]) || "", 10);
     // A separate file (dist/launch.js), so that node:http and child_process
     // are never loaded by a hook that only records.
     const launcher = pathToFileURL(join(dirname(realpathSync(process.argv[1] ?? "")), "launch.js")).href;

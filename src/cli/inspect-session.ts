@@ -16,7 +16,7 @@ export function inspectCommand(query: string | undefined, opts: SessionOpts): vo
   if (opts.json) {
     printJson({
       ...summary,
-      usage: { ...summary.usage, unknown: usageUnknowns(summary.usage) },
+      usage: { ...summary.usage, unknown: usageUnknowns(summary.usage, summary.provider) },
       ...transcript?.json,
     });
     return;

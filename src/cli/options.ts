@@ -1,5 +1,6 @@
 // Options several commands share, worded once.
 import type { Command } from "commander";
+import { PROVIDERS } from "./providers.ts";
 
 export const PROJECT_HELP =
   "project directory (default: the nearest one with .tapedeck above the current directory, else the git root)";
@@ -8,7 +9,7 @@ export const PROJECT_HELP =
 export function withSessionScope(c: Command): Command {
   return c
     .option("--project <dir>", PROJECT_HELP)
-    .option("--provider <name>", "only sessions of this provider (claude, codex, gemini, antigravity)");
+    .option("--provider <name>", `only sessions of this provider (${PROVIDERS.join(", ")})`);
 }
 
 /** The session scope and --json. */

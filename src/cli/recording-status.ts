@@ -6,7 +6,7 @@ import { type ControlChange, lastControlChange } from "../core/control-log.ts";
 import { printable } from "../core/printable.ts";
 import { type RecordingState, recordingState } from "../core/status.ts";
 import { otelStatus, renderOtelStatus } from "../otel/status.ts";
-import { alertText, transcriptAlertFor } from "../providers/claude/transcript-alert.ts";
+import { statusLineFor } from "../providers/status-lines.ts";
 import { CliError, checkProvider, printJson, say } from "./common.ts";
 import { providerName } from "./providers.ts";
 
@@ -81,11 +81,14 @@ function renderStatus(project: string, states: ProviderStatus[]): string {
 export function showStatus(project: string, providers: string[], opts: RecordOpts): void {
   const states = providers.map((p) => providerStatus(project, p));
   if (opts.statusline) {
-    // Claude runs status-line commands with the session's id in the environment: a transcript lost at its
-    // resume is said while it runs (transcript-alert.ts).
-    const sid = process.env.CLAUDE_CODE_SESSION_ID;
-    const alert = sid && providers.includes("claude") ? transcriptAlertFor(project, sid) : undefined;
-    say(`${combinedDisplay(states)}${alert ? alertText(alert) : ""}\n`);
+    // An agent that runs status-line commands with the session's id in the environment (Claude) adds what
+    // it knows of the session (a transcript lost at its resume, said while it runs).
+    const alerts = providers.map((p) => {
+      const part = statusLineFor(p);
+      const sid = part && process.env[part.sessionIdEnv];
+      return part && sid ? part.alert(project, sid) : "";
+    });
+    say(`${combinedDisplay(states)}${alerts.join("")}\n`);
   } else if (opts.json) {
     // One provider asked for: its state, as before. Otherwise the whole project, with each provider's state.
     if (opts.provider) printJson(states[0]);

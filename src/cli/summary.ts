@@ -2,6 +2,8 @@ import { relative } from "node:path";
 import type { SessionSummary } from "../core/archive.ts";
 import { printable } from "../core/printable.ts";
 import { READ_ONLY_BY_REQUEST } from "../core/recovery.ts";
+import { unknownCounts } from "../core/usage-facts.ts";
+import { usageFactsOf } from "../providers/usage-facts.ts";
 import { formatBytes, formatDuration } from "./common.ts";
 import { providerName } from "./providers.ts";
 
@@ -129,11 +131,11 @@ export function renderSummary(s: SessionSummary, projectRoot: string, options: S
     .join(", ");
   if (kinds) lines.push(`Events: ${kinds}`);
   if (s.usage.sources.length > 0) {
-    lines.push(`Tokens: ${tokensLine(s.usage)}`);
-    // Measured with Gemini CLI 0.61: its model-router call (role utility_router, a generateContent before each
-    // prompt) fires no hook and is not in the chat file, so no local record of it exists to count.
-    if (s.usage.sources.includes("gemini-hook")) {
-      lines.push("        (Gemini's model-router calls reach no hook or file: not counted)");
+    lines.push(`Tokens: ${tokensLine(s.usage, s.provider)}`);
+    // The calls no local record of the provider shows, whatever recorded the session (Gemini's model-router
+    // call): a gap the proxy closes is said by `tapedeck usage`, not on every session.
+    for (const gap of usageFactsOf(s.provider).gaps.filter((g) => !g.closed_by)) {
+      lines.push(`        (${printable(providerName(s.provider))}: ${gap.text})`);
     }
   }
   const problems: string[] = [];
@@ -163,19 +165,14 @@ export function renderSummary(s: SessionSummary, projectRoot: string, options: S
   return lines.join("\n");
 }
 
-/**
- * The counts no source of the session reported, which a sum would show as 0. Gemini's hooks carry no cache
- * read: only its chat file does (source gemini-chat), and without it the figure is unknown, not zero.
- */
-export function usageUnknowns(usage: SessionSummary["usage"]): string[] {
-  const sources = new Set(usage.sources);
-  const only = (s: string) => sources.size === 1 && sources.has(s);
-  return only("gemini-hook") ? ["cache_read_input_tokens"] : [];
+/** The counts no source of the session reported (its provider's usage facts), which a sum would show as 0. */
+export function usageUnknowns(usage: SessionSummary["usage"], provider: string): string[] {
+  return unknownCounts(usageFactsOf(provider), usage.sources);
 }
 
 /** `1160 in · 196 out · 11600 cache read · 580 cache write (sources)`; a count no source reported reads "unknown", never 0. */
-export function tokensLine(usage: SessionSummary["usage"]): string {
-  const unknown = new Set(usageUnknowns(usage));
+export function tokensLine(usage: SessionSummary["usage"], provider: string): string {
+  const unknown = new Set(usageUnknowns(usage, provider));
   const count = (field: keyof SessionSummary["usage"], n: number) =>
     unknown.has(field) ? "unknown" : String(n);
   // Cache writes cost more than plain input (1.25x on Anthropic's list): shown whenever a source reported any.

@@ -25,6 +25,11 @@ export interface ProviderAdapter<Observation = unknown> {
    */
   projectDirEnv?: string;
   /**
+   * The variable the agent sets to its own process id in a hook's environment (Claude's CLAUDE_PID): a hook
+   * server started for the agent's hooks exits with it. Only this provider's own, as projectDirEnv.
+   */
+  agentPidEnv?: string;
+  /**
    * Extra events derived outside the payload (e.g. usage read from a transcript).
    * Called before anything is appended; it may also complete `result.events`
    * in place (ids that need the per-session state), which are recorded after it.

@@ -35,7 +35,44 @@ export interface UsageFacts {
   response_needs_message_id: boolean;
   /** What each of its sources is, one line each. */
   sources: Partial<Record<UsageSource, string>>;
+  /**
+   * The counts a source never carries (Gemini's hooks: no cache read, which only its chat file gives): a
+   * session whose every source leaves a count out does not know it, which a sum would show as 0.
+   */
+  omits?: Partial<Record<UsageSource, readonly UsageCount[]>>;
   gaps: readonly UsageGap[];
+}
+
+/** The four counts every usage record of the archive may carry. */
+export type UsageCount =
+  | "input_tokens"
+  | "output_tokens"
+  | "cache_read_input_tokens"
+  | "cache_creation_input_tokens";
+
+/** A session's or a turn's four counts, as the archive keeps them. */
+export type UsageCounts = Record<UsageCount, number>;
+
+/**
+ * Every token a provider's counts stand for, each once: its cache reads are not added again where its input
+ * already includes them (OpenAI's and Gemini's counts), which summing the four counts would do.
+ */
+export function totalTokens(facts: UsageFacts, t: UsageCounts): number {
+  const reads = facts.input_includes_cache_read ? 0 : t.cache_read_input_tokens;
+  return t.input_tokens + t.output_tokens + reads + t.cache_creation_input_tokens;
+}
+
+/** The counts no source of these reported (each source's `omits`): unknown, not 0. */
+export function unknownCounts(facts: UsageFacts, sources: readonly string[]): UsageCount[] {
+  if (sources.length === 0) return [];
+  const omitted = sources.map((s) => new Set(facts.omits?.[s as UsageSource] ?? []));
+  const counts: UsageCount[] = [
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+  ];
+  return counts.filter((c) => omitted.every((o) => o.has(c)));
 }
 
 /** What a reader assumes of a provider that states nothing: Anthropic's meaning, no known gap. */

@@ -1,7 +1,9 @@
 // The one place that names the OpenTelemetry GenAI semantic conventions tapedeck emits. They are still
 // "Development" and moved to their own repository, which publishes only `-dev` prerelease schema versions: a
 // change there is a change here, and the schema URL on the instrumentation scope tells a backend which text
-// the attributes follow.
+// the attributes follow. What each client is called in them is the provider's (providers/<name>/identity.ts).
+
+import { IDENTITIES } from "../providers/identity.ts";
 
 export const GENAI_SEMCONV_VERSION = "1.42.0-dev";
 export const SCHEMA_URL = `https://opentelemetry.io/schemas/gen-ai-dev/${GENAI_SEMCONV_VERSION}`;
@@ -31,20 +33,14 @@ export function stabilityMode(env: Record<string, string | undefined> = process.
 }
 
 /** `gen_ai.provider.name` per recorded client: the model vendor's API, as the conventions list them. */
-export const PROVIDER_NAME: Record<string, string> = {
-  claude: "anthropic",
-  codex: "openai",
-  gemini: "gcp.gemini",
-  antigravity: "gcp.gemini",
-};
+export const PROVIDER_NAME: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.values(IDENTITIES).map((p) => [p.name, p.telemetry.vendor]),
+);
 
 /** `gen_ai.agent.name` of a session's own agent: the client's name for itself in its native telemetry. */
-export const AGENT_NAME: Record<string, string> = {
-  claude: "claude-code",
-  codex: "codex",
-  gemini: "gemini-cli",
-  antigravity: "antigravity",
-};
+export const AGENT_NAME: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.values(IDENTITIES).map((p) => [p.name, p.telemetry.agent]),
+);
 
 export const ATTR = {
   operationName: "gen_ai.operation.name",

@@ -1,8 +1,11 @@
 // Token counts as the GenAI conventions define them, from the archive's per-response usage records. The
-// conventions want `gen_ai.usage.input_tokens` to include cached tokens. Anthropic reports input without
-// cache reads and writes, so they are added back; OpenAI (Codex) and Gemini already count cached tokens as a
-// subset of input. Codex's thread totals (`total_tokens`, and any record without a response id, which is
-// what a cumulative snapshot looks like) are never used as a response's figures.
+// conventions want `gen_ai.usage.input_tokens` to include cached tokens. What a provider's counts mean is its
+// own usage facts (providers/<name>/usage-facts.ts): where input leaves the cache reads and writes out
+// (Anthropic's), they are added back; where it already includes them (OpenAI's, Gemini's), it is kept. A
+// provider's running totals (a record without a response id, where its facts say every response names one)
+// are never used as a response's figures.
+
+import { usageFactsOf as factsOf } from "../providers/usage-facts.ts";
 
 export interface GenAiUsage {
   input?: number;
@@ -18,8 +21,8 @@ function count(v: unknown): number | undefined {
 
 /** True when a usage record can stand for one model response of this provider. */
 export function isPerResponse(provider: string, u: Record<string, unknown>): boolean {
-  if (provider === "codex") return typeof u.message_id === "string" && u.message_id !== "";
-  return true;
+  if (!factsOf(provider).response_needs_message_id) return true;
+  return typeof u.message_id === "string" && u.message_id !== "";
 }
 
 export function normalizeUsage(provider: string, u: Record<string, unknown>): GenAiUsage {
@@ -30,7 +33,7 @@ export function normalizeUsage(provider: string, u: Record<string, unknown>): Ge
   const cacheCreation = count(u.cache_creation_input_tokens);
   const reasoning = count(u.reasoning_output_tokens);
   const out: GenAiUsage = {};
-  if (provider === "claude") {
+  if (!factsOf(provider).input_includes_cache_read) {
     // A record with no input figure at all stays without one rather than claiming the cache alone.
     if (input !== undefined) out.input = input + (cacheRead ?? 0) + (cacheCreation ?? 0);
   } else if (input !== undefined) out.input = input;

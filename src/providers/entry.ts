@@ -10,10 +10,14 @@ import type { UsageFacts } from "../core/usage-facts.ts";
 import type { ApiUsageReader } from "./api-usage.ts";
 import type { ProviderDoctorCheck } from "./doctor.ts";
 import type { HistoryReader } from "./history.ts";
+import type { ProviderIdentity } from "./identity.ts";
 import type { ProviderInstaller } from "./installer.ts";
 import type { AgentLauncher } from "./launch.ts";
+import type { ArgvHook, StatusLinePart } from "./types.ts";
 
 export interface ProviderEntry {
+  /** Its names in what tapedeck writes: the CLI's messages, the OTLP export, scenario exports. */
+  identity: ProviderIdentity;
   /** Hook payloads to normalized events; also the name and the display name. */
   adapter: ProviderAdapter;
   /** `tapedeck install`: its hook settings, with the extras its flags add (`--mcp`, `--notify`). */
@@ -30,6 +34,10 @@ export interface ProviderEntry {
   launcher?: AgentLauncher;
   /** `tapedeck usage`: what its token figures mean and which calls no local record shows. */
   usage: UsageFacts;
+  /** What it adds to the status line (a lost transcript's alert). */
+  statusLine?: StatusLinePart;
+  /** A capture path beside its hooks whose payload is an argument (Codex's notify program). */
+  argvHook?: ArgvHook;
   /** `tapedeck import`: finds the agent's own past session files and maps their records to events. */
   history?: HistoryReader;
   /**

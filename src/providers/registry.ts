@@ -10,9 +10,10 @@ import { claudeAdapter } from "./claude/adapter.ts";
 import { claudeInjector } from "./claude/inject.ts";
 import { codexAdapter } from "./codex/adapter.ts";
 import { codexInjector } from "./codex/inject.ts";
+import { codexNotifyHook } from "./codex/notify.ts";
 import { geminiAdapter } from "./gemini/adapter.ts";
 import { geminiInjector } from "./gemini/inject.ts";
-import type { ProviderAdapter } from "./types.ts";
+import type { ArgvHook, ProviderAdapter } from "./types.ts";
 
 export const ADAPTERS: Record<string, ProviderAdapter> = {
   claude: claudeAdapter,
@@ -34,4 +35,15 @@ export const INJECTORS: Record<string, ContextInjector> = {
 
 export function injectorFor(name: string): ContextInjector | undefined {
   return Object.hasOwn(INJECTORS, name) ? INJECTORS[name] : undefined;
+}
+
+/** Capture paths beside the hooks that take their payload as an argument (Codex's notify program). */
+export const ARGV_HOOKS: Record<string, ArgvHook> = {
+  codex: codexNotifyHook,
+};
+
+/** The adapter of `<provider> <flag> <json>` when the provider has a capture path with that flag. */
+export function argvHookFor(name: string, flag: string | undefined): ArgvHook | undefined {
+  const hook = Object.hasOwn(ARGV_HOOKS, name) ? ARGV_HOOKS[name] : undefined;
+  return hook && hook.flag === flag ? hook : undefined;
 }

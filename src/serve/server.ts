@@ -133,77 +133,61 @@ function end(res: http.ServerResponse, status: number, body?: string): void {
   res.writeHead(status, headers).end(body);
 }
 
-export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
-  const lingerMs = opts.lingerMs ?? 30 * 60 * 1000;
-  const agents = new Set((opts.agentPids ?? []).filter(ownProcessAlive));
-  const token = newToken();
-  const reply = newToken();
-  const runFile = opts.runFile ?? runFilePath(opts.project);
-  let port = opts.port;
-  let lastRequest = Date.now();
-  let inFlight = 0;
+/** Counts the requests refused, and says so in the diagnostics at most every REJECT_REPORT_MS. */
+function rejectionLog(project: string) {
   let rejected = 0;
-  let reportedRejections = 0;
+  let reported = 0;
   let lastReport = 0;
-  let resolveDone: () => void = () => {};
-  const done = new Promise<void>((r) => {
-    resolveDone = r;
-  });
-
-  const reportRejections = (force = false) => {
+  const report = (force = false) => {
     const now = Date.now();
-    if (rejected === reportedRejections || (!force && now - lastReport < REJECT_REPORT_MS)) return;
+    if (rejected === reported || (!force && now - lastReport < REJECT_REPORT_MS)) return;
     lastReport = now;
-    writeDiagnostic(tapedeckDir(opts.project), {
+    writeDiagnostic(tapedeckDir(project), {
       what: "error",
       stage: "serve",
       code: "rejected",
-      count: rejected - reportedRejections,
+      count: rejected - reported,
     });
-    reportedRejections = rejected;
+    reported = rejected;
   };
-
   const refuse = (res: http.ServerResponse, status: number) => {
     rejected += 1;
-    reportRejections();
+    report();
     end(res, status);
   };
+  return { refuse, report, count: () => rejected };
+}
 
-  /** Records the payload; answers what the hook prints for the agent, if anything. */
-  const record = (provider: string, data: Buffer): string | undefined => {
-    const adapter = adapterFor(provider);
-    if (!adapter) return undefined;
-    // The search index catches up a few seconds after the last hook, in another process (src/memory/index/idle.ts).
-    indexWhenIdle(opts.project);
-    // Configured OpenTelemetry export of finished turns, in a child process after the hooks go quiet (src/otel/idle.ts).
-    exportWhenIdle(opts.project);
-    // The configured retention, at most daily, in a child process (./retention-idle.ts).
-    pruneWhenDue(opts.project);
-    try {
-      return runHook(
-        adapter,
-        { data, overflow: false },
-        { TAPEDECK_PROJECT_DIR: opts.project },
-        opts.project,
-        {
-          lockWaitMs: 0,
-          addContext: opts.addContext,
-        },
-      ).output;
-    } catch (error) {
-      writeDiagnostic(tapedeckDir(opts.project), { what: "error", stage: "serve", code: errorCode(error) });
-      return undefined;
-    }
-  };
+/** Records the payload; answers what the hook prints for the agent, if anything. */
+function recordPayload(opts: ServeOptions, provider: string, data: Buffer): string | undefined {
+  const adapter = adapterFor(provider);
+  if (!adapter) return undefined;
+  // The search index catches up a few seconds after the last hook, in another process (src/memory/index/idle.ts).
+  indexWhenIdle(opts.project);
+  // Configured OpenTelemetry export of finished turns, in a child process after the hooks go quiet (src/otel/idle.ts).
+  exportWhenIdle(opts.project);
+  // The configured retention, at most daily, in a child process (./retention-idle.ts).
+  pruneWhenDue(opts.project);
+  try {
+    return runHook(adapter, { data, overflow: false }, { TAPEDECK_PROJECT_DIR: opts.project }, opts.project, {
+      lockWaitMs: 0,
+      addContext: opts.addContext,
+    }).output;
+  } catch (error) {
+    writeDiagnostic(tapedeckDir(opts.project), { what: "error", stage: "serve", code: errorCode(error) });
+    return undefined;
+  }
+}
 
+/** The answers that carry output for the agent: a file beside the run file, named in the reply's headers. */
+function outputAnswers(runFile: string, project: string, reply: string) {
   const outputs: Array<{ path: string; at: number }> = [];
   let outputSeq = 0;
-  const removeOldOutputs = (all = false) => {
+  const removeOld = (all = false) => {
     while (outputs.length > 0 && (all || Date.now() - outputs[0]!.at > OUTPUT_TTL_MS)) {
       unlinkQuietly(outputs.shift()!.path);
     }
   };
-
   const answer = (res: http.ServerResponse, output: string | undefined) => {
     if (!output) return end(res, 200);
     const name = `${basename(runFile)}.${process.pid}.${++outputSeq}.out`;
@@ -212,11 +196,7 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
       // Atomic: the client reads a whole file or none; 0600 in the user's 0700 run directory.
       writeFileAtomicSync(path, output);
     } catch (error) {
-      writeDiagnostic(tapedeckDir(opts.project), {
-        what: "error",
-        stage: "serve-output",
-        code: errorCode(error),
-      });
+      writeDiagnostic(tapedeckDir(project), { what: "error", stage: "serve-output", code: errorCode(error) });
       // Recorded, but the output has no way to the client: it records again in-process, printing its own.
       return end(res, 503);
     }
@@ -230,57 +210,109 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
       })
       .end();
   };
+  return { answer, removeOld };
+}
 
-  const server = http.createServer((req, res) => {
-    const ours = refuseUnlessOurs(req, port, token);
-    if (ours) return refuse(res, ours.status);
-    lastRequest = Date.now();
+/** What the request handler shares with the server's lifetime. */
+interface ServerState {
+  port: number;
+  token: string;
+  lastRequest: number;
+  inFlight: number;
+  agents: Set<number>;
+}
+
+/** Reads a hook's body, bounded, and answers once it is recorded. */
+function receiveHook(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  state: ServerState,
+  onBody: (data: Buffer) => void,
+): void {
+  state.inFlight += 1;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let released = false;
+  const release = () => {
+    if (!released) state.inFlight -= 1;
+    released = true;
+  };
+  req.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+  });
+  req.on("end", () => {
+    release();
+    // A body longer than it announced is not a hook payload we can trust whole: the client records it itself.
+    if (size > MAX_BODY_BYTES) return end(res, 413);
+    onBody(Buffer.concat(chunks));
+  });
+  req.on("error", () => {
+    release();
+    res.destroy();
+  });
+  req.on("close", release);
+}
+
+function requestHandler(
+  opts: ServeOptions,
+  state: ServerState,
+  log: ReturnType<typeof rejectionLog>,
+  answers: ReturnType<typeof outputAnswers>,
+): http.RequestListener {
+  return (req, res) => {
+    const ours = refuseUnlessOurs(req, state.port, state.token);
+    if (ours) return log.refuse(res, ours.status);
+    state.lastRequest = Date.now();
     const url = req.url ?? "/";
     if (req.method === "GET" && url === "/health") {
       return end(res, 200, JSON.stringify({ ok: true, pid: process.pid, project: opts.project }));
     }
     const hookMatch = req.method === "POST" ? /^\/hook\/([a-z]{1,32})$/.exec(url) : null;
-    if (!hookMatch || !adapterFor(hookMatch[1]!)) return refuse(res, 404);
-    const bad = refuseBody(req, inFlight);
-    if (bad) return refuse(res, bad.status);
+    if (!hookMatch || !adapterFor(hookMatch[1]!)) return log.refuse(res, 404);
+    const bad = refuseBody(req, state.inFlight);
+    if (bad) return log.refuse(res, bad.status);
     const agent = Number(req.headers["x-tapedeck-agent"]);
-    if (!agents.has(agent) && ownProcessAlive(agent)) agents.add(agent);
-    inFlight += 1;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let released = false;
-    const release = () => {
-      if (!released) inFlight -= 1;
-      released = true;
-    };
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    if (!state.agents.has(agent) && ownProcessAlive(agent)) state.agents.add(agent);
+    receiveHook(req, res, state, (data) => answers.answer(res, recordPayload(opts, hookMatch[1]!, data)));
+  };
+}
+
+function listen(server: http.Server, port: number): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve((server.address() as AddressInfo).port);
     });
-    req.on("end", () => {
-      release();
-      // A body longer than it announced is not a hook payload we can trust whole: the client records it itself.
-      if (size > MAX_BODY_BYTES) return end(res, 413);
-      answer(res, record(hookMatch[1]!, Buffer.concat(chunks)));
-    });
-    req.on("error", () => {
-      release();
-      res.destroy();
-    });
-    req.on("close", release);
   });
+}
+
+export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
+  const lingerMs = opts.lingerMs ?? 30 * 60 * 1000;
+  const token = newToken();
+  const reply = newToken();
+  const runFile = opts.runFile ?? runFilePath(opts.project);
+  const state: ServerState = {
+    port: opts.port,
+    token,
+    lastRequest: Date.now(),
+    inFlight: 0,
+    agents: new Set((opts.agentPids ?? []).filter(ownProcessAlive)),
+  };
+  let resolveDone: () => void = () => {};
+  const done = new Promise<void>((r) => {
+    resolveDone = r;
+  });
+  const log = rejectionLog(opts.project);
+  const answers = outputAnswers(runFile, opts.project, reply);
+  const server = http.createServer(requestHandler(opts, state, log, answers));
   server.keepAliveTimeout = 30_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
+  state.port = await listen(server, opts.port);
+  const port = state.port;
   removeOutputs(runFile);
   writeRunFile(runFile, { port, pid: process.pid, token, reply });
 
@@ -295,8 +327,8 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
     } catch {
       // the run directory went away; nothing to unannounce
     }
-    reportRejections(true);
-    removeOldOutputs(true);
+    log.report(true);
+    answers.removeOld(true);
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
     resolveDone();
@@ -305,9 +337,9 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
 
   const timer = setInterval(
     () => {
-      removeOldOutputs();
-      for (const pid of agents) if (!ownProcessAlive(pid)) agents.delete(pid);
-      if (agents.size === 0 && Date.now() - lastRequest > lingerMs) void close();
+      answers.removeOld();
+      for (const pid of state.agents) if (!ownProcessAlive(pid)) state.agents.delete(pid);
+      if (state.agents.size === 0 && Date.now() - state.lastRequest > lingerMs) void close();
       // A project deleted (or its tapedeck directory removed) has nothing left to serve.
       else if (!existsSync(tapedeckDir(opts.project))) void close();
     },
@@ -315,5 +347,5 @@ export async function startHookServer(opts: ServeOptions): Promise<HookServer> {
   );
   timer.unref();
 
-  return { port, token, reply, close, done, rejected: () => rejected };
+  return { port, token, reply, close, done, rejected: log.count };
 }

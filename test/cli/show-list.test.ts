@@ -382,7 +382,7 @@ describe("the session summary", () => {
       cache_creation_input_tokens: 580,
       sources: ["claude-transcript"],
     };
-    expect(tokensLine(usage)).toBe(
+    expect(tokensLine(usage, "claude")).toBe(
       "1160 in · 196 out · 11600 cache read · 580 cache write (claude-transcript)",
     );
     expect(nextCommands("abc")[0]).toBe("tapedeck show abc");

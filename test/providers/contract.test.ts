@@ -14,9 +14,11 @@ import {
   providerEntry,
   subagentToolsOf,
 } from "../../src/providers/catalog.ts";
+import { IDENTITIES } from "../../src/providers/identity.ts";
 import type { Settings } from "../../src/providers/installer.ts";
 import { INSTALLERS } from "../../src/providers/installers.ts";
-import { ADAPTERS, adapterFor } from "../../src/providers/registry.ts";
+import { ADAPTERS, ARGV_HOOKS, adapterFor } from "../../src/providers/registry.ts";
+import { STATUS_LINES } from "../../src/providers/status-lines.ts";
 import { USAGE_FACTS } from "../../src/providers/usage-facts.ts";
 import { API_USAGE_READERS } from "../../src/proxy/extensions/archive-feed.ts";
 
@@ -76,6 +78,25 @@ describe("the catalog and the lean lists", () => {
   it("gives the usage reports each entry's usage facts, the same objects in the same order", () => {
     expect(Object.keys(USAGE_FACTS)).toEqual(Object.keys(CATALOG));
     for (const [name, entry] of entries) expect(USAGE_FACTS[name], name).toBe(entry.usage);
+  });
+
+  it("gives the exports and the CLI each entry's identity, the same objects in the same order", () => {
+    expect(Object.keys(IDENTITIES)).toEqual(Object.keys(CATALOG));
+    for (const [name, entry] of entries) {
+      expect(IDENTITIES[name], name).toBe(entry.identity);
+      expect(entry.identity.name, name).toBe(entry.adapter.name);
+      expect(entry.identity.displayName, name).toBe(entry.adapter.displayName);
+    }
+  });
+
+  it("gives the hook entry each entry's status line and argument-borne capture path", () => {
+    const having = (part: "statusLine" | "argvHook") => entries.filter(([, e]) => e[part]).map(([n]) => n);
+    expect(Object.keys(STATUS_LINES)).toEqual(having("statusLine"));
+    expect(Object.keys(ARGV_HOOKS)).toEqual(having("argvHook"));
+    for (const [name, entry] of entries) {
+      if (entry.statusLine) expect(STATUS_LINES[name], name).toBe(entry.statusLine);
+      if (entry.argvHook) expect(ARGV_HOOKS[name], name).toBe(entry.argvHook);
+    }
   });
 
   it("knows no provider outside it", () => {

@@ -8,6 +8,8 @@ import {
   effectiveLimits,
   loadConfig,
   type ProjectConfig,
+  type ProviderConfig,
+  type RetrievalConfig,
   readConfig,
   writeConfig,
 } from "../../core/config.ts";
@@ -99,36 +101,60 @@ function enablementView(rows: Array<[string, string]>): string {
   return ["Record session", "", ...rows.map(([k, v]) => `${k.padEnd(width)}${printable(v)}`)].join("\n");
 }
 
-async function installCommand(provider: string, given: InstallOpts): Promise<void> {
-  const installer = installerFor(provider, "install");
-  const located = locateProject(given.project);
-  const project = located.root;
+/** The options with the transport settled, each checked against what the provider supports. */
+function settledOptions(
+  provider: string,
+  installer: ProviderInstaller,
+  project: string,
+  given: InstallOpts,
+): InstallOpts & { transport: Transport } {
   // Without --transport a re-install keeps the transport it finds; a first install takes the provider's
   // default, unless there is no bash for the http transport's client.
   const fallbackTransport = clientShellAvailable() ? undefined : "command";
   const previousTransport = readConfig(project)?.providers[provider]?.transport;
-  const opts = {
-    ...given,
-    transport:
-      given.transport ?? previousTransport ?? fallbackTransport ?? installer.transports[0] ?? "command",
-  };
-  if (opts.mode !== "capture-only")
-    throw new CliError(`unknown mode "${opts.mode}" (use capture-only)`, EXIT.usage);
-  if (opts.transport !== "command" && opts.transport !== "http") {
-    throw new CliError(`unknown transport "${opts.transport}" (use command or http)`, EXIT.usage);
+  const transport =
+    given.transport ?? previousTransport ?? fallbackTransport ?? installer.transports[0] ?? "command";
+  if (given.mode !== "capture-only")
+    throw new CliError(`unknown mode "${given.mode}" (use capture-only)`, EXIT.usage);
+  if (transport !== "command" && transport !== "http") {
+    throw new CliError(`unknown transport "${transport}" (use command or http)`, EXIT.usage);
   }
-  if (!installer.transports.includes(opts.transport as "command" | "http")) {
+  if (!installer.transports.includes(transport)) {
     throw new CliError(
       `${providerName(provider)} supports --transport ${installer.transports.join(" or ")}`,
       EXIT.usage,
     );
   }
-  if (opts.retrieval && !injectorFor(provider)) {
+  if (given.retrieval && !injectorFor(provider)) {
     throw new CliError(
       `${providerName(provider)}'s hooks cannot add context to a prompt: no --retrieval`,
       EXIT.usage,
     );
   }
+  return { ...given, transport };
+}
+
+/** What an install will do, read before anything is written: the view shows it, the steps after do it. */
+interface InstallPlan {
+  provider: string;
+  installer: ProviderInstaller;
+  located: LocatedProject;
+  project: string;
+  opts: InstallOpts & { transport: Transport };
+  retrieval: RetrievalConfig | undefined;
+  settingsPath: string;
+  settings: Record<string, unknown>;
+  sessionRootSetting: string | undefined;
+  checkedRoot: ReturnType<typeof checkSessionRoot>;
+  foreignStatus: boolean;
+  extras: InstallExtra[];
+}
+
+function planInstall(provider: string, given: InstallOpts): InstallPlan {
+  const installer = installerFor(provider, "install");
+  const located = locateProject(given.project);
+  const project = located.root;
+  const opts = settledOptions(provider, installer, project, given);
   // A re-install keeps retrieval as it finds it; --retrieval switches it on.
   const previousRetrieval = readConfig(project)?.providers[provider]?.retrieval;
   const retrieval = opts.retrieval ? { ...previousRetrieval, state: "on" as const } : previousRetrieval;
@@ -140,16 +166,36 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
         relative(project, resolve(opts.sessionRoot)) || "."
     : undefined;
   const checkedRoot = checkSessionRoot(project, sessionRootSetting, provider);
+  const settings = readSettings(settingsPath);
+  const foreignStatus = installer.statusLine?.hasForeign(settings) ?? false;
+  const extras = requestedExtras(installer, opts);
+  return {
+    provider,
+    installer,
+    located,
+    project,
+    opts,
+    retrieval,
+    settingsPath,
+    settings,
+    sessionRootSetting,
+    checkedRoot,
+    foreignStatus,
+    extras,
+  };
+}
+
+/** The enablement view's rows: what recording will be like, before the user confirms. */
+function viewRows(plan: InstallPlan): Array<[string, string]> {
+  const { project, checkedRoot, retrieval, installer, opts } = plan;
   const sessionRoot = checkedRoot.root;
   // A broken config is reported before the view, which would otherwise show defaults it does not hold.
   const limits = effectiveLimits(loadConfig(project));
-  const settings = readSettings(settingsPath);
-  const foreignStatus = installer.statusLine?.hasForeign(settings) ?? false;
   const shownRoot = isInside(project, sessionRoot) ? relative(project, sessionRoot) : sessionRoot;
   const rows: Array<[string, string]> = [
-    ["Provider", providerName(provider)],
+    ["Provider", providerName(plan.provider)],
     ["Mode", "Capture only"],
-    ["Project", projectRow(located)],
+    ["Project", projectRow(plan.located)],
     [
       "Session root",
       checkedRoot.needsIgnore
@@ -170,38 +216,47 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
     ],
     [
       "Settings",
-      `${relative(project, settingsPath) || settingsPath} (${installer.hookEvents} hooks${opts.statusline && installer.statusLine && !foreignStatus ? ", status line" : ""})`,
+      `${relative(project, plan.settingsPath) || plan.settingsPath} (${installer.hookEvents} hooks${opts.statusline && installer.statusLine && !plan.foreignStatus ? ", status line" : ""})`,
     ],
     ["Transport", opts.transport],
   ];
-  const extras = requestedExtras(installer, opts);
-  for (const extra of extras)
+  for (const extra of plan.extras)
     rows.push([extra.flag === "mcp" ? "MCP server" : "Notify", extra.describe(project)]);
-  const temporary = isTemporary(sessionRoot);
+  return rows;
+}
+
+/** Shows the view and asks; a session root under the temp directory (a throwaway project) is not asked about. */
+async function showAndConfirm(plan: InstallPlan, rows: Array<[string, string]>): Promise<void> {
+  const { opts, checkedRoot } = plan;
+  const sessionRoot = checkedRoot.root;
   if (!opts.json) say(`${enablementView(rows)}\n\n`);
   if (checkedRoot.git === "tracked" && opts.json) {
     note(
       `tapedeck: git would track the session root ${sessionRoot}; tapedeck adds a .gitignore of * there\n`,
     );
   }
-  if (!opts.yes && !temporary) {
-    const ok = await confirm("Start recording sessions of this project?");
-    if (!ok) {
-      throw new CliError(
-        process.stdin.isTTY
-          ? "cancelled; nothing was changed"
-          : "not installed: pass --yes to confirm without a terminal",
-        EXIT.usage,
-      );
-    }
+  if (opts.yes || isTemporary(sessionRoot)) return;
+  const ok = await confirm("Start recording sessions of this project?");
+  if (!ok) {
+    throw new CliError(
+      process.stdin.isTTY
+        ? "cancelled; nothing was changed"
+        : "not installed: pass --yes to confirm without a terminal",
+      EXIT.usage,
+    );
   }
-  const config: ProjectConfig = readConfig(project) ?? { schema_version: 1, providers: {} };
-  const previous = config.providers[provider];
-  const transport = await transportConfig(opts.transport as Transport, previous);
+}
+
+/** The provider's entry of the project's config as this install leaves it (not yet written). */
+async function providerConfig(
+  plan: InstallPlan,
+  previous: ProviderConfig | undefined,
+): Promise<ProviderConfig> {
+  const transport = await transportConfig(plan.opts.transport, previous);
   // With the MCP control installed recording starts dormant: the user starts it from inside the agent
   // (record_session) or with `tapedeck record start`. A re-install keeps the state it finds.
-  const recording = opts.mcp ? (previous?.recording ?? "off") : "on";
-  config.providers[provider] = {
+  const recording = plan.opts.mcp ? (previous?.recording ?? "off") : "on";
+  const entry: ProviderConfig = {
     recording,
     ...(recording === "on"
       ? {
@@ -209,57 +264,53 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
         }
       : {}),
     mode: "capture-only",
-    ...(sessionRootSetting ? { session_root: sessionRootSetting } : {}),
+    ...(plan.sessionRootSetting ? { session_root: plan.sessionRootSetting } : {}),
     ...transport,
-    ...(retrieval ? { retrieval } : {}),
+    ...(plan.retrieval ? { retrieval: plan.retrieval } : {}),
   };
-  for (const [i, extra] of extras.entries()) {
+  return entry;
+}
+
+/** notify records only where it was asked for (a re-install keeps that while it is still installed). */
+function keepsFallback(plan: InstallPlan, previous: ProviderConfig | undefined): boolean {
+  const fallbackExtra = plan.installer.extras?.find((e) => e.fallback);
+  if (!fallbackExtra) return false;
+  if (plan.extras.includes(fallbackExtra)) return true;
+  return !!previous?.fallback && fallbackExtra.present(plan.project, plan.settings);
+}
+
+/** Adds the requested extras in order; one that fails says which were added before it. */
+function addExtras(plan: InstallPlan): void {
+  for (const [i, extra] of plan.extras.entries()) {
     try {
-      extra.add(project, extraCommand(), settings);
+      extra.add(plan.project, extraCommand(), plan.settings);
     } catch (error) {
-      const done = extras.slice(0, i).map((e) => `--${e.flag}`);
+      const done = plan.extras.slice(0, i).map((e) => `--${e.flag}`);
       throw new CliError(
         `${(error as Error).message}; ${done.length === 0 ? "nothing was changed" : `only ${done.join(" ")} was installed`}`,
       );
     }
   }
-  // notify records only where it was asked for (a re-install keeps that while it is still installed).
-  const fallbackExtra = installer.extras?.find((e) => e.fallback);
-  if (
-    fallbackExtra &&
-    (extras.includes(fallbackExtra) || (previous?.fallback && fallbackExtra.present(project, settings)))
-  ) {
-    config.providers[provider]!.fallback = true;
-  }
-  if (checkedRoot.needsIgnore) ignoreSessionRoot(sessionRoot);
-  writeConfig(project, config);
-  if (recording === "on" && previous?.recording !== "on") {
-    logControlChange(project, { provider, action: "start", via: "cli" });
-  }
+}
+
+/** The hooks (and the status line, unless the user has one of their own) in the agent's settings file. */
+function writeHooks(plan: InstallPlan): boolean {
+  const { installer, settings, opts, provider } = plan;
   installer.add(settings, {
-    command: hookCommand(opts.transport as Transport, provider, project),
+    command: hookCommand(opts.transport, provider, plan.project),
     timeoutSeconds: 10,
   });
-  const statusLineAdded = opts.statusline && !!installer.statusLine && !foreignStatus;
+  const statusLineAdded = opts.statusline && !!installer.statusLine && !plan.foreignStatus;
   if (statusLineAdded) installer.statusLine?.add(settings, statusLineCommand(provider));
-  writeSettings(settingsPath, settings, opts.settings ? undefined : project);
-  const result = {
-    provider,
-    project,
-    settings: settingsPath,
-    session_root: sessionRoot,
-    hooks: installer.count(settings),
-    status_line: statusLineAdded ? "installed" : foreignStatus ? "kept yours" : "not installed",
-    extras: Object.fromEntries(extras.map((e) => [e.flag, e.path(project)])),
-    recording,
-    retrieval: retrieval?.state ?? "off",
-  };
-  if (opts.json) {
-    printJson({ ...result, view: Object.fromEntries(rows) });
-    return;
-  }
+  writeSettings(plan.settingsPath, settings, opts.settings ? undefined : plan.project);
+  return statusLineAdded;
+}
+
+/** What the user reads after an install: the hooks added, how to stop and remove, what the extras did. */
+function installedText(plan: InstallPlan, hooks: number, recording: string): string {
+  const { provider, project, settingsPath } = plan;
   const lines = [
-    `Installed ${result.hooks} hooks in ${relative(project, settingsPath) || settingsPath}. ${
+    `Installed ${hooks} hooks in ${relative(project, settingsPath) || settingsPath}. ${
       recording === "on"
         ? "Recording is on."
         : `Recording is dormant until you ask the agent to start it (record_session), or run: tapedeck record start --provider ${provider}`
@@ -267,18 +318,52 @@ async function installCommand(provider: string, given: InstallOpts): Promise<voi
     recording === "on"
       ? `Stop with: tapedeck record stop --provider ${provider}    Remove with: tapedeck uninstall ${provider}`
       : `Remove with: tapedeck uninstall ${provider}`,
-    ...extras.map(
+    ...plan.extras.map(
       (e) => `Added tapedeck's ${e.flag === "mcp" ? "MCP server" : "notify program"} to ${e.path(project)}.`,
     ),
-    ...(installer.afterInstall?.(project) ?? []),
+    ...(plan.installer.afterInstall?.(project) ?? []),
   ];
-  if (foreignStatus && opts.statusline) {
+  if (plan.foreignStatus && plan.opts.statusline) {
     lines.push(
       "Your status line was kept. To show the recording state in it, append the output of:",
       `  ${statusLineCommand(provider)}`,
     );
   }
-  say(`${lines.join("\n")}\n`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Plan, show and confirm, then write: the extras, the config, the hooks; nothing is written before the yes. */
+async function installCommand(provider: string, given: InstallOpts): Promise<void> {
+  const plan = planInstall(provider, given);
+  const { project, opts, checkedRoot } = plan;
+  const rows = viewRows(plan);
+  await showAndConfirm(plan, rows);
+  const config: ProjectConfig = readConfig(project) ?? { schema_version: 1, providers: {} };
+  const previous = config.providers[provider];
+  const entry = await providerConfig(plan, previous);
+  config.providers[provider] = entry;
+  const recording = entry.recording;
+  addExtras(plan);
+  if (keepsFallback(plan, previous)) entry.fallback = true;
+  if (checkedRoot.needsIgnore) ignoreSessionRoot(checkedRoot.root);
+  writeConfig(project, config);
+  if (recording === "on" && previous?.recording !== "on") {
+    logControlChange(project, { provider, action: "start", via: "cli" });
+  }
+  const statusLineAdded = writeHooks(plan);
+  const result = {
+    provider,
+    project,
+    settings: plan.settingsPath,
+    session_root: checkedRoot.root,
+    hooks: plan.installer.count(plan.settings),
+    status_line: statusLineAdded ? "installed" : plan.foreignStatus ? "kept yours" : "not installed",
+    extras: Object.fromEntries(plan.extras.map((e) => [e.flag, e.path(project)])),
+    recording,
+    retrieval: plan.retrieval?.state ?? "off",
+  };
+  if (opts.json) printJson({ ...result, view: Object.fromEntries(rows) });
+  else say(installedText(plan, result.hooks, recording));
 }
 
 export function register(program: Command): void {
@@ -302,7 +387,7 @@ export function register(program: Command): void {
     .option("--no-statusline", "do not add the recording indicator to the status line")
     .option(
       "--notify",
-      "codex: also install the notify program (in the user-level $CODEX_HOME/config.toml), which records turns the hooks miss",
+      "also install the notify program (Codex: in the user-level $CODEX_HOME/config.toml), which records turns the hooks miss",
     )
     .option(
       "--mcp",

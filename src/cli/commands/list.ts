@@ -6,6 +6,8 @@
 import type { Command } from "commander";
 import { printable } from "../../core/printable.ts";
 import { type ScopedSession, sessionsInScope } from "../../core/session-scope.ts";
+import { totalTokens } from "../../core/usage-facts.ts";
+import { usageFactsOf } from "../../providers/usage-facts.ts";
 import { summarizeManifest } from "../../viewer/session-summary.ts";
 import {
   CliError,
@@ -69,11 +71,8 @@ function row(s: ScopedSession, withProject: boolean): string[] {
   const sum = summarizeManifest(m as unknown as Record<string, unknown>);
   const end = Date.parse(m.ended_at ?? m.last_event_at ?? m.started_at);
   const t = sum.tokens;
-  const tokens = t
-    ? compactCount(
-        t.input_tokens + t.output_tokens + t.cache_read_input_tokens + t.cache_creation_input_tokens,
-      )
-    : "—";
+  // Each token once: where input includes the cache reads (Codex, Gemini), they are not added again.
+  const tokens = t ? compactCount(totalTokens(usageFactsOf(m.provider), t)) : "—";
   // A turn that failed (Claude's StopFailure: the API call failed) outranks "complete": the session ended, badly.
   const status = sum.failed ? "failed" : String(m.status);
   // Every cell comes from a manifest on disk: one line each, no control characters.

@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { builtFile } from "../../core/built-file.ts";
 import { CliError, EXIT } from "../common.ts";
-import { isProvider } from "../providers.ts";
+import { DEFAULT_PROVIDER, isProvider } from "../providers.ts";
 import { VERSION } from "../version.ts";
 
 interface McpOpts {
@@ -17,7 +17,7 @@ export function register(program: Command): void {
     .description(
       "run the tapedeck MCP server on stdio (tools record_session and tapedeck_status); `tapedeck install <provider> --mcp` sets it up",
     )
-    .option("--provider <name>", "the provider whose recording the tools control", "claude")
+    .option("--provider <name>", "the provider whose recording the tools control", DEFAULT_PROVIDER)
     .option("--project <dir>", "the project (default: the directory the agent starts the server in)")
     .action(async (opts: McpOpts) => {
       if (!isProvider(opts.provider)) {

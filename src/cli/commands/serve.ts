@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { readConfig } from "../../core/config.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { locateProject } from "../project.ts";
+import { DEFAULT_PROVIDER } from "../providers.ts";
 
 async function serveCommand(opts: { project?: string; port?: string; provider: string }): Promise<void> {
   const project = locateProject(opts.project).root;
@@ -34,7 +35,7 @@ export function register(program: Command): void {
       "run the http hook server in the foreground (hooks start it on demand; this is for debugging)",
     )
     .option("--project <dir>", "project directory (default: current directory)")
-    .option("--provider <name>", "provider whose port to use", "claude")
+    .option("--provider <name>", "provider whose port to use", DEFAULT_PROVIDER)
     .option("--port <n>", "port (default: the one chosen at install)")
     .action(serveCommand);
 }

@@ -100,7 +100,7 @@ export function register(program: Command): void {
       "project directory (default: the nearest one with .tapedeck above the current directory, else the git root)",
     )
     .option("--settings <path>", "the settings file install was given")
-    .option("--notify", "codex: also remove the user-level notify program (shared by all your projects)")
+    .option("--notify", "also remove the user-level notify program (Codex: shared by all your projects)")
     .option("--json", "machine-readable output")
     .action(uninstallCommand);
 }

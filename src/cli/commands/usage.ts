@@ -9,6 +9,7 @@ import { REPORT_KINDS, type ReportKind, usageReport } from "../../usage/report.t
 import { systemTimeZone } from "../../usage/zone.ts";
 import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "../common.ts";
 import { offerWords, PROJECT_HELP } from "../options.ts";
+import { PROVIDERS } from "../providers.ts";
 import { renderUsage } from "../usage-table.ts";
 
 interface UsageOpts {
@@ -88,7 +89,7 @@ export function register(program: Command): void {
       "from a date (2026-11-30, 20261130, the whole day), a time or a duration (7d, 12h)",
     )
     .option("--until <when>", "up to a date (inclusive), a time or a duration ago")
-    .option("--provider <name>", "only sessions of this provider (claude, codex, gemini, antigravity)")
+    .option("--provider <name>", `only sessions of this provider (${PROVIDERS.join(", ")})`)
     .option("--project <dir>", PROJECT_HELP)
     .option("--all-projects", "every project the registry knows, not only this one")
     .option("--breakdown", "split each row by model")

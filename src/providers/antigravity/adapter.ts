@@ -5,10 +5,11 @@
 // call with its result, so no per-session state is needed, and agy reports no
 // token usage to hooks that could be read here.
 import type { ProviderAdapter } from "../types.ts";
+import { antigravityIdentity } from "./identity.ts";
 import { normalizeAntigravityHook } from "./normalize.ts";
 
 export const antigravityAdapter: ProviderAdapter = {
-  name: "antigravity",
-  displayName: "Antigravity",
+  name: antigravityIdentity.name,
+  displayName: antigravityIdentity.displayName,
   normalize: (payload, env) => normalizeAntigravityHook(payload, env),
 };

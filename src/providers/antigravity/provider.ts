@@ -3,9 +3,11 @@
 // there is no installer, and the proxy does not read its traffic.
 import type { ProviderEntry } from "../entry.ts";
 import { antigravityAdapter } from "./adapter.ts";
+import { antigravityIdentity } from "./identity.ts";
 import { antigravityUsageFacts } from "./usage-facts.ts";
 
 export const antigravityProvider: ProviderEntry = {
+  identity: antigravityIdentity,
   adapter: antigravityAdapter,
   usage: antigravityUsageFacts,
 };

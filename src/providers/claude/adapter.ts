@@ -1,6 +1,7 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
 import { derivedId, firstReadOffset, inPeriod, responseTime } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
+import { claudeIdentity } from "./identity.ts";
 import { normalizeClaudeHook, promptEventId } from "./normalize.ts";
 import { type WatchedState, watchTranscript } from "./transcript-alert.ts";
 import { readTranscriptTail } from "./transcript-usage.ts";
@@ -125,9 +126,10 @@ function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | u
 }
 
 export const claudeAdapter: ProviderAdapter = {
-  name: "claude",
-  displayName: "Claude Code",
+  name: claudeIdentity.name,
+  displayName: claudeIdentity.displayName,
   projectDirEnv: "CLAUDE_PROJECT_DIR",
+  agentPidEnv: "CLAUDE_PID",
   normalize: (payload, env) => normalizeClaudeHook(payload, env),
   enrich: (result, state, scope) =>
     enrichClaude(result, state as ClaudeState | undefined, scope?.recordingSince),

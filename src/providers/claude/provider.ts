@@ -3,14 +3,17 @@ import type { ProviderEntry } from "../entry.ts";
 import { claudeAdapter } from "./adapter.ts";
 import { claudeApiUsage } from "./api-usage.ts";
 import { claudeHistory } from "./history.ts";
+import { claudeIdentity } from "./identity.ts";
 import { claudeInstaller } from "./installer.ts";
 import { claudeLauncher } from "./launch.ts";
 import { claudeMcpExtra } from "./mcp-installer.ts";
 import { claudeMirror } from "./mirror/part.ts";
 import { claudeReplay } from "./replay.ts";
+import { claudeStatusLine } from "./status-line.ts";
 import { claudeUsageFacts } from "./usage-facts.ts";
 
 export const claudeProvider: ProviderEntry = {
+  identity: claudeIdentity,
   adapter: claudeAdapter,
   installer: { ...claudeInstaller, extras: [claudeMcpExtra] },
   apiUsage: claudeApiUsage,
@@ -21,4 +24,5 @@ export const claudeProvider: ProviderEntry = {
   history: claudeHistory,
   // Agent since 2.1; Task before it, in sessions recorded then.
   subagentTools: ["Agent", "Task"],
+  statusLine: claudeStatusLine,
 };

@@ -1,6 +1,7 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
 import { firstReadOffset, inPeriod } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
+import { codexIdentity } from "./identity.ts";
 import { normalizeCodexHook } from "./normalize.ts";
 import { readRollout } from "./rollout.ts";
 import { errorEvent, type ReadScope, usageEvent } from "./rollout-events.ts";
@@ -116,8 +117,8 @@ function enrichFromRollouts(result: NormalizeResult, previous: CodexState | unde
 }
 
 export const codexAdapter: ProviderAdapter = {
-  name: "codex",
-  displayName: "Codex CLI",
+  name: codexIdentity.name,
+  displayName: codexIdentity.displayName,
   normalize: (payload, env) => normalizeCodexHook(payload, env),
   enrich: (result, state, scope) =>
     enrichFromRollouts(result, state as CodexState | undefined, scope?.recordingSince),

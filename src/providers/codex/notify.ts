@@ -15,7 +15,7 @@
 import type { HookContext, NormalizedEvent, NormalizeResult } from "../../core/event.ts";
 import type { EventKind } from "../../core/schemas.ts";
 import { canonicalJson, idFor, isoNow, isRecord, nonEmptyString, safeNow } from "../shared.ts";
-import type { ProviderAdapter } from "../types.ts";
+import type { ArgvHook, ProviderAdapter } from "../types.ts";
 import { CODEX_PROVIDER, codexIdentity } from "./normalize.ts";
 
 export const CODEX_NOTIFY_CAPABILITIES: readonly string[] = Object.freeze([
@@ -209,3 +209,6 @@ export const codexNotifyAdapter: ProviderAdapter = {
   fallback: true,
   normalize: (payload) => normalizeCodexNotifyValue(payload),
 };
+
+/** How the hook entry tells the notify program's call from a hook's (registry.ts ARGV_HOOKS). */
+export const codexNotifyHook: ArgvHook = { flag: "--notify", adapter: codexNotifyAdapter };

@@ -6,14 +6,17 @@ import { codexAdapter } from "./adapter.ts";
 import { codexApiUsage } from "./api-usage.ts";
 import { codexTrustCheck } from "./doctor.ts";
 import { codexHistory } from "./history.ts";
+import { codexIdentity } from "./identity.ts";
 import { codexInstaller } from "./installer.ts";
 import { codexLauncher } from "./launch.ts";
 import { codexMcpExtra } from "./mcp-installer.ts";
+import { codexNotifyHook } from "./notify.ts";
 import { codexNotifyExtra } from "./notify-installer.ts";
 import { codexReplay } from "./replay.ts";
 import { codexUsageFacts } from "./usage-facts.ts";
 
 export const codexProvider: ProviderEntry = {
+  identity: codexIdentity,
   adapter: codexAdapter,
   installer: { ...codexInstaller, extras: [codexNotifyExtra, codexMcpExtra] },
   apiUsage: codexApiUsage,
@@ -23,4 +26,5 @@ export const codexProvider: ProviderEntry = {
   usage: codexUsageFacts,
   history: codexHistory,
   subagentTools: ["spawn_agent"],
+  argvHook: codexNotifyHook,
 };

@@ -54,6 +54,7 @@ import type { Usage } from "../../core/schemas.ts";
 import { digest, idFor, isRecord } from "../shared.ts";
 import type { EnrichScope, ProviderAdapter } from "../types.ts";
 import { type ChatCursor, loadChatCursor, readChatUsage } from "./chat-usage.ts";
+import { geminiIdentity } from "./identity.ts";
 import { type GeminiObservation, normalizeGeminiHook } from "./normalize.ts";
 
 /** Per tool key in the current turn: BeforeTool hooks seen, and ordinals still waiting for a result. */
@@ -356,8 +357,8 @@ function isShortString(value: unknown): value is string {
 }
 
 export const geminiAdapter: ProviderAdapter<GeminiObservation> = {
-  name: "gemini",
-  displayName: "Gemini CLI",
+  name: geminiIdentity.name,
+  displayName: geminiIdentity.displayName,
   projectDirEnv: "GEMINI_PROJECT_DIR",
   normalize: (payload, env) => normalizeGeminiHook(payload, env),
   enrich: (result, state, scope) => enrichGemini(result, state, scope),

@@ -4,12 +4,14 @@
 import type { ProviderEntry } from "../entry.ts";
 import { geminiAdapter } from "./adapter.ts";
 import { geminiHistory } from "./history.ts";
+import { geminiIdentity } from "./identity.ts";
 import { geminiInstaller } from "./installer.ts";
 import { geminiMcpExtra } from "./mcp-installer.ts";
 import { geminiReplay } from "./replay.ts";
 import { geminiUsageFacts } from "./usage-facts.ts";
 
 export const geminiProvider: ProviderEntry = {
+  identity: geminiIdentity,
   adapter: geminiAdapter,
   installer: { ...geminiInstaller, extras: [geminiMcpExtra] },
   replay: geminiReplay,

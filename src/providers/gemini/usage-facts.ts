@@ -12,6 +12,7 @@ export const geminiUsageFacts: UsageFacts = {
     "gemini-hook": "AfterModel's final chunk of each response: input (cache reads included) and output",
     "gemini-chat": "the chat file's cache reads and thinking tokens of each response, which no hook carries",
   },
+  omits: { "gemini-hook": ["cache_read_input_tokens"] },
   gaps: [
     {
       // Measured with 0.61: a generateContent (role utility_router) before each prompt fires no hook and is not

@@ -134,14 +134,16 @@ describe("the summary says unknown, never 0, for a count no source reported", ()
   });
 
   it("Gemini's hooks alone: cache read unknown", () => {
-    expect(tokensLine(usage(["gemini-hook"]))).toBe("464 in · 38 out · unknown cache read (gemini-hook)");
+    expect(tokensLine(usage(["gemini-hook"]), "gemini")).toBe(
+      "464 in · 38 out · unknown cache read (gemini-hook)",
+    );
   });
 
   it("with the chat file's counts, or another provider's, the figure stands", () => {
-    expect(tokensLine(usage(["gemini-hook", "gemini-chat"]))).toBe(
+    expect(tokensLine(usage(["gemini-hook", "gemini-chat"]), "gemini")).toBe(
       "464 in · 38 out · 0 cache read (gemini-hook, gemini-chat)",
     );
-    expect(tokensLine(usage(["claude-transcript"]))).toBe(
+    expect(tokensLine(usage(["claude-transcript"]), "claude")).toBe(
       "464 in · 38 out · 0 cache read (claude-transcript)",
     );
   });

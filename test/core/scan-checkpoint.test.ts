@@ -17,23 +17,17 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inspectSession, listSessions } from "../../src/core/archive.ts";
 import { CHECKPOINT_FILE } from "../../src/core/checkpoint.ts";
 import { recoverSession, verifyChecksums } from "../../src/core/recovery.ts";
 import { recordEvents } from "../../src/core/store.ts";
-import { event, spec, tempProject } from "../helpers/session.ts";
+import { event, spec, useTempProjects } from "../helpers/session.ts";
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
+const project = useTempProjects();
 
 function sessionDir(): string {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  const dir = join(p.root, "session");
+  const dir = join(project(), "session");
   mkdirSync(dir, { mode: 0o700 });
   return dir;
 }
@@ -417,9 +411,7 @@ describe("the checkpoint is used, and only where it may be", () => {
 
 describe("a remembered seal", () => {
   function sealed() {
-    const p = tempProject();
-    cleanups.push(p.cleanup);
-    const s = spec(p.root);
+    const s = spec(project());
     const events = [event("session_start", "a")];
     for (let i = 0; i < 50; i += 1) events.push(event("tool_result", `t${i}`, { out: "y".repeat(500) }));
     events.push(event("session_end", "z"));
@@ -427,7 +419,7 @@ describe("a remembered seal", () => {
     // A whole second: the test below can put it back exactly, so only the ctime tells.
     utimesSync(join(dir, "events.jsonl"), 1_700_000_000, 1_700_000_000);
     recoverSession(dir, { write: true, checkpointMinBytes: 0 });
-    return { root: p.root, dir };
+    return { root: s.projectRoot, dir };
   }
 
   /** A seal is remembered only for a file whose last change is a file-time tick old. */

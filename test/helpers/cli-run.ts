@@ -5,9 +5,13 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 export const CLI = join(process.cwd(), "dist", "cli.js");
+/** The hook bundle the agents run. */
+export const HOOK = join(process.cwd(), "dist", "hook.cjs");
 
+/** Builds dist/ when the CLI or the hook bundle is missing (both come from one build). */
 export function ensureBuilt(): void {
-  if (!existsSync(CLI)) execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
+  if (!existsSync(CLI) || !existsSync(HOOK))
+    execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
 }
 
 export interface CliResult {

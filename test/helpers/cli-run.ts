@@ -8,9 +8,11 @@ export const CLI = join(process.cwd(), "dist", "cli.js");
 /** The hook bundle the agents run. */
 export const HOOK = join(process.cwd(), "dist", "hook.cjs");
 
-/** Builds dist/ when the CLI or the hook bundle is missing (both come from one build). */
+const BUNDLES = [CLI, HOOK, join(process.cwd(), "dist", "mcp.js")];
+
+/** Builds dist/ when the CLI, the hook or the MCP bundle is missing (all come from one build). */
 export function ensureBuilt(): void {
-  if (!existsSync(CLI) || !existsSync(HOOK))
+  if (BUNDLES.some((b) => !existsSync(b)))
     execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
 }
 

@@ -6,9 +6,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../src/core/schemas.ts";
-import { DUMMY_OPENAI_KEY, MOCK_KEY_ENV, runCodex } from "../../src/demo/codex-offline.ts";
-import { DUMMY_GEMINI_KEY, runGemini } from "../../src/demo/gemini-offline.ts";
-import { commitProject, tapedeck, untouched } from "./replay-harness.ts";
+import { codexAgent, geminiAgent, recordBaseline } from "./baseline.ts";
+import { tapedeck, untouched } from "./replay-harness.ts";
 import { useBuild, useCodexSandbox, useGeminiSandbox } from "./sandboxes.ts";
 
 useBuild();
@@ -53,34 +52,9 @@ describe("tapedeck replay (codex)", () => {
   let archive = "";
 
   beforeAll(async () => {
-    env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: sb.home,
-      CODEX_HOME: sb.codexHome,
-      [MOCK_KEY_ENV]: DUMMY_OPENAI_KEY,
-    };
-    commitProject(sb.projectDir, "AGENTS.md", FACT);
-    const installed = await tapedeck(["install", "codex", "--transport", "command", "--yes"], {
-      cwd: sb.projectDir,
-      env,
-    });
-    expect(installed.code, installed.stderr).toBe(0);
-    const first = await runCodex({
-      home: sb.home,
-      codexHome: sb.codexHome,
-      cwd: sb.projectDir,
-      args: [PROMPTS[0]!],
-    });
-    expect(first.code, first.stderr).toBe(0);
-    const next = await runCodex({
-      home: sb.home,
-      codexHome: sb.codexHome,
-      cwd: sb.projectDir,
-      args: ["resume", first.threadId!, PROMPTS[1]!],
-    });
-    expect(next.code, next.stderr).toBe(0);
-    baseline = first.threadId!;
-    archive = join(sb.projectDir, ".tapedeck", "codex-sessions", baseline);
+    const agent = codexAgent(sb);
+    env = agent.env;
+    ({ id: baseline, archive } = await recordBaseline("codex", sb, agent, { fact: FACT, prompts: PROMPTS }));
   }, 180_000);
 
   it.each([
@@ -136,36 +110,9 @@ describe("tapedeck replay (gemini)", () => {
   let archive = "";
 
   beforeAll(async () => {
-    env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: sb.home,
-      GOOGLE_GEMINI_BASE_URL: sb.mock.url,
-      GEMINI_API_KEY: DUMMY_GEMINI_KEY,
-      GEMINI_CLI_NO_RELAUNCH: "true",
-    };
-    commitProject(sb.projectDir, "GEMINI.md", FACT);
-    const installed = await tapedeck(["install", "gemini", "--transport", "command", "--yes"], {
-      cwd: sb.projectDir,
-      env,
-    });
-    expect(installed.code, installed.stderr).toBe(0);
-    const first = await runGemini({
-      home: sb.home,
-      cwd: sb.projectDir,
-      baseUrl: sb.mock.url,
-      args: [PROMPTS[0]!],
-    });
-    expect(first.code, first.stderr).toBe(0);
-    const next = await runGemini({
-      home: sb.home,
-      cwd: sb.projectDir,
-      baseUrl: sb.mock.url,
-      args: ["--resume", first.sessionId!, PROMPTS[1]!],
-    });
-    expect(next.code, next.stderr).toBe(0);
-    baseline = first.sessionId!;
-    const dir = join(sb.projectDir, ".tapedeck", "gemini-sessions");
-    archive = join(dir, baseline);
+    const agent = geminiAgent(sb);
+    env = agent.env;
+    ({ id: baseline, archive } = await recordBaseline("gemini", sb, agent, { fact: FACT, prompts: PROMPTS }));
   }, 180_000);
 
   it.each([

@@ -37,3 +37,12 @@ export function runCli(args: string[], home: string, env: Record<string, string>
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** The built hook bundle run as the agent runs it for the project at `root`, the payload on stdin. */
+export function runHook(root: string, payload: object, provider = "claude") {
+  return spawnSync(process.execPath, [HOOK, provider], {
+    input: JSON.stringify(payload),
+    encoding: "utf8",
+    env: { ...process.env, CLAUDE_PROJECT_DIR: root },
+  });
+}

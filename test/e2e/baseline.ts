@@ -28,52 +28,49 @@ interface Agent {
   run(prompt: string, resume?: string): Promise<{ result: AgentRun; id: string | undefined }>;
 }
 
+/** An agent whose session `resume` continues through `resumeFlag` (`--resume`, codex's `resume` subcommand). */
+function agentOf(
+  memoryFile: string,
+  env: Record<string, string>,
+  resumeFlag: string,
+  run: (args: string[]) => Promise<{ result: AgentRun; id: string | undefined }>,
+): Agent {
+  return { memoryFile, env, run: (prompt, resume) => run(resume ? [resumeFlag, resume, prompt] : [prompt]) };
+}
+
 /** Claude against `baseUrl` (the sandbox's mock unless the test runs one of its own). */
 export function claudeAgent(sb: ClaudeSandbox, baseUrl = sb.mock.url): Agent {
-  return {
-    memoryFile: "CLAUDE.md",
-    env: offlineClaudeEnv(sb.home, baseUrl),
-    async run(prompt, resume) {
-      const args = resume ? ["--resume", resume, prompt] : [prompt];
-      const result = await runClaude({ home: sb.home, cwd: sb.projectDir, baseUrl, args });
-      return { result, id: result.sessionId };
-    },
-  };
+  return agentOf("CLAUDE.md", offlineClaudeEnv(sb.home, baseUrl), "--resume", async (args) => {
+    const result = await runClaude({ home: sb.home, cwd: sb.projectDir, baseUrl, args });
+    return { result, id: result.sessionId };
+  });
 }
 
 export function codexAgent(sb: CodexSandbox): Agent {
-  return {
-    memoryFile: "AGENTS.md",
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: sb.home,
-      CODEX_HOME: sb.codexHome,
-      [MOCK_KEY_ENV]: DUMMY_OPENAI_KEY,
-    },
-    async run(prompt, resume) {
-      const args = resume ? ["resume", resume, prompt] : [prompt];
-      const result = await runCodex({ home: sb.home, codexHome: sb.codexHome, cwd: sb.projectDir, args });
-      return { result, id: result.threadId };
-    },
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: sb.home,
+    CODEX_HOME: sb.codexHome,
+    [MOCK_KEY_ENV]: DUMMY_OPENAI_KEY,
   };
+  return agentOf("AGENTS.md", env, "resume", async (args) => {
+    const result = await runCodex({ home: sb.home, codexHome: sb.codexHome, cwd: sb.projectDir, args });
+    return { result, id: result.threadId };
+  });
 }
 
 export function geminiAgent(sb: GeminiSandbox): Agent {
-  return {
-    memoryFile: "GEMINI.md",
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: sb.home,
-      GOOGLE_GEMINI_BASE_URL: sb.mock.url,
-      GEMINI_API_KEY: DUMMY_GEMINI_KEY,
-      GEMINI_CLI_NO_RELAUNCH: "true",
-    },
-    async run(prompt, resume) {
-      const args = resume ? ["--resume", resume, prompt] : [prompt];
-      const result = await runGemini({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args });
-      return { result, id: result.sessionId };
-    },
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: sb.home,
+    GOOGLE_GEMINI_BASE_URL: sb.mock.url,
+    GEMINI_API_KEY: DUMMY_GEMINI_KEY,
+    GEMINI_CLI_NO_RELAUNCH: "true",
   };
+  return agentOf("GEMINI.md", env, "--resume", async (args) => {
+    const result = await runGemini({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args });
+    return { result, id: result.sessionId };
+  });
 }
 
 export interface Baseline {

@@ -26,6 +26,34 @@ function manifestOf(archive: string): Manifest {
   return JSON.parse(readFileSync(join(archive, "manifest.json"), "utf8")) as Manifest;
 }
 
+/**
+ * `tapedeck replay last` as the arm memory-<mode> with native memory <mode>, in an experiment root of its own:
+ * a new session linked to the baseline, with the baseline's prompts; its manifest.
+ */
+async function replayArm(
+  sb: { root: string; projectDir: string },
+  env: Record<string, string>,
+  provider: string,
+  baseline: string,
+  mode: "on" | "off",
+): Promise<Manifest> {
+  const root = join(sb.root, `exp-${mode}`);
+  const args = ["--arm", `memory-${mode}`, "--native-memory", mode, "--experiment-root", root, "--json"];
+  const run = await tapedeck(["replay", "last", ...args], { cwd: sb.projectDir, env });
+  expect(run.code, run.stderr).toBe(0);
+  const out = JSON.parse(run.stdout) as ReplayOut;
+  expect(out.replay_of_session_id).toBe(`${provider}:${baseline}`);
+  const manifest = manifestOf(out.archive);
+  expect(manifest).toMatchObject({
+    run_type: "replay",
+    replay_of_session_id: `${provider}:${baseline}`,
+    arm: `memory-${mode}`,
+  });
+  expect(manifest.provider_session_id).not.toBe(baseline);
+  expect(recordedPrompts(out.archive)).toEqual(PROMPTS);
+  return manifest;
+}
+
 function recordedPrompts(archive: string): string[] {
   return readFileSync(join(archive, "events.jsonl"), "utf8")
     .trim()
@@ -66,33 +94,8 @@ describe("tapedeck replay (codex)", () => {
       const state = () =>
         untouched({ home: sb.home, projectDir: sb.projectDir, archive, settings: [sb.codexHome] });
       const before = state();
-      const root = join(sb.root, `exp-${mode}`);
-      const run = await tapedeck(
-        [
-          "replay",
-          "last",
-          "--arm",
-          `memory-${mode}`,
-          "--native-memory",
-          mode,
-          "--experiment-root",
-          root,
-          "--json",
-        ],
-        { cwd: sb.projectDir, env },
-      );
-      expect(run.code, run.stderr).toBe(0);
-      const out = JSON.parse(run.stdout) as ReplayOut;
-      expect(out.replay_of_session_id).toBe(`codex:${baseline}`);
-      const manifest = manifestOf(out.archive);
-      expect(manifest).toMatchObject({
-        run_type: "replay",
-        replay_of_session_id: `codex:${baseline}`,
-        arm: `memory-${mode}`,
-      });
+      const manifest = await replayArm(sb, env, "codex", baseline, mode);
       const id = manifest.provider_session_id!;
-      expect(id).not.toBe(baseline);
-      expect(recordedPrompts(out.archive)).toEqual(PROMPTS);
       const bodies = sb.mock.requests.filter((r) => r.sessionId === id).map((r) => r.body);
       expect(bodies.length).toBeGreaterThan(0);
       expect(promptsIn(bodies)).toEqual(PROMPTS);
@@ -130,32 +133,7 @@ describe("tapedeck replay (gemini)", () => {
         });
       const before = state();
       const from = sb.mock.requests.length;
-      const root = join(sb.root, `exp-${mode}`);
-      const run = await tapedeck(
-        [
-          "replay",
-          "last",
-          "--arm",
-          `memory-${mode}`,
-          "--native-memory",
-          mode,
-          "--experiment-root",
-          root,
-          "--json",
-        ],
-        { cwd: sb.projectDir, env },
-      );
-      expect(run.code, run.stderr).toBe(0);
-      const out = JSON.parse(run.stdout) as ReplayOut;
-      expect(out.replay_of_session_id).toBe(`gemini:${baseline}`);
-      const manifest = manifestOf(out.archive);
-      expect(manifest).toMatchObject({
-        run_type: "replay",
-        replay_of_session_id: `gemini:${baseline}`,
-        arm: `memory-${mode}`,
-      });
-      expect(manifest.provider_session_id).not.toBe(baseline);
-      expect(recordedPrompts(out.archive)).toEqual(PROMPTS);
+      await replayArm(sb, env, "gemini", baseline, mode);
       // Gemini sends no session id: the requests since the replay began are all the replay's (runs are sequential).
       const bodies = sb.mock.requests
         .slice(from)

@@ -1,6 +1,6 @@
 // Memory items as promotion writes them, for tests that fill a project's memory directly: the fields a test
 // does not care about hold one fixed, valid value.
-import type { MemoryItem } from "../../src/memory/items.ts";
+import type { MemoryItem, SourceEvent } from "../../src/memory/items.ts";
 import { MEMORY_SCHEMA_VERSION } from "../../src/memory/items.ts";
 import { openMemory } from "../../src/memory/store.ts";
 
@@ -53,4 +53,24 @@ export function storeMemory(root: string, items: MemoryItem[]): string {
   store.insert(items);
   store.close();
   return root;
+}
+
+/** An archive event as promotion reads it: number `sequence` of Claude session s1, in turn t1 unless `extra` says. */
+export function sourceEvent(
+  sequence: number,
+  kind: string,
+  payload: Record<string, unknown>,
+  extra: Partial<SourceEvent> = {},
+): SourceEvent {
+  return {
+    schema_version: 1,
+    sequence,
+    event_id: `${kind}-${sequence}`,
+    kind,
+    provider: "claude",
+    session_id: "claude:s1",
+    turn_id: "t1",
+    payload,
+    ...extra,
+  };
 }

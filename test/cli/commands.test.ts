@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runHook } from "../helpers/cli-run.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
@@ -26,11 +27,7 @@ function cli(args: string[], opts: { input?: string; cwd?: string; env?: Record<
 }
 
 function hook(root: string, payload: object) {
-  const r = spawnSync(process.execPath, [HOOK, "claude"], {
-    input: JSON.stringify(payload),
-    encoding: "utf8",
-    env: { ...process.env, CLAUDE_PROJECT_DIR: root },
-  });
+  const r = runHook(root, payload);
   expect(r.status).toBe(0);
   expect(r.stdout).toBe("");
 }

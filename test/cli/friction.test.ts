@@ -3,29 +3,14 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { tapedeckHome } from "../../src/core/registry.ts";
-import { tempProject } from "../helpers/session.ts";
+import { CLI, ensureBuilt, HOOK } from "../helpers/cli-run.ts";
+import { useTempProjects } from "../helpers/session.ts";
 
-const CLI = join(process.cwd(), "dist", "cli.js");
-const HOOK = join(process.cwd(), "dist", "hook.cjs");
+beforeAll(ensureBuilt);
 
-beforeAll(() => {
-  if (!existsSync(CLI) || !existsSync(HOOK))
-    execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
-});
-
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-
-function project(): string {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  return p.root;
-}
+const project = useTempProjects();
 
 /** A git repository with a subdirectory, as a real project is. */
 function gitProject(): { root: string; sub: string } {

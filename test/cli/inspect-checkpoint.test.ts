@@ -4,6 +4,7 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { seededRandom } from "../helpers/random.ts";
 
 /** Bytes read through readSync, per path opened with openSync (every reader in src/core reads that way). */
 const io = vi.hoisted(() => ({ paths: new Map<number, string>(), bytes: new Map<string, number>() }));
@@ -113,18 +114,6 @@ describe("the tally memo is used only where it may be", () => {
   });
 });
 
-/** mulberry32: a seeded generator, so a failing case can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Lines the tally looks at, with the cases it tells apart (subagents, empty answers, unanswered calls). */
 function randomLines(rand: () => number, n: number): string {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
@@ -156,7 +145,7 @@ function randomLines(rand: () => number, n: number): string {
 describe("the transcript tally from a checkpoint equals a full byte scan", () => {
   it("on random archives checkpointed at random lines", () => {
     for (let seed = 1; seed <= 40; seed += 1) {
-      const rand = random(seed);
+      const rand = seededRandom(seed);
       const text = Buffer.from(randomLines(rand, 10 + Math.floor(rand() * 80)));
       const cut = text.indexOf(10, Math.floor(rand() * text.length)) + 1;
       const dir = join(project(), "s");

@@ -8,6 +8,7 @@ import { findSession } from "../../src/core/archive.ts";
 import type { NormalizedEvent } from "../../src/core/event.ts";
 import { recordEvents } from "../../src/core/store.ts";
 import { memoryPath } from "../../src/memory/store/store.ts";
+import { runHook } from "../helpers/cli-run.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
@@ -39,11 +40,7 @@ function onTerminal(args: string[], input: string) {
 }
 
 function hook(root: string, payload: object) {
-  const r = spawnSync(process.execPath, [HOOK, "claude"], {
-    input: JSON.stringify(payload),
-    encoding: "utf8",
-    env: { ...process.env, CLAUDE_PROJECT_DIR: root },
-  });
+  const r = runHook(root, payload);
   expect(r.status).toBe(0);
 }
 
@@ -180,50 +177,26 @@ describe("tapedeck promote", () => {
   it("selection options: --events, --kinds, --exclude-events, --exclude-fields, --title, --dry-run", () => {
     const root = project();
     recordFact(root);
-    const dry = cli([
-      "promote",
-      "last",
-      "--project",
-      root,
-      "--dry-run",
-      "--json",
-      "--kinds",
-      "tool_call,tool_result",
-    ]);
+    const dryRun = (...options: string[]) =>
+      cli(["promote", "last", "--project", root, "--dry-run", "--json", ...options]);
+    const dry = dryRun("--kinds", "tool_call,tool_result");
     expect(dry.code).toBe(0);
     expect(json(dry).items.map((i) => i.kind)).toEqual(["tool_call"]);
     expect(existsSync(memoryPath(root))).toBe(false);
     const fields = json(
-      cli([
-        "promote",
-        "last",
-        "--project",
-        root,
-        "--dry-run",
-        "--json",
-        "--events",
-        "3..4",
-        "--exclude-fields",
-        "payload.tool_response",
-        "--title",
-        "Staging",
-      ]),
+      dryRun("--events", "3..4", "--exclude-fields", "payload.tool_response", "--title", "Staging"),
     );
     expect(fields.items).toHaveLength(1);
     expect(fields.items[0]!.body).not.toContain("DB_HOST");
     // The title labels the set: beside the item, never in its own title.
     expect(fields.items[0]).toMatchObject({ title: "Bash: cat deploy/staging.env", label: "Staging" });
     // A list of events and ranges: the prompt and the answer (2 and 5) are still one exchange.
-    const list = json(cli(["promote", "last", "--project", root, "--dry-run", "--json", "--events", "2,5"]));
+    const list = json(dryRun("--events", "2,5"));
     expect(list.items.map((i) => [i.kind, i.source.seq_from, i.source.seq_to])).toEqual([["exchange", 2, 5]]);
     // Only the prompt: its answer exists outside the selection, so the prompt is an item of its own.
-    const prompt = json(
-      cli(["promote", "last", "--project", root, "--dry-run", "--json", "--events", "1-4"]),
-    );
+    const prompt = json(dryRun("--events", "1-4"));
     expect(prompt.items.map((i) => i.kind)).toEqual(["prompt", "tool_call"]);
-    const excluded = json(
-      cli(["promote", "last", "--project", root, "--dry-run", "--json", "--exclude-events", "2,5"]),
-    );
+    const excluded = json(dryRun("--exclude-events", "2,5"));
     expect(excluded.items.map((i) => i.kind)).toEqual(["tool_call"]);
   });
 

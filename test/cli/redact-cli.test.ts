@@ -1,26 +1,14 @@
 // `tapedeck redact --explain` as a user runs it: the built dist/cli.js in a child process.
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { tempProject } from "../helpers/session.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CLI, ensureBuilt } from "../helpers/cli-run.ts";
+import { useTempProjects } from "../helpers/session.ts";
 
-const CLI = join(process.cwd(), "dist", "cli.js");
-beforeAll(() => {
-  if (!existsSync(CLI)) execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
-});
+beforeAll(ensureBuilt);
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-
-function project(): string {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  return p.root;
-}
+const project = useTempProjects();
 
 function cli(args: string[], input = "") {
   const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: "utf8" });

@@ -59,42 +59,28 @@ describe("bounding", () => {
 
   it("prepareEvent drops the adapter's least important fields first and lists them", () => {
     const big = "z".repeat(12_000);
-    const prepared = prepareEvent(
-      {
-        kind: "tool_result",
-        event_id: "e1",
-        payload: {
-          hook_event_name: "PostToolUse",
-          tool_use_id: "t",
-          tool_input: big,
-          tool_response: big,
-          extra: big,
+    const withOptionalFields = (max_event_bytes: number) =>
+      prepareEvent(
+        {
+          kind: "tool_result",
+          event_id: "e1",
+          payload: {
+            hook_event_name: "PostToolUse",
+            tool_use_id: "t",
+            tool_input: big,
+            tool_response: big,
+            extra: big,
+          },
+          optional_fields: ["extra", "tool_input"],
         },
-        optional_fields: ["extra", "tool_input"],
-      },
-      identity(),
-      { ...DEFAULT_LIMITS, max_event_bytes: 20_000 },
-      () => "2026-01-01T00:00:00.000Z",
-    );
+        identity(),
+        { ...DEFAULT_LIMITS, max_event_bytes },
+        () => "2026-01-01T00:00:00.000Z",
+      );
+    const prepared = withOptionalFields(20_000);
     expect(prepared.omitted).toEqual(["payload.extra", "payload.tool_input"]);
     expect(Object.keys(prepared.payload)).toEqual(["hook_event_name", "tool_use_id", "tool_response"]);
-    const tight = prepareEvent(
-      {
-        kind: "tool_result",
-        event_id: "e1",
-        payload: {
-          hook_event_name: "PostToolUse",
-          tool_use_id: "t",
-          tool_input: big,
-          tool_response: big,
-          extra: big,
-        },
-        optional_fields: ["extra", "tool_input"],
-      },
-      identity(),
-      { ...DEFAULT_LIMITS, max_event_bytes: 2_000 },
-      () => "2026-01-01T00:00:00.000Z",
-    );
+    const tight = withOptionalFields(2_000);
     expect(tight.omitted).toEqual(["payload.extra", "payload.tool_input", "payload.tool_response"]);
     expect(tight.payload).toEqual({ hook_event_name: "PostToolUse", tool_use_id: "t" });
     expect(Buffer.byteLength(JSON.stringify(tight))).toBeLessThanOrEqual(2_000);

@@ -4,20 +4,15 @@
 // Claude's adapter and a transcript written as Claude writes it.
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readConfig, setRecording, writeConfig } from "../../src/core/config.ts";
 import { defaultSessionRoot } from "../../src/core/paths.ts";
 import { runHook } from "../../src/core/recorder.ts";
 import { claudeAdapter } from "../../src/providers/claude/adapter.ts";
-import { tempProject } from "../helpers/session.ts";
+import { newTempProject } from "../helpers/temp-project.ts";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "claude");
 const SESSION = "5f0c2a7e-1b0d-4c51-9a3e-2d2f3c4b5a69";
-
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
 
 /** One assistant transcript line with its own message id and output count. */
 function assistantLine(messageId: string, outputTokens: number, writtenAt = new Date()): string {
@@ -47,9 +42,7 @@ function toggle(root: string, on: boolean): void {
 
 describe("recording off and on again in one session", () => {
   it("reads no usage of the turns made while recording was off", () => {
-    const t = tempProject("tapedeck-periods-");
-    cleanups.push(t.cleanup);
-    const root = t.root;
+    const root = newTempProject("tapedeck-periods-");
     writeConfig(root, {
       schema_version: 1,
       providers: { claude: { recording: "off", mode: "capture-only" } },

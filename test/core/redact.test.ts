@@ -1,21 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isSecretKey, REDACTION_POLICY, redactText, redactValue } from "../../src/core/redact.ts";
+import { seededRandom } from "../helpers/random.ts";
 
 // Fake secrets are assembled at test time from a seeded generator, so the
 // repository holds nothing a secret scanner would flag and every run sees the
 // same random-looking (not "AAAA") material.
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rnd = seeded(0x5eed);
+const rnd = seededRandom(0x5eed);
 const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const LOWER = "abcdefghijklmnopqrstuvwxyz";
 const DIGITS = "0123456789";

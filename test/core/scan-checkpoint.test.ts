@@ -17,37 +17,20 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inspectSession, listSessions } from "../../src/core/archive.ts";
 import { CHECKPOINT_FILE } from "../../src/core/checkpoint.ts";
 import { recoverSession, verifyChecksums } from "../../src/core/recovery.ts";
 import { recordEvents } from "../../src/core/store.ts";
-import { event, spec, tempProject } from "../helpers/session.ts";
+import { seededRandom } from "../helpers/random.ts";
+import { event, spec, useTempProjects } from "../helpers/session.ts";
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
+const project = useTempProjects();
 
 function sessionDir(): string {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  const dir = join(p.root, "session");
+  const dir = join(project(), "session");
   mkdirSync(dir, { mode: 0o700 });
   return dir;
-}
-
-/** mulberry32: a seeded generator, so a failing case can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const KINDS = [
@@ -241,7 +224,7 @@ function everything(dir: string, options: { checkpoint: boolean }) {
 describe("a checkpointed scan equals a full parse", () => {
   it("on random archives cut at random bytes, appended in up to three steps", () => {
     for (let seed = 1; seed <= 60; seed += 1) {
-      const rand = random(seed);
+      const rand = seededRandom(seed);
       const archive = randomArchive(rand, 5 + Math.floor(rand() * 120));
       const dir = sessionDir();
       const file = join(dir, "events.jsonl");
@@ -263,7 +246,7 @@ describe("a checkpointed scan equals a full parse", () => {
 
   it("leaves a checkpoint at the last complete line, private and readable by the next scan", () => {
     const dir = sessionDir();
-    const archive = randomArchive(random(7), 40);
+    const archive = randomArchive(seededRandom(7), 40);
     writeFileSync(join(dir, "events.jsonl"), archive);
     counters(dir, { checkpoint: true });
     const checkpoint = JSON.parse(readFileSync(join(dir, CHECKPOINT_FILE), "utf8"));
@@ -276,7 +259,7 @@ describe("a checkpoint that does not match the file is ignored", () => {
   function checkpointed(lines = 50): { dir: string; file: string; archive: Buffer } {
     const dir = sessionDir();
     const file = join(dir, "events.jsonl");
-    const archive = randomArchive(random(11), lines);
+    const archive = randomArchive(seededRandom(11), lines);
     writeFileSync(file, archive);
     counters(dir, { checkpoint: true });
     return { dir, file, archive };
@@ -302,7 +285,7 @@ describe("a checkpoint that does not match the file is ignored", () => {
 
   it("a file replaced by a shorter one, then grown past the old offset", () => {
     const { dir, file } = checkpointed();
-    const other = randomArchive(random(99), 200);
+    const other = randomArchive(seededRandom(99), 200);
     writeFileSync(file, other);
     expect(counters(dir, { checkpoint: true })).toEqual(fullParse(other));
   });
@@ -336,7 +319,7 @@ describe("a checkpoint that does not match the file is ignored", () => {
     const { dir, file, archive } = checkpointed();
     const path = join(dir, CHECKPOINT_FILE);
     const good = JSON.parse(readFileSync(path, "utf8"));
-    const more = randomArchive(random(12), 20);
+    const more = randomArchive(seededRandom(12), 20);
     appendFileSync(file, more);
     for (const ids of ['["a",1]', "{not json", '{"a":1}']) {
       writeFileSync(path, JSON.stringify({ ...good, scan: { ...good.scan, event_ids: ids } }));
@@ -394,7 +377,7 @@ describe("the checkpoint is used, and only where it may be", () => {
     const victim = join(dir, "..", "victim.txt");
     writeFileSync(victim, "keep me\n");
     symlinkSync(victim, join(dir, CHECKPOINT_FILE));
-    const archive = randomArchive(random(5), 30);
+    const archive = randomArchive(seededRandom(5), 30);
     writeFileSync(join(dir, "events.jsonl"), archive);
     expect(counters(dir, { checkpoint: true })).toEqual(fullParse(archive));
     expect(readFileSync(victim, "utf8")).toBe("keep me\n");
@@ -403,7 +386,7 @@ describe("the checkpoint is used, and only where it may be", () => {
 
   it("an archive it cannot write to is still inspected", () => {
     const dir = sessionDir();
-    const archive = randomArchive(random(6), 30);
+    const archive = randomArchive(seededRandom(6), 30);
     writeFileSync(join(dir, "events.jsonl"), archive);
     chmodSync(dir, 0o500);
     try {
@@ -417,9 +400,7 @@ describe("the checkpoint is used, and only where it may be", () => {
 
 describe("a remembered seal", () => {
   function sealed() {
-    const p = tempProject();
-    cleanups.push(p.cleanup);
-    const s = spec(p.root);
+    const s = spec(project());
     const events = [event("session_start", "a")];
     for (let i = 0; i < 50; i += 1) events.push(event("tool_result", `t${i}`, { out: "y".repeat(500) }));
     events.push(event("session_end", "z"));
@@ -427,7 +408,7 @@ describe("a remembered seal", () => {
     // A whole second: the test below can put it back exactly, so only the ctime tells.
     utimesSync(join(dir, "events.jsonl"), 1_700_000_000, 1_700_000_000);
     recoverSession(dir, { write: true, checkpointMinBytes: 0 });
-    return { root: p.root, dir };
+    return { root: s.projectRoot, dir };
   }
 
   /** A seal is remembered only for a file whose last change is a file-time tick old. */

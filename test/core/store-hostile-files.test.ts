@@ -14,30 +14,17 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { listSessions } from "../../src/core/archive.ts";
 import { writeDiagnostic } from "../../src/core/diagnostics.ts";
 import { acquireLock } from "../../src/core/lock.ts";
 import { recordEvents } from "../../src/core/store.ts";
-import { bundleChild, runChild } from "../helpers/child.ts";
-import { event, spec, tempProject } from "../helpers/session.ts";
+import { runChild, useBundledChild } from "../helpers/child.ts";
+import { event, spec, useTempProjects } from "../helpers/session.ts";
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-let childCleanup = () => {};
-beforeAll(async () => {
-  childCleanup = await bundleChild();
-});
-afterAll(() => childCleanup());
+useBundledChild();
 
-function project() {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  return p.root;
-}
+const project = useTempProjects();
 
 function mkfifo(path: string): void {
   execFileSync("mkfifo", [path]);

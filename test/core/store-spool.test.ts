@@ -6,31 +6,20 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { inspectSession, listSessions } from "../../src/core/archive.ts";
 import { acquireLock } from "../../src/core/lock.ts";
 import { recoverSession } from "../../src/core/recovery.ts";
 import { recordEvents, type SessionSpec } from "../../src/core/store.ts";
-import { bundleChild, runChild } from "../helpers/child.ts";
-import { event, spec, tempProject } from "../helpers/session.ts";
+import { runChild, useBundledChild } from "../helpers/child.ts";
+import { event, spec, useTempProjects } from "../helpers/session.ts";
 
-let cleanups: Array<() => void> = [];
 afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
   vi.restoreAllMocks();
 });
-let childCleanup = () => {};
-beforeAll(async () => {
-  childCleanup = await bundleChild();
-});
-afterAll(() => childCleanup());
+useBundledChild();
 
-function project() {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  return p.root;
-}
+const project = useTempProjects();
 
 /** The pid of a process that has exited: an agent that is gone. */
 function deadPid(): number {

@@ -2,13 +2,13 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { build } from "esbuild";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { acquireLock } from "../../src/core/lock.ts";
 import { recoverSession } from "../../src/core/recovery.ts";
 import { Envelope, Manifest } from "../../src/core/schemas.ts";
 import { recordEvents } from "../../src/core/store.ts";
-import { event, identity, spec, tempProject, useTempProjects } from "../helpers/session.ts";
+import { useBundledScript } from "../helpers/bundle.ts";
+import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();
 
@@ -22,26 +22,11 @@ function envelopes(dir: string) {
 
 // The worker is bundled once so that each of the many processes starts in
 // milliseconds, which lets the crash test kill writers mid-append.
-let workerJs = "";
-let workerCleanup = () => {};
-afterAll(() => workerCleanup());
-beforeAll(async () => {
-  const out = tempProject("tapedeck-worker-");
-  workerCleanup = out.cleanup;
-  workerJs = join(out.root, "append-worker.mjs");
-  await build({
-    entryPoints: ["test/helpers/append-worker.ts"],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    outfile: workerJs,
-    logLevel: "warning",
-  });
-});
+const workerJs = useBundledScript("test/helpers/append-worker.ts");
 
 function runWorker(root: string, args: string[]): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [workerJs, root, ...args], {
+    const child = spawn(process.execPath, [workerJs(), root, ...args], {
       stdio: ["ignore", "ignore", "inherit"],
     });
     child.on("error", reject);
@@ -251,7 +236,7 @@ describe("concurrency and crashes", () => {
       const tearing = round % 4 === 3;
       const child = spawn(
         process.execPath,
-        [workerJs, root, `k${round}`, "1000000", "4000", tearing ? "tear" : "loop"],
+        [workerJs(), root, `k${round}`, "1000000", "4000", tearing ? "tear" : "loop"],
         { stdio: ["ignore", "pipe", "ignore"] },
       );
       if (tearing) await new Promise((r) => child.stdout.once("data", r));

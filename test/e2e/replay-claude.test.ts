@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../src/core/schemas.ts";
 import type { LoggedRequest } from "../../src/demo/anthropic-mock.ts";
-import { DUMMY_API_KEY, runClaude } from "./claude-runner.ts";
-import { commitProject, git, type Run, tapedeck, untouched } from "./replay-harness.ts";
+import { claudeAgent, recordBaseline } from "./baseline.ts";
+import { git, type Run, tapedeck, untouched } from "./replay-harness.ts";
 import { CLI_JS, useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
 useBuild();
@@ -30,16 +30,6 @@ describe("tapedeck replay (claude)", () => {
   let baselineArchive = "";
   let env: Record<string, string> = {};
 
-  const agentEnv = () => ({
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: sb.home,
-    ANTHROPIC_BASE_URL: sb.mock.url,
-    ANTHROPIC_API_KEY: DUMMY_API_KEY,
-    DISABLE_TELEMETRY: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    DISABLE_AUTOUPDATER: "1",
-    IS_SANDBOX: "1",
-  });
   const state = () =>
     untouched({
       home: sb.home,
@@ -52,31 +42,11 @@ describe("tapedeck replay (claude)", () => {
   const replay = (args: string[]): Promise<Run> => tapedeck(["replay", ...args], { cwd: sb.projectDir, env });
 
   beforeAll(async () => {
-    env = agentEnv();
-    commitProject(sb.projectDir, "CLAUDE.md", FACT);
-    const installed = await tapedeck(["install", "claude", "--transport", "command", "--yes"], {
-      cwd: sb.projectDir,
-      env,
-    });
-    expect(installed.code, installed.stderr).toBe(0);
-    const first = await runClaude({
-      home: sb.home,
-      cwd: sb.projectDir,
-      baseUrl: sb.mock.url,
-      args: [PROMPTS[0]!],
-    });
-    expect(first.code, first.stderr).toBe(0);
-    for (const prompt of PROMPTS.slice(1)) {
-      const next = await runClaude({
-        home: sb.home,
-        cwd: sb.projectDir,
-        baseUrl: sb.mock.url,
-        args: ["--resume", first.sessionId!, prompt],
-      });
-      expect(next.code, next.stderr).toBe(0);
-    }
-    baselineId = first.sessionId!;
-    baselineArchive = join(sb.projectDir, ".tapedeck", "claude-sessions", baselineId);
+    const agent = claudeAgent(sb);
+    env = agent.env;
+    const baseline = await recordBaseline("claude", sb, agent, { fact: FACT, prompts: PROMPTS });
+    baselineId = baseline.id;
+    baselineArchive = baseline.archive;
     expect(existsSync(baselineArchive)).toBe(true);
   }, 180_000);
 

@@ -6,9 +6,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../src/core/schemas.ts";
-import { DUMMY_OPENAI_KEY, MOCK_KEY_ENV, runCodex } from "../../src/demo/codex-offline.ts";
-import { DUMMY_GEMINI_KEY, runGemini } from "../../src/demo/gemini-offline.ts";
-import { commitProject, tapedeck, untouched } from "./replay-harness.ts";
+import { codexAgent, geminiAgent, recordBaseline } from "./baseline.ts";
+import { tapedeck, untouched } from "./replay-harness.ts";
 import { useBuild, useCodexSandbox, useGeminiSandbox } from "./sandboxes.ts";
 
 useBuild();
@@ -25,6 +24,34 @@ interface ReplayOut {
 
 function manifestOf(archive: string): Manifest {
   return JSON.parse(readFileSync(join(archive, "manifest.json"), "utf8")) as Manifest;
+}
+
+/**
+ * `tapedeck replay last` as the arm memory-<mode> with native memory <mode>, in an experiment root of its own:
+ * a new session linked to the baseline, with the baseline's prompts; its manifest.
+ */
+async function replayArm(
+  sb: { root: string; projectDir: string },
+  env: Record<string, string>,
+  provider: string,
+  baseline: string,
+  mode: "on" | "off",
+): Promise<Manifest> {
+  const root = join(sb.root, `exp-${mode}`);
+  const args = ["--arm", `memory-${mode}`, "--native-memory", mode, "--experiment-root", root, "--json"];
+  const run = await tapedeck(["replay", "last", ...args], { cwd: sb.projectDir, env });
+  expect(run.code, run.stderr).toBe(0);
+  const out = JSON.parse(run.stdout) as ReplayOut;
+  expect(out.replay_of_session_id).toBe(`${provider}:${baseline}`);
+  const manifest = manifestOf(out.archive);
+  expect(manifest).toMatchObject({
+    run_type: "replay",
+    replay_of_session_id: `${provider}:${baseline}`,
+    arm: `memory-${mode}`,
+  });
+  expect(manifest.provider_session_id).not.toBe(baseline);
+  expect(recordedPrompts(out.archive)).toEqual(PROMPTS);
+  return manifest;
 }
 
 function recordedPrompts(archive: string): string[] {
@@ -53,34 +80,9 @@ describe("tapedeck replay (codex)", () => {
   let archive = "";
 
   beforeAll(async () => {
-    env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: sb.home,
-      CODEX_HOME: sb.codexHome,
-      [MOCK_KEY_ENV]: DUMMY_OPENAI_KEY,
-    };
-    commitProject(sb.projectDir, "AGENTS.md", FACT);
-    const installed = await tapedeck(["install", "codex", "--transport", "command", "--yes"], {
-      cwd: sb.projectDir,
-      env,
-    });
-    expect(installed.code, installed.stderr).toBe(0);
-    const first = await runCodex({
-      home: sb.home,
-      codexHome: sb.codexHome,
-      cwd: sb.projectDir,
-      args: [PROMPTS[0]!],
-    });
-    expect(first.code, first.stderr).toBe(0);
-    const next = await runCodex({
-      home: sb.home,
-      codexHome: sb.codexHome,
-      cwd: sb.projectDir,
-      args: ["resume", first.threadId!, PROMPTS[1]!],
-    });
-    expect(next.code, next.stderr).toBe(0);
-    baseline = first.threadId!;
-    archive = join(sb.projectDir, ".tapedeck", "codex-sessions", baseline);
+    const agent = codexAgent(sb);
+    env = agent.env;
+    ({ id: baseline, archive } = await recordBaseline("codex", sb, agent, { fact: FACT, prompts: PROMPTS }));
   }, 180_000);
 
   it.each([
@@ -92,33 +94,8 @@ describe("tapedeck replay (codex)", () => {
       const state = () =>
         untouched({ home: sb.home, projectDir: sb.projectDir, archive, settings: [sb.codexHome] });
       const before = state();
-      const root = join(sb.root, `exp-${mode}`);
-      const run = await tapedeck(
-        [
-          "replay",
-          "last",
-          "--arm",
-          `memory-${mode}`,
-          "--native-memory",
-          mode,
-          "--experiment-root",
-          root,
-          "--json",
-        ],
-        { cwd: sb.projectDir, env },
-      );
-      expect(run.code, run.stderr).toBe(0);
-      const out = JSON.parse(run.stdout) as ReplayOut;
-      expect(out.replay_of_session_id).toBe(`codex:${baseline}`);
-      const manifest = manifestOf(out.archive);
-      expect(manifest).toMatchObject({
-        run_type: "replay",
-        replay_of_session_id: `codex:${baseline}`,
-        arm: `memory-${mode}`,
-      });
+      const manifest = await replayArm(sb, env, "codex", baseline, mode);
       const id = manifest.provider_session_id!;
-      expect(id).not.toBe(baseline);
-      expect(recordedPrompts(out.archive)).toEqual(PROMPTS);
       const bodies = sb.mock.requests.filter((r) => r.sessionId === id).map((r) => r.body);
       expect(bodies.length).toBeGreaterThan(0);
       expect(promptsIn(bodies)).toEqual(PROMPTS);
@@ -136,36 +113,9 @@ describe("tapedeck replay (gemini)", () => {
   let archive = "";
 
   beforeAll(async () => {
-    env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: sb.home,
-      GOOGLE_GEMINI_BASE_URL: sb.mock.url,
-      GEMINI_API_KEY: DUMMY_GEMINI_KEY,
-      GEMINI_CLI_NO_RELAUNCH: "true",
-    };
-    commitProject(sb.projectDir, "GEMINI.md", FACT);
-    const installed = await tapedeck(["install", "gemini", "--transport", "command", "--yes"], {
-      cwd: sb.projectDir,
-      env,
-    });
-    expect(installed.code, installed.stderr).toBe(0);
-    const first = await runGemini({
-      home: sb.home,
-      cwd: sb.projectDir,
-      baseUrl: sb.mock.url,
-      args: [PROMPTS[0]!],
-    });
-    expect(first.code, first.stderr).toBe(0);
-    const next = await runGemini({
-      home: sb.home,
-      cwd: sb.projectDir,
-      baseUrl: sb.mock.url,
-      args: ["--resume", first.sessionId!, PROMPTS[1]!],
-    });
-    expect(next.code, next.stderr).toBe(0);
-    baseline = first.sessionId!;
-    const dir = join(sb.projectDir, ".tapedeck", "gemini-sessions");
-    archive = join(dir, baseline);
+    const agent = geminiAgent(sb);
+    env = agent.env;
+    ({ id: baseline, archive } = await recordBaseline("gemini", sb, agent, { fact: FACT, prompts: PROMPTS }));
   }, 180_000);
 
   it.each([
@@ -183,32 +133,7 @@ describe("tapedeck replay (gemini)", () => {
         });
       const before = state();
       const from = sb.mock.requests.length;
-      const root = join(sb.root, `exp-${mode}`);
-      const run = await tapedeck(
-        [
-          "replay",
-          "last",
-          "--arm",
-          `memory-${mode}`,
-          "--native-memory",
-          mode,
-          "--experiment-root",
-          root,
-          "--json",
-        ],
-        { cwd: sb.projectDir, env },
-      );
-      expect(run.code, run.stderr).toBe(0);
-      const out = JSON.parse(run.stdout) as ReplayOut;
-      expect(out.replay_of_session_id).toBe(`gemini:${baseline}`);
-      const manifest = manifestOf(out.archive);
-      expect(manifest).toMatchObject({
-        run_type: "replay",
-        replay_of_session_id: `gemini:${baseline}`,
-        arm: `memory-${mode}`,
-      });
-      expect(manifest.provider_session_id).not.toBe(baseline);
-      expect(recordedPrompts(out.archive)).toEqual(PROMPTS);
+      await replayArm(sb, env, "gemini", baseline, mode);
       // Gemini sends no session id: the requests since the replay began are all the replay's (runs are sequential).
       const bodies = sb.mock.requests
         .slice(from)

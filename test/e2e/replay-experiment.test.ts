@@ -5,12 +5,13 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AnthropicMock, startAnthropicMock } from "../../src/demo/anthropic-mock.ts";
+import type { AnthropicMock } from "../../src/demo/anthropic-mock.ts";
 import type { ExperimentRecord } from "../../src/experiment/record.ts";
 import type { ExperimentReport } from "../../src/experiment/report.ts";
 import { snapshot } from "./archive-checks.ts";
-import { CLAUDE_BIN, DUMMY_API_KEY, runClaude } from "./claude-runner.ts";
-import { commitProject, tapedeck } from "./replay-harness.ts";
+import { claudeAgent, recordBaseline, startRecallMock } from "./baseline.ts";
+import { CLAUDE_BIN } from "./claude-runner.ts";
+import { tapedeck } from "./replay-harness.ts";
 import { CLI_JS, useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
 useBuild();
@@ -31,53 +32,16 @@ describe("tapedeck experiment (claude)", () => {
 
   beforeAll(async () => {
     // The answer depends on the context: the codename only when CLAUDE.md reached the request.
-    mock = await startAnthropicMock({
-      port: 0,
-      script: (ctx) => {
-        if (!ctx.promptText.includes("SCENARIO_RECALL") || ctx.toolResult) return undefined;
-        const knows = JSON.stringify(ctx.body).includes("ZEPHYR-7");
-        const text = knows ? "The codename is ZEPHYR-7." : "I do not know the codename.";
-        return {
-          kind: "message",
-          scenario: "recall",
-          content: [{ type: "text", text }],
-          stopReason: "end_turn",
-        };
-      },
+    mock = await startRecallMock("ZEPHYR-7");
+    const agent = claudeAgent(sb, mock.url);
+    env = agent.env;
+    const baseline = await recordBaseline("claude", sb, agent, {
+      fact: FACT,
+      prompts: ["SCENARIO_BASH echo setup-done", RECALL],
     });
-    env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: sb.home,
-      ANTHROPIC_BASE_URL: mock.url,
-      ANTHROPIC_API_KEY: DUMMY_API_KEY,
-      DISABLE_TELEMETRY: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      DISABLE_AUTOUPDATER: "1",
-      IS_SANDBOX: "1",
-    };
-    commitProject(sb.projectDir, "CLAUDE.md", FACT);
-    const installed = await tapedeck(["install", "claude", "--transport", "command", "--yes"], {
-      cwd: sb.projectDir,
-      env,
-    });
-    expect(installed.code, installed.stderr).toBe(0);
-    const first = await runClaude({
-      home: sb.home,
-      cwd: sb.projectDir,
-      baseUrl: mock.url,
-      args: ["SCENARIO_BASH echo setup-done"],
-    });
-    expect(first.code, first.stderr).toBe(0);
-    const second = await runClaude({
-      home: sb.home,
-      cwd: sb.projectDir,
-      baseUrl: mock.url,
-      args: ["--resume", first.sessionId!, RECALL],
-    });
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.json?.result).toBe("The codename is ZEPHYR-7.");
+    expect(baseline.runs[1]!.json?.result).toBe("The codename is ZEPHYR-7.");
     // The user's memory: the baseline promoted, so a retrieval arm has the answer to find.
-    const promoted = await tapedeck(["promote", first.sessionId!, "--yes"], { cwd: sb.projectDir, env });
+    const promoted = await tapedeck(["promote", baseline.id, "--yes"], { cwd: sb.projectDir, env });
     expect(promoted.code, promoted.stderr).toBe(0);
     scenarioFile = join(sb.root, "scenario.json");
     writeFileSync(
@@ -87,7 +51,7 @@ describe("tapedeck experiment (claude)", () => {
         id: "recall-codename",
         source_session: {
           provider: "claude",
-          session_id: first.sessionId,
+          session_id: baseline.id,
           archive: null,
           repository_revision: null,
         },

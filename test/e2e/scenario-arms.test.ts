@@ -4,11 +4,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AnthropicMock, startAnthropicMock } from "../../src/demo/anthropic-mock.ts";
+import type { AnthropicMock } from "../../src/demo/anthropic-mock.ts";
 import type { Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
 import { snapshot } from "./archive-checks.ts";
-import { DUMMY_API_KEY, runClaude } from "./claude-runner.ts";
-import { commitProject, tapedeck } from "./replay-harness.ts";
+import { claudeAgent, recordBaseline, startRecallMock } from "./baseline.ts";
+import { tapedeck } from "./replay-harness.ts";
 import { useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
 useBuild();
@@ -23,52 +23,15 @@ describe("tapedeck scenario run over two arms (claude)", () => {
   let archive = "";
 
   beforeAll(async () => {
-    mock = await startAnthropicMock({
-      port: 0,
-      script: (ctx) => {
-        if (!ctx.promptText.includes("SCENARIO_RECALL") || ctx.toolResult) return undefined;
-        const knows = JSON.stringify(ctx.body).includes("ZEPHYR-7");
-        return {
-          kind: "message",
-          scenario: "recall",
-          content: [
-            { type: "text", text: knows ? "The codename is ZEPHYR-7." : "I do not know the codename." },
-          ],
-          stopReason: "end_turn",
-        };
-      },
+    mock = await startRecallMock("ZEPHYR-7");
+    const agent = claudeAgent(sb, mock.url);
+    env = agent.env;
+    const baseline = await recordBaseline("claude", sb, agent, {
+      fact: FACT,
+      prompts: ["SCENARIO_SAY Looking around.", RECALL],
     });
-    env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: sb.home,
-      ANTHROPIC_BASE_URL: mock.url,
-      ANTHROPIC_API_KEY: DUMMY_API_KEY,
-      DISABLE_TELEMETRY: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      DISABLE_AUTOUPDATER: "1",
-      IS_SANDBOX: "1",
-    };
-    commitProject(sb.projectDir, "CLAUDE.md", FACT);
-    const installed = await tapedeck(["install", "claude", "--transport", "command", "--yes"], {
-      cwd: sb.projectDir,
-      env,
-    });
-    expect(installed.code, installed.stderr).toBe(0);
-    const first = await runClaude({
-      home: sb.home,
-      cwd: sb.projectDir,
-      baseUrl: mock.url,
-      args: ["SCENARIO_SAY Looking around."],
-    });
-    expect(first.code, first.stderr).toBe(0);
-    const second = await runClaude({
-      home: sb.home,
-      cwd: sb.projectDir,
-      baseUrl: mock.url,
-      args: ["--resume", first.sessionId!, RECALL],
-    });
-    expect(second.json?.result).toBe("The codename is ZEPHYR-7.");
-    archive = join(sb.projectDir, ".tapedeck", "claude-sessions", first.sessionId!);
+    expect(baseline.runs[1]!.json?.result).toBe("The codename is ZEPHYR-7.");
+    archive = baseline.archive;
   }, 180_000);
 
   afterAll(async () => {

@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../src/core/schemas.ts";
 import type { Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
 import { snapshot } from "./archive-checks.ts";
-import { DUMMY_API_KEY, runClaude } from "./claude-runner.ts";
-import { commitProject, type Run, tapedeck } from "./replay-harness.ts";
+import { claudeAgent, recordBaseline } from "./baseline.ts";
+import { type Run, tapedeck } from "./replay-harness.ts";
 import { useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
 useBuild();
@@ -56,38 +56,14 @@ describe("tapedeck scenario (claude)", () => {
   };
 
   beforeAll(async () => {
-    env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: sb.home,
-      ANTHROPIC_BASE_URL: sb.mock.url,
-      ANTHROPIC_API_KEY: DUMMY_API_KEY,
-      DISABLE_TELEMETRY: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      DISABLE_AUTOUPDATER: "1",
-      IS_SANDBOX: "1",
-    };
-    commitProject(sb.projectDir, "CLAUDE.md", "A project to review.");
-    const installed = await tapedeck(["install", "claude", "--transport", "command", "--yes"], {
-      cwd: sb.projectDir,
-      env,
+    const agent = claudeAgent(sb);
+    env = agent.env;
+    const baseline = await recordBaseline("claude", sb, agent, {
+      fact: "A project to review.",
+      prompts: PROMPTS,
     });
-    expect(installed.code, installed.stderr).toBe(0);
-    const first = await runClaude({
-      home: sb.home,
-      cwd: sb.projectDir,
-      baseUrl: sb.mock.url,
-      args: [PROMPTS[0]!],
-    });
-    expect(first.code, first.stderr).toBe(0);
-    const second = await runClaude({
-      home: sb.home,
-      cwd: sb.projectDir,
-      baseUrl: sb.mock.url,
-      args: ["--resume", first.sessionId!, PROMPTS[1]!],
-    });
-    expect(second.code, second.stderr).toBe(0);
-    sessionId = first.sessionId!;
-    archive = join(sb.projectDir, ".tapedeck", "claude-sessions", sessionId);
+    sessionId = baseline.id;
+    archive = baseline.archive;
     expect(existsSync(archive)).toBe(true);
   }, 180_000);
 

@@ -3,10 +3,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DUMMY_OPENAI_KEY, MOCK_KEY_ENV, runCodex } from "../../src/demo/codex-offline.ts";
 import type { Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
 import { snapshot } from "./archive-checks.ts";
-import { commitProject, tapedeck } from "./replay-harness.ts";
+import { codexAgent, recordBaseline } from "./baseline.ts";
+import { tapedeck } from "./replay-harness.ts";
 import { useBuild, useCodexSandbox } from "./sandboxes.ts";
 
 useBuild();
@@ -19,33 +19,10 @@ describe("tapedeck scenario (codex)", () => {
   let archive = "";
 
   beforeAll(async () => {
-    env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: sb.home,
-      CODEX_HOME: sb.codexHome,
-      [MOCK_KEY_ENV]: DUMMY_OPENAI_KEY,
-    };
-    commitProject(sb.projectDir, "AGENTS.md", "A project to review.");
-    const installed = await tapedeck(["install", "codex", "--transport", "command", "--yes"], {
-      cwd: sb.projectDir,
-      env,
-    });
-    expect(installed.code, installed.stderr).toBe(0);
-    const first = await runCodex({
-      home: sb.home,
-      codexHome: sb.codexHome,
-      cwd: sb.projectDir,
-      args: [PROMPTS[0]!],
-    });
-    expect(first.code, first.stderr).toBe(0);
-    const next = await runCodex({
-      home: sb.home,
-      codexHome: sb.codexHome,
-      cwd: sb.projectDir,
-      args: ["resume", first.threadId!, PROMPTS[1]!],
-    });
-    expect(next.code, next.stderr).toBe(0);
-    archive = join(sb.projectDir, ".tapedeck", "codex-sessions", first.threadId!);
+    const agent = codexAgent(sb);
+    env = agent.env;
+    archive = (await recordBaseline("codex", sb, agent, { fact: "A project to review.", prompts: PROMPTS }))
+      .archive;
   }, 180_000);
 
   it("derives, then grades the recorded answer and a replay with the same per-check results", async () => {

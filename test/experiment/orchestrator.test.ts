@@ -22,7 +22,7 @@ import {
 } from "../../src/experiment/orchestrator.ts";
 import type { ArmSpec, ExperimentRecord } from "../../src/experiment/record.ts";
 import { ANTHROPIC_KEY } from "../e2e/planted-secrets.ts";
-import { tempProject, useTempProjects } from "../helpers/session.ts";
+import { newTempProject, useTempProjects } from "../helpers/temp-project.ts";
 import { baselineProject, type FakeCall, fakeDriver, fakeSpawner } from "./fake.ts";
 
 useTempProjects();
@@ -89,23 +89,23 @@ function experiment(
 
 describe("baseline", () => {
   it("takes the main agent's non-empty prompts in order, not a subagent's", () => {
-    const root = tempProject().root;
+    const root = newTempProject();
     baselineProject(root, ["first", "second"]);
     expect(loadBaseline(root, "last").prompts).toEqual(["first", "second"]);
   });
 
   it("refuses a baseline without prompts, and one of another provider than asked", () => {
-    const root = tempProject().root;
+    const root = newTempProject();
     baselineProject(root, []);
     expect(() => loadBaseline(root, "last")).toThrow(BaselineError);
     expect(() => loadBaseline(root, "last")).toThrow(/no recorded user prompt/);
-    const other = tempProject().root;
+    const other = newTempProject();
     baselineProject(other, ["x"], "gemini");
     expect(() => loadBaseline(other, "last", "codex")).toThrow(/is a gemini session, not codex/);
   });
 
   it("says which prompts were redacted when recorded: the replay sends the marker, not the credential", () => {
-    const root = tempProject().root;
+    const root = newTempProject();
     baselineProject(root, [`deploy with ${ANTHROPIC_KEY}`, "plain"]);
     const b = loadBaseline(root, "last");
     expect(b.prompts[0]).not.toContain(ANTHROPIC_KEY);
@@ -117,7 +117,7 @@ describe("baseline", () => {
 
 describe("isolation", () => {
   it("clones at the revision without writing into the user's .git, or copies without .git and .tapedeck", () => {
-    const root = tempProject().root;
+    const root = newTempProject();
     const { revision } = baselineProject(root, ["p"]);
     const before = readdirSync(join(root, ".git")).sort();
     const tree = createWorkTree(root, revision, join(root, ".tapedeck", "w1"));
@@ -133,7 +133,7 @@ describe("isolation", () => {
   });
 
   it("refuses an experiment root inside the user's tree, or one that is not empty", () => {
-    const root = tempProject().root;
+    const root = newTempProject();
     expect(() => experimentRoot(root, "x", join(root, "src", "exp"))).toThrow(/inside the project's tree/);
     expect(experimentRoot(root, "x", join(root, ".tapedeck", "mine"))).toBe(join(root, ".tapedeck", "mine"));
     expect(() => experimentRoot(root, "x", root.replace(/\/[^/]+$/, ""))).toThrow(/not empty/);
@@ -167,7 +167,7 @@ describe("the orchestrator", () => {
   });
 
   it("runs every arm: first prompt new, the rest resumed, with the arm's environment; work trees removed", async () => {
-    const root = tempProject().root;
+    const root = newTempProject();
     baselineProject(root, ["one", "two"]);
     const calls: FakeCall[] = [];
     const x = experiment(root, calls);
@@ -203,7 +203,7 @@ describe("the orchestrator", () => {
   });
 
   it("a failing turn fails its run only; the cost guard stops before the next run and says so", async () => {
-    const root = tempProject().root;
+    const root = newTempProject();
     baselineProject(root, ["one", "two"]);
     const calls: FakeCall[] = [];
     const x = experiment(
@@ -222,7 +222,7 @@ describe("the orchestrator", () => {
   });
 
   it("Ctrl-C before a run: nothing more runs, the rest is skipped", async () => {
-    const root = tempProject().root;
+    const root = newTempProject();
     baselineProject(root, ["one"]);
     const calls: FakeCall[] = [];
     const controller = new AbortController();
@@ -235,7 +235,7 @@ describe("the orchestrator", () => {
   });
 
   it("--keep keeps the work tree and config root, never the copied credentials", async () => {
-    const root = tempProject().root;
+    const root = newTempProject();
     baselineProject(root, ["one"]);
     const calls: FakeCall[] = [];
     const base = experiment(root, calls, { arms: [ARMS[0]!], repeat: 1 });
@@ -260,7 +260,7 @@ describe("the orchestrator", () => {
   });
 
   it("keeps no credential the agent printed: answers and errors are redacted before experiment.json", async () => {
-    const root = tempProject().root;
+    const root = newTempProject();
     baselineProject(root, ["one"]);
     const calls: FakeCall[] = [];
     const x = experiment(
@@ -280,51 +280,22 @@ describe("setting up", () => {
   it("refuses a symlink planted at .tapedeck/experiments instead of writing through it", async () => {
     const { prepareExperiment } = await import("../../src/experiment/start.ts");
     const { UnsafePathError } = await import("../../src/core/fsutil.ts");
-    const root = tempProject().root;
+    const root = newTempProject();
     baselineProject(root, ["one"]);
     const elsewhere = join(root, "elsewhere");
     mkdirSync(elsewhere);
     symlinkSync(elsewhere, join(root, ".tapedeck", "experiments"));
-    const setUp = () =>
-      prepareExperiment(
-        {
-          kind: "replay",
-          project: root,
-          baseline: loadBaseline(root, "last"),
-          driver: fakeDriver,
-          arms: [ARMS[0]!],
-          repeat: 1,
-          keep: false,
-          progress: () => {},
-          env: { TAPEDECK_FAKE_BIN: "/bin/true", HOME: root },
-        },
-        new AbortController().signal,
-      );
+    const setUp = () => prepareOneArm(prepareExperiment, root);
     expect(setUp).toThrow(UnsafePathError);
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
   it("an --experiment-root outside the project is made 0700, and one of another user's or a symlink is refused", async () => {
     const { prepareExperiment } = await import("../../src/experiment/start.ts");
-    const root = tempProject().root;
-    const outside = tempProject().root;
+    const root = newTempProject();
+    const outside = newTempProject();
     baselineProject(root, ["one"]);
-    const setUp = (experimentRoot: string) =>
-      prepareExperiment(
-        {
-          kind: "replay",
-          project: root,
-          baseline: loadBaseline(root, "last"),
-          driver: fakeDriver,
-          arms: [ARMS[0]!],
-          repeat: 1,
-          keep: false,
-          experimentRoot,
-          progress: () => {},
-          env: { TAPEDECK_FAKE_BIN: "/bin/true", HOME: root },
-        },
-        new AbortController().signal,
-      );
+    const setUp = (experimentRoot: string) => prepareOneArm(prepareExperiment, root, experimentRoot);
     // An empty directory made with `mkdir` under the usual umask: every local user could read the work trees.
     const shared = join(outside, "made-by-mkdir");
     mkdirSync(shared, { mode: 0o755 });
@@ -343,3 +314,26 @@ describe("setting up", () => {
     expect(readdirSync(target)).toEqual([]);
   });
 });
+
+/** The set-up of a one-arm, one-repetition replay of the project's last session with the fake agent. */
+function prepareOneArm(
+  prepare: typeof import("../../src/experiment/start.ts").prepareExperiment,
+  root: string,
+  experimentRoot?: string,
+) {
+  return prepare(
+    {
+      kind: "replay",
+      project: root,
+      baseline: loadBaseline(root, "last"),
+      driver: fakeDriver,
+      arms: [ARMS[0]!],
+      repeat: 1,
+      keep: false,
+      ...(experimentRoot ? { experimentRoot } : {}),
+      progress: () => {},
+      env: { TAPEDECK_FAKE_BIN: "/bin/true", HOME: root },
+    },
+    new AbortController().signal,
+  );
+}

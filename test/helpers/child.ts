@@ -3,9 +3,8 @@
 // The child is bundled once (no loader, no transpile cache to write: it also
 // runs under `ulimit -f 0`).
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
-import { build } from "esbuild";
-import { tempProject } from "./session.ts";
+import { afterAll, beforeAll } from "vitest";
+import { bundleScript } from "./bundle.ts";
 
 /** Far above what any scenario takes (milliseconds); only a blocked child gets near it. */
 export const CHILD_TIMEOUT_MS = 15_000;
@@ -13,18 +12,17 @@ export const CHILD_TIMEOUT_MS = 15_000;
 let bundled: { js: string; cleanup: () => void } | undefined;
 
 export async function bundleChild(): Promise<() => void> {
-  const out = tempProject("tapedeck-child-");
-  const js = join(out.root, "store-child.mjs");
-  await build({
-    entryPoints: ["test/helpers/store-child.ts"],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    outfile: js,
-    logLevel: "warning",
+  bundled = await bundleScript("test/helpers/store-child.ts");
+  return bundled.cleanup;
+}
+
+/** At the top of a test file: the child bundled before its tests and removed after them. */
+export function useBundledChild(): void {
+  let cleanup = () => {};
+  beforeAll(async () => {
+    cleanup = await bundleChild();
   });
-  bundled = { js, cleanup: out.cleanup };
-  return out.cleanup;
+  afterAll(() => cleanup());
 }
 
 export interface ChildResult {

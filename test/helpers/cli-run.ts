@@ -5,9 +5,15 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 export const CLI = join(process.cwd(), "dist", "cli.js");
+/** The hook bundle the agents run. */
+export const HOOK = join(process.cwd(), "dist", "hook.cjs");
 
+const BUNDLES = [CLI, HOOK, join(process.cwd(), "dist", "mcp.js")];
+
+/** Builds dist/ when the CLI, the hook or the MCP bundle is missing (all come from one build). */
 export function ensureBuilt(): void {
-  if (!existsSync(CLI)) execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
+  if (BUNDLES.some((b) => !existsSync(b)))
+    execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
 }
 
 export interface CliResult {
@@ -30,4 +36,13 @@ export function runCli(args: string[], home: string, env: Record<string, string>
     },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The built hook bundle run as the agent runs it for the project at `root`, the payload on stdin. */
+export function runHook(root: string, payload: object, provider = "claude") {
+  return spawnSync(process.execPath, [HOOK, provider], {
+    input: JSON.stringify(payload),
+    encoding: "utf8",
+    env: { ...process.env, CLAUDE_PROJECT_DIR: root },
+  });
 }

@@ -11,7 +11,7 @@ import { REASONS } from "../../src/import/plan.ts";
 import { runImport } from "../../src/import/run.ts";
 import { expectNoSecrets, expectPrivateModes, readEventsFile, walk } from "../e2e/archive-checks.ts";
 import { ANTHROPIC_KEY, GITHUB_TOKEN, plantSecrets } from "../e2e/planted-secrets.ts";
-import { spec } from "../helpers/session.ts";
+import { identity, spec } from "../helpers/session.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 import {
   appendLines,
@@ -209,17 +209,9 @@ describe("what an import leaves alone", () => {
   it("a session the hooks recorded is not imported twice, and says why", () => {
     const { home, project } = setUp();
     writeTranscript(home, project, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", project));
-    const hooked = recordEvents(
-      spec(project, {
-        identity: {
-          provider: "claude",
-          provider_session_id: SAMPLE_ID,
-          session_id: `claude:${SAMPLE_ID}`,
-          identity_source: "provider",
-        },
-      }),
-      [{ kind: "session_start", event_id: "s1", payload: { source: "startup" } }],
-    );
+    const hooked = recordEvents(spec(project, { identity: identity(SAMPLE_ID, "claude") }), [
+      { kind: "session_start", event_id: "s1", payload: { source: "startup" } },
+    ]);
     const before = readFileSync(join(hooked.sessionDir, "events.jsonl"));
     const result = importAll(home, project);
     expect(result.sessions).toBe(0);
@@ -234,17 +226,9 @@ describe("what an import leaves alone", () => {
     const lines = fixtureLines("transcript.sample.jsonl", project);
     const path = writeTranscript(home, project, SAMPLE_ID, lines.slice(0, 20));
     importAll(home, project);
-    recordEvents(
-      spec(project, {
-        identity: {
-          provider: "claude",
-          provider_session_id: SAMPLE_ID,
-          session_id: `claude:${SAMPLE_ID}`,
-          identity_source: "provider",
-        },
-      }),
-      [{ kind: "session_start", event_id: "resume-1", payload: { source: "resume" } }],
-    );
+    recordEvents(spec(project, { identity: identity(SAMPLE_ID, "claude") }), [
+      { kind: "session_start", event_id: "resume-1", payload: { source: "resume" } },
+    ]);
     appendLines(path, lines.slice(20));
     expect(plan(home, project).skipped).toEqual([{ source: path, reason: REASONS.hooksSince }]);
   });

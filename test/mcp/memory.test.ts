@@ -1,27 +1,18 @@
-// The MCP memory tools over real stdio (the built `tapedeck mcp`), driven by the SDK's client: memory_search
-// gives compact hits with their source, memory_get bounded bodies, both read-only, with the rules in their
-// descriptions, and clear tool errors (a bad query, a damaged file) without a stack.
-import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { writeConfig } from "../../src/core/config.ts";
-import { MEMORY_SCHEMA_VERSION, type MemoryItem } from "../../src/memory/store/items.ts";
+import type { MemoryItem } from "../../src/memory/store/items.ts";
 import { memoryPath, openMemory } from "../../src/memory/store/store.ts";
+import { CLI as CLI_JS, ensureBuilt } from "../helpers/cli-run.ts";
+import { memoryItem, storeMemory } from "../helpers/memory-item.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
-const CLI_JS = join(REPO, "dist", "cli.js");
 const project = useTempProjects("tapedeck-mcp-memory-");
 
-beforeAll(() => {
-  if (!existsSync(join(REPO, "dist", "mcp.js"))) {
-    execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
-  }
-}, 120_000);
+beforeAll(ensureBuilt, 120_000);
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -29,35 +20,14 @@ afterEach(async () => {
 });
 
 function item(n: number, title: string, body: string): MemoryItem {
-  return {
-    id: `m1-${String(n).padStart(8, "0")}`,
-    schema_version: MEMORY_SCHEMA_VERSION,
-    kind: "answer",
-    title,
-    body,
-    truncated: false,
-    created_at: "2026-12-01T10:00:00.000Z",
-    source: {
-      provider: "claude",
-      session_id: "claude:sess-7",
-      agent_id: null,
-      seq_from: n,
-      seq_to: n + 1,
-      event_ids: [`assistant_message:${n}`],
-      envelope_schema_version: 1,
-      archive_sha256: "0".repeat(64),
-      archive_bytes: 100,
-    },
-  };
+  return memoryItem(n, title, body, { session_id: "claude:sess-7" });
 }
 
 function installed(items: MemoryItem[] = []): string {
   const root = project();
   writeConfig(root, { schema_version: 1, providers: { claude: { recording: "off", mode: "capture-only" } } });
   if (items.length > 0) {
-    const store = openMemory(root)!;
-    store.insert(items);
-    store.close();
+    storeMemory(root, items);
   }
   return root;
 }

@@ -4,22 +4,15 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { writeConfig } from "../../src/core/config.ts";
 import { recordingState } from "../../src/core/status.ts";
+import { CLI as CLI_JS, ensureBuilt } from "../helpers/cli-run.ts";
 import { tempProject } from "../helpers/session.ts";
 
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
-const CLI_JS = join(REPO, "dist", "cli.js");
-
-beforeAll(() => {
-  if (!existsSync(join(REPO, "dist", "mcp.js"))) {
-    execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
-  }
-}, 120_000);
+beforeAll(ensureBuilt, 120_000);
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -2,23 +2,14 @@
 // JSON-RPC error (when it had an id) and the next request is served. With the
 // SDK's own stdio transport the server stopped reading at the first such line
 // and the agent lost its tools for the session.
-import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { writeConfig } from "../../src/core/config.ts";
 import { BoundedLineReader, MAX_MESSAGE_BYTES, requestIdFromEdges } from "../../src/mcp/stdio-transport.ts";
+import { CLI as CLI_JS, ensureBuilt } from "../helpers/cli-run.ts";
 import { tempProject } from "../helpers/session.ts";
 
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
-const CLI_JS = join(REPO, "dist", "cli.js");
-
-beforeAll(() => {
-  if (!existsSync(join(REPO, "dist", "mcp.js"))) {
-    execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
-  }
-}, 120_000);
+beforeAll(ensureBuilt, 120_000);
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

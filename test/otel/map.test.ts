@@ -10,25 +10,14 @@ import { mapSession, readManifest, sessionAttributes } from "../../src/otel/map.
 import type { Span } from "../../src/otel/model.ts";
 import { encodeSpans } from "../../src/otel/otlp.ts";
 import { SCHEMA_URL, stabilityMode } from "../../src/otel/semconv.ts";
+import { eventClock } from "../helpers/event-clock.ts";
 import { identity, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();
 const AWS_KEY = `AKIA${"Q".repeat(12)}7XYZ`;
 
-let clock = Date.parse("2026-12-01T10:00:00.000Z");
-const tick = () => {
-  clock += 100;
-  return new Date(clock).toISOString();
-};
-
-function ev(
-  kind: NormalizedEvent["kind"],
-  id: string,
-  payload: Record<string, unknown> = {},
-  extra: Partial<NormalizedEvent> = {},
-): NormalizedEvent {
-  return { kind, event_id: id, payload, timestamp: tick(), terminal: kind === "session_end", ...extra };
-}
+const clock = eventClock();
+const { tick, ev } = clock;
 
 function record(
   events: NormalizedEvent[],
@@ -143,16 +132,20 @@ describe("invoke_agent: one trace per turn", () => {
   it("the last turn of an active session stays open; a session_end closes it; a watermark continues", () => {
     const open = record(claudeTurn("t1", 1));
     // The fixture's clock is its own: "now" is just after its last event.
-    expect(mapSession(open.dir, open.manifest, { now: clock }).turns.map((t) => t.closed)).toEqual([false]);
+    expect(mapSession(open.dir, open.manifest, { now: clock.now() }).turns.map((t) => t.closed)).toEqual([
+      false,
+    ]);
     // Idle past the limit: over.
-    expect(mapSession(open.dir, open.manifest, { now: clock + 31 * 60_000 }).turns[0]!.closed).toBe(true);
+    expect(mapSession(open.dir, open.manifest, { now: clock.now() + 31 * 60_000 }).turns[0]!.closed).toBe(
+      true,
+    );
     const two = record([...claudeTurn("t1", 1), ...claudeTurn("t2", 2)]);
-    const all = mapSession(two.dir, two.manifest, { now: clock }).turns;
+    const all = mapSession(two.dir, two.manifest, { now: clock.now() }).turns;
     expect(all.map((t) => t.closed)).toEqual([true, false]);
     const rest = mapSession(two.dir, two.manifest, {
       fromOffset: all[0]!.endOffset,
       turnsBefore: 1,
-      now: clock,
+      now: clock.now(),
     }).turns;
     expect(rest).toHaveLength(1);
     expect(rest[0]!.spans.map((s) => s.spanId)).toEqual(all[1]!.spans.map((s) => s.spanId));

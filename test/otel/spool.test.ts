@@ -13,6 +13,7 @@ import { encodeSpans } from "../../src/otel/otlp.ts";
 import { exportRefs, progressLine, resolveRun } from "../../src/otel/run.ts";
 import { exportSession } from "../../src/otel/spool.ts";
 import { backlog, readWatermark } from "../../src/otel/watermark.ts";
+import { eventClock } from "../helpers/event-clock.ts";
 import { identity, spec, useTempProjects } from "../helpers/session.ts";
 import { decode, type Receiver, startReceiver } from "./receiver.ts";
 
@@ -23,20 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-let clock = Date.parse("2026-12-01T10:00:00.000Z");
-const tick = () => {
-  clock += 100;
-  return new Date(clock).toISOString();
-};
-
-function ev(
-  kind: NormalizedEvent["kind"],
-  id: string,
-  payload: Record<string, unknown> = {},
-  extra: Partial<NormalizedEvent> = {},
-): NormalizedEvent {
-  return { kind, event_id: id, payload, timestamp: tick(), terminal: kind === "session_end", ...extra };
-}
+const clock = eventClock();
+const { tick, ev } = clock;
 
 function turn(n: number): NormalizedEvent[] {
   return [
@@ -75,7 +64,7 @@ function run(root: string, extra: Partial<Endpoint> = {}) {
   const r = resolveRun(root, "9.9.9", { endpoint: receiver.tracesUrl, retry: fast })!;
   Object.assign(r.context.endpoint, extra);
   // The fixture's clock is its own: "now" is just after its last event.
-  r.context.now = () => clock;
+  r.context.now = clock.now;
   return r.context;
 }
 
@@ -398,7 +387,7 @@ describe("long sessions and broken ones", () => {
     ]);
     const ctx = run(root);
     ctx.maxSpansPerRound = 4;
-    expect(mapSession(dir, readManifest(dir)!, { maxSpans: 4, now: clock })).toMatchObject({
+    expect(mapSession(dir, readManifest(dir)!, { maxSpans: 4, now: clock.now() })).toMatchObject({
       more: true,
       turns: [{}, {}],
     });

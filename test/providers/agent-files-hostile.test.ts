@@ -7,8 +7,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { build } from "esbuild";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeExportFile } from "../../src/cli/export-file.ts";
 import { writeConfig } from "../../src/core/config.ts";
 import { readMirrorSession } from "../../src/providers/claude/mirror/restore.ts";
@@ -17,39 +16,12 @@ import {
   MirrorWriter,
   mirrorDirName,
 } from "../../src/providers/claude/mirror/writer.ts";
+import { useBundledScript } from "../helpers/bundle.ts";
 import { CHILD_TIMEOUT_MS } from "../helpers/child.ts";
-import { tempProject } from "../helpers/session.ts";
+import { useTempProjects } from "../helpers/temp-project.ts";
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-
-let childJs = "";
-let childCleanup = () => {};
-beforeAll(async () => {
-  const out = tempProject("tapedeck-child-");
-  childCleanup = out.cleanup;
-  childJs = join(out.root, "agent-file-child.mjs");
-  await build({
-    entryPoints: ["test/helpers/agent-file-child.ts"],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    outfile: childJs,
-    logLevel: "warning",
-    // commander and the SDK are CommonJS: keep them external, resolved from the checkout.
-    packages: "external",
-  });
-});
-afterAll(() => childCleanup());
-
-function dir(): string {
-  const p = tempProject();
-  cleanups.push(p.cleanup);
-  return p.root;
-}
+const childJs = useBundledScript("test/helpers/agent-file-child.ts", { externalPackages: true });
+const dir = useTempProjects();
 
 function mkfifo(path: string): string {
   execFileSync("mkfifo", [path]);
@@ -61,7 +33,7 @@ function child(...args: string[]): {
   finished: boolean;
   output?: { ok: boolean; result?: unknown; code?: string };
 } {
-  const r = spawnSync(process.execPath, [childJs, ...args], {
+  const r = spawnSync(process.execPath, [childJs(), ...args], {
     encoding: "utf8",
     timeout: CHILD_TIMEOUT_MS,
     killSignal: "SIGKILL",

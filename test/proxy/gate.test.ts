@@ -18,7 +18,7 @@ import { defaultMirrorSettings } from "../../src/providers/claude/mirror/setting
 import { createArchiveFeed } from "../../src/proxy/extensions/archive-feed.ts";
 import { ProxyGate } from "../../src/proxy/gate.ts";
 import { type ProxyLogEntry, type RunningProxy, startProxy } from "../../src/proxy/server.ts";
-import { tempProject } from "../helpers/session.ts";
+import { newTempProject } from "../helpers/temp-project.ts";
 
 const SESSION = "5f0c7c3e-2b1a-4c59-9d0e-6a1f2b3c4d5e";
 
@@ -169,9 +169,7 @@ interface Rig {
 
 /** The proxy as `tapedeck proxy --mirror` runs it, in front of a project whose recording is on. */
 async function rig(): Promise<Rig> {
-  const t = tempProject("tapedeck-gate-");
-  cleanups.push(t.cleanup);
-  const project = t.root;
+  const project = newTempProject("tapedeck-gate-");
   writeConfig(project, {
     schema_version: 1,
     providers: { claude: { recording: "on", mode: "capture-only" } },

@@ -183,17 +183,7 @@ describe("http hook server", () => {
     const root = project();
     const server = await serve(root);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request({
-        host: "127.0.0.1",
-        port: server.port,
-        path: "/hook/claude",
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "x-tapedeck-token": "stranger",
-          "content-length": String(64 * 1024 * 1024),
-        },
-      });
+      const req = hookRequest(server.port, "stranger", String(64 * 1024 * 1024));
       req.on("response", (res) => resolve(res.statusCode ?? 0));
       req.on("error", reject);
       // Headers only: the old server read the whole body before looking at the token.
@@ -207,17 +197,7 @@ describe("http hook server", () => {
     const server = await serve(root);
     const open: http.ClientRequest[] = [];
     for (let i = 0; i < MAX_IN_FLIGHT; i += 1) {
-      const req = http.request({
-        host: "127.0.0.1",
-        port: server.port,
-        path: "/hook/claude",
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "x-tapedeck-token": server.token,
-          "content-length": "100",
-        },
-      });
+      const req = hookRequest(server.port, server.token, "100");
       req.on("error", () => {});
       req.write("{");
       open.push(req);
@@ -305,3 +285,14 @@ describe("http hook server", () => {
     expect(events(root).map((e) => e.sequence)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
   });
 });
+
+/** A POST to the claude hook route whose headers announce `length` bytes, sent with `token`. */
+function hookRequest(port: number, token: string, length: string): http.ClientRequest {
+  return http.request({
+    host: "127.0.0.1",
+    port,
+    path: "/hook/claude",
+    method: "POST",
+    headers: { "content-type": "application/json", "x-tapedeck-token": token, "content-length": length },
+  });
+}

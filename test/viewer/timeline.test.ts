@@ -10,24 +10,13 @@ import {
   type ToolCall,
   type Turn,
 } from "../../src/viewer/timeline.ts";
+import { eventClock } from "../helpers/event-clock.ts";
 import { spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();
 
-let clock = Date.parse("2026-12-01T10:00:00.000Z");
-const tick = () => {
-  clock += 100;
-  return new Date(clock).toISOString();
-};
-
-function ev(
-  kind: NormalizedEvent["kind"],
-  id: string,
-  payload: Record<string, unknown> = {},
-  extra: Partial<NormalizedEvent> = {},
-): NormalizedEvent {
-  return { kind, event_id: id, payload, timestamp: tick(), ...extra };
-}
+const clock = eventClock();
+const { tick, ev } = clock;
 
 function record(root: string, events: NormalizedEvent[]): string {
   return recordEvents(spec(root), events, tick).sessionDir;

@@ -12,18 +12,10 @@ import {
   type MemoryItem,
   type SourceEvent,
 } from "../../../src/memory/store/items.ts";
+import { sourceEvent } from "../../helpers/memory-item.ts";
 
 function ev(sequence: number, kind: string, payload: Record<string, unknown>, turn = "t1"): SourceEvent {
-  return {
-    schema_version: 1,
-    sequence,
-    event_id: `${kind}-${sequence}`,
-    kind,
-    provider: "claude",
-    session_id: "claude:s1",
-    turn_id: turn,
-    payload,
-  };
+  return sourceEvent(sequence, kind, payload, { turn_id: turn });
 }
 
 function run(events: Array<SourceEvent | [SourceEvent, false]>, opts: Partial<ItemOptions> = {}) {

@@ -11,27 +11,11 @@ import {
   type SourceEvent,
   TRUNCATED_MARK,
 } from "../../../src/memory/store/items.ts";
+import { sourceEvent } from "../../helpers/memory-item.ts";
 
 const ARCHIVE = { sha256: "a".repeat(64), bytes: 1234 };
 
-function ev(
-  sequence: number,
-  kind: string,
-  payload: Record<string, unknown>,
-  extra: Partial<SourceEvent> = {},
-): SourceEvent {
-  return {
-    schema_version: 1,
-    sequence,
-    event_id: `${kind}-${sequence}`,
-    kind,
-    provider: "claude",
-    session_id: "claude:s1",
-    turn_id: "t1",
-    payload,
-    ...extra,
-  };
-}
+const ev = sourceEvent;
 
 function build(events: SourceEvent[], opts: Partial<ItemOptions> = {}): MemoryItem[] {
   const b = new ItemBuilder({ archive: ARCHIVE, createdAt: "2026-01-01T00:00:00.000Z", ...opts });

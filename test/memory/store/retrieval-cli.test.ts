@@ -17,19 +17,26 @@ beforeAll(() => {
   if (!existsSync(CLI_JS)) execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
 }, 120_000);
 
+/** The CLI's options in the project at `root`: its HOME, the suite's tapedeck home, nothing else inherited. */
+function inProject(root: string) {
+  return {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: root,
+      TAPEDECK_HOME: process.env.TAPEDECK_HOME ?? "",
+    },
+    encoding: "utf8" as const,
+  };
+}
+
 function cli(root: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [CLI_JS, ...args, "--project", root],
       {
-        cwd: root,
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          HOME: root,
-          TAPEDECK_HOME: process.env.TAPEDECK_HOME ?? "",
-        },
-        encoding: "utf8",
+        ...inProject(root),
       },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
@@ -196,13 +203,7 @@ describe("tapedeck hook", () => {
         process.execPath,
         [CLI_JS, "hook", "claude", "--project", root],
         {
-          cwd: root,
-          env: {
-            PATH: process.env.PATH ?? "/usr/bin:/bin",
-            HOME: root,
-            TAPEDECK_HOME: process.env.TAPEDECK_HOME ?? "",
-          },
-          encoding: "utf8",
+          ...inProject(root),
         },
         (_e, stdout) => resolve(stdout),
       );

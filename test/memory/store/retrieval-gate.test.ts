@@ -3,46 +3,19 @@
 // only those that add something; items the session was given already are left out, and the outcome says so.
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_THRESHOLD } from "../../../src/memory/store/inject.ts";
-import { MEMORY_SCHEMA_VERSION, type MemoryItem } from "../../../src/memory/store/items.ts";
+import type { MemoryItem } from "../../../src/memory/store/items.ts";
 import { coverage, gate, promptTerms, termWeight } from "../../../src/memory/store/relevance.ts";
 import { closeRetrievalStores, retrieve } from "../../../src/memory/store/retrieval.ts";
-import { openMemory } from "../../../src/memory/store/store.ts";
+import { itemMaker, storeMemory } from "../../helpers/memory-item.ts";
 import { useTempProjects } from "../../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-retrieval-gate-");
 afterEach(() => closeRetrievalStores());
 
-let n = 0;
-function item(title: string, body: string, session = "claude:s1"): MemoryItem {
-  n += 1;
-  return {
-    id: `m1-${String(n).padStart(8, "0")}`,
-    schema_version: MEMORY_SCHEMA_VERSION,
-    kind: "exchange",
-    title,
-    body,
-    truncated: false,
-    created_at: "2026-12-01T10:00:00.000Z",
-    source: {
-      provider: "claude",
-      session_id: session,
-      agent_id: null,
-      seq_from: n,
-      seq_to: n + 1,
-      event_ids: [`e${n}`],
-      envelope_schema_version: 1,
-      archive_sha256: "0".repeat(64),
-      archive_bytes: 100,
-    },
-  };
-}
+const item = itemMaker({ kind: "exchange", event_ids: (n) => [`e${n}`] });
 
 function withMemory(items: MemoryItem[]): string {
-  const root = project();
-  const store = openMemory(root)!;
-  store.insert(items);
-  store.close();
-  return root;
+  return storeMemory(project(), items);
 }
 
 /** A small project memory: what the gate is weighed against. */

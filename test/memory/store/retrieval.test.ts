@@ -8,45 +8,19 @@ import { afterEach, describe, expect, it } from "vitest";
 import { hasInjected, parseInjected, stripInjected, wrapInjected } from "../../../src/core/memory-marker.ts";
 import { MemoryDbError, openDatabase } from "../../../src/memory/index/sqlite.ts";
 import { MAX_BUDGET_BYTES, MIN_BUDGET_BYTES } from "../../../src/memory/store/inject.ts";
-import { MEMORY_SCHEMA_VERSION, type MemoryItem } from "../../../src/memory/store/items.ts";
+import type { MemoryItem } from "../../../src/memory/store/items.ts";
 import { closeRetrievalStores, composeContext, retrieve } from "../../../src/memory/store/retrieval.ts";
 import { memoryPath, openMemory } from "../../../src/memory/store/store.ts";
+import { itemMaker, storeMemory } from "../../helpers/memory-item.ts";
 import { useTempProjects } from "../../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-retrieval-");
 afterEach(() => closeRetrievalStores());
 
-let n = 0;
-function item(title: string, body: string, session = "claude:s1"): MemoryItem {
-  n += 1;
-  return {
-    id: `m1-${String(n).padStart(8, "0")}`,
-    schema_version: MEMORY_SCHEMA_VERSION,
-    kind: "answer",
-    title,
-    body,
-    truncated: false,
-    created_at: "2026-12-01T10:00:00.000Z",
-    source: {
-      provider: "claude",
-      session_id: session,
-      agent_id: null,
-      seq_from: n,
-      seq_to: n,
-      event_ids: [`assistant_message:${n}`],
-      envelope_schema_version: 1,
-      archive_sha256: "0".repeat(64),
-      archive_bytes: 100,
-    },
-  };
-}
+const item = itemMaker({ seq_to: (n) => n });
 
 function withMemory(items: MemoryItem[]): string {
-  const root = project();
-  const store = openMemory(root)!;
-  store.insert(items);
-  store.close();
-  return root;
+  return storeMemory(project(), items);
 }
 
 describe("retrieval", () => {

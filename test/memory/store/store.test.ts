@@ -242,12 +242,7 @@ describe("memory store", () => {
     const garbage = Buffer.alloc(8192, 0x5a);
     writeFileSync(memoryPath(root), garbage, { mode: 0o600 });
     for (const readonly of [false, true]) {
-      let error: unknown;
-      try {
-        openMemory(root, { readonly });
-      } catch (e) {
-        error = e;
-      }
+      const error = openError(root, readonly);
       expect(error).toBeInstanceOf(MemoryDbError);
       expect((error as Error).message).toContain(memoryPath(root));
       expect((error as Error).message).toMatch(/never deletes/);
@@ -303,12 +298,7 @@ describe("memory store", () => {
     mkdirSync(other);
     symlinkSync(other, join(root, ".tapedeck"));
     for (const readonly of [false, true]) {
-      let error: unknown;
-      try {
-        openMemory(root, { readonly });
-      } catch (e) {
-        error = e;
-      }
+      const error = openError(root, readonly);
       expect(error).toBeInstanceOf(MemoryDbError);
       expect((error as Error).message).toContain("memory.sqlite");
     }
@@ -479,3 +469,13 @@ describe("memory store", () => {
     old.close();
   });
 });
+
+/** What opening the project's memory (for writing or read-only) throws; undefined when it opens. */
+function openError(root: string, readonly: boolean): unknown {
+  try {
+    openMemory(root, { readonly });
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}

@@ -1,30 +1,20 @@
 // Codex hands its notify program the turn's JSON as an argument: readable by any local user from the process
 // table while the program runs. The hook's notify branch overwrites it first thing (Linux: /proc/<pid>/cmdline).
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { tempProject } from "../../helpers/session.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, HOOK } from "../../helpers/cli-run.ts";
+import { newTempProject } from "../../helpers/temp-project.ts";
 
-const HOOK = join(process.cwd(), "dist", "hook.cjs");
-
-beforeAll(() => {
-  if (!existsSync(HOOK)) spawnSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
-});
-
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
+beforeAll(ensureBuilt);
 
 describe("the notify program's command line", () => {
   it("no longer holds the turn once the program has started (what another user could read)", () => {
-    const p = tempProject();
-    cleanups.push(p.cleanup);
-    const seen = join(p.root, "cmdline");
+    const root = newTempProject();
+    const seen = join(root, "cmdline");
     // Preloaded: reads the process's own command line as the kernel shows it to others, as the hook ends.
-    const probe = join(p.root, "probe.cjs");
+    const probe = join(root, "probe.cjs");
     writeFileSync(
       probe,
       `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(seen)}, require("node:fs").readFileSync("/proc/self/cmdline")));`,
@@ -33,7 +23,7 @@ describe("the notify program's command line", () => {
       type: "agent-turn-complete",
       "thread-id": "t1",
       "turn-id": "u1",
-      cwd: p.root,
+      cwd: root,
       "input-messages": ["the private prompt PRIVATE-PROMPT-TEXT"],
       "last-assistant-message": "the answer",
     });

@@ -99,6 +99,14 @@ const USAGE = {
   total_tokens: 120,
 };
 
+/** USAGE in the core's names: only the two cache counts are named otherwise. */
+const { cached_input_tokens, cache_write_input_tokens, ...SAME_NAMES } = USAGE;
+const USAGE_IN_CORE_NAMES = {
+  ...SAME_NAMES,
+  cache_read_input_tokens: cached_input_tokens,
+  cache_creation_input_tokens: cache_write_input_tokens,
+};
+
 /** An item_completed CommandExecution line in the shape Codex 0.171 writes. */
 function commandLine(callId: string, exitCode: number | null, extra: Json = {}): string {
   return `${JSON.stringify({
@@ -298,12 +306,7 @@ describe("readRollout: incremental reading", () => {
       source: "codex-transcript",
       message_id: "resp_new",
       model: "gpt-mock",
-      input_tokens: 100,
-      cache_read_input_tokens: 40,
-      cache_creation_input_tokens: 5,
-      output_tokens: 20,
-      reasoning_output_tokens: 7,
-      total_tokens: 120,
+      ...USAGE_IN_CORE_NAMES,
     });
     expect(second.commands.map((c) => [c.call_id, c.exit_code])).toEqual([["call_new", 2]]);
     expect(second.offset).toBe(statSync(path).size);
@@ -449,12 +452,7 @@ describe("codexUsage", () => {
     expect(codexUsage(USAGE, "resp_1")).toEqual({
       source: "codex-transcript",
       message_id: "resp_1",
-      input_tokens: 100,
-      cache_read_input_tokens: 40,
-      cache_creation_input_tokens: 5,
-      output_tokens: 20,
-      reasoning_output_tokens: 7,
-      total_tokens: 120,
+      ...USAGE_IN_CORE_NAMES,
     });
     expect(codexUsage(null)).toBeUndefined();
     expect(codexUsage("100 tokens")).toBeUndefined();

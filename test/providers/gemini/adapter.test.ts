@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { NormalizedEvent } from "../../../src/core/event.ts";
 import { enrichGemini, geminiAdapter, loadGeminiState } from "../../../src/providers/gemini/adapter.ts";
 import { normalizeGeminiHook } from "../../../src/providers/gemini/normalize.ts";
+import { CAPTURED_FIRST_RUN } from "./captured-turn.ts";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "gemini");
 
@@ -86,20 +87,7 @@ const toolId = (events: NormalizedEvent[]) => events[0]?.payload.tool_use_id as 
 describe("geminiAdapter: a captured turn, hook by hook", () => {
   it("records each event once, pairs the tool, and puts the turn on the turn's events", () => {
     const s = session();
-    const sequence = [
-      "SessionStart.json",
-      "BeforeAgent.json",
-      "PreCompress.json",
-      "BeforeModel.json",
-      "BeforeToolSelection.json",
-      "AfterModel.thought-chunk.json",
-      "AfterModel.json",
-      "AfterModel.final-chunk-with-functionCall.json",
-      "BeforeTool.json",
-      "AfterTool.json",
-      "AfterAgent.json",
-      "SessionEnd.json",
-    ];
+    const sequence = CAPTURED_FIRST_RUN;
     const byFile = new Map(sequence.map((file) => [file, s.run(fixture(file), false)]));
     const all = [...byFile.values()].flat();
     expect(kinds(all)).toEqual([

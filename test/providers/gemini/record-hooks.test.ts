@@ -9,6 +9,7 @@ import { writeConfig } from "../../../src/core/config.ts";
 import { runHook } from "../../../src/core/recorder.ts";
 import { geminiAdapter } from "../../../src/providers/gemini/adapter.ts";
 import { tempProject } from "../../helpers/session.ts";
+import { CAPTURED_FIRST_RUN } from "./captured-turn.ts";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "gemini");
 
@@ -52,20 +53,7 @@ function lines(root: string, id: string): Loose[] {
     .map((l) => JSON.parse(l) as Loose);
 }
 
-const FIRST_RUN = [
-  "SessionStart.json",
-  "BeforeAgent.json",
-  "PreCompress.json",
-  "BeforeModel.json",
-  "BeforeToolSelection.json",
-  "AfterModel.thought-chunk.json",
-  "AfterModel.json",
-  "AfterModel.final-chunk-with-functionCall.json",
-  "BeforeTool.json",
-  "AfterTool.json",
-  "AfterAgent.json",
-  "SessionEnd.json",
-];
+const FIRST_RUN = CAPTURED_FIRST_RUN;
 
 describe("gemini through the hook path", () => {
   it("records a captured session once per event, and SessionEnd's repeats once", () => {

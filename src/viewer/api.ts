@@ -10,11 +10,13 @@ import { SESSION_FILES } from "../core/paths.ts";
 import { recoverSession } from "../core/recovery.ts";
 import { openForScan, scanLines } from "../core/scan.ts";
 import { type ScopedSession, sessionsInScope } from "../core/session-scope.ts";
+import { totalTokens } from "../core/usage-facts.ts";
 import { type ExperimentRecord, listExperiments } from "../experiment/record.ts";
 import { buildReport, type ExperimentReport } from "../experiment/report.ts";
 import { parseQuery, QueryError } from "../memory/index/query.ts";
 import { searchProject } from "../memory/index/search.ts";
 import { subagentToolsOf } from "../providers/catalog.ts";
+import { usageFactsOf } from "../providers/usage-facts.ts";
 import type { ScenarioResult } from "../scenario/schema.ts";
 import { UsageQueryError } from "../usage/errors.ts";
 import { priceTable } from "../usage/pricing.ts";
@@ -411,9 +413,8 @@ export function listItem(
     tool_errors: sum.tool_errors,
     events: sum.events,
     bytes: sum.bytes,
-    tokens: t
-      ? t.input_tokens + t.output_tokens + t.cache_read_input_tokens + t.cache_creation_input_tokens
-      : null,
+    // Codex and Gemini report input with the cache reads in it: counted once, as `list` counts them.
+    tokens: t ? totalTokens(usageFactsOf(m.provider), t) : null,
     run_type: m.run_type,
     arm: m.arm ?? null,
     experiment_id: m.experiment_id ?? null,

@@ -122,9 +122,13 @@ describe("tapedeck import gemini, for a user who ran Gemini CLI before installin
     const before = eventsOf(id);
     await gemini(["--resume", "latest", "SCENARIO_TEXT one more"]);
     const grown = await json<{ imported: Array<Record<string, unknown>> }>(["import", "gemini"]);
-    expect(grown.imported).toEqual([expect.objectContaining({ status: "grown", duplicates: 0 })]);
+    // Gemini sometimes writes a record of the first run again when it resumes; the store drops it by its id
+    // (counted in `duplicates`), so the archive still holds every event once.
+    expect(grown.imported).toEqual([expect.objectContaining({ status: "grown" })]);
     const after = eventsOf(id);
     expect(after.slice(0, before.length)).toEqual(before);
+    const ids = after.map((e) => e.event_id);
+    expect(new Set(ids).size).toBe(ids.length);
     expect(
       after
         .slice(before.length)

@@ -16,6 +16,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readSync,
   renameSync,
   statSync,
@@ -228,6 +229,28 @@ export function unlinkQuietly(path: string): void {
     unlinkSync(path);
   } catch {
     // already gone
+  }
+}
+
+/**
+ * Best-effort cleanup of a directory of small per-session files: once it holds more than `above` entries, the
+ * regular files whose names match `names` and that were not touched for `staleMs` go. Never follows a link,
+ * never throws.
+ */
+export function pruneStaleFiles(dir: string, names: RegExp, above: number, staleMs: number): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  if (entries.length <= above) return;
+  const cutoff = Date.now() - staleMs;
+  for (const name of entries) {
+    if (!names.test(name)) continue;
+    const path = join(dir, name);
+    const st = lstatOrUndefined(path);
+    if (st?.isFile() && st.mtimeMs < cutoff) unlinkQuietly(path);
   }
 }
 

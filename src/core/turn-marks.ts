@@ -8,9 +8,9 @@
 // The directory is inside a project a cloned repository controls: it is
 // never followed through a symlink, and only files named like marks are ever
 // deleted from it.
-import { closeSync, constants, readdirSync, rmSync, unlinkSync } from "node:fs";
+import { closeSync, constants, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ensureDir, lstatOrUndefined, openRegularSync } from "./fsutil.ts";
+import { ensureDir, lstatOrUndefined, openRegularSync, pruneStaleFiles } from "./fsutil.ts";
 import { ensureTapedeckDir, sessionDirName, UnsafePathError } from "./paths.ts";
 
 const DIR = "turn-marks";
@@ -41,7 +41,7 @@ export function markTurn(projectRoot: string, provider: string, turnId: string):
   const dir = marksDir(projectRoot, true)!;
   // A FIFO planted under a mark's name must not block the hook: opened without waiting, then refused.
   closeSync(openRegularSync(join(dir, markName(provider, turnId)), constants.O_WRONLY | constants.O_CREAT));
-  pruneStale(dir);
+  pruneStaleFiles(dir, MARK_NAME, PRUNE_ABOVE, STALE_MS);
 }
 
 /** Whether the primary path recorded this turn; the mark is consumed when it is found. */
@@ -53,22 +53,5 @@ export function takeTurnMark(projectRoot: string, provider: string, turnId: stri
     return true;
   } catch {
     return false;
-  }
-}
-
-function pruneStale(dir: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  if (names.length <= PRUNE_ABOVE) return;
-  const cutoff = Date.now() - STALE_MS;
-  for (const name of names) {
-    if (!MARK_NAME.test(name)) continue;
-    const path = join(dir, name);
-    const st = lstatOrUndefined(path);
-    if (st?.isFile() && st.mtimeMs < cutoff) rmSync(path, { force: true });
   }
 }

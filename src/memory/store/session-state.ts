@@ -13,9 +13,15 @@
 // since (one lstat when nothing was): parsing the whole file each time grew with the session, ~0.9 ms at a
 // thousand prompts on a loaded machine. A process that has not seen the session (a one-shot hook) reads it once.
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, readdirSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { appendRegularSync, ensureRealDirUnder, openRegularSync, unlinkQuietly } from "../../core/fsutil.ts";
+import {
+  appendRegularSync,
+  ensureRealDirUnder,
+  openRegularSync,
+  pruneStaleFiles,
+  unlinkQuietly,
+} from "../../core/fsutil.ts";
 import { tapedeckDir } from "../../core/paths.ts";
 
 export const STATE_DIR = "retrieval";
@@ -25,6 +31,8 @@ const MAX_READ_BYTES = 1024 * 1024;
 const PRUNE_ABOVE = 256;
 const STALE_MS = 30 * 24 * 3600 * 1000;
 const ID_RE = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** A session's state file: the hash of its id (statePath). */
+const SESSION_FILE = /^[0-9a-f]{32}$/;
 /** Sessions a process keeps parsed; past it the cache starts over (each is read again once). */
 const CACHED_SESSIONS = 512;
 
@@ -103,7 +111,8 @@ export function noteGiven(
   const path = statePath(projectRoot, sessionId);
   const fresh = lstatSync(path, { throwIfNoEntry: false }) === undefined;
   appendRegularSync(path, `${promptEventId} ${safe.join(",")}\n`);
-  if (fresh) pruneStale(dir);
+  // Files of sessions nobody prompted for a month, once there are many: a session's file is its own.
+  if (fresh) pruneStaleFiles(dir, SESSION_FILE, PRUNE_ABOVE, STALE_MS);
 }
 
 /** The agent's context started afresh (a compaction, a cleared conversation): everything may be given again. */
@@ -181,23 +190,5 @@ function readFrom(path: string, from: number, to: number): string | undefined {
     return buf.subarray(0, read).toString("utf8");
   } finally {
     closeSync(fd);
-  }
-}
-
-/** Files of sessions nobody prompted for a month, once there are many: a session's file is its own. */
-function pruneStale(dir: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  if (names.length <= PRUNE_ABOVE) return;
-  const cutoff = Date.now() - STALE_MS;
-  for (const name of names) {
-    if (!/^[0-9a-f]{32}$/.test(name)) continue;
-    const path = join(dir, name);
-    const st = lstatSync(path, { throwIfNoEntry: false });
-    if (st?.isFile() && st.mtimeMs < cutoff) unlinkQuietly(path);
   }
 }

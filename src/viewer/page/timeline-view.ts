@@ -4,6 +4,8 @@
 // the reader scrolls; rows off screen are skipped by the renderer (content-visibility), so a 100,000-event
 // session neither loads nor lays out whole.
 import { injectionLine, injectionOf } from "../../core/injection.ts";
+import { totalTokens, type UsageFacts } from "../../core/usage-facts.ts";
+import { usageFactsOf } from "../../providers/usage-facts.ts";
 import { formatCost } from "../../usage/pricing.ts";
 import type { SessionListItem } from "../api.ts";
 import type { Agent, TimelineEvent, ToolCall, Turn, TurnItem, Usage } from "../timeline.ts";
@@ -66,6 +68,15 @@ function usageLine(u: Usage): string {
 
 function tokensOf(u: Usage): number {
   return u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+}
+
+/**
+ * A subagent's line in the tree: its calls and its tokens, each once (Codex and Gemini report input with the
+ * cache reads in it), as the session list counts them.
+ */
+export function agentTotals(a: Agent, calls: number, facts: UsageFacts): string {
+  const tokens = compact(totalTokens(facts, a.usage));
+  return ` ${a.agent_id} · ${calls} tool call${calls === 1 ? "" : "s"} · ${tokens} tokens`;
 }
 
 function jump(seq: number, text: string): HTMLElement {
@@ -268,7 +279,7 @@ export class TimelineView {
         "summary",
         {},
         h("strong", {}, `subagent ${a.agent_type ?? ""}`),
-        ` ${a.agent_id} · ${tools.length} tool call${tools.length === 1 ? "" : "s"} · ${compact(tokensOf(a.usage))} tokens`,
+        agentTotals(a, tools.length, usageFactsOf(this.session.provider)),
         cost ? ` · ${cost}` : "",
       ),
       list,

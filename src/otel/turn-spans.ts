@@ -5,6 +5,7 @@
 // and tool input/output go out only with the content opt-in, from the (already redacted) archive text.
 
 import type { AgentNode, CallNode, Placement } from "../core/timeline/nodes.ts";
+import { type Placed, type PlacementReader, readPlaced } from "../core/timeline/reader.ts";
 import type { Attributes, Span } from "./model.ts";
 import { spanIdFor, traceIdFor } from "./model.ts";
 import type { ArchiveEvent } from "./read.ts";
@@ -38,8 +39,6 @@ interface ToolState {
   span: Span;
   done: boolean;
 }
-
-type Placed<R extends Placement["role"]> = Extract<Placement, { role: R }>;
 
 interface Scope {
   span: Span;
@@ -100,7 +99,11 @@ function bumpCount(span: Span, key: string, n: number): void {
   span.attributes[key] = ((span.attributes[key] as number | undefined) ?? 0) + n;
 }
 
-export class TurnMapper {
+/**
+ * One turn's spans, an event at a time through `add`: the reader's steps (prompt, call, ...) each map one
+ * role of event and answer the span it went into, for its redaction counts.
+ */
+export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
   private readonly spans: Span[] = [];
   private readonly root: Scope;
   private readonly agents = new Map<AgentNode, Scope>();
@@ -170,36 +173,14 @@ export class TurnMapper {
     if (Number.isFinite(e.timeMs)) this.endMs = Math.max(this.endMs, e.timeMs);
     this.redactions += e.redactions;
     this.truncations += e.truncations;
-    const target = this.dispatch(e, placed);
+    const target = readPlaced(this, e, placed);
     bumpCount(target, "tapedeck.redaction.count", e.redactions);
     bumpCount(target, "tapedeck.truncation.count", e.truncations);
     const scope = this.scopeOf(placed);
     if (Number.isFinite(e.timeMs)) scope.lastMs = e.timeMs;
   }
 
-  /** Maps one event; returns the span it went into (for its redaction counts). */
-  private dispatch(e: ArchiveEvent, placed: Placement): Span {
-    switch (placed.role) {
-      case "prompt":
-        return this.prompt(e, placed);
-      case "call":
-        return this.toolCall(e, placed);
-      case "result":
-        return this.toolResult(e, placed);
-      case "agent_start":
-        return this.subagentStart(e, placed);
-      case "agent_stop":
-        return this.subagentStop(e, placed);
-      case "usage":
-        return this.usage(e, placed);
-      case "answer":
-        return this.answer(e, placed);
-      default:
-        return this.mark(e, placed);
-    }
-  }
-
-  private prompt(e: ArchiveEvent, placed: Placement): Span {
+  prompt(e: ArchiveEvent, placed: Placement): Span {
     const scope = this.scopeOf(placed);
     const text = str(e.payload.prompt);
     if (text !== undefined) scope.prompt = scope.prompt === undefined ? text : `${scope.prompt}\n\n${text}`;
@@ -208,7 +189,7 @@ export class TurnMapper {
     return scope.span;
   }
 
-  private answer(e: ArchiveEvent, placed: Placement): Span {
+  answer(e: ArchiveEvent, placed: Placement): Span {
     const scope = this.scopeOf(placed);
     const text = str(e.payload.text) ?? str(e.payload.last_assistant_message);
     // Several messages in one turn (Codex, Gemini): the answer is all of them, in order.
@@ -216,7 +197,7 @@ export class TurnMapper {
     return scope.span;
   }
 
-  private toolCall(e: ArchiveEvent, placed: Placed<"call"> | Placed<"result">): Span {
+  call(e: ArchiveEvent, placed: Placed<"call"> | Placed<"result">): Span {
     const scope = this.scopeOf(placed);
     const name = str(e.payload.tool_name) ?? "tool";
     const span = this.newSpan(e, scope.span, `${OPERATION.executeTool} ${name}`, "internal");
@@ -240,13 +221,13 @@ export class TurnMapper {
     return span;
   }
 
-  private toolResult(e: ArchiveEvent, placed: Placed<"result">): Span {
+  result(e: ArchiveEvent, placed: Placed<"result">): Span {
     const p = e.payload;
     const failed = placed.failed;
     let tool = this.tools.get(placed.call);
     if (!tool) {
       // A result whose call was not recorded: the span starts its stated duration before the result.
-      const span = this.toolCall({ ...e, kind: "tool_call" }, placed);
+      const span = this.call({ ...e, kind: "tool_call" }, placed);
       tool = this.tools.get(placed.call)!;
       const duration = typeof p.duration_ms === "number" && p.duration_ms >= 0 ? p.duration_ms : 0;
       span.startMs = e.timeMs - duration;
@@ -274,7 +255,7 @@ export class TurnMapper {
     return span;
   }
 
-  private subagentStart(e: ArchiveEvent, placed: Placed<"agent_start">): Span {
+  agentStart(e: ArchiveEvent, placed: Placed<"agent_start">): Span {
     const started = placed.started;
     const id = started.agent_id;
     // The call that started it, as the turn model found it; the turn's root when none could have.
@@ -300,9 +281,9 @@ export class TurnMapper {
     return span;
   }
 
-  private subagentStop(e: ArchiveEvent, placed: Placed<"agent_stop">): Span {
+  agentStop(e: ArchiveEvent, placed: Placed<"agent_stop">): Span {
     const scope = placed.stopped ? this.agents.get(placed.stopped) : undefined;
-    if (!scope) return this.mark(e, placed);
+    if (!scope) return this.other(e, placed);
     if (Number.isFinite(e.timeMs)) scope.span.endMs = Math.max(scope.span.startMs, e.timeMs);
     const text = str(e.payload.last_assistant_message);
     if (text) scope.answer = text;
@@ -310,7 +291,7 @@ export class TurnMapper {
     return scope.span;
   }
 
-  private usage(e: ArchiveEvent, placed: Placed<"usage">): Span {
+  usage(e: ArchiveEvent, placed: Placed<"usage">): Span {
     const scope = this.scopeOf(placed);
     const u = e.usage;
     // Each response once: the transcript and the proxy can report the same one (the model counts ids).
@@ -358,7 +339,7 @@ export class TurnMapper {
     if (scope !== this.root) addUsage(this.root.usage, usage);
   }
 
-  private mark(e: ArchiveEvent, placed: Placement): Span {
+  other(e: ArchiveEvent, placed: Placement): Span {
     const scope = this.scopeOf(placed);
     const p = e.payload;
     const at = e.timeMs;

@@ -3,6 +3,7 @@
 // the estimated cost of each turn and subagent.
 import { injectionLine, injectionOf } from "../core/injection.ts";
 import type { AgentNode, CallNode, Placement, TurnNode } from "../core/timeline/nodes.ts";
+import { type Placed, type PlacementReader, readPlaced } from "../core/timeline/reader.ts";
 import { TurnModel, turnUsage } from "../core/timeline/turns.ts";
 import { tokenCount } from "../core/timeline/usage.ts";
 import { CostAccumulator } from "../usage/pricing.ts";
@@ -20,13 +21,12 @@ import type { Agent, TimelineEvent, TimelineOptions, ToolCall, Turn, TurnItem } 
 
 const DEFAULT_EXCERPT = 600;
 
-type Placed<R extends Placement["role"]> = Extract<Placement, { role: R }>;
-
 /**
  * Folds events into turns, one at a time; a finished turn is handed to `onTurn` as soon as the next one
- * starts, so only the turn being built is held.
+ * starts, so only the turn being built is held. Events come in through `add`; the reader's steps (prompt,
+ * call, ...) are what `add` hands each one to, once the turn model has placed it.
  */
-export class TimelineBuilder {
+export class TimelineBuilder implements PlacementReader<TimelineEvent, void> {
   private readonly model: TurnModel;
   private current: Turn | null = null;
   private readonly calls = new Map<CallNode, ToolCall>();
@@ -53,32 +53,7 @@ export class TimelineBuilder {
     const turn = this.current;
     if (e.timestamp) turn.ended_at = e.timestamp;
     turn.turn_id = placed.turn.turn_id;
-    switch (placed.role) {
-      case "prompt":
-        this.prompt(e, placed);
-        return;
-      case "call":
-        this.toolCall(e, placed);
-        return;
-      case "result":
-        this.toolResult(e, placed);
-        return;
-      case "agent_start":
-        this.subagentStart(e, placed);
-        return;
-      case "agent_stop":
-        this.subagentStop(e, placed);
-        return;
-      case "answer":
-        this.answer(e, placed);
-        return;
-      case "usage":
-        this.usage(e, placed);
-        return;
-      default:
-        this.otherEvent(e, placed);
-        return;
-    }
+    readPlaced(this, e, placed);
   }
 
   /** Hands over the turn being built; call at the end of the events. */
@@ -139,7 +114,7 @@ export class TimelineBuilder {
     return agent ? agent.items : this.current!.items;
   }
 
-  private prompt(e: TimelineEvent, placed: Placed<"prompt">): void {
+  prompt(e: TimelineEvent, placed: Placed<"prompt">): void {
     const text = str(e.payload.prompt) ?? resultText(e.payload.prompt);
     if (placed.main) {
       this.current!.prompt = {
@@ -156,7 +131,7 @@ export class TimelineBuilder {
     else this.mark(e, placed, `subagent ${e.agent_id} prompt: ${oneLine(text, 200)}`);
   }
 
-  private toolCall(e: TimelineEvent, placed: Placed<"call">): void {
+  call(e: TimelineEvent, placed: Placed<"call">): void {
     const call = this.newCall(e, true);
     this.itemsFor(placed).push(call);
     this.calls.set(placed.call, call);
@@ -178,7 +153,7 @@ export class TimelineBuilder {
     };
   }
 
-  private toolResult(e: TimelineEvent, placed: Placed<"result">): void {
+  result(e: TimelineEvent, placed: Placed<"result">): void {
     const p = e.payload;
     const text = resultText(e.kind === "tool_error" ? (p.error ?? p.tool_response) : p.tool_response);
     let call = this.calls.get(placed.call);
@@ -206,7 +181,7 @@ export class TimelineBuilder {
     };
   }
 
-  private subagentStart(e: TimelineEvent, placed: Placed<"agent_start">): void {
+  agentStart(e: TimelineEvent, placed: Placed<"agent_start">): void {
     const node = placed.started;
     const agent: Agent = {
       type: "agent",
@@ -228,7 +203,7 @@ export class TimelineBuilder {
     this.agentCosts.set(agent, new CostAccumulator(this.options.prices));
   }
 
-  private subagentStop(e: TimelineEvent, placed: Placed<"agent_stop">): void {
+  agentStop(e: TimelineEvent, placed: Placed<"agent_stop">): void {
     const agent = placed.stopped ? this.agents.get(placed.stopped) : undefined;
     if (!agent) {
       this.mark(e, placed, `subagent ${e.agent_id ?? str(e.payload.agent_id) ?? "?"} stopped`);
@@ -239,7 +214,7 @@ export class TimelineBuilder {
     if (text) agent.answer = excerpt(text, this.max);
   }
 
-  private answer(e: TimelineEvent, placed: Placed<"answer">): void {
+  answer(e: TimelineEvent, placed: Placed<"answer">): void {
     const text = str(e.payload.text) ?? str(e.payload.last_assistant_message) ?? "";
     const agent = placed.agent ? this.agents.get(placed.agent) : undefined;
     if (agent) {
@@ -259,7 +234,7 @@ export class TimelineBuilder {
   }
 
   /** The model counted the tokens (each response once); the cost is estimated here, per response. */
-  private usage(e: TimelineEvent, placed: Placed<"usage">): void {
+  usage(e: TimelineEvent, placed: Placed<"usage">): void {
     const u = e.usage;
     if (!u || !placed.counted) return;
     const tokens = {
@@ -273,7 +248,7 @@ export class TimelineBuilder {
     cost?.add(str(u.model), tokens);
   }
 
-  private otherEvent(e: TimelineEvent, placed: Placed<"other">): void {
+  other(e: TimelineEvent, placed: Placed<"other">): void {
     const p = e.payload;
     const name = str(p.hook_event_name);
     if (e.kind === "session_start") {

@@ -16,8 +16,9 @@
 // Written like every tapedeck file: 0600, to a temp file then renamed, never
 // through a symlink. Failing to write it only costs the next scan its time.
 import { createHash } from "node:crypto";
-import { fstatSync, readSync } from "node:fs";
+import { fstatSync } from "node:fs";
 import { join } from "node:path";
+import { readRange } from "./byte-range.ts";
 import { readJsonOrUndefined, writeFileAtomicSync } from "./fsutil.ts";
 import { isRecord } from "./json.ts";
 import type { ScanSnapshot } from "./session-scan.ts";
@@ -81,13 +82,8 @@ export function sameFile(a: FileIdentity, b: FileIdentity): boolean {
 /** SHA-256 of the BOUNDARY_BYTES before `offset` (fewer at the start of the file); undefined past EOF. */
 function boundaryHash(fd: number, offset: number): string | undefined {
   const start = Math.max(0, offset - BOUNDARY_BYTES);
-  const buf = Buffer.allocUnsafe(offset - start);
-  let got = 0;
-  while (got < buf.length) {
-    const n = readSync(fd, buf, got, buf.length - got, start + got);
-    if (n <= 0) return undefined;
-    got += n;
-  }
+  const buf = readRange(fd, start, offset);
+  if (buf.length < offset - start) return undefined;
   // A prefix ends just past a newline: anything else was not written by a checkpointing scan.
   if (offset > 0 && buf[buf.length - 1] !== 10) return undefined;
   return createHash("sha256").update(buf).digest("hex");

@@ -1,9 +1,10 @@
 // Who switched recording on or off, and how: one line per change in the
 // project's `.tapedeck/control.jsonl`. An agent can stop its own recording
 // through the MCP tool; this keeps that visible (`tapedeck status`).
-import { closeSync, constants, fstatSync, readSync } from "node:fs";
+import { fstatSync } from "node:fs";
 import { join } from "node:path";
-import { appendRegularSync, openRegularSync } from "./fsutil.ts";
+import { readRange } from "./byte-range.ts";
+import { appendRegularSync, withRegularFile } from "./fsutil.ts";
 import { ensureTapedeckDir, tapedeckDir } from "./paths.ts";
 
 export interface ControlChange {
@@ -36,21 +37,10 @@ function appendChange(projectRoot: string, change: Omit<ControlChange, "at">): v
 
 /** The file's last TAIL_BYTES, as text; a FIFO or symlink planted as the log reads as no log. */
 function readTail(path: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openRegularSync(path, constants.O_RDONLY);
-  } catch {
-    return undefined;
-  }
-  try {
+  return withRegularFile(path, (fd) => {
     const size = fstatSync(fd).size;
-    const start = Math.max(0, size - TAIL_BYTES);
-    const buf = Buffer.alloc(size - start);
-    const n = readSync(fd, buf, 0, buf.length, start);
-    return buf.subarray(0, n).toString("utf8");
-  } finally {
-    closeSync(fd);
-  }
+    return readRange(fd, Math.max(0, size - TAIL_BYTES), size).toString("utf8");
+  });
 }
 
 /** The latest change for `provider`, if any was logged. */

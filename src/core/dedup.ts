@@ -4,8 +4,8 @@
 // events file is never rescanned. The table grows by doubling (amortized
 // O(1)) and recovery can rebuild it from events.jsonl.
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readSync, renameSync } from "node:fs";
-import { FILE_MODE, openRegularSync, unlinkQuietly, writeAll } from "./fsutil.ts";
+import { closeSync, constants, fstatSync, readSync, renameSync } from "node:fs";
+import { openRegularOrUndefined, unlinkQuietly, writeAll, writeNewFileSync } from "./fsutil.ts";
 
 const MAGIC = 0x44494454; // "TDID"
 const HEADER_BYTES = 16;
@@ -80,19 +80,7 @@ function writeTable(path: string, table: Buffer): void {
   const tmp = `${path}.${process.pid}.tmp`;
   // A leftover of a dead writer with our pid (or anything planted there) goes; O_EXCL then creates ours.
   unlinkQuietly(tmp);
-  const fd = openSync(
-    tmp,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    FILE_MODE,
-  );
-  try {
-    writeAll(fd, table, 0);
-  } catch (error) {
-    closeSync(fd);
-    unlinkQuietly(tmp);
-    throw error;
-  }
-  closeSync(fd);
+  writeNewFileSync(tmp, table);
   renameSync(tmp, path);
 }
 
@@ -154,13 +142,9 @@ export class IdTable {
 
   /** Opens the table; a missing or damaged one answers `undefined` so the caller rebuilds it. */
   static open(path: string): IdTable | undefined {
-    let fd: number;
-    try {
-      // Not a regular file (a planted FIFO would block the header read): rebuilt by the caller.
-      fd = openRegularSync(path, constants.O_RDWR);
-    } catch {
-      return undefined;
-    }
+    // Not a regular file (a planted FIFO would block the header read): rebuilt by the caller.
+    const fd = openRegularOrUndefined(path, constants.O_RDWR);
+    if (fd === undefined) return undefined;
     const header = readHeader(fd);
     if (!header) {
       closeSync(fd);

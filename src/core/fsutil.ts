@@ -77,6 +77,29 @@ export function openRegularSync(
   return fd;
 }
 
+/** openRegularSync, or undefined where it would throw: a missing file and a planted link or FIFO are alike none. */
+export function openRegularOrUndefined(path: string, flags: number): number | undefined {
+  try {
+    return openRegularSync(path, flags);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs `read` on the regular file at `path`, opened read-only as openRegularSync does, and closes it again;
+ * undefined when it cannot be opened. What `read` throws is thrown.
+ */
+export function withRegularFile<T>(path: string, read: (fd: number) => T): T | undefined {
+  const fd = openRegularOrUndefined(path, constants.O_RDONLY);
+  if (fd === undefined) return undefined;
+  try {
+    return read(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Reads a whole regular file of at most `maxBytes`; a larger one is refused,
  * never read. `follow` is only for reading files tapedeck does not own (the
@@ -184,14 +207,13 @@ export function writeAll(fd: number, data: Buffer, position?: number): void {
   }
 }
 
-let tmpCounter = 0;
-
-/** Writes `data` to a fresh sibling temp file of `path` (O_EXCL, O_NOFOLLOW, 0600) and answers its name. */
-export function writeTempSibling(path: string, data: string | Buffer, fsync = false): string {
-  tmpCounter += 1;
-  const tmp = `${path}.${process.pid}.${tmpCounter}.tmp`;
+/**
+ * Creates `path` holding `data` (O_EXCL: never over an existing file nor through a link; 0600). A write that
+ * fails (a full disk) removes the file again: none is left half written. EEXIST when it exists.
+ */
+export function writeNewFileSync(path: string, data: string | Buffer, fsync = false): void {
   const fd = openSync(
-    tmp,
+    path,
     constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
     FILE_MODE,
   );
@@ -199,12 +221,20 @@ export function writeTempSibling(path: string, data: string | Buffer, fsync = fa
     writeAll(fd, typeof data === "string" ? Buffer.from(data) : data);
     if (fsync) fsyncSync(fd);
   } catch (error) {
-    // A full disk must not leave a half-written temp file behind forever.
     closeSync(fd);
-    unlinkQuietly(tmp);
+    unlinkQuietly(path);
     throw error;
   }
   closeSync(fd);
+}
+
+let tmpCounter = 0;
+
+/** Writes `data` to a fresh sibling temp file of `path` (writeNewFileSync) and answers its name. */
+export function writeTempSibling(path: string, data: string | Buffer, fsync = false): string {
+  tmpCounter += 1;
+  const tmp = `${path}.${process.pid}.${tmpCounter}.tmp`;
+  writeNewFileSync(tmp, data, fsync);
   return tmp;
 }
 

@@ -6,16 +6,15 @@
 // through a second O_EXCL file so that two waiters cannot both decide to
 // break it and then delete each other's fresh locks.
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, linkSync, lstatSync, openSync, unlinkSync } from "node:fs";
+import { linkSync, lstatSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
-  FILE_MODE,
   isErrno,
   readRegularFileSync,
   sleepSync,
   UnsafePathError,
   unlinkQuietly,
-  writeAll,
+  writeNewFileSync,
 } from "./fsutil.ts";
 import { SESSION_FILES } from "./paths.ts";
 import { processExists } from "./pids.ts";
@@ -68,27 +67,14 @@ function createExclusive(path: string, content: string): boolean {
 
 /** Creates `path` (never through a link, never over a file) holding `content`; false when it exists. */
 function writeNewFile(path: string, content: string): boolean {
-  let fd: number;
   try {
-    fd = openSync(
-      path,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      FILE_MODE,
-    );
+    // A lock left empty (disk full) made every writer spool for the next 5 s: a failed claim removes itself.
+    writeNewFileSync(path, content);
+    return true;
   } catch (error) {
     if (isErrno(error, "EEXIST")) return false;
     throw error;
   }
-  try {
-    writeAll(fd, Buffer.from(content));
-  } catch (error) {
-    // A lock left empty (disk full) made every writer spool for the next 5 s: a failed claim removes itself.
-    closeSync(fd);
-    unlinkQuietly(path);
-    throw error;
-  }
-  closeSync(fd);
-  return true;
 }
 
 /** The lock's content; a FIFO planted as the lock once blocked this read forever. */

@@ -7,9 +7,10 @@
 // A subagent's file is read where the session's own file reaches the time of its first record, so its events
 // land inside the turn and after the tool call that started it, in the order the hooks would have appended
 // them; a subagent file with no time is read after the session's own.
-import { createHash, type Hash } from "node:crypto";
-import { closeSync, fstatSync, lstatSync, readSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, lstatSync } from "node:fs";
 import { join } from "node:path";
+import { hashPrefix } from "../core/byte-range.ts";
 import type { NormalizedEvent } from "../core/event.ts";
 import { nowIso } from "../core/fsutil.ts";
 import { SESSION_FILES } from "../core/paths.ts";
@@ -137,7 +138,7 @@ class SessionImport {
     let start = 0;
     let state: Record<string, unknown> | undefined;
     if (previous && previous.offset > 0 && previous.offset <= size) {
-      hashRange(fd, previous.offset, hash);
+      hashPrefix(fd, previous.offset, hash);
       if (hash.copy().digest("hex") === previous.sha256) {
         start = previous.offset;
         state = previous.state;
@@ -232,17 +233,5 @@ class SessionImport {
     if (this.pendingBytes === 0 || (!force && this.pendingBytes < PROGRESS_BYTES)) return;
     this.onBytes(this.pendingBytes);
     this.pendingBytes = 0;
-  }
-}
-
-/** Feeds bytes [0, end) of the file to `hash`. */
-function hashRange(fd: number, end: number, hash: Hash): void {
-  const buf = Buffer.allocUnsafe(Math.min(4 * 1024 * 1024, Math.max(1, end)));
-  let position = 0;
-  while (position < end) {
-    const n = readSync(fd, buf, 0, Math.min(buf.length, end - position), position);
-    if (n <= 0) break;
-    hash.update(buf.subarray(0, n));
-    position += n;
   }
 }

@@ -4,9 +4,10 @@
 // later append leaves that prefix, and so the hash, as it was).
 
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, readSync } from "node:fs";
+import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
 import { readLines } from "../core/bounded-lines.ts";
+import { hashPrefix } from "../core/byte-range.ts";
 import { CLOSE_TAG, MARKER_NAME } from "../core/memory-marker.ts";
 import { SESSION_FILES } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
@@ -158,7 +159,7 @@ export function readSource(dir: string, range?: SeqRange): SourceReading {
       fold(r, e, raw);
       end = line.end;
     }
-    const hashed = hashPrefix(fd, end);
+    const hashed = sha256Prefix(fd, end);
     r.prefixSha256 = hashed;
     r.prefixBytes = end;
   } finally {
@@ -167,16 +168,9 @@ export function readSource(dir: string, range?: SeqRange): SourceReading {
   return r;
 }
 
-function hashPrefix(fd: number, end: number): string {
+function sha256Prefix(fd: number, end: number): string {
   const hash = createHash("sha256");
-  const buf = Buffer.allocUnsafe(1 << 20);
-  let at = 0;
-  while (at < end) {
-    const n = readSync(fd, buf, 0, Math.min(buf.length, end - at), at);
-    if (n <= 0) break;
-    hash.update(buf.subarray(0, n));
-    at += n;
-  }
+  hashPrefix(fd, end, hash);
   return hash.digest("hex");
 }
 
@@ -190,7 +184,7 @@ export function prefixHash(dir: string, bytes: number): string | null {
   }
   try {
     if (fstatSync(fd).size < bytes) return null;
-    return hashPrefix(fd, bytes);
+    return sha256Prefix(fd, bytes);
   } finally {
     closeSync(fd);
   }

@@ -1,9 +1,10 @@
 // The viewer's data: what the page asks the local server for. It reads the archive only (manifests, events
 // by byte offset, the stored checksums and recovery report) and the derived search index; no path ever
 // comes from a request: a session is named by its position in the list this process built.
-import { closeSync, fstatSync, readSync } from "node:fs";
+import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionRef } from "../core/archive.ts";
+import { readRange } from "../core/byte-range.ts";
 import { readConfig } from "../core/config.ts";
 import { readJsonOrUndefined } from "../core/fsutil.ts";
 import { SESSION_FILES } from "../core/paths.ts";
@@ -227,14 +228,7 @@ export class ViewerData {
     try {
       const size = fstatSync(fd).size;
       const start = Math.min(Math.max(0, offset), size);
-      const buf = Buffer.alloc(Math.min(RAW_CHUNK_BYTES, size - start));
-      let got = 0;
-      while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, start + got);
-        if (n === 0) break;
-        got += n;
-      }
-      return buf.subarray(0, got);
+      return readRange(fd, start, start + Math.min(RAW_CHUNK_BYTES, size - start));
     } finally {
       closeSync(fd);
     }

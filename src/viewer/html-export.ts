@@ -3,9 +3,10 @@
 // the server would serve, the integrity data, and events.jsonl itself so the page can verify its checksum.
 // The script and style are inline and allowed by their hashes in the CSP; nothing may be fetched.
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, readSync } from "node:fs";
+import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionRef } from "../core/archive.ts";
+import { readRange } from "../core/byte-range.ts";
 import { SESSION_FILES } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
 import { subagentToolsOf } from "../providers/catalog.ts";
@@ -20,14 +21,7 @@ const PAGE_EVENTS = 500;
 function readAll(path: string): Buffer {
   const fd = openForScan(path);
   try {
-    const buf = Buffer.alloc(fstatSync(fd).size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
+    return readRange(fd, 0, fstatSync(fd).size);
   } finally {
     closeSync(fd);
   }

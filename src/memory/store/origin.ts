@@ -8,10 +8,11 @@
 // can copy the nonce but cannot compute the proof; a file without a valid one is never given to the agent
 // (retrieval, the MCP memory tools), whatever the config says. Moving or copying a project keeps the proof.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { closeSync, constants, fstatSync, linkSync, readSync, unlinkSync } from "node:fs";
+import { fstatSync, linkSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ensureDir, isErrno, openRegularSync, writeTempSibling } from "../../core/fsutil.ts";
+import { readRange } from "../../core/byte-range.ts";
+import { ensureDir, isErrno, withRegularFile, writeTempSibling } from "../../core/fsutil.ts";
 
 const KEY_FILE = "memory.key";
 
@@ -50,27 +51,15 @@ export function originKey(
 }
 
 function readKey(path: string): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openRegularSync(path, constants.O_RDONLY);
-  } catch {
-    return undefined;
-  }
-  try {
+  return withRegularFile(path, (fd) => {
     // A key someone else can write (a shared tapedeck home) would let them prove a planted file "ours".
     const st = fstatSync(fd);
     if ((typeof process.getuid === "function" && st.uid !== process.getuid()) || (st.mode & 0o077) !== 0) {
       throw new Error(`${path} belongs to another user or is readable by others; tapedeck will not use it`);
     }
-    const buf = Buffer.alloc(80);
-    const text = buf
-      .subarray(0, readSync(fd, buf, 0, buf.length, 0))
-      .toString("latin1")
-      .trim();
+    const text = readRange(fd, 0, 80).toString("latin1").trim();
     return KEY_PATTERN.test(text) ? Buffer.from(text, "hex") : undefined;
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 export function newNonce(): string {

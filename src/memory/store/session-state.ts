@@ -13,14 +13,15 @@
 // since (one lstat when nothing was): parsing the whole file each time grew with the session, ~0.9 ms at a
 // thousand prompts on a loaded machine. A process that has not seen the session (a one-shot hook) reads it once.
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, readSync } from "node:fs";
+import { fstatSync, lstatSync } from "node:fs";
 import { join } from "node:path";
+import { readRange } from "../../core/byte-range.ts";
 import {
   appendRegularSync,
   ensureRealDirUnder,
-  openRegularSync,
   pruneStaleFiles,
   unlinkQuietly,
+  withRegularFile,
 } from "../../core/fsutil.ts";
 import { tapedeckDir } from "../../core/paths.ts";
 
@@ -169,26 +170,9 @@ function parseLine(state: Known, line: string): void {
   for (const id of ids) state.items.set(id, (state.items.get(id) ?? 0) + 1);
 }
 
+/** Gone, or a symlink or a FIFO put in its place since the lstat: undefined, and nothing followed. */
 function readFrom(path: string, from: number, to: number): string | undefined {
-  let fd: number;
-  try {
-    fd = openRegularSync(path, constants.O_RDONLY);
-  } catch {
-    // Gone, or a symlink or a FIFO put in its place since the lstat: nothing given, and nothing followed.
-    return undefined;
-  }
-  try {
-    const end = Math.min(to, fstatSync(fd).size);
-    const length = Math.max(0, end - from);
-    const buf = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const n = readSync(fd, buf, read, length - read, from + read);
-      if (n <= 0) break;
-      read += n;
-    }
-    return buf.subarray(0, read).toString("utf8");
-  } finally {
-    closeSync(fd);
-  }
+  return withRegularFile(path, (fd) =>
+    readRange(fd, from, Math.min(to, fstatSync(fd).size)).toString("utf8"),
+  );
 }

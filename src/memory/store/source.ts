@@ -2,9 +2,10 @@
 // whatever the session's size), a regular file only (no symlink, no FIFO), and the checksum that links a
 // memory item to the exact bytes it came from.
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, readSync } from "node:fs";
+import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
 import { readLines } from "../../core/bounded-lines.ts";
+import { hashPrefix } from "../../core/byte-range.ts";
 import { SESSION_FILES } from "../../core/paths.ts";
 import { openForScan } from "../../core/scan.ts";
 import { asSourceEvent, type SourceEvent } from "./items.ts";
@@ -84,15 +85,7 @@ export function sha256Prefix(path: string, bytes: number): string | undefined {
   try {
     if (fstatSync(fd).size < bytes) return undefined;
     const hash = createHash("sha256");
-    const buf = Buffer.allocUnsafe(Math.max(1, Math.min(4 * 1024 * 1024, bytes)));
-    let position = 0;
-    while (position < bytes) {
-      const n = readSync(fd, buf, 0, Math.min(buf.length, bytes - position), position);
-      if (n <= 0) return undefined;
-      hash.update(buf.subarray(0, n));
-      position += n;
-    }
-    return hash.digest("hex");
+    return hashPrefix(fd, bytes, hash) < bytes ? undefined : hash.digest("hex");
   } finally {
     closeSync(fd);
   }

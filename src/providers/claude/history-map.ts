@@ -9,15 +9,9 @@
 // What the transcript adds over a hook recording: every text block of an answer (hooks keep the turn's last),
 // and a subagent's task prompt. What it lacks: see CLAUDE_NOT_CAPTURED.
 import type { NormalizedEvent } from "../../core/event.ts";
-import {
-  BoundedMap,
-  type HistoryFile,
-  type HistoryMapper,
-  type HistorySession,
-  isoTime,
-  parseRecord,
-  shortString,
-} from "../history.ts";
+import { contentText } from "../content-text.ts";
+import { BoundedMap, type HistoryFile, type HistorySession, isoTime, shortString } from "../history.ts";
+import { RecordMapper, setFields } from "../history-mapper.ts";
 import { derivedId, isRecord, type Payload } from "../shared.ts";
 import { normalizeClaudeHook } from "./normalize.ts";
 import { dequeuedPromptFromUser, queuedPromptFromRecord } from "./transcript-queued.ts";
@@ -52,15 +46,11 @@ interface Boundary {
   at?: string;
 }
 
-export class ClaudeHistoryMapper implements HistoryMapper {
-  malformed = 0;
-  private readonly session: string;
+export class ClaudeHistoryMapper extends RecordMapper {
   /** The file's subagent, if it is a subagent's file. */
   private readonly fileAgent: string | undefined;
   /** The agent of the record being mapped: the file's, or a sidechain record's in an older main transcript. */
   private agentId: string | undefined;
-  private turn: string | undefined;
-  private lastAt: string | undefined;
   private started: boolean;
   private stopped: boolean;
   private lastText: string | undefined;
@@ -76,11 +66,9 @@ export class ClaudeHistoryMapper implements HistoryMapper {
     private readonly agentType: string | undefined,
     state: Record<string, unknown> | undefined,
   ) {
-    this.session = session.sessionId;
+    super(session.sessionId, state, session.firstAt);
     this.fileAgent = file.role === "subagent" ? file.agentId : undefined;
     this.agentId = this.fileAgent;
-    this.turn = shortString(state?.turn);
-    this.lastAt = isoTime(state?.last_at) ?? session.firstAt;
     this.started = state?.started === true;
     this.stopped = state?.stopped === true;
     this.lastText =
@@ -90,20 +78,17 @@ export class ClaudeHistoryMapper implements HistoryMapper {
     this.prompts = BoundedMap.from(PROMPTS_KEPT, state?.prompts, (v): v is number => v === 1);
   }
 
-  line(bytes: Buffer): NormalizedEvent[] {
+  override line(bytes: Buffer): NormalizedEvent[] {
     if (unwantedByHead(bytes) || !WANTED.some((mark) => bytes.includes(mark))) {
       // The records skipped unread are big (request blobs, snapshots): one that does not even look like a
       // JSON object (a torn write, a stray line) is counted without parsing it.
       if (bytes[0] !== 0x7b || lastByte(bytes) !== 0x7d) this.malformed += 1;
       return [];
     }
-    const record = parseRecord(bytes);
-    if (!record) {
-      this.malformed += 1;
-      return [];
-    }
-    const at = isoTime(record.timestamp);
-    if (at !== undefined) this.lastAt = at;
+    return super.line(bytes);
+  }
+
+  protected map(record: Payload): NormalizedEvent[] {
     // Claude 1.x wrote a Task subagent's records into the main transcript, marked isSidechain.
     this.agentId =
       this.fileAgent ??
@@ -118,7 +103,7 @@ export class ClaudeHistoryMapper implements HistoryMapper {
     return out;
   }
 
-  end(): NormalizedEvent[] {
+  override end(): NormalizedEvent[] {
     this.agentId = this.fileAgent;
     const out: NormalizedEvent[] = [];
     this.flushUsage(out);
@@ -137,17 +122,16 @@ export class ClaudeHistoryMapper implements HistoryMapper {
   }
 
   state(): Record<string, unknown> {
-    const state: Record<string, unknown> = {
+    return setFields({
       started: this.started,
       tools: this.tools.entries(),
       prompts: this.prompts.entries(),
-    };
-    if (this.turn !== undefined) state.turn = this.turn;
-    if (this.lastAt !== undefined) state.last_at = this.lastAt;
-    if (this.stopped) state.stopped = true;
-    if (this.lastText !== undefined && this.fileAgent !== undefined) state.last_text = this.lastText;
-    if (this.boundary) state.boundary = this.boundary;
-    return state;
+      turn: this.turn,
+      last_at: this.lastAt,
+      stopped: this.stopped || undefined,
+      last_text: this.fileAgent !== undefined ? this.lastText : undefined,
+      boundary: this.boundary,
+    });
   }
 
   /** The session's (or the subagent's) start, at the first record: what SessionStart / SubagentStart records. */
@@ -189,7 +173,7 @@ export class ClaudeHistoryMapper implements HistoryMapper {
     }
     if (record.isCompactSummary === true) {
       this.flushUsage(out);
-      this.compaction(out, this.boundary ?? {}, textOf(content), at);
+      this.compaction(out, this.boundary ?? {}, contentText(content), at);
       this.boundary = undefined;
       return;
     }
@@ -219,7 +203,8 @@ export class ClaudeHistoryMapper implements HistoryMapper {
     const turn = this.turnOf(record);
     if (block.is_error === true) {
       const error =
-        textOf(block.content) ?? (typeof record.toolUseResult === "string" ? record.toolUseResult : "error");
+        contentText(block.content) ??
+        (typeof record.toolUseResult === "string" ? record.toolUseResult : "error");
       out.push(this.hook("PostToolUseFailure", at, { tool_name: name, tool_use_id: id, error }, turn));
       return;
     }
@@ -236,7 +221,7 @@ export class ClaudeHistoryMapper implements HistoryMapper {
     if (record.isApiErrorMessage === true) {
       const error = typeof record.error === "string" ? record.error : "unknown";
       out.push(
-        this.hook("StopFailure", at, { error, last_assistant_message: textOf(message?.content) }, turn),
+        this.hook("StopFailure", at, { error, last_assistant_message: contentText(message?.content) }, turn),
       );
       return;
     }
@@ -347,10 +332,7 @@ export class ClaudeHistoryMapper implements HistoryMapper {
 
   /** The event Claude's hook `name` would have given, through the hooks' own normalizer. */
   private hook(name: string, at: string | undefined, fields: Payload, turn?: string): NormalizedEvent {
-    const payload: Payload = { hook_event_name: name, session_id: this.session };
-    for (const [key, value] of Object.entries(fields)) if (value !== undefined) payload[key] = value;
-    if (turn !== undefined) payload.prompt_id = turn;
-    if (this.agentId !== undefined) payload.agent_id = this.agentId;
+    const payload = this.hookPayload(name, { ...fields, prompt_id: turn, agent_id: this.agentId });
     const stamp = at ?? this.lastAt;
     const event = normalizeClaudeHook(payload, {}, () => stamp ?? new Date(0).toISOString()).events[0]!;
     if (stamp === undefined) delete event.timestamp;
@@ -406,12 +388,4 @@ function lastByte(bytes: Buffer): number | undefined {
     if (b !== 0x20 && b !== 0x0d && b !== 0x09) return b;
   }
   return undefined;
-}
-
-/** The text of content (a string or blocks), or undefined. */
-function textOf(content: unknown): string | undefined {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return undefined;
-  const texts = content.filter(isRecord).flatMap((b) => (typeof b.text === "string" ? [b.text] : []));
-  return texts.length > 0 ? texts.join("\n") : undefined;
 }

@@ -10,6 +10,7 @@
 // only {operation: "dequeue"} (no content, no id), and the prompt is the next `user` record, with its own
 // promptId, again without a UserPromptSubmit; that record becomes the user_prompt. Print mode (-p) queues
 // every prompt this way too, but fires UserPromptSubmit: the event id is then the hook's (promptEventId).
+import { contentText } from "../content-text.ts";
 import { isRecord } from "../shared.ts";
 
 export interface QueuedPrompt {
@@ -47,7 +48,7 @@ export function dequeuedPromptFromUser(record: Record<string, unknown>): QueuedP
   const content = record.message.content;
   if (Array.isArray(content) && content.some((b) => isRecord(b) && b.type === "tool_result"))
     return undefined;
-  const prompt = promptText(content);
+  const prompt = contentText(content);
   if (prompt === undefined || NOT_A_PROMPT.test(prompt)) return undefined;
   const queued: QueuedPrompt = { uuid: record.uuid, prompt };
   if (typeof record.parentUuid === "string") queued.parent_uuid = record.parentUuid;
@@ -63,7 +64,7 @@ export function queuedPromptFromRecord(record: Record<string, unknown>): QueuedP
   // Task notifications and other machine-made commands travel the same queue; only a human's prompt is one.
   if (att.commandMode !== undefined && att.commandMode !== "prompt") return undefined;
   if (isRecord(att.origin) && att.origin.kind !== undefined && att.origin.kind !== "human") return undefined;
-  const prompt = promptText(att.prompt);
+  const prompt = contentText(att.prompt);
   if (prompt === undefined) return undefined;
   const queued: QueuedPrompt = { uuid: record.uuid, prompt };
   if (typeof record.parentUuid === "string") queued.parent_uuid = record.parentUuid;
@@ -71,12 +72,4 @@ export function queuedPromptFromRecord(record: Record<string, unknown>): QueuedP
   if (typeof at === "string") queued.timestamp = at;
   if (typeof att.source_uuid === "string") queued.source_uuid = att.source_uuid;
   return queued;
-}
-
-/** A string, or content blocks (a pasted image comes with text blocks): their text. */
-function promptText(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (!Array.isArray(value)) return undefined;
-  const texts = value.filter(isRecord).flatMap((b) => (typeof b.text === "string" ? [b.text] : []));
-  return texts.length > 0 ? texts.join("\n") : undefined;
 }

@@ -11,15 +11,9 @@
 // Rollouts older than token_usage_record (Codex before it wrote one per response) have only `token_count`
 // events, whose `last_token_usage` is read instead, once per change of the running total.
 import type { NormalizedEvent } from "../../core/event.ts";
-import {
-  BoundedMap,
-  type HistoryFile,
-  type HistoryMapper,
-  type HistorySession,
-  isoTime,
-  parseRecord,
-  shortString,
-} from "../history.ts";
+import { contentText } from "../content-text.ts";
+import { BoundedMap, type HistoryFile, type HistorySession, isoTime, shortString } from "../history.ts";
+import { RecordMapper, setFields } from "../history-mapper.ts";
 import { derivedId, isRecord, type Payload } from "../shared.ts";
 import { normalizeCodexHook } from "./normalize.ts";
 import {
@@ -36,13 +30,9 @@ const TURNS_KEPT = 256;
 /** Call ids whose result was recorded from their CommandExecution: their function_call_output adds nothing. */
 const DONE_KEPT = 1024;
 
-export class CodexHistoryMapper implements HistoryMapper {
-  malformed = 0;
-  private readonly root: string;
+export class CodexHistoryMapper extends RecordMapper {
   private readonly agentId: string | undefined;
-  private turn: string | undefined;
   private model: string | undefined;
-  private lastAt: string | undefined;
   private started: boolean;
   private stopped: boolean;
   /** A token_usage_record was seen: the file's token_count events repeat running totals, never read then. */
@@ -57,11 +47,9 @@ export class CodexHistoryMapper implements HistoryMapper {
     private readonly file: HistoryFile,
     state: Record<string, unknown> | undefined,
   ) {
-    this.root = session.sessionId;
+    super(session.sessionId, state, file.firstAt ?? session.firstAt);
     this.agentId = file.role === "subagent" ? file.agentId : undefined;
-    this.turn = shortString(state?.turn);
     this.model = shortString(state?.model);
-    this.lastAt = isoTime(state?.last_at) ?? file.firstAt ?? session.firstAt;
     this.started = state?.started === true;
     this.stopped = state?.stopped === true;
     this.usageRecords = state?.usage_records === true;
@@ -71,14 +59,7 @@ export class CodexHistoryMapper implements HistoryMapper {
     this.prompted = BoundedMap.from(TURNS_KEPT, state?.prompted, (v): v is number => v === 1);
   }
 
-  line(bytes: Buffer): NormalizedEvent[] {
-    const record = parseRecord(bytes);
-    if (!record) {
-      this.malformed += 1;
-      return [];
-    }
-    const at = isoTime(record.timestamp);
-    if (at !== undefined) this.lastAt = at;
+  protected map(record: Payload): NormalizedEvent[] {
     const p = isRecord(record.payload) ? record.payload : undefined;
     if (!p) return [];
     const out: NormalizedEvent[] = [];
@@ -108,24 +89,19 @@ export class CodexHistoryMapper implements HistoryMapper {
     return out;
   }
 
-  end(): NormalizedEvent[] {
-    return [];
-  }
-
   state(): Record<string, unknown> {
-    const state: Record<string, unknown> = {
+    return setFields({
       started: this.started,
       calls: this.calls.entries(),
       done: this.done.entries(),
       prompted: this.prompted.entries(),
-    };
-    if (this.turn !== undefined) state.turn = this.turn;
-    if (this.model !== undefined) state.model = this.model;
-    if (this.lastAt !== undefined) state.last_at = this.lastAt;
-    if (this.stopped) state.stopped = true;
-    if (this.usageRecords) state.usage_records = true;
-    if (this.lastTotal !== undefined) state.last_total = this.lastTotal;
-    return state;
+      turn: this.turn,
+      model: this.model,
+      last_at: this.lastAt,
+      stopped: this.stopped || undefined,
+      usage_records: this.usageRecords || undefined,
+      last_total: this.lastTotal,
+    });
   }
 
   private sessionMeta(p: Payload, out: NormalizedEvent[]): void {
@@ -157,9 +133,10 @@ export class CodexHistoryMapper implements HistoryMapper {
       this.item(p, p.item, turn ?? this.turn, out);
       return;
     }
-    if (p.type === "user_message" && typeof p.message === "string") this.prompt(p.message, undefined, out);
+    if (p.type === "user_message" && typeof p.message === "string")
+      this.message("user", p.message, undefined, out);
     else if (p.type === "agent_message" && typeof p.message === "string")
-      this.answer(p.message, undefined, out);
+      this.message("agent", p.message, undefined, out);
     else if (p.type === "token_count" && !this.usageRecords) this.tokenCount(p, out);
     else if (p.type === "task_complete") this.taskComplete(p, out);
     else if (p.type === "turn_aborted") out.push(this.hook("Interrupt", { reason: p.reason }, turn));
@@ -169,8 +146,10 @@ export class CodexHistoryMapper implements HistoryMapper {
   }
 
   private item(p: Payload, item: Payload, turn: string | undefined, out: NormalizedEvent[]): void {
-    if (item.type === "UserMessage") this.prompt(textOf(item.content), shortString(item.id), out, turn);
-    else if (item.type === "AgentMessage") this.answer(textOf(item.content), shortString(item.id), out, turn);
+    if (item.type === "UserMessage")
+      this.message("user", contentText(item.content), shortString(item.id), out, turn);
+    else if (item.type === "AgentMessage")
+      this.message("agent", contentText(item.content), shortString(item.id), out, turn);
     else if (item.type === "CommandExecution") {
       const command = rolloutCommand(p, this.lastAt);
       if (!command) return;
@@ -217,35 +196,35 @@ export class CodexHistoryMapper implements HistoryMapper {
     );
   }
 
-  private prompt(
+  /** The user's message (a prompt) or the agent's (an answer) in `turn`; a blank one is neither. */
+  private message(
+    from: "user" | "agent",
     text: string | undefined,
     id: string | undefined,
     out: NormalizedEvent[],
     turn: string | undefined = this.turn,
   ): void {
     if (text === undefined || text.trim() === "") return;
+    out.push(from === "user" ? this.prompt(text, id, turn) : this.answer(text, id, turn));
+  }
+
+  private prompt(text: string, id: string | undefined, turn: string | undefined): NormalizedEvent {
     const event = this.hook("UserPromptSubmit", { prompt: text }, turn);
     // The hook's id is one per turn; a second message in the turn (a steer) keeps one of its own.
     if (turn === undefined || this.prompted.has(`${this.agentId ?? ""}:${turn}`))
       event.event_id = derivedId("user_prompt", id ?? `${this.file.path}@${this.lastAt}`);
     else this.prompted.set(`${this.agentId ?? ""}:${turn}`, 1);
-    out.push(event);
+    return event;
   }
 
-  private answer(
-    text: string | undefined,
-    id: string | undefined,
-    out: NormalizedEvent[],
-    turn: string | undefined = this.turn,
-  ): void {
-    if (text === undefined || text.trim() === "") return;
+  private answer(text: string, id: string | undefined, turn: string | undefined): NormalizedEvent {
     const event: NormalizedEvent = {
       kind: "assistant_message",
       event_id: derivedId("assistant_message", id ?? `${this.file.path}@${this.lastAt}`),
       payload: { text, source: "codex-rollout", ...(id !== undefined ? { message_id: id } : {}) },
       optional_fields: ["text"],
     };
-    out.push(this.place(event, turn));
+    return this.place(event, turn);
   }
 
   private taskComplete(p: Payload, out: NormalizedEvent[]): void {
@@ -275,14 +254,14 @@ export class CodexHistoryMapper implements HistoryMapper {
     const total = isRecord(info?.total_token_usage) ? info.total_token_usage.total_tokens : undefined;
     if (typeof total !== "number" || total === this.lastTotal) return;
     this.lastTotal = total;
-    const id = `${this.agentId ?? this.root}:total-${total}`;
+    const id = `${this.agentId ?? this.session}:total-${total}`;
     const usage = codexUsage(info?.last_token_usage, id);
     if (!usage) return;
     const entry: RolloutUsage = { response_id: id, usage };
     if (this.lastAt !== undefined) entry.timestamp = this.lastAt;
     if (this.turn !== undefined) entry.turn_id = this.turn;
     if (this.agentId !== undefined) entry.thread_id = this.agentId;
-    entry.session_id = this.root;
+    entry.session_id = this.session;
     this.usage(entry, out);
   }
 
@@ -294,16 +273,17 @@ export class CodexHistoryMapper implements HistoryMapper {
   }
 
   private scope(turn: string | undefined): ReadScope {
-    return { turnId: turn, agentId: this.agentId, rootThreadId: this.root };
+    return { turnId: turn, agentId: this.agentId, rootThreadId: this.session };
   }
 
   /** The event Codex's hook `name` would have given, through the hooks' own normalizer. */
   private hook(name: string, fields: Payload, turn?: string): NormalizedEvent {
-    const payload: Payload = { hook_event_name: name, session_id: this.root };
-    for (const [key, value] of Object.entries(fields)) if (value !== undefined) payload[key] = value;
-    if (turn !== undefined) payload.turn_id = turn;
-    if (this.agentId !== undefined) payload.agent_id = this.agentId;
-    if (this.model !== undefined && name === "SessionStart") payload.model = this.model;
+    const payload = this.hookPayload(name, {
+      ...fields,
+      turn_id: turn,
+      agent_id: this.agentId,
+      model: name === "SessionStart" ? this.model : undefined,
+    });
     const event = normalizeCodexHook(payload, {}).events[0]!;
     return this.stamp(event);
   }
@@ -313,7 +293,7 @@ export class CodexHistoryMapper implements HistoryMapper {
       kind: "provider_event",
       event_id: derivedId(
         "provider_event",
-        `${type}:${this.agentId ?? this.root}:${this.lastAt}:${String(fields.error)}`,
+        `${type}:${this.agentId ?? this.session}:${this.lastAt}:${String(fields.error)}`,
       ),
       payload: { type, ...fields },
     };
@@ -371,16 +351,9 @@ function turnOfItem(p: Payload): string | undefined {
   return isRecord(meta) ? shortString(meta.turn_id) : undefined;
 }
 
-function textOf(content: unknown): string | undefined {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return undefined;
-  const texts = content.filter(isRecord).flatMap((b) => (typeof b.text === "string" ? [b.text] : []));
-  return texts.length > 0 ? texts.join("\n") : undefined;
-}
-
 /** A function_call_output's output: a string, or (newer Codex) content items. */
 function outputText(value: unknown): unknown {
   if (typeof value === "string" || value === undefined) return value ?? "";
   if (isRecord(value) && typeof value.content === "string") return value.content;
-  return textOf(value) ?? value;
+  return contentText(value) ?? value;
 }

@@ -11,14 +11,8 @@
 // AfterModel chunk and the chat file: the sums are the same). A `$set` that rewrites the history with a
 // `<state_snapshot>` is a compression.
 import type { NormalizedEvent } from "../../core/event.ts";
-import {
-  BoundedMap,
-  type HistoryMapper,
-  type HistorySession,
-  isoTime,
-  parseRecord,
-  shortString,
-} from "../history.ts";
+import { BoundedMap, type HistorySession, isoTime, shortString } from "../history.ts";
+import { RecordMapper } from "../history-mapper.ts";
 import { digest, idFor, isRecord, type Payload } from "../shared.ts";
 import { chatTokens } from "./chat-usage.ts";
 import { normalizeGeminiHook, usageFrom } from "./normalize.ts";
@@ -26,11 +20,7 @@ import { normalizeGeminiHook, usageFrom } from "./normalize.ts";
 /** Message and tool call ids already turned into events: far more than one turn writes. */
 const SEEN_KEPT = 2048;
 
-export class GeminiHistoryMapper implements HistoryMapper {
-  malformed = 0;
-  private readonly session: string;
-  private turn: string | undefined;
-  private lastAt: string | undefined;
+export class GeminiHistoryMapper extends RecordMapper {
   private starts: number;
   /** `<id>:<part>` of what was emitted: `m` text, `u` usage, `c` a tool call, `r` its result. */
   private readonly seen: BoundedMap<number>;
@@ -40,21 +30,17 @@ export class GeminiHistoryMapper implements HistoryMapper {
     private readonly cwd: string | null,
     state: Record<string, unknown> | undefined,
   ) {
-    this.session = session.sessionId;
-    this.turn = shortString(state?.turn);
-    this.lastAt = isoTime(state?.last_at) ?? session.firstAt;
+    super(session.sessionId, state, session.firstAt);
     this.starts = typeof state?.starts === "number" && Number.isSafeInteger(state.starts) ? state.starts : 0;
     this.seen = BoundedMap.from(SEEN_KEPT, state?.seen, (v): v is number => v === 1);
   }
 
-  line(bytes: Buffer): NormalizedEvent[] {
-    const record = parseRecord(bytes);
-    if (!record) {
-      this.malformed += 1;
-      return [];
-    }
-    const at = isoTime(record.timestamp) ?? isoTime(record.startTime);
-    if (at !== undefined) this.lastAt = at;
+  /** A header has its `startTime` instead. */
+  protected override timeOf(record: Payload): string | undefined {
+    return isoTime(record.timestamp) ?? isoTime(record.startTime);
+  }
+
+  protected map(record: Payload): NormalizedEvent[] {
     const out: NormalizedEvent[] = [];
     if (isRecord(record.$set)) this.patch(record.$set, out);
     else if (typeof record.sessionId === "string" && record.type === undefined) this.header(out);
@@ -62,10 +48,6 @@ export class GeminiHistoryMapper implements HistoryMapper {
     else if (record.type === "gemini") this.model(record, out);
     else if (record.type === "error") this.error(record, out);
     return out;
-  }
-
-  end(): NormalizedEvent[] {
-    return [];
   }
 
   state(): Record<string, unknown> {
@@ -215,10 +197,7 @@ export class GeminiHistoryMapper implements HistoryMapper {
 
   /** The event Gemini's hook `name` would have given, through the hooks' own normalizer. */
   private hook(name: string, fields: Payload, at: string | undefined = this.lastAt): NormalizedEvent {
-    const payload: Payload = { hook_event_name: name, session_id: this.session };
-    if (at !== undefined) payload.timestamp = at;
-    for (const [key, value] of Object.entries(fields)) if (value !== undefined) payload[key] = value;
-    const event = normalizeGeminiHook(payload, {}).events[0]!;
+    const event = normalizeGeminiHook(this.hookPayload(name, { timestamp: at, ...fields }), {}).events[0]!;
     if (at === undefined) delete event.timestamp;
     return event;
   }

@@ -40,6 +40,12 @@ export interface UsageFacts {
    * session whose every source leaves a count out does not know it, which a sum would show as 0.
    */
   omits?: Partial<Record<UsageSource, readonly UsageCount[]>>;
+  /**
+   * A source whose records complete another source's, one for one and in order, instead of standing for a
+   * response of their own (Gemini's chat file: the cache reads and thinking tokens of the response its hook
+   * reported), by the source they complete.
+   */
+  completes?: Partial<Record<UsageSource, UsageSource>>;
   gaps: readonly UsageGap[];
 }
 
@@ -60,6 +66,13 @@ export type UsageCounts = Record<UsageCount, number>;
 export function totalTokens(facts: UsageFacts, t: UsageCounts): number {
   const reads = facts.input_includes_cache_read ? 0 : t.cache_read_input_tokens;
   return t.input_tokens + t.output_tokens + reads + t.cache_creation_input_tokens;
+}
+
+/** The source whose records a record of `source` completes (`completes`); undefined: it is a response's own. */
+export function completedSource(facts: UsageFacts, source: string | undefined): string | undefined {
+  return source !== undefined && facts.completes && Object.hasOwn(facts.completes, source)
+    ? facts.completes[source as UsageSource]
+    : undefined;
 }
 
 /** The counts no source of these reported (each source's `omits`): unknown, not 0. */

@@ -6,6 +6,8 @@
 
 import type { AgentNode, CallNode, Placement } from "../core/timeline/nodes.ts";
 import { type Placed, type PlacementReader, readPlaced } from "../core/timeline/reader.ts";
+import { completedSource, type UsageFacts } from "../core/usage-facts.ts";
+import { usageFactsOf } from "../providers/usage-facts.ts";
 import type { Attributes, Span } from "./model.ts";
 import { spanIdFor, traceIdFor } from "./model.ts";
 import type { ArchiveEvent } from "./read.ts";
@@ -46,8 +48,8 @@ interface Scope {
   lastMs: number;
   prompt?: string;
   answer?: string;
-  /** Gemini hook records waiting for the chat file's cache and reasoning counts, in order */
-  geminiChats: Array<{ span: Span; usage: GenAiUsage }>;
+  /** records another source completes, in order (Gemini's hook records await its chat file's counts) */
+  awaiting: Array<{ source: string; span: Span; usage: GenAiUsage }>;
   usage: GenAiUsage;
 }
 
@@ -113,6 +115,9 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
   private redactions = 0;
   private truncations = 0;
   private model: string | undefined;
+  private readonly usageFacts: UsageFacts;
+  /** the sources whose records another source's complete */
+  private readonly completedSources: Set<string>;
 
   constructor(
     private readonly facts: SessionFacts,
@@ -124,6 +129,8 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
     this.traceId = traceIdFor(facts.sessionId, opener.turnId ?? opener.eventId);
     this.endMs = first.timeMs;
     this.model = facts.model ?? str(prompt?.payload.model);
+    this.usageFacts = usageFactsOf(facts.provider);
+    this.completedSources = new Set(Object.values(this.usageFacts.completes ?? {}));
     const agentName = AGENT_NAME[facts.provider] ?? facts.provider;
     const span = this.newSpan(opener, undefined, `${OPERATION.invokeAgent} ${agentName}`, "internal");
     span.startMs = first.timeMs;
@@ -134,7 +141,7 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
       "tapedeck.turn.index": options.index,
     });
     if (opener.turnId) span.attributes["tapedeck.turn.id"] = opener.turnId;
-    this.root = { span, lastMs: first.timeMs, geminiChats: [], usage: {} };
+    this.root = { span, lastMs: first.timeMs, awaiting: [], usage: {} };
   }
 
   get id(): string {
@@ -270,7 +277,7 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
       [ATTR.agentId]: id,
       [ATTR.agentName]: type ?? "subagent",
     });
-    const scope: Scope = { span, lastMs: e.timeMs, geminiChats: [], usage: {} };
+    const scope: Scope = { span, lastMs: e.timeMs, awaiting: [], usage: {} };
     if (parentTool && this.options.content) {
       const input = parentTool.span.events.find((ev) => ev.attributes[ATTR.toolArguments] !== undefined);
       // Claude's Agent call carries the task; Codex's child thread records its own prompt.
@@ -298,20 +305,10 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
     if (!u || !placed.counted) return scope.span;
     const messageId = str(u.message_id);
     const usage = normalizeUsage(this.facts.provider, u);
-    if (u.source === "gemini-chat") {
-      // The chat file's record of a response the hooks already reported: its counts fill that span's gaps.
-      const pending = scope.geminiChats.shift();
-      if (pending) {
-        const before = { ...pending.usage };
-        fillUsage(pending.usage, usage);
-        Object.assign(pending.span.attributes, usageAttrs(pending.usage));
-        const added: GenAiUsage = {};
-        for (const k of Object.keys(pending.usage) as Array<keyof GenAiUsage>)
-          if (before[k] === undefined) added[k] = pending.usage[k];
-        this.addToScopes(scope, added);
-        return pending.span;
-      }
-    }
+    const source = str(u.source);
+    const completed = completedSource(this.usageFacts, source);
+    const filled = completed !== undefined ? this.complete(scope, completed, usage) : undefined;
+    if (filled) return filled;
     const model = str(u.model) ?? str(e.payload.model) ?? this.model ?? "unknown";
     this.model ??= model;
     const span = this.newSpan(e, scope.span, `${OPERATION.chat} ${model}`, "client");
@@ -326,11 +323,31 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
       ...(responseId ? { [ATTR.responseId]: responseId } : {}),
       ...(finish ? { [ATTR.finishReasons]: [finish.toLowerCase()] } : {}),
       ...usageAttrs(usage),
-      "tapedeck.usage.source": str(u.source) ?? "unknown",
+      "tapedeck.usage.source": source ?? "unknown",
     });
-    if (u.source === "gemini-hook") scope.geminiChats.push({ span, usage });
+    if (source !== undefined && this.completedSources.has(source))
+      scope.awaiting.push({ source, span, usage });
     this.addToScopes(scope, usage);
     return span;
+  }
+
+  /**
+   * Another record of a response already reported (Gemini's chat file's): its counts fill the gaps of the
+   * oldest record of the source it completes; undefined when none awaits it.
+   */
+  private complete(scope: Scope, source: string, usage: GenAiUsage): Span | undefined {
+    const at = scope.awaiting.findIndex((a) => a.source === source);
+    if (at < 0) return undefined;
+    const [pending] = scope.awaiting.splice(at, 1);
+    if (!pending) return undefined;
+    const before = { ...pending.usage };
+    fillUsage(pending.usage, usage);
+    Object.assign(pending.span.attributes, usageAttrs(pending.usage));
+    const added: GenAiUsage = {};
+    for (const k of Object.keys(pending.usage) as Array<keyof GenAiUsage>)
+      if (before[k] === undefined) added[k] = pending.usage[k];
+    this.addToScopes(scope, added);
+    return pending.span;
   }
 
   /** A response's usage counts for its agent and for the turn's root. */

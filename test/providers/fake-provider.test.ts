@@ -67,7 +67,7 @@ const payloads = (cwd: string) => [
     text: "One file: README.md",
     // 1,000 input tokens of which 400 came from the cache: Quill's input includes them.
     usage: {
-      source: "hook-payload",
+      source: "quill-hook",
       model: "quill-1",
       message_id: "r1",
       input_tokens: 1000,
@@ -75,7 +75,17 @@ const payloads = (cwd: string) => [
       output_tokens: 50,
     },
   },
-  { event: "end", seq: 6, at: `${T}5.000Z`, session: SESSION, cwd },
+  // Its log's record of the same response: the reasoning count the hook left out.
+  {
+    event: "log",
+    seq: 6,
+    at: `${T}4.500Z`,
+    session: SESSION,
+    cwd,
+    turn: "t1",
+    usage: { source: "quill-log", model: "quill-1", message_id: "log-r1", reasoning_output_tokens: 30 },
+  },
+  { event: "end", seq: 7, at: `${T}5.000Z`, session: SESSION, cwd },
 ];
 
 async function output(run: (program: Command) => Promise<unknown>): Promise<string> {
@@ -157,5 +167,23 @@ describe("a provider added as one folder and one catalog line", () => {
     expect(text).toContain(ATTR.inputTokens);
     expect(text).toMatch(new RegExp(`"${ATTR.inputTokens.replace(/\./g, "\\.")}"[^}]*?1000\\b`));
     expect(text).not.toMatch(/\b1400\b/);
+  });
+
+  it("completes its hook's response with its log's record, as its usage facts pair them: one chat span", async () => {
+    const { mapSession, readManifest } = await import("../../src/otel/map.ts");
+    const { ATTR } = await import("../../src/otel/semconv.ts");
+    const { readdirSync } = await import("node:fs");
+    const dir = join(project.root, ".tapedeck", "quill-sessions");
+    const sessionDir = join(dir, readdirSync(dir)[0] as string);
+    const mapping = mapSession(sessionDir, readManifest(sessionDir)!, {
+      now: Date.parse("2027-01-01T00:00:00Z"),
+    });
+    const chats = mapping.turns.flatMap((t) => t.spans).filter((s) => s.name.startsWith("chat "));
+    expect(chats).toHaveLength(1);
+    expect(chats[0]!.attributes).toMatchObject({
+      [ATTR.inputTokens]: 1000,
+      [ATTR.reasoningTokens]: 30,
+      "tapedeck.usage.source": "quill-hook",
+    });
   });
 });

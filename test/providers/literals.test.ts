@@ -25,8 +25,6 @@ const ALLOWED: Record<string, string> = {
   "cli/proxy-start.ts": "the proxy's default upstream is Anthropic's API, from Claude's launch recipe",
   // The archive's published vocabulary: a usage record's source is part of the envelope's schema.
   "core/schemas.ts": "usage sources (claude-transcript, gemini-hook, ...) are the schema's enum",
-  // Gemini's hook usage completed by its chat file's: this file is being rebuilt on the one turn model.
-  "otel/turn-spans.ts": "pairs gemini-hook usage with the gemini-chat counts that complete it",
   // Model ids, not providers: the price table's keys.
   "usage/pricing.ts": "model ids (claude-sonnet-4, gemini-2.5-pro) of the dated price table",
   // The mock model servers and offline runners are each one client's mock, driving its real CLI.

@@ -8,13 +8,13 @@ import { geminiIdentity } from "./identity.ts";
 import { geminiInstaller } from "./installer.ts";
 import { geminiMcpExtra } from "./mcp-installer.ts";
 import { geminiReplay } from "./replay.ts";
-import { geminiUsageFacts } from "./usage-facts.ts";
+import { geminiUsage } from "./usage-completes.ts";
 
 export const geminiProvider: ProviderEntry = {
   identity: geminiIdentity,
   adapter: geminiAdapter,
   installer: { ...geminiInstaller, extras: [geminiMcpExtra] },
   replay: geminiReplay,
-  usage: geminiUsageFacts,
+  usage: geminiUsage,
   history: geminiHistory,
 };

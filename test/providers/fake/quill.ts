@@ -1,7 +1,9 @@
 // A provider as a contributor would add one: its folder's parts (an identity, an adapter over its hook
 // payloads, its usage facts) and one ProviderEntry. "Quill" is no real client; its payloads are the smallest
 // shape that carries a session, a turn, a tool call and a response's usage. Its counts are OpenAI's kind:
-// input includes the cache reads, so a reader that added them again would count them twice.
+// input includes the cache reads, so a reader that added them again would count them twice. Its log adds
+// each response's reasoning count, which its hook leaves out: a record completing the hook's, not another
+// response.
 import type { HookContext, NormalizedEvent, NormalizeResult } from "../../../src/core/event.ts";
 import type { UsageFacts } from "../../../src/core/usage-facts.ts";
 import type { ProviderEntry } from "../../../src/providers/entry.ts";
@@ -20,7 +22,11 @@ export const quillUsageFacts: UsageFacts = {
   input_includes_cache_read: true,
   output_excludes_reasoning: false,
   response_needs_message_id: true,
-  sources: { "hook-payload": "the response's usage in Quill's Stop hook" },
+  sources: {
+    "quill-hook": "the response's usage in Quill's Stop hook",
+    "quill-log": "its log's reasoning count of each response, which no hook carries",
+  },
+  completes: { "quill-log": "quill-hook" },
   gaps: [],
 };
 
@@ -35,23 +41,33 @@ const KINDS: Record<string, NormalizedEvent["kind"]> = {
   end: "session_end",
 };
 
+/** The payload's event, if it is one of Quill's kinds, and its usage record, if it carries one. */
 function event(p: Payload): NormalizedEvent[] {
   const kind = KINDS[String(p.event)];
-  if (!kind) return [];
   const id = `quill-${String(p.seq)}`;
-  const e: NormalizedEvent = {
-    kind,
-    event_id: id,
-    timestamp: String(p.at),
-    turn_id: typeof p.turn === "string" ? p.turn : undefined,
-    payload: { ...p },
-    terminal: kind === "session_end",
-  };
-  if (!p.usage) return [e];
-  return [
-    e,
-    { kind: "turn_usage", event_id: `${id}-usage`, turn_id: e.turn_id, payload: {}, usage: p.usage as never },
-  ];
+  const turn_id = typeof p.turn === "string" ? p.turn : undefined;
+  const events: NormalizedEvent[] = kind
+    ? [
+        {
+          kind,
+          event_id: id,
+          timestamp: String(p.at),
+          turn_id,
+          payload: { ...p },
+          terminal: kind === "session_end",
+        },
+      ]
+    : [];
+  if (p.usage) {
+    events.push({
+      kind: "turn_usage",
+      event_id: `${id}-usage`,
+      turn_id,
+      payload: {},
+      usage: p.usage as never,
+    });
+  }
+  return events;
 }
 
 export const quillAdapter: ProviderAdapter = {

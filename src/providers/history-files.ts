@@ -16,9 +16,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { openRegularSync, UnsafePathError } from "../core/fsutil.ts";
-import { scanLines } from "../core/scan.ts";
+import { parseObjectLine, scanLines } from "../core/scan.ts";
 import type { HistorySkip } from "./history.ts";
-import { parseRecord } from "./history.ts";
 
 export const SKIP = {
   symlink: "symlink (not followed)",
@@ -131,8 +130,8 @@ export function openAgentFile(path: string): number {
   return fd;
 }
 
-/** A small file of the agent's (a subagent's meta file, Gemini's .project_root), opened as safely as the transcripts. */
-export function readAgentText(path: string, maxBytes: number): string | undefined {
+/** `read` of one of the agent's files (openAgentFile) and its size; undefined when it cannot be opened or read. */
+function readOpened<T>(path: string, read: (fd: number, size: number) => T | undefined): T | undefined {
   let fd: number;
   try {
     fd = openAgentFile(path);
@@ -140,16 +139,26 @@ export function readAgentText(path: string, maxBytes: number): string | undefine
     return undefined;
   }
   try {
-    const size = fstatSync(fd).size;
-    if (size > maxBytes) return undefined;
-    const buf = Buffer.allocUnsafe(size);
-    const n = readSync(fd, buf, 0, size, 0);
-    return buf.subarray(0, n).toString("utf8");
+    return read(fd, fstatSync(fd).size);
   } catch {
     return undefined;
   } finally {
     closeSync(fd);
   }
+}
+
+/** Bytes [start, end) of an open file, fewer where it ends first. */
+function bytesOf(fd: number, start: number, end: number): Buffer {
+  const buf = Buffer.allocUnsafe(end - start);
+  const n = readSync(fd, buf, 0, buf.length, start);
+  return buf.subarray(0, n);
+}
+
+/** A small file of the agent's (a subagent's meta file, Gemini's .project_root), opened as safely as the transcripts. */
+export function readAgentText(path: string, maxBytes: number): string | undefined {
+  return readOpened(path, (fd, size) =>
+    size > maxBytes ? undefined : bytesOf(fd, 0, size).toString("utf8"),
+  );
 }
 
 /** The same, parsed as JSON; undefined when unreadable or not JSON. */
@@ -197,7 +206,7 @@ export function peekRecords(
       fd,
       0,
       (line) => {
-        const record = parseRecord(line.bytes);
+        const record = parseObjectLine(line.bytes);
         return record ? onRecord(record) !== false : true;
       },
       { end: Math.min(size, maxBytes), completeOnly: true },
@@ -215,23 +224,10 @@ const STAMP = /"timestamp"\s*:\s*"([0-9T:.+\-Z ]{10,40})"/g;
 
 /** The last `"timestamp":"..."` in the file's final 64 KB: when the session was last written to, cheaply. */
 export function lastTimestampOf(path: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openAgentFile(path);
-  } catch {
-    return undefined;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const start = Math.max(0, size - TAIL_BYTES);
-    const buf = Buffer.allocUnsafe(size - start);
-    const n = readSync(fd, buf, 0, buf.length, start);
+  return readOpened(path, (fd, size) => {
+    const tail = bytesOf(fd, Math.max(0, size - TAIL_BYTES), size).toString("utf8");
     let last: string | undefined;
-    for (const m of buf.subarray(0, n).toString("utf8").matchAll(STAMP)) last = m[1];
+    for (const m of tail.matchAll(STAMP)) last = m[1];
     return last;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  });
 }

@@ -2,7 +2,8 @@
 // count of lines that are no record, the parse every line gets before the agent's own mapping, and the hook
 // payload each record is turned into before the hooks' own normalizer reads it.
 import type { NormalizedEvent } from "../core/event.ts";
-import { type HistoryMapper, isoTime, parseRecord, shortString } from "./history.ts";
+import { parseObjectLine } from "../core/scan.ts";
+import { type HistoryMapper, isoTime, shortString } from "./history.ts";
 import type { Payload } from "./shared.ts";
 
 /** The fields that are set, in their order: what a hook payload or a cursor's state holds. */
@@ -30,7 +31,7 @@ export abstract class RecordMapper implements HistoryMapper {
   }
 
   line(bytes: Buffer): NormalizedEvent[] {
-    const record = parseRecord(bytes);
+    const record = parseObjectLine(bytes);
     if (!record) {
       this.malformed += 1;
       return [];

@@ -135,19 +135,6 @@ export class BoundedMap<V> {
   }
 }
 
-/** JSON.parse of a line into an object, or undefined (malformed, an array, a scalar). */
-export function parseRecord(bytes: Buffer): Record<string, unknown> | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
 /** A string of bounded length, else undefined: ids and names from a file go into event ids and paths. */
 export function shortString(value: unknown, max = 256): string | undefined {
   return typeof value === "string" && value !== "" && value.length <= max ? value : undefined;

@@ -16,10 +16,8 @@
 // come from the transcript, not from the hook that happened to read it. Each `user` record carries `promptId`
 // (the hooks' prompt_id) and every record its `parentUuid`; records are appended in order, so a record belongs
 // to its parent's turn or, when the parent was not parsed here, to the last prompt seen before it.
-import { closeSync, constants, fstatSync } from "node:fs";
-import { openRegularSync } from "../../core/fsutil.ts";
-import { scanLines } from "../../core/scan.ts";
 import type { Usage } from "../../core/schemas.ts";
+import { DEFAULT_MAX_BYTES, readAppendedLines } from "../appended-lines.ts";
 import { isRecord } from "../shared.ts";
 import {
   dequeuedPromptFromUser,
@@ -29,7 +27,6 @@ import {
   queuedPromptFromRecord,
 } from "./transcript-queued.ts";
 
-export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 /** Claude hands on one queued prompt per turn; a few pending cover prompts typed in a burst. */
 const MAX_PENDING_DEQUEUES = 8;
 
@@ -97,33 +94,13 @@ export function readTranscriptTail(
   const nothing: TailReadResult = { offset: from.offset, usages: [], prompts: [] };
   if (from.turn !== undefined) nothing.turn = from.turn;
   if (from.dequeued !== undefined) nothing.dequeued = from.dequeued;
-  let fd: number;
-  try {
-    // Claude's own file, so a symlink is followed; but a FIFO planted there must not block the hook.
-    fd = openRegularSync(transcriptPath, constants.O_RDONLY, undefined, true);
-  } catch {
-    return nothing;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    // A file smaller than our offset was rewritten or replaced: start over.
-    const fromOffset = from.offset;
-    const start = Number.isSafeInteger(fromOffset) && fromOffset >= 0 && fromOffset <= size ? fromOffset : 0;
-    const window = Number.isFinite(maxBytes) && maxBytes >= 1 ? Math.floor(maxBytes) : DEFAULT_MAX_BYTES;
-    const end = Math.min(size, start + window);
-    const collector = new TailCollector(start === fromOffset ? from : { offset: start, seen: from.seen });
-    const lineEnd = scanLines(fd, start, (line) => collector.add(line.bytes), { end, completeOnly: true });
-    // One line longer than the whole window would pin the offset forever.
-    // Skip past the window instead; the rest of that line then fails to parse
-    // as JSON on the next call and is dropped like any malformed line.
-    const offset = lineEnd === start && end < size ? end : lineEnd;
-    return { offset, ...collector.result() };
-  } catch {
-    // Usage is best effort: a read error must never fail the hook.
-    return nothing;
-  } finally {
-    closeSync(fd);
-  }
+  const read = readAppendedLines(
+    transcriptPath,
+    from.offset,
+    maxBytes,
+    (start) => new TailCollector(start === from.offset ? from : { offset: start, seen: from.seen }),
+  );
+  return read ? { offset: read.offset, ...read.sink.result() } : nothing;
 }
 
 class TailCollector {

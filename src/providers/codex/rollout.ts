@@ -27,13 +27,9 @@
 // holds big lines (session_meta with the base instructions, world_state,
 // compacted history), so callers keep the returned offset and read only what
 // was appended since. Only complete lines are parsed.
-import { closeSync, constants, fstatSync } from "node:fs";
-import { openRegularSync } from "../../core/fsutil.ts";
-import { scanLines } from "../../core/scan.ts";
 import type { Usage } from "../../core/schemas.ts";
+import { DEFAULT_MAX_BYTES, readAppendedLines } from "../appended-lines.ts";
 import { isRecord } from "../shared.ts";
-
-export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface RolloutUsage {
   response_id: string;
@@ -102,34 +98,13 @@ export function readRollout(
   const fromOffset = cursor.offset;
   const unchanged: RolloutRead = { offset: fromOffset, usages: [], commands: [] };
   if (cursor.model !== undefined) unchanged.model = cursor.model;
-  let fd: number;
-  try {
-    // Codex's own file, so a symlink is followed; but a FIFO planted there must not block the hook.
-    fd = openRegularSync(path, constants.O_RDONLY, undefined, true);
-  } catch {
-    return unchanged;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const start = Number.isSafeInteger(fromOffset) && fromOffset >= 0 && fromOffset <= size ? fromOffset : 0;
-    const window = Number.isFinite(maxBytes) && maxBytes >= 1 ? Math.floor(maxBytes) : DEFAULT_MAX_BYTES;
-    const end = Math.min(size, start + window);
-    const collector = new RolloutCollector(
-      cursor.seen ?? [],
-      start === fromOffset ? cursor.model : undefined,
-    );
-    const lineEnd = scanLines(fd, start, (line) => collector.add(line.bytes), { end, completeOnly: true });
-    // A line longer than the whole window would pin the offset forever. Skip
-    // past the window; the rest of that line fails to parse next time and is
-    // dropped like any malformed line.
-    const offset = lineEnd === start && end < size ? end : lineEnd;
-    return { offset, ...collector.result() };
-  } catch {
-    // Best effort: a read error must never fail the hook.
-    return unchanged;
-  } finally {
-    closeSync(fd);
-  }
+  const read = readAppendedLines(
+    path,
+    fromOffset,
+    maxBytes,
+    (start) => new RolloutCollector(cursor.seen ?? [], start === fromOffset ? cursor.model : undefined),
+  );
+  return read ? { offset: read.offset, ...read.sink.result() } : unchanged;
 }
 
 const TOKEN_USAGE_MARK = Buffer.from('"token_usage_record"');

@@ -19,6 +19,7 @@
 import type { Usage } from "../../core/schemas.ts";
 import { DEFAULT_MAX_BYTES, readAppendedLines } from "../appended-lines.ts";
 import { isRecord } from "../shared.ts";
+import { countOf, type UsageCountField } from "../usage-counts.ts";
 import {
   dequeuedPromptFromUser,
   isDequeue,
@@ -220,18 +221,10 @@ export function agentUsageFromToolResponse(toolResponse: unknown): Usage | undef
         : undefined;
   const usage = anthropicUsage(toolResponse.usage, "hook-payload", model) ?? { source: "hook-payload" };
   // Claude's own figure; kept as reported rather than recomputed.
-  const total = count(toolResponse.totalTokens);
+  const total = countOf(toolResponse.totalTokens);
   if (total !== undefined) usage.total_tokens = total;
   return hasCounts(usage) ? usage : undefined;
 }
-
-type UsageCountField =
-  | "input_tokens"
-  | "output_tokens"
-  | "cache_creation_input_tokens"
-  | "cache_read_input_tokens"
-  | "reasoning_output_tokens"
-  | "total_tokens";
 
 const ANTHROPIC_COUNTS = [
   "input_tokens",
@@ -258,20 +251,16 @@ function anthropicUsage(
   if (model !== undefined) usage.model = model;
   if (messageId !== undefined) usage.message_id = messageId;
   for (const field of ANTHROPIC_COUNTS) {
-    const value = count(raw[field]);
+    const value = countOf(raw[field]);
     if (value !== undefined) usage[field] = value;
   }
   // Thinking tokens are a subset of output_tokens, like Codex's reasoning count.
   const details = raw.output_tokens_details;
-  const thinking = isRecord(details) ? count(details.thinking_tokens) : undefined;
+  const thinking = isRecord(details) ? countOf(details.thinking_tokens) : undefined;
   if (thinking !== undefined) usage.reasoning_output_tokens = thinking;
   return hasCounts(usage) ? usage : undefined;
 }
 
 function hasCounts(usage: Usage): boolean {
   return ALL_COUNTS.some((field) => usage[field] !== undefined);
-}
-
-function count(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }

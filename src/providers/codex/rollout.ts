@@ -30,6 +30,7 @@
 import type { Usage } from "../../core/schemas.ts";
 import { DEFAULT_MAX_BYTES, readAppendedLines } from "../appended-lines.ts";
 import { isRecord } from "../shared.ts";
+import { countOf, type UsageCountField } from "../usage-counts.ts";
 
 export interface RolloutUsage {
   response_id: string;
@@ -261,21 +262,13 @@ export function codexUsage(raw: unknown, responseId?: string): Usage | undefined
   if (responseId !== undefined) usage.message_id = responseId;
   let any = false;
   for (const [from, to] of USAGE_FIELDS) {
-    const value = count(raw[from]);
+    const value = countOf(raw[from]);
     if (value === undefined) continue;
     usage[to] = value;
     any = true;
   }
   return any ? usage : undefined;
 }
-
-type UsageCountField =
-  | "input_tokens"
-  | "output_tokens"
-  | "cache_creation_input_tokens"
-  | "cache_read_input_tokens"
-  | "reasoning_output_tokens"
-  | "total_tokens";
 
 const USAGE_FIELDS: ReadonlyArray<readonly [string, UsageCountField]> = [
   ["input_tokens", "input_tokens"],
@@ -289,8 +282,8 @@ const USAGE_FIELDS: ReadonlyArray<readonly [string, UsageCountField]> = [
 /** Rust's Duration as serialized by Codex: `{secs, nanos}`; to milliseconds with microsecond precision. */
 function durationMs(value: unknown): number | undefined {
   if (!isRecord(value)) return undefined;
-  const secs = count(value.secs);
-  const nanos = count(value.nanos);
+  const secs = countOf(value.secs);
+  const nanos = countOf(value.nanos);
   if (secs === undefined || nanos === undefined) return undefined;
   return Math.round(secs * 1e6 + nanos / 1e3) / 1e3;
 }
@@ -306,10 +299,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function count(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
 function integer(value: unknown): number | undefined {

@@ -15,6 +15,7 @@ import type {
   RunPaths,
 } from "../../core/replay-driver.ts";
 import { copyUserFile, num, objectField, parseJsonOr, readUserJson, writeRunJson } from "../replay-home.ts";
+import { failureReason, processOutcome } from "../replay-outcome.ts";
 import { claudeCli } from "./launch.ts";
 
 function userConfigRoot(source: HomeSource): string {
@@ -78,10 +79,7 @@ export const claudeReplay: ReplayDriver = {
     const ok = run.code === 0 && !run.timedOut && result !== undefined && !isError;
     return {
       ok,
-      exitCode: run.code,
-      signal: run.signal,
-      timedOut: run.timedOut,
-      durationMs: run.durationMs,
+      ...processOutcome(run),
       sessionId: typeof result?.session_id === "string" ? result.session_id : turn.sessionId,
       answer: typeof result?.result === "string" ? result.result : undefined,
       costUsd: num(result?.total_cost_usd),
@@ -97,11 +95,11 @@ export const claudeReplay: ReplayDriver = {
       model: models ? Object.keys(models)[0] : undefined,
       error: ok
         ? undefined
-        : run.timedOut
-          ? "timed out"
-          : isError
-            ? `claude reported an error (${String(result?.subtype ?? "error")})`
-            : `claude exited with ${run.code ?? run.signal}`,
+        : failureReason(
+            "claude",
+            run,
+            isError ? `claude reported an error (${String(result?.subtype ?? "error")})` : undefined,
+          ),
     };
   },
 };

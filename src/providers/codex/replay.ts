@@ -17,6 +17,7 @@ import type {
   TurnOutcome,
 } from "../../core/replay-driver.ts";
 import { copyUserFile, readUserFile } from "../replay-home.ts";
+import { failureReason, processOutcome } from "../replay-outcome.ts";
 import { codexCli } from "./launch.ts";
 
 function userCodexHome(source: HomeSource): string {
@@ -91,20 +92,17 @@ export const codexReplay: ReplayDriver = {
     const ok = run.code === 0 && !run.timedOut && completed && !failed;
     return {
       ok,
-      exitCode: run.code,
-      signal: run.signal,
-      timedOut: run.timedOut,
-      durationMs: run.durationMs,
+      ...processOutcome(run),
       sessionId: thread ?? turn.sessionId,
       ...(answer !== undefined ? { answer } : {}),
       // turn.completed's usage is the thread's running total: the archive's per-response records count.
       error: ok
         ? undefined
-        : run.timedOut
-          ? "timed out"
-          : failed
-            ? `codex: the turn failed (${(failed.error?.message ?? "").slice(0, 200)})`
-            : `codex exited with ${run.code ?? run.signal}`,
+        : failureReason(
+            "codex",
+            run,
+            failed ? `codex: the turn failed (${(failed.error?.message ?? "").slice(0, 200)})` : undefined,
+          ),
     };
   },
 };

@@ -18,6 +18,7 @@ import type {
   TurnOutcome,
 } from "../../core/replay-driver.ts";
 import { copyUserFile, num, objectField, parseJsonOr, readUserJson, writeRunJson } from "../replay-home.ts";
+import { failureReason, processOutcome } from "../replay-outcome.ts";
 
 const MEMORY_FILE = "GEMINI.md";
 
@@ -88,10 +89,7 @@ export const geminiReplay: ReplayDriver = {
     const tokens = main?.[1]?.tokens;
     return {
       ok,
-      exitCode: run.code,
-      signal: run.signal,
-      timedOut: run.timedOut,
-      durationMs: run.durationMs,
+      ...processOutcome(run),
       sessionId: typeof result?.session_id === "string" ? result.session_id : turn.sessionId,
       ...(typeof result?.response === "string" ? { answer: result.response } : {}),
       ...(tokens
@@ -104,7 +102,7 @@ export const geminiReplay: ReplayDriver = {
           }
         : {}),
       ...(main ? { model: main[0] } : {}),
-      error: ok ? undefined : run.timedOut ? "timed out" : `gemini exited with ${run.code ?? run.signal}`,
+      error: ok ? undefined : failureReason("gemini", run),
     };
   },
 };

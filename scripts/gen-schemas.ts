@@ -1,13 +1,15 @@
-// Writes the JSON Schema files under schemas/ from the zod schemas.
+// Writes the JSON Schema files under schemas/ from the zod schemas, and the usage sources the catalog knows.
 // `--check` fails instead of writing when a committed file is out of date.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderJsonSchemas } from "../src/core/json-schemas.ts";
+import { renderUsageSourceSchema } from "../src/providers/usage-sources.ts";
 import { renderScenarioSchemas } from "../src/scenario/schema.ts";
 
 const check = process.argv.includes("--check");
 let stale = 0;
-for (const [name, text] of Object.entries({ ...renderJsonSchemas(), ...renderScenarioSchemas() })) {
+const files = { ...renderJsonSchemas(), ...renderScenarioSchemas(), ...renderUsageSourceSchema() };
+for (const [name, text] of Object.entries(files)) {
   const path = join("schemas", name);
   let current = "";
   try {

@@ -9,18 +9,28 @@ export { EVENT_KINDS };
 export const EventKind = z.enum(EVENT_KINDS);
 export type EventKind = z.infer<typeof EventKind>;
 
-export const USAGE_SOURCES = [
-  "hook-payload",
-  "claude-transcript",
-  "codex-transcript",
-  "codex-app-server",
-  "gemini-hook",
-  // Gemini's chat recording: the counts its hooks leave out (cache read, reasoning).
-  "gemini-chat",
-  "proxy",
-  "unavailable",
-] as const;
-export const UsageSource = z.enum(USAGE_SOURCES);
+/** The usage sources tapedeck itself writes, whatever the provider, with what each is. */
+export const CORE_USAGE_SOURCES: Readonly<Record<string, string>> = {
+  "hook-payload": "the usage a hook's own payload carries",
+  proxy: "the API's own count of each response, through tapedeck's proxy",
+  unavailable: "no count could be had",
+};
+
+/**
+ * A usage record's source: tapedeck's own (above) or one a provider names in its usage facts
+ * (claude-transcript, gemini-chat), which the core cannot list. So the archive takes any name of this shape,
+ * the provider's name first: an archive whose source this version does not know (a provider added since)
+ * still validates. The known ones are published apart, from the catalog: schemas/usage-source.v1.schema.json.
+ */
+export const USAGE_SOURCE_SHAPE = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+export const USAGE_SOURCE_MAX = 64;
+export const UsageSource = z
+  .string()
+  .max(USAGE_SOURCE_MAX)
+  .regex(USAGE_SOURCE_SHAPE)
+  .describe(
+    "hook-payload, proxy or a provider's own source (usage-source.v1.schema.json lists the known ones)",
+  );
 export type UsageSource = z.infer<typeof UsageSource>;
 
 const count = z.number().int().nonnegative();

@@ -34,18 +34,18 @@ export interface UsageFacts {
    */
   response_needs_message_id: boolean;
   /** What each of its sources is, one line each. */
-  sources: Partial<Record<UsageSource, string>>;
+  sources: Readonly<Record<UsageSource, string>>;
   /**
    * The counts a source never carries (Gemini's hooks: no cache read, which only its chat file gives): a
    * session whose every source leaves a count out does not know it, which a sum would show as 0.
    */
-  omits?: Partial<Record<UsageSource, readonly UsageCount[]>>;
+  omits?: Readonly<Record<UsageSource, readonly UsageCount[]>>;
   /**
    * A source whose records complete another source's, one for one and in order, instead of standing for a
    * response of their own (Gemini's chat file: the cache reads and thinking tokens of the response its hook
    * reported), by the source they complete.
    */
-  completes?: Partial<Record<UsageSource, UsageSource>>;
+  completes?: Readonly<Record<UsageSource, UsageSource>>;
   gaps: readonly UsageGap[];
 }
 
@@ -71,14 +71,14 @@ export function totalTokens(facts: UsageFacts, t: UsageCounts): number {
 /** The source whose records a record of `source` completes (`completes`); undefined: it is a response's own. */
 export function completedSource(facts: UsageFacts, source: string | undefined): string | undefined {
   return source !== undefined && facts.completes && Object.hasOwn(facts.completes, source)
-    ? facts.completes[source as UsageSource]
+    ? facts.completes[source]
     : undefined;
 }
 
 /** The counts no source of these reported (each source's `omits`): unknown, not 0. */
 export function unknownCounts(facts: UsageFacts, sources: readonly string[]): UsageCount[] {
   if (sources.length === 0) return [];
-  const omitted = sources.map((s) => new Set(facts.omits?.[s as UsageSource] ?? []));
+  const omitted = sources.map((s) => new Set(facts.omits?.[s] ?? []));
   const counts: UsageCount[] = [
     "input_tokens",
     "output_tokens",

@@ -151,6 +151,20 @@ describe("a provider added as one folder and one catalog line", () => {
     expect(out).toContain("One file: README.md");
   });
 
+  it("writes usage sources the archive's schema takes, which the published list then names", async () => {
+    const { Envelope } = await import("../../src/core/schemas.ts");
+    const { knownUsageSources } = await import("../../src/providers/usage-sources.ts");
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const dir = join(project.root, ".tapedeck", "quill-sessions");
+    const lines = readFileSync(join(dir, readdirSync(dir)[0] as string, "events.jsonl"), "utf8")
+      .trim()
+      .split("\n");
+    const events = lines.map((l) => JSON.parse(l) as { usage?: { source: string } });
+    expect(events.map((e) => e.usage?.source).filter(Boolean)).toEqual(["quill-hook", "quill-log"]);
+    for (const e of events) expect(Envelope.safeParse(e).error).toBeUndefined();
+    expect(knownUsageSources()).toMatchObject(quillProvider.usage.sources);
+  });
+
   it("maps to OTLP spans under its own names, its input taken as including the cache", async () => {
     const { mapSession, readManifest } = await import("../../src/otel/map.ts");
     const { ATTR } = await import("../../src/otel/semconv.ts");

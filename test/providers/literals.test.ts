@@ -23,8 +23,6 @@ const ALLOWED: Record<string, string> = {
   "cli/commands/du.ts": "counts the proxy mirror's directory, whose settings are Claude's mirror's",
   "cli/commands/config.ts": "shows the proxy mirror's settings, Claude's mirror's",
   "cli/proxy-start.ts": "the proxy's default upstream is Anthropic's API, from Claude's launch recipe",
-  // The archive's published vocabulary: a usage record's source is part of the envelope's schema.
-  "core/schemas.ts": "usage sources (claude-transcript, gemini-hook, ...) are the schema's enum",
   // Model ids, not providers: the price table's keys.
   "usage/pricing.ts": "model ids (claude-sonnet-4, gemini-2.5-pro) of the dated price table",
   // The mock model servers and offline runners are each one client's mock, driving its real CLI.

@@ -22,8 +22,13 @@ export const ADAPTERS: Record<string, ProviderAdapter> = {
   antigravity: antigravityAdapter,
 };
 
+/** A table's entry for a name from the command line: its own entries only (never `constructor` and such). */
+function entryOf<T>(table: Record<string, T>, name: string): T | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
 export function adapterFor(name: string): ProviderAdapter | undefined {
-  return Object.hasOwn(ADAPTERS, name) ? ADAPTERS[name] : undefined;
+  return entryOf(ADAPTERS, name);
 }
 
 /** Retrieval's per-provider output (each folder's inject.ts), for the hot path. */
@@ -34,7 +39,7 @@ export const INJECTORS: Record<string, ContextInjector> = {
 };
 
 export function injectorFor(name: string): ContextInjector | undefined {
-  return Object.hasOwn(INJECTORS, name) ? INJECTORS[name] : undefined;
+  return entryOf(INJECTORS, name);
 }
 
 /** Capture paths beside the hooks that take their payload as an argument (Codex's notify program). */
@@ -44,6 +49,6 @@ export const ARGV_HOOKS: Record<string, ArgvHook> = {
 
 /** The adapter of `<provider> <flag> <json>` when the provider has a capture path with that flag. */
 export function argvHookFor(name: string, flag: string | undefined): ArgvHook | undefined {
-  const hook = Object.hasOwn(ARGV_HOOKS, name) ? ARGV_HOOKS[name] : undefined;
+  const hook = entryOf(ARGV_HOOKS, name);
   return hook && hook.flag === flag ? hook : undefined;
 }

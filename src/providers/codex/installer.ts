@@ -43,26 +43,36 @@ import { parseTomlTables, type TomlTables, type TomlValue, tableKey } from "./to
 
 type Json = Record<string, unknown>;
 
-/** The 12 hook events of Codex 0.171, and whether their matcher applies to tools. */
+/** The events whose matcher applies to tools. */
+const TOOL_EVENTS = new Set(["PreToolUse", "PermissionRequest", "PostToolUse"]);
+
+/**
+ * The 12 hook events of Codex 0.171, each with the key Codex names it by in trust entries and hooks/list (its
+ * name in snake case) and whether its matcher applies to tools.
+ */
 export const CODEX_HOOK_EVENTS: ReadonlyArray<{ event: string; key: string; toolMatcher: boolean }> = [
-  { event: "SessionStart", key: "session_start", toolMatcher: false },
-  { event: "UserPromptSubmit", key: "user_prompt_submit", toolMatcher: false },
-  { event: "PreToolUse", key: "pre_tool_use", toolMatcher: true },
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
   // Record-only: a PermissionRequest hook that exits 0 with empty stdout gives no decision
   // (`hookSpecificOutput.decision` is optional in the output schema), so Codex asks the user as
   // it would without the hook; only an explicit `{"decision":{"behavior":"allow"|"deny"}}` decides.
   // Measured (test/e2e/codex-record.test.ts): with this hook trusted, the approval request still
   // reaches the client, and its accept or decline is what happens.
-  { event: "PermissionRequest", key: "permission_request", toolMatcher: true },
-  { event: "PostToolUse", key: "post_tool_use", toolMatcher: true },
-  { event: "PreCompact", key: "pre_compact", toolMatcher: false },
-  { event: "PostCompact", key: "post_compact", toolMatcher: false },
-  { event: "SubagentStart", key: "subagent_start", toolMatcher: false },
-  { event: "SubagentStop", key: "subagent_stop", toolMatcher: false },
-  { event: "Stop", key: "stop", toolMatcher: false },
-  { event: "Interrupt", key: "interrupt", toolMatcher: false },
-  { event: "SessionEnd", key: "session_end", toolMatcher: false },
-];
+  "PermissionRequest",
+  "PostToolUse",
+  "PreCompact",
+  "PostCompact",
+  "SubagentStart",
+  "SubagentStop",
+  "Stop",
+  "Interrupt",
+  "SessionEnd",
+].map((event) => ({
+  event,
+  key: event.replace(/(?<!^)[A-Z]/g, (c) => `_${c}`).toLowerCase(),
+  toolMatcher: TOOL_EVENTS.has(event),
+}));
 
 /** Codex clamps these events' hook timeouts to 3 s (and says so in a warning item on every run). */
 const CLAMPED_TIMEOUT_EVENTS = new Set(["SessionEnd", "Interrupt"]);

@@ -28,6 +28,12 @@ export interface ProviderEntry {
   doctorChecks?: readonly ProviderDoctorCheck[];
   /** `tapedeck replay` and `tapedeck experiment`: runs recorded prompts through the real CLI, isolated. */
   replay?: ReplayDriver;
+  /**
+   * `scenario export --to promptfoo`: the replay's command line as agent.cjs runs it without tapedeck, the
+   * JavaScript source of an object `{ bin, args(session, first, config), newSession(), parse(stdout, session) }`
+   * (and `totals: 'last'` where each turn reports the conversation's running total); scenario/promptfoo-agent.ts.
+   */
+  promptfooTurn?: string;
   /** The proxy's mirror of this provider's conversations (a backup in the agent's own transcript format). */
   mirror?: ProxyMirror;
   /** `tapedeck run <name>`: the agent started through the proxy. */

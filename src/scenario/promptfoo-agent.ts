@@ -2,81 +2,23 @@
 // chat-format prompt, a JSON array of messages) as one session of the scenario's agent CLI in ./workspace:
 // one CLI turn per user message, each resuming the session the one before started, the last turn's answer
 // graded. promptfoo's own agent providers (anthropic:claude-agent-sdk, openai:codex-sdk) take one prompt
-// string, so a conversation given to them arrives as its JSON text in a single turn. The command lines are
-// the replay drivers' (src/providers/*/replay.ts), measured with the real CLIs: the prompt on stdin, never
-// on the command line.
+// string, so a conversation given to them arrives as its JSON text in a single turn. Each client's command
+// line and how its output reads is its catalog entry's (ProviderEntry.promptfooTurn, the replay driver's
+// command line measured with the real CLI: the prompt on stdin, never on the command line).
+import { CATALOG } from "../providers/catalog.ts";
 
-const TURNS = String.raw`const TURN = {
-  claude: {
-    bin: 'claude',
-    args: (session, first, config) => [
-      '-p', '--output-format', 'json', '--permission-mode', 'bypassPermissions',
-      ...(first ? ['--session-id', session] : ['--resume', session]),
-      ...(config.model ? ['--model', String(config.model)] : []),
-      ...(config.max_budget_usd ? ['--max-budget-usd', String(config.max_budget_usd)] : []),
-    ],
-    newSession: () => randomUUID(),
-    parse(stdout, session) {
-      const r = JSON.parse(stdout);
-      if (r.is_error) throw new Error('claude reported an error (' + (r.subtype || 'error') + ')');
-      const u = r.usage || {};
-      return {
-        session: r.session_id || session,
-        output: typeof r.result === 'string' ? r.result : '',
-        prompt: (u.input_tokens || 0) + (u.cache_read_input_tokens || 0) + (u.cache_creation_input_tokens || 0),
-        completion: u.output_tokens || 0,
-        cost: r.total_cost_usd || 0,
-      };
-    },
-  },
-  codex: {
-    bin: 'codex',
-    args: (session, first) =>
-      first
-        ? ['exec', '--json', '--dangerously-bypass-hook-trust', '--', '-']
-        : ['exec', 'resume', '--json', '--dangerously-bypass-hook-trust', '--', session, '-'],
-    newSession: () => undefined,
-    // turn.completed carries the thread's running total: the last one is the conversation's.
-    totals: 'last',
-    parse(stdout, session) {
-      const events = stdout.split('\n').filter((l) => l.trim() !== '').map((l) => { try { return JSON.parse(l); } catch { return {}; } });
-      const failed = events.find((e) => e.type === 'turn.failed');
-      if (failed) throw new Error('codex: the turn failed (' + String((failed.error && failed.error.message) || '').slice(0, 200) + ')');
-      const started = events.find((e) => e.type === 'thread.started');
-      const answer = events.filter((e) => e.type === 'item.completed' && e.item && e.item.type === 'agent_message').pop();
-      const usage = (events.filter((e) => e.type === 'turn.completed').pop() || {}).usage || {};
-      return {
-        session: (started && started.thread_id) || session,
-        output: answer ? String(answer.item.text || '') : '',
-        prompt: usage.input_tokens || 0,
-        completion: usage.output_tokens || 0,
-        cost: 0,
-      };
-    },
-  },
-  gemini: {
-    bin: 'gemini',
-    args: (session, first, config) => [
-      '-o', 'json', '--yolo',
-      ...(first ? ['--session-id', session] : ['--resume', session]),
-      ...(config.model ? ['-m', String(config.model)] : []),
-    ],
-    newSession: () => randomUUID(),
-    parse(stdout, session) {
-      const r = JSON.parse(stdout);
-      if (r.error) throw new Error('gemini reported an error');
-      const models = Object.values((r.stats && r.stats.models) || {});
-      const tokens = (models.pop() || {}).tokens || {};
-      return {
-        session: r.session_id || session,
-        output: typeof r.response === 'string' ? r.response : '',
-        prompt: tokens.prompt || tokens.input || 0,
-        completion: tokens.candidates || 0,
-        cost: 0,
-      };
-    },
-  },
-};`;
+/** A property name as JavaScript writes it: bare where it may be, else quoted. */
+function key(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name);
+}
+
+/** agent.cjs's command lines, by provider name: each catalog entry's own turn (its `promptfooTurn`). */
+function turns(): string {
+  const entries = Object.entries(CATALOG).flatMap(([name, entry]) =>
+    entry.promptfooTurn ? [`  ${key(name)}: ${entry.promptfooTurn.replaceAll("\n", "\n  ")},`] : [],
+  );
+  return ["const TURN = {", ...entries, "};"].join("\n");
+}
 
 const RUNNER = String.raw`const MAX_OUTPUT = 16 * 1024 * 1024;
 
@@ -164,7 +106,7 @@ export function conversationProvider(cli: string): string {
     "const path = require('node:path');",
     "",
     `const CLI = ${JSON.stringify(cli)};`,
-    TURNS,
+    turns(),
     "",
     RUNNER,
     "",

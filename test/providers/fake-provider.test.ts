@@ -165,6 +165,48 @@ describe("a provider added as one folder and one catalog line", () => {
     expect(knownUsageSources()).toMatchObject(quillProvider.usage.sources);
   });
 
+  it("plays a promptfoo conversation through its own command line in agent.cjs", async () => {
+    const { conversationProvider } = await import("../../src/scenario/promptfoo-agent.ts");
+    const { chmodSync, mkdirSync, readFileSync, writeFileSync } = await import("node:fs");
+    const { createRequire } = await import("node:module");
+    const out = join(project.root, "promptfoo");
+    mkdirSync(join(out, "workspace"), { recursive: true });
+    writeFileSync(join(out, "agent.cjs"), conversationProvider("quill"));
+    // A stand-in for quill: logs its arguments, answers the prompt it read on stdin in Quill's JSON.
+    const log = join(out, "calls.jsonl");
+    const bin = join(out, "quill");
+    writeFileSync(
+      bin,
+      `#!/usr/bin/env node
+const input = require("node:fs").readFileSync(0, "utf8");
+require("node:fs").appendFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)) + "\\n");
+console.log(JSON.stringify({ session: "q-1", answer: "answer to " + input, input: 10, output: 2 }));
+`,
+    );
+    chmodSync(bin, 0o755);
+    const Agent = createRequire(import.meta.url)(join(out, "agent.cjs")) as new (
+      o: unknown,
+    ) => { callApi(prompt: string): Promise<Record<string, unknown>> };
+    const messages = [
+      { role: "user", content: "list the files" },
+      { role: "user", content: "and the largest?" },
+    ];
+    const r = await new Agent({ config: { bin } }).callApi(JSON.stringify(messages));
+    expect(r).toMatchObject({
+      output: "answer to and the largest?",
+      tokenUsage: { prompt: 20, completion: 4, total: 24, numRequests: 2 },
+      metadata: { session_id: "q-1", turns: 2 },
+    });
+    const calls = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(calls).toEqual([
+      ["run", "--json"],
+      ["run", "--json", "--resume", "q-1"],
+    ]);
+  });
+
   it("maps to OTLP spans under its own names, its input taken as including the cache", async () => {
     const { mapSession, readManifest } = await import("../../src/otel/map.ts");
     const { ATTR } = await import("../../src/otel/semconv.ts");

@@ -8,6 +8,7 @@ import { claudeInstaller } from "./installer.ts";
 import { claudeLauncher } from "./launch.ts";
 import { claudeMcpExtra } from "./mcp-installer.ts";
 import { claudeMirror } from "./mirror/part.ts";
+import { claudePromptfooTurn } from "./promptfoo-turn.ts";
 import { claudeReplay } from "./replay.ts";
 import { claudeStatusLine } from "./status-line.ts";
 import { claudeUsageFacts } from "./usage-facts.ts";
@@ -18,6 +19,7 @@ export const claudeProvider: ProviderEntry = {
   installer: { ...claudeInstaller, extras: [claudeMcpExtra] },
   apiUsage: claudeApiUsage,
   replay: claudeReplay,
+  promptfooTurn: claudePromptfooTurn,
   mirror: claudeMirror,
   launcher: claudeLauncher,
   usage: claudeUsageFacts,

@@ -12,6 +12,7 @@ import { codexLauncher } from "./launch.ts";
 import { codexMcpExtra } from "./mcp-installer.ts";
 import { codexNotifyHook } from "./notify.ts";
 import { codexNotifyExtra } from "./notify-installer.ts";
+import { codexPromptfooTurn } from "./promptfoo-turn.ts";
 import { codexReplay } from "./replay.ts";
 import { codexUsageFacts } from "./usage-facts.ts";
 
@@ -22,6 +23,7 @@ export const codexProvider: ProviderEntry = {
   apiUsage: codexApiUsage,
   doctorChecks: [codexTrustCheck],
   replay: codexReplay,
+  promptfooTurn: codexPromptfooTurn,
   launcher: codexLauncher,
   usage: codexUsageFacts,
   history: codexHistory,

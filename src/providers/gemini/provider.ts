@@ -7,6 +7,7 @@ import { geminiHistory } from "./history.ts";
 import { geminiIdentity } from "./identity.ts";
 import { geminiInstaller } from "./installer.ts";
 import { geminiMcpExtra } from "./mcp-installer.ts";
+import { geminiPromptfooTurn } from "./promptfoo-turn.ts";
 import { geminiReplay } from "./replay.ts";
 import { geminiUsage } from "./usage-completes.ts";
 
@@ -15,6 +16,7 @@ export const geminiProvider: ProviderEntry = {
   adapter: geminiAdapter,
   installer: { ...geminiInstaller, extras: [geminiMcpExtra] },
   replay: geminiReplay,
+  promptfooTurn: geminiPromptfooTurn,
   usage: geminiUsage,
   history: geminiHistory,
 };

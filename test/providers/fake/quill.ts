@@ -93,8 +93,20 @@ export const quillAdapter: ProviderAdapter = {
   },
 };
 
+/** Its turn in a promptfoo export's agent.cjs: `quill run --json`, resumed by the session its answer names. */
+export const quillPromptfooTurn = `{
+  bin: 'quill',
+  args: (session, first) => (first ? ['run', '--json'] : ['run', '--json', '--resume', session]),
+  newSession: () => undefined,
+  parse(stdout, session) {
+    const r = JSON.parse(stdout);
+    return { session: r.session || session, output: r.answer || '', prompt: r.input || 0, completion: r.output || 0, cost: 0 };
+  },
+}`;
+
 export const quillProvider: ProviderEntry = {
   identity: quillIdentity,
   adapter: quillAdapter,
   usage: quillUsageFacts,
+  promptfooTurn: quillPromptfooTurn,
 };

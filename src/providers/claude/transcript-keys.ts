@@ -8,19 +8,37 @@
 // `sentAtMs`, `rowSource`, `turnOrigin`, `turnPosition`, `apiBlockIndex`, `requestRef`, `requestedModel`,
 // `promptCacheRequested`, `effort`, `perTurnEffort`, `madeBy`; `slug` only on records written after a
 // compaction, so not here.
+import type { JsonObject } from "../../core/json.ts";
 
 /**
- * A subagent's record where it is its main-thread twin plus `agentId`, written
- * right after `after`. Prompt and assistant records differ in more than that
- * and keep lists of their own.
+ * A subagent's record where it is its main-thread twin plus a few keys, each written right after the key it is
+ * paired with (`agentId` after `isSidechain`...). Prompt records differ in more than that and keep their own list.
  */
-function withAgentId(keys: readonly string[], after: string): readonly string[] {
-  const at = keys.indexOf(after) + 1;
-  return [...keys.slice(0, at), "agentId", ...keys.slice(at)];
+function withSubagentKeys(
+  keys: readonly string[],
+  ...added: [after: string, key: string][]
+): readonly string[] {
+  let out = [...keys];
+  for (const [after, key] of added) {
+    const at = out.indexOf(after) + 1;
+    out = [...out.slice(0, at), key, ...out.slice(at)];
+  }
+  return out;
 }
 
-/** Top-level keys, in the order Claude Code writes them. */
-export const USER_PROMPT_KEYS = [
+/** Where every record was written, the same last keys of each type. */
+const RECORD_ORIGIN_KEYS = [
+  "userType",
+  "entrypoint",
+  "cwd",
+  "sessionId",
+  "version",
+  "gitBranch",
+  "source",
+] as const;
+
+/** A user record's first keys: a tool result has these, a typed prompt its prompt state after them. */
+const USER_MESSAGE_KEYS = [
   "parentUuid",
   "isSidechain",
   "promptId",
@@ -28,37 +46,21 @@ export const USER_PROMPT_KEYS = [
   "message",
   "uuid",
   "timestamp",
+] as const;
+
+/** Top-level keys, in the order Claude Code writes them. */
+export const USER_PROMPT_KEYS = [
+  ...USER_MESSAGE_KEYS,
   "permissionMode",
   "promptSource",
   "sentAtMs",
   "rowSource",
   "turnOrigin",
   "turnPosition",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
+  ...RECORD_ORIGIN_KEYS,
 ] as const;
 
-export const USER_TOOL_RESULT_KEYS = [
-  "parentUuid",
-  "isSidechain",
-  "promptId",
-  "type",
-  "message",
-  "uuid",
-  "timestamp",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
-] as const;
+export const USER_TOOL_RESULT_KEYS = [...USER_MESSAGE_KEYS, ...RECORD_ORIGIN_KEYS] as const;
 
 /** Subagent prompt records carry `agentId` and `rowSource` but none of the main thread's prompt state. */
 export const AGENT_USER_PROMPT_KEYS = [
@@ -71,16 +73,10 @@ export const AGENT_USER_PROMPT_KEYS = [
   "rowSource",
   "uuid",
   "timestamp",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
+  ...RECORD_ORIGIN_KEYS,
 ] as const;
 
-export const AGENT_USER_TOOL_RESULT_KEYS = withAgentId(USER_TOOL_RESULT_KEYS, "promptId");
+export const AGENT_USER_TOOL_RESULT_KEYS = withSubagentKeys(USER_TOOL_RESULT_KEYS, ["promptId", "agentId"]);
 
 export const ASSISTANT_KEYS = [
   "parentUuid",
@@ -97,41 +93,15 @@ export const ASSISTANT_KEYS = [
   "effort",
   "perTurnEffort",
   "madeBy",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
+  ...RECORD_ORIGIN_KEYS,
 ] as const;
 
-// Its own list, not withAgentId(ASSISTANT_KEYS): a subagent's assistant record also has attributionAgent.
-export const AGENT_ASSISTANT_KEYS = [
-  "parentUuid",
-  "isSidechain",
-  "agentId",
-  "message",
-  "apiBlockIndex",
-  "requestId",
-  "requestRef",
-  "requestedModel",
-  "promptCacheRequested",
-  "attributionAgent",
-  "type",
-  "uuid",
-  "timestamp",
-  "effort",
-  "perTurnEffort",
-  "madeBy",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
-] as const;
+/** A subagent's assistant record also names its agent in `attributionAgent`. */
+export const AGENT_ASSISTANT_KEYS = withSubagentKeys(
+  ASSISTANT_KEYS,
+  ["isSidechain", "agentId"],
+  ["promptCacheRequested", "attributionAgent"],
+);
 
 /**
  * Claude Code keeps the per-turn system context (environment, model,
@@ -149,16 +119,10 @@ export const ATTACHMENT_KEYS = [
   "timestamp",
   "rendered",
   "renderedRole",
-  "userType",
-  "entrypoint",
-  "cwd",
-  "sessionId",
-  "version",
-  "gitBranch",
-  "source",
+  ...RECORD_ORIGIN_KEYS,
 ] as const;
 
-export const AGENT_ATTACHMENT_KEYS = withAgentId(ATTACHMENT_KEYS, "isSidechain");
+export const AGENT_ATTACHMENT_KEYS = withSubagentKeys(ATTACHMENT_KEYS, ["isSidechain", "agentId"]);
 
 export const ASSISTANT_MESSAGE_KEYS = [
   "id",
@@ -171,3 +135,10 @@ export const ASSISTANT_MESSAGE_KEYS = [
   "usage",
   "stop_details",
 ] as const;
+
+/** A record of the type `keys` name: its keys in Claude Code's order, null where the values have none. */
+export function inKeyOrder(values: JsonObject, keys: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const k of keys) out[k] = values[k] ?? null;
+  return out;
+}

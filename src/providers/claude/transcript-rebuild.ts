@@ -19,7 +19,7 @@
 import type { Json, JsonObject } from "../../core/json.ts";
 import { isRecord } from "../shared.ts";
 import { syntheticUuid } from "./mirror/envelope.ts";
-import { ASSISTANT_KEYS, USER_PROMPT_KEYS, USER_TOOL_RESULT_KEYS } from "./transcript-keys.ts";
+import { ASSISTANT_KEYS, inKeyOrder, USER_PROMPT_KEYS, USER_TOOL_RESULT_KEYS } from "./transcript-keys.ts";
 
 /** The part of an archived envelope a rebuild reads. */
 export interface ArchivedEvent {
@@ -62,12 +62,6 @@ export interface RebuildStats {
 export interface Rebuild {
   records: JsonObject[];
   stats: RebuildStats;
-}
-
-function pick(values: JsonObject, keys: readonly string[]): JsonObject {
-  const out: JsonObject = {};
-  for (const k of keys) out[k] = values[k] ?? null;
-  return out;
 }
 
 /**
@@ -115,7 +109,7 @@ function userRecord(ctx: Context, e: ArchivedEvent, content: Json, toolResult: b
     message: { role: "user", content },
     uuid: syntheticUuid(ctx.sessionId, e.timestamp, `archive:${e.event_id}`),
   };
-  return pick(values, toolResult ? USER_TOOL_RESULT_KEYS : USER_PROMPT_KEYS);
+  return inKeyOrder(values, toolResult ? USER_TOOL_RESULT_KEYS : USER_PROMPT_KEYS);
 }
 
 function assistantRecord(ctx: Context, first: ArchivedEvent, blocks: JsonObject[], stop: string): JsonObject {
@@ -136,7 +130,7 @@ function assistantRecord(ctx: Context, first: ArchivedEvent, blocks: JsonObject[
     uuid: syntheticUuid(ctx.sessionId, first.timestamp, `archive:${first.event_id}`),
     madeBy: "model",
   };
-  return pick(values, ASSISTANT_KEYS);
+  return inKeyOrder(values, ASSISTANT_KEYS);
 }
 
 /** The model the session used, from its usage or session_start events; resume never sends it back. */

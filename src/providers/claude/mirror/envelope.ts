@@ -40,6 +40,7 @@ import {
   AGENT_USER_TOOL_RESULT_KEYS,
   ASSISTANT_KEYS,
   ATTACHMENT_KEYS,
+  inKeyOrder,
   USER_PROMPT_KEYS,
   USER_TOOL_RESULT_KEYS,
 } from "../transcript-keys.ts";
@@ -183,27 +184,11 @@ export function shapeUserRecord(ctx: RecordContext, input: UserRecordInput): Mir
   const toolResult = hasToolResult(input.content);
   const agent = ctx.agentId !== null;
   const values: JsonObject = {
-    parentUuid: input.parentUuid,
-    isSidechain: agent,
-    promptId: null,
-    agentId: ctx.agentId,
+    ...common(ctx, input),
     type: "user",
     message: { role: "user", content: input.content },
     uuid,
-    timestamp: input.timestamp,
-    permissionMode: null,
-    promptSource: null,
     sentAtMs: input.sentAtMs,
-    rowSource: null,
-    turnOrigin: null,
-    turnPosition: null,
-    userType: ctx.userType,
-    entrypoint: MIRROR_ENTRYPOINT,
-    cwd: null,
-    sessionId: ctx.sessionId,
-    version: MIRROR_VERSION,
-    gitBranch: null,
-    source: MIRROR_SOURCE,
   };
   const keys = agent
     ? toolResult
@@ -212,7 +197,7 @@ export function shapeUserRecord(ctx: RecordContext, input: UserRecordInput): Mir
     : toolResult
       ? USER_TOOL_RESULT_KEYS
       : USER_PROMPT_KEYS;
-  return pick(values, keys) as MirrorRecord;
+  return inKeyOrder(values, keys) as MirrorRecord;
 }
 
 export interface AttachmentRecordInput {
@@ -228,24 +213,14 @@ export interface AttachmentRecordInput {
 export function shapeSystemAttachment(ctx: RecordContext, input: AttachmentRecordInput): MirrorRecord {
   const key = `system:${ctx.agentId ?? ""}:${input.ordinal}:${input.index}`;
   const values: JsonObject = {
-    parentUuid: input.parentUuid,
-    isSidechain: ctx.agentId !== null,
-    agentId: ctx.agentId,
+    ...common(ctx, input),
     attachment: { type: MIRRORED_SYSTEM_ATTACHMENT },
     type: "attachment",
     uuid: syntheticUuid(ctx.sessionId, input.timestamp, key),
-    timestamp: input.timestamp,
     rendered: input.rendered,
     renderedRole: "system",
-    userType: ctx.userType,
-    entrypoint: MIRROR_ENTRYPOINT,
-    cwd: null,
-    sessionId: ctx.sessionId,
-    version: MIRROR_VERSION,
-    gitBranch: null,
-    source: MIRROR_SOURCE,
   };
-  return pick(values, ctx.agentId !== null ? AGENT_ATTACHMENT_KEYS : ATTACHMENT_KEYS) as MirrorRecord;
+  return inKeyOrder(values, ctx.agentId !== null ? AGENT_ATTACHMENT_KEYS : ATTACHMENT_KEYS) as MirrorRecord;
 }
 
 export interface AssistantRecordInput {
@@ -274,22 +249,29 @@ export function shapeAssistantRecord(ctx: RecordContext, input: AssistantRecordI
   };
   const agent = ctx.agentId !== null;
   const values: JsonObject = {
-    parentUuid: input.parentUuid,
-    isSidechain: agent,
-    agentId: ctx.agentId,
+    ...common(ctx, input),
     message,
-    apiBlockIndex: null,
     requestId: input.requestId,
-    requestRef: null,
     requestedModel: ctx.requestedModel,
-    promptCacheRequested: null,
-    attributionAgent: null,
     type: "assistant",
     uuid,
-    timestamp: input.timestamp,
     effort: ctx.effort,
     perTurnEffort: ctx.effort,
     madeBy: "model",
+  };
+  return inKeyOrder(values, agent ? AGENT_ASSISTANT_KEYS : ASSISTANT_KEYS) as MirrorRecord;
+}
+
+/**
+ * What every mirror record says of where it stands and where it comes from (the header says why each is what it
+ * is); inKeyOrder keeps those its type has, and writes null for the harness state the mirror cannot know.
+ */
+function common(ctx: RecordContext, at: { timestamp: string; parentUuid: string | null }): JsonObject {
+  return {
+    parentUuid: at.parentUuid,
+    isSidechain: ctx.agentId !== null,
+    agentId: ctx.agentId,
+    timestamp: at.timestamp,
     userType: ctx.userType,
     entrypoint: MIRROR_ENTRYPOINT,
     cwd: null,
@@ -298,11 +280,4 @@ export function shapeAssistantRecord(ctx: RecordContext, input: AssistantRecordI
     gitBranch: null,
     source: MIRROR_SOURCE,
   };
-  return pick(values, agent ? AGENT_ASSISTANT_KEYS : ASSISTANT_KEYS) as MirrorRecord;
-}
-
-function pick(values: JsonObject, keys: readonly string[]): JsonObject {
-  const out: JsonObject = {};
-  for (const k of keys) out[k] = values[k] ?? null;
-  return out;
 }

@@ -11,7 +11,7 @@ import { isInside, tapedeckDir } from "../core/paths.ts";
 import { loadRedactionRules } from "../core/redact/rules-file.ts";
 import { redactText } from "../core/redact.ts";
 import type { ArmSettings, PreparedHome, ReplayDriver, Spawn, TurnOutcome } from "../core/replay-driver.ts";
-import { installerFor } from "../providers/catalog.ts";
+import { agentSessionEnv, installerFor } from "../providers/catalog.ts";
 import type { Baseline } from "./baseline.ts";
 import { installHookTimer } from "./hook-timing.ts";
 import {
@@ -28,27 +28,23 @@ import { type ArmSpec, type ExperimentRecord, type RunRecord, writeExperiment } 
 
 export const ARM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-/** Variables of the caller's own agent session: a replay started from inside an agent must not inherit them. */
+/**
+ * Variables of the caller's own session: a replay started from inside an agent must not inherit them. These
+ * are the shell's and tapedeck's; each provider names its own (agentSessionEnv).
+ */
 const NOT_INHERITED = [
   /^HOME$/,
   /^PWD$/,
   /^OLDPWD$/,
-  /^CLAUDE_CONFIG_DIR$/,
-  /^CODEX_HOME$/,
-  /^GEMINI_CLI_HOME$/,
-  /^CLAUDECODE$/,
-  /^CLAUDE_PROJECT_DIR$/,
-  /^CLAUDE_PID$/,
-  /^CLAUDE_CODE_(SESSION_ID|ENTRYPOINT|MESSAGING_SOCKET|DISABLE_CLAUDE_MDS|DISABLE_AUTO_MEMORY)$/,
-  /^GEMINI_(SESSION_ID|PROJECT_DIR|CWD|PLANS_DIR)$/,
-  /^CODEX_(THREAD_ID|MANAGED_BY_NPM|MANAGED_PACKAGE_ROOT)$/,
   /^TAPEDECK_(PROJECT_DIR|REPLAY_OF|ARM|ARM_LABELS|EXPERIMENT_ID|NATIVE_MEMORY|RETRIEVAL)$/,
 ];
 
 export function inheritedEnv(env: Record<string, string | undefined>): Record<string, string> {
+  // Every provider's, not only the replayed one's: the caller may be inside any agent.
+  const excluded = [...NOT_INHERITED, ...agentSessionEnv()];
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
-    if (v !== undefined && !NOT_INHERITED.some((re) => re.test(k))) out[k] = v;
+    if (v !== undefined && !excluded.some((re) => re.test(k))) out[k] = v;
   }
   return out;
 }

@@ -36,6 +36,11 @@ export function subagentToolsOf(name: string): readonly string[] {
   return providerEntry(name)?.subagentTools ?? [];
 }
 
+/** Every provider's session variables (`sessionEnv`): a replay started inside any agent inherits none. */
+export function agentSessionEnv(): RegExp[] {
+  return Object.values(CATALOG).flatMap((entry) => entry.sessionEnv ?? []);
+}
+
 export function installerFor(name: string): ProviderInstaller | undefined {
   return providerEntry(name)?.installer;
 }

@@ -29,6 +29,11 @@ export interface ProviderEntry {
   /** `tapedeck replay` and `tapedeck experiment`: runs recorded prompts through the real CLI, isolated. */
   replay?: ReplayDriver;
   /**
+   * The environment variables of one of its sessions (its config root, what it sets in the hooks and commands
+   * it runs, the switches a replay's arm sets itself): a replay started from inside any agent inherits none.
+   */
+  sessionEnv?: readonly RegExp[];
+  /**
    * `scenario export --to promptfoo`: the replay's command line as agent.cjs runs it without tapedeck, the
    * JavaScript source of an object `{ bin, args(session, first, config), newSession(), parse(stdout, session) }`
    * (and `totals: 'last'` where each turn reports the conversation's running total); scenario/promptfoo-agent.ts.

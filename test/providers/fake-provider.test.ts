@@ -1,7 +1,9 @@
 // Adding a provider is its folder and one catalog line: a provider no reader knows (test/providers/fake/
 // quill.ts, built as a contributor builds one) is registered the way the catalog lists one, its lean lists
 // beside it, and a session recorded through the core's hook path opens in list, show and the OTLP mapping
-// with its own names and the meaning of its own counts, no reader asked which provider it is.
+// with its own names and the meaning of its own counts, no reader asked which provider it is. Its own usage
+// sources pass the archive's schema and are published, an exported promptfoo conversation plays through its
+// own command line, and a replay started inside one of its sessions inherits none of its variables.
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -205,6 +207,12 @@ console.log(JSON.stringify({ session: "q-1", answer: "answer to " + input, input
       ["run", "--json"],
       ["run", "--json", "--resume", "q-1"],
     ]);
+  });
+
+  it("keeps its session's variables out of a replay started inside it", async () => {
+    const { inheritedEnv } = await import("../../src/experiment/orchestrator.ts");
+    const env = { PATH: "/bin", QUILL_SESSION_ID: SESSION, QUILL_PROJECT_DIR: "/p", QUILL_THEME: "dark" };
+    expect(inheritedEnv(env)).toEqual({ PATH: "/bin", QUILL_THEME: "dark" });
   });
 
   it("maps to OTLP spans under its own names, its input taken as including the cache", async () => {

@@ -20,6 +20,15 @@ export const claudeProvider: ProviderEntry = {
   apiUsage: claudeApiUsage,
   replay: claudeReplay,
   promptfooTurn: claudePromptfooTurn,
+  // Its config root, what it sets in the hooks and commands it runs, and the native-memory switches a
+  // replay's arm sets itself (replay.ts).
+  sessionEnv: [
+    /^CLAUDE_CONFIG_DIR$/,
+    /^CLAUDECODE$/,
+    /^CLAUDE_PROJECT_DIR$/,
+    /^CLAUDE_PID$/,
+    /^CLAUDE_CODE_(SESSION_ID|ENTRYPOINT|MESSAGING_SOCKET|DISABLE_CLAUDE_MDS|DISABLE_AUTO_MEMORY)$/,
+  ],
   mirror: claudeMirror,
   launcher: claudeLauncher,
   usage: claudeUsageFacts,

@@ -24,6 +24,8 @@ export const codexProvider: ProviderEntry = {
   doctorChecks: [codexTrustCheck],
   replay: codexReplay,
   promptfooTurn: codexPromptfooTurn,
+  // Its config root and what it sets in the hooks and commands it runs.
+  sessionEnv: [/^CODEX_HOME$/, /^CODEX_(THREAD_ID|MANAGED_BY_NPM|MANAGED_PACKAGE_ROOT)$/],
   launcher: codexLauncher,
   usage: codexUsageFacts,
   history: codexHistory,

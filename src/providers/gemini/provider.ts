@@ -17,6 +17,8 @@ export const geminiProvider: ProviderEntry = {
   installer: { ...geminiInstaller, extras: [geminiMcpExtra] },
   replay: geminiReplay,
   promptfooTurn: geminiPromptfooTurn,
+  // Its config root and what it sets in the hooks and commands it runs.
+  sessionEnv: [/^GEMINI_CLI_HOME$/, /^GEMINI_(SESSION_ID|PROJECT_DIR|CWD|PLANS_DIR)$/],
   usage: geminiUsage,
   history: geminiHistory,
 };

@@ -109,4 +109,5 @@ export const quillProvider: ProviderEntry = {
   adapter: quillAdapter,
   usage: quillUsageFacts,
   promptfooTurn: quillPromptfooTurn,
+  sessionEnv: [/^QUILL_(SESSION_ID|PROJECT_DIR)$/],
 };

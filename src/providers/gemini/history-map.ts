@@ -12,7 +12,7 @@
 // `<state_snapshot>` is a compression.
 import type { NormalizedEvent } from "../../core/event.ts";
 import { BoundedMap, type HistorySession, isoTime, shortString } from "../history.ts";
-import { RecordMapper } from "../history-mapper.ts";
+import { RecordMapper, setFields } from "../history-mapper.ts";
 import { digest, idFor, isRecord, type Payload } from "../shared.ts";
 import { chatTokens } from "./chat-usage.ts";
 import { normalizeGeminiHook, usageFrom } from "./normalize.ts";
@@ -51,10 +51,12 @@ export class GeminiHistoryMapper extends RecordMapper {
   }
 
   state(): Record<string, unknown> {
-    const state: Record<string, unknown> = { starts: this.starts, seen: this.seen.entries() };
-    if (this.turn !== undefined) state.turn = this.turn;
-    if (this.lastAt !== undefined) state.last_at = this.lastAt;
-    return state;
+    return setFields({
+      starts: this.starts,
+      seen: this.seen.entries(),
+      turn: this.turn,
+      last_at: this.lastAt,
+    });
   }
 
   /** The header opens the file and each resume: a SessionStart each. */

@@ -4,6 +4,8 @@
 // with its own names and the meaning of its own counts, no reader asked which provider it is. Its own usage
 // sources pass the archive's schema and are published, an exported promptfoo conversation plays through its
 // own command line, and a replay started inside one of its sessions inherits none of its variables.
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -90,6 +92,14 @@ const payloads = (cwd: string) => [
   { event: "end", seq: 7, at: `${T}5.000Z`, session: SESSION, cwd },
 ];
 
+/** Each line of a JSON-lines file, parsed. */
+function jsonLines(path: string): unknown[] {
+  return readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+}
+
 async function output(run: (program: Command) => Promise<unknown>): Promise<string> {
   const chunks: string[] = [];
   const spy = vi.spyOn(process.stdout, "write").mockImplementation((c: string | Uint8Array) => {
@@ -128,6 +138,12 @@ describe("a provider added as one folder and one catalog line", () => {
     project.cleanup();
   });
 
+  /** The session directory the hooks recorded into. */
+  function recorded(): string {
+    const dir = join(project.root, ".tapedeck", "quill-sessions");
+    return join(dir, readdirSync(dir)[0] as string);
+  }
+
   it("lists its session by its display name, each token once", async () => {
     const list = await import("../../src/cli/commands/list.ts");
     const out = await output((program) => {
@@ -156,12 +172,7 @@ describe("a provider added as one folder and one catalog line", () => {
   it("writes usage sources the archive's schema takes, which the published list then names", async () => {
     const { Envelope } = await import("../../src/core/schemas.ts");
     const { knownUsageSources } = await import("../../src/providers/usage-sources.ts");
-    const { readdirSync, readFileSync } = await import("node:fs");
-    const dir = join(project.root, ".tapedeck", "quill-sessions");
-    const lines = readFileSync(join(dir, readdirSync(dir)[0] as string, "events.jsonl"), "utf8")
-      .trim()
-      .split("\n");
-    const events = lines.map((l) => JSON.parse(l) as { usage?: { source: string } });
+    const events = jsonLines(join(recorded(), "events.jsonl")) as Array<{ usage?: { source: string } }>;
     expect(events.map((e) => e.usage?.source).filter(Boolean)).toEqual(["quill-hook", "quill-log"]);
     for (const e of events) expect(Envelope.safeParse(e).error).toBeUndefined();
     expect(knownUsageSources()).toMatchObject(quillProvider.usage.sources);
@@ -169,8 +180,6 @@ describe("a provider added as one folder and one catalog line", () => {
 
   it("plays a promptfoo conversation through its own command line in agent.cjs", async () => {
     const { conversationProvider } = await import("../../src/scenario/promptfoo-agent.ts");
-    const { chmodSync, mkdirSync, readFileSync, writeFileSync } = await import("node:fs");
-    const { createRequire } = await import("node:module");
     const out = join(project.root, "promptfoo");
     mkdirSync(join(out, "workspace"), { recursive: true });
     writeFileSync(join(out, "agent.cjs"), conversationProvider("quill"));
@@ -199,11 +208,7 @@ console.log(JSON.stringify({ session: "q-1", answer: "answer to " + input, input
       tokenUsage: { prompt: 20, completion: 4, total: 24, numRequests: 2 },
       metadata: { session_id: "q-1", turns: 2 },
     });
-    const calls = readFileSync(log, "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
-    expect(calls).toEqual([
+    expect(jsonLines(log)).toEqual([
       ["run", "--json"],
       ["run", "--json", "--resume", "q-1"],
     ]);
@@ -218,9 +223,7 @@ console.log(JSON.stringify({ session: "q-1", answer: "answer to " + input, input
   it("maps to OTLP spans under its own names, its input taken as including the cache", async () => {
     const { mapSession, readManifest } = await import("../../src/otel/map.ts");
     const { ATTR } = await import("../../src/otel/semconv.ts");
-    const dir = join(project.root, ".tapedeck", "quill-sessions");
-    const { readdirSync } = await import("node:fs");
-    const sessionDir = join(dir, readdirSync(dir)[0] as string);
+    const sessionDir = recorded();
     const manifest = readManifest(sessionDir);
     expect(manifest?.provider).toBe("quill");
     const mapping = mapSession(sessionDir, manifest!, { now: Date.parse("2027-01-01T00:00:00Z") });
@@ -236,10 +239,7 @@ console.log(JSON.stringify({ session: "q-1", answer: "answer to " + input, input
   it("completes its hook's response with its log's record, as its usage facts pair them: one chat span", async () => {
     const { mapSession, readManifest } = await import("../../src/otel/map.ts");
     const { ATTR } = await import("../../src/otel/semconv.ts");
-    const { readdirSync } = await import("node:fs");
-    const dir = join(project.root, ".tapedeck", "quill-sessions");
-    const sessionDir = join(dir, readdirSync(dir)[0] as string);
-    const mapping = mapSession(sessionDir, readManifest(sessionDir)!, {
+    const mapping = mapSession(recorded(), readManifest(recorded())!, {
       now: Date.parse("2027-01-01T00:00:00Z"),
     });
     const chats = mapping.turns.flatMap((t) => t.spans).filter((s) => s.name.startsWith("chat "));

@@ -3,9 +3,6 @@
 // docs/antigravity.md. agy does not name the event in the payload, so the
 // event comes from TAPEDECK_HOOK_EVENT, as the installed hook command sets it;
 // a fixture's event is its file name up to the first dot.
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { EventKind } from "../../../src/core/schemas.ts";
 import { antigravityAdapter } from "../../../src/providers/antigravity/adapter.ts";
@@ -15,25 +12,21 @@ import {
   canonicalEventName,
   normalizeAntigravityHook,
 } from "../../../src/providers/antigravity/normalize.ts";
+import { HookHarness } from "../hook-normalizer.ts";
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "antigravity");
 const NOW = "2026-11-29T19:00:00.000Z";
-const now = () => NOW;
 const CONVERSATION = "5f0c2a9e-7b1d-4c3e-9a60-2d8e4b7c1f35";
-
-type Json = Record<string, unknown>;
-
-function fixture(name: string): Json {
-  return JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as Json;
-}
+// Every file of the folder is a hook payload.
+const h = new HookHarness(
+  "antigravity",
+  normalizeAntigravityHook,
+  ANTIGRAVITY_CAPABILITIES,
+  () => NOW,
+  (f) => f.endsWith(".json"),
+);
+const { fixture, normalizeOne, hookFixtures: files } = h;
 
 const eventOf = (file: string) => file.split(".")[0]!;
-
-function normalizeOne(payload: unknown, env: Record<string, string | undefined> = {}) {
-  const result = normalizeAntigravityHook(payload, env, now);
-  expect(result.events).toHaveLength(1);
-  return { context: result.context, event: result.events[0]! };
-}
 
 /** As the installed hook command delivers it: the event name in the environment. */
 function hook(file: string, env: Record<string, string | undefined> = {}) {
@@ -56,35 +49,23 @@ const EXPECTED_KIND: Record<string, EventKind> = {
   "Stop.json": "assistant_message",
 };
 
-const files = readdirSync(FIXTURES).filter((f) => f.endsWith(".json"));
-
 describe("normalizeAntigravityHook: hand-written payloads", () => {
-  it("has an expectation for every fixture", () => {
-    expect(files.sort()).toEqual(Object.keys(EXPECTED_KIND).sort());
-  });
+  h.itCoversEveryFixture(EXPECTED_KIND, "fixture");
 
   it.each(Object.entries(EXPECTED_KIND))("%s maps to %s", (file, kind) => {
     const { context, event } = hook(file);
-    expect(event.kind).toBe(kind);
-    expect(event.event_id).toMatch(new RegExp(`^${kind}-[0-9a-f]{32}$`));
+    h.expectEvent(event, kind, eventOf(file), [
+      "conversationId",
+      "conversation_id",
+      "transcriptPath",
+      "transcript_path",
+    ]);
     expect(event.timestamp).toBe(NOW);
-    expect(event.payload.hook_event_name).toBe(eventOf(file));
     expect(event.payload).not.toHaveProperty("event_inferred");
-    for (const key of ["conversationId", "conversation_id", "transcriptPath", "transcript_path"]) {
-      expect(event.payload).not.toHaveProperty(key);
-    }
-    for (const field of event.optional_fields ?? []) expect(event.payload).toHaveProperty(field);
-    expect(context.identity).toEqual({
-      provider: "antigravity",
-      provider_session_id: CONVERSATION,
-      session_id: `antigravity:${CONVERSATION}`,
-      identity_source: "provider",
+    h.expectContext(context, {
+      id: CONVERSATION,
+      transcript: `/home/user/.gemini/antigravity-cli/brain/${CONVERSATION}/transcript.jsonl`,
     });
-    expect(context.transcript_path).toBe(
-      `/home/user/.gemini/antigravity-cli/brain/${CONVERSATION}/transcript.jsonl`,
-    );
-    expect(context.agent_pid).toBeNull();
-    expect(context.capabilities).toBe(ANTIGRAVITY_CAPABILITIES);
   });
 
   it("gives every fixture a distinct id, and a repeat the same one", () => {
@@ -393,21 +374,6 @@ describe("antigravityAdapter", () => {
   });
 
   it("imports nothing but types from the core", () => {
-    const dir = join(
-      dirname(fileURLToPath(import.meta.url)),
-      "..",
-      "..",
-      "..",
-      "src",
-      "providers",
-      "antigravity",
-    );
-    for (const file of ["normalize.ts", "adapter.ts"]) {
-      const imports = readFileSync(join(dir, file), "utf8").match(/^import .*$/gm) ?? [];
-      for (const line of imports) {
-        if (line.includes("/core/")) expect(line, file).toMatch(/^import type /);
-        expect(line, file).not.toMatch(/["']zod["']/);
-      }
-    }
+    h.expectLeanImports(["normalize.ts", "adapter.ts"]);
   });
 });

@@ -1,26 +1,12 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { EventKind } from "../../../src/core/schemas.ts";
 import { CLAUDE_CAPABILITIES, normalizeClaudeHook } from "../../../src/providers/claude/normalize.ts";
+import { HookHarness } from "../hook-normalizer.ts";
 
 // Captured Claude Code 2.1.332 hook payloads (the project's reference notes on the real clients, section 1).
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "claude");
 const NOW = "2026-11-29T18:40:22.865Z";
-const now = () => NOW;
-
-type Json = Record<string, unknown>;
-
-function fixture(name: string): Json {
-  return JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as Json;
-}
-
-function normalizeOne(payload: unknown, env: Record<string, string | undefined> = {}) {
-  const result = normalizeClaudeHook(payload, env, now);
-  expect(result.events).toHaveLength(1);
-  return { context: result.context, event: result.events[0]! };
-}
+const h = new HookHarness("claude", normalizeClaudeHook, CLAUDE_CAPABILITIES, () => NOW);
+const { fixture, hookFixtures, normalizeOne } = h;
 
 const EXPECTED_KIND: Record<string, EventKind> = {
   "CwdChanged.json": "provider_event",
@@ -55,45 +41,22 @@ const EXPECTED_KIND: Record<string, EventKind> = {
   "UserPromptSubmit.task-notification.json": "user_prompt",
 };
 
-const hookFixtures = readdirSync(FIXTURES).filter((f) => /^[A-Z]\w*(\.[\w-]+)?\.json$/.test(f));
-
 describe("normalizeClaudeHook: captured payloads", () => {
-  it("has an expectation for every captured hook payload", () => {
-    expect(hookFixtures.sort()).toEqual(Object.keys(EXPECTED_KIND).sort());
-  });
+  h.itCoversEveryFixture(EXPECTED_KIND, "captured hook payload");
 
   it.each(Object.entries(EXPECTED_KIND))("%s maps to %s with provider ids", (file, kind) => {
-    const payload = fixture(file);
-    const { context, event } = normalizeOne(payload);
-    expect(event.kind).toBe(kind);
-    expect(event.event_id).toMatch(new RegExp(`^${kind}-[0-9a-f]{32}$`));
+    const sessionFields = ["session_id", "transcript_path", "permission_mode"];
+    const { payload, event } = h.expectCaptured(
+      file,
+      kind,
+      kind === "session_start" ? sessionFields : [...sessionFields, "cwd"],
+    );
     expect(event.timestamp).toBe(NOW);
     expect(event.turn_id).toBe(payload.prompt_id);
     expect(event.agent_id).toBe(payload.agent_id);
-    expect(event.payload.hook_event_name).toBe(payload.hook_event_name);
-    // Session-level fields live in the context, not in every event.
-    expect(event.payload).not.toHaveProperty("session_id");
-    expect(event.payload).not.toHaveProperty("transcript_path");
-    expect(event.payload).not.toHaveProperty("permission_mode");
-    if (kind !== "session_start") expect(event.payload).not.toHaveProperty("cwd");
-    for (const field of event.optional_fields ?? []) expect(event.payload).toHaveProperty(field);
-
-    expect(context.identity).toEqual({
-      provider: "claude",
-      provider_session_id: payload.session_id,
-      session_id: `claude:${payload.session_id}`,
-      identity_source: "provider",
-    });
-    expect(context.transcript_path).toBe(payload.transcript_path);
-    expect(context.project_dir).toBe(payload.cwd);
-    expect(context.agent_pid).toBeNull();
-    expect(context.capabilities).toBe(CLAUDE_CAPABILITIES);
   });
 
-  it("gives every captured event a distinct id", () => {
-    const ids = hookFixtures.map((f) => normalizeOne(fixture(f)).event.event_id);
-    expect(new Set(ids).size).toBe(ids.length);
-  });
+  h.itGivesDistinctIds(hookFixtures, "gives every captured event a distinct id");
 
   it("session_start keeps source, model, cwd and the resume statistics", () => {
     expect(normalizeOne(fixture("SessionStart.json")).event.payload).toEqual({
@@ -307,115 +270,40 @@ describe("normalizeClaudeHook: captured payloads", () => {
 });
 
 describe("normalizeClaudeHook: event ids", () => {
-  it("a retried hook with an identical payload gets the same id", () => {
-    for (const file of hookFixtures) {
-      const first = normalizeOne(fixture(file)).event.event_id;
-      const retry = normalizeOne(fixture(file)).event.event_id;
-      expect(retry, file).toBe(first);
-    }
+  h.turnIdTests({
+    reorder: "Notification.json",
+    turnField: "prompt_id",
+    otherTurn: "00000000-0000-4000-8000-000000000001",
+    withoutTurn: "events without a unique identifier differ when their content differs",
   });
-
-  it("key order does not change the id of payload-hashed events", () => {
-    const payload = fixture("Notification.json");
-    const reordered = Object.fromEntries(Object.entries(payload).reverse());
-    expect(normalizeOne(reordered).event.event_id).toBe(normalizeOne(payload).event.event_id);
-  });
-
-  it("the same prompt text in two turns gets different ids", () => {
-    const first = fixture("UserPromptSubmit.json");
-    const second = { ...first, prompt_id: "00000000-0000-4000-8000-000000000001" };
-    expect(normalizeOne(second).event.event_id).not.toBe(normalizeOne(first).event.event_id);
-  });
-
-  it("the same prompt in two sessions gets different ids", () => {
-    const first = fixture("UserPromptSubmit.json");
-    const second = { ...first, session_id: "another-session" };
-    expect(normalizeOne(second).event.event_id).not.toBe(normalizeOne(first).event.event_id);
-  });
-
-  it("a Stop that fires again in the same turn (stop hook blocked) gets a new id", () => {
-    const first = fixture("Stop.json");
-    const again = { ...first, stop_hook_active: true, last_assistant_message: "Done, for real." };
-    expect(normalizeOne(again).event.event_id).not.toBe(normalizeOne(first).event.event_id);
-  });
-
-  it("events without a unique identifier differ when their content differs", () => {
-    const first = fixture("Stop.json");
-    delete first.prompt_id;
-    const other = { ...first, last_assistant_message: "something else" };
-    expect(normalizeOne(other).event.event_id).not.toBe(normalizeOne(first).event.event_id);
-    expect(normalizeOne({ ...first }).event.event_id).toBe(normalizeOne(first).event.event_id);
-  });
-
-  it("does not depend on the clock", () => {
-    const payload = fixture("PreToolUse.json");
-    const a = normalizeClaudeHook(payload, {}, () => "2026-01-01T00:00:00.000Z").events[0]!;
-    const b = normalizeClaudeHook(payload, {}, () => "2026-06-01T00:00:00.000Z").events[0]!;
-    expect(a.event_id).toBe(b.event_id);
-    expect(a.timestamp).not.toBe(b.timestamp);
-  });
+  h.itIgnoresTheClock("PreToolUse.json", "does not depend on the clock", true);
 });
 
 describe("normalizeClaudeHook: odd input", () => {
   it("records an unknown future event as a provider_event", () => {
-    const { event, context } = normalizeOne({
-      session_id: "s-1",
-      transcript_path: "/tmp/t.jsonl",
-      cwd: "/home/user/project",
-      permission_mode: "default",
-      prompt_id: "p-1",
-      hook_event_name: "TeleportRequested",
-      destination: "mars",
-      details: { eta_s: 3 },
-    });
-    expect(event.kind).toBe("provider_event");
-    expect(event.payload).toEqual({
-      hook_event_name: "TeleportRequested",
-      destination: "mars",
-      details: { eta_s: 3 },
-    });
+    const event = h.expectFutureEvent(
+      {
+        transcript_path: "/tmp/t.jsonl",
+        cwd: "/home/user/project",
+        permission_mode: "default",
+        prompt_id: "p-1",
+      },
+      { hook_event_name: "TeleportRequested", destination: "mars", details: { eta_s: 3 } },
+    );
     expect(event.turn_id).toBe("p-1");
-    expect(event.event_id).toMatch(/^provider_event-[0-9a-f]{32}$/);
-    expect(context.identity.session_id).toBe("claude:s-1");
   });
 
-  it.each([
-    [null, "null"],
-    [[1, 2], "array"],
-    ["PreToolUse", "string"],
-    [42, "number"],
-    [true, "boolean"],
-    [undefined, "undefined"],
-  ])(
-    "a non-object payload (%j): what only this provider adds (the shared record: test/providers/contract.test.ts)",
-    (payload, _type) => {
-      const { context } = normalizeOne(payload);
-      expect(context.transcript_path).toBeNull();
-    },
-  );
+  h.itAddsToTheNonObjectRecord("PreToolUse", (payload) => {
+    expect(normalizeOne(payload).context.transcript_path).toBeNull();
+  });
 
   it("files a non-object payload under the session named by the hook environment", () => {
     const { context } = normalizeOne("garbage", { CLAUDE_CODE_SESSION_ID: "env-session" });
     expect(context.identity.session_id).toBe("claude:env-session");
   });
 
-  it("does not let prototype names select a mapper", () => {
-    for (const name of ["__proto__", "constructor", "toString"]) {
-      expect(normalizeOne({ session_id: "s", hook_event_name: name }).event.kind).toBe("provider_event");
-    }
-  });
-
-  it("survives a clock that throws", () => {
-    const result = normalizeClaudeHook(fixture("Stop.json"), {}, () => {
-      throw new Error("no clock");
-    });
-    expect(result.events[0]!.kind).toBe("provider_event");
-    expect(result.events[0]!.payload).toMatchObject({
-      hook_event_name: "Stop",
-      error: "normalization failed",
-    });
-    expect(result.context.identity.session_id).toBe("claude:2b78a515-1a4e-4949-93a8-4a58deaec546");
-  });
+  h.itIgnoresPrototypeNames();
+  h.itSurvivesAThrowingClock("2b78a515-1a4e-4949-93a8-4a58deaec546");
 });
 
 describe("normalizeClaudeHook: context from the hook environment", () => {
@@ -462,17 +350,8 @@ describe("capabilities and hot path", () => {
   });
 
   it("imports nothing but types from the core, so zod never loads in a hook", () => {
-    const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "src", "providers", "claude");
-    for (const file of ["normalize.ts", "transcript-usage.ts"]) {
-      const source = readFileSync(join(dir, file), "utf8");
-      const imports = source.match(/^import .*$/gm) ?? [];
-      for (const line of imports) {
-        // Values may come only from zod-free core modules (kinds.ts, fsutil.ts: the non-blocking, no-follow open
-        // the transcript is read with, and scan.ts: the line reader; node built-ins only); the rest is types.
-        if (line.includes("/core/") && !/\/core\/(kinds|fsutil|scan)\.ts/.test(line))
-          expect(line, file).toMatch(/^import type /);
-        expect(line, file).not.toMatch(/["']zod["']/);
-      }
-    }
+    // Values may come only from zod-free core modules (kinds.ts, fsutil.ts: the non-blocking, no-follow open
+    // the transcript is read with, and scan.ts: the line reader; node built-ins only); the rest is types.
+    h.expectLeanImports(["normalize.ts", "transcript-usage.ts"], /\/core\/(kinds|fsutil|scan)\.ts/);
   });
 });

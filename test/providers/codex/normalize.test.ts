@@ -1,30 +1,17 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EventKind } from "../../../src/core/schemas.ts";
 import { codexAdapter } from "../../../src/providers/codex/adapter.ts";
 import { CODEX_CAPABILITIES, normalizeCodexHook } from "../../../src/providers/codex/normalize.ts";
+import { HookHarness, type Json } from "../hook-normalizer.ts";
 
 // Captured Codex CLI 0.171.0 hook payloads and the input JSON schemas taken from
 // the binary (the project's reference notes on the real clients, section 2).
-const HERE = dirname(fileURLToPath(import.meta.url));
-const FIXTURES = join(HERE, "..", "..", "fixtures", "codex");
-const SCHEMAS = join(FIXTURES, "hook-schemas");
 const NOW = "2026-11-29T18:47:22.865Z";
-const now = () => NOW;
-
-type Json = Record<string, unknown>;
-
-function fixture(name: string): Json {
-  return JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as Json;
-}
-
-function normalizeOne(payload: unknown, env: Record<string, string | undefined> = {}) {
-  const result = normalizeCodexHook(payload, env, now);
-  expect(result.events).toHaveLength(1);
-  return { context: result.context, event: result.events[0]! };
-}
+const h = new HookHarness("codex", normalizeCodexHook, CODEX_CAPABILITIES, () => NOW);
+const { fixture, hookFixtures, normalizeOne } = h;
+const SCHEMAS = join(import.meta.dirname, "..", "..", "fixtures", "codex", "hook-schemas");
 
 const ROOT = "01a228a2-0a2b-7711-8bfe-1771673db649";
 const CHILD = "01a228a2-0b5c-7b01-81dd-afb8f8b3c75e";
@@ -53,49 +40,23 @@ const EXPECTED_KIND: Record<string, EventKind> = {
   "UserPromptSubmit.json": "user_prompt",
 };
 
-const hookFixtures = readdirSync(FIXTURES).filter((f) => /^[A-Z]\w*(\.[\w-]+)?\.json$/.test(f));
-
 describe("normalizeCodexHook: captured payloads", () => {
-  it("has an expectation for every captured hook payload", () => {
-    expect(hookFixtures.sort()).toEqual(Object.keys(EXPECTED_KIND).sort());
-  });
+  h.itCoversEveryFixture(EXPECTED_KIND, "captured hook payload");
 
   it.each(Object.entries(EXPECTED_KIND))("%s maps to %s with provider ids", (file, kind) => {
-    const payload = fixture(file);
-    const { context, event } = normalizeOne(payload);
-    expect(event.kind).toBe(kind);
-    expect(event.event_id).toMatch(new RegExp(`^${kind}-[0-9a-f]{32}$`));
+    const sessionFields = ["session_id", "transcript_path", "turn_id"];
+    const startFields = ["cwd", "permission_mode"];
+    const { payload, event } = h.expectCaptured(file, kind, [
+      ...sessionFields,
+      ...(kind === "session_start" ? [] : startFields),
+    ]);
     expect(event.timestamp).toBe(NOW);
     expect(event.turn_id).toBe(payload.turn_id);
     expect(event.agent_id).toBe(payload.agent_id);
-    expect(event.payload.hook_event_name).toBe(payload.hook_event_name);
-    // Session-level fields live in the context, not in every event.
-    expect(event.payload).not.toHaveProperty("session_id");
-    expect(event.payload).not.toHaveProperty("transcript_path");
-    expect(event.payload).not.toHaveProperty("turn_id");
-    if (kind !== "session_start") {
-      expect(event.payload).not.toHaveProperty("cwd");
-      expect(event.payload).not.toHaveProperty("permission_mode");
-    }
-    for (const field of event.optional_fields ?? []) expect(event.payload).toHaveProperty(field);
     expect(event.terminal).toBe(kind === "session_end" ? true : undefined);
-
-    expect(context.identity).toEqual({
-      provider: "codex",
-      provider_session_id: payload.session_id,
-      session_id: `codex:${payload.session_id}`,
-      identity_source: "provider",
-    });
-    expect(context.transcript_path).toBe(payload.transcript_path);
-    expect(context.project_dir).toBe(payload.cwd);
-    expect(context.agent_pid).toBeNull();
-    expect(context.capabilities).toBe(CODEX_CAPABILITIES);
   });
 
-  it("gives every captured event a distinct id", () => {
-    const ids = hookFixtures.map((f) => normalizeOne(fixture(f)).event.event_id);
-    expect(new Set(ids).size).toBe(ids.length);
-  });
+  h.itGivesDistinctIds(hookFixtures, "gives every captured event a distinct id");
 
   it("session_start keeps source, model, permission mode and cwd", () => {
     expect(normalizeOne(fixture("SessionStart.json")).event.payload).toEqual({
@@ -336,30 +297,11 @@ describe("normalizeCodexHook: every event in the binary's input schemas", () => 
 });
 
 describe("normalizeCodexHook: event ids", () => {
-  it("a retried hook with an identical payload gets the same id", () => {
-    for (const file of hookFixtures) {
-      const first = normalizeOne(fixture(file)).event.event_id;
-      const retry = normalizeOne(fixture(file)).event.event_id;
-      expect(retry, file).toBe(first);
-    }
-  });
-
-  it("key order does not change the id of payload-hashed events", () => {
-    const payload = fixture("PermissionRequest.json");
-    const reordered = Object.fromEntries(Object.entries(payload).reverse());
-    expect(normalizeOne(reordered).event.event_id).toBe(normalizeOne(payload).event.event_id);
-  });
-
-  it("the same prompt text in two turns gets different ids", () => {
-    const first = fixture("UserPromptSubmit.json");
-    const second = { ...first, turn_id: "01a228a1-a58d-7980-85e8-61eadc2c2ab1" };
-    expect(normalizeOne(second).event.event_id).not.toBe(normalizeOne(first).event.event_id);
-  });
-
-  it("the same prompt in two sessions gets different ids", () => {
-    const first = fixture("UserPromptSubmit.json");
-    const second = { ...first, session_id: "another-session" };
-    expect(normalizeOne(second).event.event_id).not.toBe(normalizeOne(first).event.event_id);
+  h.turnIdTests({
+    reorder: "PermissionRequest.json",
+    turnField: "turn_id",
+    otherTurn: "01a228a1-a58d-7980-85e8-61eadc2c2ab1",
+    withoutTurn: "events without their identifier fall back to the whole payload",
   });
 
   it("the same turn in the parent and in a subagent gets different ids", () => {
@@ -370,13 +312,10 @@ describe("normalizeCodexHook: event ids", () => {
     expect(normalizeOne(parent).event.event_id).not.toBe(normalizeOne(child).event.event_id);
   });
 
-  it("Pre- and PostCompact of one turn, and a repeated Stop, get different ids", () => {
+  it("Pre- and PostCompact of one turn get different ids", () => {
     const pre = normalizeOne(fixture("PreCompact.json")).event.event_id;
     const post = normalizeOne(fixture("PostCompact.json")).event.event_id;
     expect(pre).not.toBe(post);
-    const stop = fixture("Stop.json");
-    const again = { ...stop, stop_hook_active: true, last_assistant_message: "Done, for real." };
-    expect(normalizeOne(again).event.event_id).not.toBe(normalizeOne(stop).event.event_id);
   });
 
   it("a tool event's id follows its tool_use_id, not its content", () => {
@@ -387,65 +326,32 @@ describe("normalizeCodexHook: event ids", () => {
     expect(normalizeOne(c).event.event_id).not.toBe(normalizeOne(a).event.event_id);
   });
 
-  it("events without their identifier fall back to the whole payload", () => {
-    const first = fixture("Stop.json");
-    delete first.turn_id;
-    const other = { ...first, last_assistant_message: "something else" };
-    expect(normalizeOne(other).event.event_id).not.toBe(normalizeOne(first).event.event_id);
-    expect(normalizeOne({ ...first }).event.event_id).toBe(normalizeOne(first).event.event_id);
-  });
-
-  it("does not depend on the clock", () => {
-    const payload = fixture("PreToolUse.json");
-    const a = normalizeCodexHook(payload, {}, () => "2026-01-01T00:00:00.000Z").events[0]!;
-    const b = normalizeCodexHook(payload, {}, () => "2026-06-01T00:00:00.000Z").events[0]!;
-    expect(a.event_id).toBe(b.event_id);
-    expect(a.timestamp).not.toBe(b.timestamp);
-  });
+  h.itIgnoresTheClock("PreToolUse.json", "does not depend on the clock", true);
 });
 
 describe("normalizeCodexHook: odd input", () => {
   it("records an unknown future event as a provider_event", () => {
-    const { event, context } = normalizeOne({
-      session_id: "s-1",
-      transcript_path: "/tmp/rollout.jsonl",
-      cwd: "/home/user/project",
-      model: "gpt-mock",
-      permission_mode: "default",
-      turn_id: "t-1",
-      agent_id: "a-1",
-      hook_event_name: "TeleportRequested",
-      destination: "mars",
-      details: { eta_s: 3 },
-    });
-    expect(event.kind).toBe("provider_event");
-    expect(event.payload).toEqual({
-      hook_event_name: "TeleportRequested",
-      destination: "mars",
-      details: { eta_s: 3 },
-    });
+    const event = h.expectFutureEvent(
+      {
+        transcript_path: "/tmp/rollout.jsonl",
+        cwd: "/home/user/project",
+        model: "gpt-mock",
+        permission_mode: "default",
+        turn_id: "t-1",
+        agent_id: "a-1",
+      },
+      { hook_event_name: "TeleportRequested", destination: "mars", details: { eta_s: 3 } },
+    );
     expect(event.turn_id).toBe("t-1");
     expect(event.agent_id).toBe("a-1");
     expect(event.optional_fields).toEqual(["details", "destination"]);
-    expect(event.event_id).toMatch(/^provider_event-[0-9a-f]{32}$/);
-    expect(context.identity.session_id).toBe("codex:s-1");
   });
 
-  it.each([
-    [null, "null"],
-    [[1, 2], "array"],
-    ["PreToolUse", "string"],
-    [42, "number"],
-    [true, "boolean"],
-    [undefined, "undefined"],
-  ])(
-    "a non-object payload (%j): what only this provider adds (the shared record: test/providers/contract.test.ts)",
-    (payload, _type) => {
-      const { context } = normalizeOne(payload);
-      expect(context.transcript_path).toBeNull();
-      expect(context.project_dir).toBeNull();
-    },
-  );
+  h.itAddsToTheNonObjectRecord("PreToolUse", (payload) => {
+    const { context } = normalizeOne(payload);
+    expect(context.transcript_path).toBeNull();
+    expect(context.project_dir).toBeNull();
+  });
 
   it("uses a fresh local identity when session_id is missing (the hook env names no session)", () => {
     const env = (fixture("hook-env.json") as { env: Record<string, string> }).env;
@@ -469,24 +375,8 @@ describe("normalizeCodexHook: odd input", () => {
     expect(context.project_dir).toBe("/home/user/project");
   });
 
-  it("does not let prototype names select a mapper", () => {
-    for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
-      expect(normalizeOne({ session_id: "s", hook_event_name: name }).event.kind).toBe("provider_event");
-    }
-  });
-
-  it("survives a clock that throws", () => {
-    const result = normalizeCodexHook(fixture("Stop.json"), {}, () => {
-      throw new Error("no clock");
-    });
-    expect(result.events).toHaveLength(1);
-    expect(result.events[0]!.kind).toBe("provider_event");
-    expect(result.events[0]!.payload).toMatchObject({
-      hook_event_name: "Stop",
-      error: "normalization failed",
-    });
-    expect(result.context.identity.session_id).toBe("codex:01a228a1-6c99-7571-8a54-9987d351bd37");
-  });
+  h.itIgnoresPrototypeNames();
+  h.itSurvivesAThrowingClock("01a228a1-6c99-7571-8a54-9987d351bd37");
 
   it("keeps odd field types as given without failing", () => {
     const payload = {
@@ -521,18 +411,9 @@ describe("capabilities and hot path", () => {
   });
 
   it("imports nothing from the core but types and the zod-free kinds list", () => {
-    const dir = join(HERE, "..", "..", "..", "src", "providers", "codex");
-    for (const file of ["normalize.ts", "rollout.ts", "adapter.ts", "notify.ts"]) {
-      const source = readFileSync(join(dir, file), "utf8");
-      const imports = source.match(/^import [\s\S]*?from .*$/gm) ?? [];
-      for (const line of imports) {
-        // fsutil.ts: the non-blocking, no-follow open the rollout is read with; scan.ts: the line reader it is read
-        // by (both zod-free, node built-ins only).
-        if (line.includes("/core/") && !/\/core\/(kinds|fsutil|scan)\.ts/.test(line)) {
-          expect(line, file).toMatch(/^import type /);
-        }
-        expect(line, file).not.toMatch(/["']zod["']/);
-      }
-    }
+    // fsutil.ts: the non-blocking, no-follow open the rollout is read with; scan.ts: the line reader it is read
+    // by (both zod-free, node built-ins only).
+    const values = /\/core\/(kinds|fsutil|scan)\.ts/;
+    h.expectLeanImports(["normalize.ts", "rollout.ts", "adapter.ts", "notify.ts"], values);
   });
 });

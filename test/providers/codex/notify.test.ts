@@ -1,6 +1,3 @@
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { normalizeCodexHook } from "../../../src/providers/codex/normalize.ts";
 import {
@@ -8,19 +5,14 @@ import {
   isTuiTitleThread,
   normalizeCodexNotify,
 } from "../../../src/providers/codex/notify.ts";
+import { type Json, providerFixtures } from "../../helpers/fixtures.ts";
 
 // Captured Codex CLI 0.171.0 `notify` calls (the project's reference notes on the real clients, section 2).
 // notify.agent-turn-complete.json wraps the argument as the capture script saw it
 // ({argv_last_element, stdin}); the other two files are the argument itself.
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "codex");
+const fixture = providerFixtures("codex").json;
 const NOW = "2026-11-29T18:47:22.865Z";
 const now = () => NOW;
-
-type Json = Record<string, unknown>;
-
-function fixture(name: string): Json {
-  return JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as Json;
-}
 
 const TURN = fixture("notify.agent-turn-complete.json").argv_last_element as Json;
 const SUBAGENT = fixture("notify.agent-turn-complete.subagent.json");

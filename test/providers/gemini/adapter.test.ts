@@ -1,22 +1,14 @@
 // The Gemini adapter's stateful step: tool pairing, turns, compaction
 // detection and unfinished responses, driven hook by hook with the state
 // round-tripped through JSON as the recorder stores it.
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { NormalizedEvent } from "../../../src/core/event.ts";
 import { enrichGemini, geminiAdapter, loadGeminiState } from "../../../src/providers/gemini/adapter.ts";
 import { normalizeGeminiHook } from "../../../src/providers/gemini/normalize.ts";
-import { CAPTURED_FIRST_RUN } from "./captured-turn.ts";
+import { type Json, providerFixtures } from "../../helpers/fixtures.ts";
+import { CAPTURED_FIRST_RUN, CAPTURED_FIRST_RUN_KINDS } from "./captured-turn.ts";
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "gemini");
-
-type Json = Record<string, unknown>;
-
-function fixture(name: string): Json {
-  return JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as Json;
-}
+const fixture = providerFixtures("gemini").json;
 
 /** A hook sequence against one stored state, as consecutive hook processes see it. */
 function session(initial?: Record<string, unknown>) {
@@ -90,15 +82,7 @@ describe("geminiAdapter: a captured turn, hook by hook", () => {
     const sequence = CAPTURED_FIRST_RUN;
     const byFile = new Map(sequence.map((file) => [file, s.run(fixture(file), false)]));
     const all = [...byFile.values()].flat();
-    expect(kinds(all)).toEqual([
-      "session_start",
-      "user_prompt",
-      "turn_usage",
-      "tool_call",
-      "tool_result",
-      "assistant_message",
-      "session_end",
-    ]);
+    expect(kinds(all)).toEqual(CAPTURED_FIRST_RUN_KINDS);
     const callEvent = byFile.get("BeforeTool.json")![0]!;
     const resultEvent = byFile.get("AfterTool.json")![0]!;
     expect(callEvent.payload.tool_use_id).toMatch(/^gemini-tool-[0-9a-f]{24}$/);

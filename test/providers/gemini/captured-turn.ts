@@ -14,3 +14,14 @@ export const CAPTURED_FIRST_RUN = [
   "AfterAgent.json",
   "SessionEnd.json",
 ] as const;
+
+/** The events that run records, in order: what the adapter gives alone and the hook path appends. */
+export const CAPTURED_FIRST_RUN_KINDS = [
+  "session_start",
+  "user_prompt",
+  "turn_usage",
+  "tool_call",
+  "tool_result",
+  "assistant_message",
+  "session_end",
+] as const;

@@ -3,15 +3,14 @@
 import { execFileSync } from "node:child_process";
 import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { tokensLine } from "../../../src/cli/summary.ts";
 import type { SessionSummary } from "../../../src/core/archive.ts";
 import { geminiAdapter } from "../../../src/providers/gemini/adapter.ts";
 import { readChatUsage } from "../../../src/providers/gemini/chat-usage.ts";
+import { providerFixtures } from "../../helpers/fixtures.ts";
 import { tempProject } from "../../helpers/session.ts";
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "gemini");
 const SESSION = "3710525e-c397-40d5-bfa5-db17c6fd2361";
 
 let cleanups: Array<() => void> = [];
@@ -29,7 +28,7 @@ function dir(): string {
 /** The real chat sample, with the cache count Gemini reported for its first model message set to 500. */
 function chatFile(): string {
   const path = join(dir(), "session.jsonl");
-  const text = readFileSync(join(FIXTURES, "chat.sample.jsonl"), "utf8").replaceAll(
+  const text = readFileSync(providerFixtures("gemini").path("chat.sample.jsonl"), "utf8").replaceAll(
     '"cached":0,"thoughts":9',
     '"cached":500,"thoughts":9',
   );

@@ -1,6 +1,3 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { EventKind } from "../../../src/core/schemas.ts";
 import {
@@ -8,26 +5,16 @@ import {
   normalizeGeminiHook,
   toolFailure,
 } from "../../../src/providers/gemini/normalize.ts";
+import { HookHarness, type Json } from "../hook-normalizer.ts";
 
 // Captured Gemini CLI 0.61.0 hook payloads (the project's reference notes on the real clients, section 3).
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "gemini");
 const NOW = "2026-11-29T19:00:00.000Z";
 const now = () => NOW;
-
-type Json = Record<string, unknown>;
-
-function fixture(name: string): Json {
-  return JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as Json;
-}
+const h = new HookHarness("gemini", normalizeGeminiHook, GEMINI_CAPABILITIES, now);
+const { fixture, normalizeOne } = h;
 
 function normalize(payload: unknown, env: Record<string, string | undefined> = {}) {
   return normalizeGeminiHook(payload, env, now);
-}
-
-function normalizeOne(payload: unknown, env: Record<string, string | undefined> = {}) {
-  const result = normalize(payload, env);
-  expect(result.events).toHaveLength(1);
-  return { context: result.context, event: result.events[0]! };
 }
 
 /** null: observed for the adapter's state, not recorded by itself. */
@@ -50,40 +37,22 @@ const EXPECTED_KIND: Record<string, EventKind | null> = {
   "SessionStart.resume.json": "session_start",
 };
 
-const hookFixtures = readdirSync(FIXTURES).filter((f) => /^[A-Z]\w*(\.[\w-]+)?\.json$/.test(f));
 const recorded = Object.entries(EXPECTED_KIND).filter((e): e is [string, EventKind] => e[1] !== null);
 
 describe("normalizeGeminiHook: captured payloads", () => {
-  it("has an expectation for every captured hook payload", () => {
-    expect(hookFixtures.sort()).toEqual(Object.keys(EXPECTED_KIND).sort());
-  });
+  h.itCoversEveryFixture(EXPECTED_KIND, "captured hook payload");
 
   it.each(recorded)("%s maps to %s", (file, kind) => {
-    const payload = fixture(file);
-    const { context, event } = normalizeOne(payload);
-    expect(event.kind).toBe(kind);
-    expect(event.event_id).toMatch(new RegExp(`^${kind}-[0-9a-f]{32}$`));
+    const sessionFields = ["session_id", "transcript_path", "timestamp"];
+    const { payload, event } = h.expectCaptured(
+      file,
+      kind,
+      kind === "session_start" ? sessionFields : [...sessionFields, "cwd"],
+    );
     // The hook's own time, not the recorder's clock.
     expect(event.timestamp).toBe(payload.timestamp);
     expect(event.turn_id).toBeUndefined();
-    expect(event.payload.hook_event_name).toBe(payload.hook_event_name);
-    for (const common of ["session_id", "transcript_path", "timestamp"]) {
-      expect(event.payload).not.toHaveProperty(common);
-    }
-    if (kind !== "session_start") expect(event.payload).not.toHaveProperty("cwd");
     expect(JSON.stringify(event.payload)).not.toContain("llm_request");
-    for (const field of event.optional_fields ?? []) expect(event.payload).toHaveProperty(field);
-
-    expect(context.identity).toEqual({
-      provider: "gemini",
-      provider_session_id: payload.session_id,
-      session_id: `gemini:${payload.session_id}`,
-      identity_source: "provider",
-    });
-    expect(context.transcript_path).toBe(payload.transcript_path);
-    expect(context.project_dir).toBe(payload.cwd);
-    expect(context.agent_pid).toBeNull();
-    expect(context.capabilities).toBe(GEMINI_CAPABILITIES);
   });
 
   it.each(Object.entries(EXPECTED_KIND).filter(([, kind]) => kind === null))(
@@ -97,10 +66,10 @@ describe("normalizeGeminiHook: captured payloads", () => {
     },
   );
 
-  it("gives every recorded event a distinct id", () => {
-    const ids = recorded.map(([file]) => normalizeOne(fixture(file)).event.event_id);
-    expect(new Set(ids).size).toBe(ids.length);
-  });
+  h.itGivesDistinctIds(
+    recorded.map(([file]) => file),
+    "gives every recorded event a distinct id",
+  );
 
   it("session_start keeps source and cwd", () => {
     expect(normalizeOne(fixture("SessionStart.json")).event.payload).toEqual({
@@ -336,13 +305,7 @@ describe("toolFailure: the shell tool's trailer", () => {
 });
 
 describe("normalizeGeminiHook: event ids", () => {
-  it("a retried hook with an identical payload gets the same id", () => {
-    for (const [file] of recorded) {
-      expect(normalizeOne(fixture(file)).event.event_id, file).toBe(
-        normalizeOne(fixture(file)).event.event_id,
-      );
-    }
-  });
+  h.itGivesARetryTheSameId(recorded.map(([file]) => file));
 
   it("the same prompt at another time, or in another session, gets another id", () => {
     const first = fixture("BeforeAgent.json");
@@ -367,12 +330,7 @@ describe("normalizeGeminiHook: event ids", () => {
     expect(normalizeOne(reordered).event.event_id).toBe(a.event_id);
   });
 
-  it("does not depend on the recorder's clock", () => {
-    const payload = fixture("BeforeTool.json");
-    const a = normalizeGeminiHook(payload, {}, () => "2026-01-01T00:00:00.000Z").events[0]!;
-    const b = normalizeGeminiHook(payload, {}, () => "2026-06-01T00:00:00.000Z").events[0]!;
-    expect(a.event_id).toBe(b.event_id);
-  });
+  h.itIgnoresTheClock("BeforeTool.json", "does not depend on the recorder's clock", false);
 
   it("canonicalizes a payload timestamp and ignores one that is not ISO", () => {
     const payload = fixture("BeforeAgent.json");
@@ -387,40 +345,22 @@ describe("normalizeGeminiHook: event ids", () => {
 
 describe("normalizeGeminiHook: odd input", () => {
   it("records an unknown future event as a provider_event with its own fields", () => {
-    const { event, context } = normalizeOne({
-      session_id: "s-1",
-      transcript_path: "/tmp/chat.jsonl",
-      cwd: "/home/user/project",
-      hook_event_name: "AfterSubagent",
-      timestamp: "2026-11-29T18:49:22.646Z",
-      agent: "codebase_investigator",
-      details: { steps: 3 },
-    });
-    expect(event.kind).toBe("provider_event");
-    expect(event.payload).toEqual({
-      hook_event_name: "AfterSubagent",
-      agent: "codebase_investigator",
-      details: { steps: 3 },
-    });
+    const event = h.expectFutureEvent(
+      {
+        transcript_path: "/tmp/chat.jsonl",
+        cwd: "/home/user/project",
+        timestamp: "2026-11-29T18:49:22.646Z",
+      },
+      { hook_event_name: "AfterSubagent", agent: "codebase_investigator", details: { steps: 3 } },
+    );
     expect(event.optional_fields).toEqual(["agent", "details"]);
-    expect(context.identity.session_id).toBe("gemini:s-1");
   });
 
-  it.each([
-    [null, "null"],
-    [[1, 2], "array"],
-    ["BeforeTool", "string"],
-    [42, "number"],
-    [true, "boolean"],
-    [undefined, "undefined"],
-  ])(
-    "a non-object payload (%j): what only this provider adds (the shared record: test/providers/contract.test.ts)",
-    (payload, _type) => {
-      const { event, context } = normalizeOne(payload);
-      expect(event.timestamp).toBe(NOW);
-      expect(context.transcript_path).toBeNull();
-    },
-  );
+  h.itAddsToTheNonObjectRecord("BeforeTool", (payload) => {
+    const { event, context } = normalizeOne(payload);
+    expect(event.timestamp).toBe(NOW);
+    expect(context.transcript_path).toBeNull();
+  });
 
   it("files a payload without session_id under GEMINI_SESSION_ID", () => {
     const env = (fixture("hook-env.json") as { env: Record<string, string> }).env;
@@ -445,11 +385,7 @@ describe("normalizeGeminiHook: odd input", () => {
     expect(normalizeOne(payload, {}).context.project_dir).toBeNull();
   });
 
-  it("does not let prototype names select a mapper", () => {
-    for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
-      expect(normalizeOne({ session_id: "s", hook_event_name: name }).event.kind).toBe("provider_event");
-    }
-  });
+  h.itIgnoresPrototypeNames();
 
   it("survives malformed fields of known events", () => {
     const base = { session_id: "s", timestamp: "2026-11-29T18:49:22.646Z" };
@@ -483,14 +419,6 @@ describe("capabilities and hot path", () => {
   });
 
   it("imports nothing but types from the core, so zod never loads in a hook", () => {
-    const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "src", "providers", "gemini");
-    for (const file of ["normalize.ts", "adapter.ts"]) {
-      const source = readFileSync(join(dir, file), "utf8");
-      const imports = source.match(/^import .*$/gm) ?? [];
-      for (const line of imports) {
-        if (line.includes("/core/")) expect(line, file).toMatch(/^import type /);
-        expect(line, file).not.toMatch(/["']zod["']/);
-      }
-    }
+    h.expectLeanImports(["normalize.ts", "adapter.ts"]);
   });
 });

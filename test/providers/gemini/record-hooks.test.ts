@@ -2,23 +2,19 @@
 // store): the captured hooks of a session, in the order Gemini fired them,
 // land in the archive once each, paired, with one usage per model response.
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { writeConfig } from "../../../src/core/config.ts";
 import { runHook } from "../../../src/core/recorder.ts";
 import { geminiAdapter } from "../../../src/providers/gemini/adapter.ts";
+import { providerFixtures } from "../../helpers/fixtures.ts";
 import { tempProject } from "../../helpers/session.ts";
-import { CAPTURED_FIRST_RUN } from "./captured-turn.ts";
-
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "gemini");
+import { CAPTURED_FIRST_RUN, CAPTURED_FIRST_RUN_KINDS } from "./captured-turn.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: assertions reach into arbitrary payload shapes
 type Loose = Record<string, any>;
 
-function fixture(name: string): Loose {
-  return JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as Loose;
-}
+const fixture = (name: string) => providerFixtures("gemini").json(name) as Loose;
 
 let cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -67,15 +63,7 @@ describe("gemini through the hook path", () => {
 
     const id = end.session_id as string;
     const events = lines(root, id);
-    expect(events.map((e) => e.kind)).toEqual([
-      "session_start",
-      "user_prompt",
-      "turn_usage",
-      "tool_call",
-      "tool_result",
-      "assistant_message",
-      "session_end",
-    ]);
+    expect(events.map((e) => e.kind)).toEqual(CAPTURED_FIRST_RUN_KINDS);
     for (const e of events) {
       expect(e.provider).toBe("gemini");
       expect(e.session_id).toBe(`gemini:${id}`);

@@ -48,6 +48,16 @@ export function mapInTwo(
   return [...first.events, ...second.events];
 }
 
+/** The session's own file (not a subagent's). */
+export function mainFile(path: string): HistoryFile {
+  return { path, role: "main" };
+}
+
+/** A whole file mapped in one import. */
+export function mapFile(reader: HistoryReader, session: HistorySession, path: string): Mapped {
+  return mapLines(reader, session, mainFile(path), linesOf(path));
+}
+
 export function session(provider: string, id: string, files: HistoryFile[] = []): HistorySession {
   return { provider, sessionId: id, cwd: "/home/user/project", files };
 }

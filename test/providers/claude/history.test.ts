@@ -2,38 +2,30 @@
 // ids and payloads where the transcript holds what they are made of), usage as the hook path reads it, and a
 // read split across two imports giving the events of one.
 import { execFileSync } from "node:child_process";
-import {
-  chmodSync,
-  chownSync,
-  copyFileSync,
-  mkdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { chmodSync, chownSync, copyFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { claudeHistory } from "../../../src/providers/claude/history.ts";
 import { normalizeClaudeHook } from "../../../src/providers/claude/normalize.ts";
 import { readNewUsage } from "../../../src/providers/claude/transcript-usage.ts";
 import type { HistorySkip } from "../../../src/providers/history.ts";
 import { SKIP } from "../../../src/providers/history-files.ts";
+import { providerFixtures } from "../../helpers/fixtures.ts";
 import { useTempProjects } from "../../helpers/temp-project.ts";
-import { linesOf, mapInTwo, mapLines, session, tokenSums } from "../history-helpers.ts";
+import { expectEverySplitAlike, expectHookEvents, expectHookUsage } from "../history-contract.ts";
+import { linesOf, mainFile, mapFile, mapLines, session, tokenSums } from "../history-helpers.ts";
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "claude");
-const SAMPLE = join(FIXTURES, "transcript.sample.jsonl");
-const SUBAGENT = join(FIXTURES, "transcript.subagent.sample.jsonl");
-const COMPACTED = join(FIXTURES, "transcript.compacted.sample.jsonl");
+const { path: fixturePath, json: fixture } = providerFixtures("claude");
+const SAMPLE = fixturePath("transcript.sample.jsonl");
+const SUBAGENT = fixturePath("transcript.subagent.sample.jsonl");
+const COMPACTED = fixturePath("transcript.compacted.sample.jsonl");
 const SID = "2b78a515-1a4e-4949-93a8-4a58deaec546";
 const temp = useTempProjects("tapedeck-claude-history-");
 
-const main = (path = SAMPLE) => ({ path, role: "main" as const });
-const fixture = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), "utf8"));
+const main = (path = SAMPLE) => mainFile(path);
 
 describe("a Claude transcript as events", () => {
-  const { events, malformed } = mapLines(claudeHistory, session("claude", SID), main(), linesOf(SAMPLE));
+  const { events, malformed } = mapFile(claudeHistory, session("claude", SID), SAMPLE);
 
   it("is the session's start, prompt, answers, tool call and result, and one usage per message", () => {
     expect(malformed).toBe(0);
@@ -54,26 +46,17 @@ describe("a Claude transcript as events", () => {
   });
 
   it("gives the prompt, tool call and tool result the hooks' own ids and payload fields", () => {
-    for (const [name, kind] of [
-      ["UserPromptSubmit.json", "user_prompt"],
-      ["PreToolUse.json", "tool_call"],
-      ["PostToolUse.json", "tool_result"],
-    ] as const) {
-      const hook = normalizeClaudeHook(fixture(name), {}).events[0]!;
-      const imported = events.find((e) => e.kind === kind)!;
-      expect(imported.event_id, name).toBe(hook.event_id);
-      expect(imported.turn_id, name).toBe(hook.turn_id);
+    const hookEvent = (file: string) => normalizeClaudeHook(fixture(file), {}).events[0]!;
+    expectHookEvents(events, hookEvent, (kind, payload) => {
       // tool_input on a result is left out (the call beside it has it); duration_ms is the hook's alone.
-      const { tool_input: _in, duration_ms: _ms, ...withoutInput } = hook.payload;
-      expect(imported.payload, name).toEqual(kind === "tool_result" ? withoutInput : hook.payload);
-    }
+      const { tool_input: _in, duration_ms: _ms, ...withoutInput } = payload;
+      return kind === "tool_result" ? withoutInput : payload;
+    });
   });
 
   it("counts usage as the hook path does: one turn_usage per message id, the same ids and sums", () => {
-    const hook = readNewUsage(SAMPLE, 0, []).usages;
-    const usage = events.filter((e) => e.kind === "turn_usage");
-    expect(usage.map((e) => e.event_id)).toEqual(hook.map((u) => `turn_usage:${u.message_id}`));
-    expect(usage.map((e) => e.usage)).toEqual(hook.map((u) => u.usage));
+    const hook = readNewUsage(SAMPLE, 0, []).usages.map((u) => ({ id: u.message_id, usage: u.usage }));
+    const usage = expectHookUsage(events, hook);
     expect(tokenSums(usage)).toMatchObject({ input_tokens: 5742, output_tokens: 38 });
   });
 
@@ -102,22 +85,11 @@ describe("a Claude transcript as events", () => {
     ["sample", SAMPLE],
     ["compacted", COMPACTED],
   ])("read in two imports (%s), at every split, gives the events of one", (_n, path) => {
-    const lines = linesOf(path);
-    const whole = mapLines(claudeHistory, session("claude", SID), main(path), lines).events;
-    const key = (e: { event_id: string }) => e.event_id;
-    for (let at = 1; at < lines.length; at += 1) {
-      const split = mapInTwo(claudeHistory, session("claude", SID), main(path), lines, at);
-      expect(new Set(split.map(key)), `split at ${at}`).toEqual(new Set(whole.map(key)));
-    }
+    expectEverySplitAlike(claudeHistory, session("claude", SID), path, false);
   });
 
   it("a compaction is one compaction event with its trigger, summary and the tokens before it", () => {
-    const events = mapLines(
-      claudeHistory,
-      session("claude", "c"),
-      main(COMPACTED),
-      linesOf(COMPACTED),
-    ).events;
+    const { events } = mapFile(claudeHistory, session("claude", "c"), COMPACTED);
     const compactions = events.filter((e) => e.kind === "compaction");
     expect(compactions).toHaveLength(1);
     expect(compactions[0]!.payload).toMatchObject({

@@ -1,32 +1,31 @@
 // Codex rollouts as `tapedeck import` reads them: the hooks' events (their ids where the rollout has what they
 // are made of), the hook path's usage and failed-command events, subagents under the root thread, and a read
 // split across two imports giving the events of one.
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { codexHistory } from "../../../src/providers/codex/history.ts";
 import { normalizeCodexHook } from "../../../src/providers/codex/normalize.ts";
 import { readRollout } from "../../../src/providers/codex/rollout.ts";
 import type { HistorySkip } from "../../../src/providers/history.ts";
 import { SKIP } from "../../../src/providers/history-files.ts";
+import { providerFixtures } from "../../helpers/fixtures.ts";
 import { useTempProjects } from "../../helpers/temp-project.ts";
-import { linesOf, mapInTwo, mapLines, session, tokenSums } from "../history-helpers.ts";
+import { expectEverySplitAlike, expectHookEvents, expectHookUsage } from "../history-contract.ts";
+import { linesOf, mainFile, mapFile, mapLines, session, tokenSums } from "../history-helpers.ts";
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "codex");
-const SAMPLE = join(FIXTURES, "rollout.sample.jsonl");
-const SUBAGENT = join(FIXTURES, "rollout.subagent.sample.jsonl");
-const COMPACTED = join(FIXTURES, "rollout.compacted.sample.jsonl");
-const FAILED = join(FIXTURES, "rollout.failed-command.synthetic.jsonl");
+const { path: fixturePath, json: fixture } = providerFixtures("codex");
+const SAMPLE = fixturePath("rollout.sample.jsonl");
+const SUBAGENT = fixturePath("rollout.subagent.sample.jsonl");
+const COMPACTED = fixturePath("rollout.compacted.sample.jsonl");
+const FAILED = fixturePath("rollout.failed-command.synthetic.jsonl");
 const ROOT = "01a228a1-6c99-7571-8a54-9987d351bd37";
 const SUB_ROOT = "01a228a2-0a2b-7711-8bfe-1771673db649";
 const CHILD = "01a228a2-0b5c-7b01-81dd-afb8f8b3c75e";
 const temp = useTempProjects("tapedeck-codex-history-");
-const main = (path: string) => ({ path, role: "main" as const });
-const fixture = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), "utf8"));
 
 describe("a Codex rollout as events", () => {
-  const { events, malformed } = mapLines(codexHistory, session("codex", ROOT), main(SAMPLE), linesOf(SAMPLE));
+  const { events, malformed } = mapFile(codexHistory, session("codex", ROOT), SAMPLE);
 
   it("is the session's start, each prompt, answer, tool call and result, and one usage per response", () => {
     expect(malformed).toBe(0);
@@ -46,28 +45,17 @@ describe("a Codex rollout as events", () => {
   });
 
   it("gives prompts, tool calls and results the hooks' ids, and their payload fields", () => {
-    for (const [name, kind] of [
-      ["UserPromptSubmit.json", "user_prompt"],
-      ["PreToolUse.json", "tool_call"],
-      ["PostToolUse.json", "tool_result"],
-    ] as const) {
-      const hook = normalizeCodexHook(fixture(name), {}).events[0]!;
-      const imported = events.find((e) => e.kind === kind)!;
-      expect(imported.event_id, name).toBe(hook.event_id);
-      expect(imported.turn_id, name).toBe(hook.turn_id);
+    const hookEvent = (file: string) => normalizeCodexHook(fixture(file), {}).events[0]!;
+    expectHookEvents(events, hookEvent, (kind, payload) => {
       // The hook's model comes with every payload, not in the rollout's record; a result's input is its call's.
-      const { tool_input, model: _model, ...rest } = hook.payload;
-      expect(imported.payload, name).toEqual(
-        kind === "tool_result" ? rest : { ...rest, ...(tool_input ? { tool_input } : {}) },
-      );
-    }
+      const { tool_input, model: _model, ...rest } = payload;
+      return kind === "tool_result" ? rest : { ...rest, ...(tool_input ? { tool_input } : {}) };
+    });
   });
 
   it("counts usage as the hook path does: each token_usage_record once, with the turn's model", () => {
-    const hook = readRollout(SAMPLE).usages;
-    const usage = events.filter((e) => e.kind === "turn_usage");
-    expect(usage.map((e) => e.event_id)).toEqual(hook.map((u) => `turn_usage:${u.response_id}`));
-    expect(usage.map((e) => e.usage)).toEqual(hook.map((u) => u.usage));
+    const hook = readRollout(SAMPLE).usages.map((u) => ({ id: u.response_id, usage: u.usage }));
+    const usage = expectHookUsage(events, hook);
     expect(tokenSums(usage)).toMatchObject({ input_tokens: 5163 + 5350 + 5431, output_tokens: 35 + 25 + 25 });
   });
 
@@ -76,18 +64,11 @@ describe("a Codex rollout as events", () => {
     ["compacted", COMPACTED],
     ["failed command", FAILED],
   ])("read in two imports (%s), at every split, gives the events of one", (_n, path) => {
-    const lines = linesOf(path);
-    const whole = mapLines(codexHistory, session("codex", ROOT), main(path), lines).events;
-    for (let at = 1; at < lines.length; at += 1) {
-      const split = mapInTwo(codexHistory, session("codex", ROOT), main(path), lines, at);
-      expect(new Set(split.map((e) => e.event_id)), `split at ${at}`).toEqual(
-        new Set(whole.map((e) => e.event_id)),
-      );
-    }
+    expectEverySplitAlike(codexHistory, session("codex", ROOT), path, false);
   });
 
   it("a command that exited non-zero is the hook path's tool_error beside its result", () => {
-    const { events } = mapLines(codexHistory, session("codex", "x"), main(FAILED), linesOf(FAILED));
+    const { events } = mapFile(codexHistory, session("codex", "x"), FAILED);
     const error = events.find((e) => e.kind === "tool_error")!;
     expect(error.payload).toMatchObject({ tool_name: "Bash", exit_code: 3, derived_from: "rollout" });
     expect(
@@ -96,7 +77,7 @@ describe("a Codex rollout as events", () => {
   });
 
   it("a compaction is recorded with its summary", () => {
-    const { events } = mapLines(codexHistory, session("codex", "x"), main(COMPACTED), linesOf(COMPACTED));
+    const { events } = mapFile(codexHistory, session("codex", "x"), COMPACTED);
     const compaction = events.find((e) => e.kind === "compaction")!;
     expect(compaction.payload).toMatchObject({ hook_event_name: "PostCompact", phase: "post" });
     expect(String(compaction.payload.compact_summary)).toContain("Another language model");
@@ -116,7 +97,7 @@ describe("a Codex rollout as events", () => {
         },
       });
     const lines = [count(11, 10), count(11, 10), count(32, 20)];
-    const usage = mapLines(codexHistory, session("codex", "old"), main("/r"), lines).events.filter(
+    const usage = mapLines(codexHistory, session("codex", "old"), mainFile("/r"), lines).events.filter(
       (e) => e.kind === "turn_usage",
     );
     expect(usage.map((e) => e.usage?.input_tokens)).toEqual([10, 20]);

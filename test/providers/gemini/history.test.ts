@@ -2,27 +2,22 @@
 // once, tool calls paired by the chat's own ids, every token count of a message in one turn_usage, a resume's
 // start and a compression's snapshot, and a read split across two imports giving the events of one.
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { geminiHistory } from "../../../src/providers/gemini/history.ts";
 import type { HistorySkip } from "../../../src/providers/history.ts";
+import { providerFixtures } from "../../helpers/fixtures.ts";
 import { useTempProjects } from "../../helpers/temp-project.ts";
-import { linesOf, mapInTwo, mapLines, session, tokenSums } from "../history-helpers.ts";
+import { expectEverySplitAlike } from "../history-contract.ts";
+import { mainFile, mapFile, mapLines, session, tokenSums } from "../history-helpers.ts";
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "gemini");
-const SAMPLE = join(FIXTURES, "chat.sample.jsonl");
-const RESUMED = join(FIXTURES, "chat.resumed-and-compressed.sample.jsonl");
+const fixtures = providerFixtures("gemini");
+const SAMPLE = fixtures.path("chat.sample.jsonl");
+const RESUMED = fixtures.path("chat.resumed-and-compressed.sample.jsonl");
 const temp = useTempProjects("tapedeck-gemini-history-");
-const main = (path: string) => ({ path, role: "main" as const });
 
 describe("a Gemini chat file as events", () => {
-  const { events, malformed } = mapLines(
-    geminiHistory,
-    session("gemini", "3710525e"),
-    main(SAMPLE),
-    linesOf(SAMPLE),
-  );
+  const { events, malformed } = mapFile(geminiHistory, session("gemini", "3710525e"), SAMPLE);
 
   it("gives each message once although the file writes a message again when its tool calls come", () => {
     expect(malformed).toBe(0);
@@ -76,12 +71,7 @@ describe("a Gemini chat file as events", () => {
   });
 
   it("a resumed and compressed chat has a second start and one compaction, and no repeat of the old messages", () => {
-    const { events } = mapLines(
-      geminiHistory,
-      session("gemini", "67fbefb4"),
-      main(RESUMED),
-      linesOf(RESUMED),
-    );
+    const { events } = mapFile(geminiHistory, session("gemini", "67fbefb4"), RESUMED);
     expect(events.filter((e) => e.kind === "session_start").map((e) => e.payload.source)).toEqual([
       "import",
       "resume",
@@ -99,15 +89,7 @@ describe("a Gemini chat file as events", () => {
     ["sample", SAMPLE],
     ["resumed", RESUMED],
   ])("read in two imports (%s), at every split, gives the events of one", (_n, path) => {
-    const lines = linesOf(path);
-    const whole = mapLines(geminiHistory, session("gemini", "s"), main(path), lines).events;
-    for (let at = 1; at < lines.length; at += 1) {
-      const split = mapInTwo(geminiHistory, session("gemini", "s"), main(path), lines, at);
-      expect(
-        split.map((e) => e.event_id),
-        `split at ${at}`,
-      ).toEqual(whole.map((e) => e.event_id));
-    }
+    expectEverySplitAlike(geminiHistory, session("gemini", "s"), path, true);
   });
 
   it("a shell command that failed is a tool_error, read from the Exit Code trailer as the hooks read it", () => {
@@ -134,7 +116,7 @@ describe("a Gemini chat file as events", () => {
         },
       ],
     });
-    const { events } = mapLines(geminiHistory, session("gemini", "s"), main("/c"), [line]);
+    const { events } = mapLines(geminiHistory, session("gemini", "s"), mainFile("/c"), [line]);
     expect(events.find((e) => e.kind === "tool_error")?.payload).toMatchObject({
       exit_code: 3,
       success: false,

@@ -1,7 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { NormalizeResult } from "../../../src/core/event.ts";
 import { claudeAdapter } from "../../../src/providers/claude/adapter.ts";
 import { normalizeClaudeHook } from "../../../src/providers/claude/normalize.ts";
@@ -10,9 +9,9 @@ import {
   transcriptAlertFor,
   watchTranscript,
 } from "../../../src/providers/claude/transcript-alert.ts";
+import { useScratchDir } from "../../helpers/temp-project.ts";
 
-const tmp = mkdtempSync(join(tmpdir(), "tapedeck-transcript-alert-"));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const { dir: tmp } = useScratchDir("tapedeck-transcript-alert-");
 const SID = "0f5a7c1e-1111-4222-8333-944455556666";
 const transcript = join(tmp, `${SID}.jsonl`);
 

@@ -1,17 +1,6 @@
-import {
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { scanArchive } from "../../../src/cli/transcript-check.ts";
 import type { JsonObject } from "../../../src/core/json.ts";
 import { shapeAssistantRecord, shapeUserRecord } from "../../../src/providers/claude/mirror/envelope.ts";
@@ -34,19 +23,11 @@ import {
   observeTranscript,
   quickCheck,
 } from "../../../src/providers/claude/transcript-watch.ts";
+import { providerFixtures } from "../../helpers/fixtures.ts";
+import { useScratchDir } from "../../helpers/temp-project.ts";
 
-const SAMPLE = join(
-  dirname(fileURLToPath(import.meta.url)),
-  "..",
-  "..",
-  "fixtures",
-  "claude",
-  "transcript.sample.jsonl",
-);
-const tmp = mkdtempSync(join(tmpdir(), "tapedeck-transcript-restore-"));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-let counter = 0;
-const fresh = (name: string) => join(tmp, `${counter++}-${name}`);
+const SAMPLE = providerFixtures("claude").path("transcript.sample.jsonl");
+const { fresh } = useScratchDir("tapedeck-transcript-restore-");
 
 const SID = "2b78a515-1a4e-4949-93a8-4a58deaec546";
 

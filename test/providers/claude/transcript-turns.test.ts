@@ -1,21 +1,18 @@
 // Which turn each response's usage belongs to, the final sweep at SessionEnd, and the prompts Claude queued:
 // read from transcripts in the shapes interactive Claude (2.1.x, under a pty) was seen to write.
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeConfig } from "../../../src/core/config.ts";
 import type { NormalizedEvent, NormalizeResult } from "../../../src/core/event.ts";
 import { runHook } from "../../../src/core/recorder.ts";
 import { claudeAdapter } from "../../../src/providers/claude/adapter.ts";
 import { normalizeClaudeHook } from "../../../src/providers/claude/normalize.ts";
 import { readTranscriptTail } from "../../../src/providers/claude/transcript-usage.ts";
-import { tempProject } from "../../helpers/session.ts";
+import { tempProject, useScratchDir } from "../../helpers/temp-project.ts";
 
-const tmp = mkdtempSync(join(tmpdir(), "tapedeck-claude-turns-"));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const scratch = useScratchDir("tapedeck-claude-turns-");
 const SID = "7c1e0f5a-2222-4333-8444-955566667777";
-let files = 0;
 const AT = "2026-12-01T09:29:00.000Z";
 
 const line = (record: Record<string, unknown>) => `${JSON.stringify(record)}\n`;
@@ -80,14 +77,14 @@ const queued = (uuid: string, parent: string, prompt: unknown, extra: Record<str
     timestamp: AT,
   });
 
-function transcript(content = ""): string {
-  const path = join(tmp, `t${files++}.jsonl`);
-  writeFileSync(path, content);
-  return path;
-}
+const transcript = (content = "") => scratch.file(content);
 
 function hook(path: string, payload: Record<string, unknown>): NormalizeResult {
-  return normalizeClaudeHook({ session_id: SID, transcript_path: path, cwd: tmp, ...payload }, {}, () => AT);
+  return normalizeClaudeHook(
+    { session_id: SID, transcript_path: path, cwd: scratch.dir, ...payload },
+    {},
+    () => AT,
+  );
 }
 
 /** Drives the adapter's enrich through a session's hooks, handing its state on like the recorder does. */
@@ -243,12 +240,18 @@ describe("readTranscriptTail: queued prompts", () => {
 });
 
 describe("the Claude adapter: usage in the turn that got it", () => {
-  it("counts a response written after its Stop in its own turn, at the next Stop", () => {
+  /** A session whose first turn, p1, has had its response m1 counted at its Stop. */
+  function afterFirstTurn() {
     const path = transcript();
     const s = session(path);
     s.start();
     appendFileSync(path, user("u1", null, "p1") + assistant("a1", "u1", "m1"));
     expect(usageTurns(s.stop("p1"))).toEqual([["m1", "p1"]]);
+    return { path, s };
+  }
+
+  it("counts a response written after its Stop in its own turn, at the next Stop", () => {
+    const { path, s } = afterFirstTurn();
     // p1's last response reaches the file after p1's Stop read it; then the next turn.
     appendFileSync(path, assistant("a2", "a1", "m2") + user("u2", "a2", "p2") + assistant("a3", "u2", "m3"));
     expect(usageTurns(s.stop("p2"))).toEqual([
@@ -283,11 +286,7 @@ describe("the Claude adapter: usage in the turn that got it", () => {
   });
 
   it("reads once more at SessionEnd: the last turn's late response is counted, in that turn, once", () => {
-    const path = transcript();
-    const s = session(path);
-    s.start();
-    appendFileSync(path, user("u1", null, "p1") + assistant("a1", "u1", "m1"));
-    expect(usageTurns(s.stop("p1"))).toEqual([["m1", "p1"]]);
+    const { path, s } = afterFirstTurn();
     appendFileSync(path, assistant("a2", "a1", "m2"));
     // SessionEnd carries a prompt id of its own (that of /exit); the response is still p1's.
     expect(usageTurns(s.end("p-exit"))).toEqual([["m2", "p1"]]);

@@ -1,33 +1,19 @@
-import {
-  appendFileSync,
-  closeSync,
-  copyFileSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { appendFileSync, copyFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { agentUsageFromToolResponse, readNewUsage } from "../../../src/providers/claude/transcript-usage.ts";
+import { providerFixtures } from "../../helpers/fixtures.ts";
+import { useScratchDir } from "../../helpers/temp-project.ts";
+import { readAfterLargeFile, readInSlices, readWhole } from "../usage-reader.ts";
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "claude");
-const SAMPLE = join(FIXTURES, "transcript.sample.jsonl");
-const tmp = mkdtempSync(join(tmpdir(), "tapedeck-claude-usage-"));
-let fileCounter = 0;
+const fixtures = providerFixtures("claude");
+const SAMPLE = fixtures.path("transcript.sample.jsonl");
+const scratch = useScratchDir("tapedeck-claude-usage-");
 
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-function tempFile(content = ""): string {
-  const path = join(tmp, `t${fileCounter++}.jsonl`);
-  writeFileSync(path, content);
-  return path;
-}
+const read = (path: string, offset: number, seen: string[], maxBytes?: number) => {
+  const result = readNewUsage(path, offset, seen, maxBytes);
+  return { ...result, ids: result.usages.map((u) => u.message_id) };
+};
 
 /** An assistant block record in the shape Claude Code writes (one per content block). */
 function assistantLine(id: string, output: number, extra: Record<string, unknown> = {}): string {
@@ -106,7 +92,7 @@ describe("readNewUsage on captured transcripts", () => {
   });
 
   it("counts subagent transcripts too (their records are all isSidechain)", () => {
-    const result = readNewUsage(join(FIXTURES, "transcript.subagent.sample.jsonl"), 0, []);
+    const result = readNewUsage(fixtures.path("transcript.subagent.sample.jsonl"), 0, []);
     expect(result.usages.map((u) => [u.message_id, u.usage.input_tokens, u.usage.output_tokens])).toEqual([
       ["msg_mockmx26ppc00005", 2274, 12],
       ["msg_mockmx26pppg0009", 2894, 12],
@@ -114,7 +100,7 @@ describe("readNewUsage on captured transcripts", () => {
   });
 
   it("reads a compacted transcript; the compaction call itself is not in it", () => {
-    const path = join(FIXTURES, "transcript.compacted.sample.jsonl");
+    const path = fixtures.path("transcript.compacted.sample.jsonl");
     const result = readNewUsage(path, 0, []);
     expect(result.usages.map((u) => u.message_id)).toEqual([
       "msg_mockmx26ssk10002",
@@ -134,14 +120,14 @@ describe("readNewUsage on captured transcripts", () => {
 
 describe("readNewUsage: incremental reading", () => {
   it("takes the last block record's usage for a message", () => {
-    const path = tempFile(assistantLine("m1", 1) + assistantLine("m1", 5) + assistantLine("m1", 26));
+    const path = scratch.file(assistantLine("m1", 1) + assistantLine("m1", 5) + assistantLine("m1", 26));
     const { usages } = readNewUsage(path, 0, []);
     expect(usages).toHaveLength(1);
     expect(usages[0]!.usage.output_tokens).toBe(26);
   });
 
   it("yields only the new message on the second call", () => {
-    const path = join(tmp, "incremental.jsonl");
+    const path = join(scratch.dir, "incremental.jsonl");
     copyFileSync(SAMPLE, path);
     const first = readNewUsage(path, 0, []);
     const seen = first.usages.map((u) => u.message_id);
@@ -156,7 +142,7 @@ describe("readNewUsage: incremental reading", () => {
     const complete = assistantLine("m1", 3);
     const partial = assistantLine("m2", 4);
     const cut = Math.floor(partial.length / 2);
-    const path = tempFile(complete + partial.slice(0, cut));
+    const path = scratch.file(complete + partial.slice(0, cut));
     const first = readNewUsage(path, 0, []);
     expect(first.usages.map((u) => u.message_id)).toEqual(["m1"]);
     expect(first.offset).toBe(Buffer.byteLength(complete));
@@ -167,7 +153,7 @@ describe("readNewUsage: incremental reading", () => {
   });
 
   it("restarts from 0 when the file shrank below the offset", () => {
-    const path = tempFile(assistantLine("m1", 1) + assistantLine("m2", 2));
+    const path = scratch.file(assistantLine("m1", 1) + assistantLine("m2", 2));
     const { offset } = readNewUsage(path, 0, []);
     writeFileSync(path, assistantLine("m3", 3));
     const result = readNewUsage(path, offset, ["m1", "m2"]);
@@ -176,11 +162,11 @@ describe("readNewUsage: incremental reading", () => {
   });
 
   it("returns the offset unchanged for a missing file", () => {
-    expect(readNewUsage(join(tmp, "missing.jsonl"), 123, [])).toEqual({ offset: 123, usages: [] });
+    expect(readNewUsage(join(scratch.dir, "missing.jsonl"), 123, [])).toEqual({ offset: 123, usages: [] });
   });
 
   it("skips malformed lines, API error records and synthetic messages", () => {
-    const path = tempFile(
+    const path = scratch.file(
       "not json at all\n" +
         '{"type":"assistant","message":{"id":"broken"\n' +
         assistantLine("err", 1, { isApiErrorMessage: true }) +
@@ -193,63 +179,26 @@ describe("readNewUsage: incremental reading", () => {
 
   it("handles CRLF line endings and multi-byte text", () => {
     const line = assistantLine("m-ü", 2).replace('"x"', '"héllo ✓"').replace(/\n$/, "\r\n");
-    const path = tempFile(line);
-    const result = readNewUsage(path, 0, []);
-    expect(result.usages.map((u) => u.message_id)).toEqual(["m-ü"]);
-    expect(result.offset).toBe(Buffer.byteLength(line));
+    expect(readWhole(scratch.file(line), read)).toEqual(["m-ü"]);
   });
 
   it("caps each call at maxBytes and still visits every message exactly once", () => {
     let content = "";
     for (let i = 0; i < 50; i++) content += assistantLine(`m${i}`, i) + assistantLine(`m${i}`, i + 1);
-    const path = tempFile(content);
-    const size = statSync(path).size;
-    const seen: string[] = [];
-    let offset = 0;
-    for (let calls = 0; offset < size; calls++) {
-      expect(calls).toBeLessThan(1000);
-      const result = readNewUsage(path, offset, seen, 700);
-      expect(result.offset).toBeGreaterThan(offset);
-      offset = result.offset;
-      seen.push(...result.usages.map((u) => u.message_id));
-    }
+    const seen = readInSlices(scratch.file(content), read, 700, 1000);
     expect(seen).toEqual(Array.from({ length: 50 }, (_, i) => `m${i}`));
   });
 
   it("makes progress past a single line longer than maxBytes", () => {
     const huge = `${JSON.stringify({ type: "attachment", blob: "z".repeat(5000) })}\n`;
-    const path = tempFile(huge + assistantLine("after", 1));
-    let offset = 0;
-    const ids: string[] = [];
-    for (let calls = 0; offset < statSync(path).size; calls++) {
-      expect(calls).toBeLessThan(100);
-      const result = readNewUsage(path, offset, ids, 1024);
-      expect(result.offset).toBeGreaterThan(offset);
-      offset = result.offset;
-      ids.push(...result.usages.map((u) => u.message_id));
-    }
-    expect(ids).toEqual(["after"]);
+    expect(readInSlices(scratch.file(huge + assistantLine("after", 1)), read, 1024, 100)).toEqual(["after"]);
   });
 
   it("reads only from the offset of a 20 MB transcript", () => {
-    const path = join(tmp, "large.jsonl");
-    const fd = openSync(path, "w");
-    // 20 MB of countable records: if the reader looked before the offset, it would report them.
-    const block = Array.from({ length: 1000 }, (_, i) => assistantLine(`old-${i}`, 1)).join("");
-    let written = 0;
-    for (let i = 0; written < 20 * 1024 * 1024; i++) {
-      written += writeSync(fd, block.replaceAll("old-", `old-${i}-`));
-    }
-    closeSync(fd);
-    const offset = statSync(path).size;
-    appendFileSync(path, assistantLine("tail-1", 3) + assistantLine("tail-2", 4));
-
-    const started = performance.now();
-    const result = readNewUsage(path, offset, []);
-    const elapsed = performance.now() - started;
-    expect(result.usages.map((u) => u.message_id)).toEqual(["tail-1", "tail-2"]);
-    expect(result.offset).toBe(statSync(path).size);
-    expect(elapsed).toBeLessThan(250);
+    const path = join(scratch.dir, "large.jsonl");
+    const tail = assistantLine("tail-1", 3) + assistantLine("tail-2", 4);
+    const result = readAfterLargeFile(path, (id) => assistantLine(id, 1), tail, read);
+    expect(result.ids).toEqual(["tail-1", "tail-2"]);
   });
 });
 
@@ -277,7 +226,7 @@ describe("agentUsageFromToolResponse", () => {
   });
 
   it("has nothing for a background launch", () => {
-    const payload = JSON.parse(readFileSync(join(FIXTURES, "PostToolUse.Agent.json"), "utf8"));
+    const payload = fixtures.json("PostToolUse.Agent.json");
     expect(agentUsageFromToolResponse(payload.tool_response)).toBeUndefined();
   });
 

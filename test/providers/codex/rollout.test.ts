@@ -1,23 +1,13 @@
-import {
-  appendFileSync,
-  closeSync,
-  copyFileSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import type { NormalizedEvent } from "../../../src/core/event.ts";
 import { codexAdapter } from "../../../src/providers/codex/adapter.ts";
 import { normalizeCodexHook } from "../../../src/providers/codex/normalize.ts";
 import { codexUsage, readRollout } from "../../../src/providers/codex/rollout.ts";
+import { type Json, providerFixtures } from "../../helpers/fixtures.ts";
+import { useScratchDir } from "../../helpers/temp-project.ts";
+import { readAfterLargeFile, readInSlices, readWhole } from "../usage-reader.ts";
 
 // Captured Codex CLI 0.171.0 rollouts (the project's reference notes on the real clients, section 2):
 // rollout.sample.jsonl (exec, then exec resume: two turns), rollout.subagent.sample.jsonl (a
@@ -28,33 +18,17 @@ import { codexUsage, readRollout } from "../../../src/providers/codex/rollout.ts
 // turn of rollout.sample.jsonl with that payload's session, turn and call ids, the command
 // `echo oops >&2; exit 3`, exit_code 3, status "failed" and output "oops\n" substituted;
 // every line keeps the captured shape.
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "codex");
-const SAMPLE = join(FIXTURES, "rollout.sample.jsonl");
-const SUBAGENT = join(FIXTURES, "rollout.subagent.sample.jsonl");
-const COMPACTED = join(FIXTURES, "rollout.compacted.sample.jsonl");
-const FAILED = join(FIXTURES, "rollout.failed-command.synthetic.jsonl");
-const tmp = mkdtempSync(join(tmpdir(), "tapedeck-codex-rollout-"));
-let fileCounter = 0;
+const { path: fixturePath, json: fixture } = providerFixtures("codex");
+const SAMPLE = fixturePath("rollout.sample.jsonl");
+const SUBAGENT = fixturePath("rollout.subagent.sample.jsonl");
+const COMPACTED = fixturePath("rollout.compacted.sample.jsonl");
+const FAILED = fixturePath("rollout.failed-command.synthetic.jsonl");
+const scratch = useScratchDir("tapedeck-codex-rollout-");
 
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-type Json = Record<string, unknown>;
-
-function fixture(name: string): Json {
-  return JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as Json;
-}
-
-function tempFile(content = ""): string {
-  const path = join(tmp, `r${fileCounter++}.jsonl`);
-  writeFileSync(path, content);
-  return path;
-}
-
-function tempCopy(source: string): string {
-  const path = join(tmp, `r${fileCounter++}.jsonl`);
-  copyFileSync(source, path);
-  return path;
-}
+const read = (path: string, offset: number, seen: string[], maxBytes?: number) => {
+  const result = readRollout(path, { offset, seen }, maxBytes);
+  return { ...result, ids: result.usages.map((u) => u.response_id) };
+};
 
 function records(path: string): Json[] {
   return readFileSync(path, "utf8")
@@ -175,7 +149,7 @@ describe("readRollout: usage per response from captured rollouts", () => {
     ["rollout.subagent.sample.jsonl", 2],
     ["rollout.compacted.sample.jsonl", 3],
   ])("%s: one usage per response id, equal to its record's usage (%i responses)", (file, responses) => {
-    const path = join(FIXTURES, file);
+    const path = fixturePath(file);
     const expected = usageRecords(path);
     const { usages } = readRollout(path);
     expect(usages).toHaveLength(responses);
@@ -281,7 +255,7 @@ describe("readRollout: command exit codes", () => {
   });
 
   it("keeps a missing exit code as null and converts the duration", () => {
-    const path = tempFile(commandLine("call_a", null, { duration: { secs: 2, nanos: 345_678_901 } }));
+    const path = scratch.file(commandLine("call_a", null, { duration: { secs: 2, nanos: 345_678_901 } }));
     expect(readRollout(path).commands[0]).toMatchObject({
       call_id: "call_a",
       exit_code: null,
@@ -292,7 +266,7 @@ describe("readRollout: command exit codes", () => {
 
 describe("readRollout: incremental reading", () => {
   it("yields only the records appended since the last read", () => {
-    const path = tempCopy(SAMPLE);
+    const path = scratch.copy(SAMPLE);
     const first = readRollout(path);
     expect(first.usages).toHaveLength(3);
     appendFileSync(path, usageLine("resp_new", USAGE) + commandLine("call_new", 2));
@@ -315,7 +289,7 @@ describe("readRollout: incremental reading", () => {
   });
 
   it("does not look before the offset", () => {
-    const path = tempFile(usageLine("old", USAGE) + commandLine("call_old", 1));
+    const path = scratch.file(usageLine("old", USAGE) + commandLine("call_old", 1));
     const offset = statSync(path).size;
     appendFileSync(path, usageLine("new", USAGE));
     const result = readRollout(path, { offset });
@@ -327,7 +301,7 @@ describe("readRollout: incremental reading", () => {
     const complete = usageLine("r1", USAGE);
     const partial = usageLine("r2", USAGE);
     const cut = Math.floor(partial.length / 2);
-    const path = tempFile(complete + partial.slice(0, cut));
+    const path = scratch.file(complete + partial.slice(0, cut));
     const first = readRollout(path);
     expect(first.usages.map((u) => u.response_id)).toEqual(["r1"]);
     expect(first.offset).toBe(Buffer.byteLength(complete));
@@ -338,19 +312,19 @@ describe("readRollout: incremental reading", () => {
   });
 
   it("restarts from 0 when the file shrank below the offset, still skipping seen responses", () => {
-    const path = tempFile(usageLine("r1", USAGE) + usageLine("r2", USAGE));
+    const path = scratch.file(usageLine("r1", USAGE) + usageLine("r2", USAGE));
     const { offset } = readRollout(path);
     writeFileSync(path, usageLine("r3", USAGE));
     expect(statSync(path).size).toBeLessThan(offset);
     const result = readRollout(path, { offset, seen: ["r1", "r2"] });
     expect(result.usages.map((u) => u.response_id)).toEqual(["r3"]);
     expect(result.offset).toBe(statSync(path).size);
-    const replayed = tempFile(usageLine("r1", USAGE));
+    const replayed = scratch.file(usageLine("r1", USAGE));
     expect(readRollout(replayed, { offset: 10_000, seen: ["r1"] }).usages).toEqual([]);
   });
 
   it("returns the cursor unchanged for a missing file", () => {
-    expect(readRollout(join(tmp, "missing.jsonl"), { offset: 123, model: "m" })).toEqual({
+    expect(readRollout(join(scratch.dir, "missing.jsonl"), { offset: 123, model: "m" })).toEqual({
       offset: 123,
       model: "m",
       usages: [],
@@ -359,14 +333,14 @@ describe("readRollout: incremental reading", () => {
   });
 
   it("counts a response id once even when it is written twice", () => {
-    const path = tempFile(usageLine("r1", USAGE) + usageLine("r1", { ...USAGE, input_tokens: 1 }));
+    const path = scratch.file(usageLine("r1", USAGE) + usageLine("r1", { ...USAGE, input_tokens: 1 }));
     const { usages } = readRollout(path);
     expect(usages).toHaveLength(1);
     expect(usages[0]!.usage.input_tokens).toBe(100);
   });
 
   it("skips malformed lines, records without counts and look-alikes", () => {
-    const path = tempFile(
+    const path = scratch.file(
       "not json at all\n" +
         '{"type":"token_usage_record","payload":{"response_id":"broken"\n' +
         usageLine("no-counts", { input_tokens: -1, output_tokens: 1.5 }) +
@@ -383,67 +357,34 @@ describe("readRollout: incremental reading", () => {
 
   it("handles CRLF line endings and multi-byte text", () => {
     const line = usageLine("r-ü ✓", USAGE).replace(/\n$/, "\r\n");
-    const path = tempFile(line);
-    const result = readRollout(path);
-    expect(result.usages.map((u) => u.response_id)).toEqual(["r-ü ✓"]);
-    expect(result.offset).toBe(Buffer.byteLength(line));
+    expect(readWhole(scratch.file(line), read)).toEqual(["r-ü ✓"]);
   });
 
   it("caps each call at maxBytes and still visits every response exactly once", () => {
     let content = "";
     for (let i = 0; i < 40; i++) content += usageLine(`r${i}`, USAGE) + commandLine(`c${i}`, i % 3);
-    const path = tempFile(content);
-    const size = statSync(path).size;
-    const seen: string[] = [];
     const failed: string[] = [];
-    let offset = 0;
-    for (let calls = 0; offset < size; calls++) {
-      expect(calls).toBeLessThan(1000);
-      const result = readRollout(path, { offset, seen }, 900);
-      expect(result.offset).toBeGreaterThan(offset);
-      offset = result.offset;
-      seen.push(...result.usages.map((u) => u.response_id));
+    const readCommands = (path: string, offset: number, seen: string[], maxBytes?: number) => {
+      const result = read(path, offset, seen, maxBytes);
       failed.push(...result.commands.filter((c) => c.exit_code !== 0).map((c) => c.call_id));
-    }
+      return result;
+    };
+    const seen = readInSlices(scratch.file(content), readCommands, 900, 1000);
     expect(seen).toEqual(Array.from({ length: 40 }, (_, i) => `r${i}`));
     expect(failed).toEqual(Array.from({ length: 40 }, (_, i) => `c${i}`).filter((_, i) => i % 3 !== 0));
   });
 
   it("makes progress past a single line longer than maxBytes", () => {
     const huge = `${JSON.stringify({ type: "world_state", payload: { blob: "z".repeat(5000) } })}\n`;
-    const path = tempFile(huge + usageLine("after", USAGE));
-    let offset = 0;
-    const ids: string[] = [];
-    for (let calls = 0; offset < statSync(path).size; calls++) {
-      expect(calls).toBeLessThan(100);
-      const result = readRollout(path, { offset, seen: ids }, 1024);
-      expect(result.offset).toBeGreaterThan(offset);
-      offset = result.offset;
-      ids.push(...result.usages.map((u) => u.response_id));
-    }
-    expect(ids).toEqual(["after"]);
+    expect(readInSlices(scratch.file(huge + usageLine("after", USAGE)), read, 1024, 100)).toEqual(["after"]);
   });
 
   it("reads only from the offset of a 20 MB rollout", () => {
-    const path = join(tmp, "large.jsonl");
-    const fd = openSync(path, "w");
-    // 20 MB of countable records: if the reader looked before the offset, it would report them.
-    const block = Array.from({ length: 1000 }, (_, i) => usageLine(`old-${i}`, USAGE)).join("");
-    let written = 0;
-    for (let i = 0; written < 20 * 1024 * 1024; i++) {
-      written += writeSync(fd, block.replaceAll("old-", `old-${i}-`));
-    }
-    closeSync(fd);
-    const offset = statSync(path).size;
-    appendFileSync(path, usageLine("tail-1", USAGE) + commandLine("call-tail", 1));
-
-    const started = performance.now();
-    const result = readRollout(path, { offset });
-    const elapsed = performance.now() - started;
-    expect(result.usages.map((u) => u.response_id)).toEqual(["tail-1"]);
+    const path = join(scratch.dir, "large.jsonl");
+    const tail = usageLine("tail-1", USAGE) + commandLine("call-tail", 1);
+    const result = readAfterLargeFile(path, (id) => usageLine(id, USAGE), tail, read);
+    expect(result.ids).toEqual(["tail-1"]);
     expect(result.commands.map((c) => c.call_id)).toEqual(["call-tail"]);
-    expect(result.offset).toBe(statSync(path).size);
-    expect(elapsed).toBeLessThan(250);
   });
 });
 
@@ -505,7 +446,7 @@ describe("commands that never ran", () => {
   ];
 
   it("a declined command becomes a tool_error without an exit code, linked by call id", () => {
-    const path = tempCopy(SAMPLE);
+    const path = scratch.copy(SAMPLE);
     appendFileSync(path, `${declined.map((l) => JSON.stringify(l)).join("\n")}\n`);
     const { commands } = readRollout(path, { offset: 0 });
     expect(commands.find((c) => c.call_id === "call_mock_13")).toEqual({
@@ -528,7 +469,7 @@ describe("commands that never ran", () => {
   });
 
   it("an ordinary function output, or one of a command that ran, is no start failure", () => {
-    const path = tempCopy(SAMPLE);
+    const path = scratch.copy(SAMPLE);
     const ok = {
       type: "response_item",
       payload: { type: "function_call_output", call_id: "c1", output: "Process exited with code 0" },
@@ -540,7 +481,7 @@ describe("commands that never ran", () => {
 
 describe("codexAdapter.enrich", () => {
   it("the session's first recorded event decides where reading starts: a new conversation from the top", () => {
-    const path = tempCopy(SAMPLE);
+    const path = scratch.copy(SAMPLE);
     const size = readFileSync(path).length;
     const cursorOf = (extra: ReturnType<typeof enrich>["extra"]) =>
       (extra!.state.cursors as Record<string, { offset: number }>)[path]!.offset;
@@ -556,7 +497,7 @@ describe("codexAdapter.enrich", () => {
   });
 
   it("at Stop adds one turn_usage per response, with ids from the response ids", () => {
-    const path = tempCopy(SAMPLE);
+    const path = scratch.copy(SAMPLE);
     const { extra } = enrich(hook("Stop.json", { transcript_path: path }));
     expect(extra).toBeDefined();
     const events = extra!.events;
@@ -592,7 +533,7 @@ describe("codexAdapter.enrich", () => {
   });
 
   it("keeps a cursor per rollout, so the next Stop reads only what was appended", () => {
-    const path = tempCopy(SAMPLE);
+    const path = scratch.copy(SAMPLE);
     const first = enrich(hook("Stop.json", { transcript_path: path })).extra!;
     const cursors = first.state.cursors as Record<string, { offset: number; seen: string[]; model?: string }>;
     expect(cursors[path]).toEqual({
@@ -618,7 +559,7 @@ describe("codexAdapter.enrich", () => {
   });
 
   it("turns the failing command into a tool_error linked to its tool_result by tool_use_id", () => {
-    const path = tempCopy(FAILED);
+    const path = scratch.copy(FAILED);
     const post = normalizeCodexHook(hook("PostToolUse.failed-command.json", { transcript_path: path }), {});
     const result = post.events[0]!;
     expect(result.kind).toBe("tool_result");
@@ -663,8 +604,8 @@ describe("codexAdapter.enrich", () => {
   });
 
   it("at SubagentStop reads the child's rollout and attributes it to the subagent", () => {
-    const child = tempCopy(SUBAGENT);
-    const parent = tempFile("");
+    const child = scratch.copy(SUBAGENT);
+    const parent = scratch.file("");
     const { extra, result } = enrich(
       hook("SubagentStop.json", { transcript_path: parent, agent_transcript_path: child }),
     );
@@ -689,7 +630,7 @@ describe("codexAdapter.enrich", () => {
   });
 
   it("attributes a subagent's failing command to the subagent", () => {
-    const child = tempCopy(SUBAGENT);
+    const child = scratch.copy(SUBAGENT);
     appendFileSync(
       child,
       commandLine("call_child_fail", 1).replace(/"thread-root"/g, '"01a228a2-0b5c-7b01-81dd-afb8f8b3c75e"'),
@@ -701,7 +642,7 @@ describe("codexAdapter.enrich", () => {
   });
 
   it("a record from another thread read at Stop is still the subagent's", () => {
-    const path = tempFile(
+    const path = scratch.file(
       usageLine("resp_child", USAGE, {
         thread_id: "child-thread",
         session_id: "01a228a1-6c99-7571-8a54-9987d351bd37",
@@ -712,7 +653,7 @@ describe("codexAdapter.enrich", () => {
   });
 
   it("at SessionEnd reads what no Stop read (a last turn whose API call failed)", () => {
-    const path = tempCopy(SAMPLE);
+    const path = scratch.copy(SAMPLE);
     const { extra } = enrich(hook("SessionEnd.json", { transcript_path: path }));
     expect(extra!.events).toHaveLength(3);
   });
@@ -731,14 +672,14 @@ describe("codexAdapter.enrich", () => {
   });
 
   it("keeps the cursor at 0 for a rollout that does not exist yet", () => {
-    const path = join(tmp, "not-yet.jsonl");
+    const path = join(scratch.dir, "not-yet.jsonl");
     const { extra } = enrich(hook("Stop.json", { transcript_path: path }));
     expect(extra!.events).toEqual([]);
     expect((extra!.state.cursors as Record<string, unknown>)[path]).toEqual({ offset: 0, seen: [] });
   });
 
   it("tolerates malformed saved state", () => {
-    const path = tempCopy(SAMPLE);
+    const path = scratch.copy(SAMPLE);
     for (const state of [
       { cursors: "nope" },
       { cursors: { [path]: { offset: -5, seen: "x" } } },
@@ -754,7 +695,7 @@ describe("codexAdapter.enrich", () => {
   it("keeps at most 32 cursors, dropping the oldest", () => {
     const cursors: Record<string, unknown> = {};
     for (let i = 0; i < 40; i++) cursors[`/old/${i}.jsonl`] = { offset: 0, seen: [] };
-    const path = tempCopy(SUBAGENT);
+    const path = scratch.copy(SUBAGENT);
     const { extra } = enrich(hook("SubagentStop.json", { agent_transcript_path: path }), { cursors });
     const keys = Object.keys(extra!.state.cursors as Record<string, unknown>);
     expect(keys).toHaveLength(32);

@@ -11,6 +11,7 @@
 import {
   closeSync,
   constants,
+  type Dirent,
   fstatSync,
   fsyncSync,
   lstatSync,
@@ -171,6 +172,15 @@ export function ensureRealDirUnder(
     if (!st.isDirectory()) throw new UnsafePathError(`${current} is not a directory`);
   }
   return true;
+}
+
+/** A directory's entries with their types (no lstat each); none when it cannot be listed. */
+export function readDirEntries(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
 }
 
 /** lstat that answers undefined for a missing path instead of throwing. */

@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import { constants, fstatSync, readSync } from "node:fs";
 import { openRegularSync } from "./fsutil.ts";
+import { isRecord } from "./json.ts";
 
 export interface ScannedLine {
   /** byte offset of the line's first byte */
@@ -96,12 +97,14 @@ export function parseObjectLine(bytes: Buffer): Record<string, unknown> | undefi
   } catch {
     return undefined;
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
-  return value as Record<string, unknown>;
+  return isRecord(value) ? value : undefined;
 }
 
+/** A parsed line with the fields every envelope the store writes has. */
+export type EnvelopeLine = Record<string, unknown> & { sequence: number; event_id: string; kind: string };
+
 /** Whether a parsed line has the fields every envelope the store writes has. */
-export function isEnvelopeLine(v: Record<string, unknown> | undefined): boolean {
+export function isEnvelopeLine(v: Record<string, unknown> | undefined): v is EnvelopeLine {
   return (
     v !== undefined &&
     typeof v.sequence === "number" &&

@@ -1,10 +1,10 @@
 // The sessions of a project, from their manifests: what `list` reads, in a module of its own so that `list`
 // loads neither the recovery scan nor the store (and through them the redaction rules: 76 KB of code it never
 // ran, 1.57x -> 1.43x `node -e 0` at start-up, bench/cli.bench.ts). Re-exported by ./archive.ts.
-import { closeSync, type Dirent, readdirSync } from "node:fs";
+import { closeSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { readConfig } from "./config.ts";
-import { ensureRealDirUnder, lstatOrUndefined, readJsonOrUndefined } from "./fsutil.ts";
+import { ensureRealDirUnder, lstatOrUndefined, readDirEntries, readJsonOrUndefined } from "./fsutil.ts";
 import { sessionLiveness } from "./liveness.ts";
 import type { ManifestWithCounters } from "./manifest-counters.ts";
 import { defaultSessionRoot, isInside, resolveSessionRoot, SESSION_FILES, tapedeckDir } from "./paths.ts";
@@ -60,12 +60,14 @@ export function isRealDir(projectRoot: string, dir: string): boolean {
   }
 }
 
-function safeReaddirTyped(dir: string): Dirent[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
+/**
+ * The names of the session directories of a root; none when it cannot be listed. Entry types come with the
+ * listing (no lstat per session); a symlink is never a session. Names, not paths: a caller builds its own.
+ */
+export function sessionDirNames(root: string): string[] {
+  return readDirEntries(root)
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
 }
 
 function safeReaddir(dir: string): string[] {
@@ -89,10 +91,8 @@ export function listSessions(projectRoot: string, provider?: string): SessionRef
 export function listSessionsIn(roots: readonly string[], provider?: string): SessionRef[] {
   const out: SessionRef[] = [];
   for (const root of roots) {
-    // Entry types come with the listing (no lstat per session); a symlink is never a session.
-    for (const entry of safeReaddirTyped(root)) {
-      if (!entry.isDirectory()) continue;
-      const dir = join(root, entry.name);
+    for (const name of sessionDirNames(root)) {
+      const dir = join(root, name);
       const manifest = readJsonOrUndefined<Manifest>(join(dir, SESSION_FILES.manifest), MAX_MANIFEST_BYTES);
       if (manifest?.schema_version !== 1) continue;
       if (provider && manifest.provider !== provider) continue;

@@ -19,6 +19,7 @@ import {
   unlinkQuietly,
   writeJsonAtomicSync,
 } from "./fsutil.ts";
+import { isRecord } from "./json.ts";
 import { SESSION_FILES } from "./paths.ts";
 import type { PreparedEvent } from "./prepare.ts";
 
@@ -81,19 +82,16 @@ export function listSpool(sessionDir: string): SpoolListing {
 }
 
 /** The shape every spooled event has; `[null]` or `[{}]` once made every later append throw. */
-export function isPreparedEvent(value: unknown): value is PreparedEvent {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  const v = value as Record<string, unknown>;
+export function isPreparedEvent(v: unknown): v is PreparedEvent {
   return (
+    isRecord(v) &&
     v.schema_version === 1 &&
     typeof v.event_id === "string" &&
     typeof v.kind === "string" &&
     typeof v.timestamp === "string" &&
     typeof v.provider === "string" &&
     typeof v.session_id === "string" &&
-    v.payload !== null &&
-    typeof v.payload === "object" &&
-    !Array.isArray(v.payload) &&
+    isRecord(v.payload) &&
     Array.isArray(v.redactions) &&
     Array.isArray(v.truncations) &&
     Array.isArray(v.omitted)

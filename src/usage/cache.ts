@@ -7,13 +7,13 @@
 // The manifests' own token sums are not enough: they are per session, not per model nor per day, and count a
 // response twice when two sources reported it.
 import { createHash } from "node:crypto";
-import { closeSync, type Dirent, fstatSync, lstatSync, readdirSync, readSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, readSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { ensureRealDirUnder, readJsonOrUndefined, writeFileAtomicSync } from "../core/fsutil.ts";
 import { SESSION_FILES, tapedeckDir } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
 import type { Manifest } from "../core/schemas.ts";
-import { sessionRoots } from "../core/session-list.ts";
+import { sessionDirNames, sessionRoots } from "../core/session-list.ts";
 import {
   CELL,
   CELL_WIDTH,
@@ -156,19 +156,11 @@ interface SessionFile {
 function sessionFiles(projectRoot: string): SessionFile[] {
   const out: SessionFile[] = [];
   for (const root of sessionRoots(projectRoot)) {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(root, { withFileTypes: true });
-    } catch {
-      continue;
-    }
     // Paths by concatenation: path.join per session was a tenth of a warm report over 10,000 of them.
     const rel = relative(projectRoot, root) || ".";
-    // Entry types come with the listing; a symlink is never a session.
-    for (const e of entries) {
-      if (!e.isDirectory()) continue;
-      const dir = `${root}${sep}${e.name}`;
-      out.push({ key: `${rel}${sep}${e.name}`, dir, events: `${dir}${sep}${SESSION_FILES.events}` });
+    for (const name of sessionDirNames(root)) {
+      const dir = `${root}${sep}${name}`;
+      out.push({ key: `${rel}${sep}${name}`, dir, events: `${dir}${sep}${SESSION_FILES.events}` });
     }
   }
   return out;

@@ -1,19 +1,11 @@
 // A line of events.jsonl turned into the row the index stores (core/bounded-lines.ts reads the lines).
+import { isEnvelopeLine, parseObjectLine } from "../../core/scan.ts";
 import { searchableText } from "./index-text.ts";
 
 /** The indexed row of one line; undefined when the line is no envelope. */
 export function toPending(bytes: Buffer, offset: number, provider: string): Pending | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
-  const e = value as Record<string, unknown>;
-  if (typeof e.sequence !== "number" || typeof e.kind !== "string" || typeof e.event_id !== "string") {
-    return undefined;
-  }
+  const e = parseObjectLine(bytes);
+  if (!isEnvelopeLine(e)) return undefined;
   const text = searchableText(e.kind, e.payload);
   return {
     line_offset: offset,

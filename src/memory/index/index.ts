@@ -10,14 +10,14 @@
 // scripts in it (`src/core/store.ts`, `snake_case`, `--dry-run`), which the
 // word tokenizer splits apart and cannot match by a fragment.
 import { createHash } from "node:crypto";
-import { closeSync, type Dirent, fstatSync, readdirSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
 import { join, relative } from "node:path";
-import { sessionRoots } from "../../core/archive.ts";
 import { readLines } from "../../core/bounded-lines.ts";
 import { lstatOrUndefined, readJsonOrUndefined } from "../../core/fsutil.ts";
 import { SESSION_FILES } from "../../core/paths.ts";
 import { openForScan } from "../../core/scan.ts";
 import type { Manifest } from "../../core/schemas.ts";
+import { sessionDirNames, sessionRoots } from "../../core/session-list.ts";
 import { indexPath, isIndex, openIndex } from "./index-db.ts";
 import { type Pending, toPending } from "./index-lines.ts";
 import { type Database, openDatabase, toMemoryDbError } from "./sqlite.ts";
@@ -106,15 +106,8 @@ const MAX_MANIFEST_BYTES = 1024 * 1024;
 function targets(projectRoot: string): Target[] {
   const out: Target[] = [];
   for (const root of sessionRoots(projectRoot)) {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(root, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (!entry.isDirectory()) continue;
-      const dir = join(root, entry.name);
+    for (const name of sessionDirNames(root)) {
+      const dir = join(root, name);
       const m = readJsonOrUndefined<Manifest>(join(dir, SESSION_FILES.manifest), MAX_MANIFEST_BYTES);
       if (m?.schema_version !== 1 || typeof m.provider !== "string" || typeof m.session_id !== "string")
         continue;
@@ -125,7 +118,7 @@ function targets(projectRoot: string): Target[] {
         provider: m.provider,
         session_id: m.session_id,
         provider_session_id: typeof m.provider_session_id === "string" ? m.provider_session_id : null,
-        dir_name: entry.name,
+        dir_name: name,
       });
     }
   }

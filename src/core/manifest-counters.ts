@@ -34,6 +34,11 @@ export const TOKEN_FIELDS = [
   "cache_creation_input_tokens",
 ] as const;
 
+/** The four counts at zero, in TOKEN_FIELDS' order (the order they print in as JSON). */
+export function zeroTokens(): ManifestTokens {
+  return { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+}
+
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -61,12 +66,7 @@ export function foldListCounters(
   }
   if (e.kind === "turn_usage" && e.usage && typeof e.usage === "object") {
     const u = e.usage as Record<string, unknown>;
-    const tokens = m.tokens ?? {
-      input_tokens: 0,
-      output_tokens: 0,
-      cache_read_input_tokens: 0,
-      cache_creation_input_tokens: 0,
-    };
+    const tokens = m.tokens ?? zeroTokens();
     for (const f of TOKEN_FIELDS) {
       const n = u[f];
       if (typeof n === "number" && Number.isFinite(n) && n > 0) tokens[f] += n;

@@ -7,7 +7,7 @@
 // a validated prefix ended and reaches exactly the counters a full scan does.
 
 import { idKey } from "./dedup.ts";
-import { TOKEN_FIELDS } from "./manifest-counters.ts";
+import { TOKEN_FIELDS, zeroTokens } from "./manifest-counters.ts";
 import { emptyReport } from "./recovery-report.ts";
 import { isEnvelopeLine, parseObjectLine, scanLines } from "./scan.ts";
 import type { RecoveryReport } from "./schemas.ts";
@@ -131,13 +131,7 @@ class SeenSequences {
 }
 
 export function emptyUsage(): UsageSums {
-  return {
-    input_tokens: 0,
-    output_tokens: 0,
-    cache_read_input_tokens: 0,
-    cache_creation_input_tokens: 0,
-    sources: [],
-  };
+  return { ...zeroTokens(), sources: [] };
 }
 
 /** One pass over events.jsonl, from offset 0 or from a snapshot. */

@@ -4,7 +4,7 @@
 // meaning (normalize.ts, with the provider's facts), priced with its project's table (pricing.ts), and summed
 // into rows (rows.ts). The same figures for the CLI and the page: both call usageReport.
 import { readConfig } from "../core/config.ts";
-import { TOKEN_FIELDS } from "../core/manifest-counters.ts";
+import { TOKEN_FIELDS, zeroTokens } from "../core/manifest-counters.ts";
 import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/usage-facts.ts";
 import {
   type CollectOptions,
@@ -167,14 +167,7 @@ class ReportBuilder {
   private empty(s: ProjectSession, usage: SessionUsage, part: SessionPart, facts: UsageFacts): void {
     const at = usage.started_at ? Date.parse(usage.started_at) : Number.NaN;
     if (!Number.isFinite(at) || !inRange(this.range, at, () => this.cal.day(at))) return;
-    const cell: Cell = {
-      slot: at,
-      model: "",
-      input_tokens: 0,
-      output_tokens: 0,
-      cache_read_input_tokens: 0,
-      cache_creation_input_tokens: 0,
-    };
+    const cell: Cell = { slot: at, model: "", ...zeroTokens() };
     this.rowOf(s, usage, cell, null).addEmpty(part, facts.records_usage);
     this.counted.add(part.key);
   }
@@ -248,13 +241,7 @@ class ReportBuilder {
   finish(): Omit<UsageReport, "kind" | "time_zone" | "stats"> {
     const rows = [...this.rows.values()].map((r) => r.row() as UsageRow);
     sortRows(this.q.kind, rows, this.period?.field, Object.keys(this.q.facts));
-    const totals: UsageTotals = {
-      input_tokens: 0,
-      output_tokens: 0,
-      cache_read_input_tokens: 0,
-      cache_creation_input_tokens: 0,
-      cost_usd: 0,
-    };
+    const totals: UsageTotals = { ...zeroTokens(), cost_usd: 0 };
     let priced = 0;
     for (const r of rows) {
       for (const f of TOKEN_FIELDS) totals[f] += r[f] ?? 0;

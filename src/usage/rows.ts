@@ -1,5 +1,6 @@
 // A report's row while it is summed, and what it becomes: the token figures, the estimated cost with the dates
 // of the prices used, the sessions it holds, the models, sources and gaps behind it.
+import { zeroTokens } from "../core/manifest-counters.ts";
 import type { Cell } from "./normalize.ts";
 import { costOf, type ModelPrice } from "./pricing.ts";
 
@@ -57,12 +58,7 @@ const UNKNOWN_MODEL = "unknown model";
 const usd = (n: number) => Math.round(n * 1e9) / 1e9;
 
 export class FigureSum {
-  private readonly t: TokenFigures = {
-    input_tokens: 0,
-    output_tokens: 0,
-    cache_read_input_tokens: 0,
-    cache_creation_input_tokens: 0,
-  };
+  private readonly t: TokenFigures = zeroTokens();
   private counted = false;
   /** a session whose provider records no usage: the row's figures are incomplete */
   private unknownPart = false;

@@ -21,7 +21,12 @@ import { usageFactsOf } from "../providers/usage-facts.ts";
 import type { ScenarioResult } from "../scenario/schema.ts";
 import { UsageQueryError } from "../usage/errors.ts";
 import { priceTable } from "../usage/pricing.ts";
-import { readTimelinePage, summarizeManifest, type TimelinePage } from "./timeline.ts";
+import {
+  readTimelinePage,
+  type SessionSummaryLine,
+  summarizeManifest,
+  type TimelinePage,
+} from "./timeline.ts";
 import { type UsagePageReport, usageForPage } from "./usage-api.ts";
 
 /** Events per page the page may ask for: a page of 256 KB events stays a few MB at most. */
@@ -30,22 +35,11 @@ export const MAX_PAGE_EVENTS = 2000;
 export const RAW_CHUNK_BYTES = 4 * 1024 * 1024;
 const SEARCH_LIMIT = 50;
 
-export interface SessionListItem {
+/** A listed session: the manifest's summary `list` shows (session-summary.ts), its tokens as one count. */
+export interface SessionListItem extends Omit<SessionSummaryLine, "failure" | "tokens"> {
   key: string;
   project: string;
-  session_id: string;
   provider_session_id: string | null;
-  provider: string;
-  title: string | null;
-  status: string;
-  failed: boolean;
-  started_at: string;
-  ended_at: string | null;
-  turns: number;
-  tool_calls: number;
-  tool_errors: number;
-  events: number;
-  bytes: number;
   tokens: number | null;
   run_type: string;
   arm: string | null;

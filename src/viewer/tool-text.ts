@@ -1,5 +1,6 @@
 // How a tool call and its result read on one line or in an excerpt: what it was called with (the command,
 // path or pattern), what it returned (stdout and stderr, text blocks, a file tool's change), its exit code.
+import { TOOL_SUBJECT_FIELDS } from "../core/tool-subject.ts";
 import type { Excerpt } from "./turn-shape.ts";
 
 export function str(v: unknown): string | undefined {
@@ -35,17 +36,7 @@ export function inputSummary(input: unknown, max = 160): string {
   const i = input as Record<string, unknown>;
   const command = i.command ?? i.cmd;
   if (Array.isArray(command)) return oneLine(command.map(String).join(" "), max);
-  for (const key of [
-    "command",
-    "cmd",
-    "file_path",
-    "path",
-    "pattern",
-    "url",
-    "query",
-    "description",
-    "prompt",
-  ]) {
+  for (const key of ["command", "cmd", ...TOOL_SUBJECT_FIELDS]) {
     const v = key === "command" || key === "cmd" ? command : i[key];
     if (typeof v === "string" && v.length > 0) {
       const extra = key === "file_path" || key === "path" ? (str(i.pattern) ?? "") : "";

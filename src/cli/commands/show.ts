@@ -8,6 +8,7 @@ import { readConfig } from "../../core/config.ts";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import { printable, printableJson } from "../../core/printable.ts";
 import type { ScopedSession } from "../../core/session-scope.ts";
+import { emptyUsage } from "../../core/timeline/usage.ts";
 import { subagentToolsOf } from "../../providers/catalog.ts";
 import { CostAccumulator, formatCost, type PriceTable, priceTable } from "../../usage/pricing.ts";
 import { LiveRenderer } from "../../viewer/live-text.ts";
@@ -98,14 +99,7 @@ function emptyTotals(prices: PriceTable): Totals {
     tool_calls: 0,
     tool_errors: 0,
     failures: [],
-    usage: {
-      input_tokens: 0,
-      output_tokens: 0,
-      cache_read_input_tokens: 0,
-      cache_creation_input_tokens: 0,
-      sources: [],
-      models: [],
-    },
+    usage: emptyUsage(),
     cost: new CostAccumulator(prices),
   };
 }

@@ -1,5 +1,6 @@
 // Token counts as a turn, a subagent or a session sums them: what the archive's turn_usage events say, added
 // field by field, with where the counts came from and which models answered.
+import { zeroTokens } from "../manifest-counters.ts";
 
 export interface Usage {
   input_tokens: number;
@@ -15,14 +16,7 @@ export interface Usage {
 const MAX_NAMES = 16;
 
 export function emptyUsage(): Usage {
-  return {
-    input_tokens: 0,
-    output_tokens: 0,
-    cache_read_input_tokens: 0,
-    cache_creation_input_tokens: 0,
-    sources: [],
-    models: [],
-  };
+  return { ...zeroTokens(), sources: [], models: [] };
 }
 
 /** A count as the archive holds it; anything that is not a finite, non-negative number counts 0. */

@@ -4,6 +4,7 @@
 
 import { stripInjected } from "../../core/memory-marker.ts";
 import { type RedactionRules, redactValue } from "../../core/redact.ts";
+import { TOOL_SUBJECT_FIELDS } from "../../core/tool-subject.ts";
 import { cutUtf8, MAX_BODY_BYTES, MAX_TITLE_CHARS } from "./item-shape.ts";
 
 /** What a tool event is to its item: the call, its result, or its error. */
@@ -121,16 +122,7 @@ export function toolPart(event: SourceEvent, role: ToolRole, rules: RedactionRul
   return { event, head: cutUtf8(head, keep), text: cutUtf8(text, keep), label };
 }
 
-const INPUT_SUMMARY_FIELDS = [
-  "command",
-  "file_path",
-  "path",
-  "pattern",
-  "url",
-  "query",
-  "description",
-  "prompt",
-];
+const INPUT_SUMMARY_FIELDS = ["command", ...TOOL_SUBJECT_FIELDS];
 
 function inputText(input: unknown): string {
   if (input === undefined || input === null) return "";

@@ -101,6 +101,20 @@ class Md {
     }
   }
 
+  /** A run of a turn's items, a blank line after it; nothing for none. */
+  private block(items: TurnItem[]): void {
+    if (items.length === 0) return;
+    this.items(items, 0);
+    this.out.push("");
+  }
+
+  /** The turn's prompt or answer, quoted under its label and time. */
+  private message(label: string, m: { at: string | null; text: Excerpt } | null): void {
+    if (!m) return;
+    this.out.push(`**${label}** · ${this.when(m.at)}`, "", ...quote(m.text.text, ""));
+    this.out.push(...omittedNote(m.text, ""), "");
+  }
+
   turn(t: Turn): void {
     const facts = [
       `${t.tool_calls} tool call${t.tool_calls === 1 ? "" : "s"}`,
@@ -116,26 +130,11 @@ class Md {
     const answerSeq = t.answer?.sequence ?? Number.POSITIVE_INFINITY;
     const after = t.items.filter((i) => seq(i) > promptSeq && seq(i) < answerSeq);
     const last = t.items.filter((i) => seq(i) > answerSeq);
-    if (before.length > 0) {
-      this.items(before, 0);
-      this.out.push("");
-    }
-    if (t.prompt) {
-      this.out.push(`**Prompt** · ${this.when(t.prompt.at)}`, "", ...quote(t.prompt.text.text, ""));
-      this.out.push(...omittedNote(t.prompt.text, ""), "");
-    }
-    if (after.length > 0) {
-      this.items(after, 0);
-      this.out.push("");
-    }
-    if (t.answer) {
-      this.out.push(`**Answer** · ${this.when(t.answer.at)}`, "", ...quote(t.answer.text.text, ""));
-      this.out.push(...omittedNote(t.answer.text, ""), "");
-    }
-    if (last.length > 0) {
-      this.items(last, 0);
-      this.out.push("");
-    }
+    this.block(before);
+    this.message("Prompt", t.prompt);
+    this.block(after);
+    this.message("Answer", t.answer);
+    this.block(last);
     if (t.total_usage.sources.length > 0) {
       const cost = formatCost(t.cost);
       this.out.push(`_Tokens: ${usageLine(t.total_usage)}${cost ? ` · ${cost}` : ""}_`, "");

@@ -110,6 +110,16 @@ async function specs(root: Command | null): Promise<Spec[]> {
 
 const words = (xs: readonly string[]) => xs.join(" ");
 
+/** The commands whose argument is of kind `k`, as a case pattern (`a|b`); one that matches none when none. */
+function takingArg(all: Spec[], k: Spec["arg"]): string {
+  return (
+    all
+      .filter((s) => s.arg === k)
+      .map((s) => s.name)
+      .join("|") || "__none__"
+  );
+}
+
 /** bash: the case arms that complete an option's value, keyed "command option". */
 function bashValueCases(all: Spec[]): string {
   const arm = (v: ValueSpec): string => {
@@ -130,11 +140,7 @@ function bash(all: Spec[]): string {
   const cases = all
     .map((s) => `    ${s.name}) opts="${words(s.options)}" subs="${words(s.subs)}" ;;`)
     .join("\n");
-  const kind = (k: Spec["arg"]) =>
-    all
-      .filter((s) => s.arg === k)
-      .map((s) => s.name)
-      .join("|") || "__none__";
+  const kind = (k: Spec["arg"]) => takingArg(all, k);
   return `# tapedeck bash completion: eval "$(tapedeck completion bash)" in ~/.bashrc
 _tapedeck_sessions() {
   local i project=()
@@ -212,11 +218,7 @@ function zsh(all: Spec[]): string {
         `      ${s.name}) opts=(${s.options.map((o) => `'${o}'`).join(" ")}) subs=(${s.subs.join(" ")}) ;;`,
     )
     .join("\n");
-  const kind = (k: Spec["arg"]) =>
-    all
-      .filter((s) => s.arg === k)
-      .map((s) => s.name)
-      .join("|") || "__none__";
+  const kind = (k: Spec["arg"]) => takingArg(all, k);
   return `#compdef tapedeck
 # tapedeck zsh completion: eval "$(tapedeck completion zsh)" in ~/.zshrc (after compinit)
 _tapedeck() {

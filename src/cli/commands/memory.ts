@@ -41,6 +41,17 @@ function withStore<T>(opts: MemoryOpts, empty: () => T, fn: (s: MemoryStore) => 
   }
 }
 
+/** The item `id` names; not found is the same error for show, edit and forget. */
+function itemById(opts: MemoryOpts, id: string): MemoryItem {
+  const item = withStore(
+    opts,
+    () => undefined,
+    (s) => s.get([id])[0],
+  );
+  if (!item) throw new CliError(`no memory item ${printable(id)}`, EXIT.notFound);
+  return item;
+}
+
 function intOption(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) < 1) {
@@ -90,12 +101,7 @@ function listCommand(opts: ListOpts): void {
 // --- show ----------------------------------------------------------------
 
 function showCommand(id: string, opts: MemoryOpts): void {
-  const item = withStore(
-    opts,
-    () => undefined,
-    (s) => s.get([id])[0],
-  );
-  if (!item) throw new CliError(`no memory item ${printable(id)}`, EXIT.notFound);
+  const item = itemById(opts, id);
   if (opts.json) {
     printJson(item);
     return;
@@ -189,12 +195,7 @@ function changeInEditor(item: MemoryItem): EditChange {
 
 function editCommand(id: string, opts: EditOpts): void {
   const project = projectFromOption(opts.project);
-  const found = withStore(
-    opts,
-    () => undefined,
-    (s) => s.get([id])[0],
-  );
-  if (!found) throw new CliError(`no memory item ${printable(id)}`, EXIT.notFound);
+  const found = itemById(opts, id);
   const change = changeOf(opts) ?? changeInEditor(found);
   if (opts.dryRun) {
     const next = previewEdit(project, found, change);
@@ -222,12 +223,7 @@ interface ForgetOpts extends MemoryOpts {
 
 async function forgetCommand(id: string, opts: ForgetOpts): Promise<void> {
   const project = projectFromOption(opts.project);
-  const found = withStore(
-    opts,
-    () => undefined,
-    (s) => s.get([id])[0],
-  );
-  if (!found) throw new CliError(`no memory item ${printable(id)}`, EXIT.notFound);
+  const found = itemById(opts, id);
   if (!opts.yes) {
     const ok = await confirm(`Forget ${found.id} (${found.kind}: ${printable(found.title)})?`);
     if (!ok) {

@@ -322,19 +322,14 @@ export function writePromotion(
   opts: PassOptions,
 ): PromoteResult {
   const result: PromoteResult = { created: [], existing: [] };
-  let batch: MemoryItem[] = [];
-  const flush = () => {
-    if (batch.length === 0) return;
-    const r = store.insert(batch);
-    result.created.push(...r.created);
-    result.existing.push(...r.existing);
-    batch = [];
-  };
-  forEachItem(ref, sel, plan, opts, (item) => {
-    batch.push(item);
-    if (batch.length >= INSERT_BATCH) flush();
-  });
-  flush();
+  inBatches<MemoryItem>(
+    (on) => forEachItem(ref, sel, plan, opts, on),
+    (batch) => {
+      const r = store.insert(batch);
+      result.created.push(...r.created);
+      result.existing.push(...r.existing);
+    },
+  );
   const expected = sel.ids ? Math.min(sel.ids.size, plan.items) : plan.items;
   if (result.created.length + result.existing.length !== expected) {
     // Only a rewritten archive can do this (appends are never read: the pass stops at the plan's end).
@@ -349,20 +344,24 @@ export function writePromotion(
  */
 export function forEachStored(
   store: MemoryStore,
-  ref: SessionRef,
-  sel: Selection,
-  plan: PromotionPlan,
-  opts: PassOptions,
-  onItem: (item: MemoryItem) => void,
+  ...[ref, sel, plan, opts, onItem]: Parameters<typeof forEachItem>
 ): void {
-  let ids: string[] = [];
-  const flush = () => {
-    for (const item of store.get(ids)) onItem(item);
-    ids = [];
-  };
-  forEachItem(ref, sel, plan, opts, (item) => {
-    ids.push(item.id);
-    if (ids.length >= INSERT_BATCH) flush();
+  inBatches<MemoryItem>(
+    (on) => forEachItem(ref, sel, plan, opts, on),
+    (batch) => {
+      for (const item of store.get(batch.map((i) => i.id))) onItem(item);
+    },
+  );
+}
+
+/** What `each` hands over, INSERT_BATCH at a time (the last batch shorter; none when it hands nothing). */
+function inBatches<T>(each: (on: (item: T) => void) => void, onBatch: (batch: T[]) => void): void {
+  let batch: T[] = [];
+  each((item) => {
+    batch.push(item);
+    if (batch.length < INSERT_BATCH) return;
+    onBatch(batch);
+    batch = [];
   });
-  flush();
+  if (batch.length > 0) onBatch(batch);
 }

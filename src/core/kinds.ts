@@ -14,3 +14,10 @@ export const EVENT_KINDS = [
   "turn_usage",
   "provider_event",
 ] as const;
+
+export type EventKindName = (typeof EVENT_KINDS)[number];
+
+/** The kinds but `omitted`, in the list's order: a subset that names what it leaves out cannot drift from the list. */
+export function eventKindsExcept(...omitted: EventKindName[]): readonly EventKindName[] {
+  return EVENT_KINDS.filter((kind) => !omitted.includes(kind));
+}

@@ -6,6 +6,7 @@
 // was recorded; text tapedeck itself injected (the retrieval marker) is removed first, so memory never feeds on
 // its own echo. Trivial and repeated items are left out and counted (clean.ts).
 import { createHash } from "node:crypto";
+import { eventKindsExcept } from "../../core/kinds.ts";
 import type { RedactionRules } from "../../core/redact.ts";
 import type { CallNode } from "../../core/timeline/nodes.ts";
 import { TurnModel } from "../../core/timeline/turns.ts";
@@ -37,15 +38,15 @@ export * from "./item-shape.ts";
 export { cleanValue, FieldPathError, parseFieldPath, render } from "./item-text.ts";
 export type { Part, SourceEvent };
 
-/** The event kinds promotion reads; the rest (usage, session boundaries, provider events) hold no material. */
-export const PROMOTABLE_EVENT_KINDS = [
-  "user_prompt",
-  "assistant_message",
-  "tool_call",
-  "tool_result",
-  "tool_error",
-  "compaction",
-] as const;
+/** The event kinds promotion reads: all but those that hold no material (usage, boundaries, provider events). */
+export const PROMOTABLE_EVENT_KINDS = eventKindsExcept(
+  "session_start",
+  "subagent_start",
+  "subagent_stop",
+  "session_end",
+  "turn_usage",
+  "provider_event",
+);
 
 export function asSourceEvent(value: unknown): SourceEvent | undefined {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;

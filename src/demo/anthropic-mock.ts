@@ -7,10 +7,18 @@
  *
  * Standalone: `npx tsx test/mocks/anthropic-mock.ts --port 18081 --log requests.jsonl`
  */
-import { appendFileSync } from "node:fs";
-import type http from "node:http";
-import { flatHeaders, parseMcpScenario, readBody, sendSse, startMockServer } from "./mock-http.ts";
-import { promptWithoutMemory, recallAnswer } from "./recall-mock.ts";
+import { type Answer, type LoggedExchange, type ModelMock, startModelMock } from "./mock-exchange.ts";
+import {
+  apiErrorReply,
+  FAIL_COMMAND,
+  factReply,
+  type MockErrorReply,
+  parseMcpScenario,
+  parseScenario,
+  scriptedReply,
+  tokensOfLength,
+  turnScenario,
+} from "./mock-script.ts";
 
 export interface MockUsage {
   input_tokens: number;
@@ -19,22 +27,11 @@ export interface MockUsage {
   cache_creation_input_tokens: number;
 }
 
-export interface LoggedRequest {
-  /** 1-based arrival order across all paths. */
-  seq: number;
-  ts: string;
-  method: string;
-  /** Path including the query string, e.g. `/v1/messages?beta=true`. */
-  path: string;
-  headers: Record<string, string>;
-  body: unknown;
+export interface LoggedRequest extends LoggedExchange {
   /** `x-claude-code-agent-id`: only set on requests made by a subagent. */
   agentId: string | null;
   /** `x-claude-code-session-id`. */
   sessionId: string | null;
-  /** Which scripted branch answered (e.g. `bash`, `bash-result`, `compact`, `not-found`). */
-  scenario: string;
-  status: number;
   requestId: string;
   messageId: string | null;
 }
@@ -61,7 +58,7 @@ export type MockBlock =
 
 export type MockReply =
   | { kind: "message"; scenario: string; content: MockBlock[]; stopReason: StopReason }
-  | { kind: "error"; scenario: string; status: number; errorType: string; message: string };
+  | MockErrorReply;
 
 export interface ToolResultInfo {
   toolUseId: string;
@@ -97,13 +94,7 @@ export interface AnthropicMockOptions {
   logFile?: string;
 }
 
-export interface AnthropicMock {
-  url: string;
-  port: number;
-  requests: LoggedRequest[];
-  usageLog: UsageRecord[];
-  close(): Promise<void>;
-}
+export type AnthropicMock = ModelMock<LoggedRequest, UsageRecord>;
 
 interface ContentBlock {
   type?: string;
@@ -254,15 +245,6 @@ function analyze(body: MessagesRequest): Analysis {
   return { promptText, toolResult, isCompaction };
 }
 
-function parseScenario(promptText: string): { name: string; arg: string } {
-  // The last keyword wins: after /compact the prompt is preceded by `<local-command-stdout>` blocks that echo
-  // earlier output, and the prompt the user just typed comes last.
-  const matches = [...promptText.matchAll(/SCENARIO_([A-Z][A-Z_]*)[ \t]*([^\n]*)/g)];
-  const m = matches.at(-1);
-  if (!m) return { name: "TEXT", arg: "" };
-  return { name: m[1]!, arg: m[2]!.trim() };
-}
-
 /** The subagent's own report, without the hand-back frame Claude Code wraps around it. */
 function subagentReport(toolResult: string): string {
   if (/^\s*Async agent launched/.test(toolResult)) return "launched in the background";
@@ -344,24 +326,17 @@ function defaultReply(body: MessagesRequest, agentId: string | null, a: Analysis
     return text(`${name.toLowerCase()}-result`, `Done: ${excerpt}`);
   }
 
-  const { name, arg } = parseScenario(promptWithoutMemory(a.promptText));
+  const scenario = turnScenario(a.promptText);
+  const fact = factReply(scenario, body);
+  if (fact) return text(fact.scenario, fact.text);
+  const { name, arg } = scenario;
   switch (name) {
-    case "SAY":
-      return text("say", arg || "Nothing to say.");
-    case "RECALL":
-      return text("recall", recallAnswer(body, arg));
     case "APIERROR":
-      return {
-        kind: "error",
-        scenario: "apierror",
-        status: 400,
-        errorType: "invalid_request_error",
-        message: "mock: deliberately rejected request",
-      };
+      return apiErrorReply();
     case "BASH":
-      return bashCall(body, "bash", arg.replace(/^(please\s+)?run\s+/i, "") || "echo hello", "Run a command");
+      return bashCall(body, "bash", scenario.command || "echo hello", "Run a command");
     case "FAIL":
-      return bashCall(body, "fail", "echo oops >&2; exit 3", "Fail on purpose");
+      return bashCall(body, "fail", FAIL_COMMAND, "Fail on purpose");
     case "AGENT":
     case "AGENT_BG":
       // A subagent must not spawn another one, or a keyword it inherited would recurse forever.
@@ -507,44 +482,75 @@ function buildMessage(
   return { events, json };
 }
 
+/** Who made a call, by Claude Code's headers: what a script is told beside the body. */
+interface Caller {
+  headers: Record<string, string>;
+  agentId: string | null;
+  sessionId: string | null;
+}
+
+/** The reply to a call: the test's script's, else the built-in scenarios'. */
+function replyTo(request: MessagesRequest, caller: Caller, script: MockScript | undefined): MockReply {
+  const analysis = analyze(request);
+  const builtIn = () => defaultReply(request, caller.agentId, analysis);
+  return scriptedReply(script, { body: request, ...caller, ...analysis }, builtIn);
+}
+
 export async function startAnthropicMock(opts: AnthropicMockOptions = {}): Promise<AnthropicMock> {
-  const requests: LoggedRequest[] = [];
-  const usageLog: UsageRecord[] = [];
-  let seq = 0;
   let messageCount = 0;
   let toolCount = 0;
+  const nextToolId = () => `toolu_mock_${++toolCount}`;
 
-  function log(entry: LoggedRequest): void {
-    requests.push(entry);
-    if (opts.logFile) appendFileSync(opts.logFile, JSON.stringify(entry) + "\n");
+  /** The next message: its id and usage from its number, logged, then sent whole or streamed as asked. */
+  function sendMessage(
+    answer: Answer<UsageRecord>,
+    entry: LoggedRequest,
+    request: MessagesRequest,
+    reply: Extract<MockReply, { kind: "message" }>,
+  ): void {
+    const m = ++messageCount;
+    const messageId = `msg_mock_${m}`;
+    const usage = usageFor(m);
+    const model = request.model ?? "claude-mock";
+    const built = buildMessage(reply, { messageId, nextToolId }, model, usage);
+    const stream = request.stream === true;
+    answer.usage({
+      messageId,
+      requestId: entry.requestId,
+      model,
+      scenario: reply.scenario,
+      agentId: entry.agentId,
+      sessionId: entry.sessionId,
+      stopReason: reply.stopReason,
+      stream,
+      usage,
+    });
+    entry.messageId = messageId;
+    if (!stream) {
+      answer.json(200, built.json, reply.scenario);
+      return;
+    }
+    answer.stream(
+      built.events.map((e) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`),
+      reply.scenario,
+      { "request-id": entry.requestId },
+    );
   }
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const n = ++seq;
-    const requestId = `req_mock_${n}`;
-    const path = req.url ?? "/";
-    const pathname = new URL(path, "http://mock").pathname;
-    const headers = flatHeaders(req, REDACTED_HEADERS);
+  const api = {
+    redactedHeaders: REDACTED_HEADERS,
+    errorBody: (err: unknown) => ({ type: "error", error: { type: "api_error", message: String(err) } }),
+  };
+  return startModelMock<LoggedRequest, UsageRecord>(opts, api, async (call) => {
+    const requestId = `req_mock_${call.head.seq}`;
+    const headers = call.headers;
     const agentId = headers["x-claude-code-agent-id"] ?? null;
     const sessionId = headers["x-claude-code-session-id"] ?? null;
-    const raw = await readBody(req);
-    let body: unknown = null;
-    let bodyOk = true;
-    if (raw.length > 0) {
-      try {
-        body = JSON.parse(raw.toString("utf8"));
-      } catch {
-        bodyOk = false;
-        body = raw.toString("utf8");
-      }
-    }
+    const body = await call.readBody();
     const entry: LoggedRequest = {
-      seq: n,
-      ts: new Date().toISOString(),
-      method: req.method ?? "",
-      path,
+      ...call.head,
       headers,
-      body,
+      body: body.value,
       agentId,
       sessionId,
       scenario: "",
@@ -552,98 +558,20 @@ export async function startAnthropicMock(opts: AnthropicMockOptions = {}): Promi
       requestId,
       messageId: null,
     };
-
-    const sendJson = (status: number, payload: unknown, scenario: string): void => {
-      entry.status = status;
-      entry.scenario = scenario;
-      log(entry);
-      res.writeHead(status, { "content-type": "application/json", "request-id": requestId });
-      res.end(JSON.stringify(payload));
-    };
-    const sendError = (status: number, type: string, message: string, scenario: string): void =>
-      sendJson(status, { type: "error", error: { type, message }, request_id: requestId }, scenario);
-
-    const isPost = req.method === "POST";
-    if (isPost && pathname === "/v1/messages/count_tokens") {
-      sendJson(200, { input_tokens: Math.max(1, Math.ceil(raw.length / 4)) }, "count-tokens");
-      return;
-    }
-    if (!isPost || pathname !== "/v1/messages") {
-      sendError(404, "not_found_error", `mock: no route for ${req.method} ${pathname}`, "not-found");
-      return;
-    }
-    if (!bodyOk || typeof body !== "object" || body === null) {
-      sendError(400, "invalid_request_error", "mock: body is not a JSON object", "bad-body");
-      return;
-    }
-
-    const request = body as MessagesRequest;
-    const analysis = analyze(request);
-    const fallback = () => defaultReply(request, agentId, analysis);
-    const reply =
-      opts.script?.({
-        body: request,
-        headers,
-        agentId,
-        sessionId,
-        promptText: analysis.promptText,
-        toolResult: analysis.toolResult,
-        isCompaction: analysis.isCompaction,
-        defaultReply: fallback,
-      }) ?? fallback();
-
-    if (reply.kind === "error") {
-      sendError(reply.status, reply.errorType, reply.message, reply.scenario);
-      return;
-    }
-
-    const m = ++messageCount;
-    const messageId = `msg_mock_${m}`;
-    const usage = usageFor(m);
-    const model = request.model ?? "claude-mock";
-    const built = buildMessage(
-      reply,
-      { messageId, nextToolId: () => `toolu_mock_${++toolCount}` },
-      model,
-      usage,
-    );
-    const stream = request.stream === true;
-    usageLog.push({
-      messageId,
-      requestId,
-      model,
-      scenario: reply.scenario,
-      agentId,
-      sessionId,
-      stopReason: reply.stopReason,
-      stream,
-      usage,
+    const answer = call.answer(entry, {
+      headers: { "content-type": "application/json", "request-id": requestId },
+      error: (_status, type, message) => ({ type: "error", error: { type, message }, request_id: requestId }),
     });
-    entry.messageId = messageId;
 
-    if (!stream) {
-      sendJson(200, built.json, reply.scenario);
+    const isPost = call.head.method === "POST";
+    if (isPost && call.pathname === "/v1/messages/count_tokens") {
+      answer.json(200, { input_tokens: tokensOfLength(body.raw.length) }, "count-tokens");
       return;
     }
-    entry.scenario = reply.scenario;
-    log(entry);
-    sendSse(
-      res,
-      built.events.map((e) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`),
-      { "request-id": requestId },
-    );
-  }
-
-  const mock = await startMockServer(
-    handle,
-    (err) => ({ type: "error", error: { type: "api_error", message: String(err) } }),
-    opts,
-  );
-  return {
-    url: `http://${mock.host}:${mock.port}`,
-    port: mock.port,
-    requests,
-    usageLog,
-    close: mock.close,
-  };
+    const request = answer.modelCall<MessagesRequest>(isPost && call.pathname === "/v1/messages");
+    if (!request) return;
+    const reply = replyTo(request, { headers, agentId, sessionId }, opts.script);
+    if (reply.kind === "error") answer.error(reply.status, reply.errorType, reply.message, reply.scenario);
+    else sendMessage(answer, entry, request, reply);
+  });
 }

@@ -25,10 +25,8 @@
  * Every response (streamed or not) gets its own deterministic usage, distinct from all others, logged in
  * `usageLog`; every request is logged in `requests`, with `x-goog-api-key` redacted. No request is ever sent on.
  */
-import { appendFileSync } from "node:fs";
-import type http from "node:http";
-import { flatHeaders, parseMcpScenario, readBody, sendSse, startMockServer } from "./mock-http.ts";
-import { promptWithoutMemory, recallAnswer } from "./recall-mock.ts";
+import { type Answer, type LoggedExchange, type ModelMock, startModelMock } from "./mock-exchange.ts";
+import { FAIL_COMMAND, factReply, parseMcpScenario, tokensOfLength, turnScenario } from "./mock-script.ts";
 
 export interface GeminiUsage {
   promptTokenCount: number;
@@ -40,20 +38,10 @@ export interface GeminiUsage {
 
 export type GeminiCallKind = "streamGenerateContent" | "generateContent" | "countTokens" | "other";
 
-export interface GeminiLoggedRequest {
-  /** 1-based arrival order. */
-  seq: number;
-  ts: string;
-  method: string;
-  /** Path including the query string. */
-  path: string;
+/** A request to the Gemini mock; its scenarios include the utility calls' (`router`, `compress`, `compress-verify`). */
+export interface GeminiLoggedRequest extends LoggedExchange {
   kind: GeminiCallKind;
   model: string | null;
-  headers: Record<string, string>;
-  body: unknown;
-  /** Which scripted branch answered (`bash`, `bash-result`, `router`, `compress`, `compress-verify`, ...). */
-  scenario: string;
-  status: number;
   responseId: string | null;
 }
 
@@ -85,13 +73,7 @@ export interface GeminiMockOptions {
   logFile?: string;
 }
 
-export interface GeminiMock {
-  url: string;
-  port: number;
-  requests: GeminiLoggedRequest[];
-  usageLog: GeminiUsageRecord[];
-  close(): Promise<void>;
-}
+export type GeminiMock = ModelMock<GeminiLoggedRequest, GeminiUsageRecord>;
 
 interface Content {
   role?: string;
@@ -202,13 +184,6 @@ function analyze(body: GenerateRequest): Analysis {
   return { promptText, toolResponse, lastText: textOf(last) };
 }
 
-function parseScenario(promptText: string): { name: string; arg: string } {
-  const matches = [...promptText.matchAll(/SCENARIO_([A-Z][A-Z_]*)[ \t]*([^\n]*)/g)];
-  const m = matches.at(-1);
-  if (!m) return { name: "TEXT", arg: "" };
-  return { name: m[1]!, arg: m[2]!.trim() };
-}
-
 /** What the shell tool reported, without the PGID line (which differs on every run). */
 function shellSummary(output: string): string {
   const lines = output.split(/\r?\n/);
@@ -282,17 +257,15 @@ function streamReply(body: GenerateRequest, a: Analysis): Reply {
           : `Done: ${name} answered.`;
     return { scenario: `${name === SHELL_TOOL ? "bash" : name}-result`, parts: [{ text }] };
   }
-  const { name, arg } = parseScenario(promptWithoutMemory(a.promptText));
-  const command = arg.replace(/^(please\s+)?run\s+/i, "");
+  const scenario = turnScenario(a.promptText);
+  const fact = factReply(scenario, body);
+  if (fact) return { scenario: fact.scenario, parts: [{ text: fact.text }] };
+  const { name, arg, command } = scenario;
   switch (name) {
-    case "SAY":
-      return { scenario: "say", parts: [{ text: arg || "Nothing to say." }] };
-    case "RECALL":
-      return { scenario: "recall", parts: [{ text: recallAnswer(body, arg) }] };
     case "BASH":
       return shellCall("bash", command || "echo hello", "Run a command");
     case "FAIL":
-      return shellCall("fail", "echo oops >&2; exit 3", "Fail on purpose");
+      return shellCall("fail", FAIL_COMMAND, "Fail on purpose");
     case "COMPRESS":
       return shellCall("compress", command || "echo compress", "Run a command", HUGE_PROMPT_TOKENS);
     case "MCP":
@@ -416,79 +389,20 @@ function buildChunks(parts: GeminiPart[], usage: GeminiUsage, model: string, res
 }
 
 export async function startGeminiMock(opts: GeminiMockOptions = {}): Promise<GeminiMock> {
-  const requests: GeminiLoggedRequest[] = [];
-  const usageLog: GeminiUsageRecord[] = [];
-  let seq = 0;
   let responses = 0;
   let compressions = 0;
 
-  function log(entry: GeminiLoggedRequest): void {
-    requests.push(entry);
-    if (opts.logFile) appendFileSync(opts.logFile, `${JSON.stringify(entry)}\n`);
-  }
-
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const n = ++seq;
-    const path = req.url ?? "/";
-    const pathname = new URL(path, "http://mock").pathname;
-    const { kind, model } = route(pathname);
-    const raw = await readBody(req);
-    let body: unknown = null;
-    let bodyOk = true;
-    if (raw.length > 0) {
-      try {
-        body = JSON.parse(raw.toString("utf8"));
-      } catch {
-        bodyOk = false;
-        body = raw.toString("utf8");
-      }
-    }
-    const entry: GeminiLoggedRequest = {
-      seq: n,
-      ts: new Date().toISOString(),
-      method: req.method ?? "",
-      path,
-      kind,
-      model,
-      headers: flatHeaders(req, REDACTED_HEADERS),
-      body,
-      scenario: "",
-      status: 200,
-      responseId: null,
-    };
-    const sendJson = (status: number, payload: unknown, scenario: string): void => {
-      entry.status = status;
-      entry.scenario = scenario;
-      log(entry);
-      res.writeHead(status, { "content-type": "application/json; charset=UTF-8" });
-      res.end(JSON.stringify(payload));
-    };
-    const sendError = (status: number, message: string, scenario: string): void =>
-      sendJson(
-        status,
-        { error: { code: status, message, status: status === 404 ? "NOT_FOUND" : "INVALID_ARGUMENT" } },
-        scenario,
-      );
-
-    if (req.method !== "POST" || kind === "other" || model === null) {
-      sendError(404, `mock: no route for ${req.method} ${pathname}`, "not-found");
-      return;
-    }
-    if (!bodyOk || typeof body !== "object" || body === null) {
-      sendError(400, "mock: body is not a JSON object", "bad-body");
-      return;
-    }
-    const request = body as GenerateRequest;
-    if (kind === "countTokens") {
-      sendJson(200, { totalTokens: Math.max(1, Math.ceil(raw.length / 4)) }, "count-tokens");
-      return;
-    }
-
-    const analysis = analyze(request);
-    const reply =
-      kind === "streamGenerateContent"
-        ? streamReply(request, analysis)
-        : generateReply(request, analysis, () => ++compressions);
+  /**
+   * The next response: its id and usage from its number, logged, then streamed as one chunk a part, or whole for
+   * generateContent (one chunk in the usage log).
+   */
+  function sendReply(
+    answer: Answer<GeminiUsageRecord>,
+    entry: GeminiLoggedRequest,
+    kind: GeminiUsageRecord["kind"],
+    model: string,
+    reply: Reply,
+  ): void {
     const r = ++responses;
     const responseId = `mock-response-${r}`;
     const thoughts = reply.parts.some((p) => "text" in p && p.thought === true);
@@ -497,62 +411,68 @@ export async function startGeminiMock(opts: GeminiMockOptions = {}): Promise<Gem
       reply.promptTokens !== undefined ? { thoughts, promptTokens: reply.promptTokens } : { thoughts },
     );
     entry.responseId = responseId;
-    entry.scenario = reply.scenario;
-
-    if (kind === "generateContent") {
-      usageLog.push({
-        n: r,
-        responseId,
-        seq: n,
-        kind,
-        model,
-        scenario: reply.scenario,
-        chunks: 1,
-        finishReason: "STOP",
-        usage,
-      });
-      sendJson(
-        200,
-        {
-          candidates: [{ content: { parts: reply.parts, role: "model" }, finishReason: "STOP", index: 0 }],
-          usageMetadata: usageMetadata(usage),
-          modelVersion: model,
-          responseId,
-        },
+    const chunks =
+      kind === "streamGenerateContent" ? buildChunks(reply.parts, usage, model, responseId) : null;
+    answer.usage({
+      n: r,
+      responseId,
+      seq: entry.seq,
+      kind,
+      model,
+      scenario: reply.scenario,
+      chunks: chunks?.length ?? 1,
+      finishReason: "STOP",
+      usage,
+    });
+    if (chunks) {
+      answer.stream(
+        chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`),
         reply.scenario,
       );
       return;
     }
-
-    const chunks = buildChunks(reply.parts, usage, model, responseId);
-    usageLog.push({
-      n: r,
-      responseId,
-      seq: n,
-      kind,
-      model,
-      scenario: reply.scenario,
-      chunks: chunks.length,
-      finishReason: "STOP",
-      usage,
-    });
-    log(entry);
-    sendSse(
-      res,
-      chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`),
-    );
+    const candidates = [{ content: { parts: reply.parts, role: "model" }, finishReason: "STOP", index: 0 }];
+    const response = { candidates, usageMetadata: usageMetadata(usage), modelVersion: model, responseId };
+    answer.json(200, response, reply.scenario);
   }
 
-  const mock = await startMockServer(
-    handle,
-    (err) => ({ error: { code: 500, message: String(err), status: "INTERNAL" } }),
-    opts,
-  );
-  return {
-    url: `http://${mock.host}:${mock.port}`,
-    port: mock.port,
-    requests,
-    usageLog,
-    close: mock.close,
+  const api = {
+    redactedHeaders: REDACTED_HEADERS,
+    errorBody: (err: unknown) => ({ error: { code: 500, message: String(err), status: "INTERNAL" } }),
   };
+  return startModelMock<GeminiLoggedRequest, GeminiUsageRecord>(opts, api, async (call) => {
+    const { kind, model } = route(call.pathname);
+    const body = await call.readBody();
+    const entry: GeminiLoggedRequest = {
+      ...call.head,
+      kind,
+      model,
+      headers: call.headers,
+      body: body.value,
+      scenario: "",
+      status: 200,
+      responseId: null,
+    };
+    const answer = call.answer(entry, {
+      headers: { "content-type": "application/json; charset=UTF-8" },
+      error: (status, _type, message) => ({
+        error: { code: status, message, status: status === 404 ? "NOT_FOUND" : "INVALID_ARGUMENT" },
+      }),
+    });
+
+    const onRoute = call.head.method === "POST" && kind !== "other" && model !== null;
+    const request = answer.modelCall<GenerateRequest>(onRoute);
+    // kind and model again for the compiler: off the route, modelCall has answered.
+    if (!request || kind === "other" || model === null) return;
+    if (kind === "countTokens") {
+      answer.json(200, { totalTokens: tokensOfLength(body.raw.length) }, "count-tokens");
+      return;
+    }
+    const analysis = analyze(request);
+    const reply =
+      kind === "streamGenerateContent"
+        ? streamReply(request, analysis)
+        : generateReply(request, analysis, () => ++compressions);
+    sendReply(answer, entry, kind, model, reply);
+  });
 }

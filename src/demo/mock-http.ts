@@ -1,4 +1,4 @@
-// Request plumbing and scenario parsing shared by the mock model servers.
+// Request plumbing shared by the mock model servers.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
@@ -35,23 +35,6 @@ export function readBody(req: http.IncomingMessage): Promise<Buffer> {
     });
     req.on("error", reject);
   });
-}
-
-/** `SCENARIO_MCP <tool> <json input>`: the tool's server-side name and its input, or why the input is unusable. */
-export function parseMcpScenario(
-  arg: string,
-): { tool: string; input: Record<string, unknown> } | { error: string } {
-  const m = /^(\S+)\s*(.*)$/.exec(arg);
-  const tool = m?.[1] ?? "";
-  if (!m?.[2]) return { tool, input: {} };
-  try {
-    const input = JSON.parse(m[2]) as unknown;
-    if (input && typeof input === "object" && !Array.isArray(input))
-      return { tool, input: input as Record<string, unknown> };
-  } catch {
-    // below
-  }
-  return { error: "The MCP scenario input is not a JSON object." };
 }
 
 /** A streamed 200 response: the event-stream headers (with `extra`), then each frame as given, then the end. */

@@ -31,9 +31,16 @@
  * `usageLog` with its response id; every request is logged in `requests`, headers included (authorization
  * redacted; codex's `session-id` = root thread, `thread-id` = the requesting thread, kept).
  */
-import type http from "node:http";
-import { flatHeaders, parseMcpScenario, readBody, sendSse, startMockServer } from "./mock-http.ts";
-import { promptWithoutMemory, recallAnswer } from "./recall-mock.ts";
+import { type Answer, type LoggedExchange, type ModelMock, startModelMock } from "./mock-exchange.ts";
+import {
+  apiErrorReply,
+  FAIL_COMMAND,
+  factReply,
+  type MockErrorReply,
+  parseMcpScenario,
+  scriptedReply,
+  turnScenario,
+} from "./mock-script.ts";
 
 /** The usage object of `response.completed`, in the Responses API's own shape. */
 export interface ResponsesUsage {
@@ -44,23 +51,13 @@ export interface ResponsesUsage {
   total_tokens: number;
 }
 
-export interface LoggedResponsesRequest {
-  /** 1-based arrival order across all paths. */
-  seq: number;
-  ts: string;
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: unknown;
+export interface LoggedResponsesRequest extends LoggedExchange {
   /** `session-id`: codex's root thread id (the hooks' session_id). */
   sessionId: string | null;
   /** `thread-id`: the thread that made the request; differs from sessionId in a subagent. */
   threadId: string | null;
   /** Whether the request came from a subagent thread. */
   subagent: boolean;
-  /** Which scripted branch answered (e.g. `bash`, `bash-result`, `compact`, `not-found`). */
-  scenario: string;
-  status: number;
   responseId: string | null;
 }
 
@@ -83,7 +80,7 @@ export type MockOutputItem =
 
 export type ResponsesReply =
   | { kind: "response"; scenario: string; output: MockOutputItem[] }
-  | { kind: "error"; scenario: string; status: number; errorType: string; message: string };
+  | MockErrorReply;
 
 export interface ToolOutputInfo {
   callId: string;
@@ -116,14 +113,8 @@ export interface OpenAIResponsesMockOptions {
   script?: ResponsesScript;
 }
 
-export interface OpenAIResponsesMock {
-  /** Base URL including `/v1`, as codex's `model_providers.<id>.base_url` wants it. */
-  url: string;
-  port: number;
-  requests: LoggedResponsesRequest[];
-  usageLog: ResponsesUsageRecord[];
-  close(): Promise<void>;
-}
+/** Its `url` includes `/v1`, as codex's `model_providers.<id>.base_url` wants it. */
+export type OpenAIResponsesMock = ModelMock<LoggedResponsesRequest, ResponsesUsageRecord>;
 
 interface InputContent {
   type?: string;
@@ -159,7 +150,6 @@ const HARNESS_PREFIXES = [
 ];
 /** What codex tells a parent thread when one of its subagents reaches a final status. */
 const NOTIFICATION = /^\s*<subagent_notification>/;
-const FAIL_COMMAND = "echo oops >&2; exit 3";
 
 /** Distinct per response: nothing in a sum of different responses can equal another response's count by accident. */
 export function usageFor(n: number): ResponsesUsage {
@@ -236,14 +226,6 @@ function analyze(body: ResponsesRequest): Analysis {
   const isCompaction =
     toolOutput === null && tail?.type === "message" && COMPACTION_MARKER.test(textOf(tail));
   return { promptText, toolOutput, isCompaction };
-}
-
-function parseScenario(promptText: string): { name: string; arg: string } {
-  // The last keyword wins, as in the Anthropic mock.
-  const matches = [...promptText.matchAll(/SCENARIO_([A-Z][A-Z_]*)[ \t]*([^\n]*)/g)];
-  const m = matches.at(-1);
-  if (!m) return { name: "TEXT", arg: "" };
-  return { name: m[1]!, arg: m[2]!.trim() };
 }
 
 /** What a command printed, from codex's exec_command output ("Chunk ID: ...\nOutput:\n<output>"). */
@@ -339,31 +321,21 @@ function defaultReply(body: ResponsesRequest, subagent: boolean, a: Analysis): R
     return text(`${name.toLowerCase()}-result`, `Done: ${a.toolOutput.output.slice(0, 200)}`);
   }
 
-  const { name, arg } = parseScenario(promptWithoutMemory(a.promptText));
+  const scenario = turnScenario(a.promptText);
+  const fact = factReply(scenario, body);
+  if (fact) return text(fact.scenario, fact.text);
+  const { name, arg } = scenario;
   switch (name) {
-    case "SAY":
-      return text("say", arg || "Nothing to say.");
-    case "RECALL":
-      return text("recall", recallAnswer(body, arg));
     case "APIERROR":
-      return {
-        kind: "error",
-        scenario: "apierror",
-        status: 400,
-        errorType: "invalid_request_error",
-        message: "mock: deliberately rejected request",
-      };
+      return apiErrorReply();
     case "BASH":
-      return commandCall(
-        subagent ? "subagent-bash" : "bash",
-        arg.replace(/^(please\s+)?run\s+/i, "") || "echo hello",
-      );
+      return commandCall(subagent ? "subagent-bash" : "bash", scenario.command || "echo hello");
     case "FAIL":
       return commandCall("fail", FAIL_COMMAND);
     case "PERM": {
       // A command that asks to leave the sandbox: under approval_policy on-request codex asks for approval
       // (and fires PermissionRequest); `codex exec` forces approval "never" and rejects it instead.
-      const cmd = arg.replace(/^(please\s+)?run\s+/i, "") || "touch stamp.txt";
+      const cmd = scenario.command || "touch stamp.txt";
       return {
         kind: "response",
         scenario: "perm",
@@ -503,12 +475,28 @@ function buildEvents(
   return events;
 }
 
+/** Who made a call, by codex's headers: what a script is told beside the body. */
+interface Caller {
+  headers: Record<string, string>;
+  sessionId: string | null;
+  threadId: string | null;
+  subagent: boolean;
+}
+
+/** The reply to a call: the test's script's, else the built-in scenarios'. */
+function replyTo(
+  request: ResponsesRequest,
+  caller: Caller,
+  script: ResponsesScript | undefined,
+): ResponsesReply {
+  const analysis = analyze(request);
+  const builtIn = () => defaultReply(request, caller.subagent, analysis);
+  return scriptedReply(script, { body: request, ...caller, ...analysis }, builtIn);
+}
+
 export async function startOpenAIResponsesMock(
   opts: OpenAIResponsesMockOptions = {},
 ): Promise<OpenAIResponsesMock> {
-  const requests: LoggedResponsesRequest[] = [];
-  const usageLog: ResponsesUsageRecord[] = [];
-  let seq = 0;
   let responseCount = 0;
   const counters = new Map<string, number>();
   const ids: Ids = {
@@ -519,23 +507,54 @@ export async function startOpenAIResponsesMock(
     },
   };
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const n = ++seq;
-    const path = req.url ?? "/";
-    const pathname = new URL(path, "http://mock").pathname;
-    const headers = flatHeaders(req, REDACTED_HEADERS);
+  /** The next response: its id and usage from its number, logged, then streamed. */
+  function sendResponse(
+    answer: Answer<ResponsesUsageRecord>,
+    entry: LoggedResponsesRequest,
+    request: ResponsesRequest,
+    reply: Extract<ResponsesReply, { kind: "response" }>,
+  ): void {
+    const r = ++responseCount;
+    const responseId = `resp_mock_${r}`;
+    const usage = usageFor(r);
+    const model = request.model ?? "gpt-mock";
+    const events = buildEvents(reply, responseId, model, usage, ids);
+    answer.usage({
+      responseId,
+      requestSeq: entry.seq,
+      model,
+      scenario: reply.scenario,
+      sessionId: entry.sessionId,
+      threadId: entry.threadId,
+      subagent: entry.subagent,
+      usage,
+    });
+    entry.responseId = responseId;
+    answer.stream(
+      events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`),
+      reply.scenario,
+      { "x-request-id": `req_mock_${entry.seq}` },
+    );
+  }
+
+  const api = {
+    redactedHeaders: REDACTED_HEADERS,
+    errorBody: (err: unknown) => ({ error: { message: String(err), type: "server_error" } }),
+    undecodableBody: "<undecodable body>",
+    urlPath: "/v1",
+  };
+  return startModelMock<LoggedResponsesRequest, ResponsesUsageRecord>(opts, api, async (call) => {
+    const headers = call.headers;
     const sessionId = headers["session-id"] ?? null;
     const threadId = headers["thread-id"] ?? null;
     const subagent =
       headers["x-openai-subagent"] !== undefined ||
       (sessionId !== null && threadId !== null && sessionId !== threadId);
+    const body = await call.readBody();
     const entry: LoggedResponsesRequest = {
-      seq: n,
-      ts: new Date().toISOString(),
-      method: req.method ?? "",
-      path,
+      ...call.head,
       headers,
-      body: null,
+      body: body.value,
       sessionId,
       threadId,
       subagent,
@@ -543,102 +562,22 @@ export async function startOpenAIResponsesMock(
       status: 200,
       responseId: null,
     };
-    let raw: Buffer;
-    try {
-      raw = await readBody(req);
-    } catch {
-      raw = Buffer.alloc(0);
-      entry.body = "<undecodable body>";
-    }
-    let bodyOk = raw.length > 0;
-    if (raw.length > 0) {
-      try {
-        entry.body = JSON.parse(raw.toString("utf8"));
-      } catch {
-        bodyOk = false;
-        entry.body = raw.toString("utf8");
-      }
-    }
-
-    const sendJson = (status: number, payload: unknown, scenario: string): void => {
-      entry.status = status;
-      entry.scenario = scenario;
-      requests.push(entry);
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(payload));
-    };
-    const sendError = (status: number, type: string, message: string, scenario: string): void =>
-      sendJson(status, { error: { message, type, code: "mock_error", param: null } }, scenario);
-
-    if (req.method === "GET" && pathname === "/v1/models") {
-      sendJson(200, { object: "list", data: [] }, "models");
-      return;
-    }
-    if (req.method !== "POST" || pathname !== "/v1/responses") {
-      sendError(404, "not_found_error", `mock: no route for ${req.method} ${pathname}`, "not-found");
-      return;
-    }
-    if (!bodyOk || typeof entry.body !== "object" || entry.body === null) {
-      sendError(400, "invalid_request_error", "mock: body is not a JSON object", "bad-body");
-      return;
-    }
-
-    const request = entry.body as ResponsesRequest;
-    const analysis = analyze(request);
-    const fallback = () => defaultReply(request, subagent, analysis);
-    const reply =
-      opts.script?.({
-        body: request,
-        headers,
-        sessionId,
-        threadId,
-        subagent,
-        promptText: analysis.promptText,
-        toolOutput: analysis.toolOutput,
-        isCompaction: analysis.isCompaction,
-        defaultReply: fallback,
-      }) ?? fallback();
-
-    if (reply.kind === "error") {
-      sendError(reply.status, reply.errorType, reply.message, reply.scenario);
-      return;
-    }
-
-    const r = ++responseCount;
-    const responseId = `resp_mock_${r}`;
-    const usage = usageFor(r);
-    const model = request.model ?? "gpt-mock";
-    const events = buildEvents(reply, responseId, model, usage, ids);
-    usageLog.push({
-      responseId,
-      requestSeq: n,
-      model,
-      scenario: reply.scenario,
-      sessionId,
-      threadId,
-      subagent,
-      usage,
+    const answer = call.answer(entry, {
+      headers: { "content-type": "application/json" },
+      error: (_status, type, message) => ({ error: { message, type, code: "mock_error", param: null } }),
     });
-    entry.responseId = responseId;
-    entry.scenario = reply.scenario;
-    requests.push(entry);
-    sendSse(
-      res,
-      events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`),
-      { "x-request-id": `req_mock_${n}` },
-    );
-  }
 
-  const mock = await startMockServer(
-    handle,
-    (err) => ({ error: { message: String(err), type: "server_error" } }),
-    opts,
-  );
-  return {
-    url: `http://${mock.host}:${mock.port}/v1`,
-    port: mock.port,
-    requests,
-    usageLog,
-    close: mock.close,
-  };
+    const { method } = call.head;
+    if (method === "GET" && call.pathname === "/v1/models") {
+      answer.json(200, { object: "list", data: [] }, "models");
+      return;
+    }
+    const request = answer.modelCall<ResponsesRequest>(
+      method === "POST" && call.pathname === "/v1/responses",
+    );
+    if (!request) return;
+    const reply = replyTo(request, { headers, sessionId, threadId, subagent }, opts.script);
+    if (reply.kind === "error") answer.error(reply.status, reply.errorType, reply.message, reply.scenario);
+    else sendResponse(answer, entry, request, reply);
+  });
 }

@@ -23,50 +23,36 @@
 //   error ("" when none), and its toolCall may be null.
 // - Stop: terminationReason, fullyIdle, executionNum, error.
 // - SessionStart: only the common fields. There is no session end.
-import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import type { HookContext, NormalizedEvent, NormalizeResult, SessionIdentity } from "../../core/event.ts";
+import type { HookContext, SessionIdentity } from "../../core/event.ts";
 import {
-  canonicalJson,
-  idFor,
-  isoNow,
-  isRecord,
-  type MappedEvent,
-  notAnObjectEvent,
-  type Payload,
-  safeNow,
-  withMapped,
-} from "../shared.ts";
+  capabilities,
+  type HookRule,
+  hookNormalizer,
+  hookTime,
+  localSessionId,
+  sessionIdentity,
+} from "../hook-normalizer.ts";
+import { canonicalJson, isRecord, type Payload } from "../shared.ts";
 
 export const ANTIGRAVITY_PROVIDER = "antigravity";
 
 /** The environment variable the installed hook command sets to the hook's event name. */
 export const ANTIGRAVITY_EVENT_ENV = "TAPEDECK_HOOK_EVENT";
 
-/**
- * What this adapter can record. Bare names are event kinds it emits;
- * `<area>:<source>` names are features and where their data comes from.
- */
-export const ANTIGRAVITY_CAPABILITIES: readonly string[] = Object.freeze([
-  "session_start",
-  "user_prompt",
-  "assistant_message",
-  "tool_call",
-  "tool_result",
-  "tool_error",
-  "provider_event",
-  // The tool call's own id when the payload has one, else its trajectory step (stepIdx).
-  "tool_use_id:step-index",
-  // The payload does not name its event: the hook command passes it in TAPEDECK_HOOK_EVENT.
-  "event_name:env",
-  "tool_error:hook-payload(error)",
-  // Built from public reports, never run against the real client.
-  "adapter:unverified",
-]);
-
-type Mapped = MappedEvent;
-
-type Mapper = (name: string, p: Payload) => Mapped;
+export const ANTIGRAVITY_CAPABILITIES = capabilities({
+  // No compaction, subagent or session end hook has been reported, nor any token usage.
+  omitKinds: ["compaction", "subagent_start", "subagent_stop", "session_end", "turn_usage"],
+  features: [
+    // The tool call's own id when the payload has one, else its trajectory step (stepIdx).
+    "tool_use_id:step-index",
+    // The payload does not name its event: the hook command passes it in TAPEDECK_HOOK_EVENT.
+    "event_name:env",
+    "tool_error:hook-payload(error)",
+    // Built from public reports, never run against the real client.
+    "adapter:unverified",
+  ],
+});
 
 // Field names, camelCase (what agy sends) first, then the other spellings accepted.
 const F = {
@@ -111,7 +97,7 @@ const F = {
 } as const;
 
 /** Fields that go to the context or the envelope; never repeated in a generic payload. */
-const CONTEXT_FIELDS = new Set<string>([
+const CONTEXT_FIELDS = [
   ...F.conversation,
   ...F.transcript,
   ...F.workspaces,
@@ -119,63 +105,7 @@ const CONTEXT_FIELDS = new Set<string>([
   ...F.eventName,
   ...F.timestamp,
   ...F.cwd,
-]);
-
-export function normalizeAntigravityHook(
-  payload: unknown,
-  env: Record<string, string | undefined>,
-  now: () => string = isoNow,
-): NormalizeResult {
-  try {
-    return isRecord(payload) ? normalizeObject(payload, env, now) : normalizeNonObject(payload, env, now);
-  } catch (error) {
-    // Defensive: a hook must never fail. Say what went wrong without echoing the payload.
-    const context = buildContext(isRecord(payload) ? payload : undefined, env);
-    const message = error instanceof Error ? error.message : String(error);
-    const event: NormalizedEvent = {
-      kind: "provider_event",
-      event_id: idFor("provider_event", ["normalize-error", context.identity.provider_session_id, message]),
-      timestamp: safeNow(now),
-      payload: { hook_event_name: "unknown", error: "normalization failed", message },
-    };
-    return { context, events: [event] };
-  }
-}
-
-function normalizeObject(
-  p: Payload,
-  env: Record<string, string | undefined>,
-  now: () => string,
-): NormalizeResult {
-  const context = buildContext(p, env);
-  const { name, inferred } = resolveEventName(p, env);
-  const mapped = (MAPPERS.get(name) ?? mapGeneric)(name, p);
-  if (inferred) mapped.payload.event_inferred = true;
-  const event: NormalizedEvent = {
-    kind: mapped.kind,
-    // agy sends no timestamp and no event id: the whole canonical payload and
-    // the event name are the identity. A hook registered twice (globally and
-    // in the workspace) then records once; two invocations differ in their
-    // step counts. The price: a resumed conversation whose SessionStart is
-    // byte-identical to the first one's is not recorded again.
-    event_id: idFor(mapped.kind, ["payload", name, context.identity.provider_session_id, p]),
-    timestamp: payloadTime(p) ?? now(),
-    payload: mapped.payload,
-  };
-  return { context, events: [withMapped(event, mapped)] };
-}
-
-function normalizeNonObject(
-  payload: unknown,
-  env: Record<string, string | undefined>,
-  now: () => string,
-): NormalizeResult {
-  const context = buildContext(undefined, env);
-  const sid = context.identity.provider_session_id;
-  const name = resolveEventName({}, env).name;
-  const event = notAnObjectEvent(payload, name, now, (type, json) => ["invalid", name, type, sid, json]);
-  return { context, events: [event] };
-}
+];
 
 // ---------------------------------------------------------------------------
 // Event names
@@ -233,21 +163,7 @@ let processLocalId: string | undefined;
 function resolveIdentity(p: Payload | undefined, env: Record<string, string | undefined>): SessionIdentity {
   const providerId =
     (p ? str(p, F.conversation) : undefined) ?? nonEmptyString(env.ANTIGRAVITY_CONVERSATION_ID);
-  if (providerId !== undefined) {
-    return {
-      provider: ANTIGRAVITY_PROVIDER,
-      provider_session_id: providerId,
-      session_id: `${ANTIGRAVITY_PROVIDER}:${providerId}`,
-      identity_source: "provider",
-    };
-  }
-  processLocalId ??= `local-${randomUUID()}`;
-  return {
-    provider: ANTIGRAVITY_PROVIDER,
-    provider_session_id: null,
-    session_id: `${ANTIGRAVITY_PROVIDER}:${processLocalId}`,
-    identity_source: "local",
-  };
+  return sessionIdentity(ANTIGRAVITY_PROVIDER, providerId, () => (processLocalId ??= localSessionId()));
 }
 
 /** The first workspace path; agy sends plain paths, a file:// URI is accepted too. */
@@ -270,87 +186,69 @@ function firstWorkspace(p: Payload): string | undefined {
 // ---------------------------------------------------------------------------
 // Per-event mapping
 
-const MAPPERS = new Map<string, Mapper>([
-  [
-    "SessionStart",
-    (name, p) => {
-      const payload = base(name, p);
-      const workspaces = pick(p, F.workspaces);
-      if (Array.isArray(workspaces)) payload.workspace_paths = workspaces;
-      copy(payload, "artifact_directory_path", p, F.artifacts);
-      return { kind: "session_start", payload };
-    },
-  ],
-  [
-    // Fires before every model invocation, not only when the user submits.
-    // No prompt text has been reported; if one appears, the first invocation
-    // of an execution carries it as the user prompt.
-    "PreInvocation",
-    (name, p) => {
-      const payload = invocation(name, p);
-      const prompt = str(p, F.prompt);
-      const num = count(p, F.invocation);
-      if (prompt !== undefined && (num === undefined || num === 0)) {
-        payload.prompt = prompt;
-        return { kind: "user_prompt", payload, optional_fields: ["prompt"] };
-      }
-      return { kind: "provider_event", payload };
-    },
-  ],
-  [
-    "PostInvocation",
-    (name, p) => {
-      const payload = invocation(name, p);
-      const text = str(p, F.response);
-      if (text !== undefined) {
-        payload.text = text;
-        return { kind: "assistant_message", payload, optional_fields: ["text"] };
-      }
-      return { kind: "provider_event", payload };
-    },
-  ],
-  [
-    "PreToolUse",
-    (name, p) => ({ kind: "tool_call", payload: tool(name, p), optional_fields: ["tool_input"] }),
-  ],
-  [
-    "PostToolUse",
-    (name, p) => {
-      const payload = tool(name, p);
-      const output = pick(p, F.toolOutput);
-      if (output !== undefined && output !== null) payload.tool_response = output;
-      const error = errorText(pick(p, F.error));
-      if (error !== undefined) {
-        payload.error = error;
-        payload.success = false;
-        return { kind: "tool_error", payload, optional_fields: ["tool_input", "tool_response"] };
-      }
-      return { kind: "tool_result", payload, optional_fields: ["tool_input", "tool_response"] };
-    },
-  ],
-  [
-    // The end of one execution (a user turn, or its continuation). Not the
-    // end of the session: agy has no session end hook.
-    "Stop",
-    (name, p) => {
-      const payload = base(name, p);
-      copy(payload, "termination_reason", p, F.termination);
-      copy(payload, "fully_idle", p, F.idle);
-      copy(payload, "execution_num", p, F.execution);
-      const text = str(p, F.response);
-      if (text !== undefined) payload.text = text;
-      const error = errorText(pick(p, F.error));
-      const reason = str(p, F.termination) ?? "";
-      const failedReason = /ERROR|MAX_STEPS|FAIL/i.test(reason) && !/NO_?ERROR/i.test(reason);
-      if (error !== undefined || failedReason) {
-        if (error !== undefined) payload.error = error;
-        payload.failure = true;
-        return { kind: "provider_event", payload, optional_fields: ["text"] };
-      }
+const RULES: Record<string, HookRule> = {
+  SessionStart: (name, p) => {
+    const payload = base(name, p);
+    const workspaces = pick(p, F.workspaces);
+    if (Array.isArray(workspaces)) payload.workspace_paths = workspaces;
+    copy(payload, "artifact_directory_path", p, F.artifacts);
+    return { kind: "session_start", payload };
+  },
+  // Fires before every model invocation, not only when the user submits.
+  // No prompt text has been reported; if one appears, the first invocation
+  // of an execution carries it as the user prompt.
+  PreInvocation: (name, p) => {
+    const payload = invocation(name, p);
+    const prompt = str(p, F.prompt);
+    const num = count(p, F.invocation);
+    if (prompt !== undefined && (num === undefined || num === 0)) {
+      payload.prompt = prompt;
+      return { kind: "user_prompt", payload, optional_fields: ["prompt"] };
+    }
+    return { kind: "provider_event", payload };
+  },
+  PostInvocation: (name, p) => {
+    const payload = invocation(name, p);
+    const text = str(p, F.response);
+    if (text !== undefined) {
+      payload.text = text;
       return { kind: "assistant_message", payload, optional_fields: ["text"] };
-    },
-  ],
-]);
+    }
+    return { kind: "provider_event", payload };
+  },
+  PreToolUse: (name, p) => ({ kind: "tool_call", payload: tool(name, p), optional_fields: ["tool_input"] }),
+  PostToolUse: (name, p) => {
+    const payload = tool(name, p);
+    const output = pick(p, F.toolOutput);
+    if (output !== undefined && output !== null) payload.tool_response = output;
+    const error = errorText(pick(p, F.error));
+    if (error !== undefined) {
+      payload.error = error;
+      payload.success = false;
+      return { kind: "tool_error", payload, optional_fields: ["tool_input", "tool_response"] };
+    }
+    return { kind: "tool_result", payload, optional_fields: ["tool_input", "tool_response"] };
+  },
+  // The end of one execution (a user turn, or its continuation). Not the
+  // end of the session: agy has no session end hook.
+  Stop: (name, p) => {
+    const payload = base(name, p);
+    copy(payload, "termination_reason", p, F.termination);
+    copy(payload, "fully_idle", p, F.idle);
+    copy(payload, "execution_num", p, F.execution);
+    const text = str(p, F.response);
+    if (text !== undefined) payload.text = text;
+    const error = errorText(pick(p, F.error));
+    const reason = str(p, F.termination) ?? "";
+    const failedReason = /ERROR|MAX_STEPS|FAIL/i.test(reason) && !/NO_?ERROR/i.test(reason);
+    if (error !== undefined || failedReason) {
+      if (error !== undefined) payload.error = error;
+      payload.failure = true;
+      return { kind: "provider_event", payload, optional_fields: ["text"] };
+    }
+    return { kind: "assistant_message", payload, optional_fields: ["text"] };
+  },
+};
 
 /** hook_event_name, then the model when the payload names it. */
 function base(name: string, p: Payload): Payload {
@@ -385,19 +283,6 @@ function tool(name: string, p: Payload): Payload {
     (step !== undefined ? `step-${step}` : undefined);
   if (id !== undefined) payload.tool_use_id = id;
   return payload;
-}
-
-/** Unknown events: their own fields, the biggest dropped first when too large. */
-function mapGeneric(name: string, p: Payload): Mapped {
-  const payload: Payload = { hook_event_name: name };
-  const sizes: Array<[string, number]> = [];
-  for (const [key, value] of Object.entries(p)) {
-    if (CONTEXT_FIELDS.has(key) || value === undefined) continue;
-    payload[key] = value;
-    sizes.push([key, canonicalJson(value).length]);
-  }
-  sizes.sort((a, b) => b[1] - a[1]);
-  return { kind: "provider_event", payload, optional_fields: sizes.map(([key]) => key) };
 }
 
 /** A non-empty error string, or an error object's message; "" and null mean no error. */
@@ -445,16 +330,25 @@ function copy(out: Payload, to: string, p: Payload, keys: readonly string[]): vo
   if (value !== undefined) out[to] = value;
 }
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-
-/** A timestamp if a future payload carries one; agy's reported payloads do not. */
-function payloadTime(p: Payload): string | undefined {
-  const value = pick(p, F.timestamp);
-  if (typeof value !== "string" || !ISO_TIME.test(value)) return undefined;
-  const ms = Date.parse(value);
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
-}
-
 function nonEmptyString(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() !== "" ? value : undefined;
 }
+
+// ---------------------------------------------------------------------------
+// The normalizer
+
+export const normalizeAntigravityHook = hookNormalizer({
+  context: buildContext,
+  contextFields: CONTEXT_FIELDS,
+  rules: RULES,
+  // No eventId of its own: agy sends no timestamp and no event id, so the whole
+  // canonical payload and the event name are the identity. A hook registered
+  // twice (globally and in the workspace) then records once; two invocations
+  // differ in their step counts. The price: a resumed conversation whose
+  // SessionStart is byte-identical to the first one's is not recorded again.
+  eventName: resolveEventName,
+  errorName: () => "unknown",
+  // A timestamp if a future payload carries one; agy's reported payloads do not.
+  time: (p) => hookTime(pick(p, F.timestamp)),
+  invalid: (type, json, sid, name) => ["invalid", name, type, sid, json],
+});

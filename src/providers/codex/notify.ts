@@ -14,6 +14,7 @@
 // and dropped (see isTuiTitleThread), so the result has no events.
 import type { HookContext, NormalizedEvent, NormalizeResult } from "../../core/event.ts";
 import type { EventKind } from "../../core/schemas.ts";
+import { copyOwnFields, failureEvent } from "../hook-normalizer.ts";
 import { canonicalJson, idFor, isoNow, isRecord, nonEmptyString, safeNow } from "../shared.ts";
 import type { ArgvHook, ProviderAdapter } from "../types.ts";
 import { CODEX_PROVIDER, codexIdentity } from "./normalize.ts";
@@ -83,14 +84,10 @@ export function normalizeCodexNotifyValue(
   } catch (error) {
     // Defensive: a notify program must never fail. Say what went wrong without echoing the payload.
     const context = buildContext(parsed);
-    const message = error instanceof Error ? error.message : String(error);
-    const event: NormalizedEvent = {
-      kind: "provider_event",
-      event_id: idFor("provider_event", ["notify-error", context.identity.provider_session_id, message]),
-      timestamp: safeNow(now),
-      payload: { hook_event_name: "notify", error: "normalization failed", message },
+    return {
+      context,
+      events: [failureEvent("notify-error", context.identity.provider_session_id, "notify", error, now)],
     };
-    return { context, events: [event] };
   }
 }
 
@@ -158,13 +155,7 @@ function normalizeObject(n: Payload, now: () => string): NormalizeResult {
 /** A notification type this adapter does not know: keep its own fields, never reject. */
 function generic(type: string, n: Payload, context: HookContext, now: () => string): NormalizedEvent {
   const payload: Payload = { hook_event_name: "notify", notify_type: type };
-  const sizes: Array<[string, number]> = [];
-  for (const [key, value] of Object.entries(n)) {
-    if (NOTIFY_COMMON_FIELDS.has(key) || value === undefined) continue;
-    payload[key] = value;
-    sizes.push([key, canonicalJson(value).length]);
-  }
-  sizes.sort((a, b) => b[1] - a[1]);
+  const optional = copyOwnFields(payload, n, NOTIFY_COMMON_FIELDS);
   const event: NormalizedEvent = {
     kind: "provider_event",
     event_id: idFor("provider_event", ["notify-payload", context.identity.provider_session_id, n]),
@@ -173,7 +164,7 @@ function generic(type: string, n: Payload, context: HookContext, now: () => stri
   };
   const turnId = nonEmptyString(n["turn-id"]);
   if (turnId !== undefined) event.turn_id = turnId;
-  if (sizes.length > 0) event.optional_fields = sizes.map(([key]) => key);
+  if (optional.length > 0) event.optional_fields = optional;
   return event;
 }
 

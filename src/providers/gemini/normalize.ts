@@ -23,63 +23,53 @@
 // really happened, closing a response whose stream never finished) is done by
 // the adapter's enrich step from the observation the result carries
 // (NormalizeResult.observation, see adapter.ts).
-import { randomUUID } from "node:crypto";
-import type { HookContext, NormalizedEvent, NormalizeResult, SessionIdentity } from "../../core/event.ts";
+import type { NormalizeResult } from "../../core/event.ts";
 import type { EventKind, Usage } from "../../core/schemas.ts";
 import {
-  canonicalJson,
+  capabilities,
+  type HookNormalize,
+  type HookRule,
+  hookNormalizer,
+  hookTime,
+  keepOwnFields,
+  type Mapper,
+  payloadContext,
+  payloadEventId,
+  replyPayload,
+} from "../hook-normalizer.ts";
+import {
   digest,
   hookName,
   idFor,
-  isoNow,
   isRecord,
   type MappedEvent,
   nonEmptyString,
-  notAnObjectEvent,
   type Payload,
-  safeNow,
   select,
-  withMapped,
 } from "../shared.ts";
 
 export const GEMINI_PROVIDER = "gemini";
 
-/**
- * What this adapter can record. Bare names are event kinds it emits;
- * `<area>:<source>` names are features and where their data comes from.
- */
-export const GEMINI_CAPABILITIES: readonly string[] = Object.freeze([
-  "session_start",
-  "user_prompt",
-  "assistant_message",
-  "tool_call",
-  "tool_result",
-  "tool_error",
-  "compaction",
-  "session_end",
-  "turn_usage",
-  "provider_event",
-  // One turn_usage per model response, from the usageMetadata of its final AfterModel chunk.
-  "turn_usage:gemini-hook",
-  // Gemini has no tool call ids: derived from session, turn, tool, input and occurrence.
-  "tool_use_id:synthetic",
-  // Gemini has no prompt ids: one derived id per BeforeAgent.
-  "turn_id:synthetic",
-  // A non-zero `Exit Code:` (or a `Signal:`) in the shell tool's text, or a tool_response.error.
-  "tool_error:llm-content",
-  // /compress is recorded as asked; an automatic compression only once the next request shows it.
-  "compaction:PreCompress(manual)",
-  "compaction:inferred(auto)",
-]);
-
-/** What a per-event mapper decides; ids, identity and timing are added around it. */
-type Mapped = MappedEvent;
-
-/** null: the hook is observed (for the adapter's state) but not recorded as an event. */
-type Mapper = (name: string, p: Payload) => Mapped | null;
+export const GEMINI_CAPABILITIES = capabilities({
+  // Gemini has no subagent hooks.
+  omitKinds: ["subagent_start", "subagent_stop"],
+  features: [
+    // One turn_usage per model response, from the usageMetadata of its final AfterModel chunk.
+    "turn_usage:gemini-hook",
+    // Gemini has no tool call ids: derived from session, turn, tool, input and occurrence.
+    "tool_use_id:synthetic",
+    // Gemini has no prompt ids: one derived id per BeforeAgent.
+    "turn_id:synthetic",
+    // A non-zero `Exit Code:` (or a `Signal:`) in the shell tool's text, or a tool_response.error.
+    "tool_error:llm-content",
+    // /compress is recorded as asked; an automatic compression only once the next request shows it.
+    "compaction:PreCompress(manual)",
+    "compaction:inferred(auto)",
+  ],
+});
 
 /** Top-level fields every hook carries; they go to the context, the envelope or nowhere. */
-const COMMON_FIELDS = new Set(["session_id", "transcript_path", "cwd", "hook_event_name", "timestamp"]);
+const COMMON_FIELDS = ["session_id", "transcript_path", "cwd", "hook_event_name", "timestamp"];
 
 /**
  * What the adapter's enrich step needs from a hook beyond the events: the
@@ -110,96 +100,6 @@ export interface GeminiObservation {
 /** Gemini's result carries its observation for the adapter's stateful step. */
 export type GeminiNormalized = NormalizeResult<GeminiObservation> & { observation: GeminiObservation };
 
-export function normalizeGeminiHook(
-  payload: unknown,
-  env: Record<string, string | undefined>,
-  now: () => string = isoNow,
-): GeminiNormalized {
-  try {
-    if (!isRecord(payload))
-      return { ...normalizeNonObject(payload, env, now), observation: { hook: "unknown" } };
-    return { ...normalizeObject(payload, env, now), observation: observe(payload) };
-  } catch (error) {
-    // Defensive: a hook must never fail. Say what went wrong without echoing the payload.
-    const context = buildContext(isRecord(payload) ? payload : undefined, env);
-    const message = error instanceof Error ? error.message : String(error);
-    const material = ["normalize-error", context.identity.provider_session_id, message];
-    const event: NormalizedEvent = {
-      kind: "provider_event",
-      event_id: idFor("provider_event", material),
-      timestamp: safeNow(now),
-      payload: { hook_event_name: hookName(payload), error: "normalization failed", message },
-    };
-    return { context, events: [event], observation: { hook: "unknown" } };
-  }
-}
-
-function normalizeObject(
-  p: Payload,
-  env: Record<string, string | undefined>,
-  now: () => string,
-): NormalizeResult {
-  const context = buildContext(p, env);
-  const name = hookName(p);
-  const mapped = (MAPPERS.get(name) ?? mapGeneric)(name, p);
-  if (mapped === null) return { context, events: [] };
-  const event: NormalizedEvent = {
-    kind: mapped.kind,
-    event_id: eventId(mapped.kind, name, p, mapped.payload, context.identity.provider_session_id),
-    timestamp: payloadTime(p) ?? now(),
-    payload: mapped.payload,
-  };
-  return { context, events: [withMapped(event, mapped)] };
-}
-
-function normalizeNonObject(
-  payload: unknown,
-  env: Record<string, string | undefined>,
-  now: () => string,
-): NormalizeResult {
-  const context = buildContext(undefined, env);
-  const sid = context.identity.provider_session_id;
-  const event = notAnObjectEvent(payload, "unknown", now, (type, json) => ["invalid", type, sid, json]);
-  return { context, events: [event] };
-}
-
-// ---------------------------------------------------------------------------
-// Context and identity
-
-function buildContext(p: Payload | undefined, env: Record<string, string | undefined>): HookContext {
-  return {
-    identity: resolveIdentity(p, env),
-    project_dir: nonEmptyString(env.GEMINI_PROJECT_DIR) ?? nonEmptyString(p?.cwd) ?? null,
-    // Gemini gives a hook no pid of its own (the hook's parent is a shell).
-    agent_pid: null,
-    transcript_path: nonEmptyString(p?.transcript_path) ?? null,
-    capabilities: GEMINI_CAPABILITIES,
-  };
-}
-
-/**
- * The payload's session_id wins; the hook environment's GEMINI_SESSION_ID
- * names the same session when the payload lacks one. Only without either do
- * we invent a local id, which no retry can reproduce.
- */
-function resolveIdentity(p: Payload | undefined, env: Record<string, string | undefined>): SessionIdentity {
-  const providerId = nonEmptyString(p?.session_id) ?? nonEmptyString(env.GEMINI_SESSION_ID);
-  if (providerId !== undefined) {
-    return {
-      provider: GEMINI_PROVIDER,
-      provider_session_id: providerId,
-      session_id: `${GEMINI_PROVIDER}:${providerId}`,
-      identity_source: "provider",
-    };
-  }
-  return {
-    provider: GEMINI_PROVIDER,
-    provider_session_id: null,
-    session_id: `${GEMINI_PROVIDER}:local-${randomUUID()}`,
-    identity_source: "local",
-  };
-}
-
 // ---------------------------------------------------------------------------
 // Event ids
 //
@@ -218,87 +118,64 @@ function eventId(
   kind: EventKind,
   name: string,
   p: Payload,
-  selected: Payload,
   providerSessionId: string | null,
+  selected: Payload,
 ): string {
   if (name === "SessionEnd") return idFor(kind, ["session-end", providerSessionId]);
   const timestamp = nonEmptyString(p.timestamp);
-  const material =
-    timestamp !== undefined
-      ? ["ts", name, providerSessionId, timestamp, selected]
-      : ["payload", name, providerSessionId, p];
-  return idFor(kind, material);
+  if (timestamp === undefined) return payloadEventId(kind, name, p, providerSessionId);
+  return idFor(kind, ["ts", name, providerSessionId, timestamp, selected]);
 }
 
 // ---------------------------------------------------------------------------
 // Per-event mapping
 //
-// optional_fields lists what the core may drop, in order, when an event is
+// optional lists what the core may drop, in order, when an event is
 // still too large after string and array truncation. For tools, tool_input
 // goes first because the tool_call with the same tool_use_id already holds it.
 
 const skip: Mapper = () => null;
 
-const MAPPERS = new Map<string, Mapper>([
-  ["SessionStart", (name, p) => ({ kind: "session_start", payload: select(name, p, ["source", "cwd"]) })],
-  [
-    "BeforeAgent",
-    (name, p) => ({ kind: "user_prompt", payload: select(name, p, ["prompt"]), optional_fields: ["prompt"] }),
-  ],
-  [
-    // The prompt is repeated here; the user_prompt already holds it.
-    "AfterAgent",
-    (name, p) => {
-      const payload: Payload = { hook_event_name: name };
-      if (p.prompt_response !== undefined) payload.text = p.prompt_response;
-      if (p.stop_hook_active !== undefined) payload.stop_hook_active = p.stop_hook_active;
-      return { kind: "assistant_message", payload, optional_fields: ["text"] };
-    },
-  ],
-  [
-    "BeforeTool",
-    (name, p) => ({
-      kind: "tool_call",
-      payload: select(name, p, ["tool_name", "tool_input"]),
-      optional_fields: ["tool_input"],
-    }),
-  ],
-  ["AfterTool", mapToolResult],
+/** A hook without a rule, or a PreCompress of a trigger not known: its own fields. */
+const mapGeneric = keepOwnFields(new Set(COMMON_FIELDS));
+
+const RULES: Record<string, HookRule> = {
+  SessionStart: { kind: "session_start", fields: ["source", "cwd"] },
+  BeforeAgent: { kind: "user_prompt", fields: ["prompt"], optional: ["prompt"] },
+  // The prompt is repeated here; the user_prompt already holds it.
+  AfterAgent: (name, p) => ({
+    kind: "assistant_message",
+    payload: replyPayload(name, p.prompt_response, p),
+    optional_fields: ["text"],
+  }),
+  BeforeTool: { kind: "tool_call", fields: ["tool_name", "tool_input"], optional: ["tool_input"] },
+  AfterTool: mapToolResult,
   // Each carries the whole flattened history, which the prompts, tool results
   // and messages already hold: recording it per model call would grow the
   // session quadratically. The model name and message count reach the
   // turn_usage of the response; the adapter watches BeforeModel for compaction.
-  ["BeforeModel", skip],
-  ["BeforeToolSelection", skip],
-  ["AfterModel", mapModelResponse],
-  [
-    "PreCompress",
-    (name, p) => {
-      // auto fires before every model call; the adapter records it only once
-      // the next request shows a compression happened.
-      if (p.trigger === "auto") return null;
-      if (p.trigger === "manual") {
-        return { kind: "compaction", payload: select(name, p, ["trigger"], { phase: "pre" }) };
-      }
-      // A trigger we do not know: kept, but not claimed as a compaction.
-      return mapGeneric(name, p);
-    },
-  ],
-  [
-    "Notification",
-    (name, p) => ({
-      kind: "provider_event",
-      payload: select(name, p, ["notification_type", "message", "details"]),
-      optional_fields: ["details", "message"],
-    }),
-  ],
-  [
-    "SessionEnd",
-    (name, p) => ({ kind: "session_end", payload: select(name, p, ["reason"]), terminal: true }),
-  ],
-]);
+  BeforeModel: skip,
+  BeforeToolSelection: skip,
+  AfterModel: mapModelResponse,
+  PreCompress: (name, p) => {
+    // auto fires before every model call; the adapter records it only once
+    // the next request shows a compression happened.
+    if (p.trigger === "auto") return null;
+    if (p.trigger === "manual") {
+      return { kind: "compaction", payload: select(name, p, ["trigger"], { phase: "pre" }) };
+    }
+    // A trigger we do not know: kept, but not claimed as a compaction.
+    return mapGeneric(name, p);
+  },
+  Notification: {
+    kind: "provider_event",
+    fields: ["notification_type", "message", "details"],
+    optional: ["details", "message"],
+  },
+  SessionEnd: { kind: "session_end", fields: ["reason"], terminal: true },
+};
 
-function mapToolResult(name: string, p: Payload): Mapped {
+function mapToolResult(name: string, p: Payload): MappedEvent {
   const failure = toolFailure(p.tool_response);
   if (failure) {
     return {
@@ -319,7 +196,7 @@ function mapToolResult(name: string, p: Payload): Mapped {
  * event: one turn_usage per model response, with that chunk's usageMetadata,
  * which is the response's total. Earlier chunks are observed only.
  */
-function mapModelResponse(name: string, p: Payload): Mapped | null {
+function mapModelResponse(name: string, p: Payload): MappedEvent | null {
   const chunk = readModelChunk(p);
   if (!chunk.final) return null;
   const payload: Payload = { hook_event_name: name };
@@ -327,25 +204,9 @@ function mapModelResponse(name: string, p: Payload): Mapped | null {
   if (chunk.model !== undefined) payload.model = chunk.model;
   if (chunk.message_count !== undefined) payload.message_count = chunk.message_count;
   if (chunk.usage_metadata !== undefined) payload.usage_metadata = chunk.usage_metadata;
-  const mapped: Mapped = { kind: "turn_usage", payload };
+  const mapped: MappedEvent = { kind: "turn_usage", payload };
   if (chunk.usage) mapped.usage = chunk.usage;
   return mapped;
-}
-
-/**
- * Any other event (future names): keep its own fields so nothing is lost,
- * never reject. The biggest are dropped first when the event is too large.
- */
-function mapGeneric(name: string, p: Payload): Mapped {
-  const payload: Payload = { hook_event_name: name };
-  const sizes: Array<[string, number]> = [];
-  for (const [key, value] of Object.entries(p)) {
-    if (COMMON_FIELDS.has(key) || value === undefined) continue;
-    payload[key] = value;
-    sizes.push([key, canonicalJson(value).length]);
-  }
-  sizes.sort((a, b) => b[1] - a[1]);
-  return { kind: "provider_event", payload, optional_fields: sizes.map(([key]) => key) };
 }
 
 // ---------------------------------------------------------------------------
@@ -504,7 +365,7 @@ function snapshotFingerprint(messages: unknown[]): string | undefined {
 function observe(p: Payload): GeminiObservation {
   const name = hookName(p);
   const observation: GeminiObservation = { hook: name };
-  const timestamp = payloadTime(p);
+  const timestamp = hookTime(p.timestamp);
   if (timestamp !== undefined) observation.timestamp = timestamp;
   switch (name) {
     case "SessionStart": {
@@ -542,14 +403,22 @@ function observe(p: Payload): GeminiObservation {
 }
 
 // ---------------------------------------------------------------------------
-// Helpers
+// The normalizer
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-
-/** The hook's own timestamp as canonical ISO with milliseconds, or undefined. */
-function payloadTime(p: Payload): string | undefined {
-  const value = p.timestamp;
-  if (typeof value !== "string" || !ISO_TIME.test(value)) return undefined;
-  const ms = Date.parse(value);
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
-}
+export const normalizeGeminiHook: HookNormalize<GeminiNormalized> = hookNormalizer({
+  // The payload's session_id wins; the hook environment's GEMINI_SESSION_ID names the same session when the
+  // payload lacks one. Only without either is a local id invented, which no retry can reproduce. Gemini gives
+  // a hook no pid of its own (the hook's parent is a shell).
+  context: payloadContext({
+    provider: GEMINI_PROVIDER,
+    capabilities: GEMINI_CAPABILITIES,
+    sessionEnv: "GEMINI_SESSION_ID",
+    projectDirEnv: "GEMINI_PROJECT_DIR",
+  }),
+  contextFields: COMMON_FIELDS,
+  rules: RULES,
+  eventId,
+  time: (p) => hookTime(p.timestamp),
+  invalid: (type, json, sid) => ["invalid", type, sid, json],
+  observe: (p): GeminiObservation => (p ? observe(p) : { hook: "unknown" }),
+});

@@ -1,20 +1,17 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
-import { derivedId, firstReadOffset, inPeriod, responseTime } from "../shared.ts";
+import { afterReads, type ReadCursor, readFrom, startCursor } from "../read-cursors.ts";
+import { derivedId, inPeriod, responseTime } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { claudeIdentity } from "./identity.ts";
 import { normalizeClaudeHook, promptEventId } from "./normalize.ts";
 import { type WatchedState, watchTranscript } from "./transcript-alert.ts";
 import { readTranscriptTail } from "./transcript-usage.ts";
 
-interface TranscriptCursor {
-  offset: number;
-  seen: string[];
-  /**
-   * Set where reading starts in a recording period: the first read drops messages stamped before the period
-   * began (their lines can land after its first event). Later reads need no stamps, and a clock that drifts
-   * cannot make them drop anything.
-   */
-  fresh?: boolean;
+/**
+ * A fresh cursor's first read drops messages stamped before the period began (their lines can land after its
+ * first event). Later reads need no stamps, and a clock that drifts cannot make them drop anything.
+ */
+interface TranscriptCursor extends ReadCursor {
   /** The turn (prompt id) the last record read belongs to: a response written after its Stop is still its turn's. */
   turn?: string;
   /** Queued prompts handed on to a turn whose prompt record was not read yet. */
@@ -25,11 +22,6 @@ interface ClaudeState extends WatchedState {
   /** read position per transcript: the session's own and each subagent's */
   cursors?: Record<string, TranscriptCursor>;
 }
-
-/** Enough to recognise a message whose blocks straddle two reads. */
-const SEEN_IDS_KEPT = 64;
-/** Subagent transcripts are read once, at their SubagentStop; old cursors can go. */
-const CURSORS_KEPT = 32;
 
 /**
  * Reads what was appended to a transcript since its cursor. In the session's own transcript each message is
@@ -42,17 +34,9 @@ function readTail(
   hook: { turnId: string | undefined; agentId: string | undefined; main: boolean; session?: string | null },
   since: string | undefined,
 ): NormalizedEvent[] {
-  const cursor = cursors[path] ?? { offset: 0, seen: [] };
-  const read = readTranscriptTail(path, cursor);
-  delete cursors[path];
-  const next: TranscriptCursor = {
-    offset: read.offset,
-    seen: [...cursor.seen, ...read.usages.map((u) => u.message_id)].slice(-SEEN_IDS_KEPT),
-  };
+  const { read, next, periodStart } = readFrom(cursors, path, readTranscriptTail, "message_id", since);
   if (hook.main && read.turn !== undefined) next.turn = read.turn;
   if (hook.main && read.dequeued !== undefined) next.dequeued = read.dequeued;
-  cursors[path] = next;
-  const periodStart = cursor.fresh ? since : undefined;
   // A message written before recording was switched on is not this period's (its first line can reach the
   // transcript after the period's first event: Claude writes it asynchronously).
   const usages = read.usages.filter((u) => inPeriod(u.timestamp, periodStart));
@@ -98,12 +82,8 @@ function readTail(
 function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | undefined, since?: string) {
   const cursors: Record<string, TranscriptCursor> = { ...(previous?.cursors ?? {}) };
   const events: NormalizedEvent[] = [];
-  let read = false;
   const transcript = result.context.transcript_path;
-  if (previous === undefined && transcript && result.events.length > 0) {
-    cursors[transcript] = { offset: firstReadOffset(result, transcript), seen: [], fresh: true };
-    read = true;
-  }
+  let read = startCursor(cursors, result, transcript, previous !== undefined);
   for (const e of result.events) {
     const turnEnd = e.kind === "assistant_message" || e.kind === "session_end";
     if (turnEnd && transcript && !e.agent_id) {
@@ -119,10 +99,7 @@ function usageFromTranscripts(result: NormalizeResult, previous: ClaudeState | u
       read = true;
     }
   }
-  if (!read) return undefined;
-  const keys = Object.keys(cursors);
-  for (const key of keys.slice(0, Math.max(0, keys.length - CURSORS_KEPT))) delete cursors[key];
-  return { events, state: { cursors } as Record<string, unknown> };
+  return afterReads(read, events, cursors);
 }
 
 export const claudeAdapter: ProviderAdapter = {

@@ -1,17 +1,14 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
-import { firstReadOffset, inPeriod } from "../shared.ts";
+import { afterReads, type ReadCursor, readFrom, startCursor } from "../read-cursors.ts";
+import { inPeriod } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { codexIdentity } from "./identity.ts";
 import { normalizeCodexHook } from "./normalize.ts";
 import { readRollout } from "./rollout.ts";
 import { errorEvent, type ReadScope, usageEvent } from "./rollout-events.ts";
 
-interface RolloutCursorState {
-  offset: number;
-  seen: string[];
+interface RolloutCursorState extends ReadCursor {
   model?: string;
-  /** Where reading starts in a recording period: the first read drops records stamped before it began. */
-  fresh?: boolean;
 }
 
 interface CodexState {
@@ -19,10 +16,6 @@ interface CodexState {
   cursors?: Record<string, RolloutCursorState>;
 }
 
-/** Enough to recognise a response reported before a restart from offset 0. */
-const SEEN_IDS_KEPT = 64;
-/** Subagent rollouts are read at their SubagentStop; old cursors can go. */
-const CURSORS_KEPT = 32;
 const MAX_PATH_CHARS = 4096;
 
 function readInto(
@@ -30,16 +23,8 @@ function readInto(
   cursors: Record<string, RolloutCursorState>,
   scope: ReadScope,
 ): NormalizedEvent[] {
-  const cursor = cursors[path] ?? { offset: 0, seen: [] };
-  const read = readRollout(path, cursor);
-  delete cursors[path];
-  const next: RolloutCursorState = {
-    offset: read.offset,
-    seen: [...cursor.seen, ...read.usages.map((u) => u.response_id)].slice(-SEEN_IDS_KEPT),
-  };
+  const { read, next, periodStart } = readFrom(cursors, path, readRollout, "response_id", scope.since);
   if (read.model !== undefined) next.model = read.model;
-  cursors[path] = next;
-  const periodStart = cursor.fresh ? scope.since : undefined;
   return [
     ...read.usages.filter((u) => inPeriod(u.timestamp, periodStart)).map((u) => usageEvent(u, scope)),
     // Codex has no failure hook: a command that exited non-zero got an
@@ -89,11 +74,7 @@ function enrichFromRollouts(result: NormalizeResult, previous: CodexState | unde
   const rootThreadId = result.context.identity.provider_session_id;
   const rootRollout = usablePath(result.context.transcript_path);
   const events: NormalizedEvent[] = [];
-  let read = false;
-  if (previous === undefined && rootRollout !== undefined && result.events.length > 0) {
-    cursors[rootRollout] = { offset: firstReadOffset(result, rootRollout), seen: [], fresh: true };
-    read = true;
-  }
+  let read = startCursor(cursors, result, rootRollout, previous !== undefined);
   for (const e of result.events) {
     const atTurnEnd = e.kind === "assistant_message" && e.payload.hook_event_name === "Stop" && !e.agent_id;
     if ((atTurnEnd || e.kind === "session_end") && rootRollout !== undefined) {
@@ -110,10 +91,7 @@ function enrichFromRollouts(result: NormalizeResult, previous: CodexState | unde
       read = true;
     }
   }
-  if (!read) return undefined;
-  const keys = Object.keys(cursors);
-  for (const key of keys.slice(0, Math.max(0, keys.length - CURSORS_KEPT))) delete cursors[key];
-  return { events, state: { cursors } as Record<string, unknown> };
+  return afterReads(read, events, cursors);
 }
 
 export const codexAdapter: ProviderAdapter = {

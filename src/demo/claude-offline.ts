@@ -7,7 +7,8 @@ import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { findAgentCli, installHint } from "../providers/agent-cli.ts";
 import { claudeCli } from "../providers/claude/launch.ts";
-import { parseJsonOutput, runAgentProcess } from "./run-agent.ts";
+import { makeHomeDirs, type OfflineHome, offlineEnv } from "./offline-home.ts";
+import { type JsonAgentRun, type OfflineRunOptions, runAgentForJson } from "./run-agent.ts";
 
 /**
  * The `claude` the demo and the tests run, in the one lookup order (providers/agent-cli.ts: TAPEDECK_CLAUDE_BIN,
@@ -20,21 +21,14 @@ export const CLAUDE_BIN: string = CLAUDE_BIN_FOUND ?? claudeCli.name;
 /** Any value passes: the mock never checks it. It only has to look like a key so claude skips login. */
 export const DUMMY_API_KEY = "sk-ant-dummy";
 
-export interface ClaudeHome {
-  home: string;
-  /** The realpath of the project dir: claude keys trust and transcripts by it, so tests should use this one. */
-  projectDir: string;
-}
+export type ClaudeHome = OfflineHome;
 
 /**
  * Prepares a HOME in which `claude` starts without any interactive prompt (onboarding, folder trust, "use this
  * API key?", bypass-mode consent) and a git-initialised project dir, as claude's git context expects one.
  */
 export function makeClaudeHome(dir: string, projectDir: string): ClaudeHome {
-  mkdirSync(dir, { recursive: true });
-  mkdirSync(projectDir, { recursive: true });
-  const home = realpathSync(dir);
-  const project = realpathSync(projectDir);
+  const { home, projectDir: project } = makeHomeDirs(dir, projectDir);
   execFileSync("git", ["init", "-q"], { cwd: project, stdio: "ignore" });
 
   const projectState = {
@@ -57,33 +51,18 @@ export function makeClaudeHome(dir: string, projectDir: string): ClaudeHome {
   return { home, projectDir: project };
 }
 
-export interface RunClaudeOptions {
-  home: string;
-  cwd: string;
+/**
+ * `args`: prompt and flags, e.g. `["SCENARIO_BASH echo hi"]` or `["--resume", id, "/compact"]`; `-p`,
+ * `--output-format json` and `--permission-mode bypassPermissions` are added unless already present. The
+ * timeout is 45 s unless given.
+ */
+export interface RunClaudeOptions extends OfflineRunOptions {
   /** The mock's URL, e.g. `http://127.0.0.1:40123`. */
   baseUrl: string;
-  /**
-   * Prompt and flags, e.g. `["SCENARIO_BASH echo hi"]` or `["--resume", id, "/compact"]`. `-p`,
-   * `--output-format json` and `--permission-mode bypassPermissions` are added unless already present.
-   */
-  args: string[];
-  env?: Record<string, string>;
-  /** Default 45 s; the process group is killed with SIGKILL once it passes. */
-  timeoutMs?: number;
 }
 
-export interface ClaudeResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  durationMs: number;
-  /** Parsed `--output-format json` result, when stdout was JSON. */
-  // biome-ignore lint/suspicious/noExplicitAny: the CLI's result object is an external, unversioned format.
-  json?: any;
-  sessionId?: string;
-}
+/** `json`: the `--output-format json` result. */
+export type ClaudeResult = JsonAgentRun;
 
 function withDefaultArgs(args: string[]): string[] {
   const out = [...args];
@@ -100,9 +79,7 @@ export function offlineClaudeEnv(home: string, baseUrl: string, extra?: Record<s
   // Keeps claude's per-session scratch (task outputs, sockets) inside HOME, so deleting the test dir cleans it.
   const scratch = join(home, ".claude-tmp");
   mkdirSync(scratch, { recursive: true, mode: 0o700 });
-  const env: Record<string, string> = {
-    HOME: home,
-    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+  return offlineEnv(home, {
     ANTHROPIC_BASE_URL: baseUrl,
     ANTHROPIC_API_KEY: DUMMY_API_KEY,
     DISABLE_TELEMETRY: "1",
@@ -112,24 +89,17 @@ export function offlineClaudeEnv(home: string, baseUrl: string, extra?: Record<s
     IS_SANDBOX: "1",
     CLAUDE_CODE_TMPDIR: scratch,
     ...extra,
-  };
-  return env;
+  });
 }
 
 export async function runClaude(opts: RunClaudeOptions): Promise<ClaudeResult> {
   const env = offlineClaudeEnv(opts.home, opts.baseUrl, opts.env);
   if (!CLAUDE_BIN_FOUND) throw new Error(installHint(claudeCli));
-  const run = await runAgentProcess(CLAUDE_BIN, withDefaultArgs(opts.args), {
+  return runAgentForJson(CLAUDE_BIN, withDefaultArgs(opts.args), {
     cwd: opts.cwd,
     env,
     timeoutMs: opts.timeoutMs ?? 45_000,
   });
-  const json = parseJsonOutput(run.stdout);
-  const sessionId =
-    json && typeof json === "object" && typeof (json as { session_id?: unknown }).session_id === "string"
-      ? (json as { session_id: string }).session_id
-      : undefined;
-  return { ...run, json, sessionId };
 }
 
 /** claude's project slug: every non-alphanumeric character of the real cwd becomes `-`. */

@@ -10,30 +10,27 @@
  * `--dangerously-bypass-hook-trust` unless told otherwise.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { runAgentProcess } from "./run-agent.ts";
+import { findAgentCli } from "../providers/agent-cli.ts";
+import { codexCli } from "../providers/codex/launch.ts";
+import { makeHomeDirs, type OfflineHome, offlineEnv } from "./offline-home.ts";
+import { type AgentRun, type OfflineRunOptions, runAgentProcess } from "./run-agent.ts";
 
-/** The `codex` of this package's dev dependencies; this module runs from src/demo/ (tests) or dist/ (bundled). */
-export const CODEX_BIN =
-  process.env.TAPEDECK_CODEX_BIN ??
-  ["../../node_modules/.bin/codex", "../node_modules/.bin/codex"]
-    .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
-    .find((p) => existsSync(p)) ??
-  "codex";
+/**
+ * The `codex` the tests run, in the one lookup order (providers/agent-cli.ts: TAPEDECK_CODEX_BIN, this checkout's
+ * pinned dev dependency, the PATH), else the bare name.
+ */
+export const CODEX_BIN: string = findAgentCli(codexCli) ?? codexCli.name;
 
 /** The variable the mock provider's `env_key` names; any value passes, the mock never checks it. */
 export const MOCK_KEY_ENV = "TAPEDECK_MOCK_OPENAI_KEY";
 export const DUMMY_OPENAI_KEY = "sk-mock-dummy";
 export const MOCK_MODEL = "gpt-mock";
 
-export interface CodexHome {
-  /** HOME for the run (CODEX_HOME is `<home>/.codex`). */
-  home: string;
+/** A run's HOME and project; CODEX_HOME is `<home>/.codex`. */
+export interface CodexHome extends OfflineHome {
   codexHome: string;
-  /** The realpath of the project dir: codex keys project trust and hooks by it. */
-  projectDir: string;
 }
 
 export interface MakeCodexHomeOptions {
@@ -59,10 +56,7 @@ export function makeCodexHome(
   baseUrl: string,
   opts: MakeCodexHomeOptions = {},
 ): CodexHome {
-  mkdirSync(dir, { recursive: true });
-  mkdirSync(projectDir, { recursive: true });
-  const home = realpathSync(dir);
-  const project = realpathSync(projectDir);
+  const { home, projectDir: project } = makeHomeDirs(dir, projectDir);
   if (opts.git !== false && !existsSync(join(project, ".git"))) {
     // Codex finds the project root (whose .codex/ it reads) by `.git`.
     try {
@@ -113,20 +107,15 @@ export function makeCodexHome(
   return { home, codexHome, projectDir: project };
 }
 
-export interface RunCodexOptions {
+/**
+ * `args`: the arguments after `codex exec`, e.g. `["SCENARIO_BASH echo hi"]` or `["resume", threadId, "next
+ * prompt"]`; `--json` and `--dangerously-bypass-hook-trust` are added (after `resume` for a resume) unless
+ * present. The timeout is 60 s unless given.
+ */
+export interface RunCodexOptions extends OfflineRunOptions {
   codexHome: string;
-  home: string;
-  cwd: string;
-  /**
-   * Arguments after `codex exec`, e.g. `["SCENARIO_BASH echo hi"]` or `["resume", threadId, "next prompt"]`.
-   * `--json` and `--dangerously-bypass-hook-trust` are added (after `resume` for a resume) unless present.
-   */
-  args: string[];
-  env?: Record<string, string>;
   /** Run with the hooks' trust as stored in config.toml instead of bypassing it. */
   trustHooks?: "bypass" | "stored";
-  /** Default 60 s; the process group is killed with SIGKILL once it passes. */
-  timeoutMs?: number;
   /** Run through `tapedeck run codex --` (the built CLI at this path) so the calls pass the proxy. */
   viaTapedeck?: string;
 }
@@ -165,13 +154,7 @@ export interface CodexTurnUsage {
   reasoning_output_tokens: number;
 }
 
-export interface CodexResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  durationMs: number;
+export interface CodexResult extends AgentRun {
   events: CodexJsonEvent[];
   /** Lines of stdout that were not JSON. */
   unparsed: string[];
@@ -198,9 +181,7 @@ function withDefaultArgs(args: string[], trust: "bypass" | "stored"): string[] {
 }
 
 /** Parses `codex exec --json` output. */
-export function parseCodexJson(
-  stdout: string,
-): Omit<CodexResult, "code" | "signal" | "stdout" | "stderr" | "timedOut" | "durationMs"> {
+export function parseCodexJson(stdout: string): Omit<CodexResult, keyof AgentRun> {
   const events: CodexJsonEvent[] = [];
   const unparsed: string[] = [];
   for (const line of stdout.split("\n")) {
@@ -230,10 +211,8 @@ export function parseCodexJson(
 export async function runCodex(opts: RunCodexOptions): Promise<CodexResult> {
   const tmp = join(opts.home, ".tmp");
   mkdirSync(tmp, { recursive: true, mode: 0o700 });
-  const env: Record<string, string> = {
-    HOME: opts.home,
+  const env = offlineEnv(opts.home, {
     CODEX_HOME: opts.codexHome,
-    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     [MOCK_KEY_ENV]: DUMMY_OPENAI_KEY,
     TMPDIR: tmp,
     // Keeps codex's own logging quiet and its terminal detection stable.
@@ -241,7 +220,7 @@ export async function runCodex(opts: RunCodexOptions): Promise<CodexResult> {
     TERM: "dumb",
     NO_COLOR: "1",
     ...opts.env,
-  };
+  });
   const args = withDefaultArgs(opts.args, opts.trustHooks ?? "bypass");
   const [command, argv] = opts.viaTapedeck
     ? [process.execPath, [opts.viaTapedeck, "run", "codex", "--", ...args]]

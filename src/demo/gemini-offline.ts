@@ -14,27 +14,23 @@
  *   names the project (`TRUST_FOLDER`), which is what a user who trusted the folder has.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseJsonOutput, runAgentProcess } from "./run-agent.ts";
+import { findAgentCli } from "../providers/agent-cli.ts";
+import { geminiReplay } from "../providers/gemini/replay.ts";
+import { makeHomeDirs, type OfflineHome, offlineEnv } from "./offline-home.ts";
+import { type JsonAgentRun, type OfflineRunOptions, runAgentForJson } from "./run-agent.ts";
 
-/** The `gemini` of this package's dev dependencies (from src/demo/ under the test runner, from dist/ bundled). */
-export const GEMINI_BIN =
-  process.env.TAPEDECK_GEMINI_BIN ??
-  ["../../node_modules/.bin/gemini", "../node_modules/.bin/gemini"]
-    .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
-    .find((p) => existsSync(p)) ??
-  "gemini";
+/**
+ * The `gemini` the tests run, in the one lookup order (providers/agent-cli.ts: TAPEDECK_GEMINI_BIN, this
+ * checkout's pinned dev dependency, the PATH), else the bare name.
+ */
+export const GEMINI_BIN: string = findAgentCli(geminiReplay.cli) ?? geminiReplay.cli.name;
 
 /** Any value passes: the mock never checks it. */
 export const DUMMY_GEMINI_KEY = "dummy-gemini-key";
 
-export interface GeminiHome {
-  home: string;
-  /** The realpath of the project dir: Gemini keys trust, hooks and chats by it, so tests should use this one. */
-  projectDir: string;
-}
+export type GeminiHome = OfflineHome;
 
 export interface GeminiHomeOptions {
   /**
@@ -51,10 +47,7 @@ export interface GeminiHomeOptions {
  * a git-initialised project dir, as Gemini's workspace context expects one.
  */
 export function makeGeminiHome(dir: string, projectDir: string, opts: GeminiHomeOptions = {}): GeminiHome {
-  mkdirSync(dir, { recursive: true });
-  mkdirSync(projectDir, { recursive: true });
-  const home = realpathSync(dir);
-  const project = realpathSync(projectDir);
+  const { home, projectDir: project } = makeHomeDirs(dir, projectDir);
   execFileSync("git", ["init", "-q"], { cwd: project, stdio: "ignore" });
   const trust = opts.trust ?? "file";
   const settings: Record<string, unknown> = {
@@ -80,32 +73,18 @@ export function makeGeminiHome(dir: string, projectDir: string, opts: GeminiHome
   return { home, projectDir: project };
 }
 
-export interface RunGeminiOptions {
-  home: string;
-  cwd: string;
+/**
+ * `args`: prompt and flags, e.g. `["SCENARIO_BASH echo hi"]` or `["--resume", "latest", "next prompt"]`; without
+ * `-p`/`--prompt` the last element is the prompt; `-o json` and `--yolo` are added unless already present. The
+ * timeout is 60 s unless given.
+ */
+export interface RunGeminiOptions extends OfflineRunOptions {
   /** The mock's URL, e.g. `http://127.0.0.1:40123`. */
   baseUrl: string;
-  /**
-   * Prompt and flags, e.g. `["SCENARIO_BASH echo hi"]` or `["--resume", "latest", "next prompt"]`. Without
-   * `-p`/`--prompt` the last element is the prompt. `-o json` and `--yolo` are added unless already present.
-   */
-  args: string[];
-  env?: Record<string, string>;
-  /** Default 60 s; the process group is killed with SIGKILL once it passes. */
-  timeoutMs?: number;
 }
 
-export interface GeminiResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  durationMs: number;
-  /** Parsed `-o json` result (`{session_id, response, stats}`), when stdout was JSON. */
-  // biome-ignore lint/suspicious/noExplicitAny: the CLI's result object is an external, unversioned format.
-  json?: any;
-  sessionId?: string;
+/** `json`: the `-o json` result (`{session_id, response, stats}`). */
+export interface GeminiResult extends JsonAgentRun {
   /** The final answer (`json.response`). */
   response?: string;
 }
@@ -122,29 +101,23 @@ function withDefaultArgs(args: string[]): string[] {
 }
 
 export async function runGemini(opts: RunGeminiOptions): Promise<GeminiResult> {
-  const env: Record<string, string> = {
-    HOME: opts.home,
-    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+  const env = offlineEnv(opts.home, {
     GOOGLE_GEMINI_BASE_URL: opts.baseUrl,
     GEMINI_API_KEY: DUMMY_GEMINI_KEY,
     GEMINI_CLI_NO_RELAUNCH: "true",
     ...opts.env,
-  };
-  // The package's bin is a node script: run it with this node (no PATH lookup of `node`); a bare command
-  // name (a gemini on PATH) is run as it is.
+  });
+  // The package's bin (the pinned one, or one installed with npm) is a node script: run it with this node (no
+  // PATH lookup of `node`); the bare name, when no gemini was found, is run as it is.
   const [command, argv] = existsSync(GEMINI_BIN)
     ? [process.execPath, [GEMINI_BIN, ...withDefaultArgs(opts.args)]]
     : [GEMINI_BIN, withDefaultArgs(opts.args)];
-  const run = await runAgentProcess(command, argv, {
+  const result: GeminiResult = await runAgentForJson(command, argv, {
     cwd: opts.cwd,
     env,
     timeoutMs: opts.timeoutMs ?? 60_000,
   });
-  const json = parseJsonOutput(run.stdout);
-  const record = json && typeof json === "object" ? (json as Record<string, unknown>) : undefined;
-  const result: GeminiResult = { ...run, json };
-  if (typeof record?.session_id === "string") result.sessionId = record.session_id;
-  if (typeof record?.response === "string") result.response = record.response;
+  if (typeof result.json?.response === "string") result.response = result.json.response;
   return result;
 }
 

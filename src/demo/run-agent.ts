@@ -10,6 +10,19 @@ export interface AgentRun {
   durationMs: number;
 }
 
+/** What each offline runner (claude-, codex-, gemini-offline.ts) is given; its own doc says what it adds. */
+export interface OfflineRunOptions {
+  /** The run's HOME, as the runner's make...Home prepared it. */
+  home: string;
+  cwd: string;
+  /** The agent's prompt and flags; the runner adds the flags it needs unless they are present. */
+  args: string[];
+  /** Set over the runner's own environment. */
+  env?: Record<string, string>;
+  /** The process group is killed with SIGKILL once it passes. */
+  timeoutMs?: number;
+}
+
 /**
  * Spawns `command` with stdin closed (an open pipe would be read as more
  * prompt text) in its own process group, so a timeout kills the shells and
@@ -63,4 +76,28 @@ export function parseJsonOutput(stdout: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A run of an agent that prints its result as one JSON object (print mode with JSON output). */
+export interface JsonAgentRun extends AgentRun {
+  /** stdout parsed, when it was JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: the CLIs' result objects are external, unversioned formats.
+  json?: any;
+  /** The result's `session_id`. */
+  sessionId?: string;
+}
+
+/** runAgentProcess, then the result the agent printed: stdout parsed and the session it names. */
+export async function runAgentForJson(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; timeoutMs: number },
+): Promise<JsonAgentRun> {
+  const run = await runAgentProcess(command, args, opts);
+  const json = parseJsonOutput(run.stdout);
+  const sessionId =
+    json && typeof json === "object" && typeof (json as { session_id?: unknown }).session_id === "string"
+      ? (json as { session_id: string }).session_id
+      : undefined;
+  return { ...run, json, sessionId };
 }

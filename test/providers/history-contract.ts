@@ -5,7 +5,7 @@ import type { NormalizedEvent } from "../../src/core/event.ts";
 import type { HistoryReader, HistorySession } from "../../src/providers/history.ts";
 import { linesOf, mainFile, mapInTwo, mapLines } from "./history-helpers.ts";
 
-/** Read in two imports, split after any line, a file gives the events of one import (`ordered`: in its order). */
+/** Read in two imports split after any line, a file gives the events of one (`ordered`: in that order). */
 export function expectEverySplitAlike(
   reader: HistoryReader,
   session: HistorySession,

@@ -61,7 +61,7 @@ export class HookHarness {
     for (const field of event.optional_fields ?? []) expect(event.payload).toHaveProperty(field);
   }
 
-  /** The context of a payload that names its session: the provider's identity, transcript and capabilities. */
+  /** The context of a payload that names its session: the provider's identity, transcript, capabilities. */
   expectContext(context: HookContext, session: { id: unknown; transcript: unknown }): void {
     expect(context.identity).toEqual({
       provider: this.provider,
@@ -100,7 +100,7 @@ export class HookHarness {
     });
   }
 
-  /** The ids of a provider whose payloads name the turn: what makes two events one, and what keeps them apart. */
+  /** Ids of a provider whose payloads name the turn: what makes two events one, what keeps them apart. */
   turnIdTests(spec: { reorder: string; turnField: string; otherTurn: string; withoutTurn: string }): void {
     this.itGivesARetryTheSameId(this.hookFixtures);
 
@@ -144,7 +144,7 @@ export class HookHarness {
     });
   }
 
-  /** An event the normalizer does not know yet: a provider_event with its own fields, in the payload's session. */
+  /** An event the normalizer does not know yet: a provider_event of its fields, in the payload's session. */
   expectFutureEvent(common: Json, future: Json & { hook_event_name: string }): NormalizedEvent {
     const { event, context } = this.normalizeOne({ session_id: "s-1", ...common, ...future });
     expect(event.kind).toBe("provider_event");
@@ -154,7 +154,7 @@ export class HookHarness {
     return event;
   }
 
-  /** Beside the record every provider keeps of a non-object payload (contract.test.ts), what this one adds. */
+  /** Beside the record all providers keep of a non-object payload (contract.test.ts), what this one adds. */
   itAddsToTheNonObjectRecord(sample: string, check: (payload: unknown) => void): void {
     const payloads: [unknown, string][] = [
       [null, "null"],

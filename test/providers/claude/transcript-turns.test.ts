@@ -9,7 +9,7 @@ import { runHook } from "../../../src/core/recorder.ts";
 import { claudeAdapter } from "../../../src/providers/claude/adapter.ts";
 import { normalizeClaudeHook } from "../../../src/providers/claude/normalize.ts";
 import { readTranscriptTail } from "../../../src/providers/claude/transcript-usage.ts";
-import { tempProject, useScratchDir } from "../../helpers/temp-project.ts";
+import { newTempProject, useScratchDir } from "../../helpers/temp-project.ts";
 
 const scratch = useScratchDir("tapedeck-claude-turns-");
 const SID = "7c1e0f5a-2222-4333-8444-955566667777";
@@ -339,114 +339,88 @@ describe("the Claude adapter: usage in the turn that got it", () => {
   });
 });
 
-/** A project recording claude, and a way to send it hooks about one transcript. */
-function recorded(t: { root: string }) {
-  writeConfig(t.root, {
+/** A project recording claude, and a way to send it hooks about one transcript and read what it recorded. */
+function recorded(root: string) {
+  writeConfig(root, {
     schema_version: 1,
     providers: { claude: { recording: "on", mode: "capture-only" } },
   });
-  const path = join(t.root, "transcript.jsonl");
+  const path = join(root, "transcript.jsonl");
   writeFileSync(path, "");
   const send = (payload: Record<string, unknown>) => {
     const data = Buffer.from(
-      JSON.stringify({ session_id: SID, transcript_path: path, cwd: t.root, ...payload }),
+      JSON.stringify({ session_id: SID, transcript_path: path, cwd: root, ...payload }),
     );
-    return runHook(claudeAdapter, { data, overflow: false }, { CLAUDE_PROJECT_DIR: t.root }).status;
+    return runHook(claudeAdapter, { data, overflow: false }, { CLAUDE_PROJECT_DIR: root }).status;
   };
-  const events = () => {
-    const dir = join(t.root, ".tapedeck", "claude-sessions");
+  const text = () => {
+    const dir = join(root, ".tapedeck", "claude-sessions");
     const [sessionDir] = readdirSync(dir).filter((n) => !n.startsWith("."));
-    return readFileSync(join(dir, sessionDir!, "events.jsonl"), "utf8")
+    return readFileSync(join(dir, sessionDir!, "events.jsonl"), "utf8");
+  };
+  const events = () =>
+    text()
       .split("\n")
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { kind: string; turn_id?: string; payload: Record<string, unknown> });
-  };
-  return { path, send, events };
+  return { path, send, text, events };
+}
+
+/** A project whose recorded session has started, then `lines` written to its transcript. */
+function startedWith(prefix: string, lines: string) {
+  const r = recorded(newTempProject(prefix));
+  expect(r.send({ hook_event_name: "SessionStart", source: "startup" })).toBe("recorded");
+  appendFileSync(r.path, lines);
+  return r;
 }
 
 describe("a dequeued prompt through the recorder", () => {
   const dequeued = (prompt: string) =>
-    enqueue(prompt) +
-    line({ type: "queue-operation", operation: "dequeue", timestamp: AT, sessionId: SID }) +
-    user("u1", null, "p1", prompt) +
-    assistant("a1", "u1", "m1");
+    startedWith(
+      "tapedeck-claude-dequeued-",
+      enqueue(prompt) +
+        line({ type: "queue-operation", operation: "dequeue", timestamp: AT, sessionId: SID }) +
+        user("u1", null, "p1", prompt) +
+        assistant("a1", "u1", "m1"),
+    );
 
   it("print mode queues every prompt and fires UserPromptSubmit too: the prompt is recorded once", () => {
-    const t = tempProject("tapedeck-claude-dequeued-");
-    try {
-      const r = recorded(t);
-      expect(r.send({ hook_event_name: "SessionStart", source: "startup" })).toBe("recorded");
-      appendFileSync(r.path, dequeued("hi"));
-      expect(r.send({ hook_event_name: "UserPromptSubmit", prompt_id: "p1", prompt: "hi" })).toBe("recorded");
-      expect(r.send({ hook_event_name: "Stop", prompt_id: "p1", last_assistant_message: "x" })).toBe(
-        "recorded",
-      );
-      expect(r.send({ hook_event_name: "SessionEnd", prompt_id: "p1", reason: "other" })).toBe("recorded");
-      const prompts = r.events().filter((e) => e.kind === "user_prompt");
-      expect(prompts.map((e) => [e.payload.hook_event_name, e.turn_id])).toEqual([
-        ["UserPromptSubmit", "p1"],
-      ]);
-    } finally {
-      t.cleanup();
-    }
+    const r = dequeued("hi");
+    expect(r.send({ hook_event_name: "UserPromptSubmit", prompt_id: "p1", prompt: "hi" })).toBe("recorded");
+    expect(r.send({ hook_event_name: "Stop", prompt_id: "p1", last_assistant_message: "x" })).toBe(
+      "recorded",
+    );
+    expect(r.send({ hook_event_name: "SessionEnd", prompt_id: "p1", reason: "other" })).toBe("recorded");
+    const prompts = r.events().filter((e) => e.kind === "user_prompt");
+    expect(prompts.map((e) => [e.payload.hook_event_name, e.turn_id])).toEqual([["UserPromptSubmit", "p1"]]);
   });
 
   it("typed while a Stop hook ran, with no UserPromptSubmit: recorded from the transcript, once", () => {
-    const t = tempProject("tapedeck-claude-dequeued-");
-    try {
-      const r = recorded(t);
-      expect(r.send({ hook_event_name: "SessionStart", source: "startup" })).toBe("recorded");
-      appendFileSync(r.path, dequeued("typed during the Stop hook"));
-      expect(r.send({ hook_event_name: "Stop", prompt_id: "p1", last_assistant_message: "x" })).toBe(
-        "recorded",
-      );
-      r.send({ hook_event_name: "SessionEnd", prompt_id: "p-exit", reason: "other" });
-      const prompts = r.events().filter((e) => e.kind === "user_prompt");
-      expect(prompts.map((e) => [e.payload.prompt, e.payload.queued, e.turn_id])).toEqual([
-        ["typed during the Stop hook", true, "p1"],
-      ]);
-    } finally {
-      t.cleanup();
-    }
+    const r = dequeued("typed during the Stop hook");
+    expect(r.send({ hook_event_name: "Stop", prompt_id: "p1", last_assistant_message: "x" })).toBe(
+      "recorded",
+    );
+    r.send({ hook_event_name: "SessionEnd", prompt_id: "p-exit", reason: "other" });
+    const prompts = r.events().filter((e) => e.kind === "user_prompt");
+    expect(prompts.map((e) => [e.payload.prompt, e.payload.queued, e.turn_id])).toEqual([
+      ["typed during the Stop hook", true, "p1"],
+    ]);
   });
 });
 
 describe("a queued prompt through the recorder", () => {
   it("reaches the archive redacted, like any prompt", () => {
-    const t = tempProject("tapedeck-claude-queued-");
-    try {
-      writeConfig(t.root, {
-        schema_version: 1,
-        providers: { claude: { recording: "on", mode: "capture-only" } },
-      });
-      const path = join(t.root, "transcript.jsonl");
-      writeFileSync(path, "");
-      const env = { CLAUDE_PROJECT_DIR: t.root };
-      const send = (payload: Record<string, unknown>) => {
-        const data = Buffer.from(
-          JSON.stringify({ session_id: SID, transcript_path: path, cwd: t.root, ...payload }),
-        );
-        return runHook(claudeAdapter, { data, overflow: false }, env).status;
-      };
-      const secret = ["sk", "-ant-api03-", "Qx7".repeat(31), "AA"].join("");
-      expect(send({ hook_event_name: "SessionStart", source: "startup" })).toBe("recorded");
-      appendFileSync(path, user("u1", null, "p1") + queued("q1", "u1", `use ${secret} now`));
-      expect(send({ hook_event_name: "Stop", prompt_id: "p1", last_assistant_message: "x" })).toBe(
-        "recorded",
-      );
-      const dir = join(t.root, ".tapedeck", "claude-sessions");
-      const [sessionDir] = readdirSync(dir).filter((n) => !n.startsWith("."));
-      const text = readFileSync(join(dir, sessionDir!, "events.jsonl"), "utf8");
-      expect(text).not.toContain(secret);
-      const prompt = text
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-        .find((e) => e.kind === "user_prompt");
-      expect(prompt).toMatchObject({ event_id: "user_prompt:q1", turn_id: "p1", payload: { queued: true } });
-      expect(prompt.payload.prompt).toMatch(/^use .*REDACTED.* now$/);
-    } finally {
-      t.cleanup();
-    }
+    const secret = ["sk", "-ant-api03-", "Qx7".repeat(31), "AA"].join("");
+    const r = startedWith(
+      "tapedeck-claude-queued-",
+      user("u1", null, "p1") + queued("q1", "u1", `use ${secret} now`),
+    );
+    expect(r.send({ hook_event_name: "Stop", prompt_id: "p1", last_assistant_message: "x" })).toBe(
+      "recorded",
+    );
+    expect(r.text()).not.toContain(secret);
+    const prompt = r.events().find((e) => e.kind === "user_prompt");
+    expect(prompt).toMatchObject({ event_id: "user_prompt:q1", turn_id: "p1", payload: { queued: true } });
+    expect(prompt!.payload.prompt).toMatch(/^use .*REDACTED.* now$/);
   });
 });

@@ -4,11 +4,22 @@ import {
   mergeUsage,
   messageFromJson,
 } from "../../../../src/providers/claude/mirror/accumulator.ts";
-import { sseEvents } from "./helpers.ts";
+import { replyJson, sseEvents } from "./helpers.ts";
 
 function feed(acc: MessageAccumulator, events: unknown[]): void {
   for (const e of events) acc.apply(e);
 }
+
+/** The stream events of content block `index`: its start, each delta, its stop. */
+function block(index: number, contentBlock: unknown, ...deltas: unknown[]): unknown[] {
+  return [
+    { type: "content_block_start", index, content_block: contentBlock },
+    ...deltas.map((delta) => ({ type: "content_block_delta", index, delta })),
+    { type: "content_block_stop", index },
+  ];
+}
+
+const inputJson = (partial_json: string) => ({ type: "input_json_delta", partial_json });
 
 const start = (usage: Record<string, unknown> = { input_tokens: 10, output_tokens: 1 }) => ({
   type: "message_start",
@@ -104,11 +115,13 @@ describe("message accumulator", () => {
     const cite = (n: number) => ({ type: "char_location", cited_text: `c${n}`, document_index: 0 });
     feed(acc, [
       start(),
-      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "As cited" } },
-      { type: "content_block_delta", index: 0, delta: { type: "citations_delta", citation: cite(1) } },
-      { type: "content_block_delta", index: 0, delta: { type: "citations_delta", citation: cite(2) } },
-      { type: "content_block_stop", index: 0 },
+      ...block(
+        0,
+        { type: "text", text: "" },
+        { type: "text_delta", text: "As cited" },
+        { type: "citations_delta", citation: cite(1) },
+        { type: "citations_delta", citation: cite(2) },
+      ),
     ]);
     expect(acc.snapshot()?.content[0]).toEqual({
       type: "text",
@@ -126,29 +139,15 @@ describe("message accumulator", () => {
     };
     feed(acc, [
       start(),
-      {
-        type: "content_block_start",
-        index: 0,
-        content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} },
-      },
-      {
-        type: "content_block_delta",
-        index: 0,
-        delta: { type: "input_json_delta", partial_json: '{"query":' },
-      },
-      {
-        type: "content_block_delta",
-        index: 0,
-        delta: { type: "input_json_delta", partial_json: '"tapedeck"}' },
-      },
-      { type: "content_block_stop", index: 0 },
-      { type: "content_block_start", index: 1, content_block: result },
-      { type: "content_block_stop", index: 1 },
-      { type: "content_block_start", index: 2, content_block: { type: "redacted_thinking", data: "opaque" } },
-      { type: "content_block_stop", index: 2 },
-      { type: "content_block_start", index: 3, content_block: { type: "future_block", log: "a" } },
-      { type: "content_block_delta", index: 3, delta: { type: "future_delta", log: "bc", extra: 1 } },
-      { type: "content_block_stop", index: 3 },
+      ...block(
+        0,
+        { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} },
+        inputJson('{"query":'),
+        inputJson('"tapedeck"}'),
+      ),
+      ...block(1, result),
+      ...block(2, { type: "redacted_thinking", data: "opaque" }),
+      ...block(3, { type: "future_block", log: "a" }, { type: "future_delta", log: "bc", extra: 1 }),
     ]);
     expect(acc.snapshot()?.content).toEqual([
       { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "tapedeck" } },
@@ -162,32 +161,14 @@ describe("message accumulator", () => {
     const acc = new MessageAccumulator();
     feed(acc, [
       start(),
-      {
-        type: "content_block_start",
-        index: 0,
-        content_block: { type: "tool_use", id: "t", name: "X", input: {} },
-      },
-      {
-        type: "content_block_delta",
-        index: 0,
-        delta: { type: "input_json_delta", partial_json: '{"a": tru' },
-      },
-      { type: "content_block_stop", index: 0 },
+      ...block(0, { type: "tool_use", id: "t", name: "X", input: {} }, inputJson('{"a": tru')),
     ]);
     expect(acc.snapshot()?.content[0]?.input).toBe('{"a": tru');
   });
 
   it("a tool_use with no input deltas keeps its start input", () => {
     const acc = new MessageAccumulator();
-    feed(acc, [
-      start(),
-      {
-        type: "content_block_start",
-        index: 0,
-        content_block: { type: "tool_use", id: "t", name: "X", input: {} },
-      },
-      { type: "content_block_stop", index: 0 },
-    ]);
+    feed(acc, [start(), ...block(0, { type: "tool_use", id: "t", name: "X", input: {} })]);
     expect(acc.snapshot()?.content[0]?.input).toEqual({});
   });
 
@@ -232,14 +213,10 @@ describe("message accumulator", () => {
 
   it("snapshots are copies, and a `__proto__` key in the stream stays an own key", () => {
     const acc = new MessageAccumulator();
-    const block = JSON.parse(
+    const toolUse = JSON.parse(
       '{"type":"tool_use","id":"t1","name":"n","input":{"__proto__":{"x":1},"a":[1]}}',
     );
-    feed(acc, [
-      start(),
-      { type: "content_block_start", index: 0, content_block: block },
-      { type: "content_block_stop", index: 0 },
-    ]);
+    feed(acc, [start(), ...block(0, toolUse)]);
     const first = acc.snapshot()!;
     const input = first.content[0]!.input as Record<string, unknown>;
     expect(Object.getPrototypeOf(input)).toBe(Object.prototype);
@@ -257,16 +234,14 @@ describe("message accumulator", () => {
   });
 
   it("messageFromJson reads a non-streaming response body", () => {
-    const m = messageFromJson({
+    // The body a non-streaming call returns (end_turn, the default model).
+    const body = replyJson({
       id: "msg_j",
-      type: "message",
-      role: "assistant",
-      model: "claude-opus-5-5",
-      content: [{ type: "text", text: "hi" }],
-      stop_reason: "end_turn",
-      stop_sequence: null,
-      usage: { input_tokens: 1, output_tokens: 2 },
+      blocks: [{ type: "text", text: "hi" }],
+      inputTokens: 1,
+      outputTokens: 2,
     });
+    const m = messageFromJson(body);
     expect(m).toMatchObject({
       id: "msg_j",
       stop_reason: "end_turn",

@@ -16,27 +16,21 @@ import {
   readEvents,
   readRecords,
   replyJson,
+  runCutStream,
   runStream,
   sseEvents,
-  type TempMirror,
-  tempMirror,
   userTexts,
+  useTempMirror,
 } from "./helpers.ts";
 
 const SID = "2b78a515-1a4e-4949-93a8-4a58deaec546";
 
-let t: TempMirror | undefined;
-afterEach(async () => {
-  await t?.ext.idle();
-  t?.cleanup();
-  t = undefined;
+const setup = useTempMirror();
+/** The record types of `n` exchanges: a user record, then the assistant's. */
+const exchanges = (n: number) => Array.from({ length: n }, () => ["user", "assistant"]).flat();
+afterEach(() => {
   vi.restoreAllMocks();
 });
-
-function setup(...args: Parameters<typeof tempMirror>): TempMirror {
-  t = tempMirror(...args);
-  return t;
-}
 
 function expectLinearChain(records: AnyRecord[]): void {
   let parent: string | null = null;
@@ -81,14 +75,7 @@ describe("transcript mirror extension", () => {
     await conv.turn("third prompt", [{ type: "text", text: "three" }]);
     await ext.idle();
     const records = readRecords(dir, SID);
-    expect(records.map((r) => r.type)).toEqual([
-      "user",
-      "assistant",
-      "user",
-      "assistant",
-      "user",
-      "assistant",
-    ]);
+    expect(records.map((r) => r.type)).toEqual(exchanges(3));
     expect(userTexts(records)).toEqual(["first prompt", "second prompt", "third prompt"]);
     expect(records.filter((r) => r.type === "assistant").map((r) => r.message.content[0].text)).toEqual([
       "one",
@@ -102,18 +89,11 @@ describe("transcript mirror extension", () => {
   it("a tool loop mirrors prompt, tool call, tool result and answer once each", async () => {
     const { ext, dir } = setup();
     const conv = new Conversation(ext);
-    await conv.turn("run echo hello", [
-      { type: "thinking", thinking: "I will call Bash." },
-      { type: "text", text: "Running the command now." },
-      { type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "echo hello" } },
-    ]);
-    await conv.turn(
-      [{ type: "tool_result", tool_use_id: "toolu_1", content: "hello", is_error: false }],
-      [{ type: "text", text: "The command printed: hello" }],
-    );
+    conv.messages.push({ role: "user", content: "run echo hello" });
+    await conv.echoHello("I will call Bash.");
     await ext.idle();
     const records = readRecords(dir, SID);
-    expect(records.map((r) => r.type)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(records.map((r) => r.type)).toEqual(exchanges(2));
     const call = records[1] as AnyRecord;
     expect(call.message.content.map((b: AnyRecord) => b.type)).toEqual(["thinking", "text", "tool_use"]);
     expect(call.message.content[2].input).toEqual({ command: "echo hello" });
@@ -204,14 +184,7 @@ describe("transcript mirror extension", () => {
       const conv = new Conversation(ext);
       await conv.turn("u1");
       await conv.turn("u2");
-      conv.messages.push({ role: "user", content: "u3" });
-
-      const cut = makeCtx(structuredClone(conv.messages));
-      const events = sseEvents({ id: "msg_cut", blocks: [{ type: "text", text: "partial answer" }] });
-      await ext.onRequest?.(cut);
-      for (const e of events.slice(0, 4)) await ext.onStreamEvent?.(cut, e);
-      cut.aborted = { by: "upstream", reason: "socket hang up" };
-      await ext.onEnd?.(cut);
+      await conv.cutTurn("u3", "socket hang up");
       await ext.idle();
       expect(readRecords(dir, SID)).toHaveLength(4);
 
@@ -219,27 +192,14 @@ describe("transcript mirror extension", () => {
       await ext.idle();
       const records = readRecords(dir, SID);
       expect(userTexts(records)).toEqual(["u1", "u2", "u3"]);
-      expect(records.map((r) => r.type)).toEqual([
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-      ]);
+      expect(records.map((r) => r.type)).toEqual(exchanges(3));
     });
 
     it("with interrupted flushing on, the partial and the staged user record are written and the retry adds only its answer", async () => {
       const { ext, dir } = setup();
       const conv = new Conversation(ext);
       await conv.turn("u1");
-      conv.messages.push({ role: "user", content: "u2" });
-      const cut = makeCtx(structuredClone(conv.messages));
-      const events = sseEvents({ id: "msg_cut", blocks: [{ type: "text", text: "partial answer" }] });
-      await ext.onRequest?.(cut);
-      for (const e of events.slice(0, 4)) await ext.onStreamEvent?.(cut, e);
-      cut.aborted = { by: "upstream", reason: "overloaded" };
-      await ext.onEnd?.(cut);
+      await conv.cutTurn("u2", "overloaded");
       await conv.reply([{ type: "text", text: "retried" }]);
       await ext.idle();
       const records = readRecords(dir, SID);
@@ -269,10 +229,10 @@ describe("transcript mirror extension", () => {
       });
       // Cut inside the tool_use input: after its start and the first input_json_delta.
       const cutAt = events.findIndex((e) => (e.json as AnyRecord).delta?.type === "input_json_delta") + 1;
-      await ext.onRequest?.(ctx);
-      for (const e of events.slice(0, cutAt)) await ext.onStreamEvent?.(ctx, e);
-      ctx.aborted = { by: "client", reason: "client closed the connection" };
-      await ext.onEnd?.(ctx);
+      await runCutStream(ext, ctx, events.slice(0, cutAt), {
+        by: "client",
+        reason: "client closed the connection",
+      });
       await ext.idle();
 
       const records = readRecords(dir, SID);
@@ -290,9 +250,7 @@ describe("transcript mirror extension", () => {
     it("a stream cut before message_start still writes the staged user record", async () => {
       const { ext, dir } = setup();
       const ctx = makeCtx([{ role: "user", content: "hello?" }]);
-      await ext.onRequest?.(ctx);
-      ctx.aborted = { by: "client", reason: "closed" };
-      await ext.onEnd?.(ctx);
+      await runCutStream(ext, ctx, [], { by: "client", reason: "closed" });
       await ext.idle();
       expect(userTexts(readRecords(dir, SID))).toEqual(["hello?"]);
       expect(readRecords(dir, SID)).toHaveLength(1);
@@ -302,10 +260,7 @@ describe("transcript mirror extension", () => {
       const { ext, dir } = setup({ flushInterrupted: false });
       const ctx = makeCtx([{ role: "user", content: "x" }]);
       const events = sseEvents({ id: "m", blocks: [{ type: "text", text: "partial" }] });
-      await ext.onRequest?.(ctx);
-      for (const e of events.slice(0, 4)) await ext.onStreamEvent?.(ctx, e);
-      ctx.aborted = { by: "client", reason: "closed" };
-      await ext.onEnd?.(ctx);
+      await runCutStream(ext, ctx, events.slice(0, 4), { by: "client", reason: "closed" });
       await ext.idle();
       expect(readRecords(dir, SID)).toEqual([]);
     });

@@ -4,6 +4,7 @@
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 import type { ProxyContext, StreamEvent } from "../../../../src/core/proxy-extension.ts";
 import {
   createMirrorExtension,
@@ -199,6 +200,19 @@ export async function runStream(
   await ext.onEnd?.(ctx);
 }
 
+/** Runs a streamed request that ends, `aborted`, after the response's first `events` (or before it began). */
+export async function runCutStream(
+  ext: MirrorExtension,
+  ctx: ProxyContext,
+  events: StreamEvent[],
+  aborted: NonNullable<ProxyContext["aborted"]>,
+): Promise<void> {
+  await ext.onRequest?.(ctx);
+  for (const e of events) await ext.onStreamEvent?.(ctx, e);
+  ctx.aborted = aborted;
+  await ext.onEnd?.(ctx);
+}
+
 /** Claude Code's side of a conversation: the history it re-sends with every request. */
 export class Conversation {
   readonly messages: Record<string, unknown>[] = [];
@@ -225,6 +239,27 @@ export class Conversation {
     this.messages.push({ role: "assistant", content: replyJson(reply).content });
     return ctx;
   }
+
+  /** The captured session's tool loop on the history so far: echo hello in Bash, its result, the answer. */
+  async echoHello(thinking: string): Promise<void> {
+    await this.reply([
+      { type: "thinking", thinking },
+      { type: "text", text: "Running the command now." },
+      { type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "echo hello" } },
+    ]);
+    await this.turn(
+      [{ type: "tool_result", tool_use_id: "toolu_1", content: "hello", is_error: false }],
+      [{ type: "text", text: "The command printed: hello" }],
+    );
+  }
+
+  /** Sends the history with `userContent` appended, and the upstream cuts the reply a few events in. */
+  async cutTurn(userContent: unknown, reason: string): Promise<void> {
+    this.messages.push({ role: "user", content: userContent });
+    const ctx = makeCtx(structuredClone(this.messages), this.ctxOpts);
+    const events = sseEvents({ id: "msg_cut", blocks: [{ type: "text", text: "partial answer" }] });
+    await runCutStream(this.ext, ctx, events.slice(0, 4), { by: "upstream", reason });
+  }
 }
 
 export interface TempMirror {
@@ -244,6 +279,20 @@ export function tempMirror(
   const settings: MirrorSettings = { ...defaultMirrorSettings(root), enabled: true, dir, ...overrides };
   const ext = createMirrorExtension(settings, opts);
   return { root, dir, settings, ext, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** At the top of a test file: `mirror(...)` makes a temp mirror, idled and removed after the test. */
+export function useTempMirror(): (...args: Parameters<typeof tempMirror>) => TempMirror {
+  let current: TempMirror | undefined;
+  afterEach(async () => {
+    await current?.ext.idle();
+    current?.cleanup();
+    current = undefined;
+  });
+  return (...args) => {
+    current = tempMirror(...args);
+    return current;
+  };
 }
 
 export function mirrorFiles(dir: string, sessionId: string, agentId?: string): string[] {

@@ -9,23 +9,28 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   claudeProjectSlug,
   RestoreError,
   restoreMirror,
   toTranscript,
 } from "../../../../src/providers/claude/mirror/restore.ts";
-import { type AnyRecord, Conversation, makeCtx, sseEvents, type TempMirror, tempMirror } from "./helpers.ts";
+import {
+  type AnyRecord,
+  Conversation,
+  makeCtx,
+  runCutStream,
+  sseEvents,
+  type TempMirror,
+  useTempMirror,
+} from "./helpers.ts";
 
 const SID = "2b78a515-1a4e-4949-93a8-4a58deaec546";
 
+const mirror = useTempMirror();
+/** The test's mirror, whose folder project() makes the project in. */
 let t: TempMirror | undefined;
-afterEach(async () => {
-  await t?.ext.idle();
-  t?.cleanup();
-  t = undefined;
-});
 
 function project(): string {
   const dir = join((t as TempMirror).root, "my project");
@@ -55,15 +60,7 @@ async function recordSession(m: TempMirror): Promise<void> {
     role: "system",
     content: [{ type: "text", text: "# Environment\n - Platform: linux" }],
   });
-  await conv.reply([
-    { type: "thinking", thinking: "The user wants me to run echo hello." },
-    { type: "text", text: "Running the command now." },
-    { type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "echo hello" } },
-  ]);
-  await conv.turn(
-    [{ type: "tool_result", tool_use_id: "toolu_1", content: "hello", is_error: false }],
-    [{ type: "text", text: "The command printed: hello" }],
-  );
+  await conv.echoHello("The user wants me to run echo hello.");
   await new Conversation(m.ext, { agentId: "aaffe666145fc9347" }).turn("SUBAGENT_TASK: hidden from restore");
   await conv.turn("SCENARIO_TEXT thanks", [{ type: "text", text: "You're welcome." }]);
   await m.ext.idle();
@@ -71,7 +68,7 @@ async function recordSession(m: TempMirror): Promise<void> {
 
 describe("restoreMirror", () => {
   it("writes a transcript Claude Code can resume: chain, cwd, split blocks, tool links, last-prompt", async () => {
-    t = tempMirror();
+    t = mirror();
     await recordSession(t);
     const projectDir = project();
     const claudeHome = join(t.root, "claude-home");
@@ -139,7 +136,7 @@ describe("restoreMirror", () => {
   });
 
   it("uses only keys Claude Code's own records have (plus source)", async () => {
-    t = tempMirror();
+    t = mirror();
     await recordSession(t);
     const r = restoreMirror({
       sessionId: SID,
@@ -160,7 +157,7 @@ describe("restoreMirror", () => {
   });
 
   it("never overwrites an existing transcript without force; with force it backs it up first", async () => {
-    t = tempMirror();
+    t = mirror();
     await recordSession(t);
     const projectDir = project();
     const claudeHome = join(t.root, "claude-home");
@@ -195,7 +192,7 @@ describe("restoreMirror", () => {
   });
 
   it("concatenates rotated mirror files in order and skips a torn line", async () => {
-    t = tempMirror({ maxBytes: 1500 });
+    t = mirror({ maxBytes: 1500 });
     const conv = new Conversation(t.ext);
     for (let i = 0; i < 6; i++) await conv.turn(`prompt ${i}`, [{ type: "text", text: `answer ${i}` }]);
     await t.ext.idle();
@@ -264,13 +261,10 @@ describe("restoreMirror", () => {
   });
 
   it("restores the partial of an interrupted stream recorded by the extension", async () => {
-    t = tempMirror();
+    t = mirror();
     const ctx = makeCtx([{ role: "user", content: "start something" }]);
     const events = sseEvents({ id: "msg_cut", blocks: [{ type: "text", text: "Working on it, first" }] });
-    await t.ext.onRequest?.(ctx);
-    for (const e of events.slice(0, 4)) await t.ext.onStreamEvent?.(ctx, e);
-    ctx.aborted = { by: "client", reason: "closed" };
-    await t.ext.onEnd?.(ctx);
+    await runCutStream(t.ext, ctx, events.slice(0, 4), { by: "client", reason: "closed" });
     await t.ext.idle();
     const r = restoreMirror({
       sessionId: SID,
@@ -284,7 +278,7 @@ describe("restoreMirror", () => {
   });
 
   it("refuses unsafe ids, missing mirrors and a symlinked projects directory", async () => {
-    const m = tempMirror();
+    const m = mirror();
     t = m;
     const projectDir = project();
     const expectCode = (fn: () => unknown, code: string) => {

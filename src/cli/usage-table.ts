@@ -2,8 +2,8 @@
 // then what the figures leave out. No colour, numbers in full: it reads the same through `less -S`, grep or a
 // file, and `--json` is the form for scripts.
 import { printable } from "../core/printable.ts";
+import { FIGURE_HEADINGS, figureTexts, totalTexts } from "../usage/figure-text.ts";
 import type { ReportKind, UsageReport, UsageRow } from "../usage/report.ts";
-import type { ModelFigures } from "../usage/rows.ts";
 import { providerName } from "./providers.ts";
 
 const TITLE_WIDTH = 50;
@@ -24,32 +24,7 @@ const LEAD: Record<ReportKind, string[]> = {
   model: ["MODEL"],
 };
 
-const FIGURES = ["INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "TOTAL", "COST"];
-
-/** One formatter: toLocaleString builds one per call (47 ms over a 270-row table). */
-const COUNT = new Intl.NumberFormat("en-US");
-
-function num(n: number | null): string {
-  return n === null ? "—" : COUNT.format(n);
-}
-
-/** `$0.0123`, `$12.34`; `unknown`; `≥$1.23` when a part is unknown (the notes say which). */
-export function money(cost: number | null, priced: number | null): string {
-  const fmt = (usd: number) => `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
-  if (cost !== null) return fmt(cost);
-  return priced !== null && priced > 0 ? `≥${fmt(priced)}` : "unknown";
-}
-
-function figures(f: ModelFigures | UsageRow): string[] {
-  return [
-    num(f.input_tokens),
-    num(f.output_tokens),
-    num(f.cache_read_input_tokens),
-    num(f.cache_creation_input_tokens),
-    num(f.total_tokens),
-    money(f.cost_usd, f.priced_cost_usd),
-  ];
-}
+const FIGURES = FIGURE_HEADINGS.map((h) => h.toUpperCase());
 
 function cut(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -68,7 +43,7 @@ function lines(report: UsageReport, withProject: boolean): string[][] {
   const { kind } = report;
   const out: string[][] = [];
   for (const r of report.rows) {
-    const cells = [...lead(kind, r), providerName(r.provider), ...figures(r)];
+    const cells = [...lead(kind, r), providerName(r.provider), ...figureTexts(r)];
     if (kind !== "session") cells.push(String(r.sessions));
     if (kind === "session") {
       if (withProject) cells.push(typeof r.project === "string" ? r.project : "");
@@ -77,7 +52,7 @@ function lines(report: UsageReport, withProject: boolean): string[][] {
     out.push(cells);
     for (const m of r.breakdown ?? []) {
       const blank = LEAD[kind].map(() => "");
-      out.push([...blank, `└ ${m.model ?? "unknown model"}`, ...figures(m)]);
+      out.push([...blank, `└ ${m.model ?? "unknown model"}`, ...figureTexts(m)]);
     }
   }
   return out;
@@ -94,16 +69,7 @@ function header(kind: ReportKind, withProject: boolean): string[] {
 }
 
 function totalLine(report: UsageReport, width: number): string[] {
-  const t = report.totals;
-  const cells = ["TOTAL", ...Array.from({ length: width - 1 }, () => "")];
-  cells.push(
-    num(t.input_tokens),
-    num(t.output_tokens),
-    num(t.cache_read_input_tokens),
-    num(t.cache_creation_input_tokens),
-    num(t.input_tokens + t.output_tokens + t.cache_read_input_tokens + t.cache_creation_input_tokens),
-    money(t.cost_usd, report.priced_cost_usd),
-  );
+  const cells = ["TOTAL", ...Array.from({ length: width - 1 }, () => ""), ...totalTexts(report)];
   if (report.kind !== "session") cells.push(String(report.sessions));
   return cells;
 }

@@ -1,7 +1,7 @@
 // The usage page (#u=daily): what `tapedeck usage` prints, from the same report (api/usage), as a bar chart by
 // day, week or month stacked by provider (or by model), and the table under it with its totals and notes.
+import { FIGURE_HEADINGS, figureTexts, totalTexts } from "../../usage/figure-text.ts";
 import type { UsageRow } from "../../usage/report.ts";
-import type { ModelFigures } from "../../usage/rows.ts";
 import type { UsagePageReport } from "../usage-api.ts";
 import { clear, h } from "./dom.ts";
 import { barChart, type ChartBar } from "./usage-chart.ts";
@@ -9,16 +9,6 @@ import { barChart, type ChartBar } from "./usage-chart.ts";
 const REPORTS = ["daily", "weekly", "monthly", "session", "model"] as const;
 const PERIOD_FIELD: Record<string, string> = { daily: "date", weekly: "week", monthly: "month" };
 const DAY = 86_400_000;
-
-function num(n: number | null | undefined): string {
-  return n === null || n === undefined ? "—" : n.toLocaleString("en-US");
-}
-
-function money(cost: number | null, priced: number | null): string {
-  const fmt = (usd: number) => `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
-  if (cost !== null) return fmt(cost);
-  return priced !== null && priced > 0 ? `≥${fmt(priced)}` : "unknown";
-}
 
 /** Every period from the first row's to the last's, so a day without usage is a gap, not missing. */
 function periods(kind: string, keys: string[]): string[] {
@@ -68,15 +58,8 @@ function bars(report: UsagePageReport, byModel: boolean, metric: "tokens" | "cos
   return [...byPeriod.values()];
 }
 
-function figureCells(f: UsageRow | ModelFigures): HTMLElement[] {
-  return [
-    num(f.input_tokens),
-    num(f.output_tokens),
-    num(f.cache_read_input_tokens),
-    num(f.cache_creation_input_tokens),
-    num(f.total_tokens),
-    money(f.cost_usd, f.priced_cost_usd),
-  ].map((t) => h("td", { class: "n" }, t));
+function figureCells(texts: string[]): HTMLElement[] {
+  return texts.map((t) => h("td", { class: "n" }, t));
 }
 
 function lead(kind: string, r: UsageRow): string {
@@ -89,7 +72,7 @@ function lead(kind: string, r: UsageRow): string {
 
 function table(report: UsagePageReport): HTMLElement {
   const heads = [report.kind === "session" ? "session" : (PERIOD_FIELD[report.kind] ?? "model"), "provider"];
-  heads.push("input", "output", "cache read", "cache write", "total", "cost", "sessions");
+  heads.push(...FIGURE_HEADINGS, "sessions");
   const body = h("tbody", {});
   for (const r of report.rows) {
     body.append(
@@ -98,7 +81,7 @@ function table(report: UsagePageReport): HTMLElement {
         { "data-row": lead(report.kind, r), "data-provider": r.provider },
         h("td", {}, lead(report.kind, r)),
         h("td", {}, r.provider),
-        ...figureCells(r),
+        ...figureCells(figureTexts(r)),
         h("td", { class: "n" }, String(r.sessions)),
       ),
     );
@@ -109,28 +92,19 @@ function table(report: UsagePageReport): HTMLElement {
           { class: "model-row" },
           h("td", {}, ""),
           h("td", {}, `└ ${m.model ?? "unknown model"}`),
-          ...figureCells(m),
+          ...figureCells(figureTexts(m)),
           h("td", {}, ""),
         ),
       );
     }
   }
-  const t = report.totals;
-  const total = t.input_tokens + t.output_tokens + t.cache_read_input_tokens + t.cache_creation_input_tokens;
   body.append(
     h(
       "tr",
       { class: "total", id: "usage-total" },
       h("td", {}, "total"),
       h("td", {}, ""),
-      ...[
-        t.input_tokens,
-        t.output_tokens,
-        t.cache_read_input_tokens,
-        t.cache_creation_input_tokens,
-        total,
-      ].map((n) => h("td", { class: "n" }, num(n))),
-      h("td", { class: "n" }, money(t.cost_usd, report.priced_cost_usd)),
+      ...figureCells(totalTexts(report)),
       h("td", { class: "n" }, String(report.sessions)),
     ),
   );

@@ -4,18 +4,9 @@
 // agent wrote, and a link could point it at any file on the machine). The home itself may be a link (dotfile
 // managers link ~/.claude): it is resolved once and must be the user's own directory. Every open is
 // O_NOFOLLOW | O_NONBLOCK and checked on the descriptor (core/fsutil.ts openRegularSync), then its owner.
-import {
-  closeSync,
-  constants,
-  type Dirent,
-  fstatSync,
-  lstatSync,
-  readdirSync,
-  readSync,
-  realpathSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, readSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { openRegularSync, UnsafePathError } from "../core/fsutil.ts";
+import { openRegularSync, readDirEntries, UnsafePathError } from "../core/fsutil.ts";
 import { parseObjectLine, scanLines } from "../core/scan.ts";
 import type { HistorySkip } from "./history.ts";
 
@@ -52,14 +43,8 @@ export function listOwnEntries(
   skip: (s: HistorySkip) => void,
   want: (name: string, isDir: boolean) => boolean = () => true,
 ): AgentEntry[] {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
   const out: AgentEntry[] = [];
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const entry of readDirEntries(dir).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const path = join(dir, entry.name);
     const isDir = entry.isDirectory();
     // A symlink is reported where either a file or a directory of that name would have been read.

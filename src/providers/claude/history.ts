@@ -7,10 +7,10 @@
 // information (every non-alphanumeric character becomes `-`), so a session's project is the `cwd` its records
 // carry, never the directory name.
 import { join } from "node:path";
-import { EVENT_KINDS } from "../../core/kinds.ts";
 import type { DiscoverOptions, HistoryFile, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
 import { isoTime, shortString } from "../history.ts";
 import { agentHome, lastTimestampOf, listOwnEntries, peekRecords, readAgentJson } from "../history-files.ts";
+import { capabilities } from "../hook-normalizer.ts";
 import { isRecord } from "../shared.ts";
 import { ClaudeHistoryMapper } from "./history-map.ts";
 
@@ -21,14 +21,16 @@ const AGENT_FILE = /^agent-([A-Za-z0-9][A-Za-z0-9._-]{0,127})\.jsonl$/;
 const PEEK_BYTES = 4 * 1024 * 1024;
 const META_BYTES = 64 * 1024;
 
-export const CLAUDE_HISTORY_CAPABILITIES: readonly string[] = Object.freeze([
-  ...EVENT_KINDS.filter((k) => k !== "session_end"),
-  "turn_usage:claude-transcript",
-  "turn_id:promptId",
-  "agent_id:transcript",
-  "tool_use_id:transcript",
-  "turn_failure:api-error-record",
-]);
+export const CLAUDE_HISTORY_CAPABILITIES = capabilities({
+  omitKinds: ["session_end"],
+  features: [
+    "turn_usage:claude-transcript",
+    "turn_id:promptId",
+    "agent_id:transcript",
+    "tool_use_id:transcript",
+    "turn_failure:api-error-record",
+  ],
+});
 
 /** What only Claude's hooks report: the transcript has no record of it. */
 export const CLAUDE_NOT_CAPTURED: readonly string[] = Object.freeze([

@@ -4,10 +4,10 @@
 // `session_id` is the root thread and `id` its own thread (with `parent_thread_id`): it is grouped under the
 // root's session, as the hooks record it. What the records become: history-map.ts.
 import { join, resolve } from "node:path";
-import { EVENT_KINDS } from "../../core/kinds.ts";
 import type { DiscoverOptions, HistoryFile, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
 import { isoTime, shortString } from "../history.ts";
 import { agentHome, lastTimestampOf, listOwnEntries, peekRecords } from "../history-files.ts";
+import { capabilities } from "../hook-normalizer.ts";
 import { isRecord } from "../shared.ts";
 import { CodexHistoryMapper } from "./history-map.ts";
 
@@ -16,14 +16,16 @@ const DATE_PART = /^\d{1,4}$/;
 /** session_meta is the first line; its base instructions make it a few tens of KB. */
 const PEEK_BYTES = 1024 * 1024;
 
-export const CODEX_HISTORY_CAPABILITIES: readonly string[] = Object.freeze([
-  ...EVENT_KINDS.filter((k) => k !== "session_end"),
-  "turn_usage:codex-transcript",
-  "tool_error:rollout-exit-code",
-  "turn_id:turn_id",
-  "agent_id:rollout-thread",
-  "tool_use_id:call_id",
-]);
+export const CODEX_HISTORY_CAPABILITIES = capabilities({
+  omitKinds: ["session_end"],
+  features: [
+    "turn_usage:codex-transcript",
+    "tool_error:rollout-exit-code",
+    "turn_id:turn_id",
+    "agent_id:rollout-thread",
+    "tool_use_id:call_id",
+  ],
+});
 
 /** What only Codex's hooks report. */
 export const CODEX_NOT_CAPTURED: readonly string[] = Object.freeze([

@@ -4,7 +4,6 @@
 // (`{"projects": {"<path>": "<slug>"}}`). A resume appends to the same file. What the records become:
 // history-map.ts.
 import { join } from "node:path";
-import { EVENT_KINDS } from "../../core/kinds.ts";
 import type { DiscoverOptions, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
 import { isoTime, shortString } from "../history.ts";
 import {
@@ -15,19 +14,22 @@ import {
   readAgentJson,
   readAgentText,
 } from "../history-files.ts";
+import { capabilities } from "../hook-normalizer.ts";
 import { isRecord } from "../shared.ts";
 import { GeminiHistoryMapper } from "./history-map.ts";
 
 const PEEK_BYTES = 64 * 1024;
 const SMALL_FILE = 1024 * 1024;
 
-export const GEMINI_HISTORY_CAPABILITIES: readonly string[] = Object.freeze([
-  ...EVENT_KINDS.filter((k) => k !== "session_end" && k !== "subagent_start" && k !== "subagent_stop"),
-  "turn_usage:gemini-chat",
-  "tool_use_id:chat-tool-call-id",
-  "tool_error:llm-content",
-  "compaction:state_snapshot",
-]);
+export const GEMINI_HISTORY_CAPABILITIES = capabilities({
+  omitKinds: ["session_end", "subagent_start", "subagent_stop"],
+  features: [
+    "turn_usage:gemini-chat",
+    "tool_use_id:chat-tool-call-id",
+    "tool_error:llm-content",
+    "compaction:state_snapshot",
+  ],
+});
 
 /** What only Gemini's hooks report. */
 export const GEMINI_NOT_CAPTURED: readonly string[] = Object.freeze([

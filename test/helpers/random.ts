@@ -9,3 +9,26 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * A linear congruential generator in [0, 1), also seeded. The byte-stream property tests (proxy/) draw from
+ * this one, not mulberry32, so that each of their seeds still gives the case it always gave.
+ */
+export function lcgRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** `bytes` cut into consecutive chunks of the sizes `nextSize` draws (each at least 1). */
+export function cutBytes(bytes: Buffer, nextSize: () => number): Buffer[] {
+  const out: Buffer[] = [];
+  for (let p = 0; p < bytes.length; ) {
+    const n = nextSize();
+    out.push(bytes.subarray(p, p + n));
+    p += n;
+  }
+  return out;
+}

@@ -9,6 +9,7 @@ import type { ProxyExtension, StreamEvent } from "../../src/core/proxy-extension
 import { createArchiveFeed } from "../../src/proxy/extensions/archive-feed.ts";
 import { type RunningProxy, startProxy } from "../../src/proxy/server.ts";
 import { SseSplitter } from "../../src/proxy/sse-blocks.ts";
+import { cutBytes, lcgRandom } from "../helpers/random.ts";
 
 interface Seen {
   event: string | undefined;
@@ -36,15 +37,6 @@ function parseSplit(chunks: Buffer[], maxEventBytes = 1 << 20): Seen[] {
   const splitter = new SseSplitter(WANTED, { event: parse, raw: parse }, maxEventBytes);
   for (const c of chunks) splitter.write(c);
   return out;
-}
-
-/** A deterministic PRNG, so a failure names its seed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
 }
 
 const PIECES = [
@@ -85,20 +77,13 @@ function randomStream(r: () => number, withCr: boolean, withBom: boolean): Buffe
 }
 
 function randomChunks(bytes: Buffer, r: () => number): Buffer[] {
-  const out: Buffer[] = [];
-  let p = 0;
-  while (p < bytes.length) {
-    const n = r() < 0.3 ? 1 + Math.floor(r() * 3) : 1 + Math.floor(r() * 200);
-    out.push(bytes.subarray(p, p + n));
-    p += n;
-  }
-  return out;
+  return cutBytes(bytes, () => (r() < 0.3 ? 1 + Math.floor(r() * 3) : 1 + Math.floor(r() * 200)));
 }
 
 describe("SseSplitter", () => {
   it("gives the wanted events exactly as the full parser does, for any chunking", () => {
     for (let seed = 1; seed <= 600; seed += 1) {
-      const r = rng(seed);
+      const r = lcgRandom(seed);
       const stream = randomStream(r, seed % 5 === 0, seed % 7 === 0);
       const chunks = randomChunks(stream, r);
       const whole = parseWhole(chunks);
@@ -137,14 +122,14 @@ describe("SseSplitter", () => {
       PIECES[0]! + PIECES[1]!.repeat(50) + PIECES[2]! + PIECES[1]!.repeat(50) + PIECES[3]!,
       "utf8",
     );
-    const events = parseSplit(randomChunks(stream, rng(3)));
+    const events = parseSplit(randomChunks(stream, lcgRandom(3)));
     expect(events.map((e) => e.event)).toEqual(["message_start", "message_delta", "message_stop"]);
   });
 
   it("an event larger than the bound goes to the full parser, which applies its own bound", () => {
     const big = `event: content_block_delta\ndata: ${"x".repeat(5000)}\n\n`;
     const stream = Buffer.from(PIECES[0]! + big + PIECES[2]!, "utf8");
-    const chunks = randomChunks(stream, rng(9));
+    const chunks = randomChunks(stream, lcgRandom(9));
     expect(parseSplit(chunks, 1000)).toEqual(parseWhole(chunks));
   });
 });

@@ -2,14 +2,7 @@
 // mode gives, however the bytes are cut: observers saw that text before.
 import { describe, expect, it } from "vitest";
 import { Utf8Chunks } from "../../src/proxy/utf8-chunks.ts";
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+import { cutBytes, lcgRandom } from "../helpers/random.ts";
 
 const PIECES = ["plain ascii ", "héllo ", "✓ check ", "𝄞 clef ", "\ufeff", 'data: {"t":"日本語"}\n\n'].map(
   (p) => Buffer.from(p, "utf8"),
@@ -42,19 +35,13 @@ function randomBytes(r: () => number): Buffer {
 }
 
 function cuts(bytes: Buffer, r: () => number): Buffer[] {
-  const out: Buffer[] = [];
-  for (let p = 0; p < bytes.length; ) {
-    const n = 1 + Math.floor(r() * (r() < 0.5 ? 4 : 40));
-    out.push(bytes.subarray(p, p + n));
-    p += n;
-  }
-  return out;
+  return cutBytes(bytes, () => 1 + Math.floor(r() * (r() < 0.5 ? 4 : 40)));
 }
 
 describe("Utf8Chunks", () => {
   it("gives what TextDecoder's streaming mode gives, for any bytes and any cuts", () => {
     for (let seed = 1; seed <= 2000; seed += 1) {
-      const r = rng(seed);
+      const r = lcgRandom(seed);
       const chunks = cuts(randomBytes(r), r);
       const reference = new TextDecoder("utf-8");
       const ours = new Utf8Chunks();

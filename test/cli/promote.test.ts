@@ -8,6 +8,7 @@ import { findSession } from "../../src/core/archive.ts";
 import type { NormalizedEvent } from "../../src/core/event.ts";
 import { recordEvents } from "../../src/core/store.ts";
 import { memoryPath } from "../../src/memory/store/store.ts";
+import { outputOf } from "../helpers/child-output.ts";
 import { runHook } from "../helpers/cli-run.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
@@ -234,18 +235,7 @@ describe("tapedeck promote", () => {
     const root = project();
     recordMany(root, 3000);
     const run = () =>
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [CLI, "promote", "last", "--project", root, "--yes", "--json"]);
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d) => {
-          stdout += d;
-        });
-        child.stderr.on("data", (d) => {
-          stderr += d;
-        });
-        child.on("close", (code) => resolve({ code, stdout, stderr }));
-      });
+      outputOf(spawn(process.execPath, [CLI, "promote", "last", "--project", root, "--yes", "--json"]));
     const [a, b] = await Promise.all([run(), run()]);
     expect(a.stderr).not.toMatch(/locked|BUSY/);
     expect(b.stderr).not.toMatch(/locked|BUSY/);

@@ -18,6 +18,7 @@ import { defaultMirrorSettings } from "../../src/providers/claude/mirror/setting
 import { createArchiveFeed } from "../../src/proxy/extensions/archive-feed.ts";
 import { ProxyGate } from "../../src/proxy/gate.ts";
 import { type ProxyLogEntry, type RunningProxy, startProxy } from "../../src/proxy/server.ts";
+import { type ChildOutput, outputOf } from "../helpers/child-output.ts";
 import { newTempProject } from "../helpers/temp-project.ts";
 
 const SESSION = "5f0c7c3e-2b1a-4c59-9d0e-6a1f2b3c4d5e";
@@ -113,7 +114,7 @@ function send(
  * Runs `script` (Node, CommonJS) as the user nobody (uid/gid 65534, no supplementary groups); answers its stdout.
  * setpriv is the Linux tool; spawn's own uid/gid (libuv drops the groups too) is the portable fallback.
  */
-function asNobody(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function asNobody(script: string): Promise<ChildOutput> {
   const child = existsSync("/usr/bin/setpriv")
     ? spawn(
         "/usr/bin/setpriv",
@@ -129,15 +130,7 @@ function asNobody(script: string): Promise<{ code: number | null; stdout: string
         gid: 65534,
         stdio: ["ignore", "pipe", "pipe"],
       });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+  return outputOf(child);
 }
 
 let upstream: Upstream;

@@ -20,6 +20,7 @@ import { readConfig, writeConfig } from "../../src/core/config.ts";
 import { clientCommand } from "../../src/serve/client-command.ts";
 import { liveServer, readRunFile, runFilePath, writeRunFile } from "../../src/serve/runfile.ts";
 import { startHookServer } from "../../src/serve/server.ts";
+import { outputOf } from "../helpers/child-output.ts";
 import { tempProject } from "../helpers/session.ts";
 
 const DIST = join(process.cwd(), "dist");
@@ -93,15 +94,7 @@ function hook(
       env: { ...process.env, CLAUDE_PROJECT_DIR: root, TAPEDECK_HOME: homeOf(root) },
       stdio: ["pipe", "pipe", "pipe"],
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on("exit", (status) => resolve({ status, stdout, stderr }));
+    outputOf(child, "exit").then(({ code, stdout, stderr }) => resolve({ status: code, stdout, stderr }));
     // A hook that has nothing to do (a moved install) exits before reading: the agent sees EPIPE, ignored.
     child.stdin.on("error", () => {});
     child.stdin.end(payload);

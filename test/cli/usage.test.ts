@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, runCli } from "../helpers/cli-run.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
-import { claudeUsage, recordUsage } from "../usage/sessions.ts";
+import { claudeUsage, codexUsage, recordUsage } from "../usage/sessions.ts";
 
 beforeAll(ensureBuilt);
 const project = useTempProjects("tapedeck-usage-cli-");
@@ -13,16 +13,7 @@ function withSessions(): string {
     { at: "2026-12-01T10:01:00.000Z", usage: claudeUsage("claude-sonnet-4", 1000, 100, 2000, 50) },
   ]);
   recordUsage(p, "codex", "b", "2026-12-02T10:00:00.000Z", [
-    {
-      at: "2026-12-02T10:01:00.000Z",
-      usage: {
-        source: "codex-transcript",
-        model: "mystery",
-        message_id: "r-1",
-        input_tokens: 10,
-        output_tokens: 1,
-      },
-    },
+    { at: "2026-12-02T10:01:00.000Z", usage: codexUsage("mystery", 10, 1, "r-1") },
   ]);
   return p;
 }

@@ -3,7 +3,7 @@ import { writeConfig } from "../../src/core/config.ts";
 import { BUILTIN_PRICES } from "../../src/usage/pricing.ts";
 import { REPORT_KINDS } from "../../src/usage/report.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
-import { claudeUsage, recordUsage, report } from "./sessions.ts";
+import { claudeUsage, codexUsage, recordUsage, report } from "./sessions.ts";
 
 const project = useTempProjects("tapedeck-usage-");
 
@@ -61,16 +61,11 @@ describe("usage report: figures and cost", () => {
     recordUsage(p, "codex", "a", "2026-12-01T10:00:00.000Z", [
       {
         at: "2026-12-01T10:01:00.000Z",
-        usage: {
-          source: "codex-transcript",
-          model: "gpt-5",
-          message_id: "resp_1",
-          input_tokens: 3000,
+        usage: codexUsage("gpt-5", 3000, 120, "resp_1", {
           cache_read_input_tokens: 2000,
-          output_tokens: 120,
           reasoning_output_tokens: 64,
           total_tokens: 3120,
-        },
+        }),
       },
     ]);
     const r = report([p], { kind: "daily" });
@@ -91,21 +86,9 @@ describe("usage report: figures and cost", () => {
   it("adds no Codex record without a response id: a running thread total, not a response", () => {
     const p = project();
     recordUsage(p, "codex", "a", "2026-12-01T10:00:00.000Z", [
-      {
-        at: "2026-12-01T10:01:00.000Z",
-        usage: {
-          source: "codex-transcript",
-          model: "gpt-5",
-          message_id: "r1",
-          input_tokens: 100,
-          output_tokens: 10,
-        },
-      },
+      { at: "2026-12-01T10:01:00.000Z", usage: codexUsage("gpt-5", 100, 10, "r1") },
       // What exec --json's turn.completed carries: the thread so far.
-      {
-        at: "2026-12-01T10:02:00.000Z",
-        usage: { source: "codex-transcript", model: "gpt-5", input_tokens: 100, output_tokens: 10 },
-      },
+      { at: "2026-12-01T10:02:00.000Z", usage: codexUsage("gpt-5", 100, 10) },
     ]);
     expect(report([p], { kind: "session" }).rows[0]).toMatchObject({ input_tokens: 100, output_tokens: 10 });
   });
@@ -245,16 +228,7 @@ describe("usage report: days, weeks, months and time zones", () => {
     const p = project();
     midnightSession(p);
     recordUsage(p, "codex", "c", "2026-12-02T09:00:00.000Z", [
-      {
-        at: "2026-12-02T09:00:00.000Z",
-        usage: {
-          source: "codex-transcript",
-          model: "gpt-5",
-          message_id: "r-c",
-          input_tokens: 50,
-          output_tokens: 5,
-        },
-      },
+      { at: "2026-12-02T09:00:00.000Z", usage: codexUsage("gpt-5", 50, 5, "r-c") },
     ]);
     const totals = REPORT_KINDS.map((kind) => report([p], { kind }).totals);
     for (const t of totals) expect(t).toEqual(totals[0]);
@@ -301,16 +275,7 @@ describe("usage report: days, weeks, months and time zones", () => {
       { at: "2026-12-01T11:00:00.000Z", usage: claudeUsage("claude-sonnet-4", 2, 2) },
     ]);
     recordUsage(b, "codex", "b2", "2026-12-01T12:00:00.000Z", [
-      {
-        at: "2026-12-01T12:00:00.000Z",
-        usage: {
-          source: "codex-transcript",
-          model: "gpt-5",
-          message_id: "r-b2",
-          input_tokens: 4,
-          output_tokens: 4,
-        },
-      },
+      { at: "2026-12-01T12:00:00.000Z", usage: codexUsage("gpt-5", 4, 4, "r-b2") },
     ]);
     const both = report([a, b], { kind: "daily" });
     expect(both.rows.map((r) => [r.provider, r.input_tokens, r.sessions])).toEqual([

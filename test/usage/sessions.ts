@@ -87,6 +87,25 @@ export function claudeUsage(
   return u;
 }
 
+/** OpenAI's counts of one Codex response (its input holds the cache reads); `extra`: the other counts. */
+export function codexUsage(
+  model: string,
+  input: number,
+  output: number,
+  messageId?: string,
+  extra: Partial<Usage> = {},
+): Usage {
+  const u: Usage = {
+    source: "codex-transcript",
+    model,
+    input_tokens: input,
+    output_tokens: output,
+    ...extra,
+  };
+  if (messageId) u.message_id = messageId;
+  return u;
+}
+
 export function report(projects: string[], q: Partial<UsageQuery> & Pick<UsageQuery, "kind">) {
   return usageReport({ projects, timeZone: "UTC", facts: USAGE_FACTS, ...q });
 }

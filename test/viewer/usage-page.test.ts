@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startViewer, type ViewerServer } from "../../src/viewer/server.ts";
 import { ensureBuilt } from "../helpers/cli-run.ts";
 import { tempProject } from "../helpers/temp-project.ts";
-import { claudeUsage, recordUsage, report } from "../usage/sessions.ts";
+import { claudeUsage, codexUsage, recordUsage, report } from "../usage/sessions.ts";
 
 const CHROMIUM = process.env.TAPEDECK_CHROMIUM || "/usr/bin/chromium";
 const ZONE = "Asia/Tokyo";
@@ -36,14 +36,7 @@ function sessions(p: string): void {
   recordUsage(p, "codex", "c1", "2026-12-02T03:00:00.000Z", [
     {
       at: "2026-12-02T03:01:00.000Z",
-      usage: {
-        source: "codex-transcript",
-        model: "gpt-5",
-        message_id: "resp_1",
-        input_tokens: 9000,
-        cache_read_input_tokens: 6000,
-        output_tokens: 700,
-      },
+      usage: codexUsage("gpt-5", 9000, 700, "resp_1", { cache_read_input_tokens: 6000 }),
     },
   ]);
   // Nothing on the 3rd and the 4th; Gemini on the 5th.

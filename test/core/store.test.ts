@@ -102,6 +102,9 @@ describe("session store", () => {
     expect(checksums.event_count).toBe(3);
   });
 
+  /** The kinds of a session that ended, was resumed and ended again. */
+  const TWO_EPOCHS = ["session_start", "session_end", "session_start", "session_end"];
+
   it("reopens a resumed session and finalizes it again", () => {
     const root = project();
     const s = spec(root);
@@ -114,12 +117,7 @@ describe("session store", () => {
     expect(ended.appended).toBe(1);
     manifest = JSON.parse(readFileSync(join(resumed.sessionDir, "manifest.json"), "utf8"));
     expect(manifest.status).toBe("complete");
-    expect(envelopes(resumed.sessionDir).map((e) => e.kind)).toEqual([
-      "session_start",
-      "session_end",
-      "session_start",
-      "session_end",
-    ]);
+    expect(envelopes(resumed.sessionDir).map((e) => e.kind)).toEqual(TWO_EPOCHS);
   });
 
   it("a resume with a byte-identical start starts a new epoch; a retried start within an epoch does not", () => {
@@ -131,12 +129,7 @@ describe("session store", () => {
     expect(resumed.appended).toBe(1);
     expect(resumed.duplicates).toBe(1);
     recordEvents(s, [event("session_end", "end")]);
-    expect(envelopes(resumed.sessionDir).map((e) => e.kind)).toEqual([
-      "session_start",
-      "session_end",
-      "session_start",
-      "session_end",
-    ]);
+    expect(envelopes(resumed.sessionDir).map((e) => e.kind)).toEqual(TWO_EPOCHS);
   });
 
   it("spools when the lock cannot be had and the next writer drains the spool in order", () => {

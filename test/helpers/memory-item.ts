@@ -36,6 +36,38 @@ export function memoryItem(n: number, title: string, body: string, shape: ItemSh
   };
 }
 
+/** Item `id` with every field set (a Claude prompt, never edited), but for what `over` and `source` give. */
+export function storedItem(
+  id: string,
+  over: Partial<MemoryItem> = {},
+  source: Partial<MemoryItem["source"]> = {},
+): MemoryItem {
+  return {
+    id,
+    schema_version: 1,
+    kind: "prompt",
+    title: `title of ${id}`,
+    body: `body of ${id}`,
+    truncated: false,
+    created_at: "2026-01-01T00:00:00.000Z",
+    label: null,
+    edited_at: null,
+    source: {
+      provider: "claude",
+      session_id: "claude:abc-123",
+      agent_id: null,
+      seq_from: 1,
+      seq_to: 1,
+      event_ids: [`e-${id}`],
+      envelope_schema_version: 1,
+      archive_sha256: "0".repeat(64),
+      archive_bytes: 100,
+      ...source,
+    },
+    ...over,
+  };
+}
+
 /** Numbered items, 1, 2, 3… in the order made: `item(title, body, session?)`. */
 export function itemMaker(
   shape: ItemShape = {},

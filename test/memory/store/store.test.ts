@@ -14,8 +14,8 @@ import { describe, expect, it } from "vitest";
 import { type CliError, EXIT } from "../../../src/cli/errors.ts";
 import { QueryError } from "../../../src/memory/index/query.ts";
 import { MemoryDbError, openDatabase } from "../../../src/memory/index/sqlite.ts";
-import type { MemoryItem } from "../../../src/memory/store/items.ts";
 import { memoryPath, openMemory, RANK_CAP } from "../../../src/memory/store/store.ts";
+import { storedItem } from "../../helpers/memory-item.ts";
 import { useTempProjects } from "../../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-memstore-");
@@ -66,37 +66,6 @@ END;
 CREATE TABLE IF NOT EXISTS origin (nonce TEXT NOT NULL, mac TEXT NOT NULL);
 `;
 
-function item(
-  id: string,
-  over: Partial<MemoryItem> = {},
-  source: Partial<MemoryItem["source"]> = {},
-): MemoryItem {
-  return {
-    id,
-    schema_version: 1,
-    kind: "prompt",
-    title: `title of ${id}`,
-    body: `body of ${id}`,
-    truncated: false,
-    created_at: "2026-01-01T00:00:00.000Z",
-    label: null,
-    edited_at: null,
-    source: {
-      provider: "claude",
-      session_id: "claude:abc-123",
-      agent_id: null,
-      seq_from: 1,
-      seq_to: 1,
-      event_ids: [`e-${id}`],
-      envelope_schema_version: 1,
-      archive_sha256: "0".repeat(64),
-      archive_bytes: 100,
-      ...source,
-    },
-    ...over,
-  };
-}
-
 function store(root: string) {
   const s = openMemory(root);
   if (!s) throw new Error("no store");
@@ -122,8 +91,11 @@ describe("memory store", () => {
 
   it("inserts once: the same ids again are reported existing and add no row", () => {
     const s = store(project());
-    expect(s.insert([item("m1-a"), item("m1-b")])).toEqual({ created: ["m1-a", "m1-b"], existing: [] });
-    expect(s.insert([item("m1-b", { body: "changed" }), item("m1-c")])).toEqual({
+    expect(s.insert([storedItem("m1-a"), storedItem("m1-b")])).toEqual({
+      created: ["m1-a", "m1-b"],
+      existing: [],
+    });
+    expect(s.insert([storedItem("m1-b", { body: "changed" }), storedItem("m1-c")])).toEqual({
       created: ["m1-c"],
       existing: ["m1-b"],
     });
@@ -134,12 +106,12 @@ describe("memory store", () => {
 
   it("gets items in the order asked, with their source, leaving unknown ids out", () => {
     const s = store(project());
-    const a = item(
+    const a = storedItem(
       "m1-a",
       { kind: "tool_call", truncated: true },
       { agent_id: "sub-1", event_ids: ["x", "y"] },
     );
-    s.insert([a, item("m1-b")]);
+    s.insert([a, storedItem("m1-b")]);
     const got = s.get(["m1-b", "nope", "m1-a"]);
     expect(got.map((i) => i.id)).toEqual(["m1-b", "m1-a"]);
     expect(got[1]).toEqual(a);
@@ -149,9 +121,9 @@ describe("memory store", () => {
   it("ranks word matches with bm25 (title first) and finds identifiers through the trigram table", () => {
     const s = store(project());
     s.insert([
-      item("m1-a", { title: "deploy notes", body: "the widget goes out on fridays" }),
-      item("m1-b", { title: "other", body: "we deploy from src/core/store.ts with snake_case_name" }),
-      item("m1-c", { title: "unrelated", body: "nothing here" }),
+      storedItem("m1-a", { title: "deploy notes", body: "the widget goes out on fridays" }),
+      storedItem("m1-b", { title: "other", body: "we deploy from src/core/store.ts with snake_case_name" }),
+      storedItem("m1-c", { title: "unrelated", body: "nothing here" }),
     ]);
     const words = s.search("deploy", { limit: 10 });
     expect(words.map((h) => h.id)).toEqual(["m1-a", "m1-b"]);
@@ -169,8 +141,12 @@ describe("memory store", () => {
   it("filters by kind (event or item kind names), provider and session (archive id, provider id, prefix)", () => {
     const s = store(project());
     s.insert([
-      item("m1-a", { kind: "tool_call", body: "shared word" }),
-      item("m1-b", { kind: "answer", body: "shared word" }, { provider: "codex", session_id: "codex:zz-9" }),
+      storedItem("m1-a", { kind: "tool_call", body: "shared word" }),
+      storedItem(
+        "m1-b",
+        { kind: "answer", body: "shared word" },
+        { provider: "codex", session_id: "codex:zz-9" },
+      ),
     ]);
     const ids = (q: string) => s.search(q, { limit: 10 }).map((h) => h.id);
     expect(ids("shared kind:tool_result")).toEqual(["m1-a"]);
@@ -188,7 +164,7 @@ describe("memory store", () => {
 
   it("treats FTS5 syntax in a query as text, and refuses a 100 KB query with a usage error", () => {
     const s = store(project());
-    s.insert([item("m1-a", { body: 'a "quoted" NEAR(x) body' })]);
+    s.insert([storedItem("m1-a", { body: 'a "quoted" NEAR(x) body' })]);
     expect(s.search('NEAR(x) "quoted"', { limit: 5 }).map((h) => h.id)).toEqual(["m1-a"]);
     const huge = "word ".repeat(20_000);
     let error: unknown;
@@ -204,7 +180,11 @@ describe("memory store", () => {
 
   it("lists newest first, by session and kind, and iterates every item oldest first", () => {
     const s = store(project());
-    s.insert([item("m1-a"), item("m1-b", { kind: "answer" }), item("m1-c", {}, { session_id: "gemini:q" })]);
+    s.insert([
+      storedItem("m1-a"),
+      storedItem("m1-b", { kind: "answer" }),
+      storedItem("m1-c", {}, { session_id: "gemini:q" }),
+    ]);
     expect(s.list().map((i) => i.id)).toEqual(["m1-c", "m1-b", "m1-a"]);
     expect(s.list({ session: "abc" }).map((i) => i.id)).toEqual(["m1-b", "m1-a"]);
     expect(s.list({ kind: "answer" }).map((i) => i.id)).toEqual(["m1-b"]);
@@ -216,7 +196,7 @@ describe("memory store", () => {
   it("forgets an item and its text leaves the file (index and free pages too)", () => {
     const root = project();
     const s = store(root);
-    s.insert([item("m1-a", { body: "xylophonequartz lives here" }), item("m1-b")]);
+    s.insert([storedItem("m1-a", { body: "xylophonequartz lives here" }), storedItem("m1-b")]);
     s.close();
     const again = store(root);
     expect(again.forget("m1-a")).toBe(true);
@@ -230,8 +210,8 @@ describe("memory store", () => {
 
   it("refuses an item over the 4 KiB bound or of an unknown kind", () => {
     const s = store(project());
-    expect(() => s.insert([item("m1-a", { body: "x".repeat(4097) })])).toThrow(/4 KiB/);
-    expect(() => s.insert([item("m1-b", { kind: "secret" as never })])).toThrow(/unknown kind/);
+    expect(() => s.insert([storedItem("m1-a", { body: "x".repeat(4097) })])).toThrow(/4 KiB/);
+    expect(() => s.insert([storedItem("m1-b", { kind: "secret" as never })])).toThrow(/unknown kind/);
     expect(s.count()).toBe(0);
     s.close();
   });
@@ -270,7 +250,7 @@ describe("memory store", () => {
     other.exec("BEGIN IMMEDIATE");
     let error: unknown;
     try {
-      s.insert([item("m1-a")]);
+      s.insert([storedItem("m1-a")]);
     } catch (e) {
       error = e;
     }
@@ -279,7 +259,7 @@ describe("memory store", () => {
     expect((error as Error).message).toContain(memoryPath(root));
     other.exec("ROLLBACK");
     other.close();
-    expect(s.insert([item("m1-a")]).created).toEqual(["m1-a"]);
+    expect(s.insert([storedItem("m1-a")]).created).toEqual(["m1-a"]);
     s.close();
   });
 
@@ -340,8 +320,11 @@ describe("memory store", () => {
   it("ranks a very common word among its 20,000 newest matches; filters apply before that cap", () => {
     const s = store(project());
     // The oldest item is the best match by far, then RANK_CAP newer ones that also match.
-    const items = [item("m1-old", { kind: "answer", title: "common common common", body: "common common" })];
-    for (let i = 0; i < RANK_CAP; i += 1) items.push(item(`m1-n${i}`, { body: `common word number ${i}` }));
+    const items = [
+      storedItem("m1-old", { kind: "answer", title: "common common common", body: "common common" }),
+    ];
+    for (let i = 0; i < RANK_CAP; i += 1)
+      items.push(storedItem(`m1-n${i}`, { body: `common word number ${i}` }));
     for (let i = 0; i < items.length; i += 5000) s.insert(items.slice(i, i + 5000));
     const hits = s.search("common", { limit: 5 });
     expect(hits).toHaveLength(5);
@@ -353,7 +336,7 @@ describe("memory store", () => {
   it("a memory file with a trigger or view tapedeck did not create is refused by every command, before it runs", () => {
     const root = project();
     const s = store(root);
-    s.insert([item("m1-a")]);
+    s.insert([storedItem("m1-a")]);
     s.close();
     const db = openDatabase(memoryPath(root), { base: root });
     // A planted file's trigger would run on every promoted item.
@@ -369,7 +352,7 @@ describe("memory store", () => {
   it("edits an item's title and text in place: id, kind and source kept, the index follows, the old text leaves the file", () => {
     const root = project();
     const s = store(root);
-    const a = item(
+    const a = storedItem(
       "m1-a",
       { title: "deploy notes", body: "the widget ships on tuesdays" },
       { event_ids: ["x", "y"] },
@@ -406,8 +389,8 @@ describe("memory store", () => {
   it("matches words by stem: 'rotated' finds 'rotates', 'deploying' finds 'deploy'", () => {
     const s = store(project());
     s.insert([
-      item("m1-a", { body: "the staging key rotates every friday" }),
-      item("m1-b", { body: "we deploy at noon" }),
+      storedItem("m1-a", { body: "the staging key rotates every friday" }),
+      storedItem("m1-b", { body: "we deploy at noon" }),
     ]);
     expect(s.search("rotated", { limit: 5 }).map((h) => h.id)).toEqual(["m1-a"]);
     expect(s.search("deploying", { limit: 5 }).map((h) => h.id)).toEqual(["m1-b"]);
@@ -457,7 +440,7 @@ describe("memory store", () => {
   it("a file laid out before origin proofs is still listed, but is not the user's to hand to the agent", () => {
     const root = project();
     const s = store(root);
-    s.insert([item("m1-a")]);
+    s.insert([storedItem("m1-a")]);
     expect(s.isOwn()).toBe(true);
     s.close();
     const db = openDatabase(memoryPath(root), { base: root });

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { deleteSession, findSession } from "../../../src/core/archive.ts";
 import { recordEvents } from "../../../src/core/store.ts";
 import { exportMemory } from "../../../src/memory/store/export.ts";
-import type { MemoryItem } from "../../../src/memory/store/items.ts";
 import {
   parseKinds,
   planPromotion,
@@ -11,6 +10,7 @@ import {
 } from "../../../src/memory/store/promote.ts";
 import { openMemory } from "../../../src/memory/store/store.ts";
 import { verifyMemory } from "../../../src/memory/store/verify.ts";
+import { storedItem } from "../../helpers/memory-item.ts";
 import { event, identity, spec, useTempProjects } from "../../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-verify-");
@@ -50,28 +50,17 @@ describe("memory verify", () => {
 });
 
 describe("memory export", () => {
-  const item: MemoryItem = {
-    id: "m1-x",
-    schema_version: 1,
-    kind: "answer",
-    title: "a\u202etitle",
-    body: "line one\nline ```two``` \u2028 end",
-    truncated: false,
-    created_at: "2026-01-01T00:00:00.000Z",
-    label: null,
-    edited_at: null,
-    source: {
-      provider: "claude",
+  const item = storedItem(
+    "m1-x",
+    { kind: "answer", title: "a\u202etitle", body: "line one\nline ```two``` \u2028 end" },
+    {
       session_id: "claude:s",
-      agent_id: null,
-      seq_from: 1,
       seq_to: 2,
       event_ids: ["a", "b"],
-      envelope_schema_version: 1,
       archive_sha256: "f".repeat(64),
       archive_bytes: 10,
     },
-  };
+  );
 
   function exported(format: "jsonl" | "md"): string {
     const root = project();

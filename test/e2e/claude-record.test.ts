@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,18 +7,14 @@ import { CLAUDE_HOOK_EVENTS } from "../../src/providers/claude/settings.ts";
 import { clientCommand, nodeHookCommand } from "../../src/serve/client-command.ts";
 import { liveServer, type RunInfo, readRunFile, runFilePath } from "../../src/serve/runfile.ts";
 import type { MockUsage, UsageRecord } from "../mocks/anthropic-mock.ts";
-import {
-  type CliResult,
-  expectCompleteSession,
-  expectNoSecrets,
-  expectPrivateModes,
-  readEventsFile,
-  snapshot,
-  walk,
-} from "./archive-checks.ts";
+import { CLAUDE } from "./agents.ts";
+import { expectNoSecrets, expectPrivateModes, snapshot, walk } from "./archive-checks.ts";
 import { hookTrouble } from "./claude-hook-trouble.ts";
+import { RELIED_ON_HOOK_EVENTS } from "./claude-hooks.ts";
 import { type ClaudeResult, claudeTranscriptPath, runClaude } from "./claude-runner.ts";
-import { ANTHROPIC_KEY, AWS_KEY_ID, GITHUB_TOKEN, plantSecrets } from "./planted-secrets.ts";
+import { ANTHROPIC_KEY, GITHUB_TOKEN, plantWithAgentKey } from "./planted-secrets.ts";
+import { pidAlive, until } from "./poll.ts";
+import { expectToolPairs, recording, SHELL_RUN_KINDS, writeSettings } from "./recording.ts";
 import {
   type ClaudeSandbox,
   HOOK_JS,
@@ -37,12 +33,8 @@ type Transport = (typeof TRANSPORTS)[number];
 // ---------------------------------------------------------------------------
 // Planted secrets (see planted-secrets.ts).
 
-const {
-  secrets: SECRETS,
-  needles: NEEDLES,
-  marker,
-  redacted,
-} = plantSecrets({ aws_access_key_id: AWS_KEY_ID, github_token: GITHUB_TOKEN, anthropic_key: ANTHROPIC_KEY });
+const PLANTED = plantWithAgentKey({ anthropic_key: ANTHROPIC_KEY });
+const { needles: NEEDLES, marker, redacted } = PLANTED;
 
 // ---------------------------------------------------------------------------
 // Sandbox: a temp HOME and project, a mock on port 0, cleaned up afterwards.
@@ -58,17 +50,6 @@ function useSandbox(prefix: string): Sandbox {
   return Object.assign(useClaudeSandbox(prefix), { lastRunEnd: 0, servers: new Set<number>() });
 }
 
-/** Runs the built CLI; asynchronous, because the mock lives in this process and must keep serving. */
-function tapedeck(sb: Sandbox, args: string[]): Promise<CliResult> {
-  return sb.cli(args);
-}
-
-async function tapedeckJson<T>(sb: Sandbox, args: string[]): Promise<T> {
-  const res = await tapedeck(sb, [...args, "--json"]);
-  expect(res.code, res.stderr).toBe(0);
-  return JSON.parse(res.stdout) as T;
-}
-
 async function claude(sb: Sandbox, args: string[]): Promise<ClaudeResult> {
   const res = await runClaude({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args });
   sb.lastRunEnd = Date.now();
@@ -81,10 +62,9 @@ async function claude(sb: Sandbox, args: string[]): Promise<ClaudeResult> {
   return res;
 }
 
-const tapedeckDir = (sb: Sandbox) => join(sb.projectDir, ".tapedeck");
-const sessionsRoot = (sb: Sandbox) => join(tapedeckDir(sb), "claude-sessions");
-const sessionDir = (sb: Sandbox, id: string) => join(sessionsRoot(sb), id);
-const settingsPath = (sb: Sandbox) => join(sb.projectDir, ".claude", "settings.local.json");
+/** The project records Claude alone: the CLI's calls name no provider. */
+const recordingOf = (sb: Sandbox) => recording(sb, CLAUDE, []);
+const settingsPath = (sb: Sandbox) => CLAUDE.settings(sb);
 const readJson = <T>(path: string) => JSON.parse(readFileSync(path, "utf8")) as T;
 const transcriptOf = (sb: Sandbox, res: ClaudeResult) =>
   claudeTranscriptPath(sb.home, sb.projectDir, res.sessionId!);
@@ -96,25 +76,6 @@ const transcriptOf = (sb: Sandbox, res: ClaudeResult) =>
 
 const runFileOf = (sb: Sandbox) => runFilePath(sb.projectDir, { TAPEDECK_HOME: join(sb.home, ".tapedeck") });
 const serveState = (sb: Sandbox): RunInfo | undefined => readRunFile(runFileOf(sb));
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Pids of the hook servers running for `projectDir`, from the process table (also those that never got to write serve.json). */
-
-async function until(cond: () => boolean, deadline: number): Promise<boolean> {
-  while (!cond()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
-}
 
 /** GET /health with the run's token; also resets the server's idle clock, as any request does. */
 function health(info: RunInfo): Promise<unknown> {
@@ -142,14 +103,6 @@ function health(info: RunInfo): Promise<unknown> {
     req.on("timeout", () => req.destroy());
     req.on("error", () => resolve(undefined));
   });
-}
-
-function readEvents(sb: Sandbox, id: string): Envelope[] {
-  return readEventsFile(join(sessionDir(sb, id), "events.jsonl"));
-}
-
-function expectNoSecretsUnder(dir: string): void {
-  expectNoSecrets(dir, NEEDLES);
 }
 
 /** Every stop_hook_summary of a transcript: the hooks claude ran for Stop (command text or URL) and their errors. */
@@ -206,34 +159,13 @@ function expectedTurnUsage(served: UsageRecord[]): Record<string, MockUsage> {
   );
 }
 
-interface InspectJson {
-  session_id: string;
-  status: string;
-  event_count: number;
-  byte_count: number;
-  counts_by_kind: Record<string, number>;
-  redaction_count: number;
-  malformed_lines: number;
-  sequence_anomalies: number;
-  checksums: { ok: boolean; reason: string } | null;
-  usage: MockUsage & { sources: string[] };
-}
-
-/** A finished session: complete, checksums over the exact bytes, and `inspect --json` agreeing. */
-function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
-  return expectCompleteSession({
-    dir: sessionDir(sb, id),
-    provider: "claude",
-    id,
-    inspect: () => tapedeckJson<InspectJson>(sb, ["inspect", id, "--project", sb.projectDir]),
-  });
-}
-
 // ---------------------------------------------------------------------------
 
 describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)", (transport: Transport) => {
   const sb = useSandbox(`claude-record-${transport}`);
-  let sessionId = "";
+  const rec = recordingOf(sb);
+  const session = rec.session(() => sb.mock.usageLog);
+  const { runs } = session;
   /** http transport: the port install chose. */
   let hookPort = 0;
   /** What every hook runs: the Node hook itself (command), or the bash client of the project's server (http). */
@@ -255,9 +187,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
   /** http: the project's server is up, on the installed port, announced in its run file, and answers for this project. */
   async function expectHookServerUp(): Promise<RunInfo> {
     // The first hook of a cold run records in-process and starts the server without waiting for it.
-    expect(await until(() => liveServer(runFileOf(sb)) !== undefined, Date.now() + 5000), "server up").toBe(
-      true,
-    );
+    expect(await until(() => liveServer(runFileOf(sb)) !== undefined, 5000), "server up").toBe(true);
     const state = serveState(sb)!;
     expect(state.port).toBe(hookPort);
     expect(await health(state)).toEqual({ ok: true, pid: state.pid, project: sb.projectDir });
@@ -265,27 +195,13 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     return state;
   }
 
-  interface Run {
-    res: ClaudeResult;
-    /** Events this run appended to the main session. */
-    events: Envelope[];
-    /** The mock's responses during this run. */
-    served: UsageRecord[];
-  }
-  const runs: Record<string, Run> = {};
-  let seen = 0;
-
   /** Runs one `claude -p` in the main session and collects what it appended. */
-  async function turn(name: string, args: string[]): Promise<Run> {
-    const served0 = sb.mock.usageLog.length;
-    const res = await claude(sb, sessionId ? ["--resume", sessionId, ...args] : args);
-    expect(res.code, res.stderr).toBe(0);
-    sessionId ||= res.sessionId!;
-    expect(res.sessionId).toBe(sessionId);
-    const all = readEvents(sb, sessionId);
-    const run = { res, events: all.slice(seen), served: sb.mock.usageLog.slice(served0) };
-    seen = all.length;
-    runs[name] = run;
+  async function turn(name: string, args: string[]) {
+    const run = await session.run(name, async (id) => {
+      const res = await claude(sb, id ? ["--resume", id, ...args] : args);
+      expect(res.code, res.stderr).toBe(0);
+      return res;
+    });
     // Every run after the opening session_start belongs to one turn id (the prompt_id), distinct per run.
     const turnId = run.events[1]?.turn_id;
     expect(turnId).toMatch(/^[0-9a-f-]{36}$/);
@@ -293,8 +209,6 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     for (const other of Object.values(runs)) {
       if (other !== run) expect(other.events[1]?.turn_id).not.toBe(turnId);
     }
-    for (const e of run.events)
-      expect(e).toMatchObject({ provider: "claude", session_id: `claude:${sessionId}` });
     // Per run, turn_usage holds exactly the responses the mock served in it.
     expect(turnUsageById(run.events)).toEqual(expectedTurnUsage(run.served));
     // http: everything after session_start went through the project's hook server, which is still up.
@@ -306,49 +220,15 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
   const only = (events: Envelope[], kind: string) => events.filter((e) => e.kind === kind);
 
   it("install writes our hooks, the status line and the project config", async () => {
-    const res = await tapedeck(sb, [
-      "install",
-      "claude",
-      "--project",
-      sb.projectDir,
-      "--transport",
-      transport,
-      "--yes",
-    ]);
+    const res = await rec.install("--transport", transport, "--yes");
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain("Recording is on");
     expect(res.stdout).toMatch(new RegExp(`^Transport +${transport}$`, "m"));
 
-    const config = readJson<{ schema_version: number; providers: { claude: Record<string, unknown> } }>(
-      join(tapedeckDir(sb), "config.json"),
-    );
+    const config = rec.installed(transport, transport === "http" ? { http_port: expect.any(Number) } : {});
     if (transport === "http") {
-      expect(config).toEqual({
-        schema_version: 1,
-        providers: {
-          claude: {
-            recording: "on",
-            recording_since: expect.stringMatching(/^\d{4}-/),
-            mode: "capture-only",
-            transport: "http",
-            http_port: expect.any(Number),
-          },
-        },
-      });
-      hookPort = config.providers.claude.http_port as number;
+      hookPort = config.http_port as number;
       expect(Number.isInteger(hookPort) && hookPort > 0 && hookPort < 65536).toBe(true);
-    } else {
-      expect(config).toEqual({
-        schema_version: 1,
-        providers: {
-          claude: {
-            recording: "on",
-            recording_since: expect.stringMatching(/^\d{4}-/),
-            mode: "capture-only",
-            transport: "command",
-          },
-        },
-      });
     }
 
     const settings = readJson<{
@@ -367,30 +247,15 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
       expect(groups[0]!.hooks, event).toEqual([commandHook]);
     }
     // The events this test relies on are among them.
-    for (const event of [
-      "SessionStart",
-      "UserPromptSubmit",
-      "PreToolUse",
-      "PostToolUse",
-      "PostToolUseFailure",
-      "Stop",
-      "StopFailure",
-      "SubagentStart",
-      "SubagentStop",
-      "PreCompact",
-      "PostCompact",
-      "SessionEnd",
-    ]) {
-      expect(settings.hooks[event], event).toBeDefined();
-    }
+    for (const event of RELIED_ON_HOOK_EVENTS) expect(settings.hooks[event], event).toBeDefined();
     expect(settings.statusLine).toEqual({
       type: "command",
       command: `${nodeHookCommand(process.execPath, HOOK_JS, ["--statusline", "claude"])} # tapedeck`,
       padding: 0,
     });
-    expect(await tapedeckJson(sb, ["status", "--project", sb.projectDir])).toMatchObject({ recording: true });
+    expect(await rec.json(["status", "--project", sb.projectDir])).toMatchObject({ recording: true });
     // doctor reads the hook commands it wrote, the hook client's included.
-    const doctor = await tapedeck(sb, ["doctor", "--project", sb.projectDir, "--json"]);
+    const doctor = await rec.cli(["doctor", "--project", sb.projectDir, "--json"]);
     expect(doctor.code, doctor.stdout).toBe(0);
     const checks = (
       JSON.parse(doctor.stdout) as {
@@ -407,25 +272,14 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
   });
 
   it("turn 1: Bash with planted secrets in the prompt, the command and its output", async () => {
-    const prompt =
-      `Remember these for later: ${AWS_KEY_ID} and ${ANTHROPIC_KEY}\n` +
-      `SCENARIO_BASH echo hello token=${GITHUB_TOKEN}`;
+    const { prompt } = PLANTED;
     const { res, events, served } = await turn("bash", [prompt]);
     expect(res.json.result).toBe(`Done: hello token=${GITHUB_TOKEN}`);
     expect(served.map((u) => [u.scenario, u.agentId])).toEqual([
       ["bash", null],
       ["bash-result", null],
     ]);
-    expect(kinds(events)).toEqual([
-      "session_start",
-      "user_prompt",
-      "tool_call",
-      "tool_result",
-      "assistant_message",
-      "turn_usage",
-      "turn_usage",
-      "session_end",
-    ]);
+    expect(kinds(events)).toEqual(SHELL_RUN_KINDS);
     const [start, userPrompt, call, result, message, , , end] = events;
     expect(start!.payload).toMatchObject({ hook_event_name: "SessionStart", source: "startup" });
     expect(userPrompt!.payload).toEqual({ hook_event_name: "UserPromptSubmit", prompt: redacted(prompt) });
@@ -445,7 +299,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     expect(end!.payload).toEqual({ hook_event_name: "SessionEnd", reason: "other" });
     for (const e of events) expect(e.agent_id).toBeUndefined();
     // The session is finalized at every SessionEnd, and reopened by the next run's session_start.
-    expect(readJson<Manifest>(join(sessionDir(sb, sessionId), "manifest.json")).status).toBe("complete");
+    expect(readJson<Manifest>(join(rec.sessionDir(session.id), "manifest.json")).status).toBe("complete");
   });
 
   it("turn 2 (resume): a failing Bash command becomes a tool_error", async () => {
@@ -573,7 +427,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
   });
 
   it("the whole session: epochs, tool pairing, usage, completion, checksums", async () => {
-    const events = readEvents(sb, sessionId);
+    const events = rec.events(session.id);
     expect(events).toEqual(Object.values(runs).flatMap((r) => r.events));
     expect(only(events, "session_start").map((e) => e.payload.source)).toEqual([
       "startup",
@@ -587,19 +441,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     expect(only(events, "provider_event")).toEqual([]);
 
     // Every tool_call has exactly one result or error with its tool_use_id, later and from the same agent.
-    const calls = only(events, "tool_call");
-    const outcomes = events.filter((e) => e.kind === "tool_result" || e.kind === "tool_error");
-    expect(calls).toHaveLength(4);
-    expect(outcomes).toHaveLength(calls.length);
-    for (const call of calls) {
-      const id = call.payload.tool_use_id;
-      expect(id).toMatch(/^toolu_/);
-      const matching = outcomes.filter((o) => o.payload.tool_use_id === id);
-      expect(matching, String(id)).toHaveLength(1);
-      expect(matching[0]!.sequence).toBeGreaterThan(call.sequence);
-      expect(matching[0]!.agent_id).toBe(call.agent_id);
-    }
-    expect(new Set(calls.map((c) => c.payload.tool_use_id)).size).toBe(calls.length);
+    expectToolPairs(events, 4, ["tool_result", "tool_error"], /^toolu_/);
 
     // Usage: the session's turn_usage is exactly the mock's whole log (subagents included) minus the
     // compaction summary.
@@ -615,7 +457,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
       expect(e.event_id).toBe(`turn_usage:${served.messageId}`);
     }
 
-    const inspected = await expectComplete(sb, sessionId);
+    const inspected = await rec.complete(session.id);
     const sum = (k: keyof MockUsage) => Object.values(expected).reduce((acc, u) => acc + u[k], 0);
     expect(inspected.usage).toEqual({
       input_tokens: sum("input_tokens"),
@@ -627,17 +469,17 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     });
     expect(inspected.redaction_count).toBeGreaterThan(0);
 
-    const list = await tapedeckJson<Array<{ session_id: string; status: string }>>(sb, [
+    const list = await rec.json<Array<{ session_id: string; status: string }>>([
       "list",
       "--project",
       sb.projectDir,
     ]);
-    expect(list).toMatchObject([{ session_id: `claude:${sessionId}`, status: "complete" }]);
+    expect(list).toMatchObject([{ session_id: `claude:${session.id}`, status: "complete" }]);
 
     const out = join(sb.root, "export.jsonl");
-    const exported = await tapedeck(sb, [
+    const exported = await rec.cli([
       "export",
-      sessionId,
+      session.id,
       "--format",
       "jsonl",
       "--out",
@@ -647,7 +489,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     ]);
     expect(exported.code, exported.stderr).toBe(0);
     const lines = readFileSync(out, "utf8").trim().split("\n");
-    expect(JSON.parse(lines[0]!)).toMatchObject({ record: "manifest", session_id: `claude:${sessionId}` });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ record: "manifest", session_id: `claude:${session.id}` });
     expect(lines.slice(1).map((l) => (JSON.parse(l) as Envelope).sequence)).toEqual(
       events.map((e) => e.sequence),
     );
@@ -656,7 +498,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     // No hook of any run (main thread or subagent) failed, timed out or printed anything.
     expect(hookTrouble(transcriptsUnder(join(sb.home, ".claude", "projects")))).toEqual([]);
     // Claude's own account: at the end of every turn (all but /compact) it ran our Stop hook, by command or by URL.
-    expect(stopHookSummaries(claudeTranscriptPath(sb.home, sb.projectDir, sessionId))).toEqual(
+    expect(stopHookSummaries(claudeTranscriptPath(sb.home, sb.projectDir, session.id))).toEqual(
       ["bash", "fail", "agent", "text"].map(() => ({ hooks: [stopHookLabel()], errors: [] })),
     );
     // http: the server outlives its last agent for a grace period, so late hooks still land (the next test
@@ -665,14 +507,9 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
   });
 
   it("no planted secret reaches .tapedeck; every file is 0600 and every directory 0700", () => {
-    const tree = tapedeckDir(sb);
-    expectNoSecretsUnder(tree);
-    const raw = readFileSync(join(sessionDir(sb, sessionId), "events.jsonl"), "utf8");
-    for (const kind of Object.keys(SECRETS)) expect(raw).toContain(marker(kind as keyof typeof SECRETS));
-    // Positive control: claude's own transcript holds every needle, so the scan above would have found a leak.
-    const transcript = readFileSync(claudeTranscriptPath(sb.home, sb.projectDir, sessionId));
-    for (const needle of NEEDLES) expect(transcript.includes(Buffer.from(needle)), needle).toBe(true);
-    expectPrivateModes(tree);
+    // Claude's own transcript holds every needle.
+    const transcript = readFileSync(claudeTranscriptPath(sb.home, sb.projectDir, session.id));
+    rec.expectSecretsKeptOut(session.id, PLANTED, [transcript]);
   });
 
   let probe: ClaudeResult | undefined;
@@ -690,59 +527,45 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
   }
 
   it("record stop: a new claude run writes nothing; record start records again", async () => {
-    const stop = await tapedeck(sb, ["record", "stop", "--project", sb.projectDir]);
-    expect(stop.code, stop.stderr).toBe(0);
-    expect(await tapedeckJson(sb, ["status", "--project", sb.projectDir])).toMatchObject({
-      recording: false,
-    });
+    await rec.stop();
     // http: the last run's server is still up (and this request restarts its idle clock), so it answers the
     // hooks of this run with an empty 2xx and, reading the config on every request, records nothing.
     const lingering = transport === "http" ? await expectHookServerUp() : undefined;
-    const before = snapshot(tapedeckDir(sb));
+    const before = snapshot(rec.dir());
 
     const off = await claude(sb, ["SCENARIO_BASH echo while-stopped"]);
     expect(off.code).toBe(0);
     expect(off.json.result).toBe("Done: while-stopped");
     expect(off.stderr).toBe("");
     expect(hookTrouble([transcriptOf(sb, off)])).toEqual([]);
-    expectNothingWritten(before, snapshot(tapedeckDir(sb)));
-    expect(existsSync(sessionDir(sb, off.sessionId!))).toBe(false);
+    expectNothingWritten(before, snapshot(rec.dir()));
+    expect(existsSync(rec.sessionDir(off.sessionId!))).toBe(false);
 
     if (transport === "http") {
       // With no server at all (stopped cleanly here), the stopped run's first hook finds none, records nothing
       // in its own process, and starts one, which answers the rest with an empty 2xx and records nothing either.
       process.kill(lingering!.pid, "SIGTERM");
-      expect(await until(() => !pidAlive(lingering!.pid), Date.now() + 5000), "server exit").toBe(true);
+      expect(await until(() => !pidAlive(lingering!.pid), 5000), "server exit").toBe(true);
       expect(serveState(sb)).toBeUndefined();
-      const beforeDown = snapshot(tapedeckDir(sb));
+      const beforeDown = snapshot(rec.dir());
       const down = await claude(sb, ["SCENARIO_BASH echo while-stopped"]);
       expect(down.code).toBe(0);
       expect(down.json.is_error).toBe(false);
       expect(down.json.result).toBe(off.json.result);
       expect(down.stderr).toBe("");
       expect(hookTrouble([transcriptOf(sb, down)])).toEqual([]);
-      expectNothingWritten(beforeDown, snapshot(tapedeckDir(sb)));
-      expect(existsSync(sessionDir(sb, down.sessionId!))).toBe(false);
+      expectNothingWritten(beforeDown, snapshot(rec.dir()));
+      expect(existsSync(rec.sessionDir(down.sessionId!))).toBe(false);
     }
 
-    const start = await tapedeck(sb, ["record", "start", "--project", sb.projectDir]);
-    expect(start.code, start.stderr).toBe(0);
+    await rec.start();
     probe = await claude(sb, ["SCENARIO_BASH echo probe"]);
     expect(probe.code).toBe(0);
     expect(probe.json.result).toBe("Done: probe");
     expect(probe.stderr).toBe("");
-    expect(kinds(readEvents(sb, probe.sessionId!))).toEqual([
-      "session_start",
-      "user_prompt",
-      "tool_call",
-      "tool_result",
-      "assistant_message",
-      "turn_usage",
-      "turn_usage",
-      "session_end",
-    ]);
-    await expectComplete(sb, probe.sessionId!);
-    expect(readEvents(sb, sessionId)).toHaveLength(seen);
+    expect(kinds(rec.events(probe.sessionId!))).toEqual(SHELL_RUN_KINDS);
+    await rec.complete(probe.sessionId!);
+    expect(rec.events(session.id)).toHaveLength(session.seen);
     if (transport === "http") {
       // The stopped run brought up a new server, and this one used it.
       const restarted = await expectHookServerUp();
@@ -752,22 +575,8 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
 
   it("a broken session root never disturbs claude", async () => {
     expect(probe).toBeDefined();
-    // chmod cannot stop root (CI runs as root), so the session root becomes a regular file: every mkdir/open
-    // below it fails with ENOTDIR for any user.
-    const saved = join(sb.root, "saved-sessions");
-    const diagnostics = join(tapedeckDir(sb), "diagnostics.jsonl");
-    const diagBefore = existsSync(diagnostics) ? readFileSync(diagnostics, "utf8") : "";
-    const archived = snapshot(sessionsRoot(sb));
-    renameSync(sessionsRoot(sb), saved);
-    writeFileSync(sessionsRoot(sb), "not a directory\n", { mode: 0o600 });
-    let broken: ClaudeResult;
-    try {
-      broken = await claude(sb, ["SCENARIO_BASH echo probe"]);
-      expect(readFileSync(sessionsRoot(sb), "utf8")).toBe("not a directory\n");
-    } finally {
-      rmSync(sessionsRoot(sb), { force: true });
-      renameSync(saved, sessionsRoot(sb));
-    }
+    // Nothing recorded, the archive untouched, and the failure noted without content.
+    const broken = await rec.withBrokenRoot(() => claude(sb, ["SCENARIO_BASH echo probe"]));
     // Same outcome as the recorded run of the same prompt (the mock is deterministic per prompt).
     expect(broken.code).toBe(0);
     expect(broken.json.is_error).toBe(false);
@@ -775,18 +584,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     expect(broken.stderr).toBe("");
     expect(broken.stdout).not.toMatch(/hook|tapedeck|ENOTDIR/i);
     expect(hookTrouble([claudeTranscriptPath(sb.home, sb.projectDir, broken.sessionId!)])).toEqual([]);
-    // Nothing was recorded, the archive is untouched, and the failure was noted without content.
-    expect(existsSync(sessionDir(sb, broken.sessionId!))).toBe(false);
-    expect(snapshot(sessionsRoot(sb))).toEqual(archived);
-    const diagNew = readFileSync(diagnostics, "utf8").slice(diagBefore.length).trim().split("\n");
-    expect(diagNew.length).toBeGreaterThan(0);
-    // The store refuses a session root that is not a real directory before any open fails with ENOTDIR.
-    for (const line of diagNew)
-      expect(JSON.parse(line)).toMatchObject({
-        what: "error",
-        code: expect.stringMatching(/^(UnsafePathError|ENOTDIR)$/),
-      });
-    await expectComplete(sb, sessionId);
+    await rec.complete(session.id);
     // http: the server swallowed the failures too (an empty 2xx each time) and is still up.
     if (transport === "http") await expectHookServerUp();
   });
@@ -799,13 +597,13 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
       // hook can bring it back, another local user binds the port.
       const crashed = await expectHookServerUp();
       process.kill(crashed.pid, "SIGKILL");
-      expect(await until(() => !pidAlive(crashed.pid), Date.now() + 5000)).toBe(true);
+      expect(await until(() => !pidAlive(crashed.pid), 5000)).toBe(true);
       const squatter = await squatAsNobody(hookPort);
       let down: ClaudeResult;
       try {
         down = await claude(sb, ["SCENARIO_BASH echo probe"]);
         // The hooks' attempts to start a server on the taken port gave up, and left no process behind.
-        expect(await until(() => hookServerPids(sb.projectDir).length === 0, Date.now() + 3000)).toBe(true);
+        expect(await until(() => hookServerPids(sb.projectDir).length === 0, 3000)).toBe(true);
         expect(squatter.received()).toEqual([]);
       } finally {
         await squatter.close();
@@ -818,14 +616,14 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
       expect(down.stdout).not.toMatch(/hook|tapedeck|ECONNREFUSED|HTTP 500/i);
       expect(hookTrouble([transcriptOf(sb, down)])).toEqual([]);
       // Every hook recorded in its own process instead: the whole run is there, and complete.
-      expect(kinds(readEvents(sb, down.sessionId!))).toEqual(kinds(readEvents(sb, probe!.sessionId!)));
-      await expectComplete(sb, down.sessionId!);
+      expect(kinds(rec.events(down.sessionId!))).toEqual(kinds(rec.events(probe!.sessionId!)));
+      await rec.complete(down.sessionId!);
       // The port is free again. The squatted run's failed start holds its claim for 5 s (so that a squatted
       // port costs one Node start per 5 s, not one per hook); a hook after that brings a server back.
       let up = false;
       for (let attempt = 0; attempt < 4 && !up; attempt += 1) {
         await claude(sb, ["SCENARIO_BASH echo probe"]);
-        up = await until(() => liveServer(runFileOf(sb)) !== undefined, Date.now() + 2500);
+        up = await until(() => liveServer(runFileOf(sb)) !== undefined, 2500);
       }
       const back = await expectHookServerUp();
       expect(back.pid).not.toBe(crashed.pid);
@@ -833,7 +631,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
 
   it("a corrupt .tapedeck/config.json, then a moved install: claude never notices", async () => {
     expect(probe).toBeDefined();
-    const configPath = join(tapedeckDir(sb), "config.json");
+    const configPath = join(rec.dir(), "config.json");
     const config = readFileSync(configPath, "utf8");
     const settings = readFileSync(settingsPath(sb), "utf8");
     try {
@@ -844,7 +642,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
       expect(corrupt.stderr).toBe("");
       expect(hookTrouble([transcriptOf(sb, corrupt)])).toEqual([]);
       // Nothing recorded (the config says nothing usable), and the config is left as it was found.
-      expect(existsSync(sessionDir(sb, corrupt.sessionId!))).toBe(false);
+      expect(existsSync(rec.sessionDir(corrupt.sessionId!))).toBe(false);
       expect(readFileSync(configPath, "utf8")).toBe('{"schema_version": 1, "providers": {');
       writeFileSync(configPath, config, { mode: 0o600 });
       // The install moved: every path in the hook commands now names something that is not there.
@@ -872,7 +670,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     expect(res.json).toMatchObject({ is_error: true, api_error_status: 400 });
     expect(res.stderr).toBe("");
     expect(sb.mock.usageLog.length).toBe(served0);
-    const events = readEvents(sb, res.sessionId!);
+    const events = rec.events(res.sessionId!);
     // claude -p kills the StopFailure hook ~15 ms after starting it, as it exits (measured). command: about when
     // node has loaded the hook, so it is recorded only sometimes (2 of 5 runs in a sample). http: the bash client
     // hands the payload to the warm server in ~4 ms, before the kill on an idle machine (10 of 10 runs) but not
@@ -893,12 +691,12 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
     ]);
     expect(kinds(events).at(-1)).toBe("session_end");
     expect(events[1]!.payload).toMatchObject({ prompt: "SCENARIO_APIERROR" });
-    await expectComplete(sb, res.sessionId!);
+    await rec.complete(res.sessionId!);
   });
 
   it("after every run: still no secrets, still private modes, no hook trouble in any transcript", () => {
-    expectNoSecretsUnder(tapedeckDir(sb));
-    expectPrivateModes(tapedeckDir(sb));
+    expectNoSecrets(rec.dir(), NEEDLES);
+    expectPrivateModes(rec.dir());
     // Includes the runs with recording stopped, with the broken root, with the server killed and its port
     // squatted, and with the StopFailure hook.
     const transcripts = transcriptsUnder(join(sb.home, ".claude", "projects"));
@@ -913,11 +711,11 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
       return;
     }
     const warm = await expectHookServerUp();
-    const res = await tapedeck(sb, ["uninstall", "claude", "--project", sb.projectDir]);
+    const res = await rec.uninstall();
     expect(res.code, res.stderr).toBe(0);
-    expect(await until(() => !pidAlive(warm.pid), Date.now() + 3000)).toBe(true);
+    expect(await until(() => !pidAlive(warm.pid), 3000)).toBe(true);
     expect(serveState(sb)).toBeUndefined();
-    expect(await until(() => hookServerPids(sb.projectDir).length === 0, Date.now() + 3000)).toBe(true);
+    expect(await until(() => hookServerPids(sb.projectDir).length === 0, 3000)).toBe(true);
   });
 });
 
@@ -937,19 +735,15 @@ function userSettings(statusLine?: Settings): Settings {
   };
 }
 
-function writeUserSettings(sb: Sandbox, settings: Settings): void {
-  mkdirSync(join(sb.projectDir, ".claude"), { recursive: true });
-  writeFileSync(settingsPath(sb), `${JSON.stringify(settings, null, 2)}\n`);
-}
-
 describe("uninstall removes exactly what install added", () => {
   const sb = useSandbox("claude-uninstall");
+  const rec = recordingOf(sb);
 
   it("keeps the user's hook, permissions and env; recording stops with the hooks", async () => {
     const original = userSettings();
-    writeUserSettings(sb, original);
+    writeSettings(settingsPath(sb), original);
 
-    const install = await tapedeck(sb, ["install", "claude", "--project", sb.projectDir, "--yes"]);
+    const install = await rec.install("--yes");
     expect(install.code, install.stderr).toBe(0);
     const installed = readJson<Settings & { hooks: Record<string, unknown[]> }>(settingsPath(sb));
     expect(installed.permissions).toEqual(original.permissions);
@@ -964,39 +758,34 @@ describe("uninstall removes exactly what install added", () => {
     // Both hooks run side by side: the user's PreToolUse does not stop ours from recording.
     const recorded = await claude(sb, ["SCENARIO_BASH echo both"]);
     expect(recorded.json.result).toBe("Done: both");
-    expect(readEvents(sb, recorded.sessionId!).map((e) => e.kind)).toContain("tool_result");
+    expect(rec.events(recorded.sessionId!).map((e) => e.kind)).toContain("tool_result");
 
-    const uninstall = await tapedeck(sb, ["uninstall", "claude", "--project", sb.projectDir]);
+    const uninstall = await rec.uninstall();
     expect(uninstall.code, uninstall.stderr).toBe(0);
     expect(readJson(settingsPath(sb))).toEqual(original);
-    const config = readJson<{ providers: Record<string, unknown> }>(join(tapedeckDir(sb), "config.json"));
+    const config = readJson<{ providers: Record<string, unknown> }>(join(rec.dir(), "config.json"));
     expect(config.providers.claude).toBeUndefined();
 
     // With the hooks gone nothing is recorded, and the recorded session is kept.
-    const before = snapshot(tapedeckDir(sb));
+    const before = snapshot(rec.dir());
     const after = await claude(sb, ["SCENARIO_BASH echo gone"]);
     expect(after.json.result).toBe("Done: gone");
-    expect(snapshot(tapedeckDir(sb))).toEqual(before);
-    expect(existsSync(join(sessionDir(sb, recorded.sessionId!), "events.jsonl"))).toBe(true);
+    expect(snapshot(rec.dir())).toEqual(before);
+    expect(existsSync(join(rec.sessionDir(recorded.sessionId!), "events.jsonl"))).toBe(true);
   });
 
   it("keeps a custom status line instead of replacing it", async () => {
     const original = userSettings({ type: "command", command: "echo my-status", padding: 1 });
-    writeUserSettings(sb, original);
+    writeSettings(settingsPath(sb), original);
 
-    const install = await tapedeckJson<{ status_line: string; hooks: number }>(sb, [
-      "install",
-      "claude",
-      "--project",
-      sb.projectDir,
-      "--yes",
-    ]);
-    expect(install).toMatchObject({ status_line: "kept yours", hooks: 17 });
+    const install = await rec.install("--yes", "--json");
+    expect(install.code, install.stderr).toBe(0);
+    expect(JSON.parse(install.stdout)).toMatchObject({ status_line: "kept yours", hooks: 17 });
     const installed = readJson<Settings & { hooks: Record<string, unknown[]> }>(settingsPath(sb));
     expect(installed.statusLine).toEqual(original.statusLine);
     expect(installed.hooks.PreToolUse).toHaveLength(2);
 
-    const uninstall = await tapedeck(sb, ["uninstall", "claude", "--project", sb.projectDir]);
+    const uninstall = await rec.uninstall();
     expect(uninstall.code, uninstall.stderr).toBe(0);
     expect(readJson(settingsPath(sb))).toEqual(original);
   });

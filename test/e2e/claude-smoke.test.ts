@@ -7,23 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AnthropicMock, startAnthropicMock } from "../mocks/anthropic-mock.ts";
+import { RELIED_ON_HOOK_EVENTS, type ReliedOnHookEvent } from "./claude-hooks.ts";
 import { type ClaudeResult, claudeTranscriptPath, makeClaudeHome, runClaude } from "./claude-runner.ts";
 
-const EVENTS = [
-  "SessionStart",
-  "UserPromptSubmit",
-  "PreToolUse",
-  "PostToolUse",
-  "PostToolUseFailure",
-  "Stop",
-  "StopFailure",
-  "SubagentStart",
-  "SubagentStop",
-  "PreCompact",
-  "PostCompact",
-  "SessionEnd",
-] as const;
-type HookEvent = (typeof EVENTS)[number];
 type HookPayload = Record<string, unknown> & { session_id: string; hook_event_name: string };
 
 interface TranscriptUsage {
@@ -48,7 +34,7 @@ describe("claude e2e harness (real CLI, mock API)", () => {
     mkdirSync(captureDir);
     // `cat >>` is the only hook body fast enough for StopFailure, which claude -p kills ~20 ms after spawning.
     const hooks = Object.fromEntries(
-      EVENTS.map((event) => {
+      RELIED_ON_HOOK_EVENTS.map((event) => {
         const file = join(captureDir, `${event}.jsonl`);
         const command = `cat >> '${file}'; echo >> '${file}'`;
         return [event, [{ matcher: "*", hooks: [{ type: "command", command, timeout: 30 }] }]];
@@ -66,10 +52,10 @@ describe("claude e2e harness (real CLI, mock API)", () => {
 
   /** Captures are cleared per run so each step only sees the hooks it caused. */
   function resetCaptures(): void {
-    for (const event of EVENTS) rmSync(join(captureDir, `${event}.jsonl`), { force: true });
+    for (const event of RELIED_ON_HOOK_EVENTS) rmSync(join(captureDir, `${event}.jsonl`), { force: true });
   }
 
-  function captured(event: HookEvent): HookPayload[] {
+  function captured(event: ReliedOnHookEvent): HookPayload[] {
     const file = join(captureDir, `${event}.jsonl`);
     if (!existsSync(file)) return [];
     return readFileSync(file, "utf8")

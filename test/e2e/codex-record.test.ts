@@ -27,31 +27,19 @@
  * epoch for it after an ended one, so every resume keeps its own session_start and session_end (checked below).
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import type { Envelope, Manifest } from "../../src/core/schemas.ts";
-import {
-  CODEX_BIN,
-  type CodexJsonEvent,
-  type CodexResult,
-  MOCK_KEY_ENV,
-  runCodex,
-} from "../../src/demo/codex-offline.ts";
+import { CODEX_BIN, type CodexJsonEvent, MOCK_KEY_ENV, runCodex } from "../../src/demo/codex-offline.ts";
 import type { ResponsesUsageRecord } from "../../src/demo/openai-responses-mock.ts";
 import { CODEX_HOOK_EVENTS } from "../../src/providers/codex/installer.ts";
 import { nodeHookCommand } from "../../src/serve/client-command.ts";
-import {
-  type CliResult,
-  expectCompleteSession,
-  expectNoSecrets,
-  expectPrivateModes,
-  readEventsFile,
-  snapshot,
-  walk,
-} from "./archive-checks.ts";
-import { AWS_KEY_ID, GITHUB_TOKEN, OPENAI_KEY, plantSecrets } from "./planted-secrets.ts";
+import { CODEX } from "./agents.ts";
+import { type CliResult, expectNoSecrets, expectPrivateModes, snapshot, walk } from "./archive-checks.ts";
+import { GITHUB_TOKEN, OPENAI_KEY, plantWithAgentKey } from "./planted-secrets.ts";
+import { expectToolPairs, recording, SHELL_RUN_KINDS } from "./recording.ts";
 import { CLI_JS, type CodexSandbox, HOOK_JS, useBuild, useCodexSandbox } from "./sandboxes.ts";
 
 useBuild();
@@ -59,29 +47,14 @@ useBuild();
 // ---------------------------------------------------------------------------
 // Planted secrets (see planted-secrets.ts).
 
-const {
-  secrets: SECRETS,
-  needles: NEEDLES,
-  marker,
-  redacted,
-} = plantSecrets({ aws_access_key_id: AWS_KEY_ID, github_token: GITHUB_TOKEN, openai_key: OPENAI_KEY });
+const PLANTED = plantWithAgentKey({ openai_key: OPENAI_KEY });
+const { needles: NEEDLES, marker, redacted } = PLANTED;
 
 // ---------------------------------------------------------------------------
 // Sandbox: a temp HOME (with CODEX_HOME inside) and project, a mock on port 0, cleaned up afterwards.
 
 type Sandbox = CodexSandbox;
-const useSandbox = useCodexSandbox;
-
-/** Runs the built CLI; asynchronous, because the mock lives in this process and must keep serving. */
-function tapedeck(sb: Sandbox, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return sb.cli(args, env);
-}
-
-async function tapedeckJson<T>(sb: Sandbox, args: string[]): Promise<T> {
-  const res = await tapedeck(sb, [...args, "--json"]);
-  expect(res.code, res.stderr).toBe(0);
-  return JSON.parse(res.stdout) as T;
-}
+const recordingOf = (sb: Sandbox) => recording(sb, CODEX, ["--provider", "codex"]);
 
 /** The warning items every `codex exec` of this setup prints; anything else (a hook complaint) is trouble. */
 const BYPASS_WARNING =
@@ -116,19 +89,8 @@ async function codex(
   return res;
 }
 
-const tapedeckDir = (sb: Sandbox) => join(sb.projectDir, ".tapedeck");
-const sessionsRoot = (sb: Sandbox) => join(tapedeckDir(sb), "codex-sessions");
-const sessionDir = (sb: Sandbox, id: string) => join(sessionsRoot(sb), id);
 const hooksPath = (sb: Sandbox) => join(sb.projectDir, ".codex", "hooks.json");
 const readJson = <T>(path: string) => JSON.parse(readFileSync(path, "utf8")) as T;
-
-function readEvents(sb: Sandbox, id: string): Envelope[] {
-  return readEventsFile(join(sessionDir(sb, id), "events.jsonl"));
-}
-
-function expectNoSecretsUnder(dir: string): void {
-  expectNoSecrets(dir, NEEDLES);
-}
 
 /**
  * tapedeck's usage for one response, as the mock served it (Responses names mapped to the envelope's). The
@@ -158,29 +120,6 @@ function turnUsageById(events: Envelope[]): Record<string, unknown> {
     out[id] = e.usage;
   }
   return out;
-}
-
-interface InspectJson {
-  session_id: string;
-  status: string;
-  event_count: number;
-  counts_by_kind: Record<string, number>;
-  redaction_count: number;
-  malformed_lines: number;
-  sequence_anomalies: number;
-  checksums: { ok: boolean; reason: string } | null;
-  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; sources: string[] };
-}
-
-/** A finished session: complete, checksums over the exact bytes, and `inspect --json` agreeing. */
-function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
-  return expectCompleteSession({
-    dir: sessionDir(sb, id),
-    provider: "codex",
-    id,
-    inspect: () =>
-      tapedeckJson<InspectJson>(sb, ["inspect", id, "--provider", "codex", "--project", sb.projectDir]),
-  });
 }
 
 /** `codex exec --json` without what legitimately differs between two runs of the same prompt. */
@@ -336,36 +275,21 @@ interface TrustReport {
 }
 
 describe("tapedeck records the real codex CLI (command transport)", () => {
-  const sb = useSandbox("codex-record");
-  let threadId = "";
+  const sb = useCodexSandbox("codex-record");
+  const rec = recordingOf(sb);
   const hookCommand = `${nodeHookCommand(process.execPath, HOOK_JS, ["codex"])} # tapedeck`;
   const foreignHook = { type: "command", command: "true", timeout: 5 };
-
-  interface Run {
-    res: CodexResult;
-    /** Events this run appended to the main session. */
-    events: Envelope[];
-    /** The mock's responses during this run. */
-    served: ResponsesUsageRecord[];
-  }
-  const runs: Record<string, Run> = {};
-  let seen = 0;
+  const mainThread = rec.session(() => sb.mock.usageLog);
+  const { runs } = mainThread;
 
   /** Runs one `codex exec` (the first) or `codex exec resume` in the main thread and collects what it appended. */
-  async function turn(name: string, prompt: string, config: string[] = []): Promise<Run> {
-    const served0 = sb.mock.usageLog.length;
-    const args = threadId ? ["resume", ...config, threadId, prompt] : [...config, prompt];
-    const res = await codex(sb, args);
-    threadId ||= res.threadId!;
-    expect(res.threadId).toBe(threadId);
-    const all = readEvents(sb, threadId);
-    const run = { res, events: all.slice(seen), served: sb.mock.usageLog.slice(served0) };
-    seen = all.length;
-    runs[name] = run;
-    for (const e of run.events)
-      expect(e).toMatchObject({ provider: "codex", session_id: `codex:${threadId}` });
+  async function turn(name: string, prompt: string, config: string[] = []) {
+    const run = await mainThread.run(name, (id) =>
+      codex(sb, id ? ["resume", ...config, id, prompt] : [...config, prompt]),
+    );
+    const { res } = run;
     // The mock saw this thread: session-id is the root thread, thread-id the child's inside a subagent.
-    for (const u of run.served) expect(u.sessionId).toBe(threadId);
+    for (const u of run.served) expect(u.sessionId).toBe(mainThread.id);
     // Per run, turn_usage holds exactly the responses the mock served in it (the subagent's and the
     // compaction summary's included), each with the mock's own numbers, attributed to the thread that asked.
     expect(turnUsageById(run.events)).toEqual(
@@ -377,7 +301,7 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
     }
     // codex's own turn.completed usage is the thread's running total (over every run so far), which tapedeck
     // never records: no turn_usage equals it.
-    const rootServed = sb.mock.usageLog.filter((u) => u.threadId === threadId);
+    const rootServed = sb.mock.usageLog.filter((u) => u.threadId === mainThread.id);
     expect(res.turnUsage).toMatchObject({
       input_tokens: rootServed.reduce((a, u) => a + u.usage.input_tokens, 0),
       output_tokens: rootServed.reduce((a, u) => a + u.usage.output_tokens, 0),
@@ -399,8 +323,8 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
   it("install writes 12 command hooks into .codex/hooks.json next to the user's, and explains trust", async () => {
     mkdirSync(join(sb.projectDir, ".codex"), { recursive: true });
     writeFileSync(hooksPath(sb), JSON.stringify({ hooks: { Stop: [{ hooks: [foreignHook] }] } }, null, 2));
-    const args = ["install", "codex", "--project", sb.projectDir, "--yes", "--transport", "command"];
-    const res = await tapedeck(sb, args);
+    const install = () => rec.install("--yes", "--transport", "command");
+    const res = await install();
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain("Installed 12 hooks in .codex/hooks.json. Recording is on.");
     expect(res.stdout).toMatch(/^Transport +command$/m);
@@ -410,17 +334,7 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
     expect(res.stdout).toContain("--dangerously-bypass-hook-trust");
     expect(res.stdout).toContain("tapedeck doctor --provider codex");
 
-    expect(readJson(join(tapedeckDir(sb), "config.json"))).toEqual({
-      schema_version: 1,
-      providers: {
-        codex: {
-          recording: "on",
-          recording_since: expect.stringMatching(/^\d{4}-/),
-          mode: "capture-only",
-          transport: "command",
-        },
-      },
-    });
+    rec.installed("command");
     const settings = readJson<{ hooks: Record<string, Array<{ matcher?: string; hooks: unknown[] }>> }>(
       hooksPath(sb),
     );
@@ -438,12 +352,12 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
     }
     // Idempotent: a second install leaves the same file.
     const before = readFileSync(hooksPath(sb), "utf8");
-    expect((await tapedeck(sb, args)).code).toBe(0);
+    expect((await install()).code).toBe(0);
     expect(readFileSync(hooksPath(sb), "utf8")).toBe(before);
   });
 
   it("doctor --json: installed but untrusted (a CODEX_HOME without trust entries) is a problem", async () => {
-    const res = await tapedeck(sb, ["doctor", "--project", sb.projectDir, "--json"]);
+    const res = await rec.cli(["doctor", "--project", sb.projectDir, "--json"]);
     expect(res.code, res.stdout).toBe(1);
     const report = JSON.parse(res.stdout) as TrustReport;
     expect(report).toMatchObject({ ok: false, problems: 1 });
@@ -468,32 +382,21 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
     expect(byName["hook trust"]!.fix!.join("\n")).toContain("/hooks");
     expect(byName["hook trust"]!.fix!.join("\n")).toContain("--dangerously-bypass-hook-trust");
     // And the human form says the same.
-    const text = await tapedeck(sb, ["doctor", "--project", sb.projectDir, "--provider", "codex"]);
+    const text = await rec.cli(["doctor", "--project", sb.projectDir, "--provider", "codex"]);
     expect(text.code).toBe(1);
     expect(text.stdout).toMatch(/✗ hook trust +installed but NOT trusted/);
     expect(text.stdout).toContain("1 problem found.");
   });
 
   it("run 1: a shell command with planted secrets in the prompt, the command and its output", async () => {
-    const prompt =
-      `Remember these for later: ${AWS_KEY_ID} and ${OPENAI_KEY}\n` +
-      `SCENARIO_BASH echo hello token=${GITHUB_TOKEN}`;
+    const { prompt } = PLANTED;
     const { res, events, served } = await turn("bash", prompt);
     expect(res.finalMessage).toBe(`Done: hello token=${GITHUB_TOKEN}`);
     expect(served.map((u) => [u.scenario, u.subagent])).toEqual([
       ["bash", false],
       ["bash-result", false],
     ]);
-    expect(kinds(events)).toEqual([
-      "session_start",
-      "user_prompt",
-      "tool_call",
-      "tool_result",
-      "assistant_message",
-      "turn_usage",
-      "turn_usage",
-      "session_end",
-    ]);
+    expect(kinds(events)).toEqual(SHELL_RUN_KINDS);
     const [start, userPrompt, call, result, message, , , end] = events;
     expect(start!.payload).toMatchObject({
       hook_event_name: "SessionStart",
@@ -524,7 +427,7 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
     expect(turnId).toMatch(/^[0-9a-f-]{36}$/);
     expect(events.slice(1, -1).map((e) => e.turn_id)).toEqual(events.slice(1, -1).map(() => turnId));
     for (const e of events) expect(e.agent_id).toBeUndefined();
-    expect(readJson<Manifest>(join(sessionDir(sb, threadId), "manifest.json")).status).toBe("complete");
+    expect(readJson<Manifest>(join(rec.sessionDir(mainThread.id), "manifest.json")).status).toBe("complete");
   });
 
   it("run 2 (resume): a failing command, its tool_error derived from the rollout and linked by tool_use_id", async () => {
@@ -533,17 +436,8 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
     expect(served.map((u) => u.scenario)).toEqual(["fail", "fail-result"]);
     const failed = res.items.find((i) => i.type === "command_execution");
     expect(failed).toMatchObject({ exit_code: 3, aggregated_output: "oops\n", status: "failed" });
-    expect(kinds(events)).toEqual([
-      "session_start",
-      "user_prompt",
-      "tool_call",
-      "tool_result",
-      "assistant_message",
-      "turn_usage",
-      "turn_usage",
-      "tool_error",
-      "session_end",
-    ]);
+    // A shell run's events, and the failure, read from the rollout at Stop, before the end.
+    expect(kinds(events)).toEqual([...SHELL_RUN_KINDS.slice(0, -1), "tool_error", "session_end"]);
     const [start, userPrompt, call, result, , , , failure] = events;
     expect(start!.payload).toMatchObject({ source: "resume" });
     expect(call!.payload).toMatchObject({
@@ -579,14 +473,14 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
     expect(collab.map((i) => i.tool)).toEqual(["spawn_agent", "wait"]);
     const agentId = collab[0]!.receiver_thread_ids![0]!;
     expect(agentId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(agentId).not.toBe(threadId);
+    expect(agentId).not.toBe(mainThread.id);
     // Parent and child run concurrently, so only each thread's own order is fixed.
-    expect(served.filter((u) => u.threadId === threadId).map((u) => u.scenario)).toEqual([
+    expect(served.filter((u) => u.threadId === mainThread.id).map((u) => u.scenario)).toEqual([
       "agent",
       "agent-wait",
       "agent-result",
     ]);
-    expect(served.filter((u) => u.threadId !== threadId).map((u) => [u.scenario, u.threadId])).toEqual([
+    expect(served.filter((u) => u.threadId !== mainThread.id).map((u) => [u.scenario, u.threadId])).toEqual([
       ["subagent-bash", agentId],
       ["bash-result", agentId],
     ]);
@@ -694,24 +588,13 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
   });
 
   it("the whole session: tool pairing, usage, completion, checksums, no secrets, private modes", async () => {
-    const events = readEvents(sb, threadId);
+    const events = rec.events(mainThread.id);
     expect(events).toEqual(Object.values(runs).flatMap((r) => r.events));
     expect(only(events, "provider_event")).toEqual([]);
 
     // Every tool_call has exactly one tool_result with its tool_use_id, later and from the same agent; the one
     // tool_error belongs to the failing command's call.
-    const calls = only(events, "tool_call");
-    const results = only(events, "tool_result");
-    expect(calls).toHaveLength(5);
-    expect(results).toHaveLength(calls.length);
-    for (const call of calls) {
-      const id = call.payload.tool_use_id;
-      const matching = results.filter((o) => o.payload.tool_use_id === id);
-      expect(matching, String(id)).toHaveLength(1);
-      expect(matching[0]!.sequence).toBeGreaterThan(call.sequence);
-      expect(matching[0]!.agent_id).toBe(call.agent_id);
-    }
-    expect(new Set(calls.map((c) => c.payload.tool_use_id)).size).toBe(calls.length);
+    const calls = expectToolPairs(events, 5, ["tool_result"]).map(([call]) => call);
     const errors = only(events, "tool_error");
     expect(errors.map((e) => e.payload.tool_use_id)).toEqual([
       calls.find((c) => (c.payload.tool_input as { command?: string })?.command === "echo oops >&2; exit 3")!
@@ -723,7 +606,7 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
     expect(turnUsageById(events)).toEqual(
       Object.fromEntries(all.map((u) => [u.responseId, expectedUsage(u)])),
     );
-    const inspected = await expectComplete(sb, threadId);
+    const inspected = await rec.complete(mainThread.id);
     const sum = (f: (u: ResponsesUsageRecord) => number) => all.reduce((acc, u) => acc + f(u), 0);
     expect(inspected.usage).toEqual({
       input_tokens: sum((u) => u.usage.input_tokens),
@@ -735,104 +618,66 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
     });
     expect(inspected.redaction_count).toBeGreaterThan(0);
 
-    const tree = tapedeckDir(sb);
-    expectNoSecretsUnder(tree);
-    const raw = readFileSync(join(sessionDir(sb, threadId), "events.jsonl"), "utf8");
-    for (const kind of Object.keys(SECRETS)) expect(raw).toContain(marker(kind as keyof typeof SECRETS));
-    // Positive control: codex's own rollout holds every needle, so the scan above would have found a leak.
+    // Codex's own rollouts (the thread's and its subagent's) hold every needle.
     const rollouts = walk(join(sb.codexHome, "sessions")).filter(({ stat }) => stat.isFile());
-    const rolloutBytes = Buffer.concat(rollouts.map(({ path }) => readFileSync(path)));
-    for (const needle of NEEDLES) expect(rolloutBytes.includes(Buffer.from(needle)), needle).toBe(true);
-    expectPrivateModes(tree);
+    rec.expectSecretsKeptOut(
+      mainThread.id,
+      PLANTED,
+      rollouts.map(({ path }) => readFileSync(path)),
+    );
   });
 
   it("record stop: a resumed run writes nothing; record start records again", async () => {
-    const stop = await tapedeck(sb, ["record", "stop", "--provider", "codex", "--project", sb.projectDir]);
-    expect(stop.code, stop.stderr).toBe(0);
-    expect(
-      await tapedeckJson(sb, ["status", "--provider", "codex", "--project", sb.projectDir]),
-    ).toMatchObject({
-      recording: false,
-    });
-    const doctor = await tapedeck(sb, ["doctor", "--project", sb.projectDir, "--json"]);
+    await rec.stop();
+    const doctor = await rec.cli(["doctor", "--project", sb.projectDir, "--json"]);
     const stopped = (JSON.parse(doctor.stdout) as TrustReport).providers[0]!.checks.find(
       (c) => c.name === "recording",
     );
     expect(stopped).toMatchObject({ status: "warn" });
-    const before = snapshot(tapedeckDir(sb));
-    const count = readEvents(sb, threadId).length;
-    const off = await codex(sb, ["resume", threadId, "SCENARIO_BASH echo while-stopped"]);
+    const before = snapshot(rec.dir());
+    const count = rec.events(mainThread.id).length;
+    const off = await codex(sb, ["resume", mainThread.id, "SCENARIO_BASH echo while-stopped"]);
     expect(off.finalMessage).toBe("Done: while-stopped");
-    expect(readEvents(sb, threadId)).toHaveLength(count);
-    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+    expect(rec.events(mainThread.id)).toHaveLength(count);
+    expect(snapshot(rec.dir())).toEqual(before);
 
-    const start = await tapedeck(sb, ["record", "start", "--provider", "codex", "--project", sb.projectDir]);
-    expect(start.code, start.stderr).toBe(0);
+    await rec.start();
     const on = await codex(sb, ["SCENARIO_BASH echo probe"]);
     expect(on.finalMessage).toBe("Done: probe");
-    expect(kinds(readEvents(sb, on.threadId!))).toEqual([
-      "session_start",
-      "user_prompt",
-      "tool_call",
-      "tool_result",
-      "assistant_message",
-      "turn_usage",
-      "turn_usage",
-      "session_end",
-    ]);
-    await expectComplete(sb, on.threadId!);
+    expect(kinds(rec.events(on.threadId!))).toEqual(SHELL_RUN_KINDS);
+    await rec.complete(on.threadId!);
   });
 
   it("a broken recorder (session root replaced by a file) leaves codex's output unchanged", async () => {
     const prompt = "SCENARIO_BASH echo steady";
     const healthy = await codex(sb, [prompt]);
-    expect(readEvents(sb, healthy.threadId!).length).toBeGreaterThan(0);
+    expect(rec.events(healthy.threadId!).length).toBeGreaterThan(0);
 
-    const saved = join(sb.root, "saved-sessions");
-    const diagnostics = join(tapedeckDir(sb), "diagnostics.jsonl");
-    const diagBefore = existsSync(diagnostics) ? readFileSync(diagnostics, "utf8") : "";
-    const archived = snapshot(sessionsRoot(sb));
-    renameSync(sessionsRoot(sb), saved);
-    writeFileSync(sessionsRoot(sb), "not a directory\n", { mode: 0o600 });
-    let broken: CodexResult;
-    let doctor: CliResult;
-    try {
-      broken = await codex(sb, [prompt]);
-      expect(readFileSync(sessionsRoot(sb), "utf8")).toBe("not a directory\n");
-      doctor = await tapedeck(sb, ["doctor", "--project", sb.projectDir, "--json"]);
-    } finally {
-      rmSync(sessionsRoot(sb), { force: true });
-      renameSync(saved, sessionsRoot(sb));
-    }
+    // Nothing recorded, the archive untouched, the failure noted without content, and doctor saw it.
+    let doctor!: CliResult;
+    const broken = await rec.withBrokenRoot(async () => {
+      const res = await codex(sb, [prompt]);
+      doctor = await rec.cli(["doctor", "--project", sb.projectDir, "--json"]);
+      return res;
+    });
     // Same output as the recorded run of the same prompt (the mock is deterministic per prompt).
     expect(comparable(broken.events)).toEqual(comparable(healthy.events));
     expect(broken.stderr).toBe(healthy.stderr);
     expect(broken.stdout).not.toMatch(/tapedeck|ENOTDIR/i);
-    // Nothing was recorded, the archive is untouched, the failure was noted without content, and doctor saw it.
-    expect(existsSync(sessionDir(sb, broken.threadId!))).toBe(false);
-    expect(snapshot(sessionsRoot(sb))).toEqual(archived);
-    const diagNew = readFileSync(diagnostics, "utf8").slice(diagBefore.length).trim().split("\n");
-    expect(diagNew.length).toBeGreaterThan(0);
-    // The store refuses a session root that is not a real directory before any open fails with ENOTDIR.
-    for (const line of diagNew)
-      expect(JSON.parse(line)).toMatchObject({
-        what: "error",
-        code: expect.stringMatching(/^(UnsafePathError|ENOTDIR)$/),
-      });
     expect(doctor.code).toBe(1);
     const root = (JSON.parse(doctor.stdout) as TrustReport).providers[0]!.checks.find(
       (c) => c.name === "session root",
     );
     expect(root).toMatchObject({ status: "fail" });
     expect(root!.message).toContain("not a directory");
-    await expectComplete(sb, threadId);
+    await rec.complete(mainThread.id);
   });
 
   it("trusted the way Codex's /hooks does it: doctor agrees, and codex runs the hooks without the bypass", async () => {
     // Untrusted and without the bypass: codex runs fine, says nothing, and skips every hook.
     const skipped = await codex(sb, ["SCENARIO_BASH echo untrusted"], "stored");
     expect(skipped.finalMessage).toBe("Done: untrusted");
-    expect(existsSync(sessionDir(sb, skipped.threadId!))).toBe(false);
+    expect(existsSync(rec.sessionDir(skipped.threadId!))).toBe(false);
 
     await withAppServer(sb, async (server) => {
       const listed = (await server.hooks(sb.projectDir)).filter((h) => h.command === hookCommand);
@@ -849,7 +694,7 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
     expect(config).toContain(`[hooks.state."${hooksPath(sb)}:stop:1:0"]`);
 
     // doctor computes the same key and hash as codex: trusted.
-    const res = await tapedeck(sb, ["doctor", "--project", sb.projectDir, "--json"]);
+    const res = await rec.cli(["doctor", "--project", sb.projectDir, "--json"]);
     expect(res.code, res.stdout).toBe(0);
     const report = JSON.parse(res.stdout) as TrustReport;
     expect(report).toMatchObject({ ok: true, problems: 0 });
@@ -860,17 +705,8 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
 
     const trusted = await codex(sb, ["SCENARIO_BASH echo trusted"], "stored");
     expect(trusted.finalMessage).toBe("Done: trusted");
-    expect(kinds(readEvents(sb, trusted.threadId!))).toEqual([
-      "session_start",
-      "user_prompt",
-      "tool_call",
-      "tool_result",
-      "assistant_message",
-      "turn_usage",
-      "turn_usage",
-      "session_end",
-    ]);
-    await expectComplete(sb, trusted.threadId!);
+    expect(kinds(rec.events(trusted.threadId!))).toEqual(SHELL_RUN_KINDS);
+    await rec.complete(trusted.threadId!);
 
     // A changed hook (here its timeout) no longer matches its trust entry: Codex skips it ("modified").
     const original = readFileSync(hooksPath(sb), "utf8");
@@ -879,7 +715,7 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
     };
     settings.hooks.PreToolUse!.at(-1)!.hooks[0]!.timeout = 11;
     writeFileSync(hooksPath(sb), JSON.stringify(settings, null, 2));
-    const modified = await tapedeck(sb, ["doctor", "--project", sb.projectDir, "--json"]);
+    const modified = await rec.cli(["doctor", "--project", sb.projectDir, "--json"]);
     expect(modified.code).toBe(1);
     expect(
       (JSON.parse(modified.stdout) as TrustReport).providers[0]!.checks.find((c) => c.name === "hook trust"),
@@ -919,7 +755,7 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
         ["item/commandExecution/requestApproval", "accept"],
       ]);
       expect(existsSync(join(sb.projectDir, "accepted.txt"))).toBe(true);
-      const first = readEvents(sb, thread);
+      const first = rec.events(thread);
       expect(kinds(first)).toEqual([
         "session_start",
         "user_prompt",
@@ -946,7 +782,7 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
       expect(existsSync(join(sb.projectDir, "declined.txt"))).toBe(false);
       // A declined command gets no PostToolUse from Codex; at Stop the rollout's function_call_output
       // ("exec_command failed: ... rejected by user") closes its tool_call as a tool_error.
-      const declined = readEvents(sb, thread).slice(first.length);
+      const declined = rec.events(thread).slice(first.length);
       expect(kinds(declined)).toEqual([
         "user_prompt",
         "tool_call",
@@ -970,31 +806,25 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
   });
 
   it("uninstall removes exactly tapedeck's hooks and keeps the user's", async () => {
-    const res = await tapedeck(sb, ["uninstall", "codex", "--project", sb.projectDir]);
+    const res = await rec.uninstall();
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain("Removed 12 tapedeck entries from .codex/hooks.json");
     expect(readJson(hooksPath(sb))).toEqual({ hooks: { Stop: [{ hooks: [foreignHook] }] } });
-    expect(readJson(join(tapedeckDir(sb), "config.json"))).toEqual({ schema_version: 1, providers: {} });
+    expect(readJson(join(rec.dir(), "config.json"))).toEqual({ schema_version: 1, providers: {} });
     // The recorded sessions stay.
-    await expectComplete(sb, threadId);
-    const doctor = await tapedeck(sb, [
-      "doctor",
-      "--project",
-      sb.projectDir,
-      "--provider",
-      "codex",
-      "--json",
-    ]);
+    await rec.complete(mainThread.id);
+    const doctor = await rec.cli(["doctor", "--project", sb.projectDir, "--provider", "codex", "--json"]);
     expect(doctor.code).toBe(1);
   });
 });
 
 describe("tapedeck run codex: the Responses API through the proxy", () => {
-  const sb = useSandbox("codex-proxy");
+  const sb = useCodexSandbox("codex-proxy");
+  const rec = recordingOf(sb);
   const CLEAN_SUB = "SCENARIO_AGENT echo via-proxy";
 
   it("install, then a direct run and a proxied run of the same prompt give codex the same output", async () => {
-    const install = await tapedeck(sb, ["install", "codex", "--yes", "--project", sb.projectDir]);
+    const install = await rec.install("--yes");
     expect(install.code, install.stderr).toBe(0);
     const direct = await codex(sb, ["SCENARIO_BASH echo same"]);
     const served0 = sb.mock.usageLog.length;
@@ -1005,14 +835,14 @@ describe("tapedeck run codex: the Responses API through the proxy", () => {
     // with the mock's numbers, whichever wrote first.
     const served = sb.mock.usageLog.slice(served0);
     expect(served).toHaveLength(2);
-    const usage = turnUsageById(readEvents(sb, proxied.threadId!));
+    const usage = turnUsageById(rec.events(proxied.threadId!));
     expect(Object.keys(usage).sort()).toEqual(served.map((u) => u.responseId).sort());
     for (const u of served) {
       const got = usage[u.responseId] as { source: "proxy" | "codex-transcript" };
       expect(["proxy", "codex-transcript"]).toContain(got.source);
       expect(got).toEqual(expectedUsage(u, got.source));
     }
-    await expectComplete(sb, proxied.threadId!);
+    await rec.complete(proxied.threadId!);
   });
 
   it("hooks not trusted (skipped silently by codex): the proxy alone records every response, subagent's included", async () => {
@@ -1021,7 +851,7 @@ describe("tapedeck run codex: the Responses API through the proxy", () => {
     expect(res.finalMessage).toBe("Subagent reported: Done: via-proxy");
     const served = sb.mock.usageLog.slice(served0);
     expect(served.some((u) => u.subagent)).toBe(true);
-    const events = readEvents(sb, res.threadId!);
+    const events = rec.events(res.threadId!);
     // No hook ran: only what the proxy saw, one turn_usage per response the mock served.
     expect(events.map((e) => e.kind)).toEqual(served.map(() => "turn_usage"));
     expect(turnUsageById(events)).toEqual(
@@ -1033,22 +863,22 @@ describe("tapedeck run codex: the Responses API through the proxy", () => {
       expect(e.turn_id).toMatch(/^[0-9a-f-]{36}$/);
       expect(e).toMatchObject({ provider: "codex", session_id: `codex:${res.threadId}` });
     }
-    expectNoSecretsUnder(tapedeckDir(sb));
+    expectNoSecrets(rec.dir(), NEEDLES);
     expect(JSON.stringify(events)).not.toContain("sk-mock-dummy");
-    expectPrivateModes(tapedeckDir(sb));
+    expectPrivateModes(rec.dir());
   });
 
   it("record stop: a proxied run writes nothing", async () => {
-    const stop = await tapedeck(sb, ["record", "stop", "--provider", "codex", "--project", sb.projectDir]);
+    const stop = await rec.cli(["record", "stop", "--provider", "codex", "--project", sb.projectDir]);
     expect(stop.code, stop.stderr).toBe(0);
-    const before = snapshot(tapedeckDir(sb));
+    const before = snapshot(rec.dir());
     const res = await codex(sb, ["SCENARIO_BASH echo quiet"], "bypass", "proxy");
     expect(res.finalMessage).toBe("Done: quiet");
-    expect(snapshot(tapedeckDir(sb))).toEqual(before);
+    expect(snapshot(rec.dir())).toEqual(before);
   });
 
   it("a provider without a base_url is a usage error that names the provider, and codex is not started", async () => {
-    const res = await tapedeck(sb, ["run", "codex", "--", "-c", "model_provider=nowhere", "exec", "hi"], {
+    const res = await rec.cli(["run", "codex", "--", "-c", "model_provider=nowhere", "exec", "hi"], {
       TAPEDECK_CODEX_BIN: "/nonexistent/codex",
     });
     expect(res.code).toBe(2);
@@ -1057,7 +887,8 @@ describe("tapedeck run codex: the Responses API through the proxy", () => {
 });
 
 describe("codex notify: the fallback for turns the hooks miss", () => {
-  const sb = useSandbox("codex-notify");
+  const sb = useCodexSandbox("codex-notify");
+  const rec = recordingOf(sb);
   const userConfig = () => join(sb.codexHome, "config.toml");
   let configBefore = "";
 
@@ -1065,9 +896,7 @@ describe("codex notify: the fallback for turns the hooks miss", () => {
   async function eventsOf(threadId: string, count: number): Promise<Envelope[]> {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const events = existsSync(join(sessionDir(sb, threadId), "events.jsonl"))
-        ? readEvents(sb, threadId)
-        : [];
+      const events = existsSync(join(rec.sessionDir(threadId), "events.jsonl")) ? rec.events(threadId) : [];
       if (events.length >= count || Date.now() > deadline) return events;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -1075,15 +904,7 @@ describe("codex notify: the fallback for turns the hooks miss", () => {
 
   it("install --notify adds one marked notify line at the top of the user-level config.toml", async () => {
     configBefore = readFileSync(userConfig(), "utf8");
-    const res = await tapedeck(sb, [
-      "install",
-      "codex",
-      "--yes",
-      "--notify",
-      "--json",
-      "--project",
-      sb.projectDir,
-    ]);
+    const res = await rec.install("--yes", "--notify", "--json");
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout).extras).toEqual({ notify: userConfig() });
     const after = readFileSync(userConfig(), "utf8");
@@ -1095,10 +916,10 @@ describe("codex notify: the fallback for turns the hooks miss", () => {
     );
     expect(added[2]).toBe("# <<< tapedeck notify");
     expect(
-      readJson<{ providers: { codex: { fallback?: boolean } } }>(join(tapedeckDir(sb), "config.json"))
-        .providers.codex.fallback,
+      readJson<{ providers: { codex: { fallback?: boolean } } }>(join(rec.dir(), "config.json")).providers
+        .codex.fallback,
     ).toBe(true);
-    const doctor = JSON.parse((await tapedeck(sb, ["doctor", "--json", "--project", sb.projectDir])).stdout);
+    const doctor = JSON.parse((await rec.cli(["doctor", "--json", "--project", sb.projectDir])).stdout);
     expect(doctor.providers[0].checks).toContainEqual({
       name: "notify",
       status: "ok",
@@ -1112,14 +933,14 @@ describe("codex notify: the fallback for turns the hooks miss", () => {
     const events = await eventsOf(res.threadId!, 8);
     // Codex starts notify detached as the turn ends: its report has arrived once it consumed the hooks' mark
     // of the turn (the mark is written when the hooks record the prompt).
-    const marks = join(tapedeckDir(sb), "turn-marks");
+    const marks = join(rec.dir(), "turn-marks");
     const deadline = Date.now() + 15_000;
     while (existsSync(marks) && readdirSync(marks).length > 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(existsSync(marks) ? readdirSync(marks) : []).toEqual([]);
     // ...and it wrote nothing: the turn is the hooks'.
-    const settled = readEvents(sb, res.threadId!);
+    const settled = rec.events(res.threadId!);
     expect(settled).toEqual(events);
     expect(settled.filter((e) => e.payload.hook_event_name === "notify")).toEqual([]);
     expect(settled.filter((e) => e.kind === "user_prompt")).toHaveLength(1);
@@ -1138,23 +959,23 @@ describe("codex notify: the fallback for turns the hooks miss", () => {
     expect(
       events.every((e) => e.turn_id === events[0]!.turn_id && e.session_id === `codex:${res.threadId}`),
     ).toBe(true);
-    expectNoSecretsUnder(tapedeckDir(sb));
-    expectPrivateModes(tapedeckDir(sb));
+    expectNoSecrets(rec.dir(), NEEDLES);
+    expectPrivateModes(rec.dir());
   });
 
   it("uninstall keeps the user-level notify line (other projects share it); uninstall --notify removes it exactly", async () => {
     const withNotify = readFileSync(userConfig(), "utf8");
-    const res = await tapedeck(sb, ["uninstall", "codex", "--project", sb.projectDir]);
+    const res = await rec.uninstall();
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain("tapedeck uninstall codex --notify");
     expect(readFileSync(userConfig(), "utf8")).toBe(withNotify);
     // This project no longer records: a notify call for it writes nothing.
-    const before = snapshot(tapedeckDir(sb));
+    const before = snapshot(rec.dir());
     const quiet = await codex(sb, ["SCENARIO_BASH echo after-uninstall"], "stored");
     expect(quiet.finalMessage).toBe("Done: after-uninstall");
     await new Promise((r) => setTimeout(r, 1000));
-    expect(snapshot(tapedeckDir(sb))).toEqual(before);
-    const all = await tapedeck(sb, ["uninstall", "codex", "--notify", "--project", sb.projectDir]);
+    expect(snapshot(rec.dir())).toEqual(before);
+    const all = await rec.uninstall("--notify");
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout).toContain("notify program");
     expect(readFileSync(userConfig(), "utf8")).toBe(configBefore);
@@ -1163,7 +984,7 @@ describe("codex notify: the fallback for turns the hooks miss", () => {
   it("a user's own notify program is never replaced", async () => {
     writeFileSync(userConfig(), `notify = ["my-notifier"]\n${configBefore}`);
     const before = snapshot(sb.projectDir);
-    const res = await tapedeck(sb, ["install", "codex", "--yes", "--notify", "--project", sb.projectDir]);
+    const res = await rec.install("--yes", "--notify");
     expect(res.code).toBe(1);
     expect(res.stderr).toContain("already sets a notify program");
     expect(readFileSync(userConfig(), "utf8")).toBe(`notify = ["my-notifier"]\n${configBefore}`);

@@ -29,7 +29,7 @@
  * turn, so a run is not repeatable.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Envelope, Manifest } from "../../src/core/schemas.ts";
@@ -42,15 +42,10 @@ import {
   GEMINI_SKIPPED_HOOK_EVENTS,
 } from "../../src/providers/gemini/installer.ts";
 import { nodeHookCommand } from "../../src/serve/client-command.ts";
-import {
-  type CliResult,
-  expectCompleteSession,
-  expectNoSecrets,
-  expectPrivateModes,
-  readEventsFile,
-  snapshot,
-} from "./archive-checks.ts";
-import { AWS_KEY_ID, GITHUB_TOKEN, GOOGLE_API_KEY, plantSecrets } from "./planted-secrets.ts";
+import { GEMINI } from "./agents.ts";
+import { type CliResult, expectNoSecrets, expectPrivateModes, snapshot } from "./archive-checks.ts";
+import { GITHUB_TOKEN, GOOGLE_API_KEY, plantWithAgentKey } from "./planted-secrets.ts";
+import { expectToolPairs, recording, writeSettings } from "./recording.ts";
 import { type GeminiSandbox, HOOK_JS, useBuild, useGeminiSandbox } from "./sandboxes.ts";
 
 useBuild();
@@ -58,33 +53,14 @@ useBuild();
 // ---------------------------------------------------------------------------
 // Planted secrets (see planted-secrets.ts).
 
-const {
-  secrets: SECRETS,
-  needles: NEEDLES,
-  marker,
-  redacted,
-} = plantSecrets({
-  aws_access_key_id: AWS_KEY_ID,
-  github_token: GITHUB_TOKEN,
-  google_api_key: GOOGLE_API_KEY,
-});
+const PLANTED = plantWithAgentKey({ google_api_key: GOOGLE_API_KEY });
+const { needles: NEEDLES, marker, redacted } = PLANTED;
 
 // ---------------------------------------------------------------------------
 // Sandbox: a temp HOME and project, a mock on port 0, cleaned up afterwards.
 
 type Sandbox = GeminiSandbox;
-const useSandbox = useGeminiSandbox;
-
-/** Runs the built CLI; asynchronous, because the mock lives in this process and must keep serving. */
-function tapedeck(sb: Sandbox, args: string[]): Promise<CliResult> {
-  return sb.cli(args);
-}
-
-async function tapedeckJson<T>(sb: Sandbox, args: string[]): Promise<T> {
-  const res = await tapedeck(sb, [...args, "--json"]);
-  expect(res.code, res.stderr).toBe(0);
-  return JSON.parse(res.stdout) as T;
-}
+const recordingOf = (sb: Sandbox) => recording(sb, GEMINI, ["--provider", "gemini"]);
 
 async function gemini(sb: Sandbox, args: string[]): Promise<GeminiResult> {
   const res = await runGemini({
@@ -129,49 +105,8 @@ function hook(sb: Sandbox, payload: Record<string, unknown>): Promise<CliResult>
   });
 }
 
-const tapedeckDir = (sb: Sandbox) => join(sb.projectDir, ".tapedeck");
-const sessionsRoot = (sb: Sandbox) => join(tapedeckDir(sb), "gemini-sessions");
-const sessionDir = (sb: Sandbox, id: string) => join(sessionsRoot(sb), id);
-const settingsPath = (sb: Sandbox) => join(sb.projectDir, ".gemini", "settings.json");
+const settingsPath = (sb: Sandbox) => GEMINI.settings(sb);
 const readJson = <T>(path: string) => JSON.parse(readFileSync(path, "utf8")) as T;
-
-function readEvents(sb: Sandbox, id: string): Envelope[] {
-  return readEventsFile(join(sessionDir(sb, id), "events.jsonl"));
-}
-
-function expectNoSecretsUnder(dir: string): void {
-  expectNoSecrets(dir, NEEDLES);
-}
-
-interface InspectJson {
-  session_id: string;
-  status: string;
-  event_count: number;
-  counts_by_kind: Record<string, number>;
-  redaction_count: number;
-  malformed_lines: number;
-  sequence_anomalies: number;
-  checksums: { ok: boolean; reason: string } | null;
-  usage: {
-    input_tokens: number;
-    output_tokens: number;
-    cache_read_input_tokens: number;
-    cache_creation_input_tokens: number;
-    sources: string[];
-    unknown?: string[];
-  };
-}
-
-/** A finished session: complete, checksums over the exact bytes, and `inspect --json` agreeing. */
-function expectComplete(sb: Sandbox, id: string): Promise<InspectJson> {
-  return expectCompleteSession({
-    dir: sessionDir(sb, id),
-    provider: "gemini",
-    id,
-    inspect: () =>
-      tapedeckJson<InspectJson>(sb, ["inspect", id, "--provider", "gemini", "--project", sb.projectDir]),
-  });
-}
 
 /** What a streamed response's final chunk tells the hooks: Gemini passes only these three counts to AfterModel. */
 function hookUsage(served: GeminiUsageRecord) {
@@ -215,48 +150,30 @@ const TRUST_WARNING = `WARNING: The following project-level hooks have been dete
 // ---------------------------------------------------------------------------
 
 describe("tapedeck records the real gemini CLI (command transport)", () => {
-  const sb = useSandbox("gemini-record");
-  let sessionId = "";
-
-  interface Run {
-    res: GeminiResult;
-    /** Events this run appended to the session, but the chat file's turn_usage. */
-    events: Envelope[];
-    /** The turn_usage events taken from Gemini's chat file. */
-    chat: Envelope[];
-    /** The mock's responses during this run (router and compression calls included). */
-    served: GeminiUsageRecord[];
-  }
-  const runs: Record<string, Run> = {};
-  let seen = 0;
+  const sb = useGeminiSandbox("gemini-record");
+  const rec = recordingOf(sb);
+  /** Each run's events and the mock's responses during it (router and compression calls included). */
+  const session = rec.session(() => sb.mock.usageLog);
+  const { runs } = session;
+  /** A run's events but the chat file's turn_usage. */
+  const hooked = (events: Envelope[]) => events.filter((e) => !isChatUsage(e));
 
   /** Runs one `gemini -p` in the session (resuming it after the first) and collects what it appended. */
-  async function turn(name: string, prompt: string): Promise<Run> {
-    const served0 = sb.mock.usageLog.length;
-    const res = await gemini(sb, sessionId ? ["--resume", "latest", prompt] : [prompt]);
-    expect(res.code, res.stderr).toBe(0);
-    sessionId ||= res.sessionId!;
-    expect(res.sessionId).toBe(sessionId);
-    const all = readEvents(sb, sessionId);
-    const appended = all.slice(seen);
-    const run = {
-      res,
-      events: appended.filter((e) => !isChatUsage(e)),
-      chat: appended.filter(isChatUsage),
-      served: sb.mock.usageLog.slice(served0),
-    };
-    seen = all.length;
-    runs[name] = run;
+  async function turn(name: string, prompt: string) {
+    const appended = await session.run(name, async (id) => {
+      const res = await gemini(sb, id ? ["--resume", "latest", prompt] : [prompt]);
+      expect(res.code, res.stderr).toBe(0);
+      return res;
+    });
+    const run = { ...appended, events: hooked(appended.events), chat: appended.events.filter(isChatUsage) };
     const { events } = run;
     // The counts the hooks lack, from the chat file at the turn's end: one per streamed response, with the
     // cache read Gemini reported (the mock's cachedContentTokenCount), after the assistant_message.
     expect(run.chat.map((e) => e.usage)).toEqual(streamed(run.served).map(chatUsage));
-    expect(appended.slice(-1 - run.chat.length, -1)).toEqual(run.chat);
-    expect(appended.at(-2 - run.chat.length)!.kind).toBe("assistant_message");
+    expect(appended.events.slice(-1 - run.chat.length, -1)).toEqual(run.chat);
+    expect(appended.events.at(-2 - run.chat.length)!.kind).toBe("assistant_message");
     expect(events[0]!.kind).toBe("session_start");
     expect(events.at(-1)!.kind).toBe("session_end");
-    for (const e of events)
-      expect(e).toMatchObject({ provider: "gemini", session_id: `gemini:${sessionId}` });
     // One synthetic turn id for everything between the run's session_start and session_end, new in every run.
     const turnId = events[1]!.turn_id;
     expect(turnId).toMatch(/^turn-[0-9a-f]{24}$/);
@@ -264,7 +181,7 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
     expect(run.chat.map((e) => e.turn_id)).toEqual(run.chat.map(() => turnId));
     expect([events[0]!.turn_id, events.at(-1)!.turn_id]).toEqual([undefined, undefined]);
     for (const other of Object.values(runs)) {
-      if (other !== run) expect(other.events[1]!.turn_id).not.toBe(turnId);
+      if (other !== appended) expect(other.events[1]!.turn_id).not.toBe(turnId);
     }
     // Exactly one turn_usage per streamed response, in order, with the usage of its final chunk, although
     // AfterModel fired once per chunk. The router's and the compressor's generateContent calls reach no hook.
@@ -288,37 +205,19 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
     // Every run's first call is the model router's (a generateContent with a JSON schema).
     expect(run.served[0]).toMatchObject({ kind: "generateContent", scenario: "router" });
     // The session is finalized at every SessionEnd, and reopened by the next run's session_start.
-    await expectComplete(sb, sessionId);
+    await rec.complete(session.id);
     return run;
   }
 
   it("install writes our hooks into .gemini/settings.json and the project config", async () => {
-    const res = await tapedeck(sb, [
-      "install",
-      "gemini",
-      "--project",
-      sb.projectDir,
-      "--yes",
-      "--transport",
-      "command",
-    ]);
+    const res = await rec.install("--yes", "--transport", "command");
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/^Transport +command$/m);
     expect(res.stdout).toContain(`Installed ${GEMINI_HOOK_EVENTS.length} hooks in .gemini/settings.json.`);
     expect(res.stdout).toContain("Gemini CLI runs project hooks only in a trusted folder");
     expect(res.stdout).toContain(`warns once that project hooks ("${GEMINI_HOOK_NAME}") were added`);
 
-    expect(readJson(join(tapedeckDir(sb), "config.json"))).toEqual({
-      schema_version: 1,
-      providers: {
-        gemini: {
-          recording: "on",
-          recording_since: expect.stringMatching(/^\d{4}-/),
-          mode: "capture-only",
-          transport: "command",
-        },
-      },
-    });
+    rec.installed("command");
     const settings = readJson<{ hooks: Record<string, unknown[]> } & Record<string, unknown>>(
       settingsPath(sb),
     );
@@ -350,34 +249,22 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
 
     // Install is idempotent: a second one leaves the very same file.
     const before = readFileSync(settingsPath(sb), "utf8");
-    const again = await tapedeck(sb, [
-      "install",
-      "gemini",
-      "--project",
-      sb.projectDir,
-      "--yes",
-      "--transport",
-      "command",
-    ]);
+    const again = await rec.install("--yes", "--transport", "command");
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(settingsPath(sb), "utf8")).toBe(before);
     // Without --transport, a re-install keeps the transport it finds (the http one is covered by
     // http-transport-agents.test.ts).
-    const byDefault = await tapedeck(sb, ["install", "gemini", "--project", sb.projectDir, "--yes"]);
+    const byDefault = await rec.install("--yes");
     expect(byDefault.code, byDefault.stderr).toBe(0);
     expect(byDefault.stdout).toMatch(/^Transport +command$/m);
     expect(readFileSync(settingsPath(sb), "utf8")).toBe(before);
-    expect(
-      await tapedeckJson(sb, ["status", "--provider", "gemini", "--project", sb.projectDir]),
-    ).toMatchObject({
+    expect(await rec.json(["status", "--provider", "gemini", "--project", sb.projectDir])).toMatchObject({
       recording: true,
     });
   });
 
   it("turn 1: a shell call with planted secrets in the prompt, the command and its output", async () => {
-    const prompt =
-      `Remember these for later: ${AWS_KEY_ID} and ${GOOGLE_API_KEY}\n` +
-      `SCENARIO_BASH echo hello token=${GITHUB_TOKEN}`;
+    const { prompt } = PLANTED;
     const { res, events, served } = await turn("bash", prompt);
     expect(res.response).toBe(`Done: hello token=${GITHUB_TOKEN}`);
     expect(served.map((u) => [u.kind, u.scenario, u.chunks])).toEqual([
@@ -521,10 +408,9 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
   }, 90_000);
 
   it("the whole session: epochs, tool pairing, usage, completion, checksums", async () => {
-    const recorded = readEvents(sb, sessionId);
-    const events = recorded.filter((e) => !isChatUsage(e));
-    expect(events).toEqual(Object.values(runs).flatMap((r) => r.events));
-    expect(recorded.filter(isChatUsage)).toEqual(Object.values(runs).flatMap((r) => r.chat));
+    const recorded = rec.events(session.id);
+    const events = hooked(recorded);
+    expect(recorded).toEqual(Object.values(runs).flatMap((r) => r.events));
     expect(only(events, "session_start").map((e) => e.payload.source)).toEqual([
       "startup",
       "resume",
@@ -535,21 +421,14 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
     expect(only(events, "compaction")).toHaveLength(1);
     expect(only(events, "provider_event")).toEqual([]);
 
-    // Every tool_call has exactly one later result or error carrying its synthetic tool_use_id.
-    const calls = only(events, "tool_call");
-    const outcomes = events.filter((e) => e.kind === "tool_result" || e.kind === "tool_error");
-    expect(calls).toHaveLength(3);
-    expect(outcomes).toHaveLength(calls.length);
-    for (const call of calls) {
-      const id = call.payload.tool_use_id;
-      expect(id).toMatch(/^gemini-tool-[0-9a-f]{24}$/);
-      const matching = outcomes.filter((o) => o.payload.tool_use_id === id);
-      expect(matching, String(id)).toHaveLength(1);
-      expect(matching[0]!.sequence).toBe(call.sequence + 1);
-      expect(matching[0]!.turn_id).toBe(call.turn_id);
-      expect(matching[0]!.payload.tool_input).toEqual(call.payload.tool_input);
+    // Every tool_call has exactly one later result or error carrying its synthetic tool_use_id: the very next
+    // event, of the same turn and input.
+    const pairs = expectToolPairs(events, 3, ["tool_result", "tool_error"], /^gemini-tool-[0-9a-f]{24}$/);
+    for (const [call, outcome] of pairs) {
+      expect(outcome.sequence).toBe(call.sequence + 1);
+      expect(outcome.turn_id).toBe(call.turn_id);
+      expect(outcome.payload.tool_input).toEqual(call.payload.tool_input);
     }
-    expect(new Set(calls.map((c) => c.payload.tool_use_id)).size).toBe(calls.length);
     expect(new Set(recorded.map((e) => e.event_id)).size).toBe(recorded.length);
 
     // Usage: exactly the mock's streamed responses, one turn_usage each; never the router's or compressor's.
@@ -563,7 +442,7 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
       "router",
     ]);
     expect(only(events, "turn_usage").map((e) => e.usage)).toEqual(streamed(all).map(hookUsage));
-    const inspected = await expectComplete(sb, sessionId);
+    const inspected = await rec.complete(session.id);
     const sum = (k: "promptTokenCount" | "candidatesTokenCount") =>
       streamed(all).reduce((acc, u) => acc + u.usage[k], 0);
     // Gemini's hooks carry no cache or thought counts (the mock sent both): the cache read comes from the chat
@@ -578,32 +457,32 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
       sources: ["gemini-hook", "gemini-chat"],
       unknown: [],
     });
-    const human = await tapedeck(sb, ["inspect", sessionId, "--project", sb.projectDir]);
+    const human = await rec.cli(["inspect", session.id, "--project", sb.projectDir]);
     expect(human.stdout).toContain(
       `Tokens: ${sum("promptTokenCount")} in · ${sum("candidatesTokenCount")} out · ${inspected.usage.cache_read_input_tokens} cache read (gemini-hook, gemini-chat)`,
     );
     expect(inspected.redaction_count).toBeGreaterThan(0);
 
-    const list = await tapedeckJson<Array<{ session_id: string; status: string }>>(sb, [
+    const list = await rec.json<Array<{ session_id: string; status: string }>>([
       "list",
       "--provider",
       "gemini",
       "--project",
       sb.projectDir,
     ]);
-    expect(list).toMatchObject([{ session_id: `gemini:${sessionId}`, status: "complete" }]);
+    expect(list).toMatchObject([{ session_id: `gemini:${session.id}`, status: "complete" }]);
   });
 
   it("SessionEnd is idempotent: repeats (as /quit fires them) add nothing and keep the checksums", async () => {
-    const dir = sessionDir(sb, sessionId);
+    const dir = rec.sessionDir(session.id);
     const before = snapshot(dir);
     const manifestBefore = readJson<Manifest>(join(dir, "manifest.json"));
     const stateBefore = readJson<{ duplicate_count: number }>(join(dir, "state.json"));
-    const transcript = geminiChatFiles(sb.home).find((f) => f.includes(sessionId.slice(0, 8)));
+    const transcript = geminiChatFiles(sb.home).find((f) => f.includes(session.id.slice(0, 8)));
     expect(transcript).toBeDefined();
     for (const offset of [1, 2]) {
       const res = await hook(sb, {
-        session_id: sessionId,
+        session_id: session.id,
         transcript_path: transcript,
         cwd: sb.projectDir,
         hook_event_name: "SessionEnd",
@@ -626,97 +505,52 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
     expect(readJson<{ duplicate_count: number }>(join(dir, "state.json")).duplicate_count).toBe(
       stateBefore.duplicate_count + 2,
     );
-    await expectComplete(sb, sessionId);
+    await rec.complete(session.id);
   });
 
   it("no planted secret reaches .tapedeck; every file is 0600 and every directory 0700", () => {
-    const tree = tapedeckDir(sb);
-    expectNoSecretsUnder(tree);
-    const raw = readFileSync(join(sessionDir(sb, sessionId), "events.jsonl"), "utf8");
-    for (const kind of Object.keys(SECRETS)) expect(raw).toContain(marker(kind as keyof typeof SECRETS));
-    // Positive control: gemini's own chat recording holds every needle, so the scan above would find a leak.
+    // Gemini's own chat recording holds every needle.
     const chats = geminiChatFiles(sb.home).map((f) => readFileSync(f));
-    for (const needle of NEEDLES)
-      expect(
-        chats.some((c) => c.includes(Buffer.from(needle))),
-        needle,
-      ).toBe(true);
-    expectPrivateModes(tree);
+    rec.expectSecretsKeptOut(session.id, PLANTED, chats);
   });
 
   let probe: GeminiResult | undefined;
 
   it("record stop: a new gemini run writes nothing; record start records again", async () => {
-    const stop = await tapedeck(sb, ["record", "stop", "--provider", "gemini", "--project", sb.projectDir]);
-    expect(stop.code, stop.stderr).toBe(0);
-    expect(
-      await tapedeckJson(sb, ["status", "--provider", "gemini", "--project", sb.projectDir]),
-    ).toMatchObject({
-      recording: false,
-    });
-    const before = snapshot(tapedeckDir(sb));
+    await rec.stop();
+    const before = snapshot(rec.dir());
     const off = await gemini(sb, ["SCENARIO_BASH echo probe"]);
     expect(off.code).toBe(0);
     expect(off.response).toBe("Done: probe");
-    expect(snapshot(tapedeckDir(sb))).toEqual(before);
-    expect(existsSync(sessionDir(sb, off.sessionId!))).toBe(false);
+    expect(snapshot(rec.dir())).toEqual(before);
+    expect(existsSync(rec.sessionDir(off.sessionId!))).toBe(false);
 
-    const start = await tapedeck(sb, ["record", "start", "--provider", "gemini", "--project", sb.projectDir]);
-    expect(start.code, start.stderr).toBe(0);
+    await rec.start();
     probe = await gemini(sb, ["SCENARIO_BASH echo probe"]);
     expect(probe.code).toBe(0);
     // Recording or not, gemini's own output is the same.
     expect([probe.response, stableStderr(probe.stderr)]).toEqual([off.response, stableStderr(off.stderr)]);
     expect(probe.stderr).not.toMatch(/hook|tapedeck/i);
-    expect(kinds(readEvents(sb, probe.sessionId!).filter((e) => !isChatUsage(e)))).toEqual(
-      kinds(runs.bash!.events),
-    );
-    await expectComplete(sb, probe.sessionId!);
+    expect(kinds(hooked(rec.events(probe.sessionId!)))).toEqual(kinds(hooked(runs.bash!.events)));
+    await rec.complete(probe.sessionId!);
   }, 90_000);
 
   it("a broken session root never disturbs gemini", async () => {
     expect(probe).toBeDefined();
-    // chmod cannot stop root (CI runs as root), so the session root becomes a regular file: every mkdir/open
-    // below it fails with ENOTDIR for any user.
-    const saved = join(sb.root, "saved-sessions");
-    const diagnostics = join(tapedeckDir(sb), "diagnostics.jsonl");
-    const diagBefore = existsSync(diagnostics) ? readFileSync(diagnostics, "utf8") : "";
-    const archived = snapshot(sessionsRoot(sb));
-    renameSync(sessionsRoot(sb), saved);
-    writeFileSync(sessionsRoot(sb), "not a directory\n", { mode: 0o600 });
-    let broken: GeminiResult;
-    try {
-      broken = await gemini(sb, ["SCENARIO_BASH echo probe"]);
-      expect(readFileSync(sessionsRoot(sb), "utf8")).toBe("not a directory\n");
-    } finally {
-      rmSync(sessionsRoot(sb), { force: true });
-      renameSync(saved, sessionsRoot(sb));
-    }
+    // Nothing recorded, the archive untouched, and the failure noted without content.
+    const broken = await rec.withBrokenRoot(() => gemini(sb, ["SCENARIO_BASH echo probe"]));
     // Same outcome as the recorded run of the same prompt (the mock is deterministic per prompt).
     expect(broken.code).toBe(0);
     expect(broken.response).toBe(probe!.response);
     expect(stableStderr(broken.stderr)).toBe(stableStderr(probe!.stderr));
     expect(broken.stderr).not.toMatch(/hook|tapedeck|ENOTDIR/i);
     expect(broken.stdout).not.toMatch(/hook|tapedeck|ENOTDIR/i);
-    // Nothing was recorded, the archive is untouched, and the failure was noted without content.
-    expect(existsSync(sessionDir(sb, broken.sessionId!))).toBe(false);
-    expect(snapshot(sessionsRoot(sb))).toEqual(archived);
-    const diagNew = readFileSync(diagnostics, "utf8").slice(diagBefore.length).trim().split("\n");
-    expect(diagNew.length).toBeGreaterThan(0);
-    // The store refuses a session root that is not a real directory (UnsafePathError) before a mkdir below it
-    // would fail with ENOTDIR; either way it is noted by its code alone.
-    for (const line of diagNew) {
-      expect(JSON.parse(line)).toMatchObject({
-        what: "error",
-        code: expect.stringMatching(/^(UnsafePathError|ENOTDIR)$/),
-      });
-    }
-    await expectComplete(sb, sessionId);
+    await rec.complete(session.id);
   }, 90_000);
 
   it("after every run: still no secrets, still private modes", () => {
-    expectNoSecretsUnder(tapedeckDir(sb));
-    expectPrivateModes(tapedeckDir(sb));
+    expectNoSecrets(rec.dir(), NEEDLES);
+    expectPrivateModes(rec.dir());
   });
 });
 
@@ -742,20 +576,15 @@ function userSettings(extra: Settings = {}): Settings {
   };
 }
 
-function writeUserSettings(sb: Sandbox, settings: Settings): void {
-  mkdirSync(join(sb.projectDir, ".gemini"), { recursive: true });
-  writeFileSync(settingsPath(sb), `${JSON.stringify(settings, null, 2)}\n`);
-}
-
 describe("uninstall removes exactly what install added", () => {
-  const sb = useSandbox("gemini-uninstall");
-  const install = () =>
-    tapedeck(sb, ["install", "gemini", "--project", sb.projectDir, "--yes", "--transport", "command"]);
-  const uninstall = () => tapedeck(sb, ["uninstall", "gemini", "--project", sb.projectDir]);
+  const sb = useGeminiSandbox("gemini-uninstall");
+  const rec = recordingOf(sb);
+  const install = () => rec.install("--yes", "--transport", "command");
+  const uninstall = () => rec.uninstall();
 
   it("keeps the user's hook and settings; both hooks run; recording stops with ours", async () => {
     const original = userSettings();
-    writeUserSettings(sb, original);
+    writeSettings(settingsPath(sb), original);
 
     const installed = await install();
     expect(installed.code, installed.stderr).toBe(0);
@@ -774,7 +603,7 @@ describe("uninstall removes exactly what install added", () => {
     const recorded = await gemini(sb, ["SCENARIO_BASH echo both"]);
     expect(recorded.response).toBe("Done: both");
     expect(existsSync(join(sb.projectDir, "user-hook-ran"))).toBe(true);
-    expect(kinds(readEvents(sb, recorded.sessionId!))).toContain("tool_result");
+    expect(kinds(rec.events(recorded.sessionId!))).toContain("tool_result");
     // The warning names both new hooks, the user's too: Gemini trusts hooks one by one.
     expect(recorded.stderr).toContain(`  - mine\n  - ${GEMINI_HOOK_NAME}\n`);
 
@@ -784,23 +613,23 @@ describe("uninstall removes exactly what install added", () => {
     expect(removed.stdout).toContain(`Removed ${GEMINI_HOOK_EVENTS.length + 1} tapedeck entries`);
     expect(readJson(settingsPath(sb))).toEqual(original);
     expect(readFileSync(settingsPath(sb), "utf8")).toBe(`${JSON.stringify(original, null, 2)}\n`);
-    const config = readJson<{ providers: Record<string, unknown> }>(join(tapedeckDir(sb), "config.json"));
+    const config = readJson<{ providers: Record<string, unknown> }>(join(rec.dir(), "config.json"));
     expect(config.providers.gemini).toBeUndefined();
 
     // With our hooks gone nothing is recorded, and the recorded session is kept.
     rmSync(join(sb.projectDir, "user-hook-ran"));
-    const before = snapshot(tapedeckDir(sb));
+    const before = snapshot(rec.dir());
     const after = await gemini(sb, ["SCENARIO_BASH echo gone"]);
     expect(after.response).toBe("Done: gone");
     expect(existsSync(join(sb.projectDir, "user-hook-ran"))).toBe(true);
-    expect(snapshot(tapedeckDir(sb))).toEqual(before);
-    expect(existsSync(join(sessionDir(sb, recorded.sessionId!), "events.jsonl"))).toBe(true);
+    expect(snapshot(rec.dir())).toEqual(before);
+    expect(existsSync(join(rec.sessionDir(recorded.sessionId!), "events.jsonl"))).toBe(true);
   }, 120_000);
 
   it("never overrides or removes a hooksConfig.enabled the file sets itself", async () => {
     for (const enabled of [true, false]) {
       const original = userSettings({ hooksConfig: { enabled, notifications: false } });
-      writeUserSettings(sb, original);
+      writeSettings(settingsPath(sb), original);
       const installed = await install();
       expect(installed.code, installed.stderr).toBe(0);
       const settings = readJson<Settings>(settingsPath(sb));
@@ -817,11 +646,11 @@ describe("uninstall removes exactly what install added", () => {
 
   it("takes back only its own value: a switch the user changed after install stays theirs", async () => {
     const original = userSettings();
-    writeUserSettings(sb, original);
+    writeSettings(settingsPath(sb), original);
     expect((await install()).code).toBe(0);
     const settings = readJson<Settings & { hooksConfig: Record<string, unknown> }>(settingsPath(sb));
     settings.hooksConfig.enabled = false;
-    writeUserSettings(sb, settings);
+    writeSettings(settingsPath(sb), settings);
     expect((await uninstall()).code).toBe(0);
     expect(readJson(settingsPath(sb))).toEqual({
       ...original,
@@ -842,7 +671,8 @@ describe("uninstall removes exactly what install added", () => {
 });
 
 describe("folder trust decides whether Gemini runs the project's hooks", () => {
-  const sb = useSandbox("gemini-trust");
+  const sb = useGeminiSandbox("gemini-trust");
+  const rec = recordingOf(sb);
   const run = (args: string[], env?: Record<string, string>) =>
     runGemini({
       home: sb.home,
@@ -852,7 +682,7 @@ describe("folder trust decides whether Gemini runs the project's hooks", () => {
       timeoutMs: 45_000,
       ...(env ? { env } : {}),
     });
-  const recorded = () => (existsSync(sessionsRoot(sb)) ? readdirSync(sessionsRoot(sb)) : []);
+  const recorded = () => (existsSync(rec.root()) ? readdirSync(rec.root()) : []);
 
   beforeAll(() => {
     // Folder trust on, and this project in no trust rule: what a user has before answering Gemini's dialog.
@@ -860,15 +690,7 @@ describe("folder trust decides whether Gemini runs the project's hooks", () => {
   });
 
   it("untrusted: gemini -p refuses; --skip-trust runs without our hooks; GEMINI_CLI_TRUST_WORKSPACE records", async () => {
-    const installed = await tapedeck(sb, [
-      "install",
-      "gemini",
-      "--project",
-      sb.projectDir,
-      "--yes",
-      "--transport",
-      "command",
-    ]);
+    const installed = await rec.install("--yes", "--transport", "command");
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stdout).toContain("--skip-trust runs without this project's settings");
 
@@ -887,6 +709,6 @@ describe("folder trust decides whether Gemini runs the project's hooks", () => {
     expect([trusted.code, trusted.response]).toEqual([0, "Done: trusted"]);
     expect(trusted.stderr).toContain(TRUST_WARNING);
     expect(recorded()).toEqual([trusted.sessionId]);
-    await expectComplete(sb, trusted.sessionId!);
+    await rec.complete(trusted.sessionId!);
   }, 120_000);
 });

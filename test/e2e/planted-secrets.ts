@@ -31,3 +31,16 @@ export function plantSecrets<K extends string>(secrets: Record<K, string>) {
   };
   return { secrets, needles, marker, redacted };
 }
+
+/**
+ * What a record suite plants: an AWS key id, a GitHub token and the agent's own API key (by its kind); and its
+ * first prompt, which holds them all and has a shell command echo the token.
+ */
+export function plantWithAgentKey<K extends string>(agentKey: Record<K, string>) {
+  const [key] = Object.values<string>(agentKey);
+  const prompt = `Remember these for later: ${AWS_KEY_ID} and ${key}\nSCENARIO_BASH echo hello token=${GITHUB_TOKEN}`;
+  return {
+    ...plantSecrets({ aws_access_key_id: AWS_KEY_ID, github_token: GITHUB_TOKEN, ...agentKey }),
+    prompt,
+  };
+}

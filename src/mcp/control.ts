@@ -27,7 +27,8 @@ export interface ControlResult {
 
 export class ControlError extends Error {}
 
-function projectOf(scope: ControlScope): string | undefined {
+/** The project the agent runs in: the nearest directory at or above it with a tapedeck config, if any. */
+export function projectOf(scope: ControlScope): string | undefined {
   try {
     return findProjectRoot(resolveProjectRoot(scope.startDir));
   } catch {

@@ -1,12 +1,15 @@
 // What the MCP memory tools do, without the protocol: search the project's promoted memory and read items of
 // it, read-only. The memory is the user's (they promote with `tapedeck promote`); nothing here adds to it.
 
-import { findProjectRoot } from "../core/config.ts";
 import { UserError } from "../core/errors.ts";
-import { resolveProjectRoot } from "../core/paths.ts";
-import type { MemoryItem, MemorySource } from "../memory/store/items.ts";
+import {
+  type MemoryItem,
+  type MemorySource,
+  type SourceSpan,
+  sourceSpan,
+} from "../memory/store/item-shape.ts";
 import { foreignMemoryError, openMemory } from "../memory/store/store.ts";
-import type { ControlScope } from "./control.ts";
+import { type ControlScope, projectOf } from "./control.ts";
 
 export const MAX_SEARCH_HITS = 10;
 export const MAX_GET_ITEMS = 5;
@@ -26,13 +29,8 @@ export const MEMORY_GET_DESCRIPTION = [
   "Memory is the user's promoted material; the agent never adds to it. Read-only.",
 ].join(" ");
 
-export interface CompactSource {
-  provider: string;
-  session_id: string;
-  agent_id: string | null;
-  seq_from: number;
-  seq_to: number;
-}
+/** An item's source as the agent is given it: the span, not the checksum. */
+export type CompactSource = SourceSpan;
 
 export interface CompactHit {
   id: string;
@@ -45,24 +43,6 @@ export interface CompactHit {
 
 /** What a tool call failed with, said without a stack: the message of a tapedeck error, else a code. */
 export class MemoryToolError extends Error {}
-
-function compactSource(s: MemorySource): CompactSource {
-  return {
-    provider: s.provider,
-    session_id: s.session_id,
-    agent_id: s.agent_id,
-    seq_from: s.seq_from,
-    seq_to: s.seq_to,
-  };
-}
-
-function projectOf(scope: ControlScope): string | undefined {
-  try {
-    return findProjectRoot(resolveProjectRoot(scope.startDir));
-  } catch {
-    return undefined;
-  }
-}
 
 function withMemory<T>(
   scope: ControlScope,
@@ -106,7 +86,7 @@ export function memorySearch(scope: ControlScope, query: string, limit = 5): Com
       title: h.title,
       score: Math.round(h.score * 1000) / 1000,
       snippet: h.snippet,
-      source: compactSource(h.source),
+      source: sourceSpan(h.source),
     })),
   );
 }

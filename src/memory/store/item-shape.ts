@@ -13,12 +13,28 @@ export const TRUNCATED_MARK = "\n[… truncated]";
 export const ITEM_KINDS = ["exchange", "prompt", "answer", "tool_call", "compaction_summary"] as const;
 export type MemoryKind = (typeof ITEM_KINDS)[number];
 
-export interface MemorySource {
+/** Which events of which session an item came from. */
+export interface SourceSpan {
   provider: string;
   session_id: string;
   agent_id: string | null;
   seq_from: number;
   seq_to: number;
+}
+
+/** The span, copied field by field out of anything that holds one (a source, a stored row). */
+export function sourceSpan(s: SourceSpan): SourceSpan {
+  return {
+    provider: s.provider,
+    session_id: s.session_id,
+    agent_id: s.agent_id,
+    seq_from: s.seq_from,
+    seq_to: s.seq_to,
+  };
+}
+
+/** The span with the ids of its events and the checksum that ties it to the archive. */
+export interface MemorySource extends SourceSpan {
   event_ids: string[];
   envelope_schema_version: number;
   /** sha256 of events.jsonl from byte 0 to the end of the promotion's last promoted line (see docs/memory.md). */

@@ -22,6 +22,7 @@ import {
   type MemoryItem,
   type MemoryKind,
   type MemorySource,
+  sourceSpan,
 } from "./item-shape.ts";
 import { clampLimit, type Filter, filterSql, fragmentSnippet, headOf, sessionFilter } from "./store-query.ts";
 import {
@@ -455,11 +456,7 @@ class SqliteMemoryStore implements MemoryStore {
 
 function sourceOf(r: Row): MemorySource {
   return {
-    provider: r.provider,
-    session_id: r.session_id,
-    agent_id: r.agent_id,
-    seq_from: r.seq_from,
-    seq_to: r.seq_to,
+    ...sourceSpan(r),
     event_ids: parseIds(r.event_ids),
     envelope_schema_version: r.envelope_schema_version,
     archive_sha256: r.archive_sha256,

@@ -1,4 +1,5 @@
 import { createInterface } from "node:readline/promises";
+import type { ProjectConfig } from "../core/config.ts";
 import { printableJson, printableText } from "../core/printable.ts";
 import { projectRoot } from "./project.ts";
 import { isProvider, PROVIDERS } from "./providers.ts";
@@ -16,6 +17,12 @@ export function projectFromOption(dir: string | undefined): string {
 export function checkProvider(provider: string | undefined): string | undefined {
   if (provider === undefined || isProvider(provider)) return provider;
   throw new CliError(`unknown provider "${provider}" (use ${PROVIDERS.join(", ")})`, EXIT.usage);
+}
+
+/** The providers a command covers: the `--provider` asked for, else every one the config installs, in its order. */
+export function providersIn(config: ProjectConfig | undefined, asked: string | undefined): string[] {
+  const provider = checkProvider(asked);
+  return provider ? [provider] : Object.keys(config?.providers ?? {});
 }
 
 export function printJson(value: unknown): void {

@@ -1,11 +1,14 @@
-// What `replay` and `experiment run` parse alike: an on/off switch, a cost ceiling, and the errors of setting a
-// run up (the user's fault or a missing thing), said the same way by both.
+// What `replay` and `experiment run` parse alike: an on/off switch, a cost ceiling, the options their common
+// flags set, and the errors of setting a run up (the user's fault or a missing thing), said the same way by
+// both (and by `scenario run`, for the missing things).
 import { SessionNotFound } from "../core/archive.ts";
 import { UnsafePathError } from "../core/fsutil.ts";
 import { AmbiguousSessionError } from "../core/session-resolve.ts";
 import { BaselineError } from "../experiment/baseline.ts";
 import { MissingCli } from "../experiment/drivers.ts";
 import { IsolationError } from "../experiment/isolation.ts";
+import type { StartOptions } from "../experiment/start.ts";
+import { note } from "./common.ts";
 import { CliError, EXIT } from "./errors.ts";
 
 export function onOff(value: string, flag: string): boolean {
@@ -22,17 +25,37 @@ export function costOption(value: string | undefined): number | undefined {
   return n;
 }
 
+/** The flags both commands take beside their own. */
+export interface RunFlags {
+  model?: string;
+  experimentRoot?: string;
+  keep?: boolean;
+}
+
+/** The run options those flags (and the --max-cost already parsed) set; progress lines go to stderr. */
+export function runOptions(
+  flags: RunFlags,
+  maxCostUsd: number | undefined,
+): Pick<StartOptions, "maxCostUsd" | "model" | "experimentRoot" | "keep" | "progress"> {
+  return {
+    ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+    ...(flags.model ? { model: flags.model } : {}),
+    ...(flags.experimentRoot ? { experimentRoot: flags.experimentRoot } : {}),
+    keep: flags.keep ?? false,
+    progress: (line) => note(`${line}\n`),
+  };
+}
+
+/** A run that could not be set up for want of something: the baseline, an isolated home, the agent's CLI. */
+export function isMissingForRun(error: unknown): error is Error {
+  return error instanceof BaselineError || error instanceof IsolationError || error instanceof MissingCli;
+}
+
 /** What the commands say for the errors of setting up: the user's fault or a missing thing. */
 export function setupError(error: unknown): never {
   if (error instanceof AmbiguousSessionError) throw new CliError(error.message, EXIT.usage);
   if (error instanceof SessionNotFound) throw new CliError(error.message, EXIT.notFound);
-  if (
-    error instanceof BaselineError ||
-    error instanceof IsolationError ||
-    error instanceof MissingCli ||
-    error instanceof UnsafePathError
-  ) {
+  if (isMissingForRun(error) || error instanceof UnsafePathError)
     throw new CliError(error.message, EXIT.failed);
-  }
   throw error;
 }

@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { loadConfig, type ProjectConfig, writeConfig } from "../../core/config.ts";
 import { readJsonOrUndefined } from "../../core/fsutil.ts";
 import { defaultProxyConfigPath, loadMirrorSettings } from "../../providers/claude/mirror/settings.ts";
-import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "../common.ts";
+import { CliError, checkProvider, EXIT, printJson, projectFromOption, providersIn, say } from "../common.ts";
 import { parseValue, SETTINGS, type Setting, type Source, settingFor } from "../config/settings.ts";
 import { PROJECT_HELP } from "../options.ts";
 
@@ -105,8 +105,7 @@ function shown(value: unknown): string {
 function listCommand(opts: ConfigOpts): void {
   const project = projectFromOption(opts.project);
   const config = loadConfig(project);
-  const asked = checkProvider(opts.provider);
-  const providers = asked ? [asked] : Object.keys(config?.providers ?? {});
+  const providers = providersIn(config, opts.provider);
   const rows: Effective[] = [];
   for (const s of SETTINGS) {
     if (s.scope === "provider") for (const p of providers) rows.push(effective(s, config, p));

@@ -14,7 +14,7 @@ import { prepareExperiment, runWithInterrupt } from "../../experiment/start.ts";
 import { loadScenario, type Scenario, ScenarioError } from "../../scenario/experiment-input.ts";
 import { checkProvider, note, printJson, projectFromOption, say } from "../common.ts";
 import { CliError, EXIT } from "../errors.ts";
-import { costOption, onOff, setupError } from "../replay-options.ts";
+import { costOption, onOff, runOptions, setupError } from "../replay-options.ts";
 
 interface RunOpts {
   project?: string;
@@ -130,12 +130,8 @@ async function runCommand(opts: RunOpts): Promise<void> {
         arms,
         repeat,
         ...(maxRuns !== undefined ? { maxRuns } : {}),
-        ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
-        ...(opts.model ? { model: opts.model } : {}),
-        ...(opts.experimentRoot ? { experimentRoot: opts.experimentRoot } : {}),
         ...(inputs.scenario ? { scenario: inputs.scenario } : {}),
-        keep: opts.keep ?? false,
-        progress: (line) => note(`${line}\n`),
+        ...runOptions(opts, maxCostUsd),
       },
       controller.signal,
     );

@@ -5,9 +5,9 @@ import { loadBaseline } from "../../experiment/baseline.ts";
 import { replayDriver } from "../../experiment/drivers.ts";
 import { ARM_NAME } from "../../experiment/orchestrator.ts";
 import { prepareExperiment, runWithInterrupt } from "../../experiment/start.ts";
-import { checkProvider, note, printJson, say } from "../common.ts";
+import { checkProvider, printJson, say } from "../common.ts";
 import { CliError, EXIT } from "../errors.ts";
-import { costOption, onOff, setupError } from "../replay-options.ts";
+import { costOption, onOff, runOptions, setupError } from "../replay-options.ts";
 import { resolveSessionArg, withAllProjects } from "../session-arg.ts";
 
 export interface ReplayOpts {
@@ -48,11 +48,7 @@ async function replayCommand(session: string, opts: ReplayOpts): Promise<void> {
         driver,
         arms: [{ name: arm, native_memory: nativeMemory, retrieval }],
         repeat: 1,
-        ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
-        ...(opts.model ? { model: opts.model } : {}),
-        ...(opts.experimentRoot ? { experimentRoot: opts.experimentRoot } : {}),
-        keep: opts.keep ?? false,
-        progress: (line) => note(`${line}\n`),
+        ...runOptions(opts, maxCostUsd),
       },
       controller.signal,
     );

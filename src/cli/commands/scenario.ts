@@ -5,8 +5,6 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { SessionNotFound, sessionRoots } from "../../core/archive.ts";
 import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
-import { BaselineError } from "../../experiment/baseline.ts";
-import { MissingCli } from "../../experiment/drivers.ts";
 import { IsolationError } from "../../experiment/isolation.ts";
 import { ARM_NAME } from "../../experiment/orchestrator.ts";
 import { DeriveError, deriveScenario, parseRange } from "../../scenario/derive.ts";
@@ -18,6 +16,7 @@ import { type Against, type ArmOption, runScenario } from "../../scenario/run.ts
 import type { Sample, ScenarioResult } from "../../scenario/schema.ts";
 import { CliError, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
+import { isMissingForRun } from "../replay-options.ts";
 import { resolveSessionArg } from "../session-arg.ts";
 
 function load(file: string): LoadedScenario {
@@ -201,13 +200,7 @@ async function runCommand(file: string, opts: RunOpts): Promise<void> {
       }),
     }));
   } catch (error) {
-    if (
-      error instanceof SessionNotFound ||
-      error instanceof BaselineError ||
-      error instanceof IsolationError ||
-      error instanceof MissingCli ||
-      error instanceof ReplayUnavailable
-    )
+    if (error instanceof SessionNotFound || error instanceof ReplayUnavailable || isMissingForRun(error))
       throw new CliError(error.message, EXIT.failed);
     throw error;
   }

@@ -6,7 +6,7 @@
 import { loadConfig, type ProviderConfig } from "../../core/config.ts";
 import { installable, providerEntry } from "../../providers/catalog.ts";
 import type { ProviderInstaller } from "../../providers/installer.ts";
-import { checkProvider, projectFromOption } from "../common.ts";
+import { projectFromOption, providersIn } from "../common.ts";
 import { providerName } from "../providers.ts";
 import { check, type DoctorCheck, type DoctorReport, type ProviderReport } from "./check.ts";
 import { checkDiagnostics } from "./diagnostics.ts";
@@ -102,8 +102,7 @@ async function providerReport(
 export async function runDoctor(opts: DoctorOpts): Promise<DoctorReport> {
   const project = projectFromOption(opts.project);
   const config = loadConfig(project);
-  const asked = checkProvider(opts.provider);
-  const providers = asked ? [asked] : Object.keys(config?.providers ?? {});
+  const providers = providersIn(config, opts.provider);
   const reports: ProviderReport[] = [];
   for (const provider of providers) {
     reports.push(await providerReport(project, provider, config?.providers[provider], opts));

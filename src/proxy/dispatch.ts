@@ -22,6 +22,7 @@
 //   onStreamEvent; observe.ts skips the others before they are decoded.
 import { errorCode } from "../core/diagnostics.ts";
 import type { ProxyContext, ProxyExtension, StreamEvent } from "../core/proxy-extension.ts";
+import { LazyJson } from "./lazy-json.ts";
 import { DEFAULT_TYPE } from "./sse-blocks.ts";
 
 export type ProxyLogLevel = "debug" | "info" | "warn" | "error";
@@ -88,7 +89,7 @@ function isJsonType(contentType: string | string[] | undefined): boolean {
  * through extensions that never look at it, and a long session's request body
  * is megabytes of JSON whose parse would otherwise sit in front of forwarding.
  */
-export class RequestContext implements ProxyContext {
+export class RequestContext extends LazyJson implements ProxyContext {
   readonly id: string;
   readonly method: string;
   readonly url: string;
@@ -98,8 +99,6 @@ export class RequestContext implements ProxyContext {
   responseHeaders?: Record<string, string | string[] | undefined>;
   meta: Record<string, unknown> = {};
   aborted?: { by: "client" | "upstream"; reason: string };
-  #body: unknown;
-  #bodyParsed = false;
 
   constructor(
     id: string,
@@ -108,6 +107,7 @@ export class RequestContext implements ProxyContext {
     headers: Record<string, string | string[] | undefined>,
     rawBody: Buffer,
   ) {
+    super();
     this.id = id;
     this.method = method;
     this.url = url;
@@ -115,23 +115,18 @@ export class RequestContext implements ProxyContext {
     this.rawBody = rawBody;
   }
 
+  protected jsonText(): string | undefined {
+    return this.rawBody.length > 0 && isJsonType(this.headers["content-type"])
+      ? this.rawBody.toString("utf8")
+      : undefined;
+  }
+
   get body(): unknown {
-    if (!this.#bodyParsed) {
-      this.#bodyParsed = true;
-      if (this.rawBody.length > 0 && isJsonType(this.headers["content-type"])) {
-        try {
-          this.#body = JSON.parse(this.rawBody.toString("utf8"));
-        } catch {
-          this.#body = undefined;
-        }
-      }
-    }
-    return this.#body;
+    return this.readJson();
   }
 
   set body(value: unknown) {
-    this.#bodyParsed = true;
-    this.#body = value;
+    this.writeJson(value);
   }
 }
 

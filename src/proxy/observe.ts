@@ -15,6 +15,7 @@ import zlib from "node:zlib";
 import { createParser, type EventSourceParser } from "eventsource-parser";
 import type { StreamEvent } from "../core/proxy-extension.ts";
 import { errorCode, type Pipeline, type ProxyLog, type RequestRun, SAFE_CODE, safeLog } from "./dispatch.ts";
+import { LazyJson } from "./lazy-json.ts";
 import { SseSplitter } from "./sse-blocks.ts";
 import { Utf8Chunks } from "./utf8-chunks.ts";
 
@@ -22,32 +23,26 @@ import { Utf8Chunks } from "./utf8-chunks.ts";
 const MAX_SSE_EVENT_CHARS = 32 * 1024 * 1024;
 
 /** One SSE event; `json` is parsed on first read and shared by all extensions. */
-class SseEvent implements StreamEvent {
+class SseEvent extends LazyJson implements StreamEvent {
   readonly event: string | undefined;
   readonly data: string;
-  #json: unknown;
-  #jsonParsed = false;
 
   constructor(event: string | undefined, data: string) {
+    super();
     this.event = event;
     this.data = data;
   }
 
+  protected jsonText(): string {
+    return this.data;
+  }
+
   get json(): unknown {
-    if (!this.#jsonParsed) {
-      this.#jsonParsed = true;
-      try {
-        this.#json = JSON.parse(this.data);
-      } catch {
-        this.#json = undefined;
-      }
-    }
-    return this.#json;
+    return this.readJson();
   }
 
   set json(value: unknown) {
-    this.#jsonParsed = true;
-    this.#json = value;
+    this.writeJson(value);
   }
 }
 

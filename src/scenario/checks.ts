@@ -39,29 +39,22 @@ export function factChecks(scenario: Scenario, answer: string | null): Check[] {
   return out;
 }
 
-function measuredOf(name: (typeof LIMIT_NAMES)[number], o: Observation): number | null {
-  switch (name) {
-    case "max_duration_seconds":
-      return o.durationSeconds;
-    case "max_output_tokens":
-      return o.outputTokens;
-    case "max_input_tokens":
-      return o.inputTokens;
-    case "max_turns":
-      return o.turns;
-    case "max_injected_bytes":
-      return o.injectedBytes;
-    case "max_cost_usd":
-      return o.costUsd;
-  }
-}
+/** The figure of an observation each limit bounds. */
+const MEASURED: Record<(typeof LIMIT_NAMES)[number], Exclude<keyof Observation, "finalAnswer">> = {
+  max_duration_seconds: "durationSeconds",
+  max_output_tokens: "outputTokens",
+  max_input_tokens: "inputTokens",
+  max_turns: "turns",
+  max_injected_bytes: "injectedBytes",
+  max_cost_usd: "costUsd",
+};
 
 export function limitChecks(limits: Limits, o: Observation): Check[] {
   const out: Check[] = [];
   for (const name of LIMIT_NAMES) {
     const limit = limits[name];
     if (limit === null || limit === undefined) continue;
-    const measured = measuredOf(name, o);
+    const measured = o[MEASURED[name]];
     out.push({
       kind: "limit",
       id: name,

@@ -1,22 +1,17 @@
 // What the timeline `show`, the Markdown export and the local viewer share looks like: archive events as the
 // timeline reads them, and the turns built from them (timeline-builder.ts) with excerpts of their text.
+import type { TurnEvent } from "../core/timeline/nodes.ts";
 import type { Usage } from "../core/timeline/usage.ts";
 import type { CostEstimate, PriceTable } from "../usage/pricing.ts";
 
 export type { Usage };
 
-/** One archive line as the timeline sees it: an envelope, or a line that is not one. */
-export interface TimelineEvent {
-  sequence: number;
+/** One archive line as the timeline sees it: the fields the core's turn model reads, and where it is. */
+export interface TimelineEvent extends TurnEvent {
   /** byte offset of the line in events.jsonl: where to read the whole event again */
   offset: number;
   bytes: number;
-  kind: string;
   timestamp: string | null;
-  turn_id?: string;
-  agent_id?: string;
-  payload: Record<string, unknown>;
-  usage?: Record<string, unknown>;
   redactions: number;
   truncations: number;
   omitted: number;

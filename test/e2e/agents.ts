@@ -96,3 +96,28 @@ export async function runOk<S extends Sandbox, R extends AgentResult>(
   expect(res.code, `stdout: ${res.stdout}\nstderr: ${res.stderr}`).toBe(0);
   return res;
 }
+
+/**
+ * A conversation with the agent: the first prompt starts a session and each later one resumes it; `fresh` runs a
+ * prompt in a new session of its own (the conversation stays the first one's). Every run exits 0.
+ */
+export function conversation<S extends Sandbox, R extends AgentResult>(
+  agent: Agent<S, R>,
+  sb: S,
+  limits?: RunOptions,
+) {
+  let id = "";
+  const run = async (args: string[]): Promise<R> => {
+    const res = await runOk(agent, sb, args, limits);
+    id ||= agent.session(res)!;
+    return res;
+  };
+  return {
+    /** The conversation's session, "" before its first run. */
+    get id(): string {
+      return id;
+    },
+    say: (prompt: string) => run(id ? agent.resume(id, prompt) : [prompt]),
+    fresh: (prompt: string) => run([prompt]),
+  };
+}

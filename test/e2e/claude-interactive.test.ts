@@ -18,6 +18,7 @@ import { CLAUDE_BIN, claudeTranscriptPath, offlineClaudeEnv } from "../../src/de
 import { liveServer, type RunInfo, runFilePath } from "../../src/serve/runfile.ts";
 import { expectCompleteSession, readEventsFile } from "./archive-checks.ts";
 import { hookTrouble } from "./claude-hook-trouble.ts";
+import { until } from "./poll.ts";
 import { spawnInPty, type Terminal } from "./pty-screen.ts";
 import { type ClaudeSandbox, hookServerPids, useBuild, useClaudeSandbox } from "./sandboxes.ts";
 import { type Squatter, squatAsNobody } from "./squatter.ts";
@@ -81,15 +82,6 @@ async function ask(term: Terminal, prompt: string, answer: string, recorded?: ()
 async function exitClaude(term: Terminal): Promise<void> {
   term.type("/exit\r");
   expect(await term.waitExit(EXIT_MS), `claude did not exit; its screen:\n${term.screen()}`).toBe(0);
-}
-
-async function until(cond: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
 }
 
 describe("an interactive claude session, recorded over the default transport, its hook server killed", () => {

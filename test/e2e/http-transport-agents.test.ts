@@ -6,13 +6,13 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Envelope } from "../../src/core/schemas.ts";
-import { runCodex } from "../../src/demo/codex-offline.ts";
-import { runGemini } from "../../src/demo/gemini-offline.ts";
 import { parseClientCommand } from "../../src/serve/client-command.ts";
 import { liveServer, readRunFile, runFilePath } from "../../src/serve/runfile.ts";
+import { type Agent, CODEX, GEMINI, type RunOptions, runOk } from "./agents.ts";
 import { expectNoSecrets, readEventsFile, walk } from "./archive-checks.ts";
 import { GITHUB_TOKEN, plantSecrets } from "./planted-secrets.ts";
-import { hookServerPids, type Sandbox, useBuild, useCodexSandbox, useGeminiSandbox } from "./sandboxes.ts";
+import { until } from "./poll.ts";
+import { hookServerPids, type Sandbox, useBuild } from "./sandboxes.ts";
 import { squatAsNobody } from "./squatter.ts";
 
 useBuild();
@@ -21,58 +21,12 @@ const { needles: NEEDLES } = plantSecrets({ github_token: GITHUB_TOKEN });
 
 const runFileOf = (sb: Sandbox) => runFilePath(sb.projectDir, { TAPEDECK_HOME: join(sb.home, ".tapedeck") });
 
-async function until(cond: () => boolean, ms = 5000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
-}
-
-interface Agent<S extends Sandbox> {
-  name: "codex" | "gemini";
-  settings: (sb: S) => string;
-  /** Runs one prompt (a resume when `session` is given); answers the session id and what the agent printed. */
-  run: (
-    sb: S,
-    prompt: string,
-    session?: string,
-  ) => Promise<{ session: string; stdout: string; stderr: string }>;
-}
-
-const codex: Agent<ReturnType<typeof useCodexSandbox>> = {
-  name: "codex",
-  settings: (sb) => join(sb.projectDir, ".codex", "hooks.json"),
-  async run(sb, prompt, session) {
-    const res = await runCodex({
-      codexHome: sb.codexHome,
-      home: sb.home,
-      cwd: sb.projectDir,
-      args: session ? ["resume", session, prompt] : [prompt],
-    });
-    expect(res.code, res.stderr).toBe(0);
-    return { session: res.threadId!, stdout: res.stdout, stderr: res.stderr };
-  },
-};
-
-const gemini: Agent<ReturnType<typeof useGeminiSandbox>> = {
-  name: "gemini",
-  settings: (sb) => join(sb.projectDir, ".gemini", "settings.json"),
-  async run(sb, prompt, session) {
-    const res = await runGemini({
-      home: sb.home,
-      cwd: sb.projectDir,
-      baseUrl: sb.mock.url,
-      args: session ? ["--resume", "latest", prompt] : [prompt],
-      timeoutMs: 45_000,
-    });
-    expect(res.code, res.stderr).toBe(0);
-    return { session: res.sessionId!, stdout: res.stdout, stderr: res.stderr };
-  },
-};
-
-function describeAgent<S extends Sandbox>(agent: Agent<S>, sb: S): void {
+function describeAgent(agent: Agent, sb: Sandbox, limits: RunOptions = {}): void {
+  /** One prompt, in a new session or resuming `resumed`: the session and what the agent printed. */
+  const say = async (prompt: string, resumed?: string) => {
+    const res = await runOk(agent, sb, resumed ? agent.resume(resumed, prompt) : [prompt], limits);
+    return { session: agent.session(res)!, stdout: res.stdout, stderr: res.stderr };
+  };
   const kinds = (events: Envelope[]) => events.map((e) => e.kind);
   const events = (id: string) =>
     readEventsFile(join(sb.projectDir, ".tapedeck", `${agent.name}-sessions`, id, "events.jsonl"));
@@ -103,7 +57,7 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, sb: S): void {
 
   it("records a run with a shell command, nothing on the agent's output; the run's first hook started the server", async () => {
     const prompt = `SCENARIO_BASH echo hello token=${GITHUB_TOKEN}`;
-    const res = await agent.run(sb, prompt);
+    const res = await say(prompt);
     session = res.session;
     expectOwnStderr(res.stderr);
     expect(res.stdout).not.toMatch(/tapedeck|hook-client|ECONNREFUSED/);
@@ -118,7 +72,7 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, sb: S): void {
 
   it("a warm server records the next run the same way, and only one server runs", async () => {
     const before = events(session).length;
-    const res = await agent.run(sb, "SCENARIO_BASH echo again", session);
+    const res = await say("SCENARIO_BASH echo again", session);
     expect(res.session).toBe(session);
     expectOwnStderr(res.stderr);
     const added = kinds(events(session).slice(before));
@@ -134,7 +88,7 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, sb: S): void {
     const squatter = await squatAsNobody(info.port);
     try {
       const before = events(session).length;
-      const res = await agent.run(sb, "SCENARIO_BASH echo while-squatted", session);
+      const res = await say("SCENARIO_BASH echo while-squatted", session);
       expectOwnStderr(res.stderr);
       expect(res.stdout).not.toMatch(/tapedeck|hook-client|ECONNREFUSED/);
       const added = kinds(events(session).slice(before));
@@ -151,7 +105,7 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, sb: S): void {
     // The squatted run's failed start holds its claim for 5 s; a hook after that brings the server back.
     let back = false;
     for (let attempt = 0; attempt < 4 && !back; attempt += 1) {
-      await agent.run(sb, "SCENARIO_BASH echo back", session);
+      await say("SCENARIO_BASH echo back", session);
       back = await until(() => liveServer(runFileOf(sb)) !== undefined, 2500);
     }
     expect(back).toBe(true);
@@ -166,9 +120,9 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, sb: S): void {
 }
 
 describe("the real codex over the http transport", () => {
-  describeAgent(codex, useCodexSandbox("codex-http"));
+  describeAgent(CODEX, CODEX.sandbox("codex-http"));
 });
 
 describe("the real gemini over the http transport", () => {
-  describeAgent(gemini, useGeminiSandbox("gemini-http"));
+  describeAgent(GEMINI, GEMINI.sandbox("gemini-http"), { timeoutMs: 45_000 });
 });

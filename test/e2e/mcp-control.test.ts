@@ -16,19 +16,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Envelope } from "../../src/core/schemas.ts";
-import { runClaude } from "../../src/demo/claude-offline.ts";
-import { runCodex } from "../../src/demo/codex-offline.ts";
-import { runGemini } from "../../src/demo/gemini-offline.ts";
+import { CLAUDE, CODEX, conversation, GEMINI } from "./agents.ts";
 import { expectPrivateModes, readEventsFile, snapshot } from "./archive-checks.ts";
-import {
-  CLI_JS,
-  HOOK_JS,
-  type Sandbox,
-  useBuild,
-  useClaudeSandbox,
-  useCodexSandbox,
-  useGeminiSandbox,
-} from "./sandboxes.ts";
+import { CLI_JS, HOOK_JS, type Sandbox, useBuild } from "./sandboxes.ts";
 
 useBuild();
 
@@ -60,6 +50,13 @@ const kindsAfter = (sb: Sandbox, provider: string, id: string, before: number) =
     .map((e) => e.kind)
     .filter((k) => k !== "turn_usage");
 
+/** `install --mcp`: the hooks and the MCP server, recording dormant; what install says, as JSON. */
+async function installMcp(sb: Sandbox, provider: string): Promise<Record<string, unknown>> {
+  const res = await sb.cli(["install", provider, "--yes", "--mcp", "--json"]);
+  expect(res.code, res.stderr).toBe(0);
+  return JSON.parse(res.stdout);
+}
+
 async function statusLine(sb: Sandbox, provider: string): Promise<string> {
   const res = await sb.cli(["status", "--statusline", "--provider", provider]);
   expect(res.code, res.stderr).toBe(0);
@@ -67,26 +64,15 @@ async function statusLine(sb: Sandbox, provider: string): Promise<string> {
 }
 
 describe("record_session from inside claude", () => {
-  const sb = useClaudeSandbox("mcp-claude");
-  let session = "";
-
-  async function claude(prompt: string, resume = true) {
-    const args = resume && session ? ["--resume", session, prompt] : [prompt];
-    const res = await runClaude({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args });
-    expect(res.timedOut).toBe(false);
-    expect(res.code, res.stderr).toBe(0);
-    session ||= res.sessionId!;
-    return res;
-  }
+  const sb = CLAUDE.sandbox("mcp-claude");
+  const chat = conversation(CLAUDE, sb);
 
   it("install --mcp: the server in .mcp.json, approved in settings.local.json, recording dormant", async () => {
     writeFileSync(
       join(sb.projectDir, ".mcp.json"),
       JSON.stringify({ mcpServers: { other: { command: "true" } } }),
     );
-    const res = await sb.cli(["install", "claude", "--yes", "--mcp", "--json"]);
-    expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({
+    expect(await installMcp(sb, "claude")).toMatchObject({
       recording: "off",
       extras: { mcp: join(sb.projectDir, ".mcp.json") },
     });
@@ -111,17 +97,17 @@ describe("record_session from inside claude", () => {
   });
 
   it("before: a run while recording is dormant writes nothing", async () => {
-    const res = await claude("SCENARIO_BASH echo before-start", false);
+    const res = await chat.fresh("SCENARIO_BASH echo before-start");
     expect(res.json.result).toBe("Done: before-start");
-    expect(eventsOf(sb, "claude", session)).toEqual([]);
+    expect(eventsOf(sb, "claude", chat.id)).toEqual([]);
   });
 
   it("start: the agent's record_session call turns recording on from that point", async () => {
     const served = sb.mock.usageLog.length;
-    const res = await claude(START);
+    const res = await chat.say(START);
     expect(res.json.result).toContain('"recording":true');
     expect(configOf(sb, "claude")).toMatchObject({ recording: "on", mode: "capture-only" });
-    const events = eventsOf(sb, "claude", session);
+    const events = eventsOf(sb, "claude", chat.id);
     // The prompt that asked, and the ToolSearch before the call, came before recording: not kept.
     expect(events.some((e) => e.kind === "user_prompt")).toBe(false);
     expect(events[0]).toMatchObject({
@@ -138,14 +124,14 @@ describe("record_session from inside claude", () => {
   });
 
   it("after: the next turn is recorded in full", async () => {
-    const before = eventsOf(sb, "claude", session).length;
-    const res = await claude("SCENARIO_BASH echo after-start");
+    const before = eventsOf(sb, "claude", chat.id).length;
+    const res = await chat.say("SCENARIO_BASH echo after-start");
     expect(res.json.result).toBe("Done: after-start");
-    expect(kindsAfter(sb, "claude", session, before)).toEqual(FULL_TURN);
+    expect(kindsAfter(sb, "claude", chat.id, before)).toEqual(FULL_TURN);
   });
 
   it("status: tapedeck_status, the status line and `tapedeck status --statusline` show the same string", async () => {
-    const res = await claude(STATUS);
+    const res = await chat.say(STATUS);
     expect(res.json.result).toContain(`"display":"${REC}"`);
     expect(await statusLine(sb, "claude")).toBe(REC);
     const { execFileSync } = await import("node:child_process");
@@ -157,12 +143,12 @@ describe("record_session from inside claude", () => {
   });
 
   it("stop, then a run that writes nothing; hooks and the MCP entry stay", async () => {
-    const res = await claude(STOP);
+    const res = await chat.say(STOP);
     expect(res.json.result).toContain('"recording":false');
     expect(configOf(sb, "claude").recording).toBe("off");
     expect(await statusLine(sb, "claude")).toBe(OFF);
     const before = snapshot(tapedeckDir(sb));
-    const quiet = await claude("SCENARIO_BASH echo while-stopped");
+    const quiet = await chat.say("SCENARIO_BASH echo while-stopped");
     expect(quiet.json.result).toBe("Done: while-stopped");
     expect(snapshot(tapedeckDir(sb))).toEqual(before);
     expect(readFileSync(join(sb.projectDir, ".mcp.json"), "utf8")).toContain('"tapedeck"');
@@ -175,7 +161,7 @@ describe("record_session from inside claude", () => {
     mcp.mcpServers.tapedeck.args[0] = join(sb.root, "missing", "cli.js");
     writeFileSync(path, JSON.stringify(mcp));
     const before = snapshot(tapedeckDir(sb));
-    const res = await claude(START, false);
+    const res = await chat.fresh(START);
     expect(res.json.result).toBe("No record_session tool is available.");
     expect(configOf(sb, "claude").recording).toBe("off");
     expect(snapshot(tapedeckDir(sb))).toEqual(before);
@@ -204,22 +190,11 @@ describe("record_session from inside claude", () => {
 });
 
 describe("record_session from inside codex", () => {
-  const sb = useCodexSandbox("mcp-codex");
-  let thread = "";
-
-  async function codex(prompt: string, resume = true) {
-    const args = resume && thread ? ["resume", thread, prompt] : [prompt];
-    const res = await runCodex({ codexHome: sb.codexHome, home: sb.home, cwd: sb.projectDir, args });
-    expect(res.timedOut).toBe(false);
-    expect(res.code, res.stderr).toBe(0);
-    thread ||= res.threadId!;
-    return res;
-  }
+  const sb = CODEX.sandbox("mcp-codex");
+  const chat = conversation(CODEX, sb);
 
   it("install --mcp: a marked [mcp_servers.tapedeck] block in .codex/config.toml, recording dormant", async () => {
-    const res = await sb.cli(["install", "codex", "--yes", "--mcp", "--json"]);
-    expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ recording: "off" });
+    expect(await installMcp(sb, "codex")).toMatchObject({ recording: "off" });
     const toml = readFileSync(join(sb.projectDir, ".codex", "config.toml"), "utf8");
     expect(toml).toContain("[mcp_servers.tapedeck]");
     expect(toml).toContain(
@@ -229,17 +204,17 @@ describe("record_session from inside codex", () => {
   });
 
   it("before: a run while recording is dormant writes nothing", async () => {
-    const res = await codex("SCENARIO_BASH echo before-start", false);
+    const res = await chat.fresh("SCENARIO_BASH echo before-start");
     expect(res.finalMessage).toBe("Done: before-start");
-    expect(eventsOf(sb, "codex", thread)).toEqual([]);
+    expect(eventsOf(sb, "codex", chat.id)).toEqual([]);
   });
 
   it("start: the agent's record_session call turns recording on from that point", async () => {
     const served = sb.mock.usageLog.length;
-    const res = await codex(START);
+    const res = await chat.say(START);
     expect(res.finalMessage).toContain('"recording":true');
     expect(configOf(sb, "codex")).toMatchObject({ recording: "on", mode: "capture-only" });
-    const events = eventsOf(sb, "codex", thread);
+    const events = eventsOf(sb, "codex", chat.id);
     expect(events.some((e) => e.kind === "user_prompt")).toBe(false);
     expect(text(events)).not.toContain("before-start");
     expect(events.map((e) => e.kind)).toContain("assistant_message");
@@ -249,21 +224,21 @@ describe("record_session from inside codex", () => {
   });
 
   it("after: the next turn is recorded in full", async () => {
-    const before = eventsOf(sb, "codex", thread).length;
-    const res = await codex("SCENARIO_BASH echo after-start");
+    const before = eventsOf(sb, "codex", chat.id).length;
+    const res = await chat.say("SCENARIO_BASH echo after-start");
     expect(res.finalMessage).toBe("Done: after-start");
-    expect(kindsAfter(sb, "codex", thread, before)).toEqual(FULL_TURN);
+    expect(kindsAfter(sb, "codex", chat.id, before)).toEqual(FULL_TURN);
   });
 
   it("status, stop, and a run that writes nothing", async () => {
-    const status = await codex(STATUS);
+    const status = await chat.say(STATUS);
     expect(status.finalMessage).toContain(`"display":"${REC}"`);
     expect(await statusLine(sb, "codex")).toBe(REC);
-    const stop = await codex(STOP);
+    const stop = await chat.say(STOP);
     expect(stop.finalMessage).toContain('"recording":false');
     expect(await statusLine(sb, "codex")).toBe(OFF);
     const before = snapshot(tapedeckDir(sb));
-    const quiet = await codex("SCENARIO_BASH echo while-stopped");
+    const quiet = await chat.say("SCENARIO_BASH echo while-stopped");
     expect(quiet.finalMessage).toBe("Done: while-stopped");
     expect(snapshot(tapedeckDir(sb))).toEqual(before);
   });
@@ -276,7 +251,7 @@ describe("record_session from inside codex", () => {
       toml.replace(JSON.stringify(CLI_JS), JSON.stringify(join(sb.root, "missing", "cli.js"))),
     );
     const before = snapshot(tapedeckDir(sb));
-    const res = await codex(START, false);
+    const res = await chat.fresh(START);
     expect(res.finalMessage).toBe("No record_session tool is available.");
     expect(configOf(sb, "codex").recording).toBe("off");
     expect(snapshot(tapedeckDir(sb))).toEqual(before);
@@ -292,48 +267,38 @@ describe("record_session from inside codex", () => {
 });
 
 describe("record_session from inside gemini", () => {
-  const sb = useGeminiSandbox("mcp-gemini");
-  let session = "";
-
-  async function gemini(prompt: string, resume = true) {
-    const args = resume && session ? ["--resume", "latest", prompt] : [prompt];
-    const res = await runGemini({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args });
-    expect(res.timedOut).toBe(false);
-    expect(res.code, res.stderr).toBe(0);
-    session ||= res.sessionId!;
-    return res;
-  }
+  const sb = GEMINI.sandbox("mcp-gemini");
+  const chat = conversation(GEMINI, sb);
 
   it("install --mcp, a dormant run, start, a recorded run, stop, a run that writes nothing", async () => {
-    const install = await sb.cli(["install", "gemini", "--yes", "--mcp", "--json"]);
-    expect(install.code, install.stderr).toBe(0);
+    await installMcp(sb, "gemini");
     const settings = JSON.parse(readFileSync(join(sb.projectDir, ".gemini", "settings.json"), "utf8"));
     expect(settings.mcpServers.tapedeck).toEqual({
       command: process.execPath,
       args: [CLI_JS, "mcp", "--provider", "gemini", "--project", sb.projectDir],
     });
-    expect((await gemini("SCENARIO_BASH echo before-start", false)).response).toBe("Done: before-start");
-    expect(eventsOf(sb, "gemini", session)).toEqual([]);
+    expect((await chat.fresh("SCENARIO_BASH echo before-start")).response).toBe("Done: before-start");
+    expect(eventsOf(sb, "gemini", chat.id)).toEqual([]);
 
-    const start = await gemini(START);
+    const start = await chat.say(START);
     // Gemini hands the model the tool's text content (in an <untrusted_context> frame), not the JSON.
     expect(start.response).toContain("Recording started (capture-only) for gemini");
     expect(configOf(sb, "gemini").recording).toBe("on");
-    const after = await gemini("SCENARIO_BASH echo after-start");
+    const after = await chat.say("SCENARIO_BASH echo after-start");
     expect(after.response).toBe("Done: after-start");
-    const events = eventsOf(sb, "gemini", session);
+    const events = eventsOf(sb, "gemini", chat.id);
     expect(text(events)).not.toContain("before-start");
     expect(text(events)).toContain("after-start");
     expect(events.filter((e) => e.kind === "user_prompt").map((e) => e.payload.prompt)).toEqual([
       "SCENARIO_BASH echo after-start",
     ]);
 
-    const status = await gemini(STATUS);
+    const status = await chat.say(STATUS);
     expect(status.response).toContain(REC);
-    const stop = await gemini(STOP);
+    const stop = await chat.say(STOP);
     expect(stop.response).toContain("Recording stopped for gemini");
     const before = snapshot(tapedeckDir(sb));
-    expect((await gemini("SCENARIO_BASH echo while-stopped")).response).toBe("Done: while-stopped");
+    expect((await chat.say("SCENARIO_BASH echo while-stopped")).response).toBe("Done: while-stopped");
     expect(snapshot(tapedeckDir(sb))).toEqual(before);
 
     const uninstall = await sb.cli(["uninstall", "gemini"]);

@@ -7,12 +7,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseInjected } from "../../src/core/memory-marker.ts";
 import type { Envelope } from "../../src/core/schemas.ts";
-import { runClaude } from "../../src/demo/claude-offline.ts";
-import { runCodex } from "../../src/demo/codex-offline.ts";
-import { runGemini } from "../../src/demo/gemini-offline.ts";
 import { DONT_KNOW } from "../../src/demo/recall-mock.ts";
+import { type Agent, CLAUDE, CODEX, GEMINI, runOk } from "./agents.ts";
 import { readEventsFile } from "./archive-checks.ts";
-import { type Sandbox, useBuild, useClaudeSandbox, useCodexSandbox, useGeminiSandbox } from "./sandboxes.ts";
+import { type Sandbox, useBuild } from "./sandboxes.ts";
 
 useBuild();
 
@@ -24,58 +22,14 @@ interface Run {
   answer: string;
 }
 
-interface Agent<S extends Sandbox> {
-  name: "claude" | "codex" | "gemini";
-  sandbox: (prefix: string) => S;
-  run: (sb: S, prompt: string) => Promise<Run>;
-  /** The request bodies the mock received so far. */
-  bodies: (sb: S) => unknown[];
+/** One prompt in a new session: what it started, and what the agent answered. */
+async function ask(agent: Agent, sb: Sandbox, prompt: string): Promise<Run> {
+  const res = await runOk(agent, sb, [prompt]);
+  return { session: agent.session(res)!, answer: agent.answer(res) };
 }
 
-type ClaudeSb = ReturnType<typeof useClaudeSandbox>;
-type CodexSb = ReturnType<typeof useCodexSandbox>;
-type GeminiSb = ReturnType<typeof useGeminiSandbox>;
-
-const claude: Agent<ClaudeSb> = {
-  name: "claude",
-  sandbox: useClaudeSandbox,
-  async run(sb, prompt) {
-    const res = await runClaude({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args: [prompt] });
-    expect(res.code, res.stderr).toBe(0);
-    return { session: res.sessionId!, answer: String(res.json?.result ?? "") };
-  },
-  bodies: (sb) => sb.mock.requests.filter((r) => r.path.startsWith("/v1/messages")).map((r) => r.body),
-};
-
-const codex: Agent<CodexSb> = {
-  name: "codex",
-  sandbox: useCodexSandbox,
-  async run(sb, prompt) {
-    const res = await runCodex({
-      codexHome: sb.codexHome,
-      home: sb.home,
-      cwd: sb.projectDir,
-      args: [prompt],
-    });
-    expect(res.code, res.stderr).toBe(0);
-    return { session: res.threadId!, answer: res.finalMessage ?? "" };
-  },
-  bodies: (sb) => sb.mock.requests.map((r) => r.body),
-};
-
-const gemini: Agent<GeminiSb> = {
-  name: "gemini",
-  sandbox: useGeminiSandbox,
-  async run(sb, prompt) {
-    const res = await runGemini({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args: [prompt] });
-    expect(res.code, res.stderr).toBe(0);
-    return { session: res.sessionId!, answer: res.response ?? "" };
-  },
-  bodies: (sb) => sb.mock.requests.map((r) => r.body),
-};
-
 /** What the mock received since its `from`th request, as JSON text. */
-function sentSince<S extends Sandbox>(agent: Agent<S>, sb: S, from: number): string {
+function sentSince(agent: Agent, sb: Sandbox, from: number): string {
   return agent
     .bodies(sb)
     .slice(from)
@@ -83,7 +37,7 @@ function sentSince<S extends Sandbox>(agent: Agent<S>, sb: S, from: number): str
     .join("\n");
 }
 
-function describeAgent<S extends Sandbox>(agent: Agent<S>, transport: "http" | "command" = "http"): void {
+function describeAgent(agent: Agent, transport: "http" | "command" = "http"): void {
   describe(`memory and retrieval with the real ${agent.name} (${transport} transport)`, () => {
     const sb = agent.sandbox(`recall-${agent.name}-${transport}`);
     const cli = async (args: string[]) => {
@@ -104,7 +58,7 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, transport: "http" | "
 
     it("records a session whose assistant states a fact, and promotes it", async () => {
       expect((await cli(["install", agent.name, "--transport", transport, "--yes"])).code).toBe(0);
-      const said = await agent.run(sb, `SCENARIO_SAY ${FACT}`);
+      const said = await ask(agent, sb, `SCENARIO_SAY ${FACT}`);
       expect(said.answer).toContain(FACT);
       source = said.session;
       const first = await json(["promote", source, "--yes"]);
@@ -135,7 +89,7 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, transport: "http" | "
       expect(status).toMatchObject({ retrieval: "on" });
       expect(status.display).toContain("memory");
       const from = agent.bodies(sb).length;
-      const asked = await agent.run(sb, `SCENARIO_RECALL ${KEY}`);
+      const asked = await ask(agent, sb, `SCENARIO_RECALL ${KEY}`);
       expect(asked.answer).toBe(`From memory: ${FACT}`);
       const text = sentSince(agent, sb, from);
       expect(text).toMatch(/(<|&lt;)tapedeck-memory items=/);
@@ -172,7 +126,7 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, transport: "http" | "
       const off = await json(["retrieval", "off", "--provider", agent.name]);
       expect(off.providers[0]).toMatchObject({ retrieval: "off" });
       const from = agent.bodies(sb).length;
-      const asked = await agent.run(sb, `SCENARIO_RECALL ${KEY}`);
+      const asked = await ask(agent, sb, `SCENARIO_RECALL ${KEY}`);
       expect(asked.answer).toBe(DONT_KNOW);
       const text = sentSince(agent, sb, from);
       expect(text).not.toMatch(/(<|&lt;)tapedeck-memory/);
@@ -182,9 +136,9 @@ function describeAgent<S extends Sandbox>(agent: Agent<S>, transport: "http" | "
   });
 }
 
-describeAgent(claude);
+describeAgent(CLAUDE);
 // The in-process hook (dist/hook.cjs) loads the retrieval module itself: what the command transport, and the
 // http client's fallback, run.
-describeAgent(claude, "command");
-describeAgent(codex);
-describeAgent(gemini);
+describeAgent(CLAUDE, "command");
+describeAgent(CODEX);
+describeAgent(GEMINI);

@@ -13,9 +13,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runClaude } from "../../src/demo/claude-offline.ts";
-import { runCodex } from "../../src/demo/codex-offline.ts";
+import { CODEX, runOk } from "./agents.ts";
 import { type CliResult, readEventsFile, runCli, snapshot } from "./archive-checks.ts";
-import { CLI_JS, REPO, type Sandbox, useBuild, useClaudeSandbox, useCodexSandbox } from "./sandboxes.ts";
+import { CLI_JS, REPO, type Sandbox, useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
 useBuild();
 
@@ -81,16 +81,10 @@ describe("claude, run from a subdirectory of the project (item 10)", () => {
 });
 
 describe("a project with only Codex installed (item 11)", () => {
-  const sb = useCodexSandbox("new-user-codex-only");
+  const sb = CODEX.sandbox("new-user-codex-only");
   const archive = () => join(sb.projectDir, ".tapedeck", "codex-sessions");
   const codex = async (prompt: string) => {
-    const res = await runCodex({
-      codexHome: sb.codexHome,
-      home: sb.home,
-      cwd: sb.projectDir,
-      args: [prompt],
-    });
-    expect(res.code, res.stderr).toBe(0);
+    const res = await runOk(CODEX, sb, [prompt]);
     expect(res.threadId).toMatch(/^[0-9a-f-]{36}$/);
     return res;
   };

@@ -10,12 +10,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCodex } from "../../src/demo/codex-offline.ts";
-import { runGemini } from "../../src/demo/gemini-offline.ts";
 import { type ReceivedSpan, type Receiver, startReceiver } from "../otel/receiver.ts";
-import { runClaude } from "./claude-runner.ts";
+import { CLAUDE, CODEX, conversation, GEMINI } from "./agents.ts";
 import { AWS_KEY_ID, GITHUB_TOKEN, plantSecrets } from "./planted-secrets.ts";
-import { type Sandbox, useBuild, useClaudeSandbox, useCodexSandbox, useGeminiSandbox } from "./sandboxes.ts";
+import { type Sandbox, useBuild } from "./sandboxes.ts";
 
 useBuild();
 
@@ -86,20 +84,15 @@ async function exportTo(sb: Sandbox, id: string, extra: string[] = []) {
 }
 
 describe("claude", () => {
-  const sb = useClaudeSandbox("otel-claude");
+  const sb = CLAUDE.sandbox("otel-claude");
+  const chat = conversation(CLAUDE, sb);
   let id: string;
-
-  async function claude(args: string[]) {
-    const r = await runClaude({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args });
-    expect(r.code, r.stderr).toBe(0);
-    return r;
-  }
 
   it("turns, tool calls, the failed call and the subagent as spans; Anthropic input with its cache; nothing twice", async () => {
     await tapedeck(sb, ["install", "claude", "--yes"]);
-    id = (await claude([PROMPT])).sessionId!;
-    await claude(["--resume", id, "SCENARIO_FAIL"]);
-    await claude(["--resume", id, "SCENARIO_AGENT echo from a subagent"]);
+    for (const prompt of [PROMPT, "SCENARIO_FAIL", "SCENARIO_AGENT echo from a subagent"])
+      await chat.say(prompt);
+    id = chat.id;
     const { spans, result } = await exportTo(sb, id, ["--header", `Authorization=${AUTH}`]);
     expect(result).toMatchObject({ sessions: 1, turns: 3, failed: 0 });
     const [bash, fail, agent] = checkCommon(spans, id, "anthropic", "claude-code");
@@ -231,7 +224,7 @@ describe("claude", () => {
     await tapedeck(sb, ["otel", "export", "--pending", "--yes"]);
     expect(roots(first.spans())).toHaveLength(3);
     await first.close();
-    const plain = await claude(["--resume", id, "SCENARIO_TEXT"]);
+    const plain = await chat.say("SCENARIO_TEXT");
     expect(plain.code).toBe(0);
     // The background run found nobody listening: the error is kept, the watermark did not move.
     await waitFor(async () => JSON.parse((await tapedeck(sb, ["status", "--json"])).stdout).otel?.last_error);
@@ -269,18 +262,14 @@ describe("claude", () => {
 });
 
 describe("codex", () => {
-  const sb = useCodexSandbox("otel-codex");
+  const sb = CODEX.sandbox("otel-codex");
 
   it("the thread's turns, the rollout's failure on the call, the spawned agent; OpenAI input as reported", async () => {
     await tapedeck(sb, ["install", "codex", "--yes", "--transport", "command"]);
-    const codex = async (args: string[]) => {
-      const r = await runCodex({ codexHome: sb.codexHome, home: sb.home, cwd: sb.projectDir, args });
-      expect(r.code, r.stderr).toBe(0);
-      return r;
-    };
-    const thread = (await codex([PROMPT])).threadId!;
-    await codex(["resume", thread, "SCENARIO_FAIL"]);
-    await codex(["resume", thread, "SCENARIO_AGENT echo from a subagent"]);
+    const chat = conversation(CODEX, sb);
+    for (const prompt of [PROMPT, "SCENARIO_FAIL", "SCENARIO_AGENT echo from a subagent"])
+      await chat.say(prompt);
+    const thread = chat.id;
     const { spans } = await exportTo(sb, thread);
     const [, fail, agent] = checkCommon(spans, thread, "openai", "codex");
     expect(children(spans, fail!).find((s) => s.name === "execute_tool Bash")).toMatchObject({
@@ -302,23 +291,13 @@ describe("codex", () => {
 });
 
 describe("gemini", () => {
-  const sb = useGeminiSandbox("otel-gemini");
+  const sb = GEMINI.sandbox("otel-gemini");
 
   it("each run's turn; the chat file's cache counts on the hook's responses; the failed shell call", async () => {
     await tapedeck(sb, ["install", "gemini", "--yes", "--transport", "command"]);
-    const gemini = async (args: string[]) => {
-      const r = await runGemini({
-        home: sb.home,
-        cwd: sb.projectDir,
-        baseUrl: sb.mock.url,
-        args,
-        timeoutMs: 45_000,
-      });
-      expect(r.timedOut, r.stderr).toBe(false);
-      return r;
-    };
-    const sid = (await gemini([PROMPT])).sessionId!;
-    await gemini(["--resume", "latest", "SCENARIO_FAIL"]);
+    const chat = conversation(GEMINI, sb, { timeoutMs: 45_000 });
+    for (const prompt of [PROMPT, "SCENARIO_FAIL"]) await chat.say(prompt);
+    const sid = chat.id;
     const { spans } = await exportTo(sb, sid, ["--protocol", "http/json"]);
     const [bash, fail] = checkCommon(spans, sid, "gcp.gemini", "gemini-cli");
     expect(children(spans, bash!).map((s) => s.name)).toContain("execute_tool run_shell_command");

@@ -6,10 +6,9 @@
  * what the clients record) shows up as a diff.
  */
 import { describe, expect, it } from "vitest";
-import { runCodex } from "../../src/demo/codex-offline.ts";
-import { type ClaudeResult, runClaude } from "./claude-runner.ts";
+import { type Agent, CLAUDE, CODEX, conversation } from "./agents.ts";
 import { AWS_KEY_ID, plantSecrets } from "./planted-secrets.ts";
-import { type Sandbox, useBuild, useClaudeSandbox, useCodexSandbox } from "./sandboxes.ts";
+import { type Sandbox, useBuild } from "./sandboxes.ts";
 
 useBuild();
 
@@ -54,6 +53,21 @@ async function tapedeck(sb: Sandbox, args: string[]): Promise<string> {
   return r.stdout;
 }
 
+/** The session's three runs: a command with the planted key, a failing command, a subagent. */
+const PROMPTS = [
+  `SCENARIO_BASH echo deploying with key ${KEY}`,
+  "SCENARIO_FAIL",
+  "SCENARIO_AGENT echo from a subagent",
+];
+
+/** The agent installed (with `flags`) and the session recorded; its id. */
+async function recordSession(agent: Agent, sb: Sandbox, flags: string[]): Promise<string> {
+  await tapedeck(sb, ["install", agent.name, "--yes", ...flags]);
+  const chat = conversation(agent, sb);
+  for (const prompt of PROMPTS) await chat.say(prompt);
+  return chat.id;
+}
+
 async function views(sb: Sandbox, id: string) {
   const show = await tapedeck(sb, ["show", id]);
   const list = await tapedeck(sb, ["list"]);
@@ -64,20 +78,10 @@ async function views(sb: Sandbox, id: string) {
 }
 
 describe("claude", () => {
-  const sb = useClaudeSandbox("show-claude");
-
-  async function claude(args: string[]): Promise<ClaudeResult> {
-    const r = await runClaude({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args });
-    expect(r.code, r.stderr).toBe(0);
-    return r;
-  }
+  const sb = CLAUDE.sandbox("show-claude");
 
   it("show, list and export md of a recorded session: turns, paired calls, the error, the subagent", async () => {
-    await tapedeck(sb, ["install", "claude", "--yes"]);
-    const first = await claude([`SCENARIO_BASH echo deploying with key ${KEY}`]);
-    const id = first.sessionId!;
-    await claude(["--resume", id, "SCENARIO_FAIL"]);
-    await claude(["--resume", id, "SCENARIO_AGENT echo from a subagent"]);
+    const id = await recordSession(CLAUDE, sb, []);
     const v = await views(sb, id);
     expect(v.json.turns).toHaveLength(3);
     const [bash, fail, agent] = v.json.turns.map((t: { items: Array<{ type: string }> }) =>
@@ -114,20 +118,10 @@ describe("claude", () => {
 });
 
 describe("codex", () => {
-  const sb = useCodexSandbox("show-codex");
-
-  async function codex(args: string[]) {
-    const r = await runCodex({ codexHome: sb.codexHome, home: sb.home, cwd: sb.projectDir, args });
-    expect(r.code, r.stderr).toBe(0);
-    return r;
-  }
+  const sb = CODEX.sandbox("show-codex");
 
   it("show, list and export md of a recorded thread: the rollout's exit code on the failed call, the subagent", async () => {
-    await tapedeck(sb, ["install", "codex", "--yes", "--transport", "command"]);
-    const first = await codex([`SCENARIO_BASH echo deploying with key ${KEY}`]);
-    const thread = first.threadId!;
-    await codex(["resume", thread, "SCENARIO_FAIL"]);
-    await codex(["resume", thread, "SCENARIO_AGENT echo from a subagent"]);
+    const thread = await recordSession(CODEX, sb, ["--transport", "command"]);
     const v = await views(sb, thread);
     expect(v.json.turns).toHaveLength(3);
     const fail = v.json.turns[1].items.find((i: { type: string }) => i.type === "tool");

@@ -9,9 +9,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Envelope } from "../../src/core/schemas.ts";
-import { runCodex } from "../../src/demo/codex-offline.ts";
-import { runGemini } from "../../src/demo/gemini-offline.ts";
-import { type Sandbox, useBuild, useCodexSandbox, useGeminiSandbox } from "./sandboxes.ts";
+import { type Agent, CODEX, conversation, GEMINI, type RunOptions } from "./agents.ts";
+import { type Sandbox, useBuild } from "./sandboxes.ts";
 
 useBuild();
 
@@ -86,26 +85,19 @@ async function expectRowsOfInspect(sb: Sandbox, provider: string, id: string) {
   return { inspected, row, daily };
 }
 
+/** The session the report is of: a shell command, then a resumed text turn; its id. */
+async function oneSession(agent: Agent, sb: Sandbox, limits?: RunOptions): Promise<string> {
+  const chat = conversation(agent, sb, limits);
+  for (const prompt of ["SCENARIO_BASH echo one", "SCENARIO_TEXT two"]) await chat.say(prompt);
+  return chat.id;
+}
+
 describe("codex", () => {
-  const sb = useCodexSandbox("usage-codex");
+  const sb = CODEX.sandbox("usage-codex");
 
   it("its rows carry the tokens inspect shows, cached input apart", async () => {
     expect((await sb.cli(["install", "codex", "--yes", "--transport", "command"])).code).toBe(0);
-    const first = await runCodex({
-      codexHome: sb.codexHome,
-      home: sb.home,
-      cwd: sb.projectDir,
-      args: ["SCENARIO_BASH echo one"],
-    });
-    expect(first.code, first.stderr).toBe(0);
-    const thread = first.threadId!;
-    const again = await runCodex({
-      codexHome: sb.codexHome,
-      home: sb.home,
-      cwd: sb.projectDir,
-      args: ["resume", thread, "SCENARIO_TEXT two"],
-    });
-    expect(again.code, again.stderr).toBe(0);
+    const thread = await oneSession(CODEX, sb);
     const { inspected, row, daily } = await expectRowsOfInspect(sb, "codex", thread);
     // OpenAI's output counts include the reasoning tokens: as recorded.
     expect(row.output_tokens).toBe(inspected.usage.output_tokens);
@@ -122,16 +114,11 @@ describe("codex", () => {
 });
 
 describe("gemini", () => {
-  const sb = useGeminiSandbox("usage-gemini");
+  const sb = GEMINI.sandbox("usage-gemini");
 
   it("its rows carry the tokens inspect shows, with thinking as output and the router call named", async () => {
     expect((await sb.cli(["install", "gemini", "--yes"])).code).toBe(0);
-    const run = (args: string[]) =>
-      runGemini({ home: sb.home, cwd: sb.projectDir, baseUrl: sb.mock.url, args, timeoutMs: 45_000 });
-    const first = await run(["SCENARIO_BASH echo one"]);
-    expect(first.code, first.stderr).toBe(0);
-    expect((await run(["--resume", "latest", "SCENARIO_TEXT two"])).code).toBe(0);
-    const id = first.sessionId!;
+    const id = await oneSession(GEMINI, sb, { timeoutMs: 45_000 });
     const { inspected, row } = await expectRowsOfInspect(sb, "gemini", id);
     const events = usageEvents(inspected.path);
     const thinking = events.reduce((n, e) => n + (e.usage?.reasoning_output_tokens ?? 0), 0);

@@ -126,3 +126,26 @@ export function startRecallMock(codename: string): Promise<AnthropicMock> {
     },
   });
 }
+
+/** What a recall baseline's CLAUDE.md holds, and the prompt that asks for it. */
+export const CODENAME = "ZEPHYR-7";
+export const CODENAME_FACT = `The project codename is ${CODENAME}.`;
+export const RECALL = "SCENARIO_RECALL what is the codename?";
+
+/**
+ * A claude baseline of `first`, then the codename asked for, against `mock` (startRecallMock(CODENAME)): the
+ * answer depends on the context, so the codename comes back only because CLAUDE.md reached the request.
+ */
+export async function recordRecallBaseline(
+  sb: ClaudeSandbox,
+  mock: AnthropicMock,
+  first: string,
+): Promise<{ baseline: Baseline; env: Record<string, string> }> {
+  const agent = claudeAgent(sb, mock.url);
+  const baseline = await recordBaseline("claude", sb, agent, {
+    fact: CODENAME_FACT,
+    prompts: [first, RECALL],
+  });
+  expect(baseline.runs[1]!.json?.result).toBe(`The codename is ${CODENAME}.`);
+  return { baseline, env: agent.env };
+}

@@ -40,6 +40,12 @@ describe("tapedeck replay (claude)", () => {
   const requestsOf = (sessionId: string): LoggedRequest[] =>
     sb.mock.requests.filter((r) => r.sessionId === sessionId && r.path.startsWith("/v1/messages"));
   const replay = (args: string[]): Promise<Run> => tapedeck(["replay", ...args], { cwd: sb.projectDir, env });
+  /** A replay of the last session as arm `arm` under `root` (and `flags`): it exits 0; what it printed. */
+  const replayed = async (arm: string, root: string, flags: string[] = []): Promise<ReplayOut> => {
+    const run = await replay(["last", "--arm", arm, ...flags, "--experiment-root", root, "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    return JSON.parse(run.stdout) as ReplayOut;
+  };
 
   beforeAll(async () => {
     const agent = claudeAgent(sb);
@@ -79,18 +85,7 @@ describe("tapedeck replay (claude)", () => {
   it("replays into a new recorded session linked to the baseline, the same prompts in order, nothing else touched", async () => {
     const before = state();
     const root = join(sb.root, "exp-on");
-    const run = await replay([
-      "last",
-      "--arm",
-      "native",
-      "--native-memory",
-      "on",
-      "--experiment-root",
-      root,
-      "--json",
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    const out = JSON.parse(run.stdout) as ReplayOut;
+    const out = await replayed("native", root, ["--native-memory", "on"]);
     expect(Object.keys(out)).toEqual(
       expect.arrayContaining(["session_id", "replay_of_session_id", "archive", "experiment_root", "arm"]),
     );
@@ -130,16 +125,7 @@ describe("tapedeck replay (claude)", () => {
   }, 240_000);
 
   it("the id replay printed opens in list, show, inspect, export and the viewer, linked to its baseline", async () => {
-    const run = await replay([
-      "last",
-      "--arm",
-      "seams",
-      "--experiment-root",
-      join(sb.root, "exp-seams"),
-      "--json",
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    const out = JSON.parse(run.stdout) as ReplayOut;
+    const out = await replayed("seams", join(sb.root, "exp-seams"));
     const td = (args: string[]) => tapedeck(args, { cwd: sb.projectDir, env });
     const list = await td(["list", "--json"]);
     const listed = (JSON.parse(list.stdout) as Array<{ session_id: string; origin: string }>).find(
@@ -204,20 +190,12 @@ describe("tapedeck replay (claude)", () => {
 
   it("with native memory off no request carries the CLAUDE.md text", async () => {
     const before = state();
-    const run = await replay([
-      "last",
+    const out = await replayed("bare", join(sb.root, "exp-off"), [
       "--provider",
       "claude",
-      "--arm",
-      "bare",
       "--native-memory",
       "off",
-      "--experiment-root",
-      join(sb.root, "exp-off"),
-      "--json",
     ]);
-    expect(run.code, run.stderr).toBe(0);
-    const out = JSON.parse(run.stdout) as ReplayOut;
     const newId = manifestOf(out.archive).provider_session_id!;
     expect(promptsSeen(newId)).toEqual(PROMPTS);
     expect(requestsOf(newId).some((r) => JSON.stringify(r.body).includes(FACT))).toBe(false);

@@ -8,7 +8,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../src/core/schemas.ts";
 import { codexAgent, geminiAgent, recordBaseline } from "./baseline.ts";
 import { tapedeck, untouched } from "./replay-harness.ts";
-import { useBuild, useCodexSandbox, useGeminiSandbox } from "./sandboxes.ts";
+import {
+  type CodexSandbox,
+  type GeminiSandbox,
+  useBuild,
+  useCodexSandbox,
+  useGeminiSandbox,
+} from "./sandboxes.ts";
 
 useBuild();
 
@@ -73,72 +79,73 @@ function promptsIn(bodies: unknown[]): string[] {
   return seen.sort((a, b) => a[0] - b[0]).map(([, p]) => p);
 }
 
-describe("tapedeck replay (codex)", () => {
-  const sb = useCodexSandbox("replay-codex");
+type AgentSandbox = CodexSandbox | GeminiSandbox;
+
+/** What differs between the two agents' replays. */
+interface ReplayCase<S extends AgentSandbox> {
+  provider: "codex" | "gemini";
+  sandbox(prefix: string): S;
+  /** The agent, as the baseline records it. */
+  agent(sb: S): ReturnType<typeof codexAgent>;
+  /** The project's memory file (in the requests only with native memory on). */
+  memoryFile: string;
+  /** The user's own settings of the agent, which no replay may touch. */
+  settings(sb: S): string[];
+  /** The model requests' bodies of the replay whose manifest is `replayed`; the mock had `from` requests before. */
+  bodies(sb: S, replayed: Manifest, from: number): unknown[];
+}
+
+const CODEX: ReplayCase<CodexSandbox> = {
+  provider: "codex",
+  sandbox: useCodexSandbox,
+  agent: codexAgent,
+  memoryFile: "AGENTS.md",
+  settings: (sb) => [sb.codexHome],
+  bodies: (sb, replayed) =>
+    sb.mock.requests.filter((r) => r.sessionId === replayed.provider_session_id).map((r) => r.body),
+};
+
+const GEMINI: ReplayCase<GeminiSandbox> = {
+  provider: "gemini",
+  sandbox: useGeminiSandbox,
+  agent: geminiAgent,
+  memoryFile: "GEMINI.md",
+  settings: (sb) => [join(sb.home, ".gemini")],
+  // Gemini sends no session id: the requests since the replay began are all the replay's (runs are sequential).
+  bodies: (sb, _replayed, from) =>
+    sb.mock.requests
+      .slice(from)
+      .filter((r) => r.path.includes("streamGenerateContent"))
+      .map((r) => r.body),
+};
+
+describe.each<ReplayCase<AgentSandbox>>([CODEX, GEMINI])("tapedeck replay ($provider)", (row) => {
+  const sb = row.sandbox(`replay-${row.provider}`);
   let env: Record<string, string> = {};
   let baseline = "";
   let archive = "";
 
   beforeAll(async () => {
-    const agent = codexAgent(sb);
+    const agent = row.agent(sb);
     env = agent.env;
-    ({ id: baseline, archive } = await recordBaseline("codex", sb, agent, { fact: FACT, prompts: PROMPTS }));
+    ({ id: baseline, archive } = await recordBaseline(row.provider, sb, agent, {
+      fact: FACT,
+      prompts: PROMPTS,
+    }));
   }, 180_000);
 
   it.each([
     ["on", true],
     ["off", false],
   ] as const)(
-    "native memory %s: a new linked session, the same prompts, AGENTS.md present only when on, nothing else touched",
+    `native memory %s: a new linked session, the same prompts, ${row.memoryFile} present only when on, nothing else touched`,
     async (mode, carries) => {
       const state = () =>
-        untouched({ home: sb.home, projectDir: sb.projectDir, archive, settings: [sb.codexHome] });
-      const before = state();
-      const manifest = await replayArm(sb, env, "codex", baseline, mode);
-      const id = manifest.provider_session_id!;
-      const bodies = sb.mock.requests.filter((r) => r.sessionId === id).map((r) => r.body);
-      expect(bodies.length).toBeGreaterThan(0);
-      expect(promptsIn(bodies)).toEqual(PROMPTS);
-      expect(bodies.map((b) => JSON.stringify(b).includes(FACT))).toEqual(bodies.map(() => carries));
-      expect(state()).toEqual(before);
-    },
-    240_000,
-  );
-});
-
-describe("tapedeck replay (gemini)", () => {
-  const sb = useGeminiSandbox("replay-gemini");
-  let env: Record<string, string> = {};
-  let baseline = "";
-  let archive = "";
-
-  beforeAll(async () => {
-    const agent = geminiAgent(sb);
-    env = agent.env;
-    ({ id: baseline, archive } = await recordBaseline("gemini", sb, agent, { fact: FACT, prompts: PROMPTS }));
-  }, 180_000);
-
-  it.each([
-    ["on", true],
-    ["off", false],
-  ] as const)(
-    "native memory %s: a new linked session, the same prompts, GEMINI.md present only when on, nothing else touched",
-    async (mode, carries) => {
-      const state = () =>
-        untouched({
-          home: sb.home,
-          projectDir: sb.projectDir,
-          archive,
-          settings: [join(sb.home, ".gemini")],
-        });
+        untouched({ home: sb.home, projectDir: sb.projectDir, archive, settings: row.settings(sb) });
       const before = state();
       const from = sb.mock.requests.length;
-      await replayArm(sb, env, "gemini", baseline, mode);
-      // Gemini sends no session id: the requests since the replay began are all the replay's (runs are sequential).
-      const bodies = sb.mock.requests
-        .slice(from)
-        .filter((r) => r.path.includes("streamGenerateContent"))
-        .map((r) => r.body);
+      const manifest = await replayArm(sb, env, row.provider, baseline, mode);
+      const bodies = row.bodies(sb, manifest, from);
       expect(bodies.length).toBeGreaterThan(0);
       expect(promptsIn(bodies)).toEqual(PROMPTS);
       expect(bodies.map((b) => JSON.stringify(b).includes(FACT))).toEqual(bodies.map(() => carries));

@@ -9,15 +9,15 @@ import type { AnthropicMock } from "../../src/demo/anthropic-mock.ts";
 import type { ExperimentRecord } from "../../src/experiment/record.ts";
 import type { ExperimentReport } from "../../src/experiment/report.ts";
 import { snapshot } from "./archive-checks.ts";
-import { claudeAgent, recordBaseline, startRecallMock } from "./baseline.ts";
+import { CODENAME, RECALL, recordRecallBaseline, startRecallMock } from "./baseline.ts";
 import { CLAUDE_BIN } from "./claude-runner.ts";
 import { tapedeck } from "./replay-harness.ts";
 import { CLI_JS, useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
 useBuild();
 
-const FACT = "The project codename is ZEPHYR-7.";
-const RECALL = "SCENARIO_RECALL what is the codename?";
+/** An experiment over the last recorded session. */
+const RUN_LAST = ["experiment", "run", "--session", "last"];
 
 describe("tapedeck experiment (claude)", () => {
   const sb = useClaudeSandbox("replay-experiment");
@@ -30,18 +30,19 @@ describe("tapedeck experiment (claude)", () => {
   let env: Record<string, string> = {};
   let scenarioFile = "";
 
+  /** The built CLI in the project, with the agent's environment (and `more` of it). */
+  const cli = (args: string[], more: Record<string, string> = {}, timeoutMs?: number) =>
+    tapedeck(args, { cwd: sb.projectDir, env: { ...env, ...more } }, timeoutMs);
+  const runLast = (args: string[], more?: Record<string, string>, timeoutMs?: number) =>
+    cli([...RUN_LAST, ...args], more, timeoutMs);
+
   beforeAll(async () => {
-    // The answer depends on the context: the codename only when CLAUDE.md reached the request.
-    mock = await startRecallMock("ZEPHYR-7");
-    const agent = claudeAgent(sb, mock.url);
-    env = agent.env;
-    const baseline = await recordBaseline("claude", sb, agent, {
-      fact: FACT,
-      prompts: ["SCENARIO_BASH echo setup-done", RECALL],
-    });
-    expect(baseline.runs[1]!.json?.result).toBe("The codename is ZEPHYR-7.");
+    mock = await startRecallMock(CODENAME);
+    const recorded = await recordRecallBaseline(sb, mock, "SCENARIO_BASH echo setup-done");
+    const { baseline } = recorded;
+    env = recorded.env;
     // The user's memory: the baseline promoted, so a retrieval arm has the answer to find.
-    const promoted = await tapedeck(["promote", baseline.id, "--yes"], { cwd: sb.projectDir, env });
+    const promoted = await cli(["promote", baseline.id, "--yes"]);
     expect(promoted.code, promoted.stderr).toBe(0);
     scenarioFile = join(sb.root, "scenario.json");
     writeFileSync(
@@ -67,25 +68,18 @@ describe("tapedeck experiment (claude)", () => {
   });
 
   it("--dry-run prints the plan and creates nothing", async () => {
-    const run = await tapedeck(
-      [
-        "experiment",
-        "run",
-        "--session",
-        "last",
-        "--arm",
-        "a:native-memory=on",
-        "--arm",
-        "b:native-memory=off",
-        "--repeat",
-        "2",
-        "--max-cost",
-        "1.5",
-        "--dry-run",
-        "--json",
-      ],
-      { cwd: sb.projectDir, env },
-    );
+    const run = await runLast([
+      "--arm",
+      "a:native-memory=on",
+      "--arm",
+      "b:native-memory=off",
+      "--repeat",
+      "2",
+      "--max-cost",
+      "1.5",
+      "--dry-run",
+      "--json",
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const plan = JSON.parse(run.stdout);
     expect(plan).toMatchObject({
@@ -96,22 +90,7 @@ describe("tapedeck experiment (claude)", () => {
       worst_case_cost_usd: 1.5,
     });
     expect(existsSync(join(sb.projectDir, ".tapedeck", "experiments"))).toBe(false);
-    const aa = await tapedeck(
-      [
-        "experiment",
-        "run",
-        "--session",
-        "last",
-        "--arm",
-        "a:native-memory=off",
-        "--arm",
-        "b",
-        "--aa",
-        "--dry-run",
-        "--json",
-      ],
-      { cwd: sb.projectDir, env },
-    );
+    const aa = await runLast(["--arm", "a:native-memory=off", "--arm", "b", "--aa", "--dry-run", "--json"]);
     expect(JSON.parse(aa.stdout).arms).toEqual([
       { name: "a", native_memory: false, retrieval: false },
       { name: "a-aa", native_memory: false, retrieval: false },
@@ -123,7 +102,7 @@ describe("tapedeck experiment (claude)", () => {
     const root = join(sb.root, "exp-3x2");
     const memory = memoryFiles;
     const memoryBefore = memory();
-    const run = await tapedeck(
+    const run = await cli(
       [
         "experiment",
         "run",
@@ -141,7 +120,7 @@ describe("tapedeck experiment (claude)", () => {
         root,
         "--json",
       ],
-      { cwd: sb.projectDir, env },
+      {},
       600_000,
     );
     expect(run.code, run.stderr).toBe(0);
@@ -225,30 +204,30 @@ describe("tapedeck experiment (claude)", () => {
       expect(readdirSync(join(root, "runs", r.run_id))).toEqual(["hook-timings.jsonl", "sessions"]);
     // The user's memory store was copied for the retrieval arm, never opened or changed.
     expect(memory()).toEqual(memoryBefore);
-    const md = await tapedeck(["experiment", "report", root, "--md"], { cwd: sb.projectDir, env });
+    const md = await cli(["experiment", "report", root, "--md"]);
     expect(md.code, md.stderr).toBe(0);
     expect(md.stdout).toMatch(/\| pass rate \| 2\/2 .*\| 0\/2 .*\| 2\/2 /);
-    const text = await tapedeck(["experiment", "report", root], { cwd: sb.projectDir, env });
+    const text = await cli(["experiment", "report", root]);
     expect(text.stdout).toMatch(/bare vs native: 2 pair\(s\)/);
     expect(text.stdout).toMatch(/hooks: \d+ × [\d.]+ ms .* ms per recorded event/);
     expect(text.stdout).toMatch(/pass→fail 2 · fail→pass 0 .*not enough evidence/);
   }, 600_000);
 
   it("a replay under the default root is listed and reported by its id", async () => {
-    const run = await tapedeck(["replay", "last", "--json"], { cwd: sb.projectDir, env });
+    const run = await cli(["replay", "last", "--json"]);
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout) as { experiment_root: string; session_id: string };
     expect(out.experiment_root.startsWith(join(sb.projectDir, ".tapedeck", "experiments", "exp-"))).toBe(
       true,
     );
-    const list = await tapedeck(["experiment", "list", "--json"], { cwd: sb.projectDir, env });
+    const list = await cli(["experiment", "list", "--json"]);
     const rows = JSON.parse(list.stdout) as Array<{ experiment_id: string; kind: string; complete: number }>;
     const id = out.experiment_root.split("/").at(-1)!;
     expect(rows.find((r) => r.experiment_id === id)).toMatchObject({ kind: "replay", complete: 1 });
-    const report = await tapedeck(["experiment", "report", id, "--json"], { cwd: sb.projectDir, env });
+    const report = await cli(["experiment", "report", id, "--json"]);
     expect(report.code, report.stderr).toBe(0);
     expect((JSON.parse(report.stdout) as ExperimentReport).runs[0]?.labels.session_id).toBe(out.session_id);
-    const missing = await tapedeck(["experiment", "report", "exp-nope"], { cwd: sb.projectDir, env });
+    const missing = await cli(["experiment", "report", "exp-nope"]);
     expect(missing.code).toBe(3);
   }, 120_000);
 
@@ -261,12 +240,8 @@ describe("tapedeck experiment (claude)", () => {
     );
     chmodSync(wrapper, 0o700);
     const root = join(sb.root, "exp-crash");
-    const run = await tapedeck(
+    const run = await runLast(
       [
-        "experiment",
-        "run",
-        "--session",
-        "last",
         "--arm",
         "crashy",
         "--arm",
@@ -279,7 +254,7 @@ describe("tapedeck experiment (claude)", () => {
         root,
         "--json",
       ],
-      { cwd: sb.projectDir, env: { ...env, TAPEDECK_CLAUDE_BIN: wrapper } },
+      { TAPEDECK_CLAUDE_BIN: wrapper },
       300_000,
     );
     expect(run.code).toBe(1);
@@ -298,19 +273,7 @@ describe("tapedeck experiment (claude)", () => {
     const root = join(sb.root, "exp-int");
     const child = spawn(
       process.execPath,
-      [
-        CLI_JS,
-        "experiment",
-        "run",
-        "--session",
-        "last",
-        "--arm",
-        "one",
-        "--arm",
-        "two",
-        "--experiment-root",
-        root,
-      ],
+      [CLI_JS, ...RUN_LAST, "--arm", "one", "--arm", "two", "--experiment-root", root],
       { cwd: sb.projectDir, env, stdio: ["ignore", "pipe", "pipe"] },
     );
     let stderr = "";

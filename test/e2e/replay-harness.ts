@@ -5,6 +5,8 @@ import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { expect } from "vitest";
+import type { Scenario } from "../../src/scenario/schema.ts";
 import { snapshot } from "./archive-checks.ts";
 import { CLI_JS } from "./sandboxes.ts";
 
@@ -47,6 +49,31 @@ export function commitProject(projectDir: string, memoryFile: string, fact: stri
   git(projectDir, ["add", "-A"]);
   git(projectDir, ["commit", "-q", "-m", "init"]);
   return git(projectDir, ["rev-parse", "HEAD"]);
+}
+
+/** The scenario file at `path`, read, changed by `edit` and written (to `to`) as a user would; the scenario. */
+export function editScenario(path: string, edit: (s: Scenario) => void, to = path): Scenario {
+  const s = JSON.parse(readFileSync(path, "utf8")) as Scenario;
+  edit(s);
+  writeFileSync(to, JSON.stringify(s, null, 2));
+  return s;
+}
+
+/**
+ * `scenario run` of the scenario at `path` with `args`, through `scenario` (the scenario command in the
+ * project): it grades and writes its result, never the scenario file or the baseline's archive.
+ */
+export async function runScenario(
+  scenario: (args: string[]) => Promise<Run>,
+  path: string,
+  archive: string,
+  args: string[],
+): Promise<Run> {
+  const before = { scenario: readFileSync(path, "utf8"), archive: snapshot(archive) };
+  const run = await scenario(["run", path, ...args]);
+  expect(readFileSync(path, "utf8")).toBe(before.scenario);
+  expect(snapshot(archive)).toEqual(before.archive);
+  return run;
 }
 
 function hashOf(path: string): string {

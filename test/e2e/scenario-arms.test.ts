@@ -1,20 +1,16 @@
 // `tapedeck scenario run --against replay` over two arms with the real claude, against a mock that answers
 // from what its context holds (the codename only when the project's CLAUDE.md reached the request): the same
 // checks tell the arm with native memory from the one without, repetition after repetition.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnthropicMock } from "../../src/demo/anthropic-mock.ts";
-import type { Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
-import { snapshot } from "./archive-checks.ts";
-import { claudeAgent, recordBaseline, startRecallMock } from "./baseline.ts";
-import { tapedeck } from "./replay-harness.ts";
+import type { ScenarioResult } from "../../src/scenario/schema.ts";
+import { CODENAME, recordRecallBaseline, startRecallMock } from "./baseline.ts";
+import { editScenario, runScenario, tapedeck } from "./replay-harness.ts";
 import { useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
 useBuild();
-
-const FACT = "The project codename is ZEPHYR-7.";
-const RECALL = "SCENARIO_RECALL what is the codename?";
 
 describe("tapedeck scenario run over two arms (claude)", () => {
   const sb = useClaudeSandbox("scenario-arms");
@@ -23,15 +19,10 @@ describe("tapedeck scenario run over two arms (claude)", () => {
   let archive = "";
 
   beforeAll(async () => {
-    mock = await startRecallMock("ZEPHYR-7");
-    const agent = claudeAgent(sb, mock.url);
-    env = agent.env;
-    const baseline = await recordBaseline("claude", sb, agent, {
-      fact: FACT,
-      prompts: ["SCENARIO_SAY Looking around.", RECALL],
-    });
-    expect(baseline.runs[1]!.json?.result).toBe("The codename is ZEPHYR-7.");
-    archive = baseline.archive;
+    mock = await startRecallMock(CODENAME);
+    const recorded = await recordRecallBaseline(sb, mock, "SCENARIO_SAY Looking around.");
+    env = recorded.env;
+    archive = recorded.baseline.archive;
   }, 180_000);
 
   afterAll(async () => {
@@ -42,14 +33,11 @@ describe("tapedeck scenario run over two arms (claude)", () => {
     const cli = (args: string[]) => tapedeck(["scenario", ...args], { cwd: sb.projectDir, env });
     const path = join(sb.root, "recall.json");
     expect((await cli(["from-session", "last", "--id", "recall-codename", "--out", path])).code).toBe(0);
-    const s = JSON.parse(readFileSync(path, "utf8")) as Scenario;
-    s.expected_facts = [{ id: "codename", text: "zephyr-7" }];
-    s.forbidden_facts = [{ id: "shrug", pattern: "do(es)? not know" }];
-    writeFileSync(path, JSON.stringify(s, null, 2));
-    const before = { scenario: readFileSync(path, "utf8"), archive: snapshot(archive) };
-    const run = await cli([
-      "run",
-      path,
+    editScenario(path, (s) => {
+      s.expected_facts = [{ id: "codename", text: "zephyr-7" }];
+      s.forbidden_facts = [{ id: "shrug", pattern: "do(es)? not know" }];
+    });
+    const run = await runScenario(cli, path, archive, [
       "--against",
       "replay",
       "--arm",
@@ -86,7 +74,5 @@ describe("tapedeck scenario run over two arms (claude)", () => {
     );
     expect(bare.labels).toMatchObject({ native_memory: "off", provider: "claude" });
     expect(new Set(result.samples.map((x) => x.run_session_id)).size).toBe(4);
-    expect(readFileSync(path, "utf8")).toBe(before.scenario);
-    expect(snapshot(archive)).toEqual(before.archive);
   }, 300_000);
 });

@@ -1,14 +1,14 @@
 // `tapedeck scenario` end to end with the real claude, offline against the mock: a recorded session becomes a
 // scenario; its facts, forbidden facts, validators and limits are graded on the recorded answer and on a
 // replay of it, with the exit codes CI relies on; the scenario file and every archive stay byte-identical.
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../src/core/schemas.ts";
 import type { Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
 import { snapshot } from "./archive-checks.ts";
 import { claudeAgent, recordBaseline } from "./baseline.ts";
-import { type Run, tapedeck } from "./replay-harness.ts";
+import { editScenario, type Run, tapedeck } from "./replay-harness.ts";
 import { useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
 useBuild();
@@ -29,9 +29,7 @@ describe("tapedeck scenario (claude)", () => {
 
   /** The derived scenario with the review contract written in, as a user would. */
   function writeScenario(name: string, edit: (s: Scenario) => void): string {
-    const s = JSON.parse(readFileSync(file("derived.json"), "utf8")) as Scenario;
-    edit(s);
-    writeFileSync(file(name), JSON.stringify(s, null, 2));
+    editScenario(file("derived.json"), edit, file(name));
     return file(name);
   }
 

@@ -29,6 +29,28 @@ const ev = (
 
 function result(sessionId: string) {
   const score = { value: 1, passed: 1, total: 1 };
+  /** A sample that measured nothing, but for `over`. */
+  const sample = (over: Record<string, unknown>) => ({
+    labels: {},
+    archive: null,
+    scores: { expected_facts: score, forbidden_facts: score, validators: score, limits: score },
+    final_answer_excerpt: null,
+    model_usage: {
+      input_tokens: null,
+      output_tokens: null,
+      cache_read_input_tokens: null,
+      cache_creation_input_tokens: null,
+      cost_usd: null,
+    },
+    turn_count: null,
+    injected_bytes: null,
+    total_time: null,
+    working_time: null,
+    limit: null,
+    error: null,
+    notes: [],
+    ...over,
+  });
   return ScenarioResult.parse({
     schema_version: 1,
     scenario: { id: "codename", sha256: "a".repeat(64), path: "s.json" },
@@ -38,63 +60,27 @@ function result(sessionId: string) {
     experiment_root: null,
     passed: false,
     samples: [
-      {
+      sample({
         against: "recorded",
         arm: "recorded",
         repetition: 0,
-        labels: {},
         run_session_id: null,
-        archive: null,
         passed: false,
-        scores: { expected_facts: score, forbidden_facts: score, validators: score, limits: score },
         checks: [
           { kind: "expected_fact", id: "f1", outcome: "pass", evidence: "the codename is BLUE" },
           { kind: "validator", id: "v1", outcome: "fail", evidence: "exit 1", exit_code: 1 },
           { kind: "limit", id: "cost", outcome: "not_measured", evidence: null },
         ],
-        final_answer_excerpt: null,
-        model_usage: {
-          input_tokens: null,
-          output_tokens: null,
-          cache_read_input_tokens: null,
-          cache_creation_input_tokens: null,
-          cost_usd: null,
-        },
         turn_count: 2,
-        injected_bytes: null,
-        total_time: null,
-        working_time: null,
-        limit: null,
-        error: null,
-        notes: [],
-      },
-      {
-        ...{},
+      }),
+      sample({
         against: "replay",
         arm: "off",
         repetition: 1,
-        labels: {},
         run_session_id: "claude:gone",
-        archive: null,
         passed: true,
-        scores: { expected_facts: score, forbidden_facts: score, validators: score, limits: score },
         checks: [],
-        final_answer_excerpt: null,
-        model_usage: {
-          input_tokens: null,
-          output_tokens: null,
-          cache_read_input_tokens: null,
-          cache_creation_input_tokens: null,
-          cost_usd: null,
-        },
-        turn_count: null,
-        injected_bytes: null,
-        total_time: null,
-        working_time: null,
-        limit: null,
-        error: null,
-        notes: [],
-      },
+      }),
     ],
   });
 }

@@ -1,14 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { answerCheck, factChecks, limitChecks } from "../../src/scenario/checks.ts";
 import { parseScenario } from "../../src/scenario/load.ts";
+import { MINIMAL_SCENARIO } from "./fixtures.ts";
 
 const scenario = parseScenario(
   JSON.stringify({
-    schema_version: 1,
-    id: "s",
-    source_session: { provider: "claude", session_id: "claude:x", archive: null, repository_revision: null },
-    setup_messages: [],
-    continuation_prompt: "go",
+    ...MINIMAL_SCENARIO,
     expected_facts: [{ id: "store", text: "IndexStore" }],
     forbidden_facts: [{ id: "shrug", pattern: "don'?t know" }],
   }),

@@ -18,7 +18,7 @@ import { loadScenarioFile, parseScenario } from "../../src/scenario/load.ts";
 import { type ReplayOutcome, runScenario } from "../../src/scenario/run.ts";
 import { type Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
-import { ANSWER, recordSession } from "./fixtures.ts";
+import { ANSWER, MINIMAL_SCENARIO, recordSession } from "./fixtures.ts";
 
 const project = useTempProjects("tapedeck-scenario-");
 
@@ -181,27 +181,28 @@ describe("run --against recorded", () => {
   });
 });
 
-describe("run --against replay (the replay runner injected)", () => {
-  const outcome = (over: Partial<ReplayOutcome> = {}): ReplayOutcome => ({
-    runSessionId: "claude:new",
-    archive: null,
-    workDir: null,
-    finalAnswer: "IndexStore it is",
-    wallSeconds: 3,
-    agentSeconds: 2,
-    turns: 2,
-    usage: { input: 10, output: 5, cacheRead: null, cacheCreation: null },
-    costUsd: null,
-    labels: {},
-    stoppedByDuration: false,
-    interrupted: false,
-    error: null,
-    notes: [],
-    experimentRoot: "/nowhere",
-    cleanup: () => {},
-    ...over,
-  });
+/** What the injected replay runner answers: a two-turn replay that found the fact, but for `over`. */
+const replayOutcome = (over: Partial<ReplayOutcome> = {}): ReplayOutcome => ({
+  runSessionId: "claude:new",
+  archive: null,
+  workDir: null,
+  finalAnswer: "IndexStore it is",
+  wallSeconds: 3,
+  agentSeconds: 2,
+  turns: 2,
+  usage: { input: 10, output: 5, cacheRead: null, cacheCreation: null },
+  costUsd: null,
+  labels: {},
+  stoppedByDuration: false,
+  interrupted: false,
+  error: null,
+  notes: [],
+  experimentRoot: "/nowhere",
+  cleanup: () => {},
+  ...over,
+});
 
+describe("run --against replay (the replay runner injected)", () => {
   function setUp(edit: (s: Scenario) => void = () => {}) {
     const root = project();
     const s = deriveScenario(root, recordSession(root), {});
@@ -231,7 +232,7 @@ describe("run --against replay (the replay runner injected)", () => {
       progress: () => {},
       replay: async (_s, prompts, arm, rep) => {
         calls.push(`${arm.name}#${rep}:${prompts.join("|")}`);
-        return outcome({ cleanup: () => (cleaned += 1) });
+        return replayOutcome({ cleanup: () => (cleaned += 1) });
       },
     });
     expect(calls).toEqual([
@@ -257,7 +258,7 @@ describe("run --against replay (the replay runner injected)", () => {
       progress: () => {},
       replay: async () => {
         calls += 1;
-        return outcome({ interrupted: true, error: "interrupted (Ctrl-C)", finalAnswer: null });
+        return replayOutcome({ interrupted: true, error: "interrupted (Ctrl-C)", finalAnswer: null });
       },
     });
     expect(calls).toBe(1);
@@ -279,7 +280,7 @@ describe("run --against replay (the replay runner injected)", () => {
       env: process.env,
       progress: () => {},
       replay: async () =>
-        outcome({
+        replayOutcome({
           finalAnswer: `IndexStore, and the key is ${key}`,
           agentSeconds: 5,
           stoppedByDuration: true,
@@ -320,24 +321,15 @@ describe("workspace files", () => {
       keep: false,
       env: process.env,
       progress: () => {},
-      replay: async () => ({
-        runSessionId: "claude:new",
-        archive: null,
-        workDir: work,
-        finalAnswer: "ok",
-        wallSeconds: 1,
-        agentSeconds: 1,
-        turns: 1,
-        usage: { input: null, output: null, cacheRead: null, cacheCreation: null },
-        costUsd: null,
-        labels: {},
-        stoppedByDuration: false,
-        interrupted: false,
-        error: null,
-        notes: [],
-        experimentRoot: "/nowhere",
-        cleanup: () => {},
-      }),
+      replay: async () =>
+        replayOutcome({
+          workDir: work,
+          finalAnswer: "ok",
+          wallSeconds: 1,
+          agentSeconds: 1,
+          turns: 1,
+          usage: { input: null, output: null, cacheRead: null, cacheCreation: null },
+        }),
     });
     const [sample] = result.samples;
     expect(sample!.checks.filter((c) => c.kind === "validator").map((c) => [c.id, c.outcome])).toEqual([
@@ -351,22 +343,7 @@ describe("workspace files", () => {
 
   it("must be relative paths inside the project", () => {
     const bad = (files: string[]) => () =>
-      parseScenario(
-        JSON.stringify({
-          schema_version: 1,
-          id: "s",
-          source_session: {
-            provider: "claude",
-            session_id: "claude:x",
-            archive: null,
-            repository_revision: null,
-          },
-          setup_messages: [],
-          continuation_prompt: "go",
-          workspace: { revision: null, files },
-        }),
-        "s.json",
-      );
+      parseScenario(JSON.stringify({ ...MINIMAL_SCENARIO, workspace: { revision: null, files } }), "s.json");
     expect(bad(["/etc/passwd"])).toThrow(/workspace.files\[0\]/);
     expect(bad(["a/../../x"])).toThrow(/workspace.files\[0\]/);
     expect(bad(["tests/fixture.json"])).not.toThrow();

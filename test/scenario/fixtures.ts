@@ -1,8 +1,18 @@
-// A recorded session in a temp project, written by the real store, for the scenario tests.
+// For the scenario tests: a recorded session in a temp project, written by the real store, and the least a
+// hand-written scenario file holds.
 import { findSession, type SessionRef } from "../../src/core/archive.ts";
 import type { NormalizedEvent } from "../../src/core/event.ts";
 import { recordEvents } from "../../src/core/store.ts";
 import { event, spec } from "../helpers/session.ts";
+
+/** A scenario file without the defaulted fields, for a test to add what it checks to. */
+export const MINIMAL_SCENARIO = {
+  schema_version: 1,
+  id: "s",
+  source_session: { provider: "claude", session_id: "claude:x", archive: null, repository_revision: null },
+  setup_messages: [],
+  continuation_prompt: "go",
+};
 
 export const ANSWER = "The cache lives in IndexStore; flush it with make flush.";
 

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderScenarioSchemas, Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
+import { MINIMAL_SCENARIO } from "./fixtures.ts";
 
 describe("scenario JSON Schema files", () => {
   it("are current with the zod schemas", () => {
@@ -24,18 +25,7 @@ describe("scenario JSON Schema files", () => {
   });
 
   it("facts are a text or a pattern, never both or neither", () => {
-    const base = {
-      schema_version: 1,
-      id: "s",
-      source_session: {
-        provider: "claude",
-        session_id: "claude:x",
-        archive: null,
-        repository_revision: null,
-      },
-      setup_messages: [],
-      continuation_prompt: "go",
-    };
+    const base = MINIMAL_SCENARIO;
     expect(Scenario.safeParse({ ...base, expected_facts: [{ id: "a", text: "x" }] }).success).toBe(true);
     expect(
       Scenario.safeParse({ ...base, expected_facts: [{ id: "a", pattern: "x", flags: "m" }] }).success,

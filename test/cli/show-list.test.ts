@@ -170,6 +170,29 @@ describe("list", () => {
   });
 });
 
+/** A live session (started, a first prompt p1) and `show --follow` on it: its output so far, its exit, a wait. */
+function following(sessionId: string, prompt: string) {
+  const { root, home } = installed();
+  const s = { session_id: sessionId };
+  hook(root, home, { ...s, hook_event_name: "SessionStart", source: "startup" });
+  hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p1", prompt });
+  const child = spawn(process.execPath, [CLI, "show", sessionId, "--follow", "--project", root], {
+    env: env(home),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  /** Waits up to 10 s for `what` in the output. */
+  const until = async (what: string) => {
+    for (let i = 0; i < 200 && !out.includes(what); i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(out).toContain(what);
+  };
+  return { root, home, s, child, exited, until, out: () => out };
+}
+
 describe("show", () => {
   it("prints the turns: prompt, the call and its error with exit code and duration, the failed turn", () => {
     const { root, home } = installed();
@@ -228,27 +251,11 @@ describe("show", () => {
   });
 
   it("--follow prints each turn as the live session goes on and stops at its end", async () => {
-    const { root, home } = installed();
-    const s = { session_id: "live" };
-    hook(root, home, { ...s, hook_event_name: "SessionStart", source: "startup" });
-    hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p1", prompt: "first" });
-    const child = spawn(process.execPath, [CLI, "show", "live", "--follow", "--project", root], {
-      env: env(home),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    const until = async (what: string) => {
-      for (let i = 0; i < 200 && !out.includes(what); i += 1) await new Promise((r) => setTimeout(r, 50));
-      expect(out).toContain(what);
-    };
+    const { root, home, s, exited, until, out } = following("live", "first");
     // The history first, as turns (the one in progress too), then new events line by line as they come.
     await until("Following: new events");
-    expect(out).toContain("── Turn 1 · 0 tool calls");
-    expect(out).toContain("│ first");
+    expect(out()).toContain("── Turn 1 · 0 tool calls");
+    expect(out()).toContain("│ first");
     hook(root, home, {
       ...s,
       hook_event_name: "PreToolUse",
@@ -279,7 +286,7 @@ describe("show", () => {
     await until("── Turn 2");
     hook(root, home, { ...s, hook_event_name: "SessionEnd", reason: "other" });
     expect(await exited).toBe(0);
-    expect(out).toContain("2 turns · 1 tool call · 1 tool error");
+    expect(out()).toContain("2 turns · 1 tool call · 1 tool error");
     // Following a session that has ended prints it and exits.
     const again = cli(["show", "live", "--follow", "--project", root], home);
     expect(again.code).toBe(0);
@@ -289,26 +296,13 @@ describe("show", () => {
 
 describe("show --follow, stopped", () => {
   it("Ctrl-C ends it with the totals and exit 130", async () => {
-    const { root, home } = installed();
-    const s = { session_id: "live2" };
-    hook(root, home, { ...s, hook_event_name: "SessionStart", source: "startup" });
-    hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p1", prompt: "still going" });
-    const child = spawn(process.execPath, [CLI, "show", "live2", "--follow", "--project", root], {
-      env: env(home),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    for (let i = 0; i < 200 && !out.includes("Following"); i += 1)
-      await new Promise((r) => setTimeout(r, 50));
-    expect(out).toContain("still going");
+    const { child, exited, until, out } = following("live2", "still going");
+    await until("Following");
+    expect(out()).toContain("still going");
     child.kill("SIGINT");
     expect(await exited).toBe(130);
-    expect(out).toContain("still going");
-    expect(out).toContain("1 turn · 0 tool calls");
+    expect(out()).toContain("still going");
+    expect(out()).toContain("1 turn · 0 tool calls");
   });
 });
 

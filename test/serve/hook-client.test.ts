@@ -130,6 +130,17 @@ async function until(what: () => boolean, ms = 5000): Promise<boolean> {
 
 const silent = { status: 0, stdout: "", stderr: "" };
 
+/** A project whose server a first hook started, then killed: the project, and the dead server's run. */
+async function killedServer() {
+  const p = await project();
+  await hook(p.root, prompt(1));
+  expect(await until(() => liveServer(p.runFile) !== undefined)).toBe(true);
+  const dead = liveServer(p.runFile)!;
+  process.kill(dead.pid, "SIGKILL");
+  expect(await until(() => liveServer(p.runFile) === undefined)).toBe(true);
+  return { p, dead };
+}
+
 describe("hook client (http transport)", () => {
   it("hands the payload to a live server, byte for byte (multi-byte text included)", async () => {
     const p = await project();
@@ -151,12 +162,7 @@ describe("hook client (http transport)", () => {
   });
 
   it("a server killed mid-session: the very next hook is recorded, and a new server comes up", async () => {
-    const p = await project();
-    await hook(p.root, prompt(1));
-    expect(await until(() => liveServer(p.runFile) !== undefined)).toBe(true);
-    const first = liveServer(p.runFile)!;
-    process.kill(first.pid, "SIGKILL");
-    expect(await until(() => liveServer(p.runFile) === undefined)).toBe(true);
+    const { p, dead: first } = await killedServer();
     // The run file still names the dead server.
     expect(readRunFile(p.runFile)?.pid).toBe(first.pid);
     expect(await hook(p.root, prompt(2))).toEqual(silent);
@@ -509,12 +515,7 @@ function asNobody(script: string): { child: ChildProcess; firstLine: Promise<str
 
 describe("hook client against another local user (the suite runs as root, as CI does)", () => {
   it("a squatter on the port while the server is down receives nothing; the event is recorded here", async () => {
-    const p = await project();
-    await hook(p.root, prompt(1));
-    expect(await until(() => liveServer(p.runFile) !== undefined)).toBe(true);
-    const dead = liveServer(p.runFile)!;
-    process.kill(dead.pid, "SIGKILL");
-    expect(await until(() => liveServer(p.runFile) === undefined)).toBe(true);
+    const { p } = await killedServer();
     const squatter = asNobody(`
       const net = require("node:net");
       const s = net.createServer((c) => { c.on("data", (d) => process.stdout.write("GOT " + d.length + "\\n")); });

@@ -230,13 +230,7 @@ describe("http hook server", () => {
 
   it("watches only real agents: a dead or non-positive pid never keeps it alive", async () => {
     const root = project();
-    const server = await startHookServer({
-      project: root,
-      port: 0,
-      runFile: join(root, "run.endpoint"),
-      agentPids: [2147483646, 0, -1],
-      lingerMs: 100,
-    });
+    const server = await serve(root, { agentPids: [2147483646, 0, -1], lingerMs: 100 });
     await post(server, prompt(1), { "x-tapedeck-agent": "0" });
     await post(server, prompt(2), { "x-tapedeck-agent": "2147483646" });
     await server.done;
@@ -245,12 +239,7 @@ describe("http hook server", () => {
 
   it("stays up while a watched agent lives, then lingers and exits", async () => {
     const root = project();
-    const server = await startHookServer({
-      project: root,
-      port: 0,
-      runFile: join(root, "run.endpoint"),
-      lingerMs: 100,
-    });
+    const server = await serve(root, { lingerMs: 100 });
     await post(server, prompt(1), { "x-tapedeck-agent": String(process.pid) });
     const exited = await Promise.race([
       server.done.then(() => true),

@@ -73,15 +73,15 @@ describe("runHook parses the payload at most once", () => {
     vi.restoreAllMocks();
   });
 
-  /** How often the hook's payload text went through JSON.parse. */
-  function parsesOf(run: (data: Buffer) => void, root: string): number {
+  /** A prompt hook's status, and how often its payload text went through JSON.parse. */
+  function hookParses(root: string, env: Record<string, string>): { status: string; parses: number } {
     const data = payload("claude", "UserPromptSubmit", root);
     const text = data.toString("utf8");
     const parse = vi.spyOn(JSON, "parse");
-    run(data);
-    const n = parse.mock.calls.filter(([arg]) => arg === text).length;
+    const { status } = runHook(claudeAdapter, { data, overflow: false }, env);
+    const parses = parse.mock.calls.filter(([arg]) => arg === text).length;
     parse.mockRestore();
-    return n;
+    return { status, parses };
   }
 
   function stopped(): string {
@@ -95,33 +95,18 @@ describe("runHook parses the payload at most once", () => {
   it("not at all while recording is off and a variable names the project", () => {
     const root = stopped();
     const env = { CLAUDE_PROJECT_DIR: root, TAPEDECK_HOME: join(root, "home") };
-    let status: string | undefined;
-    const n = parsesOf((data) => {
-      status = runHook(claudeAdapter, { data, overflow: false }, env).status;
-    }, root);
-    expect(status).toBe("off");
-    expect(n).toBe(0);
+    expect(hookParses(root, env)).toEqual({ status: "off", parses: 0 });
   });
 
   it("once while recording is off and only the payload's cwd names the project", () => {
     const root = stopped();
     const env = { PWD: "/", TAPEDECK_HOME: join(root, "home") };
-    let status: string | undefined;
-    const n = parsesOf((data) => {
-      status = runHook(claudeAdapter, { data, overflow: false }, env).status;
-    }, root);
-    expect(status).toBe("off");
-    expect(n).toBe(1);
+    expect(hookParses(root, env)).toEqual({ status: "off", parses: 1 });
   });
 
   it("once when the cwd found the project and the hook records", () => {
     const { root } = enabled("claude");
     const env = { PWD: "/", TAPEDECK_HOME: join(root, "home") };
-    let status: string | undefined;
-    const n = parsesOf((data) => {
-      status = runHook(claudeAdapter, { data, overflow: false }, env).status;
-    }, root);
-    expect(status).toBe("recorded");
-    expect(n).toBe(1);
+    expect(hookParses(root, env)).toEqual({ status: "recorded", parses: 1 });
   });
 });

@@ -19,7 +19,7 @@ import { listSessions } from "../../src/core/archive.ts";
 import { writeDiagnostic } from "../../src/core/diagnostics.ts";
 import { acquireLock } from "../../src/core/lock.ts";
 import { recordEvents } from "../../src/core/store.ts";
-import { runChild, useBundledChild } from "../helpers/child.ts";
+import { type ChildResult, runChild, useBundledChild } from "../helpers/child.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 useBundledChild();
@@ -29,6 +29,15 @@ const project = useTempProjects();
 function mkfifo(path: string): void {
   execFileSync("mkfifo", [path]);
 }
+
+/** What the store child answered to `args`: it must have finished, not blocked on a planted file. */
+function answer(args: string[]): ChildResult["output"] {
+  const r = runChild(args);
+  expect(r.finished).toBe(true);
+  return r.output;
+}
+
+const APPENDED = { ok: true, result: { appended: 1 } };
 
 function sessionDir(root: string): string {
   return recordEvents(spec(root), [event("session_start", "s")]).sessionDir;
@@ -40,9 +49,7 @@ describe("non-regular files never block the recorder (11.6)", () => {
     const dir = sessionDir(root);
     rmSync(join(dir, "state.json"));
     mkfifo(join(dir, "state.json"));
-    const r = runChild(["record", root]);
-    expect(r.finished).toBe(true);
-    expect(r.output).toMatchObject({ ok: true, result: { appended: 1 } });
+    expect(answer(["record", root])).toMatchObject(APPENDED);
     // The planted FIFO was replaced by a real state file.
     expect(lstatSync(join(dir, "state.json")).isFile()).toBe(true);
   });
@@ -52,9 +59,7 @@ describe("non-regular files never block the recorder (11.6)", () => {
     const dir = join(root, ".tapedeck", "claude-sessions", "fifo-session");
     mkdirSync(dir, { recursive: true });
     mkfifo(join(dir, "events.jsonl"));
-    const r = runChild(["record", root, "fifo-session"]);
-    expect(r.finished).toBe(true);
-    expect(r.output).toMatchObject({ ok: false, code: "UnsafePathError" });
+    expect(answer(["record", root, "fifo-session"])).toMatchObject({ ok: false, code: "UnsafePathError" });
     expect(lstatSync(join(dir, "events.jsonl")).isFIFO()).toBe(true);
   });
 
@@ -64,41 +69,31 @@ describe("non-regular files never block the recorder (11.6)", () => {
     rmSync(join(dir, "ids.bin"));
     mkfifo(join(dir, "ids.bin"));
     mkfifo(join(dir, "lock"));
-    const r = runChild(["record", root]);
-    expect(r.finished).toBe(true);
-    expect(r.output).toMatchObject({ ok: true, result: { appended: 1 } });
+    expect(answer(["record", root])).toMatchObject(APPENDED);
   });
 
   it("a FIFO as .git/HEAD does not block a session's first event", () => {
     const root = project();
     mkdirSync(join(root, ".git"));
     mkfifo(join(root, ".git", "HEAD"));
-    const r = runChild(["record", root]);
-    expect(r.finished).toBe(true);
-    expect(r.output).toMatchObject({ ok: true, result: { appended: 1 } });
+    expect(answer(["record", root])).toMatchObject(APPENDED);
   });
 
   it("a FIFO as config.json, or config.json linked to /dev/zero, reads as a broken config at once", () => {
     const root = project();
     mkdirSync(join(root, ".tapedeck"));
     mkfifo(join(root, ".tapedeck", "config.json"));
-    const fifo = runChild(["config", root]);
-    expect(fifo.finished).toBe(true);
-    expect(fifo.output).toEqual({ ok: true, result: "unusable" });
+    expect(answer(["config", root])).toEqual({ ok: true, result: "unusable" });
     rmSync(join(root, ".tapedeck", "config.json"));
     symlinkSync("/dev/zero", join(root, ".tapedeck", "config.json"));
-    const zero = runChild(["config", root]);
-    expect(zero.finished).toBe(true);
-    expect(zero.output).toEqual({ ok: true, result: "unusable" });
+    expect(answer(["config", root])).toEqual({ ok: true, result: "unusable" });
   });
 
   it("a FIFO as control.jsonl does not block status", () => {
     const root = project();
     mkdirSync(join(root, ".tapedeck"));
     mkfifo(join(root, ".tapedeck", "control.jsonl"));
-    const r = runChild(["control", root]);
-    expect(r.finished).toBe(true);
-    expect(r.output).toEqual({ ok: true, result: null });
+    expect(answer(["control", root])).toEqual({ ok: true, result: null });
   });
 });
 
@@ -168,9 +163,7 @@ describe("nothing is written or deleted through a symlink (11.4, 11.8)", () => {
     const dir = sessionDir(root);
     rmSync(join(dir, "events.jsonl"));
     mkfifo(join(dir, "events.jsonl"));
-    const r = runChild(["inspect", root]);
-    expect(r.finished).toBe(true);
     // Refused with a clear error, never read.
-    expect(r.output).toEqual({ ok: false, code: "UnsafePathError" });
+    expect(answer(["inspect", root])).toEqual({ ok: false, code: "UnsafePathError" });
   });
 });

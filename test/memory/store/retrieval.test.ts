@@ -10,7 +10,7 @@ import { MemoryDbError, openDatabase } from "../../../src/memory/index/sqlite.ts
 import { MAX_BUDGET_BYTES, MIN_BUDGET_BYTES } from "../../../src/memory/store/inject.ts";
 import type { MemoryItem } from "../../../src/memory/store/items.ts";
 import { closeRetrievalStores, composeContext, retrieve } from "../../../src/memory/store/retrieval.ts";
-import { memoryPath, openMemory } from "../../../src/memory/store/store.ts";
+import { memoryPath } from "../../../src/memory/store/store.ts";
 import { itemMaker, storeMemory } from "../../helpers/memory-item.ts";
 import { useTempProjects } from "../../helpers/session.ts";
 
@@ -128,9 +128,7 @@ describe("retrieval", () => {
   it("items promoted while the process runs are found by its next prompt", () => {
     const root = withMemory([item("Alpha topic", "alpha details")]);
     expect(retrieve(root, "tell me about the zebra crossing").outcome).toBe("nothing_relevant");
-    const store = openMemory(root)!;
-    store.insert([item("Zebra crossing", "the zebra crossing rule")]);
-    store.close();
+    storeMemory(root, [item("Zebra crossing", "the zebra crossing rule")]);
     expect(retrieve(root, "tell me about the zebra crossing").text).toContain("the zebra crossing rule");
   });
 
@@ -156,9 +154,7 @@ describe("retrieval", () => {
     rmSync(`${memoryPath(root)}-wal`, { force: true });
     rmSync(`${memoryPath(root)}-shm`, { force: true });
     expect(retrieve(root, "alpha topic").outcome).toBe("nothing_relevant");
-    const store = openMemory(root)!;
-    store.insert([item("Beta topic", "beta details")]);
-    store.close();
+    storeMemory(root, [item("Beta topic", "beta details")]);
     expect(retrieve(root, "beta topic").text).toContain("beta details");
   });
 });
@@ -199,9 +195,7 @@ describe("retrieval: only the user's own memory file reaches the agent", () => {
     const saved = process.env.TAPEDECK_HOME;
     process.env.TAPEDECK_HOME = join(root, "attacker-home");
     try {
-      const store = openMemory(root)!;
-      store.insert([fact()]);
-      store.close();
+      storeMemory(root, [fact()]);
     } finally {
       process.env.TAPEDECK_HOME = saved;
     }

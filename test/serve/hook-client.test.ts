@@ -130,6 +130,14 @@ async function until(what: () => boolean, ms = 5000): Promise<boolean> {
 
 const silent = { status: 0, stdout: "", stderr: "" };
 
+/** A server of ours, on a free loopback port until the test ends, announced in the run file. */
+async function announce(server: net.Server, p: { runFile: string }, reply?: string): Promise<void> {
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+  const port = (server.address() as { port: number }).port;
+  writeRunFile(p.runFile, { port, pid: process.pid, token: "a".repeat(48), ...(reply ? { reply } : {}) });
+}
+
 /** A project whose server a first hook started, then killed: the project, and the dead server's run. */
 async function killedServer() {
   const p = await project();
@@ -173,14 +181,10 @@ describe("hook client (http transport)", () => {
   it("a server that declines (busy, over the cap): the client records the event itself", async () => {
     const p = await project();
     // Something of ours on the port that answers 503 to everything, announced in the run file.
-    const busy = http.createServer((_req, res) => res.writeHead(503).end());
-    await new Promise<void>((r) => busy.listen(0, "127.0.0.1", () => r()));
-    cleanups.push(() => new Promise<void>((r) => busy.close(() => r())));
-    writeRunFile(p.runFile, {
-      port: (busy.address() as { port: number }).port,
-      pid: process.pid,
-      token: "a".repeat(48),
-    });
+    await announce(
+      http.createServer((_req, res) => res.writeHead(503).end()),
+      p,
+    );
     expect(await hook(p.root, prompt(1))).toEqual(silent);
     expect(events(p.root)).toHaveLength(1);
   });
@@ -242,10 +246,7 @@ async function rawServer(
     });
     socket.on("error", () => {});
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
-  const port = (server.address() as { port: number }).port;
-  writeRunFile(p.runFile, { port, pid: process.pid, token: "a".repeat(48), reply });
+  await announce(server, p, reply);
   return { requests: () => requests };
 }
 
@@ -278,14 +279,7 @@ async function bodyServer(p: { runFile: string }): Promise<{ bodies: Buffer[] }>
     });
     socket.on("error", () => {});
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
-  writeRunFile(p.runFile, {
-    port: (server.address() as { port: number }).port,
-    pid: process.pid,
-    token: "a".repeat(48),
-    reply: "b".repeat(48),
-  });
+  await announce(server, p, "b".repeat(48));
   return { bodies };
 }
 

@@ -14,8 +14,8 @@ import { describe, expect, it } from "vitest";
 import { findSession } from "../../src/core/archive.ts";
 import { recordEvents } from "../../src/core/store.ts";
 import { deriveScenario, parseRange } from "../../src/scenario/derive.ts";
-import { loadScenarioFile, parseScenario } from "../../src/scenario/load.ts";
-import { type ReplayOutcome, runScenario } from "../../src/scenario/run.ts";
+import { type LoadedScenario, loadScenarioFile, parseScenario } from "../../src/scenario/load.ts";
+import { type ReplayOutcome, type RunOptions, runScenario } from "../../src/scenario/run.ts";
 import { type Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 import { ANSWER, MINIMAL_SCENARIO, recordSession } from "./fixtures.ts";
@@ -181,6 +181,22 @@ describe("run --against recorded", () => {
   });
 });
 
+/** The scenario run against replays `replay` answers for, keeping nothing and printing nothing. */
+function againstReplays(
+  loaded: LoadedScenario,
+  run: Pick<RunOptions, "project" | "arms" | "repeat">,
+  replay: NonNullable<RunOptions["replay"]>,
+) {
+  return runScenario(loaded, {
+    ...run,
+    against: "replay",
+    keep: false,
+    env: process.env,
+    progress: () => {},
+    replay,
+  });
+}
+
 /** What the injected replay runner answers: a two-turn replay that found the fact, but for `over`. */
 const replayOutcome = (over: Partial<ReplayOutcome> = {}): ReplayOutcome => ({
   runSessionId: "claude:new",
@@ -222,19 +238,14 @@ describe("run --against replay (the replay runner injected)", () => {
     const { root, loaded } = setUp();
     const calls: string[] = [];
     let cleaned = 0;
-    const { result } = await runScenario(loaded, {
-      project: root,
-      against: "replay",
-      arms,
-      repeat: 2,
-      keep: false,
-      env: process.env,
-      progress: () => {},
-      replay: async (_s, prompts, arm, rep) => {
+    const { result } = await againstReplays(
+      loaded,
+      { project: root, arms, repeat: 2 },
+      async (_s, prompts, arm, rep) => {
         calls.push(`${arm.name}#${rep}:${prompts.join("|")}`);
         return replayOutcome({ cleanup: () => (cleaned += 1) });
       },
-    });
+    );
     expect(calls).toEqual([
       "one#1:Where does the cache live?|And how is it flushed?",
       "two#1:Where does the cache live?|And how is it flushed?",
@@ -248,19 +259,14 @@ describe("run --against replay (the replay runner injected)", () => {
   it("stops after a run Ctrl-C ended", async () => {
     const { root, loaded } = setUp();
     let calls = 0;
-    const { result, interrupted } = await runScenario(loaded, {
-      project: root,
-      against: "replay",
-      arms,
-      repeat: 3,
-      keep: false,
-      env: process.env,
-      progress: () => {},
-      replay: async () => {
+    const { result, interrupted } = await againstReplays(
+      loaded,
+      { project: root, arms, repeat: 3 },
+      async () => {
         calls += 1;
         return replayOutcome({ interrupted: true, error: "interrupted (Ctrl-C)", finalAnswer: null });
       },
-    });
+    );
     expect(calls).toBe(1);
     expect(interrupted).toBe(true);
     expect(result.passed).toBe(false);
@@ -271,22 +277,17 @@ describe("run --against replay (the replay runner injected)", () => {
     const { root, loaded } = setUp((s) => {
       s.limits = { max_duration_seconds: 5 };
     });
-    const { result } = await runScenario(loaded, {
-      project: root,
-      against: "replay",
-      arms: [arms[0]!],
-      repeat: 1,
-      keep: false,
-      env: process.env,
-      progress: () => {},
-      replay: async () =>
+    const { result } = await againstReplays(
+      loaded,
+      { project: root, arms: [arms[0]!], repeat: 1 },
+      async () =>
         replayOutcome({
           finalAnswer: `IndexStore, and the key is ${key}`,
           agentSeconds: 5,
           stoppedByDuration: true,
           error: "stopped at max_duration_seconds (5s)",
         }),
-    });
+    );
     const [sample] = result.samples;
     const limit = sample!.checks.find((c) => c.id === "max_duration_seconds")!;
     expect(limit).toMatchObject({ outcome: "fail", measured: 5, limit: 5 });
@@ -313,15 +314,10 @@ describe("workspace files", () => {
     const work = join(root, "work");
     mkdirSync(work);
     writeFileSync(join(work, "kept.txt"), "the agent's\n");
-    const { result } = await runScenario(loadScenarioFile(file), {
-      project: root,
-      against: "replay",
-      arms: [{ name: "a", native_memory: true, retrieval: false }],
-      repeat: 1,
-      keep: false,
-      env: process.env,
-      progress: () => {},
-      replay: async () =>
+    const { result } = await againstReplays(
+      loadScenarioFile(file),
+      { project: root, arms: [{ name: "a", native_memory: true, retrieval: false }], repeat: 1 },
+      async () =>
         replayOutcome({
           workDir: work,
           finalAnswer: "ok",
@@ -330,7 +326,7 @@ describe("workspace files", () => {
           turns: 1,
           usage: { input: null, output: null, cacheRead: null, cacheCreation: null },
         }),
-    });
+    );
     const [sample] = result.samples;
     expect(sample!.checks.filter((c) => c.kind === "validator").map((c) => [c.id, c.outcome])).toEqual([
       ["fixture", "pass"],

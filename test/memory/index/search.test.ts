@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { registeredProjects } from "../../../src/core/registry-projects.ts";
 import { recordEvents } from "../../../src/core/store.ts";
 import { indexPath, updateIndex } from "../../../src/memory/index/index.ts";
@@ -16,12 +15,10 @@ import {
 } from "../../../src/memory/index/search.ts";
 import { openDatabase } from "../../../src/memory/index/sqlite.ts";
 import { event, identity, spec, useTempProjects } from "../../helpers/session.ts";
+import { useWriteLockHolders } from "./write-lock.ts";
 
 const project = useTempProjects("tapedeck-search-");
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill("SIGKILL");
-});
+const holdWriteLock = useWriteLockHolders();
 
 function seed(root: string): void {
   const at = (t: string) => () => t;
@@ -109,13 +106,7 @@ describe("search", () => {
     recordEvents(spec(root, { identity: identity("alpha-1") }), [
       event("user_prompt", "z", { prompt: "deploy later" }),
     ]);
-    const script = `const D=require("better-sqlite3");const d=new D(${JSON.stringify(indexPath(root))});d.exec("BEGIN IMMEDIATE");d.exec("INSERT INTO meta VALUES ('x','y')");process.stdout.write("locked\\n");setInterval(()=>{},1000);`;
-    const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-    children.push(child);
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on("data", (d: Buffer) => d.toString().includes("locked") && resolve());
-      child.on("exit", (code) => reject(new Error(`lock holder exited ${code}`)));
-    });
+    const child = await holdWriteLock(indexPath(root), "INSERT INTO meta VALUES ('x','y')");
     const found = search(root, "deploy");
     expect(found.stale).toBe(true);
     expect(found.hits).toHaveLength(2);

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -9,15 +9,13 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryDbError, openDatabase, toMemoryDbError } from "../../../src/memory/index/sqlite.ts";
 import { useTempProjects } from "../../helpers/session.ts";
+import { useWriteLockHolders } from "./write-lock.ts";
 
 const project = useTempProjects("tapedeck-sqlite-");
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill("SIGKILL");
-});
+const holdWriteLock = useWriteLockHolders();
 
 function problemOf(fn: () => unknown): MemoryDbError {
   try {
@@ -27,20 +25,6 @@ function problemOf(fn: () => unknown): MemoryDbError {
     return error as MemoryDbError;
   }
   throw new Error("no error");
-}
-
-/** Another process holding a write transaction on the file until it is killed. */
-async function holdWriteLock(path: string): Promise<void> {
-  const script = `const D=require("better-sqlite3");const d=new D(${JSON.stringify(path)});d.exec("BEGIN IMMEDIATE");d.exec("INSERT INTO t VALUES (2)");process.stdout.write("locked\\n");setInterval(()=>{},1000);`;
-  const child = spawn(process.execPath, ["-e", script], {
-    cwd: process.cwd(),
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  children.push(child);
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => d.toString().includes("locked") && resolve());
-    child.on("exit", (code) => reject(new Error(`lock holder exited ${code}`)));
-  });
 }
 
 describe("openDatabase", () => {
@@ -128,7 +112,7 @@ describe("openDatabase", () => {
     const path = join(root, "index.sqlite");
     const db = openDatabase(path);
     db.exec("CREATE TABLE t (x)");
-    await holdWriteLock(path);
+    await holdWriteLock(path, "INSERT INTO t VALUES (2)");
     let caught: unknown;
     try {
       db.prepare("INSERT INTO t VALUES (1)").run();

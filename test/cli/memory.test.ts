@@ -1,19 +1,12 @@
 // `tapedeck memory list|show|search|edit|forget|export|verify` as a user runs them (the built CLI).
 import { execFileSync, spawnSync } from "node:child_process";
-import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { findSession } from "../../src/core/archive.ts";
 import { recordEvents } from "../../src/core/store.ts";
 import { memoryPath } from "../../src/memory/store/store.ts";
+import { linkedMemory } from "../helpers/memory-item.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
@@ -250,10 +243,7 @@ describe("tapedeck memory", () => {
 
   it("a symlinked memory.sqlite is refused (exit 1) and its target never written", () => {
     const root = project();
-    mkdirSync(join(root, ".tapedeck"), { mode: 0o700 });
-    const target = join(root, "target.bin");
-    writeFileSync(target, "not yours");
-    symlinkSync(target, memoryPath(root));
+    const target = linkedMemory(root, "target.bin", "not yours");
     recordEvents(spec(root), [event("user_prompt", "p1", { prompt: "which port does the gizmo use?" })]);
     const r = cli(["promote", "last", "--project", root, "--yes", "--kinds", "user_prompt"]);
     expect(r.code).toBe(1);

@@ -1,8 +1,11 @@
 // Memory items as promotion writes them, for tests that fill a project's memory directly: the fields a test
 // does not care about hold one fixed, valid value.
+
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { MemoryItem, SourceEvent } from "../../src/memory/store/items.ts";
 import { MEMORY_SCHEMA_VERSION } from "../../src/memory/store/items.ts";
-import { openMemory } from "../../src/memory/store/store.ts";
+import { memoryPath, openMemory } from "../../src/memory/store/store.ts";
 
 export interface ItemShape {
   kind?: MemoryItem["kind"];
@@ -85,6 +88,15 @@ export function storeMemory(root: string, items: MemoryItem[]): string {
   store.insert(items);
   store.close();
   return root;
+}
+
+/** The project's memory.sqlite made a link to a file `name` that holds `content`: the target's path. */
+export function linkedMemory(root: string, name: string, content: string): string {
+  mkdirSync(join(root, ".tapedeck"), { mode: 0o700 });
+  const target = join(root, name);
+  writeFileSync(target, content);
+  symlinkSync(target, memoryPath(root));
+  return target;
 }
 
 /** An archive event as promotion reads it: number `sequence` of Claude session s1, in turn t1 unless `extra` says. */

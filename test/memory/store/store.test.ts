@@ -15,7 +15,7 @@ import { type CliError, EXIT } from "../../../src/cli/errors.ts";
 import { QueryError } from "../../../src/memory/index/query.ts";
 import { MemoryDbError, openDatabase } from "../../../src/memory/index/sqlite.ts";
 import { memoryPath, openMemory, RANK_CAP } from "../../../src/memory/store/store.ts";
-import { storedItem } from "../../helpers/memory-item.ts";
+import { linkedMemory, storedItem } from "../../helpers/memory-item.ts";
 import { useTempProjects } from "../../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-memstore-");
@@ -233,10 +233,7 @@ describe("memory store", () => {
 
   it("refuses a symlinked memory.sqlite without touching its target", () => {
     const root = project();
-    mkdirSync(join(root, ".tapedeck"), { mode: 0o700 });
-    const target = join(root, "elsewhere.db");
-    writeFileSync(target, "keep me");
-    symlinkSync(target, memoryPath(root));
+    const target = linkedMemory(root, "elsewhere.db", "keep me");
     expect(() => openMemory(root)).toThrow(/symlink/);
     expect(() => openMemory(root, { readonly: true })).toThrow(/symlink/);
     expect(readFileSync(target, "utf8")).toBe("keep me");

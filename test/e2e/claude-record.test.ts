@@ -427,8 +427,7 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
   });
 
   it("the whole session: epochs, tool pairing, usage, completion, checksums", async () => {
-    const events = rec.events(session.id);
-    expect(events).toEqual(Object.values(runs).flatMap((r) => r.events));
+    const events = session.expectWhole();
     expect(only(events, "session_start").map((e) => e.payload.source)).toEqual([
       "startup",
       "resume",

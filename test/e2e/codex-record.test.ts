@@ -588,8 +588,7 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
   });
 
   it("the whole session: tool pairing, usage, completion, checksums, no secrets, private modes", async () => {
-    const events = rec.events(mainThread.id);
-    expect(events).toEqual(Object.values(runs).flatMap((r) => r.events));
+    const events = mainThread.expectWhole();
     expect(only(events, "provider_event")).toEqual([]);
 
     // Every tool_call has exactly one tool_result with its tool_use_id, later and from the same agent; the one

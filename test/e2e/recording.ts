@@ -106,6 +106,8 @@ export interface SessionRuns<R, U> {
   /** How many events the session's runs appended. */
   readonly seen: number;
   run(name: string, exec: (id: string) => Promise<R>): Promise<SessionRun<R, U>>;
+  /** The session's events, which are its runs' and nothing else. */
+  expectWhole(): Envelope[];
 }
 
 /** Planted secrets (planted-secrets.ts): the secrets by redaction kind, the needles, a kind's marker. */
@@ -201,6 +203,11 @@ export function recording<S extends Sandbox, R extends AgentResult>(
           for (const e of run.events) expect(e).toMatchObject({ provider, session_id: `${provider}:${id}` });
           runs[name] = run;
           return run;
+        },
+        expectWhole() {
+          const all = events(id);
+          expect(all).toEqual(Object.values(runs).flatMap((r) => r.events));
+          return all;
         },
       };
     },

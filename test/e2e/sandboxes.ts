@@ -47,10 +47,16 @@ export interface Sandbox {
   cli(args: string[], env?: Record<string, string>): Promise<CliResult>;
 }
 
-function sandbox<T extends Sandbox>(
+/** A sandbox's mock model server, closed when the sandbox is removed. */
+interface Mock {
+  url: string;
+  close(): Promise<void>;
+}
+
+function sandbox<T extends Sandbox & { mock: Mock }>(
   prefix: string,
   setUp: (sb: T) => Promise<void>,
-  tearDown: (sb: T) => Promise<void>,
+  tearDown: (sb: T) => void = () => {},
 ): T {
   const sb = {} as T;
   beforeAll(async () => {
@@ -63,10 +69,29 @@ function sandbox<T extends Sandbox>(
       });
   });
   afterAll(async () => {
-    await tearDown(sb);
+    await sb.mock?.close();
+    tearDown(sb);
     if (sb.root) rmSync(sb.root, { recursive: true, force: true });
   });
   return sb;
+}
+
+/** A sandbox of an agent that keeps its state under HOME alone: `makeHome` lays out home and project. */
+function homeSandbox<T extends Sandbox & { mock: Mock }>(
+  prefix: string,
+  makeHome: (home: string, project: string) => { home: string; projectDir: string },
+  startMock: () => Promise<T["mock"]>,
+  tearDown?: (sb: T) => void,
+): T {
+  return sandbox<T>(
+    prefix,
+    async (sb) => {
+      Object.assign(sb, makeHome(join(sb.root, "home"), join(sb.root, "project")));
+      sb.env = { HOME: sb.home };
+      sb.mock = await startMock();
+    },
+    tearDown,
+  );
 }
 
 export interface ClaudeSandbox extends Sandbox {
@@ -74,24 +99,19 @@ export interface ClaudeSandbox extends Sandbox {
 }
 
 export function useClaudeSandbox(prefix: string): ClaudeSandbox {
-  return sandbox<ClaudeSandbox>(
+  return homeSandbox<ClaudeSandbox>(
     prefix,
-    async (sb) => {
-      Object.assign(sb, makeClaudeHome(join(sb.root, "home"), join(sb.root, "project")));
-      sb.env = { HOME: sb.home };
-      sb.mock = await startAnthropicMock({ port: 0 });
-    },
-    async (sb) => {
-      await sb.mock?.close();
+    makeClaudeHome,
+    () => startAnthropicMock({ port: 0 }),
+    (sb) => {
       // Claude's default transport starts a hook server per project; it exits by itself a few seconds after
       // its agents, but not before the sandbox is removed.
-      if (sb.projectDir) {
-        for (const pid of hookServerPids(sb.projectDir)) {
-          try {
-            process.kill(pid, "SIGKILL");
-          } catch {
-            // already gone
-          }
+      if (!sb.projectDir) return;
+      for (const pid of hookServerPids(sb.projectDir)) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
         }
       }
     },
@@ -104,17 +124,11 @@ export interface CodexSandbox extends Sandbox {
 }
 
 export function useCodexSandbox(prefix: string): CodexSandbox {
-  return sandbox<CodexSandbox>(
-    prefix,
-    async (sb) => {
-      sb.mock = await startOpenAIResponsesMock({ port: 0 });
-      Object.assign(sb, makeCodexHome(join(sb.root, "home"), join(sb.root, "project"), sb.mock.url));
-      sb.env = { HOME: sb.home, CODEX_HOME: sb.codexHome };
-    },
-    async (sb) => {
-      await sb.mock?.close();
-    },
-  );
+  return sandbox<CodexSandbox>(prefix, async (sb) => {
+    sb.mock = await startOpenAIResponsesMock({ port: 0 });
+    Object.assign(sb, makeCodexHome(join(sb.root, "home"), join(sb.root, "project"), sb.mock.url));
+    sb.env = { HOME: sb.home, CODEX_HOME: sb.codexHome };
+  });
 }
 
 export interface GeminiSandbox extends Sandbox {
@@ -122,15 +136,5 @@ export interface GeminiSandbox extends Sandbox {
 }
 
 export function useGeminiSandbox(prefix: string): GeminiSandbox {
-  return sandbox<GeminiSandbox>(
-    prefix,
-    async (sb) => {
-      Object.assign(sb, makeGeminiHome(join(sb.root, "home"), join(sb.root, "project")));
-      sb.env = { HOME: sb.home };
-      sb.mock = await startGeminiMock({ port: 0 });
-    },
-    async (sb) => {
-      await sb.mock?.close();
-    },
-  );
+  return homeSandbox<GeminiSandbox>(prefix, makeGeminiHome, () => startGeminiMock({ port: 0 }));
 }

@@ -52,6 +52,8 @@ import {
   makeClaudeHome,
   runClaude,
 } from "./claude-runner.ts";
+import { pidAlive, until } from "./poll.ts";
+import { type Block, contentBlocks, isReminder, THREE_TURNS, threeTurns } from "./three-turns.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const CLI_JS = join(REPO, "dist", "cli.js");
@@ -227,14 +229,6 @@ function readMirrorDir<T>(dir: string): T[] {
   return files.flatMap((f) => readJsonl<T>(join(dir, f)));
 }
 
-async function until(cond: () => boolean, deadline: number): Promise<boolean> {
-  while (!cond()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return true;
-}
-
 /** "connected", or the error code of a TCP connect to 127.0.0.1:port. */
 function tryConnect(port: number): Promise<string> {
   return new Promise((resolve) => {
@@ -247,15 +241,6 @@ function tryConnect(port: number): Promise<string> {
   });
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 const usageOf = (u: Partial<MockUsage> | undefined): MockUsage => ({
   input_tokens: u?.input_tokens ?? -1,
   output_tokens: u?.output_tokens ?? -1,
@@ -265,17 +250,6 @@ const usageOf = (u: Partial<MockUsage> | undefined): MockUsage => ({
 
 // ---------------------------------------------------------------------------
 // Transcript records (Claude's and the mirror's share one shape)
-
-interface Block {
-  type: string;
-  text?: string;
-  id?: string;
-  name?: string;
-  input?: unknown;
-  tool_use_id?: string;
-  content?: unknown;
-  [key: string]: unknown;
-}
 
 interface Message {
   id?: string;
@@ -299,10 +273,7 @@ interface TranscriptRecord {
   [key: string]: unknown;
 }
 
-const blocksOf = (rec: TranscriptRecord): Block[] => {
-  const c = rec.message?.content;
-  return typeof c === "string" ? [{ type: "text", text: c }] : Array.isArray(c) ? c : [];
-};
+const blocksOf = (rec: TranscriptRecord): Block[] => contentBlocks(rec.message?.content);
 const toolResultIds = (rec: TranscriptRecord) =>
   blocksOf(rec)
     .filter((b) => b.type === "tool_result")
@@ -310,7 +281,6 @@ const toolResultIds = (rec: TranscriptRecord) =>
 const isToolResult = (rec: TranscriptRecord) => rec.type === "user" && toolResultIds(rec).length > 0;
 const isPrompt = (rec: TranscriptRecord) =>
   rec.type === "user" && !rec.isMeta && !rec.isCompactSummary && !isToolResult(rec);
-const isReminder = (b: Block) => b.type === "text" && /^<system-reminder>/.test(b.text ?? "");
 
 /** "+k": only the mirror record has key k; "-k": only Claude's; message keys prefixed "message.". */
 function keyDiff(
@@ -469,25 +439,24 @@ function compareToClaude(mirror: TranscriptRecord[], claudeRecs: TranscriptRecor
  * sourceToolAssistantUUID, permissionDecision, and sandboxed on Bash results). Message key sets are identical.
  */
 const TOOL_RESULT_OMITTED = ["-permissionDecision", "-sourceToolAssistantUUID", "-toolUseResult"];
-const MAIN_KEY_DIFFS: Record<string, string[][]> = {
+/** The records the main thread and a subagent both write, with the same differences. */
+const SHARED_KEY_DIFFS: Record<string, string[][]> = {
   prompt: [["+source"]],
   "attachment(system context)": [["+source"]],
   "assistant(thinking,text,tool_use)": [
     ["+source", "-thinkingDisplay", "-thinkingDurationMs", "-toolInputStreamMs"],
   ],
   "assistant(text)": [["+source"]],
+};
+const MAIN_KEY_DIFFS: Record<string, string[][]> = {
+  ...SHARED_KEY_DIFFS,
   "assistant(text,tool_use)": [["+source", "-toolInputStreamMs"]],
   "tool_result(Bash)": [["+source", ...TOOL_RESULT_OMITTED, "-sandboxed"].sort()],
   "tool_result(Agent)": [["+source", ...TOOL_RESULT_OMITTED].sort()],
 };
 /** A subagent's tool result carries no toolUseResult in Claude's own file either. */
 const AGENT_KEY_DIFFS: Record<string, string[][]> = {
-  prompt: [["+source"]],
-  "attachment(system context)": [["+source"]],
-  "assistant(thinking,text,tool_use)": [
-    ["+source", "-thinkingDisplay", "-thinkingDurationMs", "-toolInputStreamMs"],
-  ],
-  "assistant(text)": [["+source"]],
+  ...SHARED_KEY_DIFFS,
   "tool_result(Bash)": [["+source", "-permissionDecision", "-sandboxed", "-sourceToolAssistantUUID"]],
 };
 
@@ -762,8 +731,6 @@ interface RestoreJson {
 describe("restore: a transcript lost to the stub rewrite comes back from the mirror and resumes", () => {
   const sb = useSandbox("proxy-restore");
   let sessionId = "";
-  const PROMPTS = ["SCENARIO_BASH echo first", "SCENARIO_FAIL", "third, a plain question"];
-  const ANSWERS = ["Done: first", "Done: Exit code 3\noops", "Mock reply."];
   let stub = "";
   /** Claude's own transcript before the stub replaced it. */
   let original = "";
@@ -781,19 +748,16 @@ describe("restore: a transcript lost to the stub rewrite comes back from the mir
   };
 
   it("three turns through `tapedeck run claude --mirror`", async () => {
-    for (const [i, prompt] of PROMPTS.entries()) {
+    sessionId = await threeTurns(async (args) => {
       const run = tapedeckRun(sb, {
         runArgs: ["--mirror", "--mirror-dir", sb.mirrorDir],
-        claudeArgs: sessionId ? ["--resume", sessionId, prompt] : [prompt],
+        claudeArgs: args,
         baseUrl: sb.mock.url,
       });
       const res = await run.done;
       expect(res.code, res.stderr).toBe(0);
-      const json = parseJson<{ session_id: string; result: string }>(res.stdout, "claude's result");
-      expect(json.result).toBe(ANSWERS[i]);
-      sessionId ||= json.session_id;
-      expect(json.session_id).toBe(sessionId);
-    }
+      return { json: parseJson<{ session_id: string; result: string }>(res.stdout, "claude's result") };
+    });
     expect(sb.mock.usageLog).toHaveLength(5);
     const mirrored = readMirrorDir<TranscriptRecord>(join(sb.mirrorDir, sessionId));
     expect(mirrored.filter((r) => r.type === "assistant").map((r) => r.message!.id)).toEqual(
@@ -841,7 +805,11 @@ describe("restore: a transcript lost to the stub rewrite comes back from the mir
     expect(readFileSync(result.backup!, "utf8")).toBe(stub);
     const restored = readJsonl<TranscriptRecord>(transcript());
     expect(restored).toHaveLength(result.records);
-    expect(restored.at(-1)).toMatchObject({ type: "last-prompt", lastPrompt: PROMPTS[2], sessionId });
+    expect(restored.at(-1)).toMatchObject({
+      type: "last-prompt",
+      lastPrompt: THREE_TURNS.prompts[2],
+      sessionId,
+    });
   });
 
   it("claude --resume sends the whole earlier conversation", async () => {
@@ -853,8 +821,7 @@ describe("restore: a transcript lost to the stub rewrite comes back from the mir
     resumedBody = resumeRequest(from);
     const messages = resumedBody.messages;
     const turns = messages.filter((m) => m.role !== "system");
-    const blocks = (m: { content: string | Block[] }): Block[] =>
-      typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
+    const blocks = (m: { content: string | Block[] }) => contentBlocks(m.content);
     const typed = (m: { content: string | Block[] }) =>
       blocks(m)
         .filter((b) => !isReminder(b))
@@ -874,16 +841,16 @@ describe("restore: a transcript lost to the stub rewrite comes back from the mir
         .join(" | ");
     // The whole conversation, in order: prompts, answers, and each tool call answered by its result.
     expect(turns.map((m) => `${m.role} ${m.role === "user" ? typed(m) : assistant(m)}`)).toEqual([
-      `user text:${PROMPTS[0]}`,
+      `user text:${THREE_TURNS.prompts[0]}`,
       "assistant thinking | text:Running the command. | use:toolu_mock_1:Bash",
       "user result:toolu_mock_1",
-      `assistant text:${ANSWERS[0]}`,
-      `user text:${PROMPTS[1]}`,
+      `assistant text:${THREE_TURNS.answers[0]}`,
+      `user text:${THREE_TURNS.prompts[1]}`,
       "assistant thinking | text:Running the command. | use:toolu_mock_2:Bash",
       "user result:toolu_mock_2",
-      `assistant text:${ANSWERS[1]}`,
-      `user text:${PROMPTS[2]}`,
-      `assistant text:${ANSWERS[2]}`,
+      `assistant text:${THREE_TURNS.answers[1]}`,
+      `user text:${THREE_TURNS.prompts[2]}`,
+      `assistant text:${THREE_TURNS.answers[2]}`,
       "user text:next",
     ]);
     const results = turns.flatMap((m) => blocks(m)).filter((b) => b.type === "tool_result");
@@ -910,11 +877,9 @@ describe("restore: a transcript lost to the stub rewrite comes back from the mir
     expect(history(resumedBody!)).toEqual(history(intact));
     for (const body of [resumedBody!, intact]) {
       const lastUser = body.messages.filter((m) => m.role === "user").at(-1)!;
-      const typed = (
-        typeof lastUser.content === "string" ? [{ type: "text", text: lastUser.content }] : lastUser.content
-      )
-        .filter((b) => !isReminder(b as Block))
-        .map((b) => (b as Block).text);
+      const typed = contentBlocks(lastUser.content)
+        .filter((b) => !isReminder(b))
+        .map((b) => b.text);
       expect(typed).toEqual(["next"]);
     }
   });
@@ -944,8 +909,7 @@ describe("archive feed: exact usage of every response, once, into the recorded s
       ? parseJson<{ pid: number }>(readFileSync(serveState, "utf8"), "serve.json")
       : undefined;
     await tapedeck(sb, ["uninstall", "claude", "--project", sb.projectDir]);
-    if (server && !(await until(() => !pidAlive(server.pid), Date.now() + 5000)))
-      process.kill(server.pid, "SIGKILL");
+    if (server && !(await until(() => !pidAlive(server.pid), 5000, 25))) process.kill(server.pid, "SIGKILL");
   });
 
   it("tapedeck installed, `tapedeck proxy` in front of the mock", async () => {
@@ -960,7 +924,7 @@ describe("archive feed: exact usage of every response, once, into the recorded s
         timeoutMs: 300_000,
       },
     );
-    const up = await until(() => proxyRun!.output().stdout.includes("\n"), Date.now() + 10_000);
+    const up = await until(() => proxyRun!.output().stdout.includes("\n"), 10_000, 25);
     expect(up, proxyRun.output().stderr).toBe(true);
     const info = parseJson<{ url: string; mirror: boolean }>(proxyRun.output().stdout, "proxy --json");
     expect(info.mirror).toBe(false);
@@ -1141,7 +1105,7 @@ describe("tapedeck run claude: exit code and signals", () => {
           cwd: sb.projectDir,
           env: claudeEnv(sb, upstream.url),
         });
-        expect(await until(() => upstream.hits() >= 1, Date.now() + 20_000)).toBe(true);
+        expect(await until(() => upstream.hits() >= 1, 20_000, 25)).toBe(true);
         alone.child.kill(signal);
         const aloneExit = await alone.done;
         expect(aloneExit.timedOut).toBe(false);
@@ -1155,7 +1119,7 @@ describe("tapedeck run claude: exit code and signals", () => {
           baseUrl: upstream.url,
           claudeBin: wrapper.bin,
         });
-        expect(await until(() => upstream.hits() > hits0, Date.now() + 20_000)).toBe(true);
+        expect(await until(() => upstream.hits() > hits0, 20_000, 25)).toBe(true);
         const [seen] = wrapper.report();
         run.child.kill(signal);
         const exit = await run.done;

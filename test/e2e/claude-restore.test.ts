@@ -43,6 +43,7 @@ import {
   runClaude,
 } from "./claude-runner.ts";
 import { CLI_JS, HOOK_JS, hookServerPids, useBuild } from "./sandboxes.ts";
+import { type Block, contentBlocks, isReminder, THREE_TURNS, threeTurns } from "./three-turns.ts";
 
 useBuild();
 
@@ -142,25 +143,15 @@ function viaProxy(sb: Sandbox, args: string[]): Promise<CliResult> {
   });
 }
 
-const PROMPTS = ["SCENARIO_BASH echo first", "SCENARIO_FAIL", "third, a plain question"];
-const ANSWERS = ["Done: first", "Done: Exit code 3\noops", "Mock reply."];
-
 async function install(sb: Sandbox): Promise<void> {
   const res = await tapedeck(sb, ["install", "claude", "--project", sb.projectDir, "--yes"]);
   expect(res.code, res.stderr).toBe(0);
 }
 
-/** Three turns, each its own `claude -p` (the later ones resume): returns the session id. */
-async function threeTurns(run: (args: string[]) => Promise<{ json?: unknown }>): Promise<string> {
-  let id = "";
-  for (const [i, prompt] of PROMPTS.entries()) {
-    const res = (await run(id ? ["--resume", id, prompt] : [prompt])) as {
-      json?: { result?: string; session_id?: string };
-    };
-    expect(res.json?.result).toBe(ANSWERS[i]);
-    id ||= res.json!.session_id!;
-  }
-  return id;
+/** The three turns recorded by the hooks alone (installed first): the session id. */
+async function recordedByHooks(sb: Sandbox): Promise<string> {
+  await install(sb);
+  return threeTurns((args) => claude(sb, args));
 }
 
 const transcriptOf = (sb: Sandbox, id: string) => claudeTranscriptPath(sb.home, sb.projectDir, id);
@@ -184,16 +175,6 @@ function stubTranscript(path: string): string {
   return stub;
 }
 
-interface Block {
-  type: string;
-  text?: string;
-  id?: string;
-  name?: string;
-  input?: unknown;
-  tool_use_id?: string;
-  content?: unknown;
-  is_error?: boolean;
-}
 interface Message {
   role: string;
   content: string | Block[];
@@ -210,16 +191,12 @@ function resumedMessages(sb: Sandbox, from: number, id: string): Message[] {
   return (reqs[0]!.body as { messages: Message[] }).messages;
 }
 
-const blocks = (m: Message): Block[] =>
-  typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
-const isReminder = (b: Block) => b.type === "text" && (b.text ?? "").startsWith("<system-reminder>");
-
 /** The conversation as one line per message: what a resume sent the model. */
 function conversation(messages: Message[]): string[] {
   return messages
     .filter((m) => m.role !== "system")
     .map((m) => {
-      const parts = blocks(m)
+      const parts = contentBlocks(m.content)
         .filter((b) => !isReminder(b))
         .map((b) =>
           b.type === "text"
@@ -236,16 +213,16 @@ function conversation(messages: Message[]): string[] {
 
 /** What the archive-only rebuild of the three turns makes Claude send (thinking and pre-tool text were never seen). */
 const REBUILT_HISTORY = [
-  `user text:${PROMPTS[0]}`,
+  `user text:${THREE_TURNS.prompts[0]}`,
   "assistant use:toolu_mock_1:Bash",
   "user result:toolu_mock_1:first:false",
-  `assistant text:${ANSWERS[0]}`,
-  `user text:${PROMPTS[1]}`,
+  `assistant text:${THREE_TURNS.answers[0]}`,
+  `user text:${THREE_TURNS.prompts[1]}`,
   "assistant use:toolu_mock_2:Bash",
   "user result:toolu_mock_2:Exit code 3\noops:true",
-  `assistant text:${ANSWERS[1]}`,
-  `user text:${PROMPTS[2]}`,
-  `assistant text:${ANSWERS[2]}`,
+  `assistant text:${THREE_TURNS.answers[1]}`,
+  `user text:${THREE_TURNS.prompts[2]}`,
+  `assistant text:${THREE_TURNS.answers[2]}`,
 ];
 
 interface RestoreJson {
@@ -273,8 +250,7 @@ describe("hooks only: a stubbed or deleted transcript comes back from the archiv
   let id = "";
 
   it("three turns with tool calls, recorded by the hooks alone", async () => {
-    await install(sb);
-    id = await threeTurns((args) => claude(sb, args));
+    id = await recordedByHooks(sb);
     const kinds = eventsOf(sb, id).map((e) => e.kind);
     expect(kinds.filter((k) => k === "user_prompt")).toHaveLength(3);
     expect(kinds.filter((k) => k === "tool_call")).toHaveLength(2);
@@ -383,11 +359,12 @@ describe("a resume from a damaged transcript records the loss, and the status li
   let id = "";
 
   it("the transcript cut to its first turn: the resume records transcript_loss, the status line warns while it runs", async () => {
-    await install(sb);
-    id = await threeTurns((args) => claude(sb, args));
+    id = await recordedByHooks(sb);
     const path = transcriptOf(sb, id);
     const records = readFileSync(path, "utf8").split("\n");
-    const second = records.findIndex((l) => l.includes(PROMPTS[1]!) && l.includes('"type":"user"'));
+    const second = records.findIndex(
+      (l) => l.includes(THREE_TURNS.prompts[1]!) && l.includes('"type":"user"'),
+    );
     writeFileSync(path, `${records.slice(0, second).join("\n")}\n`);
     const probe = { sessionId: id, seen: [] as string[], cli: [] as string[] };
     sb.statusProbe = probe;
@@ -481,7 +458,7 @@ describe("both channels: auto prefers the mirror, and takes the archive for what
     expect(resumed.code, resumed.stderr).toBe(0);
     const conv = conversation(resumedMessages(sb, from, id));
     expect(conv.filter((l) => l.startsWith("user text:"))).toEqual([
-      ...PROMPTS.map((p) => `user text:${p}`),
+      ...THREE_TURNS.prompts.map((p) => `user text:${p}`),
       "user text:fourth, without the proxy",
       "user text:next",
     ]);
@@ -495,8 +472,7 @@ describe("bad input", () => {
   let id = "";
 
   it("a session that matches nothing: exit 3", async () => {
-    await install(sb);
-    id = await threeTurns((args) => claude(sb, args));
+    id = await recordedByHooks(sb);
     const res = await tapedeck(sb, ["restore", "no-such-session", "--from", "archive"]);
     expect(res.code).toBe(3);
     expect(res.stderr).toContain("no session matches");

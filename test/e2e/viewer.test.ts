@@ -6,41 +6,29 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NormalizedEvent } from "../../src/core/event.ts";
 import type { Envelope } from "../../src/core/schemas.ts";
 import { recordEvents } from "../../src/core/store.ts";
 import { startViewer } from "../../src/viewer/server.ts";
+import { type Chromium, launchChromium, requireChromium } from "../helpers/chromium.ts";
 import { spec } from "../helpers/session.ts";
 import { countKinds, readEventsFile } from "./archive-checks.ts";
 import { offlineClaudeEnv, runClaude } from "./claude-runner.ts";
 import { AWS_KEY_ID, plantSecrets } from "./planted-secrets.ts";
 import { CLI_JS, REPO, useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
-// Debian's Chromium; elsewhere (macOS) TAPEDECK_CHROMIUM names one (scripts/test-prereqs.sh says how).
-const CHROMIUM = process.env.TAPEDECK_CHROMIUM || "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
 useBuild();
 const sb = useClaudeSandbox("viewer");
 const { needles } = plantSecrets({ aws_access_key_id: AWS_KEY_ID });
 const MARK = `zebrafinch${randomBytes(4).toString("hex")}`;
 
+let chrome: Chromium | undefined;
 let browser: BrowserContext;
-let userDataDir: string;
 let shots: string;
 let viewer: ChildProcess;
 let url: string;
@@ -119,9 +107,7 @@ async function claude(args: string[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`the viewer's browser tests need Chromium at ${CHROMIUM}: apt-get install -y chromium`);
-  }
+  requireChromium();
   if (!existsSync(join(REPO, "dist", "viewer", "page.js")))
     throw new Error("the page is not built: npm run build");
   const install = await sb.cli([
@@ -184,22 +170,13 @@ beforeAll(async () => {
   ]);
   expect(graded.code, graded.stderr).toBe(0);
   url = await startView();
-  userDataDir = mkdtempSync(join(tmpdir(), "tapedeck-chromium-"));
-  shots = process.env.TAPEDECK_VIEWER_SHOTS ?? join(sb.root, "shots");
-  mkdirSync(shots, { recursive: true });
-  // A fresh profile per run (playwright passes it as --user-data-dir), removed afterwards.
-  browser = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 900 },
-  });
+  chrome = await launchChromium(sb.root);
+  ({ browser, shots } = chrome);
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await chrome?.close();
   if (viewer && viewer.exitCode === null) viewer.kill("SIGTERM");
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
 });
 
 async function openSession(): Promise<Page> {

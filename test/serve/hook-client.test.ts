@@ -138,11 +138,17 @@ async function announce(server: net.Server, p: { runFile: string }, reply?: stri
   writeRunFile(p.runFile, { port, pid: process.pid, token: "a".repeat(48), ...(reply ? { reply } : {}) });
 }
 
-/** A project whose server a first hook started, then killed: the project, and the dead server's run. */
+/**
+ * A project whose server a first hook started, then killed: the project, and the dead server's run. Killed once
+ * it is up, announced in the run file and its start claim released (serve-entry.ts releases it just after
+ * announcing): killed in between, the claim stays until it ages out (5 s, launch.ts), and the next hooks start
+ * no server.
+ */
 async function killedServer() {
   const p = await project();
   await hook(p.root, prompt(1));
-  expect(await until(() => liveServer(p.runFile) !== undefined)).toBe(true);
+  const up = () => liveServer(p.runFile) !== undefined && !existsSync(`${p.runFile}.starting`);
+  expect(await until(up)).toBe(true);
   const dead = liveServer(p.runFile)!;
   process.kill(dead.pid, "SIGKILL");
   expect(await until(() => liveServer(p.runFile) === undefined)).toBe(true);

@@ -3,6 +3,8 @@
  * and writes the usage the mock sent. Every step continues the same session, as a recorder would see it.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +13,63 @@ import { RELIED_ON_HOOK_EVENTS, type ReliedOnHookEvent } from "./claude-hooks.ts
 import { type ClaudeResult, claudeTranscriptPath, makeClaudeHome, runClaude } from "./claude-runner.ts";
 
 type HookPayload = Record<string, unknown> & { session_id: string; hook_event_name: string };
+
+/**
+ * The events captured by an http hook instead of `cat >>`. claude -p ends a StopFailure command hook (SIGTERM to
+ * its process group) some 15-30 ms after starting it, as it exits: on a loaded machine the hook's shell may not
+ * have run `cat` by then, and a full run of the suite lost the payload. An http hook is claude's own request,
+ * sent before it exits. SessionStart takes command hooks only, so every other event stays a command hook.
+ */
+const HTTP_HOOK_EVENTS: ReadonlySet<ReliedOnHookEvent> = new Set(["StopFailure"]);
+
+interface HookReceiver {
+  url: string;
+  payloads: HookPayload[];
+  /**
+   * Once claude has exited, every request it made has been read: a connection of ours is accepted after
+   * claude's (the kernel queues them in order), then each open connection is read to its end and closed.
+   */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A loopback server keeping the payload of every hook posted to it. */
+async function startHookReceiver(): Promise<HookReceiver> {
+  const payloads: HookPayload[] = [];
+  const open = new Set<Socket>();
+  let onIdle: (() => void) | undefined;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      if (req.method === "POST")
+        payloads.push(JSON.parse(Buffer.concat(chunks).toString("utf8")) as HookPayload);
+      res.writeHead(200, { "content-type": "application/json", connection: "close" }).end("{}");
+    });
+  });
+  server.on("connection", (socket: Socket) => {
+    open.add(socket);
+    socket.on("close", () => {
+      open.delete(socket);
+      if (open.size === 0) onIdle?.();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    payloads,
+    async settled() {
+      await new Promise<void>((resolve, reject) => {
+        http
+          .get(`${url}/settled`, { agent: false }, (res) => res.resume().on("end", resolve))
+          .on("error", reject);
+      });
+      while (open.size > 0) await new Promise<void>((resolve) => (onIdle = resolve));
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 interface TranscriptUsage {
   input_tokens: number;
@@ -25,6 +84,7 @@ describe("claude e2e harness (real CLI, mock API)", () => {
   let projectDir: string;
   let captureDir: string;
   let mock: AnthropicMock;
+  let receiver: HookReceiver;
   let sessionId: string;
 
   beforeAll(async () => {
@@ -32,12 +92,14 @@ describe("claude e2e harness (real CLI, mock API)", () => {
     ({ home, projectDir } = makeClaudeHome(join(root, "home"), join(root, "project")));
     captureDir = join(root, "hooks");
     mkdirSync(captureDir);
-    // `cat >>` is the only hook body fast enough for StopFailure, which claude -p kills ~20 ms after spawning.
+    receiver = await startHookReceiver();
     const hooks = Object.fromEntries(
       RELIED_ON_HOOK_EVENTS.map((event) => {
         const file = join(captureDir, `${event}.jsonl`);
-        const command = `cat >> '${file}'; echo >> '${file}'`;
-        return [event, [{ matcher: "*", hooks: [{ type: "command", command, timeout: 30 }] }]];
+        const hook = HTTP_HOOK_EVENTS.has(event)
+          ? { type: "http", url: `${receiver.url}/${event}`, timeout: 30 }
+          : { type: "command", command: `cat >> '${file}'; echo >> '${file}'`, timeout: 30 };
+        return [event, [{ matcher: "*", hooks: [hook] }]];
       }),
     );
     mkdirSync(join(projectDir, ".claude"));
@@ -47,15 +109,18 @@ describe("claude e2e harness (real CLI, mock API)", () => {
 
   afterAll(async () => {
     await mock?.close();
+    await receiver?.close();
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
   /** Captures are cleared per run so each step only sees the hooks it caused. */
   function resetCaptures(): void {
     for (const event of RELIED_ON_HOOK_EVENTS) rmSync(join(captureDir, `${event}.jsonl`), { force: true });
+    receiver.payloads.length = 0;
   }
 
   function captured(event: ReliedOnHookEvent): HookPayload[] {
+    if (HTTP_HOOK_EVENTS.has(event)) return receiver.payloads.filter((p) => p.hook_event_name === event);
     const file = join(captureDir, `${event}.jsonl`);
     if (!existsSync(file)) return [];
     return readFileSync(file, "utf8")
@@ -67,6 +132,7 @@ describe("claude e2e harness (real CLI, mock API)", () => {
   async function claude(args: string[]): Promise<ClaudeResult> {
     resetCaptures();
     const result = await runClaude({ home, cwd: projectDir, baseUrl: mock.url, args });
+    await receiver.settled();
     expect(result.timedOut, result.stderr).toBe(false);
     expect(result.json, `stdout: ${result.stdout}\nstderr: ${result.stderr}`).toBeDefined();
     return result;

@@ -875,6 +875,10 @@ describe("robustness", () => {
     ["many dots", `${"M".repeat(30)}.`.repeat(10_000)],
     ["deep quotes", `"${'\\"'.repeat(50_000)}`],
     ["many -u flags", `curl ${"-u ".repeat(30_000)}`],
+    ["blank runs after separators", `${"key:".repeat(2_000)}${" ".repeat(100_000)}x`],
+    ["long upper-case names before =", `${"A".repeat(70)}=`.repeat(3_000)],
+    ["URL authorities at their bound", `://${"a".repeat(1_100)}`.repeat(200)],
+    [".pgpass fields at their bound", `:5432:${"d".repeat(70)}:`.repeat(2_000)],
   ];
   for (const [name, input] of hostile) {
     // A quadratic rule on these sizes runs for minutes and meets the test's timeout (no clock in the assertion).

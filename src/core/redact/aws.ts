@@ -75,8 +75,7 @@ function pairedSecret(text: string, idStart: number, idEnd: number, spans: Span[
 }
 
 /** The `A` of an AKIA/ASIA key id: the id (whole or split), then the secret and token paired with it. */
-export function awsKeyId(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
-  const at = m.index;
+export function awsKeyId(text: string, at: number, cap: string, spans: Span[]): number {
   const before = spans.length;
   const next = prefixed(BY_PREFIX.get(`A${cap}`), text, at, spans, at + 1);
   const id = spans[before];

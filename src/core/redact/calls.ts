@@ -101,8 +101,7 @@ export function callPair(text: string, at: number, name: string, paren: number, 
 const JWT_SIGN = /(?:^|[^A-Za-z0-9_$])(?:jwt|jsonwebtoken|JWT)\.(?:sign|verify|encode|decode)$/;
 
 /** The `,` after a call's first argument (`cap`: quoted, or an identifier), as the master regex finds it. */
-export function callComma(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
-  const at = m.index;
+export function callComma(text: string, at: number, cap: string, spans: Span[]): number {
   const paren = text.lastIndexOf("(", at);
   if (paren < 0 || at - paren > 140) return at + 1;
   const name = cap.replace(/^[ \t]*\\*["']|\\*["']$/g, "");

@@ -82,8 +82,7 @@ const HTTPIE_CMD = command("(?:https?|httpie)");
 // Options of the commands that print a secret (./printed.ts): `-field=`, `-o tsv`, `base64 -d`, `-w`, ...
 const PRINTER_OPTION = /^--?(?:field|o|output|d|decode|D|di|w|plain|secret|with-decryption)\b/;
 
-export function dashOption(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
-  const at = m.index;
+export function dashOption(text: string, at: number, cap: string, spans: Span[]): number {
   const c = cap.charCodeAt(0);
   // `---      -----`: the rule under a table's header (./tables.ts).
   if (c === 45 && cap.charCodeAt(1) === 45 && cap.includes(" ")) return dashTable(text, at, spans);
@@ -230,14 +229,28 @@ function afterSeparator(text: string, from: number, sep: string, spans: Span[]):
 const NETRC_ENTRY =
   /(?:\\n|\n|")?[ \t]*(?:machine[ \t]+[^\s\\]+|default)(?:(?:\s|\\n)+(?:login|account|port)[ \t]+[^\s\\]+)*(?:\s|\\n)+password[ \t]+/y;
 
-const NETRC_START = /(?:^|\n|\\n|")[ \t]*(?:machine|default)[ \t]/g;
+// The entry's first word; where it starts a line (after blanks, a line break, `\n` or a quote) is checked
+// backwards from it: a regex that starts with the line break cannot skip ahead (2 ms a MB, this 0.6).
+const NETRC_WORD = /(?:machine|default)[ \t]/g;
+
+/** Where the line holding the word at `w` starts, when only blanks come before it there; else -1. */
+function netrcLineStart(text: string, w: number): number {
+  let j = w;
+  while (j > 0 && (text.charCodeAt(j - 1) === 32 || text.charCodeAt(j - 1) === 9)) j--;
+  if (j === 0) return 0;
+  const c = text.charCodeAt(j - 1);
+  if (c === 10 || c === 34) return j - 1;
+  return c === 110 && text.charCodeAt(j - 2) === 92 ? j - 2 : -1;
+}
 
 export function netrcEntries(text: string, spans: Span[]): void {
-  NETRC_START.lastIndex = 0;
-  for (let m = NETRC_START.exec(text); m !== null; m = NETRC_START.exec(text)) {
-    NETRC_ENTRY.lastIndex = m.index;
+  NETRC_WORD.lastIndex = 0;
+  for (let m = NETRC_WORD.exec(text); m !== null; m = NETRC_WORD.exec(text)) {
+    const start = netrcLineStart(text, m.index);
+    if (start < 0) continue;
+    NETRC_ENTRY.lastIndex = start;
     if (NETRC_ENTRY.test(text))
-      NETRC_START.lastIndex = Math.max(argumentValue(text, NETRC_ENTRY.lastIndex, spans), m.index + 1);
+      NETRC_WORD.lastIndex = Math.max(argumentValue(text, NETRC_ENTRY.lastIndex, spans), start + 1);
   }
 }
 
@@ -246,8 +259,7 @@ export function netrcEntries(text: string, spans: Span[]): void {
  * `rclone config create s3 s3 secret_access_key SECRET`: a key, a blank, the value. `at` is an
  * underscore inside the key.
  */
-export function spacedKey(text: string, m: RegExpExecArray, _cap: string, spans: Span[]): number {
-  const at = m.index;
+export function spacedKey(text: string, at: number, _cap: string, spans: Span[]): number {
   let ks = at;
   while (ks > 0 && ks > at - 64 && /[A-Za-z0-9_]/.test(text[ks - 1] as string)) ks--;
   let ke = at;

@@ -19,8 +19,7 @@ export function keyMaterial(v: string): boolean {
 }
 
 /** The `=` of a line-start `NAME=value` whose name the key rules do not know (./anchors.ts). */
-export function dotenvValue(text: string, m: RegExpExecArray, cap: string, spans: Span[]): number {
-  const eq = m.index;
+export function dotenvValue(text: string, eq: number, cap: string, spans: Span[]): number {
   const name = cap.slice(cap.lastIndexOf(" ") + 1).trim();
   if (DATA_NAME.test(name)) return eq + 1;
   let vs = eq + 1;

@@ -74,8 +74,14 @@ export function fromSeparator(text: string, sp: number, spans: Span[], kindOverr
   }
   let ks = ke;
   const min = Math.max(0, ke - MAX_KEY);
-  // Stop at an escaped letter: in `\nDB_PASSWORD=` the key starts after the `\n`.
-  while (ks > min && isKeyCode(text.charCodeAt(ks - 1)) && text.charCodeAt(ks - 2) !== 92) ks--;
+  // Stop at an escaped letter: in `\nDB_PASSWORD=` the key starts after the `\n`. Each character is read once.
+  let c = text.charCodeAt(ks - 1);
+  while (ks > min && isKeyCode(c)) {
+    const before = text.charCodeAt(ks - 2);
+    if (before === 92) break;
+    ks--;
+    c = before;
+  }
   // A "key" longer than any real name is a base64 run or similar.
   if (ks === ke || (ks === min && ks > 0 && isKeyCode(text.charCodeAt(ks - 1)))) return sp + 1;
   // A label of words: `API key:`, `Secret Access Key:`, Elasticsearch's `New value:` after a reset.
@@ -159,6 +165,13 @@ interface Site {
   spaceAfter: boolean;
   /** Start of the value. */
   p: number;
+  /** Whether the key starts its line: read only where it decides something (./key-rules.ts lineStartOf). */
+  lineStart: boolean | undefined;
+}
+
+function lineStartOf(site: Site): boolean {
+  site.lineStart ??= atLineStart(site.text, site.ks);
+  return site.lineStart;
 }
 
 /**
@@ -234,7 +247,20 @@ export function assignment(
     return ke;
   }
 
-  return literal({ text, ks, key, kind, sep, q0, keyQuoted, spaceBefore, spaceAfter: false, p }, ke, spans);
+  const site = {
+    text,
+    ks,
+    key,
+    kind,
+    sep,
+    q0,
+    keyQuoted,
+    spaceBefore,
+    spaceAfter: false,
+    p,
+    lineStart: undefined,
+  };
+  return literal(site, ke, spans);
 }
 
 /** The literal after a secret-ish key's separator (`site.p`): pushed when it is one; returns where to resume. */
@@ -260,7 +286,9 @@ function literal(site: Site, ke: number, spans: Span[]): number {
   // `<your token>`: a placeholder, also when it holds spaces.
   if (text.charCodeAt(p) === 60 && /^<[^<>\n]{1,80}>/.test(text.slice(p, p + 82))) return ke;
   // `String::from("..")`, `SecretStr("..")`, `Some("..")`: a literal in a wrapper is still the literal.
-  const wrapped = WRAPPER.exec(text.slice(p, p + 40));
+  // Every wrapper starts with `S`, `s` or its `(`.
+  const w = text.charCodeAt(p);
+  const wrapped = w === 83 || w === 115 || w === 40 ? WRAPPER.exec(text.slice(p, p + 40)) : null;
   if (wrapped !== null) p += wrapped[0].length;
   site.spaceAfter = p > p1;
   site.p = p;
@@ -414,14 +442,13 @@ function unquotedValue(site: Site): [number, number] | null {
     while (e < n && !/[\s"'`\\]/.test(text[e] as string)) e++;
     return [p, e];
   }
-  const lineStart = atLineStart(text, site.ks);
   const tight = sep === SEP_EQ && !spaceBefore && !spaceAfter;
   // HTTP header lines carry spaces and `;` in their value; a bare `auth:` is usually code.
   const restOfLine =
     sep === SEP_COLON &&
     spaceAfter &&
     (kind === "cookie" || (kind === "authorization" && !/auth$/i.test(key)));
-  const wholeRun = restOfLine || (lineStart && (tight || sep === SEP_COLON));
+  const wholeRun = restOfLine || ((tight || sep === SEP_COLON) && lineStartOf(site));
   const q0c = site.q0 && !keyQuoted ? site.q0.charCodeAt(site.q0.length - 1) : -1;
   // A connection string's `;Password=...;`: the value runs to the next `;` (`&`, `!` and `$` are its own).
   let b = site.ks;
@@ -441,7 +468,7 @@ function unquotedValue(site: Site): [number, number] | null {
   const last = text.charCodeAt(ve - 1);
   // `KEY=value` on its own line is a .env/shell literal, unless it ends like a
   // keyword argument in a call split over lines (`credentials=None,`).
-  const envLine = tight && lineStart && last !== 44 && last !== 41;
+  const envLine = tight && last !== 44 && last !== 41 && lineStartOf(site);
   // The `,` / `;` that end a line of code or YAML flow are not part of the value.
   while (ve > vs && (text.charCodeAt(ve - 1) === 44 || text.charCodeAt(ve - 1) === 59)) ve--;
   const v = text.slice(vs, ve);
@@ -449,7 +476,10 @@ function unquotedValue(site: Site): [number, number] | null {
   // Small numbers in code are enum members and constants (`CommaToken = 28`); a numeric
   // secret is only believed in a config line (`PASSWORD=123456`, `pin: 1234`) or JSON.
   if (HEX_NUMBER.test(v) || DOTTED_NUMBER.test(v)) return null;
-  if (DECIMAL.test(v) && (v.length < 4 || (!keyQuoted && !(lineStart && (tight || sep === SEP_COLON))))) {
+  if (
+    DECIMAL.test(v) &&
+    (v.length < 4 || (!keyQuoted && !((tight || sep === SEP_COLON) && lineStartOf(site))))
+  ) {
     return null;
   }
   if (restOfLine && AUTH_SCHEME.test(v)) return [vs, ve];
@@ -476,7 +506,7 @@ function unquotedValue(site: Site): [number, number] | null {
     if (sep === SEP_EQ && !tight && !hasDigit(v)) return null;
     // `{ password: pw }` inline is code; a quote opened before the key and not closed after it
     // holds a header line instead: `-H "X-Api-Key: v"`.
-    if (!lineStart && !tight && q0c < 0) return null;
+    if (!tight && q0c < 0 && !lineStartOf(site)) return null;
   }
   if (!tight) {
     // More words after the value: prose ("`token`: the API token") or a type expression.

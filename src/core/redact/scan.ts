@@ -14,6 +14,7 @@ import { proseSecrets } from "./prose.ts";
 import { BY_PREFIX } from "./provider-rules.ts";
 import type { Span } from "./rule.ts";
 import { cmdCache, scanState } from "./scan-state.ts";
+import { matched, separatorMatch } from "./separators.ts";
 import { prefixed } from "./split.ts";
 import { sqlPasswords } from "./sql.ts";
 import { boxTables } from "./tables.ts";
@@ -22,6 +23,28 @@ const SCRATCH: Span[] = [];
 // One pass finds any of Oracle's login tools (two alternatives cost about one indexOf each), only in a
 // text with an `@` (a single-character indexOf runs at memchr speed).
 const ORACLE_GATE = /sqlplus|[ei][xm]pdp/;
+
+/** Hands the match at `at` to its branch's handler; where the scan resumes. */
+function handleMatch(
+  text: string,
+  at: number,
+  branch: Branch,
+  cap: string,
+  withKeys: boolean,
+  spans: Span[],
+): number {
+  if (branch.handle === "prefix" || branch.handle === "at") {
+    const start = branch.handle === "prefix" ? at - cap.length : at;
+    // Airtable's `pat<14 chars>.<64 hex>` is the one prefix that is not a fixed string.
+    const rules = BY_PREFIX.get(text[at] + cap) ?? BY_PREFIX.get(text[at] + cap.slice(0, 3));
+    const form = rules === undefined && withKeys ? PREFIX_FORMS.get(text[at] + cap) : undefined;
+    return form !== undefined
+      ? Math.max(form(text, at, spans), at + 1)
+      : prefixed(rules, text, start, spans, at + 1);
+  }
+  if (branch.keyed === true && (!withKeys || at < scanState.keyedEnd)) return at + 1;
+  return branch.handle(text, at, cap, spans);
+}
 
 export function scan(text: string, withKeys: boolean): Span[] | null {
   const re = MASTER;
@@ -33,30 +56,40 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   scanState.printedEnd = 0;
   scanState.outputField = -1;
   cmdCache.re = null;
+  // The master regex's matches and the separators (`:` and `=`, found with indexOf and tried by
+  // ./separators.ts), taken in text order as one regex over both would give them; a handler's resume
+  // point applies to both.
+  let m = re.exec(text);
+  let colon = text.indexOf(":");
+  let equals = text.indexOf("=");
   for (;;) {
-    const m = re.exec(text);
-    if (m === null) break;
-    const at = m.index;
-    let g = 1;
-    while (m[g] === undefined) g++;
-    const branch = BRANCHES[g - 1] as Branch;
-    const cap = m[g] as string;
+    const separator = colon < 0 || (equals >= 0 && equals < colon) ? equals : colon;
+    let at: number;
     let next: number;
-    if (branch.handle === "prefix" || branch.handle === "at") {
-      const start = branch.handle === "prefix" ? at - cap.length : at;
-      // Airtable's `pat<14 chars>.<64 hex>` is the one prefix that is not a fixed string.
-      const rules = BY_PREFIX.get(text[at] + cap) ?? BY_PREFIX.get(text[at] + cap.slice(0, 3));
-      const form = rules === undefined && withKeys ? PREFIX_FORMS.get(text[at] + cap) : undefined;
-      next =
-        form !== undefined
-          ? Math.max(form(text, at, spans), at + 1)
-          : prefixed(rules, text, start, spans, at + 1);
-    } else if (branch.keyed === true && (!withKeys || at < scanState.keyedEnd)) {
-      next = at + 1;
+    if (separator >= 0 && (m === null || separator < m.index)) {
+      at = separator;
+      if (!separatorMatch(text, at)) {
+        if (at === colon) colon = text.indexOf(":", at + 1);
+        else equals = text.indexOf("=", at + 1);
+        continue;
+      }
+      next = handleMatch(text, at, matched.branch, matched.cap, withKeys, spans);
+    } else if (m !== null) {
+      at = m.index;
+      // The master regex's branches have one capturing group each: the first that took part is the branch.
+      let g = 1;
+      while (m[g] === undefined) g++;
+      next = handleMatch(text, at, BRANCHES[g - 1] as Branch, m[g] as string, withKeys, spans);
     } else {
-      next = branch.handle(text, m, cap, spans);
+      break;
     }
-    re.lastIndex = next > at ? next : at + 1;
+    const resume = next > at ? next : at + 1;
+    if (m !== null && m.index < resume) {
+      re.lastIndex = resume;
+      m = re.exec(text);
+    }
+    if (colon >= 0 && colon < resume) colon = text.indexOf(":", resume);
+    if (equals >= 0 && equals < resume) equals = text.indexOf("=", resume);
   }
   // One indexOf (several GB/s) keeps the Secret parser off every other text.
   if (withKeys && text.includes("Secret")) k8sSecretSpans(text, spans);

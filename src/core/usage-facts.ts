@@ -78,7 +78,10 @@ export function completedSource(facts: UsageFacts, source: string | undefined): 
 /** The counts no source of these reported (each source's `omits`): unknown, not 0. */
 export function unknownCounts(facts: UsageFacts, sources: readonly string[]): UsageCount[] {
   if (sources.length === 0) return [];
-  const omitted = sources.map((s) => new Set(facts.omits?.[s] ?? []));
+  // A source is a name the archive gives (`constructor` is one of its shape): only a provider's own key counts.
+  const omitted = sources.map(
+    (s) => new Set(facts.omits && Object.hasOwn(facts.omits, s) ? facts.omits[s] : []),
+  );
   const counts: UsageCount[] = [
     "input_tokens",
     "output_tokens",

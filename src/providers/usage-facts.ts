@@ -5,7 +5,7 @@ import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/usage-facts.ts";
 import { antigravityUsageFacts } from "./antigravity/usage-facts.ts";
 import { claudeUsageFacts } from "./claude/usage-facts.ts";
 import { codexUsageFacts } from "./codex/usage-facts.ts";
-import { geminiUsage } from "./gemini/usage-completes.ts";
+import { geminiUsage } from "./gemini/usage-facts.ts";
 
 export const USAGE_FACTS: Readonly<Record<string, UsageFacts>> = {
   claude: claudeUsageFacts,

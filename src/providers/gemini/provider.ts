@@ -9,7 +9,7 @@ import { geminiInstaller } from "./installer.ts";
 import { geminiMcpExtra } from "./mcp-installer.ts";
 import { geminiPromptfooTurn } from "./promptfoo-turn.ts";
 import { geminiReplay } from "./replay.ts";
-import { geminiUsage } from "./usage-completes.ts";
+import { geminiUsage } from "./usage-facts.ts";
 
 export const geminiProvider: ProviderEntry = {
   identity: geminiIdentity,

@@ -1,9 +1,11 @@
 // What Gemini CLI's token figures mean (core/usage-facts.ts). AfterModel's promptTokenCount includes the cached
 // tokens, and candidatesTokenCount leaves out the thinking tokens, which Gemini bills as output; the hooks carry
 // neither count, the chat file does (chat-usage.ts records them as their own turn_usage, source gemini-chat).
+// The chat file records each response the hooks reported, in the same order, so a gemini-chat record
+// completes the gemini-hook one before it instead of standing for a response of its own.
 import type { UsageFacts } from "../../core/usage-facts.ts";
 
-export const geminiUsageFacts: UsageFacts = {
+export const geminiUsage: UsageFacts = {
   records_usage: true,
   input_includes_cache_read: true,
   output_excludes_reasoning: true,
@@ -13,6 +15,7 @@ export const geminiUsageFacts: UsageFacts = {
     "gemini-chat": "the chat file's cache reads and thinking tokens of each response, which no hook carries",
   },
   omits: { "gemini-hook": ["cache_read_input_tokens"] },
+  completes: { "gemini-chat": "gemini-hook" },
   gaps: [
     {
       // Measured with 0.61: a generateContent (role utility_router) before each prompt fires no hook and is not

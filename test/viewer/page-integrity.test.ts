@@ -31,6 +31,24 @@ describe("the page's tally of events.jsonl", () => {
     });
   });
 
+  it("counts a kind or a usage source named like an object's own member as that name", async () => {
+    const text =
+      line(1, { kind: "constructor", usage: { source: "constructor", input_tokens: 3, output_tokens: 1 } }) +
+      line(2, { kind: "__proto__", usage: { source: "__proto__", input_tokens: 2, output_tokens: 2 } }) +
+      line(3, { kind: "to-string", usage: { source: "constructor", input_tokens: 1, output_tokens: 0 } });
+    const t = await tallyArchive(source(text), "0");
+    expect(Object.entries(t.kinds)).toEqual([
+      ["constructor", 1],
+      ["__proto__", 1],
+      ["to-string", 1],
+    ]);
+    expect(Object.entries(t.sources)).toEqual([
+      ["constructor", { events: 2, input: 4, output: 1 }],
+      ["__proto__", { events: 1, input: 2, output: 2 }],
+    ]);
+    expect(({} as Record<string, unknown>).events).toBeUndefined();
+  });
+
   it("calls channels in disagreement only when one response carries different counts in two of them", async () => {
     // Per-channel totals differ by design: a subagent's hook-payload usage repeats its transcript messages.
     const apart =

@@ -38,8 +38,10 @@ export async function tallyArchive(
     omitted: 0,
     truncations: 0,
     bad_lines: 0,
-    sources: {},
-    kinds: {},
+    // Keyed by names the archive gives (a kind, a usage source): no prototype, so `constructor` or
+    // `__proto__` count as the names they are.
+    sources: Object.create(null),
+    kinds: Object.create(null),
     shared_responses: 0,
     disagreements: 0,
   };

@@ -165,8 +165,8 @@ interface Site {
   spaceAfter: boolean;
   /** Start of the value. */
   p: number;
-  /** Whether the key starts its line: read only where it decides something (./key-rules.ts lineStartOf). */
-  lineStart: boolean | undefined;
+  /** Whether the key starts its line: read only where it decides something (lineStartOf). */
+  lineStart?: boolean;
 }
 
 function lineStartOf(site: Site): boolean {
@@ -247,20 +247,7 @@ export function assignment(
     return ke;
   }
 
-  const site = {
-    text,
-    ks,
-    key,
-    kind,
-    sep,
-    q0,
-    keyQuoted,
-    spaceBefore,
-    spaceAfter: false,
-    p,
-    lineStart: undefined,
-  };
-  return literal(site, ke, spans);
+  return literal({ text, ks, key, kind, sep, q0, keyQuoted, spaceBefore, spaceAfter: false, p }, ke, spans);
 }
 
 /** The literal after a secret-ish key's separator (`site.p`): pushed when it is one; returns where to resume. */

@@ -123,6 +123,11 @@ const KEY_TAIL =
 // payload without a separator, would pay for nothing.
 let keyTails: EndingIndex | undefined;
 
+function keyTailIndex(): EndingIndex {
+  if (keyTails === undefined) keyTails = endingIndex(wordsOf(KEY_TAIL));
+  return keyTails;
+}
+
 const KEY_LAST = charTable("dDeEgGhHkKlLnNrRsStTyY");
 const TOKEN = charTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_~-");
 const LABEL_END = charTable(",;.!?)");
@@ -214,8 +219,7 @@ export function keyCapture(text: string, at: number): string | null {
     c = text.charCodeAt(--k - 1);
     for (let n = 0; n < 7 && c === 92; n++) c = text.charCodeAt(--k - 1);
   }
-  if (!inTable(KEY_LAST, c) || !endsWithOneOf((keyTails ??= endingIndex(wordsOf(KEY_TAIL))), text, k))
-    return null;
+  if (!inTable(KEY_LAST, c) || !endsWithOneOf(keyTailIndex(), text, k)) return null;
   return "";
 }
 

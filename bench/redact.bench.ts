@@ -9,7 +9,8 @@
 //
 // Issue 12 asks for >= 100 MB/s on both figures. Measured on the shared two-core
 // VM: 232 / 242 MB/s before the issue-12 rules, 151-173 / 154-170 MB/s after
-// (docs/redaction.md has the conditions).
+// (docs/redaction.md has the conditions); after issue 26's structural rules, on an idle VM, 125-130 /
+// 117-121 MB/s.
 import { pathToFileURL } from "node:url";
 import { redactText, redactValue } from "../src/core/redact.ts";
 

@@ -428,6 +428,12 @@ describe("labels, types, dumps and concatenation around a secret's name", () => 
     (v) => `X-Sentry-Auth: Sentry sentry_version=7, sentry_key=${v}, sentry_secret=${v}`,
     (v) => `encrypt = "${v}"`,
     (v) => `<pre>{&quot;api_key&quot;: &quot;${v}&quot;}</pre>`,
+    // Every entity of a quote that HTML writers use, double and single.
+    (v) => `<td>{&#34;api_key&#34;: &#34;${v}&#34;}</td>`,
+    (v) => `<td>{&#x22;api_key&#x22;: &#x22;${v}&#x22;}</td>`,
+    (v) => `<td>{&#39;api_key&#39;: &#39;${v}&#39;}</td>`,
+    (v) => `<td>{&#x27;api_key&#x27;: &#x27;${v}&#x27;}</td>`,
+    (v) => `echo && cat x && <td>{&apos;api_key&apos;: &apos;${v}&apos;}</td>`,
     (v) => `CREATE USER reporting WITH PASSWORD '${v}';`,
     (v) => `CREATE USER 'app'@'%' IDENTIFIED BY '${v}';`,
   ];

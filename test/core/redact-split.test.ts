@@ -86,6 +86,8 @@ describe("formats issue 12 listed as missed", () => {
     ["openssl -passout pass:", `openssl pkcs12 -export -passout pass:${pw} -out c.p12`, pw],
     ["gh secret set --body", `gh secret set DEPLOY_KEY --body "${pw}"`, pw],
     ["a \\u0022-escaped JSON value", `{"body":"{\\u0022api_key\\u0022:\\u0022${pw}\\u0022}"}`, pw],
+    // PHP's json_encode writes `/` as `\/`: the URL's `://` is only seen through the decoded view.
+    ["a URL's password in PHP-escaped JSON", `{"dsn":"mysql:\\/\\/app:${pw}@db.internal:3306\\/shop"}`, pw],
     [
       "a Kubernetes Secret under any key",
       `kind: Secret\ndata:\n  stripe-key: ${Buffer.from(pw).toString("base64")}\n`,

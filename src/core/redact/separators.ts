@@ -256,16 +256,37 @@ function mayJdbc(text: string, at: number): boolean {
   );
 }
 
-/** A `.env` name at the start of its line, or a line of 43 base64 characters, right before the `=`. */
+/** Whether `j` starts a line: the text's start, after a newline, or after an escaped `\\n`. */
+function lineStartAt(text: string, j: number): boolean {
+  const c = text.charCodeAt(j - 1);
+  return j === 0 || c === 10 || (c === 110 && text.charCodeAt(j - 2) === 92);
+}
+
+/**
+ * A `.env` name at the start of its line (after blanks and an `export`), or a line of 43 base64 characters,
+ * right before the `=`. Code's `FOO=` inside a line is common; the line's start is read here, not by the
+ * regex.
+ */
 export function mayLineKey(text: string, at: number): boolean {
   if (text.charCodeAt(at) !== 61) return false;
   let r = at;
   while (r > at - 65 && r > 0 && isUpperKey(text.charCodeAt(r - 1))) r--;
   const run = at - r;
-  if (run >= 2 && run <= 64 && text.charCodeAt(r) >= 65 && text.charCodeAt(r) <= 90) return true;
+  // No character that may stand before a name is a name's, so a name starts where the run does.
+  if (run >= 2 && run <= 64 && text.charCodeAt(r) >= 65 && text.charCodeAt(r) <= 90) {
+    // Each run of blanks stands before one name only: these walks stay linear over a text.
+    let j = r;
+    while (j > 0 && isBlank(text.charCodeAt(j - 1))) j--;
+    if (lineStartAt(text, j)) return true;
+    if (j < r && text.startsWith("export", j - 6)) {
+      j -= 6;
+      while (j > 0 && isBlank(text.charCodeAt(j - 1))) j--;
+      if (lineStartAt(text, j)) return true;
+    }
+  }
   let b = at;
   while (b > at - 43 && b > 0 && isB64(text.charCodeAt(b - 1))) b--;
-  return at - b === 43;
+  return at - b === 43 && lineStartAt(text, b);
 }
 
 export interface SeparatorBranch extends Branch {

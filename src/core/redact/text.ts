@@ -11,7 +11,7 @@ import type { Explanation, RedactionRules } from "./types.ts";
 // Such text is scanned a second time through a decoded view, mapped back onto the original.
 // HTML exports and pages escape quotes as entities (`&quot;api_key&quot;: &quot;...&quot;`).
 const ESCAPED_PUNCT = /\\u00(?:22|27|3[dDaAcCeE]|26)|\\\/|&(?:quot|#34|#39|#x2[27]|apos);/g;
-const HTML_QUOTE = /&(?:quot|#34|#39|#x2[27]|apos);/;
+const HTML_QUOTE = /^&(?:quot|#34|#39|#x2[27]|apos);/;
 const ENTITY: Record<string, string> = {
   "&quot;": '"',
   "&#34;": '"',
@@ -21,10 +21,24 @@ const ENTITY: Record<string, string> = {
   "&apos;": "'",
 };
 
+/**
+ * Whether an entity of a quote is in `text`. Its `&`s are found at memchr speed and the entity read after
+ * each: a regex over the whole of every text with an `&` (shell's `&&`, a URL's query) cost 0.2 ms a MB,
+ * this a tenth of it.
+ */
+function hasQuoteEntity(text: string): boolean {
+  for (let i = text.indexOf("&"); i >= 0; i = text.indexOf("&", i + 1)) {
+    const c = text.charCodeAt(i + 1);
+    if ((c === 113 || c === 35 || c === 97) && HTML_QUOTE.test(text.slice(i, i + 7))) return true;
+  }
+  return false;
+}
+
 function decodedViewSpans(text: string): Span[] | null {
-  // `&` is found at memchr speed; only a text that has one pays for the entity search.
-  if (!text.includes("\\u00") && !text.includes(":\\/\\/") && !(text.includes("&") && HTML_QUOTE.test(text)))
-    return null;
+  // Both escapes start with a backslash, rare outside escaped text and found at memchr speed; a search for
+  // `:\/\/` stopped at every colon.
+  const escaped = text.includes("\\") && (text.includes("\\u00") || text.includes(":\\/\\/"));
+  if (!escaped && !hasQuoteEntity(text)) return null;
   const map: number[] = [];
   let view = "";
   let pos = 0;

@@ -65,6 +65,13 @@ export interface ImportPlan {
   unchanged: number;
   /** sessions of other projects, left out without --all-projects */
   elsewhere: number;
+  /** sessions of the project its hooks recorded, left to them (each also in `skipped`) */
+  recorded: number;
+}
+
+/** Whether no session of the agent was found for the project: not one to import, up to date or recorded. */
+export function foundNothing(plan: ImportPlan): boolean {
+  return plan.sessions.length === 0 && plan.unchanged === 0 && plan.recorded === 0;
 }
 
 export const REASONS = {
@@ -76,7 +83,7 @@ export const REASONS = {
 } as const;
 
 export function planImport(options: PlanOptions): ImportPlan {
-  const plan: ImportPlan = { sessions: [], skipped: [], unchanged: 0, elsewhere: 0 };
+  const plan: ImportPlan = { sessions: [], skipped: [], unchanged: 0, elsewhere: 0, recorded: 0 };
   const skip = (s: HistorySkip) => plan.skipped.push({ source: safePath(s.source), reason: s.reason });
   const projects = new ProjectCache();
   for (const provider of options.providers) {
@@ -109,6 +116,7 @@ export function planImport(options: PlanOptions): ImportPlan {
       }
       const planned = planSession(provider, reader, session, project.root, skip);
       if (planned === "unchanged") plan.unchanged += 1;
+      else if (planned === "recorded") plan.recorded += 1;
       else if (planned) plan.sessions.push(planned);
     }
   }
@@ -121,7 +129,7 @@ function planSession(
   session: HistorySession,
   project: string,
   skip: (s: HistorySkip) => void,
-): PlannedSession | "unchanged" | undefined {
+): PlannedSession | "unchanged" | "recorded" | undefined {
   const source = session.files[0]!.path;
   const identity: SessionIdentity = {
     provider,
@@ -146,14 +154,14 @@ function planSession(
   const manifest = readJsonOrUndefined<Manifest>(join(sessionDir, SESSION_FILES.manifest), 1024 * 1024);
   if (manifest && manifest.identity_source !== "import") {
     skip({ source, reason: REASONS.hooks });
-    return undefined;
+    return "recorded";
   }
   const cursor = manifest ? readCursor(sessionDir) : undefined;
   if (manifest && cursor) {
     const events = lstatOrUndefined(join(sessionDir, SESSION_FILES.events));
     if (events && Number(events.size) !== cursor.events_bytes) {
       skip({ source, reason: REASONS.hooksSince });
-      return undefined;
+      return "recorded";
     }
   }
   const files: PlannedFile[] = [];

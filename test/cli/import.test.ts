@@ -4,7 +4,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { recordEvents } from "../../src/core/store.ts";
+import { REASONS } from "../../src/import/plan.ts";
 import { ensureBuilt, runCli } from "../helpers/cli-run.ts";
+import { identity, spec } from "../helpers/session.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 import { fixtureLines, SAMPLE_ID, transcriptPath, writeTranscript } from "../import/fixture.ts";
 
@@ -75,6 +78,24 @@ describe("tapedeck import", () => {
     expect(run(["import", "antigravity"]).code).toBe(2);
     expect(run(["import", "claude", "--all-projects"]).code).toBe(2);
     expect(existsSync(join(project, ".tapedeck"))).toBe(false);
+  });
+
+  it("exit 0 when the project's only session is one its hooks recorded: found, skipped with why, not 'none found'", () => {
+    const { home, project, run } = setUp();
+    writeTranscript(home, project, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", project));
+    recordEvents(spec(project, { identity: identity(SAMPLE_ID, "claude") }), [
+      { kind: "session_start", event_id: "s1", payload: { source: "startup" } },
+    ]);
+    const json = run(["import", "claude", "--json"]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      sessions: 0,
+      skipped: [{ reason: REASONS.hooks }],
+    });
+    const human = run(["import", "claude"]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stderr).not.toContain("no Claude Code sessions found");
+    expect(human.stderr).toContain(REASONS.hooks);
   });
 
   it("--all-projects asks before writing into another project: without a terminal only --yes does", () => {

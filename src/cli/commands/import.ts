@@ -9,7 +9,13 @@ import { Argument, type Command } from "commander";
 import { storedId } from "../../core/identity.ts";
 import { printable } from "../../core/printable.ts";
 import { safePath } from "../../import/cursor.ts";
-import { type ImportPlan, importableProviders, type PlannedSession, planImport } from "../../import/plan.ts";
+import {
+  foundNothing,
+  type ImportPlan,
+  importableProviders,
+  type PlannedSession,
+  planImport,
+} from "../../import/plan.ts";
 import { type ImportProgress, type ImportResult, runImport } from "../../import/run.ts";
 import { CliError, confirm, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
@@ -44,7 +50,7 @@ async function importCommand(source: string, opts: ImportOpts): Promise<void> {
     ...(opts.since !== undefined ? { sinceMs: parseSince(opts.since) } : {}),
     env: process.env,
   });
-  if (plan.sessions.length === 0 && plan.unchanged === 0) {
+  if (foundNothing(plan)) {
     report(opts, source, here, plan, undefined);
     process.exitCode = EXIT.notFound;
     return;
@@ -160,8 +166,7 @@ function report(
     return;
   }
   const who = source === "all" ? "the agents" : providerName(source);
-  if (plan.sessions.length === 0 && plan.unchanged === 0)
-    note(`tapedeck: no ${who} sessions found for ${here}\n`);
+  if (foundNothing(plan)) note(`tapedeck: no ${who} sessions found for ${here}\n`);
   else if (opts.dryRun) sayPlan(plan);
   else if (result) sayResult(result, here);
   if (plan.elsewhere > 0 && !opts.allProjects) {

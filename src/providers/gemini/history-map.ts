@@ -22,6 +22,8 @@ const SEEN_KEPT = 2048;
 
 export class GeminiHistoryMapper extends RecordMapper {
   private starts: number;
+  /** When the session first started: its earliest file's header. */
+  private readonly firstStart: string | undefined;
   /** `<id>:<part>` of what was emitted: `m` text, `u` usage, `c` a tool call, `r` its result. */
   private readonly seen: BoundedMap<number>;
 
@@ -31,6 +33,7 @@ export class GeminiHistoryMapper extends RecordMapper {
     state: Record<string, unknown> | undefined,
   ) {
     super(session.sessionId, state, session.firstAt);
+    this.firstStart = session.firstAt;
     this.starts = typeof state?.starts === "number" && Number.isSafeInteger(state.starts) ? state.starts : 0;
     this.seen = BoundedMap.from(SEEN_KEPT, state?.seen, (v): v is number => v === 1);
   }
@@ -43,7 +46,7 @@ export class GeminiHistoryMapper extends RecordMapper {
   protected map(record: Payload): NormalizedEvent[] {
     const out: NormalizedEvent[] = [];
     if (isRecord(record.$set)) this.patch(record.$set, out);
-    else if (typeof record.sessionId === "string" && record.type === undefined) this.header(out);
+    else if (typeof record.sessionId === "string" && record.type === undefined) this.header(record, out);
     else if (record.type === "user") this.user(record, out);
     else if (record.type === "gemini") this.model(record, out);
     else if (record.type === "error") this.error(record, out);
@@ -59,14 +62,28 @@ export class GeminiHistoryMapper extends RecordMapper {
     });
   }
 
-  /** The header opens the file and each resume: a SessionStart each. */
-  private header(out: NormalizedEvent[]): void {
+  /**
+   * The header opens the file and each resume: a SessionStart each. Gemini CLI 0.61 writes a resume's header
+   * into a file named for the minute it starts, before it takes up the resumed file: in the same minute that
+   * is the resumed file, later it is a file of its own beside it, holding only that header and the context.
+   * So a file's first header that started after the session did is a resume too, whichever file it opens.
+   */
+  private header(record: Payload, out: NormalizedEvent[]): void {
     this.starts += 1;
-    const fields: Payload = { source: this.starts === 1 ? "import" : "resume" };
+    const started = isoTime(record.startTime);
+    const resumedHere =
+      this.starts === 1 &&
+      started !== undefined &&
+      this.firstStart !== undefined &&
+      started > this.firstStart;
+    const fields: Payload = { source: this.starts === 1 && !resumedHere ? "import" : "resume" };
     if (this.cwd !== null) fields.cwd = this.cwd;
     const event = this.hook("SessionStart", fields);
-    // Two starts can share a millisecond stamp with the same fields; the ordinal keeps them apart.
-    event.event_id = idFor("session_start", ["gemini-chat", this.session, this.starts]);
+    // Two starts can share a millisecond stamp with the same fields; the ordinal keeps them apart within a
+    // file, and a copy of a file gives the same ids. A resume's own file is told apart by its start time.
+    event.event_id = resumedHere
+      ? idFor("session_start", ["gemini-chat", this.session, "resumed", started])
+      : idFor("session_start", ["gemini-chat", this.session, this.starts]);
     out.push(event);
   }
 

@@ -1,7 +1,8 @@
 // Gemini CLI's past sessions for `tapedeck import`: `<home>/.gemini/tmp/<project slug>/chats/session-<time>-<id
 // prefix>.jsonl`, where `<home>` is GEMINI_CLI_HOME or HOME (0.61). Which project a slug stands for is in the
 // slug directory's `.project_root` file (the project's path), else in `~/.gemini/projects.json`
-// (`{"projects": {"<path>": "<slug>"}}`). A resume appends to the same file. What the records become:
+// (`{"projects": {"<path>": "<slug>"}}`). A resume appends to the same file (its start, in a later minute, to a
+// file of its own: joinFiles). What the records become:
 // history-map.ts.
 import { join } from "node:path";
 import type { DiscoverOptions, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
@@ -85,16 +86,34 @@ function discoverGemini(options: DiscoverOptions): HistorySession[] {
       }
       const session = look(chat.path, cwd, options.skip);
       if (!session) continue;
-      // One session in two files (a copy, or a CLI that starts a new file on resume): read as one.
       const earlier = sessions.get(session.sessionId);
       if (!earlier) sessions.set(session.sessionId, session);
-      else {
-        earlier.files.push(...session.files);
-        if ((session.lastAt ?? "") > (earlier.lastAt ?? "")) earlier.lastAt = session.lastAt;
-      }
+      else joinFiles(earlier, session);
     }
   }
   return [...sessions.values()];
+}
+
+/**
+ * One session in two files, read as one: a copy, or a resume that started in a later minute than the resumed
+ * file's name (Gemini 0.61 writes that start's header into a file named for its own minute). The earliest
+ * file is the session's own; each other is read where the session reaches its first time, so a resume's start
+ * sits before the turn it began.
+ */
+function joinFiles(session: HistorySession, other: HistorySession): void {
+  const file = other.files[0]!;
+  if (other.firstAt !== undefined) file.firstAt = other.firstAt;
+  if (other.firstAt !== undefined && session.firstAt !== undefined && other.firstAt < session.firstAt) {
+    const own = session.files[0]!;
+    own.firstAt = session.firstAt;
+    session.files[0] = file;
+    session.files.push(own);
+    delete file.firstAt;
+    session.firstAt = other.firstAt;
+  } else {
+    session.files.push(file);
+  }
+  if ((other.lastAt ?? "") > (session.lastAt ?? "")) session.lastAt = other.lastAt;
 }
 
 function look(path: string, cwd: string | null, skip: (s: HistorySkip) => void): HistorySession | undefined {

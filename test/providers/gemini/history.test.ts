@@ -4,8 +4,11 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { planImport } from "../../../src/import/plan.ts";
+import { runImport } from "../../../src/import/run.ts";
 import { geminiHistory } from "../../../src/providers/gemini/history.ts";
 import type { HistorySkip } from "../../../src/providers/history.ts";
+import { readEventsFile } from "../../e2e/archive-checks.ts";
 import { providerFixtures } from "../../helpers/fixtures.ts";
 import { useTempProjects } from "../../helpers/temp-project.ts";
 import { expectEverySplitAlike } from "../history-contract.ts";
@@ -14,6 +17,11 @@ import { mainFile, mapFile, mapLines, session, tokenSums } from "../history-help
 const fixtures = providerFixtures("gemini");
 const SAMPLE = fixtures.path("chat.sample.jsonl");
 const RESUMED = fixtures.path("chat.resumed-and-compressed.sample.jsonl");
+// Gemini CLI 0.61 resumed in a later minute than the file's name: the resumed turn went into the first file,
+// the resume's header (and its context) into a file named for the new minute.
+const LATER = fixtures.path("chat.resumed-later.sample.jsonl");
+const LATER_START = fixtures.path("chat.resumed-later.start.sample.jsonl");
+const LATER_ID = "afdd96e3-d934-471b-9fc9-db64c54a0f59";
 const temp = useTempProjects("tapedeck-gemini-history-");
 
 describe("a Gemini chat file as events", () => {
@@ -157,5 +165,54 @@ describe("finding Gemini's sessions", () => {
     ]);
     // GEMINI_CLI_HOME stands for the home directory, as in Gemini CLI.
     expect(discover({ HOME: temp(), GEMINI_CLI_HOME: home }).found).toHaveLength(2);
+  });
+});
+
+describe("a resume in a later minute: its start in a file of its own", () => {
+  function laterHome() {
+    const root = temp();
+    const home = join(root, "home");
+    const project = join(root, "project");
+    mkdirSync(join(project, ".git"), { recursive: true });
+    const chats = join(home, ".gemini", "tmp", "project", "chats");
+    mkdirSync(chats, { recursive: true });
+    writeFileSync(join(home, ".gemini", "tmp", "project", ".project_root"), project);
+    // Listed in the other order than their minutes, as a copy or a clock change could leave them.
+    copyFileSync(LATER_START, join(chats, "session-2026-12-02T12-53-afdd96e3.jsonl"));
+    copyFileSync(LATER, join(chats, "session-2026-12-02T12-54-afdd96e3.jsonl"));
+    return { home, project, chats };
+  }
+
+  it("is one session whose own file comes first, the other read from its header's time", () => {
+    const { home, chats } = laterHome();
+    const found = geminiHistory.discover({ env: { HOME: home }, skip: () => {} });
+    expect(found).toHaveLength(1);
+    expect(found[0]!.firstAt).toBe("2026-12-02T12:54:17.436Z");
+    expect(found[0]!.files.map((f) => [f.path, f.firstAt])).toEqual([
+      [join(chats, "session-2026-12-02T12-54-afdd96e3.jsonl"), undefined],
+      [join(chats, "session-2026-12-02T12-53-afdd96e3.jsonl"), "2026-12-02T12:55:02.563Z"],
+    ]);
+  });
+
+  it("imports the resume's start as a resume, once, before the turn it began", () => {
+    const { home, project } = laterHome();
+    const env = { HOME: home };
+    const result = runImport(planImport({ providers: ["gemini"], project, env }), { env });
+    expect(result.imported).toMatchObject([{ status: "new", duplicates: 0 }]);
+    const events = readEventsFile(join(project, ".tapedeck", "gemini-sessions", LATER_ID, "events.jsonl"));
+    const starts = events.filter((e) => e.kind === "session_start");
+    expect(starts.map((e) => [e.payload.source, e.timestamp])).toEqual([
+      ["import", "2026-12-02T12:54:17.436Z"],
+      ["resume", "2026-12-02T12:55:02.563Z"],
+    ]);
+    const prompts = events.filter((e) => e.kind === "user_prompt").map((e) => e.payload.prompt);
+    expect(prompts).toEqual(["SCENARIO_TEXT first run", "SCENARIO_TEXT a minute later"]);
+    const resume = events.indexOf(starts[1]!);
+    expect(events[resume + 1]).toMatchObject({ kind: "user_prompt", payload: { prompt: prompts[1] } });
+    // A second import finds both files as they were.
+    expect(runImport(planImport({ providers: ["gemini"], project, env }), { env })).toMatchObject({
+      sessions: 0,
+      unchanged: 1,
+    });
   });
 });

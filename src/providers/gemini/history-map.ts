@@ -64,26 +64,25 @@ export class GeminiHistoryMapper extends RecordMapper {
 
   /**
    * The header opens the file and each resume: a SessionStart each. Gemini CLI 0.61 writes a resume's header
-   * into a file named for the minute it starts, before it takes up the resumed file: in the same minute that
-   * is the resumed file, later it is a file of its own beside it, holding only that header and the context.
-   * So a file's first header that started after the session did is a resume too, whichever file it opens.
+   * into the file named for the minute it starts, before it takes up the resumed file: in the same minute that
+   * is the resumed file, later a file of its own beside it (holding only that header and the context), which a
+   * resume in that same minute appends to again. So a start is told by its time, not by its place in a file:
+   * the session's first (its earliest file's header, or a copy of it) is the import's start, every later one a
+   * resume with an id of its own, whichever file it is in.
    */
   private header(record: Payload, out: NormalizedEvent[]): void {
     this.starts += 1;
     const started = isoTime(record.startTime);
-    const resumedHere =
-      this.starts === 1 &&
-      started !== undefined &&
-      this.firstStart !== undefined &&
-      started > this.firstStart;
-    const fields: Payload = { source: this.starts === 1 && !resumedHere ? "import" : "resume" };
+    const timed = started !== undefined && this.firstStart !== undefined;
+    const first = timed ? started <= this.firstStart! : this.starts === 1;
+    const fields: Payload = { source: first ? "import" : "resume" };
     if (this.cwd !== null) fields.cwd = this.cwd;
     const event = this.hook("SessionStart", fields);
-    // Two starts can share a millisecond stamp with the same fields; the ordinal keeps them apart within a
-    // file, and a copy of a file gives the same ids. A resume's own file is told apart by its start time.
-    event.event_id = resumedHere
-      ? idFor("session_start", ["gemini-chat", this.session, "resumed", started])
-      : idFor("session_start", ["gemini-chat", this.session, this.starts]);
+    // Without a start time, the ordinal within the file keeps two starts of one millisecond apart.
+    event.event_id = idFor(
+      "session_start",
+      first ? ["gemini-chat", this.session, 1] : ["gemini-chat", this.session, timed ? started : this.starts],
+    );
     out.push(event);
   }
 

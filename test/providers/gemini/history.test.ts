@@ -1,7 +1,7 @@
 // Gemini CLI's chat recordings as `tapedeck import` reads them: a file of upserts gives each message's events
 // once, tool calls paired by the chat's own ids, every token count of a message in one turn_usage, a resume's
 // start and a compression's snapshot, and a read split across two imports giving the events of one.
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { planImport } from "../../../src/import/plan.ts";
@@ -214,5 +214,38 @@ describe("a resume in a later minute: its start in a file of its own", () => {
       sessions: 0,
       unchanged: 1,
     });
+  });
+
+  it("keeps every start when resumes in one minute add headers to both files", () => {
+    const { home, project, chats } = laterHome();
+    const header = (startTime: string) =>
+      JSON.stringify({
+        sessionId: LATER_ID,
+        projectHash: "h",
+        startTime,
+        lastUpdated: startTime,
+        kind: "main",
+      });
+    // A resume in the session's own minute, then one more in the minute of the resume's own file.
+    const own = join(chats, "session-2026-12-02T12-54-afdd96e3.jsonl");
+    writeFileSync(own, `${readFileSync(own, "utf8")}${header("2026-12-02T12:54:40.000Z")}\n`);
+    const later = join(chats, "session-2026-12-02T12-53-afdd96e3.jsonl");
+    writeFileSync(later, `${readFileSync(later, "utf8")}${header("2026-12-02T12:55:30.000Z")}\n`);
+    const env = { HOME: home };
+    const result = runImport(planImport({ providers: ["gemini"], project, env }), { env });
+    expect(result.imported).toMatchObject([{ duplicates: 0 }]);
+    const events = readEventsFile(join(project, ".tapedeck", "gemini-sessions", LATER_ID, "events.jsonl"));
+    // Each once, by its own id (in the order their files are read).
+    const starts = events.filter((e) => e.kind === "session_start");
+    expect(
+      starts
+        .map((e) => [e.payload.source, e.timestamp])
+        .sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
+    ).toEqual([
+      ["import", "2026-12-02T12:54:17.436Z"],
+      ["resume", "2026-12-02T12:54:40.000Z"],
+      ["resume", "2026-12-02T12:55:02.563Z"],
+      ["resume", "2026-12-02T12:55:30.000Z"],
+    ]);
   });
 });

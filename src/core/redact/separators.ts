@@ -10,7 +10,7 @@
 // test/core/redact-separators.test.ts holds every branch to its regex at every separator of the corpora.
 import { type EndingIndex, endingIndex, endsWithOneOf, wordsOf } from "./alternation.ts";
 import { type Branch, encodedKey } from "./anchors.ts";
-import { charTable, isDigit } from "./chars.ts";
+import { charTable, isB64Code, isBlank, isDigit, isLower, isQuote, isUpper } from "./chars.ts";
 import { dotenvValue } from "./dotenv.ts";
 import { fromSeparator } from "./key-rules.ts";
 import { isPlaceholder } from "./placeholders.ts";
@@ -132,11 +132,7 @@ const KEY_LAST = charTable("dDeEgGhHkKlLnNrRsStTyY");
 const TOKEN = charTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_~-");
 const LABEL_END = charTable(",;.!?)");
 const URL_STOP = charTable("/@\"'<>\\`");
-const isBlank = (c: number) => c === 32 || c === 9;
-const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-const isUpperKey = (c: number) => (c >= 65 && c <= 90) || isDigit(c) || c === 95;
-const isB64 = (c: number) => isLetter(c) || isDigit(c) || c === 43 || c === 47;
-const isQuote = (c: number) => c === 34 || c === 39 || c === 96;
+const isUpperKey = (c: number) => isUpper(c) || isDigit(c) || c === 95;
 const inTable = (t: Uint8Array, c: number) => c < 128 && t[c] === 1;
 
 /** What a regex's `\s` matches. */
@@ -228,7 +224,8 @@ export function labelCapture(text: string, at: number): string | null {
   if (text.charCodeAt(at) !== 58) return null;
   let before = text.charCodeAt(at - 1);
   if (isBlank(before)) before = text.charCodeAt(at - 2);
-  if (!(isLetter(before) || before === 41) || !isBlank(text.charCodeAt(at + 1))) return null;
+  if (!(isUpper(before) || isLower(before) || before === 41) || !isBlank(text.charCodeAt(at + 1)))
+    return null;
   let j = at + 1;
   while (isBlank(text.charCodeAt(j))) j++;
   if (isQuote(text.charCodeAt(j))) j++;
@@ -285,7 +282,7 @@ export function mayLineKey(text: string, at: number): boolean {
     }
   }
   let b = at;
-  while (b > at - 43 && b > 0 && isB64(text.charCodeAt(b - 1))) b--;
+  while (b > at - 43 && b > 0 && isB64Code(text.charCodeAt(b - 1))) b--;
   return at - b === 43 && lineStartAt(text, b);
 }
 

@@ -17,7 +17,13 @@ import type { Manifest } from "../core/schemas.ts";
 import { sessionSpecFor } from "../core/session-spec.ts";
 import { type SessionSpec, sessionDirNameFor } from "../core/store.ts";
 import { CATALOG } from "../providers/catalog.ts";
-import type { HistoryFile, HistoryReader, HistorySession, HistorySkip } from "../providers/history.ts";
+import {
+  byFirstAt,
+  type HistoryFile,
+  type HistoryReader,
+  type HistorySession,
+  type HistorySkip,
+} from "../providers/history.ts";
 import { pathKey, readCursor, safePath } from "./cursor.ts";
 
 /** The providers whose agents' files tapedeck can import, in catalog order. */
@@ -89,9 +95,7 @@ export function planImport(options: PlanOptions): ImportPlan {
   for (const provider of options.providers) {
     const reader = historyReader(provider);
     if (!reader) continue;
-    const found = reader
-      .discover({ env: options.env, skip })
-      .sort((a, b) => (a.firstAt ?? "").localeCompare(b.firstAt ?? ""));
+    const found = reader.discover({ env: options.env, skip }).sort(byFirstAt);
     for (const session of found) {
       const source = session.files[0]?.path ?? session.sessionId;
       const last = Date.parse(session.lastAt ?? session.firstAt ?? "");

@@ -82,6 +82,11 @@ export interface HistoryReader {
 /** What the agents write (`2026-11-29T18:40:22.726Z`): already the envelope's form, no parse needed. */
 const ENVELOPE_TIME = /^20\d\d-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
+/** Earliest first: files or sessions by when their first record was written (none known sorts first). */
+export function byFirstAt(a: { firstAt?: string }, b: { firstAt?: string }): number {
+  return (a.firstAt ?? "").localeCompare(b.firstAt ?? "");
+}
+
 export function isoTime(value: unknown): string | undefined {
   if (typeof value !== "string" || value.length < 10 || value.length > 64) return undefined;
   if (value.length === 24 && ENVELOPE_TIME.test(value)) return value;

@@ -8,7 +8,7 @@
 // carry, never the directory name.
 import { join } from "node:path";
 import type { DiscoverOptions, HistoryFile, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
-import { isoTime, shortString } from "../history.ts";
+import { byFirstAt, isoTime, shortString } from "../history.ts";
 import { agentHome, lastTimestampOf, listOwnEntries, peekRecords, readAgentJson } from "../history-files.ts";
 import { capabilities } from "../hook-normalizer.ts";
 import { isRecord } from "../shared.ts";
@@ -134,7 +134,7 @@ function subagentFiles(sessionDir: string, skip: (s: HistorySkip) => void): Hist
     });
     files.push(file);
   }
-  return files.sort((a, b) => (a.firstAt ?? "").localeCompare(b.firstAt ?? ""));
+  return files.sort(byFirstAt);
 }
 
 /** The session's cwd and first time from its first records, its last time from the file's tail. */

@@ -5,7 +5,7 @@
 // root's session, as the hooks record it. What the records become: history-map.ts.
 import { join, resolve } from "node:path";
 import type { DiscoverOptions, HistoryFile, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
-import { isoTime, shortString } from "../history.ts";
+import { byFirstAt, isoTime, shortString } from "../history.ts";
 import { agentHome, lastTimestampOf, listOwnEntries, peekRecords } from "../history-files.ts";
 import { capabilities } from "../hook-normalizer.ts";
 import { isRecord } from "../shared.ts";
@@ -115,9 +115,7 @@ function discoverCodex(options: DiscoverOptions): HistorySession[] {
   for (const [root, group] of byRoot) {
     // The root's own rollouts first (a resume in an older Codex wrote another file), then its subagents'.
     group.sort(
-      (a, b) =>
-        Number(a.file.role === "subagent") - Number(b.file.role === "subagent") ||
-        (a.firstAt ?? "").localeCompare(b.firstAt ?? ""),
+      (a, b) => Number(a.file.role === "subagent") - Number(b.file.role === "subagent") || byFirstAt(a, b),
     );
     const main = group.find((r) => r.file.role === "main") ?? group[0]!;
     const session: HistorySession = {

@@ -74,7 +74,7 @@ export class GeminiHistoryMapper extends RecordMapper {
     this.starts += 1;
     const started = isoTime(record.startTime);
     const timed = started !== undefined && this.firstStart !== undefined;
-    const first = timed ? started <= this.firstStart! : this.starts === 1;
+    const first = timed ? started <= this.firstStart : this.starts === 1;
     const fields: Payload = { source: first ? "import" : "resume" };
     if (this.cwd !== null) fields.cwd = this.cwd;
     const event = this.hook("SessionStart", fields);

@@ -5,8 +5,8 @@
 // file of its own: joinFiles). What the records become:
 // history-map.ts.
 import { join } from "node:path";
-import type { DiscoverOptions, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
-import { isoTime, shortString } from "../history.ts";
+import type { DiscoverOptions, HistoryFile, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
+import { byFirstAt, isoTime, shortString } from "../history.ts";
 import {
   agentHome,
   lastTimestampOf,
@@ -96,23 +96,15 @@ function discoverGemini(options: DiscoverOptions): HistorySession[] {
 
 /**
  * One session in two files, read as one: a copy, or a resume that started in a later minute than the resumed
- * file's name (Gemini 0.61 writes that start's header into a file named for its own minute). The earliest
- * file is the session's own; each other is read where the session reaches its first time, so a resume's start
- * sits before the turn it began.
+ * file's name (Gemini 0.61 writes that start's header into a file named for its own minute). Earliest first:
+ * the first is the session's own, each other is read where the session reaches its first time, so a resume's
+ * start sits before the turn it began.
  */
 function joinFiles(session: HistorySession, other: HistorySession): void {
-  const file = other.files[0]!;
-  if (other.firstAt !== undefined) file.firstAt = other.firstAt;
-  if (other.firstAt !== undefined && session.firstAt !== undefined && other.firstAt < session.firstAt) {
-    const own = session.files[0]!;
-    own.firstAt = session.firstAt;
-    session.files[0] = file;
-    session.files.push(own);
-    delete file.firstAt;
+  session.files.push(...other.files);
+  session.files.sort(byFirstAt);
+  if (other.firstAt !== undefined && (session.firstAt === undefined || other.firstAt < session.firstAt))
     session.firstAt = other.firstAt;
-  } else {
-    session.files.push(file);
-  }
   if ((other.lastAt ?? "") > (session.lastAt ?? "")) session.lastAt = other.lastAt;
 }
 
@@ -129,8 +121,12 @@ function look(path: string, cwd: string | null, skip: (s: HistorySkip) => void):
     skip({ source: path, reason: "no session header first (not a chat file Gemini CLI 0.6x writes)" });
     return undefined;
   }
-  const session: HistorySession = { provider: "gemini", sessionId: id, cwd, files: [{ path, role: "main" }] };
-  if (firstAt !== undefined) session.firstAt = firstAt;
+  const file: HistoryFile = { path, role: "main" };
+  const session: HistorySession = { provider: "gemini", sessionId: id, cwd, files: [file] };
+  if (firstAt !== undefined) {
+    file.firstAt = firstAt;
+    session.firstAt = firstAt;
+  }
   const lastAt = isoTime(lastTimestampOf(path));
   if (lastAt !== undefined) session.lastAt = lastAt;
   return session;

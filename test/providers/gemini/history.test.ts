@@ -189,7 +189,7 @@ describe("a resume in a later minute: its start in a file of its own", () => {
     expect(found).toHaveLength(1);
     expect(found[0]!.firstAt).toBe("2026-12-02T12:54:17.436Z");
     expect(found[0]!.files.map((f) => [f.path, f.firstAt])).toEqual([
-      [join(chats, "session-2026-12-02T12-54-afdd96e3.jsonl"), undefined],
+      [join(chats, "session-2026-12-02T12-54-afdd96e3.jsonl"), "2026-12-02T12:54:17.436Z"],
       [join(chats, "session-2026-12-02T12-53-afdd96e3.jsonl"), "2026-12-02T12:55:02.563Z"],
     ]);
   });

@@ -4,7 +4,7 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { seededRandom } from "../helpers/random.ts";
+import { pick, seededRandom } from "../helpers/random.ts";
 
 /** Bytes read through readSync, per path opened with openSync (every reader in src/core reads that way). */
 const io = vi.hoisted(() => ({ paths: new Map<number, string>(), bytes: new Map<string, number>() }));
@@ -116,11 +116,10 @@ describe("the tally memo is used only where it may be", () => {
 
 /** Lines the tally looks at, with the cases it tells apart (subagents, empty answers, unanswered calls). */
 function randomLines(rand: () => number, n: number): string {
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const out: string[] = [];
   for (let i = 0; i < n; i += 1) {
     const id = `toolu_${Math.floor(rand() * 12)}`;
-    const kind = pick([
+    const kind = pick(rand, [
       "user_prompt",
       "assistant_message",
       "tool_call",
@@ -130,10 +129,10 @@ function randomLines(rand: () => number, n: number): string {
     ]);
     const payload =
       kind === "assistant_message"
-        ? { text: pick(["", "an answer", 'quoted "text":"x"']) }
+        ? { text: pick(rand, ["", "an answer", 'quoted "text":"x"']) }
         : kind === "session_start"
-          ? { cwd: pick(["/p/ü", '/p/a"b', "/q"]) }
-          : { tool_use_id: id, note: pick(["", '"tool_use_id":"fake"']) };
+          ? { cwd: pick(rand, ["/p/ü", '/p/a"b', "/q"]) }
+          : { tool_use_id: id, note: pick(rand, ["", '"tool_use_id":"fake"']) };
     const envelope: Record<string, unknown> = { schema_version: 1, sequence: i + 1, event_id: `e${i}`, kind };
     if (rand() < 0.15) envelope.agent_id = "sub";
     envelope.payload = payload;

@@ -2,7 +2,7 @@
 // lookbehind over the list as written answers: at the end of every string made of its words' pieces.
 import { describe, expect, it } from "vitest";
 import { endingIndex, endsWithOneOf, wordsOf } from "../../src/core/redact/alternation.ts";
-import { seededRandom } from "../helpers/random.ts";
+import { pick, seededRandom } from "../helpers/random.ts";
 
 const LISTS = [
   "gh[pousr]|glc|glsa|whsec|hf|npm|shp(?:at|ss|ca|pa)|sbp?|fm(?:1[ar]|2)|access|add|r8",
@@ -21,10 +21,7 @@ function samples(list: string, seed: number): string[] {
     let s = "";
     const n = 1 + Math.floor(rnd() * 4);
     for (let j = 0; j < n; j++) {
-      s +=
-        rnd() < 0.7
-          ? (pieces[Math.floor(rnd() * pieces.length)] as string)
-          : (chars[Math.floor(rnd() * chars.length)] as string);
+      s += rnd() < 0.7 ? pick(rnd, pieces) : pick(rnd, chars);
     }
     out.push(s);
   }

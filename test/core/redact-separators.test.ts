@@ -14,7 +14,7 @@ import {
   separatorMatch,
   separatorRegex,
 } from "../../src/core/redact/separators.ts";
-import { seededRandom } from "../helpers/random.ts";
+import { pick, seededRandom } from "../helpers/random.ts";
 
 // The pieces the branches read around a separator, and the noise between them.
 const PIECES = [
@@ -126,7 +126,7 @@ function randomTexts(seed: number, count: number): string[] {
     let t = "";
     const n = 2 + Math.floor(rnd() * 14);
     for (let j = 0; j < n; j++) {
-      const piece = PIECES[Math.floor(rnd() * PIECES.length)] as string;
+      const piece = pick(rnd, PIECES);
       // Long runs now and then: a key walk or a token run at its bound.
       t += rnd() < 0.03 ? piece.repeat(1 + Math.floor(rnd() * 40)) : piece;
     }

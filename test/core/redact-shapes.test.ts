@@ -4,24 +4,11 @@
 // Fake secrets are generated at test time from a seed; no literal secret is in the source.
 import { describe, expect, it } from "vitest";
 import { redactText, redactValue } from "../../src/core/redact.ts";
+import { randomString, seededRandom } from "../helpers/random.ts";
 
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rnd = seeded(0x26);
+const rnd = seededRandom(0x26);
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-function gen(alphabet: string, n: number): string {
-  let s = "";
-  for (let i = 0; i < n; i++) s += alphabet[Math.floor(rnd() * alphabet.length)];
-  return s;
-}
+const gen = (alphabet: string, n: number) => randomString(rnd, alphabet, n);
 /** Mixed case and digits, as generated keys are. */
 function key(n: number): string {
   return `Q${gen(ALNUM, n - 3)}7z`;

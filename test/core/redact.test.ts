@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isSecretKey, REDACTION_POLICY, redactText, redactValue } from "../../src/core/redact.ts";
-import { seededRandom } from "../helpers/random.ts";
+import { randomString, seededRandom } from "../helpers/random.ts";
 
 // Fake secrets are assembled at test time from a seeded generator, so the
 // repository holds nothing a secret scanner would flag and every run sees the
@@ -15,11 +15,7 @@ const HEX = "0123456789abcdef";
 const B64URL = `${ALNUM}_-`;
 const B64 = `${ALNUM}+/`;
 
-function gen(alphabet: string, n: number): string {
-  let s = "";
-  for (let i = 0; i < n; i++) s += alphabet[Math.floor(rnd() * alphabet.length)];
-  return s;
-}
+const gen = (alphabet: string, n: number) => randomString(rnd, alphabet, n);
 /** Random but guaranteed to mix upper, lower and digits, as real keys do. */
 function mixed(n: number): string {
   return gen(UPPER, 1) + gen(LOWER, 1) + gen(DIGITS, 1) + gen(ALNUM, n - 3);

@@ -22,7 +22,7 @@ import { inspectSession, listSessions } from "../../src/core/archive.ts";
 import { CHECKPOINT_FILE } from "../../src/core/checkpoint.ts";
 import { recoverSession, verifyChecksums } from "../../src/core/recovery.ts";
 import { recordEvents } from "../../src/core/store.ts";
-import { seededRandom } from "../helpers/random.ts";
+import { pick, seededRandom } from "../helpers/random.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();
@@ -45,7 +45,6 @@ const KINDS = [
 
 /** A random archive: mostly well-formed envelopes, with every kind of damage recovery reports. */
 function randomArchive(rand: () => number, lines: number): Buffer {
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const out: string[] = [];
   let seq = 0;
   const ids: string[] = [];
@@ -53,7 +52,7 @@ function randomArchive(rand: () => number, lines: number): Buffer {
     const r = rand();
     if (r < 0.06) {
       out.push(
-        pick(["not json", "", "[1,2]", '{"sequence":"7","event_id":"x","kind":"k"}', '{"a":', "null"]),
+        pick(rand, ["not json", "", "[1,2]", '{"sequence":"7","event_id":"x","kind":"k"}', '{"a":', "null"]),
       );
       continue;
     }
@@ -64,9 +63,9 @@ function randomArchive(rand: () => number, lines: number): Buffer {
     }
     const s = rand();
     seq = s < 0.05 ? Math.max(1, seq - Math.floor(rand() * 3)) : s < 0.07 ? seq : seq + 1;
-    const id = rand() < 0.04 && ids.length > 0 ? pick(ids) : `ev-${i}-${rand() < 0.1 ? "ü" : ""}`;
+    const id = rand() < 0.04 && ids.length > 0 ? pick(rand, ids) : `ev-${i}-${rand() < 0.1 ? "ü" : ""}`;
     ids.push(id);
-    const kind = pick(KINDS);
+    const kind = pick(rand, KINDS);
     const envelope: Record<string, unknown> = {
       schema_version: 1,
       sequence: seq,
@@ -80,7 +79,7 @@ function randomArchive(rand: () => number, lines: number): Buffer {
     if (rand() < 0.1) delete envelope.timestamp;
     if (kind === "turn_usage") {
       envelope.usage = {
-        source: pick(["hook", "transcript"]),
+        source: pick(rand, ["hook", "transcript"]),
         input_tokens: Math.floor(rand() * 1000),
         output_tokens: Math.floor(rand() * 1000),
         cache_read_input_tokens: rand() < 0.5 ? Math.floor(rand() * 50) : undefined,

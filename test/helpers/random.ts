@@ -10,6 +10,18 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** One of `xs`, drawn with `rnd`. */
+export function pick<T>(rnd: () => number, xs: ArrayLike<T>): T {
+  return xs[Math.floor(rnd() * xs.length)] as T;
+}
+
+/** `n` characters of `alphabet`, each drawn with `rnd`. */
+export function randomString(rnd: () => number, alphabet: string, n: number): string {
+  let s = "";
+  for (let i = 0; i < n; i++) s += pick(rnd, alphabet);
+  return s;
+}
+
 /**
  * A linear congruential generator in [0, 1), also seeded. The byte-stream property tests (proxy/) draw from
  * this one, not mulberry32, so that each of their seeds still gives the case it always gave.

@@ -9,7 +9,7 @@ import type { ProxyExtension, StreamEvent } from "../../src/core/proxy-extension
 import { createArchiveFeed } from "../../src/proxy/extensions/archive-feed.ts";
 import { type RunningProxy, startProxy } from "../../src/proxy/server.ts";
 import { SseSplitter } from "../../src/proxy/sse-blocks.ts";
-import { cutBytes, lcgRandom } from "../helpers/random.ts";
+import { cutBytes, lcgRandom, pick } from "../helpers/random.ts";
 
 interface Seen {
   event: string | undefined;
@@ -67,7 +67,7 @@ const PIECES = [
 function randomStream(r: () => number, withCr: boolean, withBom: boolean): Buffer {
   const parts: string[] = [];
   const n = 5 + Math.floor(r() * 40);
-  for (let i = 0; i < n; i += 1) parts.push(PIECES[Math.floor(r() * PIECES.length)]!);
+  for (let i = 0; i < n; i += 1) parts.push(pick(r, PIECES));
   let s = parts.join("");
   if (withCr) s = s.replace(/\n/g, () => (r() < 0.3 ? "\r\n" : r() < 0.1 ? "\r" : "\n"));
   // Sometimes an unfinished event at the end, which is never dispatched.

@@ -2,7 +2,7 @@
 // mode gives, however the bytes are cut: observers saw that text before.
 import { describe, expect, it } from "vitest";
 import { Utf8Chunks } from "../../src/proxy/utf8-chunks.ts";
-import { cutBytes, lcgRandom } from "../helpers/random.ts";
+import { cutBytes, lcgRandom, pick } from "../helpers/random.ts";
 
 const PIECES = ["plain ascii ", "héllo ", "✓ check ", "𝄞 clef ", "\ufeff", 'data: {"t":"日本語"}\n\n'].map(
   (p) => Buffer.from(p, "utf8"),
@@ -29,7 +29,7 @@ function randomBytes(r: () => number): Buffer {
   const n = 3 + Math.floor(r() * 30);
   for (let i = 0; i < n; i += 1) {
     const pool = r() < 0.25 ? INVALID : PIECES;
-    parts.push(pool[Math.floor(r() * pool.length)]!);
+    parts.push(pick(r, pool));
   }
   return Buffer.concat(parts);
 }

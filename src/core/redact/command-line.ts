@@ -236,7 +236,7 @@ const NETRC_WORD = /(?:machine|default)[ \t]/g;
 /** Where the line holding the word at `w` starts, when only blanks come before it there; else -1. */
 function netrcLineStart(text: string, w: number): number {
   let j = w;
-  while (j > 0 && (text.charCodeAt(j - 1) === 32 || text.charCodeAt(j - 1) === 9)) j--;
+  while (j > 0 && isBlank(text.charCodeAt(j - 1))) j--;
   if (j === 0) return 0;
   const c = text.charCodeAt(j - 1);
   if (c === 10 || c === 34) return j - 1;

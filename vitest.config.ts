@@ -1,6 +1,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+import { AGENT_TAGS, TIERS } from "./test/tiers.ts";
 
 // Per-user state (the session registry) goes to a scratch home, never the developer's; the global
 // teardown removes it (it finds it through this variable, set in the same main process).
@@ -9,7 +10,6 @@ process.env.TAPEDECK_TEST_HOME = testHome;
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: the e2e files drive real agent CLIs and must not starve each other.
@@ -17,5 +17,12 @@ export default defineConfig({
     maxWorkers: 2,
     globalSetup: ["test/helpers/global-setup.ts"],
     env: { TAPEDECK_HOME: testHome },
+    // The e2e files name the agents and peers they run (`// @module-tag claude`): `npm run test:e2e claude`.
+    tags: AGENT_TAGS.map((name) => ({ name })),
+    // Which file is in which tier is test/tiers.ts's rule, held by test/architecture/tiers.test.ts.
+    projects: TIERS.map((tier) => ({
+      extends: true,
+      test: { name: tier.name, include: [...tier.include], exclude: [...tier.exclude] },
+    })),
   },
 });

@@ -5,7 +5,7 @@
 // checks it offers the same contract as the others, and that the three lean
 // lists that cannot load this file agree with it:
 // - providers/registry.ts, the hook hot path's adapters (dist/hook.cjs must not
-//   load installers or doctor checks: test/hook-entry.test.ts);
+//   load installers or doctor checks: test/hook-entry.cli.test.ts);
 // - cli/providers.ts, the names the CLI's usage checks know, without loading
 //   any normalizer;
 // - providers/usage-facts.ts, what each provider's token figures mean, for the

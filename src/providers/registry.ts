@@ -1,6 +1,6 @@
 // The hook hot path's adapters (dist/hook.cjs, serve, `tapedeck hook`): the
 // adapters only, because the catalog (catalog.ts) also loads every installer
-// and doctor check, which a hook never runs (test/hook-entry.test.ts checks
+// and doctor check, which a hook never runs (test/hook-entry.cli.test.ts checks
 // the bundle). test/providers/contract.test.ts keeps this list equal to the
 // catalog's, in its order.
 

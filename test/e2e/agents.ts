@@ -7,6 +7,7 @@ import { expect } from "vitest";
 import { type ClaudeResult, runClaude } from "../../src/demo/claude-offline.ts";
 import { type CodexResult, runCodex } from "../../src/demo/codex-offline.ts";
 import { type GeminiResult, runGemini } from "../../src/demo/gemini-offline.ts";
+import { e2eAgent } from "../tiers.ts";
 import {
   type ClaudeSandbox,
   type CodexSandbox,
@@ -83,6 +84,15 @@ export const GEMINI: Agent<GeminiSandbox, GeminiResult> = {
   bodies: (sb) => sb.mock.requests.map((r) => r.body),
   settings: (sb) => join(sb.projectDir, ".gemini", "settings.json"),
 };
+
+/**
+ * The rows of a table over several agents that this run asks for: `npm run test:e2e codex` runs only Codex's
+ * rows of a file that also has Claude's and Gemini's (test/tiers.ts); without an agent, every row.
+ */
+export function rowsFor<T>(rows: readonly T[], agentOf: (row: T) => string): T[] {
+  const wanted = e2eAgent();
+  return rows.filter((row) => wanted === undefined || agentOf(row) === wanted);
+}
 
 /** One run that finishes in time and exits 0; the agent's own result. */
 export async function runOk<S extends Sandbox, R extends AgentResult>(

@@ -1,3 +1,4 @@
+// @module-tag claude
 /**
  * The real `claude` in an interactive session under a pseudo-terminal, recorded with the default (http)
  * transport, its hook server killed between turns (issue 11, item 1). What a user sees is the screen, so that is

@@ -1,3 +1,4 @@
+// @module-tag claude
 /**
  * End to end: the API proxy between the real `claude` CLI (offline) and the mock Messages API.
  *

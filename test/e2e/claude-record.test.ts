@@ -1,3 +1,4 @@
+// @module-tag claude
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";

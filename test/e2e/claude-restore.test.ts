@@ -1,3 +1,4 @@
+// @module-tag claude
 /**
  * End to end with the real `claude` (offline, against the mock Messages API): a transcript Claude Code lost
  * comes back from the hook archive alone, or from the proxy mirror and the archive together, and resumes.

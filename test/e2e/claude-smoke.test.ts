@@ -1,3 +1,4 @@
+// @module-tag claude
 /**
  * Proves the harness: the real `claude` CLI runs offline against our mock, fires the hooks a recorder relies on,
  * and writes the usage the mock sent. Every step continues the same session, as a recorder would see it.

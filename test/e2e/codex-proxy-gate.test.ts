@@ -1,3 +1,4 @@
+// @module-tag codex
 /**
  * End to end: the real `codex` through `tapedeck run codex --verbose` against the mock Responses API, and the
  * proxy's credential. Measured here, for codex 0.171 with a custom model provider:

@@ -1,3 +1,4 @@
+// @module-tag codex
 /**
  * End to end: tapedeck records the real `codex` CLI (0.171, offline, against the scripted Responses API mock)
  * through the hooks `tapedeck install codex` writes into the project's `.codex/hooks.json` (command transport:

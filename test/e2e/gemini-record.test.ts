@@ -1,3 +1,4 @@
+// @module-tag gemini
 /**
  * End to end: tapedeck records the real `gemini` CLI (0.61, offline, against the mock Gemini API in
  * src/demo/gemini-mock.ts) through the hooks `tapedeck install gemini --transport command` writes into the

@@ -1,3 +1,5 @@
+// @module-tag codex
+// @module-tag gemini
 // The http transport (the default) with the real `codex` and `gemini`: every hook is the bash client of the
 // project's hook server, which records in-process whenever the server is down. The same archive as the
 // command transport records (test/e2e/codex-record.test.ts, gemini-record.test.ts cover that one in depth),

@@ -1,3 +1,4 @@
+// @module-tag gemini
 /**
  * The real `gemini` (0.61) resumed in a later minute than its session's file is named for, then imported.
  *

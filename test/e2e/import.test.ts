@@ -1,3 +1,7 @@
+// @module-tag claude
+// @module-tag codex
+// @module-tag gemini
+// @module-tag ccusage
 /**
  * End to end: a user who ran the real agent (offline, against its mock) before installing tapedeck runs
  * `tapedeck import <agent>`, the same story for each: the past sessions (a command with a planted credential, a
@@ -16,7 +20,7 @@ import { describe, expect, it } from "vitest";
 import { verifyChecksums } from "../../src/core/recovery.ts";
 import type { Envelope, Manifest } from "../../src/core/schemas.ts";
 import { startViewer } from "../../src/viewer/server.ts";
-import { type Agent, CLAUDE, CODEX, GEMINI, runOk } from "./agents.ts";
+import { type Agent, CLAUDE, CODEX, GEMINI, rowsFor, runOk } from "./agents.ts";
 import { type CliResult, expectNoSecrets, expectPrivateModes, readEventsFile } from "./archive-checks.ts";
 import { AWS_KEY_ID, GITHUB_TOKEN, plantSecrets } from "./planted-secrets.ts";
 import { until } from "./poll.ts";
@@ -280,158 +284,163 @@ const IMPORTS: ImportCase[] = [
   },
 ];
 
-describe.each(IMPORTS)("tapedeck import, for a user who ran $title before installing tapedeck", (row) => {
-  const { agent } = row;
-  const { needles } = plantSecrets(row.planted);
-  const sb = agent.sandbox(`import-${agent.name}`);
-  const tapedeckDir = () => join(sb.projectDir, ".tapedeck");
-  const sessionDir = (id: string) => join(tapedeckDir(), `${agent.name}-sessions`, id);
-  const manifestOf = (id: string): Manifest =>
-    JSON.parse(readFileSync(join(sessionDir(id), "manifest.json"), "utf8"));
-  const eventsOf = (id: string): Envelope[] => readEventsFile(join(sessionDir(id), "events.jsonl"));
-  const ids: string[] = [];
+describe.each(rowsFor(IMPORTS, (r) => r.agent.name))(
+  "tapedeck import, for a user who ran $title before installing tapedeck",
+  (row) => {
+    const { agent } = row;
+    const { needles } = plantSecrets(row.planted);
+    const sb = agent.sandbox(`import-${agent.name}`);
+    const tapedeckDir = () => join(sb.projectDir, ".tapedeck");
+    const sessionDir = (id: string) => join(tapedeckDir(), `${agent.name}-sessions`, id);
+    const manifestOf = (id: string): Manifest =>
+      JSON.parse(readFileSync(join(sessionDir(id), "manifest.json"), "utf8"));
+    const eventsOf = (id: string): Envelope[] => readEventsFile(join(sessionDir(id), "events.jsonl"));
+    const ids: string[] = [];
 
-  /** One session of `prompts`: the first starts it, each further one resumes it. */
-  async function session(prompts: string[]): Promise<string> {
-    let id = "";
-    for (const prompt of prompts) {
-      const res = await runOk(agent, sb, id ? agent.resume(id, prompt) : [prompt]);
-      id ||= agent.session(res)!;
-      expect(agent.session(res), res.stderr).toMatch(/^[0-9a-f-]{36}$/);
+    /** One session of `prompts`: the first starts it, each further one resumes it. */
+    async function session(prompts: string[]): Promise<string> {
+      let id = "";
+      for (const prompt of prompts) {
+        const res = await runOk(agent, sb, id ? agent.resume(id, prompt) : [prompt]);
+        id ||= agent.session(res)!;
+        expect(agent.session(res), res.stderr).toMatch(/^[0-9a-f-]{36}$/);
+      }
+      return id;
     }
-    return id;
-  }
 
-  async function cli(args: string[]): Promise<CliResult> {
-    const r = await sb.cli(args);
-    for (const needle of needles) expect(r.stdout + r.stderr).not.toContain(needle);
-    return r;
-  }
+    async function cli(args: string[]): Promise<CliResult> {
+      const r = await sb.cli(args);
+      for (const needle of needles) expect(r.stdout + r.stderr).not.toContain(needle);
+      return r;
+    }
 
-  async function json<T = Record<string, unknown>>(args: string[]): Promise<T> {
-    const r = await cli([...args, "--json"]);
-    expect(r.code, r.stderr).toBe(0);
-    return JSON.parse(r.stdout) as T;
-  }
+    async function json<T = Record<string, unknown>>(args: string[]): Promise<T> {
+      const r = await cli([...args, "--json"]);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as T;
+    }
 
-  it("lists the past sessions in a dry run and writes nothing", async () => {
-    for (const prompts of row.history) ids.push(await session(prompts));
-    expect(existsSync(tapedeckDir())).toBe(false);
-    const dry = await json<{ would_import: Array<Record<string, unknown>> }>([
-      "import",
-      agent.name,
-      "--dry-run",
-    ]);
-    expect(dry.would_import.map((s) => s.session_id).sort()).toEqual(
-      ids.map((id) => `${agent.name}:${id}`).sort(),
-    );
-    expect(dry.would_import.find((s) => s.session_id === `${agent.name}:${ids[0]}`)).toMatchObject(row.plan);
-    expect(existsSync(tapedeckDir())).toBe(false);
-  }, 240_000);
-
-  it("imports them: sealed, redacted, private, git-ignored, with the hooks' kinds of events", async () => {
-    const [id] = ids as [string];
-    const result = await json<{ sessions: number; skipped: unknown[] }>(["import", agent.name]);
-    expect(result).toMatchObject({ sessions: ids.length, skipped: [] });
-    expect(manifestOf(id)).toMatchObject({
-      identity_source: "import",
-      status: "complete",
-      provider_session_id: id,
-    });
-    expect(verifyChecksums(sessionDir(id)).ok).toBe(true);
-    const events = eventsOf(id);
-    const kinds = new Set(events.map((e) => e.kind));
-    for (const k of [...IMPORTED_KINDS, ...row.kinds]) expect(kinds, k).toContain(k);
-    // Each result is its call's: the agent's files name the call.
-    const calls = new Set(events.filter((e) => e.kind === "tool_call").map((e) => e.payload.tool_use_id));
-    for (const r of events.filter((e) => e.kind === "tool_result" || e.kind === "tool_error"))
-      expect(calls).toContain(r.payload.tool_use_id);
-    row.imported?.(events);
-    expectNoSecrets(tapedeckDir(), needles);
-    expectPrivateModes(tapedeckDir());
-    expect(readFileSync(join(tapedeckDir(), ".gitignore"), "utf8")).toBe("*\n");
-    expect(
-      execFileSync("git", ["status", "--porcelain", "--ignored"], { cwd: sb.projectDir, encoding: "utf8" }),
-    ).not.toMatch(/\?\? \.tapedeck/);
-  }, 60_000);
-
-  it("list, show, search, export and promote work on them", async () => {
-    const [id] = ids as [string];
-    const listed = await json<Array<Record<string, unknown>>>(["list"]);
-    expect(listed.map((s) => s.provider_session_id).sort()).toEqual([...ids].sort());
-    expect(listed.find((s) => s.provider_session_id === id)).toMatchObject({
-      title: expect.stringMatching(row.listTitle),
-      tool_errors: 1,
-    });
-    const show = await cli(["show", id]);
-    expect(show.code, show.stderr).toBe(0);
-    expect(show.stdout).toContain(row.shown);
-    expect(show.stdout).toMatch(/Tokens: \d+ in/);
-    const hits = await json<Array<{ session_id: string }>>(["search", row.searched]);
-    expect(hits.some((h) => h.session_id === `${agent.name}:${id}`)).toBe(true);
-    const md = await cli(["export", id, "--format", "md"]);
-    expect(md.code, md.stderr).toBe(0);
-    expect(md.stdout).toContain("SCENARIO_FAIL");
-    const jsonl = await cli(["export", id, "--format", "jsonl"]);
-    expect(jsonl.stdout.split("\n").filter(Boolean).length).toBe(eventsOf(id).length + 1);
-    const promoted = await json<{ created: string[] }>(["promote", id, "--kinds", "user_prompt", "--yes"]);
-    expect(promoted.created.length).toBeGreaterThan(0);
-    const memory = await json<unknown[]>(["memory", "list"]);
-    expect(memory.length).toBe(promoted.created.length);
-  }, 120_000);
-
-  it("a second import adds nothing; a resumed session adds only its new turn", async () => {
-    const [id] = ids as [string];
-    const again = await json(["import", agent.name]);
-    expect(again).toMatchObject({ sessions: 0, events: 0, unchanged: ids.length });
-    const before = eventsOf(id);
-    await runOk(agent, sb, agent.resume(id, row.grown.prompt));
-    const grown = await json<{ imported: Array<Record<string, unknown>> }>(["import", agent.name]);
-    expect(grown.imported).toEqual([expect.objectContaining(row.grown.status)]);
-    const after = eventsOf(id);
-    expect(after.slice(0, before.length)).toEqual(before);
-    const added = after.slice(before.length);
-    expect(added.filter((e) => e.kind === "user_prompt").map((e) => e.payload.prompt)).toEqual([
-      row.grown.prompt,
-    ]);
-    expect(new Set(after.map((e) => e.event_id)).size).toBe(after.length);
-    expect(verifyChecksums(sessionDir(id)).ok).toBe(true);
-  }, 120_000);
-
-  row.more?.({ sb, ids, cli, json, sessionDir });
-
-  it("token counts equal a hook recording of the same session", async () => {
-    const install = await cli([
-      "install",
-      agent.name,
-      "--project",
-      sb.projectDir,
-      "--yes",
-      ...row.hooked.install,
-    ]);
-    expect(install.code, install.stderr).toBe(0);
-    const hooked = await session(row.hooked.prompts);
-    // The http transport's server appends asynchronously; the session is complete once SessionEnd is in.
-    await until(
-      () => existsSync(sessionDir(hooked)) && manifestOf(hooked).status === "complete",
-      20_000,
-      100,
-    );
-    const hookEvents = eventsOf(hooked);
-    expect(hookEvents.some((e) => e.kind === "turn_usage")).toBe(true);
-    const skipped = await json<{ skipped: Array<{ reason: string }> }>(["import", agent.name]);
-    expect(skipped.skipped.map((s) => s.reason)).toEqual([expect.stringContaining("recorded by hooks")]);
-    // The hook recording moved away, the same session imported from the agent's own files.
-    const aside = mkdtempSync(join(tmpdir(), "tapedeck-hooked-"));
-    try {
-      renameSync(sessionDir(hooked), join(aside, hooked));
-      expect(await json(["import", agent.name])).toMatchObject({ sessions: 1 });
-      expect(row.counts(eventsOf(hooked))).toEqual(row.counts(hookEvents));
-      expect(manifestOf(hooked).tokens).toEqual(
-        JSON.parse(readFileSync(join(aside, hooked, "manifest.json"), "utf8")).tokens,
+    it("lists the past sessions in a dry run and writes nothing", async () => {
+      for (const prompts of row.history) ids.push(await session(prompts));
+      expect(existsSync(tapedeckDir())).toBe(false);
+      const dry = await json<{ would_import: Array<Record<string, unknown>> }>([
+        "import",
+        agent.name,
+        "--dry-run",
+      ]);
+      expect(dry.would_import.map((s) => s.session_id).sort()).toEqual(
+        ids.map((id) => `${agent.name}:${id}`).sort(),
       );
-    } finally {
-      rmSync(aside, { recursive: true, force: true });
-    }
-  }, 180_000);
-});
+      expect(dry.would_import.find((s) => s.session_id === `${agent.name}:${ids[0]}`)).toMatchObject(
+        row.plan,
+      );
+      expect(existsSync(tapedeckDir())).toBe(false);
+    }, 240_000);
+
+    it("imports them: sealed, redacted, private, git-ignored, with the hooks' kinds of events", async () => {
+      const [id] = ids as [string];
+      const result = await json<{ sessions: number; skipped: unknown[] }>(["import", agent.name]);
+      expect(result).toMatchObject({ sessions: ids.length, skipped: [] });
+      expect(manifestOf(id)).toMatchObject({
+        identity_source: "import",
+        status: "complete",
+        provider_session_id: id,
+      });
+      expect(verifyChecksums(sessionDir(id)).ok).toBe(true);
+      const events = eventsOf(id);
+      const kinds = new Set(events.map((e) => e.kind));
+      for (const k of [...IMPORTED_KINDS, ...row.kinds]) expect(kinds, k).toContain(k);
+      // Each result is its call's: the agent's files name the call.
+      const calls = new Set(events.filter((e) => e.kind === "tool_call").map((e) => e.payload.tool_use_id));
+      for (const r of events.filter((e) => e.kind === "tool_result" || e.kind === "tool_error"))
+        expect(calls).toContain(r.payload.tool_use_id);
+      row.imported?.(events);
+      expectNoSecrets(tapedeckDir(), needles);
+      expectPrivateModes(tapedeckDir());
+      expect(readFileSync(join(tapedeckDir(), ".gitignore"), "utf8")).toBe("*\n");
+      expect(
+        execFileSync("git", ["status", "--porcelain", "--ignored"], { cwd: sb.projectDir, encoding: "utf8" }),
+      ).not.toMatch(/\?\? \.tapedeck/);
+    }, 60_000);
+
+    it("list, show, search, export and promote work on them", async () => {
+      const [id] = ids as [string];
+      const listed = await json<Array<Record<string, unknown>>>(["list"]);
+      expect(listed.map((s) => s.provider_session_id).sort()).toEqual([...ids].sort());
+      expect(listed.find((s) => s.provider_session_id === id)).toMatchObject({
+        title: expect.stringMatching(row.listTitle),
+        tool_errors: 1,
+      });
+      const show = await cli(["show", id]);
+      expect(show.code, show.stderr).toBe(0);
+      expect(show.stdout).toContain(row.shown);
+      expect(show.stdout).toMatch(/Tokens: \d+ in/);
+      const hits = await json<Array<{ session_id: string }>>(["search", row.searched]);
+      expect(hits.some((h) => h.session_id === `${agent.name}:${id}`)).toBe(true);
+      const md = await cli(["export", id, "--format", "md"]);
+      expect(md.code, md.stderr).toBe(0);
+      expect(md.stdout).toContain("SCENARIO_FAIL");
+      const jsonl = await cli(["export", id, "--format", "jsonl"]);
+      expect(jsonl.stdout.split("\n").filter(Boolean).length).toBe(eventsOf(id).length + 1);
+      const promoted = await json<{ created: string[] }>(["promote", id, "--kinds", "user_prompt", "--yes"]);
+      expect(promoted.created.length).toBeGreaterThan(0);
+      const memory = await json<unknown[]>(["memory", "list"]);
+      expect(memory.length).toBe(promoted.created.length);
+    }, 120_000);
+
+    it("a second import adds nothing; a resumed session adds only its new turn", async () => {
+      const [id] = ids as [string];
+      const again = await json(["import", agent.name]);
+      expect(again).toMatchObject({ sessions: 0, events: 0, unchanged: ids.length });
+      const before = eventsOf(id);
+      await runOk(agent, sb, agent.resume(id, row.grown.prompt));
+      const grown = await json<{ imported: Array<Record<string, unknown>> }>(["import", agent.name]);
+      expect(grown.imported).toEqual([expect.objectContaining(row.grown.status)]);
+      const after = eventsOf(id);
+      expect(after.slice(0, before.length)).toEqual(before);
+      const added = after.slice(before.length);
+      expect(added.filter((e) => e.kind === "user_prompt").map((e) => e.payload.prompt)).toEqual([
+        row.grown.prompt,
+      ]);
+      expect(new Set(after.map((e) => e.event_id)).size).toBe(after.length);
+      expect(verifyChecksums(sessionDir(id)).ok).toBe(true);
+    }, 120_000);
+
+    row.more?.({ sb, ids, cli, json, sessionDir });
+
+    it("token counts equal a hook recording of the same session", async () => {
+      const install = await cli([
+        "install",
+        agent.name,
+        "--project",
+        sb.projectDir,
+        "--yes",
+        ...row.hooked.install,
+      ]);
+      expect(install.code, install.stderr).toBe(0);
+      const hooked = await session(row.hooked.prompts);
+      // The http transport's server appends asynchronously; the session is complete once SessionEnd is in.
+      await until(
+        () => existsSync(sessionDir(hooked)) && manifestOf(hooked).status === "complete",
+        20_000,
+        100,
+      );
+      const hookEvents = eventsOf(hooked);
+      expect(hookEvents.some((e) => e.kind === "turn_usage")).toBe(true);
+      const skipped = await json<{ skipped: Array<{ reason: string }> }>(["import", agent.name]);
+      expect(skipped.skipped.map((s) => s.reason)).toEqual([expect.stringContaining("recorded by hooks")]);
+      // The hook recording moved away, the same session imported from the agent's own files.
+      const aside = mkdtempSync(join(tmpdir(), "tapedeck-hooked-"));
+      try {
+        renameSync(sessionDir(hooked), join(aside, hooked));
+        expect(await json(["import", agent.name])).toMatchObject({ sessions: 1 });
+        expect(row.counts(eventsOf(hooked))).toEqual(row.counts(hookEvents));
+        expect(manifestOf(hooked).tokens).toEqual(
+          JSON.parse(readFileSync(join(aside, hooked, "manifest.json"), "utf8")).tokens,
+        );
+      } finally {
+        rmSync(aside, { recursive: true, force: true });
+      }
+    }, 180_000);
+  },
+);

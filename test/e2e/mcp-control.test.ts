@@ -1,3 +1,6 @@
+// @module-tag claude
+// @module-tag codex
+// @module-tag gemini
 /**
  * End to end: the user asks the agent to start or stop recording, and the agent does it through the tapedeck
  * MCP server that `tapedeck install <provider> --mcp` set up, with the real `claude`, `codex` and `gemini` CLIs offline

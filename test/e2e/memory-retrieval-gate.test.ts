@@ -1,3 +1,4 @@
+// @module-tag claude
 // What retrieval gives the real `claude` (offline, against the mock, over the default http transport): a
 // promoted session's fact and nothing of its small talk; no injection at all for an unrelated prompt (the
 // archive says "nothing_relevant" with the query); the fact for a related prompt, not again for the next

@@ -1,3 +1,6 @@
+// @module-tag claude
+// @module-tag codex
+// @module-tag gemini
 // Memory end to end with the real `claude`, `codex` and `gemini`, offline against the mocks, over the default
 // (http) transport (and Claude's over the command transport too): a session whose assistant states a fact is promoted into memory (twice: same ids, nothing
 // new), found by `memory search` with its source session, kept when the session is deleted; with retrieval on,

@@ -1,3 +1,6 @@
+// @module-tag claude
+// @module-tag codex
+// @module-tag man
 /**
  * What a new user does, with the real agent CLIs (issue 11, items 10, 11 and 17):
  * - works in a subdirectory of the project: `install`, the `claude` session, `record stop` and `uninstall`, all

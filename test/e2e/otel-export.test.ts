@@ -1,3 +1,6 @@
+// @module-tag claude
+// @module-tag codex
+// @module-tag gemini
 /**
  * End to end: sessions recorded from the real `claude`, `codex` and `gemini` CLIs (offline, against the mock
  * model servers) exported with `tapedeck otel export` to the in-repo OTLP/HTTP receiver, which decodes what it

@@ -1,3 +1,4 @@
+// @module-tag claude
 // `tapedeck replay` with the real claude, offline against the mock: a recorded baseline is replayed into a
 // new recorded session (new id, linked, the same prompts in order), with native memory on and off, and
 // nothing outside the experiment root changes.

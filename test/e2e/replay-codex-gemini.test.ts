@@ -1,3 +1,5 @@
+// @module-tag codex
+// @module-tag gemini
 // `tapedeck replay` with the real codex and gemini, offline against their mocks: a recorded baseline is
 // replayed into a new recorded session (new id, linked, the same prompts in order) with native memory on
 // (the project's memory file in the requests) and off (in none), and nothing outside the experiment root
@@ -6,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../src/core/schemas.ts";
+import { rowsFor } from "./agents.ts";
 import { codexAgent, geminiAgent, recordBaseline } from "./baseline.ts";
 import { tapedeck, untouched } from "./replay-harness.ts";
 import {
@@ -119,38 +122,41 @@ const GEMINI: ReplayCase<GeminiSandbox> = {
       .map((r) => r.body),
 };
 
-describe.each<ReplayCase<AgentSandbox>>([CODEX, GEMINI])("tapedeck replay ($provider)", (row) => {
-  const sb = row.sandbox(`replay-${row.provider}`);
-  let env: Record<string, string> = {};
-  let baseline = "";
-  let archive = "";
+describe.each<ReplayCase<AgentSandbox>>(rowsFor([CODEX, GEMINI], (r) => r.provider))(
+  "tapedeck replay ($provider)",
+  (row) => {
+    const sb = row.sandbox(`replay-${row.provider}`);
+    let env: Record<string, string> = {};
+    let baseline = "";
+    let archive = "";
 
-  beforeAll(async () => {
-    const agent = row.agent(sb);
-    env = agent.env;
-    ({ id: baseline, archive } = await recordBaseline(row.provider, sb, agent, {
-      fact: FACT,
-      prompts: PROMPTS,
-    }));
-  }, 180_000);
+    beforeAll(async () => {
+      const agent = row.agent(sb);
+      env = agent.env;
+      ({ id: baseline, archive } = await recordBaseline(row.provider, sb, agent, {
+        fact: FACT,
+        prompts: PROMPTS,
+      }));
+    }, 180_000);
 
-  it.each([
-    ["on", true],
-    ["off", false],
-  ] as const)(
-    `native memory %s: a new linked session, the same prompts, ${row.memoryFile} present only when on, nothing else touched`,
-    async (mode, carries) => {
-      const state = () =>
-        untouched({ home: sb.home, projectDir: sb.projectDir, archive, settings: row.settings(sb) });
-      const before = state();
-      const from = sb.mock.requests.length;
-      const manifest = await replayArm(sb, env, row.provider, baseline, mode);
-      const bodies = row.bodies(sb, manifest, from);
-      expect(bodies.length).toBeGreaterThan(0);
-      expect(promptsIn(bodies)).toEqual(PROMPTS);
-      expect(bodies.map((b) => JSON.stringify(b).includes(FACT))).toEqual(bodies.map(() => carries));
-      expect(state()).toEqual(before);
-    },
-    240_000,
-  );
-});
+    it.each([
+      ["on", true],
+      ["off", false],
+    ] as const)(
+      `native memory %s: a new linked session, the same prompts, ${row.memoryFile} present only when on, nothing else touched`,
+      async (mode, carries) => {
+        const state = () =>
+          untouched({ home: sb.home, projectDir: sb.projectDir, archive, settings: row.settings(sb) });
+        const before = state();
+        const from = sb.mock.requests.length;
+        const manifest = await replayArm(sb, env, row.provider, baseline, mode);
+        const bodies = row.bodies(sb, manifest, from);
+        expect(bodies.length).toBeGreaterThan(0);
+        expect(promptsIn(bodies)).toEqual(PROMPTS);
+        expect(bodies.map((b) => JSON.stringify(b).includes(FACT))).toEqual(bodies.map(() => carries));
+        expect(state()).toEqual(before);
+      },
+      240_000,
+    );
+  },
+);

@@ -1,3 +1,4 @@
+// @module-tag claude
 // `tapedeck experiment` with the real claude, offline against a mock that answers from what its context
 // holds: three arms, two repetitions, a report with every figure; an agent that crashes mid-replay; the
 // run guard; Ctrl-C; the dry run.

@@ -1,3 +1,4 @@
+// @module-tag claude
 // `tapedeck scenario run --against replay` over two arms with the real claude, against a mock that answers
 // from what its context holds (the codename only when the project's CLAUDE.md reached the request): the same
 // checks tell the arm with native memory from the one without, repetition after repetition.

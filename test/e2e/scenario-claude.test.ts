@@ -1,3 +1,4 @@
+// @module-tag claude
 // `tapedeck scenario` end to end with the real claude, offline against the mock: a recorded session becomes a
 // scenario; its facts, forbidden facts, validators and limits are graded on the recorded answer and on a
 // replay of it, with the exit codes CI relies on; the scenario file and every archive stay byte-identical.

@@ -1,3 +1,4 @@
+// @module-tag codex
 // `tapedeck scenario` with the real codex, offline against its mock: a recorded Codex session becomes a
 // scenario, graded on the recorded answer and on a replay through `codex exec` with the same checks.
 import { join } from "node:path";

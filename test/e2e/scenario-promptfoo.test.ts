@@ -1,3 +1,5 @@
+// @module-tag claude
+// @module-tag promptfoo
 // `tapedeck scenario export --to promptfoo --with-workspace` run by promptfoo itself (0.123, on the Node 22
 // that scripts/test-promptfoo.mjs installs from npm): `promptfoo validate` accepts the config and
 // `promptfoo eval` runs it with the export's own provider, which plays the conversation through the real

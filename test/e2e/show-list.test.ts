@@ -1,3 +1,5 @@
+// @module-tag claude
+// @module-tag codex
 /**
  * End to end: `tapedeck show`, `list` and `export --format md` on sessions recorded from the real `claude` and
  * `codex` CLIs, offline against the mock model servers. Each session is three runs of one session (a command

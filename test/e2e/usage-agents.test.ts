@@ -1,3 +1,5 @@
+// @module-tag codex
+// @module-tag gemini
 /**
  * End to end: `tapedeck usage` on sessions recorded from the real `codex` and `gemini` CLIs, offline against
  * the mocks. Their rows carry the tokens `tapedeck inspect` shows, in the report's one meaning: both report

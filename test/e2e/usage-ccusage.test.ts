@@ -1,3 +1,5 @@
+// @module-tag claude
+// @module-tag ccusage
 /**
  * End to end: sessions recorded from the real `claude` offline against the mock, in two projects (one session
  * each, resumed, with a subagent), then `tapedeck usage daily|session --json` beside `ccusage daily|session

@@ -1,3 +1,5 @@
+// @module-tag claude
+// @module-tag chromium
 /**
  * The viewer in a real browser: sessions recorded from the real `claude` offline against the mock, served by
  * `tapedeck view`, driven in Debian's Chromium through playwright-core (no browser is downloaded). Also the

@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_LIMITS, type Limits } from "../../src/core/bound.ts";
 import type { NormalizedEvent, SessionIdentity } from "../../src/core/event.ts";
+import { Envelope } from "../../src/core/schemas.ts";
 import type { SessionSpec } from "../../src/core/store.ts";
 
 export { tempProject, useTempProjects } from "./temp-project.ts";
@@ -32,4 +34,14 @@ export function event(
   payload: Record<string, unknown> = {},
 ): NormalizedEvent {
   return { kind, event_id: id, payload, terminal: kind === "session_end" };
+}
+
+/** A session directory's events.jsonl, one string per complete line. */
+export function eventLines(dir: string): string[] {
+  return readFileSync(join(dir, "events.jsonl"), "utf8").split("\n").filter(Boolean);
+}
+
+/** A session directory's events, each checked against the envelope schema. */
+export function storedEnvelopes(dir: string) {
+  return eventLines(dir).map((l) => Envelope.parse(JSON.parse(l)));
 }

@@ -6,43 +6,12 @@ import { recordEvents } from "../../../src/core/store.ts";
 import { indexPath, updateIndex } from "../../../src/memory/index/index.ts";
 import { MARK_CLOSE, MARK_OPEN } from "../../../src/memory/index/index-text.ts";
 import { parseQuery } from "../../../src/memory/index/query.ts";
-import {
-  type SearchFilters,
-  searchDatabase,
-  searchProject,
-  splitMarks,
-  substringSnippet,
-} from "../../../src/memory/index/search.ts";
+import { searchDatabase, splitMarks, substringSnippet } from "../../../src/memory/index/search.ts";
 import { openDatabase } from "../../../src/memory/index/sqlite.ts";
-import { event, identity, spec, useTempProjects } from "../../helpers/session.ts";
-import { useWriteLockHolders } from "./write-lock.ts";
+import { event, spec, useTempProjects } from "../../helpers/session.ts";
+import { search, seed } from "./search-fixture.ts";
 
 const project = useTempProjects("tapedeck-search-");
-const holdWriteLock = useWriteLockHolders();
-
-function seed(root: string): void {
-  const at = (t: string) => () => t;
-  recordEvents(
-    spec(root, { identity: identity("alpha-1") }),
-    [
-      event("user_prompt", "a", { prompt: "deploy the staging server" }),
-      event("assistant_message", "b", { text: "Deployed staging." }),
-    ],
-    at("2026-01-01T10:00:00.000Z"),
-  );
-  recordEvents(
-    spec(root, {
-      identity: identity("beta-2", "codex"),
-      sessionRoot: join(root, ".tapedeck", "codex-sessions"),
-    }),
-    [event("user_prompt", "a", { prompt: "deploy production now" })],
-    at("2026-06-01T10:00:00.000Z"),
-  );
-}
-
-function search(root: string, text: string, filters: SearchFilters = {}, limit = 20) {
-  return searchProject(root, parseQuery(text), filters, limit);
-}
 
 describe("search", () => {
   it("filters by provider, kind, session (id, provider id, prefix) and time", () => {
@@ -97,24 +66,6 @@ describe("search", () => {
   it("answers no hits for a project without recordings, creating nothing", () => {
     const root = project();
     expect(search(root, "anything")).toEqual({ hits: [], stale: false });
-  });
-
-  it("reads the index as it is while another process holds its write lock, and says so", async () => {
-    const root = project();
-    seed(root);
-    updateIndex(root);
-    recordEvents(spec(root, { identity: identity("alpha-1") }), [
-      event("user_prompt", "z", { prompt: "deploy later" }),
-    ]);
-    const child = await holdWriteLock(indexPath(root), "INSERT INTO meta VALUES ('x','y')");
-    const found = search(root, "deploy");
-    expect(found.stale).toBe(true);
-    expect(found.hits).toHaveLength(2);
-    child.kill("SIGKILL");
-    await new Promise((r) => child.on("exit", r));
-    const after = search(root, "deploy");
-    expect(after).toMatchObject({ stale: false });
-    expect(after.hits).toHaveLength(3);
   });
 
   it("marks substring matches case-insensitively and gives their offsets", () => {

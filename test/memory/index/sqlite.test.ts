@@ -10,12 +10,10 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { MemoryDbError, openDatabase, toMemoryDbError } from "../../../src/memory/index/sqlite.ts";
+import { MemoryDbError, openDatabase } from "../../../src/memory/index/sqlite.ts";
 import { useTempProjects } from "../../helpers/session.ts";
-import { useWriteLockHolders } from "./write-lock.ts";
 
 const project = useTempProjects("tapedeck-sqlite-");
-const holdWriteLock = useWriteLockHolders();
 
 function problemOf(fn: () => unknown): MemoryDbError {
   try {
@@ -105,24 +103,6 @@ describe("openDatabase", () => {
     const error = problemOf(() => openDatabase(path));
     expect(error.problem).toBe("unsafe");
     expect(error.message).toContain("not a regular file");
-  });
-
-  it("says another process holds the lock after a short wait", async () => {
-    const root = project();
-    const path = join(root, "index.sqlite");
-    const db = openDatabase(path);
-    db.exec("CREATE TABLE t (x)");
-    await holdWriteLock(path, "INSERT INTO t VALUES (2)");
-    let caught: unknown;
-    try {
-      db.prepare("INSERT INTO t VALUES (1)").run();
-    } catch (error) {
-      caught = error;
-    }
-    const error = toMemoryDbError(caught, path);
-    expect(error.problem).toBe("locked");
-    expect(error.message).toContain("locked by another tapedeck process");
-    db.close();
   });
 
   it("a planted or loosened 0644 file (a clone's .tapedeck/) is made 0600, and so are the -wal/-shm SQLite gives its mode", () => {

@@ -1,3 +1,4 @@
+// @module-tag chromium
 /**
  * The viewer's usage page in Debian's Chromium (playwright-core, no browser downloaded), on sessions of three
  * providers recorded through the store: the same numbers as `tapedeck usage` for the browser's own time zone,

@@ -1,0 +1,46 @@
+// The test tiers, one vitest project each (vitest.config.ts), and the one rule of which file is in which:
+//
+// - unit: the code under test runs in the test's own process: no built bundle, no tapedeck child process,
+//   no soak. `npm test` runs it with cli, in under a minute on two cores.
+// - cli: the command line. Commands run in process through test/helpers/program.ts (runProgram); a file
+//   about the built program itself (help, exit codes, the lazy chunks, the hook bundle, the MCP server's
+//   stdio, the hook client) runs dist/ and is named `*.cli.test.ts` outside test/cli/.
+// - soak: kills, many processes at once, the long generated runs: `*.soak.test.ts`.
+// - e2e: the real agent CLIs, Chromium, promptfoo, ccusage and the other real programs a test needs
+//   installed (test/e2e/, or `*.e2e.test.ts`); each file tags the agents and peers it runs.
+//
+// test/architecture/tiers.test.ts holds every file to its tier.
+
+export interface Tier {
+  name: "unit" | "cli" | "soak" | "e2e";
+  include: readonly string[];
+  exclude: readonly string[];
+}
+
+const SOAK = "test/**/*.soak.test.ts";
+const E2E = ["test/e2e/**/*.test.ts", "test/**/*.e2e.test.ts"];
+const CLI = ["test/cli/**/*.test.ts", "test/**/*.cli.test.ts"];
+
+export const TIERS: readonly Tier[] = [
+  { name: "unit", include: ["test/**/*.test.ts"], exclude: [...CLI, SOAK, ...E2E] },
+  { name: "cli", include: CLI, exclude: [SOAK, ...E2E] },
+  { name: "soak", include: [SOAK], exclude: E2E },
+  { name: "e2e", include: E2E, exclude: [] },
+];
+
+/** What an e2e file may tag itself with: the agents, and the other real programs it runs. */
+export const AGENT_TAGS = [
+  "claude",
+  "codex",
+  "gemini",
+  "chromium",
+  "promptfoo",
+  "ccusage",
+  "zsh",
+  "man",
+] as const;
+
+/** `npm run test:e2e claude`: only this agent's rows of a file over several agents (undefined: all). */
+export function e2eAgent(): string | undefined {
+  return process.env.TAPEDECK_E2E_AGENT || undefined;
+}

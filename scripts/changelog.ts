@@ -95,7 +95,8 @@ export function withUnreleased(changelog: string, body: string): string {
 }
 
 function git(args: string[]): string {
-  return execFileSync("git", args, { encoding: "utf8" });
+  // git's own complaint (no tag yet) is an answer here, not an error to show.
+  return execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
 }
 
 /** The commit the changelog starts after: CHANGELOG.md's marker line. */

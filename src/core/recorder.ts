@@ -12,11 +12,18 @@ import {
   SESSION_FILES,
   tapedeckDir,
 } from "./paths.ts";
+import type { PreparedEvent } from "./prepare.ts";
 import type { ProviderAdapter } from "./provider.ts";
 import { registerSession } from "./registry.ts";
 import { replayLabels } from "./replay-labels.ts";
 import { sessionSpecFor } from "./session-spec.ts";
-import { type RecordOutcome, recordEvents, type SessionSpec, sessionDirNameFor } from "./store.ts";
+import {
+  prepareForSession,
+  type RecordOutcome,
+  recordPrepared,
+  type SessionSpec,
+  sessionDirNameFor,
+} from "./store.ts";
 import { markTurn, takeTurnMark } from "./turn-marks.ts";
 
 /** `covered`: a fallback report of a turn the hooks already recorded; nothing written. */
@@ -98,16 +105,22 @@ export interface RunHookOptions {
   addContext?: ContextStep;
 }
 
-/** What the context step sees of a hook. */
+/**
+ * What the context step sees of a hook: its events as the archive will hold them, never the payload as the
+ * agent sent it. Whatever the step derives from a prompt (the search retrieval runs, the query its event
+ * records) is then made of text already redacted with the project's rules: reshaping a secret before
+ * redaction (lowercased, quoted term by term) hides it from the redactor.
+ */
 export interface PromptHookView {
   provider: string;
   projectRoot: string;
   providerConfig: ProviderConfig;
-  payload: unknown;
-  /** The payload's normalized events (the prompt among them, on a prompt hook). */
-  events: readonly NormalizedEvent[];
-  /** Events the adapter derived outside the payload (an inferred compaction), when recording. */
-  enriched?: readonly NormalizedEvent[];
+  /** The payload's `hook_event_name`: which hook this is. */
+  hookEvent?: string;
+  /** The payload's events, prepared for the archive (redacted, bounded): the prompt among them, on a prompt hook. */
+  events: readonly PreparedEvent[];
+  /** Events the adapter derived outside the payload (an inferred compaction), when recording; prepared too. */
+  enriched?: readonly PreparedEvent[];
   /** The archive's session id: what the step keeps per-session state under. */
   sessionId?: string;
 }
@@ -146,10 +159,13 @@ export function runHook(
     };
     ensureTapedeckDir(project);
     const extra = enrich(hook);
-    added = addContext(options, { ...viewOf(hook), payload: parsed.value, enriched: extra?.events ?? [] });
-    const events = [...result.events, ...(extra?.events ?? []), ...(added?.event ? [added.event] : [])];
-    const outcome = record(hook, events);
-    afterRecord(hook, events, extra?.state, env);
+    // Prepared once, before the context step: it reads the events as they will be stored.
+    const own = prepareForSession(hook.spec, result.events);
+    const enriched = prepareForSession(hook.spec, extra?.events ?? []);
+    added = addContext(options, { ...viewOf(hook, parsed.value, own), enriched });
+    const injected = added?.event ? prepareForSession(hook.spec, [added.event]) : [];
+    const outcome = record(hook, [...own, ...enriched, ...injected]);
+    afterRecord(hook, [...result.events, ...(extra?.events ?? [])], extra?.state, env);
     return { status: "recorded", outcome, project, providerConfig, ...outputOf(added) };
   } catch (error) {
     writeDiagnostic(tapedeckDir(project), { what: "error", stage: "record", code: errorCode(error) });
@@ -157,14 +173,21 @@ export function runHook(
   }
 }
 
-function viewOf(hook: HookRun): Omit<PromptHookView, "payload"> {
+function viewOf(hook: HookRun, payload: unknown, events: readonly PreparedEvent[]): PromptHookView {
+  const hookEvent = hookEventOf(payload);
   return {
     provider: hook.adapter.name,
     projectRoot: hook.located.root,
     providerConfig: hook.providerConfig,
-    events: hook.result.events,
+    ...(hookEvent !== undefined ? { hookEvent } : {}),
+    events,
     sessionId: hook.result.context.identity.session_id,
   };
+}
+
+function hookEventOf(payload: unknown): string | undefined {
+  const name = (payload as { hook_event_name?: unknown } | null)?.hook_event_name;
+  return typeof name === "string" ? name : undefined;
 }
 
 function outputOf(added: ReturnType<ContextStep>): { output?: string } {
@@ -203,21 +226,23 @@ function contextWhileStopped(
   if (!providerConfig || !options.addContext || providerConfig.retrieval?.state !== "on") return gated;
   const parsed = parsedToLocate ?? parsePayload(input);
   if (!parsed.ok) return gated;
-  let result: NormalizeResult;
+  let hook: HookRun;
+  let events: PreparedEvent[];
   try {
-    result = adapter.normalize(parsed.value, env);
+    const result = adapter.normalize(parsed.value, env);
+    hook = {
+      adapter,
+      located,
+      providerConfig,
+      result,
+      spec: specFor(adapter, located, result, env, options),
+    };
+    // Nothing is written, but the step still sees the prompt only as it would be stored.
+    events = prepareForSession(hook.spec, result.events);
   } catch {
     return gated;
   }
-  const view = {
-    provider: adapter.name,
-    projectRoot: located.root,
-    providerConfig,
-    payload: parsed.value,
-    events: result.events,
-    sessionId: result.context.identity.session_id,
-  };
-  return { ...gated, ...outputOf(addContext(options, view)) };
+  return { ...gated, ...outputOf(addContext(options, viewOf(hook, parsed.value, events))) };
 }
 
 type Parsed = ReturnType<typeof parsePayload>;
@@ -331,8 +356,8 @@ function enrich(hook: HookRun): ReturnType<NonNullable<ProviderAdapter["enrich"]
   }
 }
 
-function record(hook: HookRun, events: NormalizedEvent[]): RecordOutcome {
-  if (events.length > 0) return recordEvents(hook.spec, events);
+function record(hook: HookRun, events: PreparedEvent[]): RecordOutcome {
+  if (events.length > 0) return recordPrepared(hook.spec, events);
   // A hook that only moves provider state (Gemini's per-chunk AfterModel) takes no lock and writes no event.
   const { sessionRoot, identity, projectRoot, dirName } = hook.spec;
   return {

@@ -490,15 +490,36 @@ export function recordEvents(
   events: NormalizedEvent[],
   now: () => string = nowIso,
 ): RecordOutcome {
+  return recordPrepared(spec, prepareForSession(spec, events, now), now);
+}
+
+/**
+ * The events as the session's archive will hold them: redacted with the built-in rules and the project's own
+ * (.tapedeck/redaction.json; an invalid file leaves the built-in ones), bounded, their ids in stored form.
+ * What the hook path derives anything from (the search retrieval runs on a prompt), before it appends them.
+ */
+export function prepareForSession(
+  spec: SessionSpec,
+  events: readonly NormalizedEvent[],
+  now: () => string = nowIso,
+): PreparedEvent[] {
+  const identity = storedIdentity(spec.identity);
+  const rules = loadRedactionRules(spec.projectRoot).rules;
+  return events.map((e) => prepareEvent(e, identity, spec.limits, now, rules));
+}
+
+/** Appends events prepareForSession made for this session: recordEvents' second half. */
+export function recordPrepared(
+  spec: SessionSpec,
+  prepared: PreparedEvent[],
+  now: () => string = nowIso,
+): RecordOutcome {
   const safeSpec = { ...spec, identity: storedIdentity(spec.identity) };
   const dir = ensureSessionDir(
     safeSpec.sessionRoot,
     spec.dirName ?? sessionDirNameFor(safeSpec.identity),
     spec.projectRoot,
   );
-  // The project's own rules (.tapedeck/redaction.json); an invalid file leaves the built-in ones.
-  const rules = loadRedactionRules(spec.projectRoot).rules;
-  const prepared = events.map((e) => prepareEvent(e, safeSpec.identity, safeSpec.limits, now, rules));
   const outcome: RecordOutcome = {
     sessionDir: dir,
     appended: 0,

@@ -352,6 +352,25 @@ describe("hook client: output for the agent (retrieval's added context)", () => 
     expect(events(p.root)).toHaveLength(1);
   });
 
+  it("the server's context step sees the prompt as stored, redacted, never as the agent sent it", async () => {
+    const p = await project();
+    retrievalOn(p.root);
+    const token = ["gh", "p_", "Zq8xVb2LmN4pR7tW9yKc3Hd5Jf6Gs1Ae0BuXk"].join("");
+    const seen: unknown[] = [];
+    const server = await startHookServer({
+      project: p.root,
+      port: 0,
+      runFile: p.runFile,
+      addContext: (view) => {
+        seen.push(...view.events.map((e) => e.payload.prompt));
+        return undefined;
+      },
+    });
+    cleanups.push(() => server.close());
+    expect(await hook(p.root, prompt(1, `rotate ${token}`), serverOnly(p.root))).toEqual(silent);
+    expect(seen).toEqual(["rotate [REDACTED:github_token]"]);
+  });
+
   it("a server with nothing to add: the client stays silent", async () => {
     const p = await project();
     retrievalOn(p.root);

@@ -14,6 +14,7 @@ import { errorCode, writeDiagnostic } from "../../core/diagnostics.ts";
 import type { NormalizedEvent } from "../../core/event.ts";
 import { CONTEXT_INJECTION, type ContextInjector, type InjectionOutcome } from "../../core/injection.ts";
 import { tapedeckDir } from "../../core/paths.ts";
+import type { PreparedEvent } from "../../core/prepare.ts";
 import type { ContextStep, PromptHookView } from "../../core/recorder.ts";
 import { forgetGiven, noteGiven, readSessionMemory, type SessionMemory } from "./session-state.ts";
 
@@ -91,18 +92,16 @@ export function retrievalOf(config: ProviderConfig | undefined): RetrievalConfig
   return config?.retrieval ?? { state: "off" };
 }
 
-function hookEventOf(payload: unknown): string | undefined {
-  const name = (payload as { hook_event_name?: unknown } | null)?.hook_event_name;
-  return typeof name === "string" ? name : undefined;
-}
-
-/** The main agent's prompt of this hook; a subagent's task message is its parent's words, not the user's. */
-function promptOf(events: readonly NormalizedEvent[]): NormalizedEvent | undefined {
+/**
+ * The main agent's prompt of this hook, as the archive stores it (redacted: the search is made of it); a
+ * subagent's task message is its parent's words, not the user's.
+ */
+function promptOf(events: readonly PreparedEvent[]): PreparedEvent | undefined {
   return events.find((e) => e.kind === "user_prompt" && !e.agent_id && typeof e.payload.prompt === "string");
 }
 
 /** One per prompt: a retried hook gives the same id, and the store keeps the first. */
-function injectionId(prompt: NormalizedEvent): string {
+function injectionId(prompt: PreparedEvent): string {
   const hash = createHash("sha256").update(`${CONTEXT_INJECTION}\n${prompt.event_id}`).digest("hex");
   return `provider_event-${hash.slice(0, 32)}`;
 }
@@ -113,7 +112,7 @@ interface Asked {
 }
 
 function injectionEvent(
-  prompt: NormalizedEvent,
+  prompt: PreparedEvent,
   hookEvent: string,
   asked: Asked,
   found: Retrieval | { outcome: "failed"; error: string },
@@ -150,7 +149,7 @@ function injectionEvent(
  * The agent's context starts afresh: a compaction (any provider's, including Gemini's inferred one) or a
  * session started again from a compacted or cleared conversation.
  */
-function startsAfresh(events: readonly NormalizedEvent[]): boolean {
+function startsAfresh(events: readonly PreparedEvent[]): boolean {
   return events.some(
     (e) =>
       e.kind === "compaction" ||
@@ -195,7 +194,7 @@ export function contextStep(
         diagnose(view, "retrieval-state", error);
       }
     }
-    if (hookEventOf(view.payload) !== injector.hookEvent) return undefined;
+    if (view.hookEvent !== injector.hookEvent) return undefined;
     const prompt = promptOf(view.events);
     if (!prompt) return undefined;
     const budget = clampBudget(view.providerConfig.retrieval?.budget_bytes);

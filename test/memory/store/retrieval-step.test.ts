@@ -17,6 +17,10 @@ import { useTempProjects } from "../../helpers/session.ts";
 const FIXTURES = join(import.meta.dirname, "..", "..", "fixtures");
 const project = useTempProjects("tapedeck-retrieval-step-");
 
+// Assembled at run time: no literal token in the source.
+const GITHUB_TOKEN = `gh${"p_"}${"Zq8".repeat(12)}`;
+const ACME_TOKEN = `acme_${"k3x9".repeat(6)}`;
+
 const FOUND: Retrieval = {
   outcome: "injected",
   text: wrapInjected("the deploy key rotates on Fridays", ["m1-aaa"]),
@@ -47,9 +51,15 @@ function setUp(provider: string, config: Partial<ProviderConfig>) {
   return { root, asked, step: contextStep(injectorFor, () => module) };
 }
 
-function run(provider: string, hook: string, root: string, step: ReturnType<typeof contextStep>) {
+function run(
+  provider: string,
+  hook: string,
+  root: string,
+  step: ReturnType<typeof contextStep>,
+  over: Record<string, unknown> = {},
+) {
   const p = JSON.parse(readFileSync(join(FIXTURES, provider, `${hook}.json`), "utf8"));
-  const data = Buffer.from(JSON.stringify({ ...p, cwd: root }));
+  const data = Buffer.from(JSON.stringify({ ...p, cwd: root, ...over }));
   const env = { TAPEDECK_PROJECT_DIR: root, TAPEDECK_HOME: join(root, "home") };
   return runHook(adapterFor(provider)!, { data, overflow: false }, env, undefined, { addContext: step });
 }
@@ -116,6 +126,22 @@ describe.each([
       expect(recorded(result.outcome?.sessionDir).some((e) => e.payload.type === "context_injection")).toBe(
         false,
       );
+    }
+  });
+
+  it("the search is given the prompt as stored, redacted with the project's rules, recording on or stopped", () => {
+    for (const recording of ["on", "off"] as const) {
+      const { root, asked, step } = setUp(provider, { recording, retrieval: { state: "on" } });
+      writeFileSync(
+        join(root, ".tapedeck", "redaction.json"),
+        JSON.stringify({ patterns: [{ name: "acme_token", regex: "acme_[a-z0-9]{24}" }] }),
+      );
+      const prompt = `rotate these: ${GITHUB_TOKEN} and ${ACME_TOKEN} for the deploy key`;
+      const result = run(provider, promptHook, root, step, { prompt });
+      expect(result.output).toBe(injectorFor(provider)!.output(FOUND.text));
+      expect(asked).toEqual([
+        "rotate these: [REDACTED:github_token] and [REDACTED:acme_token] for the deploy key",
+      ]);
     }
   });
 

@@ -11,6 +11,7 @@
 import { closeSync, constants, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDir, lstatOrUndefined, openRegularSync, pruneStaleFiles } from "./fsutil.ts";
+import { storedId } from "./identity.ts";
 import { ensureTapedeckDir, sessionDirName, UnsafePathError } from "./paths.ts";
 
 const DIR = "turn-marks";
@@ -33,8 +34,9 @@ function marksDir(projectRoot: string, create: boolean): string | undefined {
   return dir;
 }
 
+/** Named by the turn's stored id (identity.ts), as the archive holds it: a turn id may hold a credential. */
 function markName(provider: string, turnId: string): string {
-  return `${sessionDirName(provider)}-${sessionDirName(turnId)}`;
+  return `${sessionDirName(provider)}-${sessionDirName(storedId(turnId))}`;
 }
 
 export function markTurn(projectRoot: string, provider: string, turnId: string): void {

@@ -67,6 +67,19 @@ describe("notify after the hooks", () => {
     expect(readdirSync(join(root, ".tapedeck", "turn-marks"))).toEqual([]);
   });
 
+  it("a turn id holding a credential names its mark by its stored form, and notify still finds it", () => {
+    const root = project(true);
+    const env = { TAPEDECK_PROJECT_DIR: root };
+    // A safe file name as it stands: only its stored form (identity.ts) keeps it out of the directory.
+    const turn = `AK${"IA"}${"Q7ZX4W2M".repeat(2)}`;
+    expect(runHook(codexAdapter, input({ ...prompt, turn_id: turn }), env).status).toBe("recorded");
+    const marks = readdirSync(join(root, ".tapedeck", "turn-marks"));
+    expect(marks).toHaveLength(1);
+    expect(marks[0]!.toLowerCase()).not.toContain(turn.toLowerCase());
+    expect(runHook(codexNotifyAdapter, input(notice(turn)), env).status).toBe("covered");
+    expect(readdirSync(join(root, ".tapedeck", "turn-marks"))).toEqual([]);
+  });
+
   it("a turn the hooks did not record is recorded from notify", () => {
     const root = project(true);
     const env = { TAPEDECK_PROJECT_DIR: root };

@@ -26,7 +26,7 @@ import { ensureSessionDir, SESSION_FILES, sessionDirName } from "./paths.ts";
 import { type PreparedEvent, prepareEvent } from "./prepare.ts";
 import { noteTornTail, tornReason } from "./recovery-report.ts";
 import { loadRedactionRules } from "./redact/rules-file.ts";
-import { REDACTION_POLICY } from "./redact.ts";
+import { REDACTION_POLICY, redactText } from "./redact.ts";
 import type { ReplayLabels } from "./replay-labels.ts";
 import { parseEventLine, scanLines, sha256OfFd } from "./scan.ts";
 import type { Checksums, ImportRecord, Manifest } from "./schemas.ts";
@@ -254,7 +254,9 @@ class SessionWriter {
       incomplete_reason: null,
       recording_mode: spec.mode,
       repository_revision: git.revision,
-      repository_branch: git.branch,
+      // A branch is named by whoever made it, and may be named after a token: kept as redaction leaves it.
+      repository_branch:
+        git.branch === null ? null : redactText(git.branch, loadRedactionRules(spec.projectRoot).rules).text,
       event_count: 0,
       byte_count: 0,
       redaction_count: 0,

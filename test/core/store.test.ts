@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { acquireLock } from "../../src/core/lock.ts";
@@ -180,5 +180,15 @@ describe("session store", () => {
       event("session_start", "s"),
     ]);
     expect(out.sessionDir.startsWith(join(root, ".tapedeck", "claude-sessions", "h-"))).toBe(true);
+  });
+
+  it("keeps the branch in the manifest as redaction leaves it: a token in a branch name is not written", () => {
+    const root = project();
+    const token = ["gh", "p_", "Zq8xVb2LmN4pR7tW9yKc3Hd5Jf6Gs1Ae0BuXk"].join("");
+    mkdirSync(join(root, ".git", "refs", "heads"), { recursive: true });
+    writeFileSync(join(root, ".git", "HEAD"), `ref: refs/heads/fix-${token}\n`);
+    const out = recordEvents(spec(root), [event("session_start", "s")]);
+    const manifest = Manifest.parse(JSON.parse(readFileSync(join(out.sessionDir, "manifest.json"), "utf8")));
+    expect(manifest.repository_branch).toBe("fix-[REDACTED:github_token]");
   });
 });

@@ -29,8 +29,9 @@
 // Also written: `attachment` records (key set of the real ones) holding the request's system-role
 // messages, which Claude Code replays from `rendered` on resume (see ATTACHMENT_KEYS).
 import { createHash } from "node:crypto";
+import { storedId } from "../../../core/identity.ts";
 import type { Json, JsonObject } from "../../../core/json.ts";
-import { type RedactionRules, redactValue } from "../../../core/redact.ts";
+import { type RedactionRules, redactText, redactValue } from "../../../core/redact.ts";
 import { VERSION } from "../../../core/version.ts";
 import { isRecord } from "../../shared.ts";
 import {
@@ -144,6 +145,50 @@ export function prepareAssistantContent(blocks: JsonObject[], opts: ContentOptio
     ? blocks
     : blocks.filter((b) => !(typeof b.type === "string" && THINKING_TYPES.has(b.type)));
   return finishContent(referenceBlocks(kept), opts, "message.content") as JsonObject[];
+}
+
+/**
+ * What a record says besides its content that came off the wire as it was sent (the session and agent
+ * headers, the model and effort of the body, the response's ids, its stop sequence, its other fields), as
+ * redaction leaves it: an id in the form the archive stores ids in (`redacted-<hash>` for one that holds a
+ * credential, identity.ts), any other text redacted as content is. Restore writes the session id it is given.
+ */
+export function prepareRecordContext(ctx: RecordContext, opts: ContentOptions): RecordContext {
+  if (!opts.redact) return ctx;
+  return {
+    ...ctx,
+    sessionId: storedId(ctx.sessionId),
+    agentId: ctx.agentId === null ? null : storedId(ctx.agentId),
+    requestedModel: redactedText(ctx.requestedModel, opts),
+    effort: redactedText(ctx.effort, opts),
+  };
+}
+
+/** The response's request id, as prepareRecordContext leaves the request's. */
+export function prepareRequestId(id: string | null, opts: ContentOptions): string | null {
+  return opts.redact && id !== null ? storedId(id) : id;
+}
+
+/** The assistant message: its content (prepareAssistantContent) and every other field, as prepareRecordContext. */
+export function prepareAssistantMessage(m: AccumulatedMessage, opts: ContentOptions): AccumulatedMessage {
+  const content = prepareAssistantContent(m.content, opts);
+  if (!opts.redact) return { ...m, content };
+  const rest = (v: Json, path: string) => redactValue(v, path, opts.rules).value as Json;
+  return {
+    ...m,
+    id: m.id === null ? null : storedId(m.id),
+    model: redactedText(m.model, opts),
+    content,
+    stop_reason: redactedText(m.stop_reason, opts),
+    stop_sequence: redactedText(m.stop_sequence, opts),
+    stop_details: rest(m.stop_details, "message.stop_details"),
+    usage: rest(m.usage, "message.usage") as JsonObject,
+    extra: rest(m.extra, "message") as JsonObject,
+  };
+}
+
+function redactedText(text: string | null, opts: ContentOptions): string | null {
+  return text === null ? null : redactText(text, opts.rules).text;
 }
 
 /**

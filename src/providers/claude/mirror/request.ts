@@ -18,7 +18,9 @@ import {
 import {
   type ContentOptions,
   type MirrorRecord,
-  prepareAssistantContent,
+  prepareAssistantMessage,
+  prepareRecordContext,
+  prepareRequestId,
   prepareSystemRendering,
   prepareUserContent,
   type RecordContext,
@@ -94,7 +96,7 @@ export function stageRequest(ctx: ProxyContext, deps: MirrorDeps): RequestState 
   return {
     target: { sessionId, agentId },
     key,
-    record: recordContext(ctx, body, sessionId, agentId),
+    record: prepareRecordContext(recordContext(ctx, body, sessionId, agentId), deps.contentOpts),
     plan: planUserMessages(deps.dedup().get(key, requestMs), userTurnsOf(body.messages)),
     requestMs,
     acc: new MessageAccumulator(),
@@ -127,7 +129,10 @@ export function flush(
 ): Promise<void> {
   st.done = true;
   const flushMs = deps.now();
-  const requestId = headerValue(ctx.responseHeaders, "request-id") ?? null;
+  const requestId = prepareRequestId(
+    headerValue(ctx.responseHeaders, "request-id") ?? null,
+    deps.contentOpts,
+  );
   const store = deps.dedup();
   const w = deps.writer();
   const written: Promise<AppendResult> = w.append(st.target, (head) => {
@@ -165,7 +170,7 @@ function buildRecords(
 ): MirrorRecord[] {
   const records = userRecords(st, plan, parent, opts);
   if (message) {
-    const prepared = { ...message, content: prepareAssistantContent(message.content, opts) };
+    const prepared = prepareAssistantMessage(message, opts);
     records.push(
       shapeAssistantRecord(st.record, {
         message: prepared,

@@ -521,6 +521,39 @@ describe("transcript mirror extension", () => {
       expect(records[1]?.message.content[0].text).toContain("[REDACTED:");
     });
 
+    it("a credential in a session or agent header, the model or the reply's fields reaches no mirror file", async () => {
+      const { ext, dir } = setup();
+      const key = plantedKey();
+      const token = ["gh", "p_", "Zq8xVb2LmN4pR7tW9yKc3Hd5Jf6Gs1Ae0BuXk"].join("");
+      const conv = new Conversation(ext, {
+        sessionId: token,
+        // As a header: the helper would also spell it into the message ids, glued where no rule sees a key.
+        headers: { "x-claude-code-agent-id": key },
+        model: `claude ${key}`,
+        requestId: `req ${key}`,
+      });
+      conv.messages.push({ role: "user", content: "hi" });
+      await conv.reply([{ type: "text", text: "ok" }], `stop at ${key}`);
+      await ext.idle();
+      const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => readFileSync(join(e.parentPath, e.name), "utf8"));
+      expect(files.length).toBeGreaterThan(1);
+      for (const text of files) {
+        expect(text).not.toContain(key);
+        expect(text).not.toContain(token);
+      }
+      const records = readRecords(dir, token, key);
+      expect(records.map((r) => r.type)).toEqual(["user", "assistant"]);
+      expect(records[0]).toMatchObject({ sessionId: expect.stringMatching(/^redacted-/) });
+      expect(records[0]?.agentId).toMatch(/^redacted-/);
+      expect(records[1]).toMatchObject({
+        requestedModel: "claude [REDACTED:anthropic_key]",
+        requestId: expect.stringMatching(/^redacted-/),
+        message: { stop_reason: "stop at [REDACTED:anthropic_key]" },
+      });
+    });
+
     it("keeps content byte-faithful when redaction is off", async () => {
       const { ext, dir } = setup({ redact: false });
       const key = plantedKey();

@@ -80,7 +80,7 @@ function toolError(error: unknown): MemoryToolError {
 export function memorySearch(scope: ControlScope, query: string, limit = 5): CompactHit[] {
   const n = Math.max(1, Math.min(MAX_SEARCH_HITS, Math.trunc(limit)));
   return withMemory(scope, [], (store) =>
-    store.search(query, { limit: n }).map((h) => ({
+    store.givable(store.search(query, { limit: n })).map((h) => ({
       id: h.id,
       kind: h.kind,
       title: h.title,
@@ -104,7 +104,7 @@ export interface ItemBody {
 export function memoryGet(scope: ControlScope, ids: readonly string[]): ItemBody[] {
   if (ids.length > MAX_GET_ITEMS) throw new MemoryToolError(`at most ${MAX_GET_ITEMS} ids at once`);
   return withMemory(scope, [], (store) =>
-    store.get(ids).map((i: MemoryItem) => ({
+    store.givable(store.get(ids)).map((i: MemoryItem) => ({
       id: i.id,
       kind: i.kind,
       title: i.title,

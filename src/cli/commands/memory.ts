@@ -17,7 +17,7 @@ import {
 import { exportMemory } from "../../memory/store/export.ts";
 import { ITEM_KINDS, type MemoryItem, type MemoryKind } from "../../memory/store/items.ts";
 import { type MemoryHit, type MemoryStore, openMemory } from "../../memory/store/store.ts";
-import { verifyMemory } from "../../memory/store/verify.ts";
+import { type VerifyFinding, verifyMemory } from "../../memory/store/verify.ts";
 import { CliError, confirm, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
 
@@ -286,16 +286,27 @@ function verifyCommand(opts: MemoryOpts): void {
   else {
     for (const f of report.findings) {
       say(
-        `${f.id}  ${f.problem.padEnd(7)} ${printable(f.session_id)}: ${f.reason}  (${printable(f.title)})\n`,
+        `${f.id}  ${f.problem.padEnd(8)} ${printable(f.session_id)}: ${f.reason}  (${printable(f.title)})\n`,
       );
     }
-    say(
-      report.findings.length === 0
-        ? `${report.checked} item(s) checked: every source is intact\n`
-        : `${report.checked} item(s) checked: ${report.findings.length} with a source gone or changed (the items are kept)\n`,
-    );
+    say(`${report.checked} item(s) checked: ${verdict(report.findings)}\n`);
   }
   if (report.findings.length > 0) process.exitCode = EXIT.failed;
+}
+
+/** The summary line's verdict: what was found, by kind. */
+function verdict(findings: readonly VerifyFinding[]): string {
+  if (findings.length === 0) return "every item is as tapedeck wrote it, every source intact";
+  const count = (ps: string[]) =>
+    new Set(findings.filter((f) => ps.includes(f.problem)).map((f) => f.id)).size;
+  const parts: string[] = [];
+  const tampered = count(["tampered"]);
+  const unproven = count(["unproven"]);
+  const sources = count(["gone", "changed"]);
+  if (tampered > 0) parts.push(`${tampered} changed outside tapedeck (never given to the agent)`);
+  if (unproven > 0) parts.push(`${unproven} without a proof of their own`);
+  if (sources > 0) parts.push(`${sources} with a source gone or changed`);
+  return `${parts.join(", ")}; the items are kept`;
 }
 
 export function register(program: Command): void {
@@ -353,7 +364,9 @@ export function register(program: Command): void {
     .action(exportCommand);
   memory
     .command("verify")
-    .description("re-read each item's source: report items whose session is gone or changed (exit 1)")
+    .description(
+      "check each item's proof and re-read its source: report items changed outside tapedeck, unproven, or whose session is gone or changed (exit 1)",
+    )
     .option("--project <dir>", PROJECT_HELP)
     .option("--json", "machine-readable output")
     .action(verifyCommand);

@@ -7,12 +7,20 @@
 // user's 0700 tapedeck home (never in a project), of a nonce drawn when the file was laid out. A repository
 // can copy the nonce but cannot compute the proof; a file without a valid one is never given to the agent
 // (retrieval, the MCP memory tools), whatever the config says. Moving or copying a project keeps the proof.
+//
+// That proof covers the nonce only: it says who laid the file out, nothing of what is in it now. So each item
+// carries its own (format 3): an HMAC under the same key over everything the item says and where it came from,
+// written by tapedeck whenever it writes the item (promote, edit). An item changed by anything else (any SQLite
+// client, a row copied in from elsewhere) no longer matches it: `memory verify` reports it and it is never given
+// to the agent. A format-3 file's origin proof is of another kind than a format-2 file's (the version in what
+// is signed), so a file cannot be turned back into format 2, whose items carry no proof, and keep its origin.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { fstatSync, linkSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { readRange } from "../../core/byte-range.ts";
 import { ensureDir, isErrno, withRegularFile, writeTempSibling } from "../../core/fsutil.ts";
+import type { MemoryItem } from "./item-shape.ts";
 
 const KEY_FILE = "memory.key";
 
@@ -66,19 +74,71 @@ export function newNonce(): string {
   return randomBytes(16).toString("hex");
 }
 
-export function originMac(key: Buffer, nonce: string): string {
-  return createHmac("sha256", key).update(`tapedeck memory origin 1\0${nonce}`).digest("hex");
+/**
+ * A file's origin proof: of kind 1 in formats 1 and 2 (the nonce alone), of kind 2 in format 3, whose items
+ * carry proofs of their own.
+ */
+export function originMac(key: Buffer, nonce: string, kind: 1 | 2 = 1): string {
+  return createHmac("sha256", key).update(`tapedeck memory origin ${kind}\0${nonce}`).digest("hex");
+}
+
+/** This user's key, or undefined when there is none or it cannot be trusted (nothing is this user's then). */
+export function trustedKey(env?: Record<string, string | undefined>): Buffer | undefined {
+  try {
+    return originKey(false, env);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether `mac` proves `nonce` under this user's key (no key: nothing is this user's yet). */
-export function isOwnOrigin(nonce: unknown, mac: unknown, env?: Record<string, string | undefined>): boolean {
-  if (typeof nonce !== "string" || typeof mac !== "string" || !/^[0-9a-f]{64}$/.test(mac)) return false;
-  let key: Buffer | undefined;
-  try {
-    key = originKey(false, env);
-  } catch {
-    return false;
-  }
-  if (!key) return false;
-  return timingSafeEqual(Buffer.from(originMac(key, nonce), "hex"), Buffer.from(mac, "hex"));
+export function isOwnOrigin(
+  nonce: unknown,
+  mac: unknown,
+  env?: Record<string, string | undefined>,
+  kind: 1 | 2 = 1,
+): boolean {
+  if (typeof nonce !== "string") return false;
+  const key = trustedKey(env);
+  return key !== undefined && macMatches(originMac(key, nonce, kind), mac);
+}
+
+function macMatches(expected: string, mac: unknown): boolean {
+  if (typeof mac !== "string" || !/^[0-9a-f]{64}$/.test(mac)) return false;
+  return timingSafeEqual(Buffer.from(expected, "hex"), Buffer.from(mac, "hex"));
+}
+
+/**
+ * An item's proof: everything the item says (what the agent is given, what `memory show` calls its source),
+ * as one JSON array, so that no two items sign the same text.
+ */
+export function itemMac(key: Buffer, item: MemoryItem): string {
+  const s = item.source;
+  const signed = JSON.stringify([
+    "tapedeck memory item 1",
+    item.id,
+    item.schema_version,
+    item.kind,
+    item.title,
+    item.body,
+    item.truncated,
+    item.created_at,
+    item.label ?? null,
+    item.edited_at ?? null,
+    s.provider,
+    s.session_id,
+    s.agent_id,
+    s.seq_from,
+    s.seq_to,
+    s.event_ids,
+    s.envelope_schema_version,
+    s.archive_sha256,
+    s.archive_bytes,
+  ]);
+  return createHmac("sha256", key).update(signed).digest("hex");
+}
+
+/** Whether `mac` is the item's proof under `key`. */
+export function isProvenItem(key: Buffer, item: MemoryItem, mac: unknown): boolean {
+  return macMatches(itemMac(key, item), mac);
 }

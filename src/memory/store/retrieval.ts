@@ -279,7 +279,10 @@ export function composeContext(
 
 interface CachedStore {
   store: MemoryStore;
-  /** dev:ino of memory.sqlite when opened: a replaced file is opened again. */
+  /**
+   * memory.sqlite's and its log's inode, size and time when opened: a file replaced, or changed since (a write
+   * that upgraded its format, whose items then carry proofs), is opened again.
+   */
   stamp: string;
   index?: TermIndex;
   /** The file's and its log's size and time when the index was opened: a promotion since changes them. */
@@ -312,10 +315,12 @@ function contentStamp(path: string): string {
 
 /**
  * The project's memory, opened read-only once per process and kept: the hook server answers many hooks, and
- * opening SQLite per hook cost more than the search. A file replaced or removed since is noticed (inode).
+ * opening SQLite per hook cost more than the search. A file replaced, removed or written since is noticed (a
+ * write may have upgraded it: its format, and so which items may be given, is read again).
  */
 function memoryOf(projectRoot: string): CachedStore | undefined {
-  const stamp = fileStamp(memoryPath(projectRoot));
+  const path = memoryPath(projectRoot);
+  const stamp = fileStamp(path) === undefined ? undefined : contentStamp(path);
   const cached = stores.get(projectRoot);
   if (cached && cached.stamp === stamp) return cached;
   if (cached) {
@@ -373,9 +378,9 @@ function relevantItems(
   const passed = gate(candidates, { threshold, max: MAX_INJECTED_ITEMS * 2 });
   if (passed.length === 0) return [];
   const idOf = index.ids(passed.map((c) => c.rowid));
-  const items = new Map(
-    entry.store.get(passed.flatMap((c) => idOf.get(c.rowid) ?? [])).map((i) => [i.id, i]),
-  );
+  // Only items whose proof holds reach the agent: one changed outside tapedeck is left out (memory verify says it).
+  const found = entry.store.get(passed.flatMap((c) => idOf.get(c.rowid) ?? []));
+  const items = new Map(entry.store.givable(found).map((i) => [i.id, i]));
   const out: Array<{ item: MemoryItem; score: number }> = [];
   // Each text read once; across kinds too (an answer and a prompt that say the same thing).
   const seen = new Duplicates();

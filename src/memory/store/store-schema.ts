@@ -1,18 +1,26 @@
 // The memory file's layout and its versions. Format 1 laid out items, two full-text tables and an origin proof;
 // format 2 adds what the user may change of an item (its title and text, `memory edit`), the label of the set it
 // was promoted in (`promote --title`), and stems the word index (porter): "rotated" finds "rotates", and
-// retrieval's relevance gate compares a prompt's words with the items' by stem.
+// retrieval's relevance gate compares a prompt's words with the items' by stem. Format 3 gives each item a proof
+// of its own (origin.ts): what the file's origin proof never covered, the items themselves.
 //
-// Format 2 is format 1 plus one migration, run as written in a fresh file and in an upgraded one alike, so that
-// both lay out exactly the same sqlite_master: the schema check (hasSchema) compares the file with what these
-// statements produce, never with a hand-written copy. A writer upgrades a format-1 file in one transaction on
-// open; a reader reads format 1 as it is (retrieval on the prompt hook never writes).
+// Each format is the one before plus one migration, run as written in a fresh file and in an upgraded one alike,
+// so that both lay out exactly the same sqlite_master: the schema check (hasSchema) compares the file with what
+// these statements produce, never with a hand-written copy. A writer upgrades an older file in one transaction
+// on open; a reader reads it as it is (retrieval on the prompt hook never writes).
+//
+// Upgrading to format 3 proves the items the file already holds only when its origin proof holds: they are then
+// trusted as the whole file was (by the user's own tapedeck, at the first write of this build: a promote, an
+// edit, a forget), and the origin is proven anew, of kind 2. A file whose origin proof does not hold keeps its
+// items unproven (reported by `memory verify`, never given to the agent).
 import { identifiers } from "../index/index-text.ts";
 import { type Database, hasSchema, MemoryDbError } from "../index/sqlite.ts";
 import { isOwnOrigin, newNonce, originKey, originMac } from "./origin.ts";
 
 /** The file's own format (PRAGMA user_version), apart from the items' schema_version. */
-export const MEMORY_DB_VERSION = 2;
+export const MEMORY_DB_VERSION = 3;
+/** The first format whose items carry proofs of their own (and whose origin proof is of kind 2). */
+export const PROVEN_ITEMS_VERSION = 3;
 
 const ITEMS_V1 = `
 CREATE TABLE IF NOT EXISTS items (
@@ -87,14 +95,21 @@ INSERT INTO items_fts(items_fts, rank) VALUES ('secure-delete', 1);
 INSERT INTO items_fts(items_fts) VALUES ('rebuild');
 `;
 
+/** Format 2 → 3: each item's proof (origin.ts), written by tapedeck whenever it writes the item. */
+const MIGRATION_3 = `
+ALTER TABLE items ADD COLUMN proof TEXT;
+`;
+
 /** A layout tapedeck may find: its format, and whether it carries the origin proof. */
 interface Layout {
-  version: 1 | 2;
+  version: 1 | 2 | 3;
   proven: boolean;
   sql: string;
 }
 
 const LAYOUTS: readonly Layout[] = [
+  { version: 3, proven: true, sql: ITEMS_V1 + ORIGIN + MIGRATION_2 + MIGRATION_3 },
+  { version: 3, proven: false, sql: ITEMS_V1 + MIGRATION_2 + MIGRATION_3 },
   { version: 2, proven: true, sql: ITEMS_V1 + ORIGIN + MIGRATION_2 },
   // Laid out before origin proofs, then upgraded by a writer (a forget): still the user's to list and export.
   { version: 2, proven: false, sql: ITEMS_V1 + MIGRATION_2 },
@@ -119,14 +134,18 @@ export function ownFile(db: Database): boolean {
     nonce: unknown;
     mac: unknown;
   }>;
-  return rows.length === 1 && isOwnOrigin(rows[0]!.nonce, rows[0]!.mac);
+  const kind = version >= PROVEN_ITEMS_VERSION ? 2 : 1;
+  return rows.length === 1 && isOwnOrigin(rows[0]!.nonce, rows[0]!.mac, undefined, kind);
 }
+
+/** Writes the proof of every item in the file (the store knows how a row reads as an item). */
+export type ProveAll = (db: Database) => void;
 
 /**
  * Checks the file and, for a writer, lays it out or upgrades it. Answers the format the file is in now: 0 when
  * nothing is laid out yet (a reader then has no memory), 1 for a file a reader found in format 1.
  */
-export function prepareSchema(db: Database, path: string, readonly: boolean): number {
+export function prepareSchema(db: Database, path: string, readonly: boolean, proveAll: ProveAll): number {
   // A forgotten item's text is overwritten, not left in free pages of a file that may be copied elsewhere.
   db.pragma("secure_delete = ON");
   const { version, foreign } = schemaState(db);
@@ -159,15 +178,21 @@ export function prepareSchema(db: Database, path: string, readonly: boolean): nu
     // IMMEDIATE: two first promotions at once lay the schema out (or upgrade it) one after the other.
     const tx = db.transaction(() => {
       const now = Number(db.pragma("user_version", { simple: true }));
-      if (now === 0) {
-        db.exec(ITEMS_V1 + ORIGIN);
-        const nonce = newNonce();
-        db.prepare("INSERT INTO origin (nonce, mac) VALUES (?, ?)").run(
-          nonce,
-          originMac(originKey(true)!, nonce),
-        );
-      }
+      // Read before any change: whether the file is the user's as it stands (a fresh one is).
+      const trusted = now === 0 || ownFile(db);
+      if (now === 0) db.exec(ITEMS_V1 + ORIGIN);
       if (now < 2) db.exec(MIGRATION_2);
+      if (now < PROVEN_ITEMS_VERSION) {
+        db.exec(MIGRATION_3);
+        if (trusted) {
+          proveAll(db);
+          // Of kind 2, under a new nonce: the kind-1 proof this file carried proves no format-3 file.
+          const key = originKey(true)!;
+          const nonce = newNonce();
+          db.prepare("DELETE FROM origin").run();
+          db.prepare("INSERT INTO origin (nonce, mac) VALUES (?, ?)").run(nonce, originMac(key, nonce, 2));
+        }
+      }
       db.pragma(`user_version = ${MEMORY_DB_VERSION}`);
     }) as Tx<() => void>;
     tx.immediate();

@@ -3,7 +3,8 @@
 // file is reported with its name and left alone. Items are rows whose source never changes (insert, read,
 // edit the text, forget); two full-text tables over title and body stay in step through triggers: stemmed
 // words ranked with bm25, and trigrams for identifiers, paths and scripts that the word tokenizer splits
-// apart. The layout and its versions are in store-schema.ts.
+// apart. The layout and its versions are in store-schema.ts. Every item tapedeck writes carries its proof
+// (origin.ts), computed from the row as it reads back; whatever hands items to the agent asks `givable` first.
 import { join } from "node:path";
 import { EXIT, UserError } from "../../core/errors.ts";
 import { ensureTapedeckDir, tapedeckDir } from "../../core/paths.ts";
@@ -24,11 +25,13 @@ import {
   type MemorySource,
   sourceSpan,
 } from "./item-shape.ts";
+import { isProvenItem, itemMac, originKey, trustedKey } from "./origin.ts";
 import { clampLimit, type Filter, filterSql, fragmentSnippet, headOf, sessionFilter } from "./store-query.ts";
 import {
   identsOf,
   MEMORY_DB_VERSION,
   ownFile,
+  PROVEN_ITEMS_VERSION,
   prepareSchema,
   type Tx,
   withBusyRetry,
@@ -62,6 +65,13 @@ export interface ListOptions {
   kind?: MemoryKind;
 }
 
+/**
+ * What an item's proof says of it: `proven`, its proof holds under the user's key; `changed`, it no longer
+ * matches its proof (changed outside tapedeck); `unproven`, it has none (a format-2 file, a file whose origin
+ * proof did not hold when it was upgraded, no key).
+ */
+export type ItemProof = "proven" | "changed" | "unproven";
+
 export interface MemoryStore {
   readonly path: string;
   search(query: string, opts: { limit: number }): MemoryHit[];
@@ -82,10 +92,20 @@ export interface MemoryStore {
     id: string,
     change: { title: string; body: string; truncated: boolean; editedAt: string },
   ): MemoryItem | undefined;
-  /** The file's format: 2 stems its word index (retrieval compares stems), 1 holds words as written. */
+  /**
+   * The file's format: 3 proves each item, 2 stems its word index (retrieval compares stems), 1 holds words
+   * as written.
+   */
   readonly format: number;
   /** Laid out by this user's tapedeck with its schema unchanged: what may be handed to the agent (origin.ts). */
   isOwn(): boolean;
+  /** What the proof stored with an item (or a hit) this store read says of it, as it reads now. */
+  proofOf(x: MemoryItem | MemoryHit): ItemProof;
+  /**
+   * Those of `xs` that may reach the agent, in order, once the file is the user's (isOwn): each proven; in a
+   * file of a format before item proofs, all (it is trusted as a whole until its first write proves them).
+   */
+  givable<T extends MemoryItem | MemoryHit>(xs: readonly T[]): T[];
   close(): void;
 }
 
@@ -106,11 +126,10 @@ const BASE_COLUMNS =
   "i.id, i.schema_version, i.kind, i.title, i.body, i.truncated, i.created_at, i.provider, i.session_id, " +
   "i.agent_id, i.seq_from, i.seq_to, i.event_ids, i.envelope_schema_version, i.archive_sha256, i.archive_bytes";
 
-/** A format-1 file (read, never upgraded, by a reader) has no label or edit time. */
+/** A format-1 file (read, never upgraded, by a reader) has no label or edit time; before format 3, no proof. */
 function columnsFor(format: number): string {
-  return format >= 2
-    ? `${BASE_COLUMNS}, i.label, i.edited_at`
-    : `${BASE_COLUMNS}, NULL AS label, NULL AS edited_at`;
+  const edits = format >= 2 ? "i.label, i.edited_at" : "NULL AS label, NULL AS edited_at";
+  return `${BASE_COLUMNS}, ${edits}, ${format >= PROVEN_ITEMS_VERSION ? "i.proof" : "NULL AS proof"}`;
 }
 
 interface Row {
@@ -132,6 +151,7 @@ interface Row {
   archive_bytes: number;
   label: string | null;
   edited_at: string | null;
+  proof: string | null;
 }
 
 /**
@@ -155,7 +175,7 @@ export function openMemory(projectRoot: string, opts: { readonly?: boolean } = {
     throw error;
   }
   try {
-    const version = prepareSchema(db, path, readonly);
+    const version = prepareSchema(db, path, readonly, proveAll);
     if (version === 0) {
       // Created by a writer that has not laid out the schema yet: nothing is in it.
       db.close();
@@ -170,13 +190,39 @@ export function openMemory(projectRoot: string, opts: { readonly?: boolean } = {
 
 const INSERT_SQL =
   "INSERT INTO items (id, schema_version, kind, title, body, truncated, created_at, provider, session_id, " +
-  "agent_id, seq_from, seq_to, event_ids, envelope_schema_version, archive_sha256, archive_bytes, idents, label) " +
-  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING";
+  "agent_id, seq_from, seq_to, event_ids, envelope_schema_version, archive_sha256, archive_bytes, idents, label, " +
+  "proof) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING";
+
+/**
+ * Writes the proof of an item (by rowid) as it reads back: what is proven is exactly what a reader will be
+ * handed. Only a writer makes one, on a file in the current format.
+ */
+type Prover = (rowid: number) => void;
+
+function proverFor(db: Database, key: Buffer = originKey(true)!): Prover {
+  const select = db.prepare(`SELECT ${columnsFor(MEMORY_DB_VERSION)} FROM items i WHERE i.rowid = ?`);
+  const update = db.prepare("UPDATE items SET proof = ? WHERE rowid = ?");
+  return (rowid) => {
+    const row = select.get(rowid) as Row | undefined;
+    if (row) update.run(itemMac(key, itemOf(row)), rowid);
+  };
+}
+
+/** Proves every item of a file being upgraded to the current format (store-schema.ts says when). */
+function proveAll(db: Database): void {
+  const prove = proverFor(db);
+  for (const { r } of db.prepare("SELECT rowid AS r FROM items").all() as Array<{ r: number }>) prove(r);
+}
 
 class SqliteMemoryStore implements MemoryStore {
   private insertStmt: Statement | undefined;
   private readonly byId: Statement;
   private readonly columns: string;
+  /** The proof each item or hit this store handed out was read with, and the item it was read as. */
+  private readonly proofs = new WeakMap<object, { item: MemoryItem; proof: string | null }>();
+  private key: { value: Buffer | undefined } | undefined;
+  private prove: Prover | undefined;
+  private signingKey: Buffer | undefined;
 
   constructor(
     private readonly db: Database,
@@ -249,7 +295,7 @@ class SqliteMemoryStore implements MemoryStore {
     );
     return ranked.flatMap((r) => {
       const row = rows.get(r.rid);
-      return row ? [hitOf(row, -r.rank, snippets.get(r.rid) ?? headOf(row.body))] : [];
+      return row ? [this.hit(row, -r.rank, snippets.get(r.rid) ?? headOf(row.body))] : [];
     });
   }
 
@@ -281,14 +327,14 @@ class SqliteMemoryStore implements MemoryStore {
     // The table holds identifiers only: the snippet comes from the body around the fragment.
     return ranked.flatMap((r) => {
       const row = rows.get(r.rid);
-      return row ? [hitOf(row, -r.rank, fragmentSnippet(row.body, terms))] : [];
+      return row ? [this.hit(row, -r.rank, fragmentSnippet(row.body, terms))] : [];
     });
   }
 
   private filtered(filter: Filter, limit: number): MemoryHit[] {
     const sql = `SELECT ${this.columns} FROM items i WHERE 1${filter.sql} ORDER BY i.rowid DESC LIMIT ?`;
     const rows = this.db.prepare(sql).all(...filter.params, limit) as Row[];
-    return rows.map((r) => hitOf(r, 0, headOf(r.body)));
+    return rows.map((r) => this.hit(r, 0, headOf(r.body)));
   }
 
   get(ids: readonly string[]): MemoryItem[] {
@@ -299,7 +345,7 @@ class SqliteMemoryStore implements MemoryStore {
       const out: MemoryItem[] = [];
       for (const id of ids) {
         const row = this.byId.get(id) as Row | undefined;
-        if (row) out.push(itemOf(row));
+        if (row) out.push(this.item(row));
       }
       return out;
     });
@@ -321,7 +367,7 @@ class SqliteMemoryStore implements MemoryStore {
       `SELECT ${this.columns} FROM items i${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ` +
       "ORDER BY i.rowid DESC LIMIT ? OFFSET ?";
     params.push(clampLimit(opts.limit ?? 100, 100_000), Math.max(0, Math.trunc(opts.offset ?? 0)));
-    return this.guard(() => (this.db.prepare(sql).all(...params) as Row[]).map(itemOf));
+    return this.guard(() => (this.db.prepare(sql).all(...params) as Row[]).map((r) => this.item(r)));
   }
 
   *iterate(): IterableIterator<MemoryItem> {
@@ -337,7 +383,7 @@ class SqliteMemoryStore implements MemoryStore {
             .all(after) as Array<Row & { rid: number }>,
       );
       if (rows.length === 0) return;
-      for (const r of rows) yield itemOf(r);
+      for (const r of rows) yield this.item(r);
       after = rows.at(-1)!.rid;
     }
   }
@@ -362,25 +408,49 @@ class SqliteMemoryStore implements MemoryStore {
       existing.length = 0;
       for (const item of items) {
         const s = item.source;
+        const row: Row = {
+          id: item.id,
+          schema_version: item.schema_version,
+          kind: item.kind,
+          title: item.title,
+          body: item.body,
+          truncated: item.truncated ? 1 : 0,
+          created_at: item.created_at,
+          provider: s.provider,
+          session_id: s.session_id,
+          agent_id: s.agent_id,
+          seq_from: s.seq_from,
+          seq_to: s.seq_to,
+          event_ids: JSON.stringify(s.event_ids),
+          envelope_schema_version: s.envelope_schema_version,
+          archive_sha256: s.archive_sha256,
+          archive_bytes: s.archive_bytes,
+          label: item.label ?? null,
+          edited_at: null,
+          proof: null,
+        };
+        // Proven as the row will read back (itemOf of what is bound), without reading it back.
+        const proof = itemMac(this.writerKey(), itemOf(row));
         const r = stmt.run(
-          item.id,
-          item.schema_version,
-          item.kind,
-          item.title,
-          item.body,
-          item.truncated ? 1 : 0,
-          item.created_at,
-          s.provider,
-          s.session_id,
-          s.agent_id,
-          s.seq_from,
-          s.seq_to,
-          JSON.stringify(s.event_ids),
-          s.envelope_schema_version,
-          s.archive_sha256,
-          s.archive_bytes,
+          row.id,
+          row.schema_version,
+          row.kind,
+          row.title,
+          row.body,
+          row.truncated,
+          row.created_at,
+          row.provider,
+          row.session_id,
+          row.agent_id,
+          row.seq_from,
+          row.seq_to,
+          row.event_ids,
+          row.envelope_schema_version,
+          row.archive_sha256,
+          row.archive_bytes,
           identsOf(item.title, item.body),
-          item.label ?? null,
+          row.label,
+          proof,
         );
         (r.changes > 0 ? created : existing).push(item.id);
       }
@@ -429,7 +499,13 @@ class SqliteMemoryStore implements MemoryStore {
                 change.editedAt,
                 id,
               );
-            return r.changes > 0;
+            if (r.changes === 0) return false;
+            // The new text is tapedeck's own writing: proven again, in the same transaction.
+            const row = this.db.prepare("SELECT rowid AS rid FROM items WHERE id = ?").get(id) as {
+              rid: number;
+            };
+            this.prover()(row.rid);
+            return true;
           }) as Tx<() => boolean>
         ).immediate(),
       );
@@ -447,6 +523,44 @@ class SqliteMemoryStore implements MemoryStore {
       // A file whose schema cannot even be read as data is nobody's memory to hand over.
       return false;
     }
+  }
+
+  proofOf(x: MemoryItem | MemoryHit): ItemProof {
+    const read = this.proofs.get(x);
+    if (!read || this.format < PROVEN_ITEMS_VERSION || read.proof === null) return "unproven";
+    this.key ??= { value: trustedKey() };
+    if (!this.key.value) return "unproven";
+    // An item as the caller holds it now; a hit by the item its row read as (a hit has no body).
+    const item = x === read.item ? (x as MemoryItem) : read.item;
+    return isProvenItem(this.key.value, item, read.proof) ? "proven" : "changed";
+  }
+
+  givable<T extends MemoryItem | MemoryHit>(xs: readonly T[]): T[] {
+    if (this.format < PROVEN_ITEMS_VERSION) return [...xs];
+    return xs.filter((x) => this.proofOf(x) === "proven");
+  }
+
+  private prover(): Prover {
+    this.prove ??= proverFor(this.db, this.writerKey());
+    return this.prove;
+  }
+
+  /** The key a writer proves with: created with the first memory file, read once per store. */
+  private writerKey(): Buffer {
+    this.signingKey ??= originKey(true)!;
+    return this.signingKey;
+  }
+
+  private item(r: Row): MemoryItem {
+    const item = itemOf(r);
+    this.proofs.set(item, { item, proof: r.proof ?? null });
+    return item;
+  }
+
+  private hit(r: Row, score: number, snippet: string): MemoryHit {
+    const hit = hitOf(r, score, snippet);
+    this.proofs.set(hit, { item: itemOf(r), proof: r.proof ?? null });
+    return hit;
   }
 
   close(): void {

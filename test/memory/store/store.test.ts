@@ -14,6 +14,7 @@ import { describe, expect, it } from "vitest";
 import { type CliError, EXIT } from "../../../src/cli/errors.ts";
 import { QueryError } from "../../../src/memory/index/query.ts";
 import { MemoryDbError, openDatabase } from "../../../src/memory/index/sqlite.ts";
+import { originKey, originMac } from "../../../src/memory/store/origin.ts";
 import { memoryPath, openMemory, RANK_CAP } from "../../../src/memory/store/store.ts";
 import { linkedMemory, storedItem } from "../../helpers/memory-item.ts";
 import { useTempProjects } from "../../helpers/session.ts";
@@ -85,7 +86,7 @@ describe("memory store", () => {
     expect(statSync(memoryPath(root)).mode & 0o777).toBe(0o600);
     expect(statSync(join(root, ".tapedeck")).mode & 0o777).toBe(0o700);
     const db = openDatabase(memoryPath(root), { readonly: true });
-    expect(db.pragma("user_version", { simple: true })).toBe(2);
+    expect(db.pragma("user_version", { simple: true })).toBe(3);
     db.close();
   });
 
@@ -397,15 +398,9 @@ describe("memory store", () => {
   it("a format-1 file is read as it is, and upgraded by the first writer with its items, proof and search intact", () => {
     const root = project();
     mkdirSync(join(root, ".tapedeck"), { mode: 0o700 });
-    // Laid out as tapedeck 1 did: format 1, unstemmed words, immutable rows, the origin proof.
-    const s1 = store(root);
-    const nonce = (openDatabase(memoryPath(root), { readonly: true })
-      .prepare("SELECT nonce, mac FROM origin")
-      .get() as {
-      nonce: string;
-      mac: string;
-    })!;
-    s1.close();
+    // Laid out as tapedeck 1 did: format 1, unstemmed words, immutable rows, the origin proof (of kind 1).
+    store(root).close();
+    const nonce = { nonce: "cd".repeat(16), mac: originMac(originKey(true)!, "cd".repeat(16)) };
     const fresh = join(root, "v1.sqlite");
     const v1 = openDatabase(fresh);
     v1.exec(FORMAT_1);
@@ -428,9 +423,11 @@ describe("memory store", () => {
     expect(reader.search("rotated", { limit: 5 })).toEqual([]);
     reader.close();
     const writer = store(root);
-    expect(writer.format).toBe(2);
+    expect(writer.format).toBe(3);
     expect(writer.isOwn()).toBe(true);
     expect(writer.search("rotated", { limit: 5 }).map((h) => h.id)).toEqual(["m1-old"]);
+    // Its origin held: its items are proven as they stood.
+    expect(writer.get(["m1-old"]).map((i) => writer.proofOf(i))).toEqual(["proven"]);
     writer.close();
   });
 

@@ -3,11 +3,13 @@
 // itself, and must stay out of git. A root under `.tapedeck/` is covered by
 // its `.gitignore` of `*`; any other root gets its own `.gitignore` of `*` at
 // install, and the view warns first when git would have tracked it (a plain
-// `git add -A` would otherwise commit every recorded prompt).
+// `git add -A` would otherwise commit every recorded prompt). An existing root
+// must be the user's own directory, writable by nobody else (core/fsutil.ts's
+// owner rule): every writer refuses any other, so install says so first.
 import { spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ensureDir, FILE_MODE, lstatOrUndefined } from "../core/fsutil.ts";
+import { assertOwnDir, ensureDir, FILE_MODE, lstatOrUndefined, UnsafePathError } from "../core/fsutil.ts";
 import { isInside, resolveSessionRoot, tapedeckDir } from "../core/paths.ts";
 import { CliError, EXIT } from "./errors.ts";
 
@@ -54,6 +56,12 @@ export function checkSessionRoot(
   if (st && !st.isDirectory()) {
     throw new CliError(`session root ${root} exists and is not a directory`, EXIT.usage);
   }
+  try {
+    if (st) assertOwnDir(root, st);
+  } catch (error) {
+    if (error instanceof UnsafePathError) throw new CliError(`session root ${error.message}`, EXIT.usage);
+    throw error;
+  }
   if (isInside(root, project)) {
     throw new CliError(
       `session root ${root} holds the project itself; choose a directory of its own (default: .tapedeck/${provider}-sessions)`,
@@ -66,7 +74,7 @@ export function checkSessionRoot(
 
 /** Creates the root (0700) with a `.gitignore` of `*`, so git ignores every session in it. */
 export function ignoreSessionRoot(root: string): void {
-  ensureDir(root);
+  ensureDir(root, true);
   const ignore = join(root, ".gitignore");
   if (!lstatOrUndefined(ignore)) writeFileSync(ignore, "*\n", { mode: FILE_MODE, flag: "wx" });
 }

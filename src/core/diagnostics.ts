@@ -5,9 +5,10 @@
 // The file sits in the project's `.tapedeck` (or a session directory below
 // it): it is appended only as a regular file, never through a symlink, and
 // never into a directory that is itself a symlink, so a planted
-// `diagnostics.jsonl -> ~/.bashrc` or symlinked `.tapedeck` gets nothing.
+// `diagnostics.jsonl -> ~/.bashrc` or symlinked `.tapedeck` gets nothing. Nor does a directory or a
+// diagnostics file of another user (fsutil's owner rule): there is then nowhere safe to report to.
 import { join } from "node:path";
-import { appendRegularSync, lstatOrUndefined } from "./fsutil.ts";
+import { appendRegularSync, lstatOrUndefined, ownedByUser } from "./fsutil.ts";
 
 export interface DiagnosticEntry {
   what:
@@ -57,14 +58,16 @@ export function writeDiagnostic(dir: string, entry: DiagnosticEntry): void {
 
 /**
  * The directory, and each one up to and including the nearest `.tapedeck`
- * above it, is a real directory. Outside a `.tapedeck` only the directory
- * itself is checked (a configured session root elsewhere).
+ * above it, is a real directory of the user's, writable by nobody else.
+ * Outside a `.tapedeck` only the directory itself is checked (a configured
+ * session root elsewhere).
  */
 function isRealDirectoryChain(dir: string): boolean {
   let current = dir;
   for (let i = 0; i < 16; i += 1) {
     const st = lstatOrUndefined(current);
     if (!st || st.isSymbolicLink() || !st.isDirectory()) return false;
+    if (!ownedByUser(st) || (st.mode & 0o022) !== 0) return false;
     if (current.endsWith("/.tapedeck") || !current.includes("/.tapedeck/")) return true;
     current = current.slice(0, current.lastIndexOf("/"));
   }

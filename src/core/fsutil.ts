@@ -8,6 +8,13 @@
 // files), then fstat on the descriptor refuses anything but a regular file,
 // and reads are bounded. A FIFO as state.json hung the hook forever, and
 // config.json linked to /dev/zero read until V8 aborted at 2 GB.
+//
+// The owner rule (for writers only): another local user must get no write into the archive. A directory
+// tapedeck writes into (the project root it makes `.tapedeck` in, `.tapedeck` and everything below it, a session
+// root, the user's tapedeck home) is the user's own, and one of tapedeck's own is writable by nobody else;
+// an existing file opened to write or append is the user's and private (mode & 0o077 === 0), checked on the
+// descriptor. A 0666 events.jsonl another user planted in a directory they own was appended to, so they
+// read every prompt. Reads of files tapedeck does not own (an agent's transcript, `.git`) are not affected.
 import {
   closeSync,
   constants,
@@ -20,6 +27,7 @@ import {
   readdirSync,
   readSync,
   renameSync,
+  type Stats,
   statSync,
   unlinkSync,
   writeSync,
@@ -44,13 +52,91 @@ export class UnsafePathError extends Error {
 /** Bigger than any file tapedeck writes outside events.jsonl (a manifest, a spool batch of bounded events). */
 export const MAX_SMALL_FILE_BYTES = 64 * 1024 * 1024;
 
-export function ensureDir(path: string): void {
+/** The user this process runs as; undefined where there are no uids (never on Linux or macOS). */
+export function currentUid(): number | undefined {
+  return typeof process.getuid === "function" ? process.getuid() : undefined;
+}
+
+/** Whether a file or directory with this owner is the user's own (always, where there are no uids). */
+export function ownedByUser(st: Pick<Stats, "uid">): boolean {
+  const uid = currentUid();
+  return uid === undefined || st.uid === uid;
+}
+
+function octal(mode: number): string {
+  return `0${(mode & 0o777).toString(8)}`;
+}
+
+const OTHER_USER = "belongs to another user";
+
+/**
+ * The owner rule for a directory tapedeck writes into: the user's own; and when it is one of tapedeck's own
+ * (`privateDir`: `.tapedeck` and below, a session root, the tapedeck home), writable by nobody else, who
+ * could otherwise swap what is inside it. A project root may be group-writable (a umask of 002): only its owner
+ * is checked.
+ */
+export function assertOwnDir(path: string, st: Pick<Stats, "uid" | "mode">, privateDir = true): void {
+  if (!ownedByUser(st)) {
+    throw new UnsafePathError(
+      `${path} ${OTHER_USER} (uid ${st.uid}); tapedeck writes only into your own directories`,
+      OTHER_USER,
+    );
+  }
+  if (privateDir && (st.mode & 0o022) !== 0) {
+    throw new UnsafePathError(
+      `${path} is writable by group or others (mode ${octal(st.mode)}); run chmod go-w on it, or move it aside`,
+      "is writable by group or others",
+    );
+  }
+}
+
+/**
+ * The owner rule for an existing file opened to write or append: the user's own, and neither readable nor
+ * writable by anyone else (whoever can read it reads what is appended; a descriptor opened while it was loose
+ * keeps reading after a chmod).
+ */
+export function assertOwnFile(path: string, st: Pick<Stats, "uid" | "mode">): void {
+  if (!ownedByUser(st)) {
+    throw new UnsafePathError(
+      `${path} ${OTHER_USER} (uid ${st.uid}); tapedeck never writes into a file it did not create; move it aside`,
+      OTHER_USER,
+    );
+  }
+  if ((st.mode & 0o077) !== 0) {
+    throw new UnsafePathError(
+      `${path} is open to group or others (mode ${octal(st.mode)}); tapedeck writes only into a private file: chmod 600 it, or move it aside`,
+      "is open to group or others",
+    );
+  }
+}
+
+/**
+ * Creates `path` and its parents (0700) as needed; the directory (a link followed: a dotfile manager may link
+ * ~/.tapedeck) must be the user's own, and with `privateDir` writable by nobody else (assertOwnDir).
+ */
+export function ensureDir(path: string, privateDir = false): void {
   mkdirSync(path, { recursive: true, mode: DIR_MODE });
+  assertOwnDir(path, statSync(path), privateDir);
+}
+
+/**
+ * `dir` below `base`, both created as needed, for a writer: `base` (a home, followed if it is a link) must be
+ * the user's private directory, and every directory below it too (ensureOwnDirUnder).
+ */
+export function ensurePrivateDirIn(base: string, dir: string): void {
+  ensureDir(base, true);
+  ensureOwnDirUnder(base, dir, true);
+}
+
+function isWrite(flags: number): boolean {
+  return (flags & (constants.O_WRONLY | constants.O_RDWR)) !== 0;
 }
 
 /**
  * Opens a regular file without following a symlink and without blocking on a
- * FIFO; anything else is closed again and refused with UnsafePathError.
+ * FIFO; anything else is closed again and refused with UnsafePathError. Opened
+ * to write, the file must also pass the owner rule (assertOwnFile), checked on
+ * the same fstat: a file this call creates is the user's and 0600.
  */
 export function openRegularSync(
   path: string,
@@ -68,13 +154,15 @@ export function openRegularSync(
       throw new UnsafePathError(`${path} is not a regular file`, "is not a regular file");
     throw error;
   }
-  let regular = false;
+  let ok = false;
   try {
-    regular = fstatSync(fd).isFile();
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new UnsafePathError(`${path} is not a regular file`, "is not a regular file");
+    if (isWrite(flags)) assertOwnFile(path, st);
+    ok = true;
   } finally {
-    if (!regular) closeSync(fd);
+    if (!ok) closeSync(fd);
   }
-  if (!regular) throw new UnsafePathError(`${path} is not a regular file`, "is not a regular file");
   return fd;
 }
 
@@ -114,23 +202,27 @@ export function readRegularFileSync(
 ): Buffer {
   const fd = openRegularSync(path, constants.O_RDONLY, FILE_MODE, follow);
   try {
-    const size = fstatSync(fd).size;
-    if (size > maxBytes) throw tooLarge(path, maxBytes);
-    // The size is re-checked by reading one byte past it: a file growing meanwhile stays bounded.
-    const buf = Buffer.allocUnsafe(Math.min(maxBytes, size) + 1);
-    let length = 0;
-    while (length < buf.length) {
-      const wanted = buf.length - length;
-      const n = readSync(fd, buf, length, wanted, length);
-      length += Math.max(0, n);
-      // A short read of a regular file is its end: no extra read to see 0 (this runs twice per append).
-      if (n < wanted) break;
-    }
-    if (length > maxBytes) throw tooLarge(path, maxBytes);
-    return buf.subarray(0, length);
+    return readWhole(fd, path, maxBytes);
   } finally {
     closeSync(fd);
   }
+}
+
+function readWhole(fd: number, path: string, maxBytes: number): Buffer {
+  const size = fstatSync(fd).size;
+  if (size > maxBytes) throw tooLarge(path, maxBytes);
+  // The size is re-checked by reading one byte past it: a file growing meanwhile stays bounded.
+  const buf = Buffer.allocUnsafe(Math.min(maxBytes, size) + 1);
+  let length = 0;
+  while (length < buf.length) {
+    const wanted = buf.length - length;
+    const n = readSync(fd, buf, length, wanted, length);
+    length += Math.max(0, n);
+    // A short read of a regular file is its end: no extra read to see 0 (this runs twice per append).
+    if (n < wanted) break;
+  }
+  if (length > maxBytes) throw tooLarge(path, maxBytes);
+  return buf.subarray(0, length);
 }
 
 function tooLarge(path: string, maxBytes: number): UnsafePathError {
@@ -142,7 +234,8 @@ function tooLarge(path: string, maxBytes: number): UnsafePathError {
  * `base` (trusted, excluded) and `dir`; creates missing ones 0700 when asked.
  * This is the one path rule for every writer: the project's .tapedeck and
  * everything under it are real directories, so no write or unlink lands
- * outside them.
+ * outside them. A caller that creates is a writer: the owner rule applies as
+ * in ensureOwnDirUnder.
  */
 export function ensureRealDirUnder(
   base: string,
@@ -150,9 +243,38 @@ export function ensureRealDirUnder(
   create: boolean,
   onCreate?: (created: string) => void,
 ): boolean {
+  return walkDirsUnder(base, dir, create, create, onCreate);
+}
+
+/**
+ * ensureRealDirUnder for a writer, whether or not it creates: `base` (the project root) must be the user's own
+ * and every directory below it the user's private one (assertOwnDir), so that no other user can swap or read
+ * what tapedeck writes there.
+ */
+export function ensureOwnDirUnder(
+  base: string,
+  dir: string,
+  create: boolean,
+  onCreate?: (created: string) => void,
+): boolean {
+  return walkDirsUnder(base, dir, create, true, onCreate);
+}
+
+function walkDirsUnder(
+  base: string,
+  dir: string,
+  create: boolean,
+  own: boolean,
+  onCreate?: (created: string) => void,
+): boolean {
   const rel = relative(base, dir);
   if (rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) {
     throw new UnsafePathError(`${dir} is not inside ${base}`);
+  }
+  if (own && rel !== "") {
+    // The base may be reached through a link (a project under a linked home): its owner is its target's.
+    const st = statSync(base, { throwIfNoEntry: false });
+    if (st) assertOwnDir(base, st, false);
   }
   let current = base;
   for (const part of rel === "" ? [] : rel.split(sep)) {
@@ -170,6 +292,7 @@ export function ensureRealDirUnder(
     }
     if (st.isSymbolicLink()) throw new UnsafePathError(`${current} is a symlink; refusing to follow it`);
     if (!st.isDirectory()) throw new UnsafePathError(`${current} is not a directory`);
+    if (own) assertOwnDir(current, st);
   }
   return true;
 }
@@ -184,7 +307,7 @@ export function readDirEntries(dir: string): Dirent[] {
 }
 
 /** lstat that answers undefined for a missing path instead of throwing. */
-export function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefined {
+export function lstatOrUndefined(path: string): Stats | undefined {
   // No exception for a missing path: building one costs more than the lstat, and list asks once per session.
   return lstatSync(path, { throwIfNoEntry: false });
 }
@@ -309,6 +432,30 @@ export function readJsonOrUndefined<T = unknown>(
   } catch {
     return undefined;
   }
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * readJsonOrUndefined, for a file that steers where tapedeck reads or writes (a registry entry, an experiment's
+ * link): only a file the user owns counts, checked on the descriptor; another user's is undefined.
+ */
+export function readOwnJsonOrUndefined<T = unknown>(
+  path: string,
+  maxBytes = MAX_SMALL_FILE_BYTES,
+): T | undefined {
+  let text: string | undefined;
+  try {
+    text = withRegularFile(path, (fd) =>
+      ownedByUser(fstatSync(fd)) ? readWhole(fd, path, maxBytes).toString("utf8") : undefined,
+    );
+  } catch {
+    return undefined;
+  }
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text) as T;
   } catch {

@@ -3,7 +3,16 @@
 import { createHash } from "node:crypto";
 import { realpathSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { ensureDir, ensureRealDirUnder, FILE_MODE, lstatOrUndefined, UnsafePathError } from "./fsutil.ts";
+import {
+  assertOwnDir,
+  assertOwnFile,
+  ensureDir,
+  ensureOwnDirUnder,
+  ensureRealDirUnder,
+  FILE_MODE,
+  lstatOrUndefined,
+  UnsafePathError,
+} from "./fsutil.ts";
 
 export { UnsafePathError };
 
@@ -35,10 +44,13 @@ export function tapedeckDir(projectRoot: string): string {
   return join(projectRoot, TAPEDECK_DIR);
 }
 
-/** Creates `.tapedeck/` (0700) with a `.gitignore` of `*`, refusing a symlinked one. */
+/**
+ * Creates `.tapedeck/` (0700) with a `.gitignore` of `*`, refusing a symlinked one, one in a project another
+ * user owns, and one that is not the user's private directory (fsutil's owner rule).
+ */
 export function ensureTapedeckDir(projectRoot: string): string {
   const dir = tapedeckDir(projectRoot);
-  ensureRealDirUnder(projectRoot, dir, true);
+  ensureOwnDirUnder(projectRoot, dir, true);
   writeGitignore(dir);
   return dir;
 }
@@ -79,10 +91,12 @@ export function resolveSessionRoot(
 }
 
 /**
- * Creates (if needed) and returns the session directory, refusing symlinks.
- * Given the project root, a session root inside the project is checked
- * component by component from the project down (a symlinked `.tapedeck`
- * included), so every caller (hook, proxy feed, CLI) obeys the same rule.
+ * Creates (if needed) and returns the session directory, refusing symlinks
+ * and directories that are not the user's own (fsutil's owner rule). Given
+ * the project root, a session root inside the project is checked component by
+ * component from the project down (a symlinked `.tapedeck` included), so every
+ * caller (hook, proxy feed, CLI) obeys the same rule; a session root elsewhere
+ * must itself be the user's private directory.
  */
 export function ensureSessionDir(sessionRoot: string, dirName: string, projectRoot?: string): string {
   if (dirName !== sessionDirName(dirName)) throw new UnsafePathError("unsafe session directory name");
@@ -101,11 +115,48 @@ export function ensureSessionDir(sessionRoot: string, dirName: string, projectRo
   const rootSt = lstatOrUndefined(sessionRoot);
   if (rootSt?.isSymbolicLink()) throw new UnsafePathError("session root is a symlink; refusing to follow it");
   if (!rootSt) {
-    ensureDir(sessionRoot);
+    ensureDir(sessionRoot, true);
     writeGitignore(sessionRoot);
+  } else {
+    if (!rootSt.isDirectory()) throw new UnsafePathError(`${sessionRoot} is not a directory`);
+    assertOwnDir(sessionRoot, rootSt);
   }
   ensureRealDirUnder(sessionRoot, dir, true);
   return dir;
+}
+
+/**
+ * Why a writer could not write a session into `sessionDir` (without one, into `sessionRoot`): an
+ * UnsafePathError (a symlink, another user's project or directory, a directory others can write, an
+ * events.jsonl that is not the user's private file), or undefined. Creates and opens nothing: `tapedeck import`
+ * plans with it, so that such a project is reported up front instead of failing halfway, and `doctor` says it.
+ * Advisory: the writer checks again on what it opens.
+ */
+export function sessionWriteProblem(
+  projectRoot: string,
+  sessionRoot: string,
+  sessionDir?: string,
+): UnsafePathError | undefined {
+  try {
+    const inside = isInside(projectRoot, sessionRoot);
+    if (!inside) {
+      const st = lstatOrUndefined(sessionRoot);
+      if (!st) return undefined;
+      if (st.isSymbolicLink()) return new UnsafePathError("session root is a symlink; refusing to follow it");
+      if (!st.isDirectory()) return new UnsafePathError(`${sessionRoot} is not a directory`);
+      assertOwnDir(sessionRoot, st);
+    }
+    const found = ensureOwnDirUnder(inside ? projectRoot : sessionRoot, sessionDir ?? sessionRoot, false);
+    if (!found || sessionDir === undefined) return undefined;
+    const events = join(sessionDir, SESSION_FILES.events);
+    const st = lstatOrUndefined(events);
+    if (st && !st.isFile()) return new UnsafePathError(`${events} is not a regular file`);
+    if (st) assertOwnFile(events, st);
+    return undefined;
+  } catch (error) {
+    if (error instanceof UnsafePathError) return error;
+    throw error;
+  }
 }
 
 export const SESSION_FILES = {

@@ -1,10 +1,10 @@
 // The projects the user's session registry names (every provider session registers its project root when
 // it starts: core/registry.ts writes it): what `--all-projects` covers in list, search, view, du, prune and
 // restore. Light on purpose: `list` must not load the registry's writer, which hashes ids through the
-// redactor.
+// redactor. Only the user's own entries count (a shared TAPEDECK_HOME): another user's name no project.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { lstatOrUndefined, readJsonOrUndefined } from "./fsutil.ts";
+import { lstatOrUndefined, readOwnJsonOrUndefined } from "./fsutil.ts";
 import { tapedeckHome } from "./home.ts";
 
 type Env = Record<string, string | undefined>;
@@ -33,7 +33,7 @@ export function registeredProjects(opts: { env?: Env; provider?: string } = {}):
   for (const provider of opts.provider ? [opts.provider] : names(registry)) {
     for (const file of names(join(registry, provider))) {
       if (!file.endsWith(".json")) continue;
-      const entry = readJsonOrUndefined<{ project_root?: unknown }>(
+      const entry = readOwnJsonOrUndefined<{ project_root?: unknown }>(
         join(registry, provider, file),
         MAX_ENTRY_BYTES,
       );

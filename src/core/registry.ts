@@ -1,10 +1,12 @@
 // Session registry: provider session id -> project root, for recorders that
 // see a session from outside its project (the API proxy sees only an id in a
 // header). Filled when a session starts; one small file per session under
-// the user's tapedeck home, so concurrent writers never contend.
+// the user's tapedeck home, so concurrent writers never contend. The home and the registry are the user's
+// private directories and an entry counts only when the user owns it: in a shared TAPEDECK_HOME another user
+// could otherwise steer the proxy's records of a session into a project of their choosing.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { ensureDir, readJsonOrUndefined, writeJsonAtomicSync } from "./fsutil.ts";
+import { ensurePrivateDirIn, readOwnJsonOrUndefined, writeJsonAtomicSync } from "./fsutil.ts";
 import { tapedeckHome } from "./home.ts";
 import { storedId } from "./identity.ts";
 import { sessionDirName } from "./paths.ts";
@@ -34,9 +36,9 @@ export function registerSession(
   env?: Record<string, string | undefined>,
 ): void {
   const path = entryPath(entry.provider, entry.provider_session_id, env);
-  const existing = readJsonOrUndefined<RegistryEntry>(path);
+  const existing = readOwnJsonOrUndefined<RegistryEntry>(path);
   if (existing?.project_root === entry.project_root) return;
-  ensureDir(join(path, ".."));
+  ensurePrivateDirIn(tapedeckHome(env), join(path, ".."));
   const stored = { ...entry, provider_session_id: storedId(entry.provider_session_id) };
   writeJsonAtomicSync(path, { ...stored, registered_at: new Date().toISOString() } satisfies RegistryEntry);
 }
@@ -46,7 +48,7 @@ export function lookupSession(
   sessionId: string,
   env?: Record<string, string | undefined>,
 ): RegistryEntry | undefined {
-  const entry = readJsonOrUndefined<RegistryEntry>(entryPath(provider, sessionId, env));
+  const entry = readOwnJsonOrUndefined<RegistryEntry>(entryPath(provider, sessionId, env));
   return entry && entry.provider_session_id === storedId(sessionId) ? entry : undefined;
 }
 
@@ -58,6 +60,6 @@ export function forgetSession(
   env?: Record<string, string | undefined>,
 ): void {
   const path = entryPath(provider, sessionId, env);
-  if (readJsonOrUndefined<RegistryEntry>(path)?.project_root !== projectRoot) return;
+  if (readOwnJsonOrUndefined<RegistryEntry>(path)?.project_root !== projectRoot) return;
   rmSync(path, { force: true });
 }

@@ -19,7 +19,7 @@ import { parseAge } from "./age.ts";
 import { deleteSession, listSessions, type SessionRef } from "./archive.ts";
 import { type RetentionConfig, readConfig } from "./config.ts";
 import {
-  ensureRealDirUnder,
+  ensureOwnDirUnder,
   lstatOrUndefined,
   nowIso,
   readJsonOrUndefined,
@@ -353,7 +353,7 @@ export function applyRetention(projectRoot: string, now = Date.now()): AutoResul
 
 function realTapedeckDir(projectRoot: string): boolean {
   try {
-    return ensureRealDirUnder(projectRoot, tapedeckDir(projectRoot), false);
+    return ensureOwnDirUnder(projectRoot, tapedeckDir(projectRoot), false);
   } catch {
     return false;
   }

@@ -10,9 +10,9 @@
 // deleted from it.
 import { closeSync, constants, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ensureDir, lstatOrUndefined, openRegularSync, pruneStaleFiles } from "./fsutil.ts";
+import { ensureOwnDirUnder, openRegularSync, pruneStaleFiles } from "./fsutil.ts";
 import { storedId } from "./identity.ts";
-import { ensureTapedeckDir, sessionDirName, UnsafePathError } from "./paths.ts";
+import { ensureTapedeckDir, sessionDirName } from "./paths.ts";
 
 const DIR = "turn-marks";
 /** Marks whose fallback report never came (the agent died, the fallback was removed) go after a day. */
@@ -20,18 +20,10 @@ const STALE_MS = 24 * 3600 * 1000;
 const PRUNE_ABOVE = 256;
 const MARK_NAME = /^[A-Za-z0-9_.-]+-[A-Za-z0-9_.-]+$/;
 
-/** The marks directory, created on demand; refuses one that is a symlink or not a directory. */
+/** The marks directory, created on demand; refuses a symlink, a non-directory or another user's directory. */
 function marksDir(projectRoot: string, create: boolean): string | undefined {
   const dir = join(ensureTapedeckDir(projectRoot), DIR);
-  const st = lstatOrUndefined(dir);
-  if (st && (st.isSymbolicLink() || !st.isDirectory())) {
-    throw new UnsafePathError(`${DIR} is not a plain directory; refusing to use it`);
-  }
-  if (!st) {
-    if (!create) return undefined;
-    ensureDir(dir);
-  }
-  return dir;
+  return ensureOwnDirUnder(projectRoot, dir, create) ? dir : undefined;
 }
 
 /** Named by the turn's stored id (identity.ts), as the archive holds it: a turn id may hold a credential. */

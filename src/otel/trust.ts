@@ -2,10 +2,11 @@
 // `.tapedeck/config.json`, and its `otel` block would otherwise make the hook server ship that user's
 // sessions to whoever wrote it. So the automatic export sends only to an endpoint this user has already
 // exported this project to with a `tapedeck otel export` of their own; that fact lives in the user's tapedeck
-// home, outside any project, one small file per project and endpoint (named by a hash of both).
+// home, outside any project, one small file per project and endpoint (named by a hash of both), which counts
+// only when the user owns it (a shared TAPEDECK_HOME).
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { ensureDir, readJsonOrUndefined, writeJsonAtomicSync } from "../core/fsutil.ts";
+import { ensurePrivateDirIn, readOwnJsonOrUndefined, writeJsonAtomicSync } from "../core/fsutil.ts";
 import { tapedeckHome } from "../core/home.ts";
 import type { Endpoint } from "./endpoint.ts";
 
@@ -27,7 +28,7 @@ export function isTrusted(
   env: Env = process.env,
 ): boolean {
   return (
-    readJsonOrUndefined<{ schema_version?: number }>(trustPath(projectRoot, endpoint, env), 4096)
+    readOwnJsonOrUndefined<{ schema_version?: number }>(trustPath(projectRoot, endpoint, env), 4096)
       ?.schema_version === 1
   );
 }
@@ -36,6 +37,6 @@ export function isTrusted(
 export function trust(projectRoot: string, endpoint: Pick<Endpoint, "url">, env: Env = process.env): void {
   const path = trustPath(projectRoot, endpoint, env);
   if (isTrusted(projectRoot, endpoint, env)) return;
-  ensureDir(join(path, ".."));
+  ensurePrivateDirIn(tapedeckHome(env), join(path, ".."));
   writeJsonAtomicSync(path, { schema_version: 1, trusted_at: new Date().toISOString() });
 }

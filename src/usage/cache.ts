@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, lstatSync, readSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { ensureRealDirUnder, readJsonOrUndefined, writeFileAtomicSync } from "../core/fsutil.ts";
+import { ensureOwnDirUnder, readJsonOrUndefined, writeFileAtomicSync } from "../core/fsutil.ts";
 import { SESSION_FILES, tapedeckDir } from "../core/paths.ts";
 import { openForScan } from "../core/scan.ts";
 import type { Manifest } from "../core/schemas.ts";
@@ -344,7 +344,7 @@ function encode(key: string, e: CachedSession): CachedRow {
 /** Writes the cache through a temp file and a rename; a project whose .tapedeck is not ours to write is skipped. */
 function saveCache(projectRoot: string, cache: CacheFile): boolean {
   try {
-    if (!ensureRealDirUnder(projectRoot, tapedeckDir(projectRoot), false)) return false;
+    if (!ensureOwnDirUnder(projectRoot, tapedeckDir(projectRoot), false)) return false;
     writeFileAtomicSync(cachePath(projectRoot), JSON.stringify(cache));
     return true;
   } catch {

@@ -1,11 +1,12 @@
 // What a new user tripped over (issue 11, items 10, 11, 13, 16, 19) and what the CLI prints from the archive
 // (issue 10, item 7): the built dist/cli.js in a child process, as a user runs it.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tapedeckHome } from "../../src/core/registry.ts";
 import { CLI, ensureBuilt, HOOK } from "../helpers/cli-run.ts";
+import { CAN_CHOWN, giveToOtherUser } from "../helpers/other-user.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 beforeAll(ensureBuilt);
@@ -184,6 +185,48 @@ describe("--session-root is checked and kept out of git (issue 11.13)", () => {
     const doctor = cli(["doctor", "--project", root]).stdout;
     expect(doctor).toContain("rec is not ignored by git");
     expect(doctor).toContain(`printf '*\\n' > ${join(root, "rec", ".gitignore")}`);
+  });
+});
+
+describe("--session-root must be the user's own directory (the owner rule)", () => {
+  it("install refuses one others can write, and doctor fails one that became so", () => {
+    const root = project();
+    const shared = join(project(), "shared");
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+    const r = cli(["install", "claude", "--yes", "--project", root, "--session-root", shared]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`session root ${shared} is writable by group or others (mode 0777)`);
+    expect(existsSync(join(root, ".tapedeck"))).toBe(false);
+
+    chmodSync(shared, 0o700);
+    const ok = cli([
+      "install",
+      "claude",
+      "--yes",
+      "--transport",
+      "command",
+      "--project",
+      root,
+      "--session-root",
+      shared,
+    ]);
+    expect(ok.code, ok.stderr).toBe(0);
+    chmodSync(shared, 0o777);
+    const doctor = cli(["doctor", "--project", root]);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain(`${shared} is writable by group or others (mode 0777)`);
+  });
+
+  it.runIf(CAN_CHOWN)("install refuses one another user owns", () => {
+    const root = project();
+    const theirs = join(project(), "theirs");
+    mkdirSync(theirs, { mode: 0o700 });
+    giveToOtherUser(theirs);
+    const r = cli(["install", "claude", "--yes", "--project", root, "--session-root", theirs]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`session root ${theirs} belongs to another user (uid 65534)`);
+    expect(readdirSync(theirs)).toEqual([]);
   });
 });
 

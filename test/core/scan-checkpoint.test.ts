@@ -345,7 +345,8 @@ describe("the checkpoint is used, and only where it may be", () => {
         .map((l) => `${l}\n`)
         .join(""),
     );
-    writeFileSync(file, archive);
+    // 0600, as the recorder creates it: repair appends only to a private file.
+    writeFileSync(file, archive, { mode: 0o600 });
     counters(dir, { checkpoint: true });
     const damaged = Buffer.from(archive);
     damaged[100] = 0x00;

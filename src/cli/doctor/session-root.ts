@@ -1,10 +1,17 @@
 // The session root a provider records into: a real, writable directory (or one that can be created), not a
-// symlink, not tracked by git.
+// symlink, the user's own (core/fsutil.ts's owner rule: every writer refuses another user's), not tracked by
+// git.
 import { accessSync, constants, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ProviderConfig } from "../../core/config.ts";
 import { lstatOrUndefined } from "../../core/fsutil.ts";
-import { isInside, resolveSessionRoot, TAPEDECK_DIR, tapedeckDir } from "../../core/paths.ts";
+import {
+  isInside,
+  resolveSessionRoot,
+  sessionWriteProblem,
+  TAPEDECK_DIR,
+  tapedeckDir,
+} from "../../core/paths.ts";
 import { gitView } from "../session-root.ts";
 import { check, type DoctorCheck, shown } from "./check.ts";
 
@@ -36,6 +43,12 @@ export function checkSessionRoot(project: string, provider: string, entry: Provi
   if (st && !st.isDirectory()) {
     return check("session root", "fail", `${name} is not a directory: nothing can be recorded`, [
       `Move ${root} away; tapedeck recreates the directory at the next session`,
+    ]);
+  }
+  const foreign = sessionWriteProblem(project, root);
+  if (foreign) {
+    return check("session root", "fail", foreign.message, [
+      "Record in a project and session root of your own (chmod go-w a directory of yours that others can write)",
     ]);
   }
   // A missing root is created at the first event: then its nearest existing parent must be writable.

@@ -11,12 +11,14 @@ import { createRequire } from "node:module";
 import { basename, dirname } from "node:path";
 import { EXIT, UserError } from "../../core/errors.ts";
 import {
+  assertOwnDir,
   ensureDir,
   ensureRealDirUnder,
   FILE_MODE,
   isErrno,
   lstatOrUndefined,
   openRegularSync,
+  ownedByUser,
   UnsafePathError,
 } from "../../core/fsutil.ts";
 
@@ -195,6 +197,7 @@ function checkParent(path: string, base: string | undefined, create: boolean): v
     }
     if (st.isSymbolicLink()) throw new UnsafePathError(`${parent} is a symlink; refusing to follow it`);
     if (!st.isDirectory()) throw new UnsafePathError(`${parent} is not a directory`);
+    if (create) assertOwnDir(parent, st, false);
   } catch (error) {
     throw toMemoryDbError(error, path);
   }
@@ -217,6 +220,13 @@ function checkFile(path: string, readonly: boolean): FileId | undefined {
     return undefined;
   }
   if (!st.isFile()) throw unsafe(path, path, st.isSymbolicLink() ? "is a symlink" : "is not a regular file");
+  // SQLite writes by path: another user's database (a 0666 one is writable) would get every item or event.
+  if (!readonly) {
+    for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+      const own = file === path ? st : lstatOrUndefined(file);
+      if (own && !ownedByUser(own)) throw unsafe(file, path, "belongs to another user");
+    }
+  }
   return { dev: st.dev, ino: st.ino };
 }
 
@@ -233,7 +243,7 @@ function createPrivateFile(path: string): void {
     throw toMemoryDbError(error, path);
   }
   try {
-    // A file someone else created meanwhile keeps its content, but not looser permissions.
+    // A file created meanwhile passed the owner rule (openRegularSync); a read-only one is made writable.
     if ((fstatSync(fd).mode & 0o777) !== FILE_MODE) fchmodSync(fd, FILE_MODE);
   } finally {
     closeSync(fd);

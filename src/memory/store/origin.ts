@@ -43,7 +43,7 @@ export function originKey(
   const path = join(home, KEY_FILE);
   const found = readKey(path);
   if (found || !create) return found;
-  ensureDir(home);
+  ensureDir(home, true);
   const tmp = writeTempSibling(path, `${randomBytes(32).toString("hex")}\n`, true);
   try {
     // link, not rename: a key another process created meanwhile is kept, never replaced under its files.

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { readRange } from "../../core/byte-range.ts";
 import {
   appendRegularSync,
+  ensureOwnDirUnder,
   ensureRealDirUnder,
   pruneStaleFiles,
   unlinkQuietly,
@@ -121,7 +122,7 @@ export function forgetGiven(projectRoot: string, sessionId: string): void {
   const path = statePath(projectRoot, sessionId);
   known.delete(path);
   try {
-    if (!ensureRealDirUnder(projectRoot, stateDir(projectRoot), false)) return;
+    if (!ensureOwnDirUnder(projectRoot, stateDir(projectRoot), false)) return;
   } catch {
     return;
   }

@@ -11,6 +11,7 @@ import {
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MemoryDbError, openDatabase } from "../../../src/memory/index/sqlite.ts";
+import { CAN_CHOWN, giveToOtherUser } from "../../helpers/other-user.ts";
 import { useTempProjects } from "../../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-sqlite-");
@@ -132,4 +133,22 @@ describe("openDatabase", () => {
     expect(read(`${path}-wal`)).toBe("denied");
     db.close();
   });
+
+  it.runIf(CAN_CHOWN)(
+    "a database file of another user (SQLite writes by path) is never opened to write",
+    () => {
+      const root = project();
+      const path = join(root, ".tapedeck", "index.sqlite");
+      openDatabase(path, { base: root }).close();
+      chmodSync(path, 0o666);
+      giveToOtherUser(path);
+      const before = readFileSync(path);
+      const problem = problemOf(() => openDatabase(path, { base: root }));
+      expect(problem.problem).toBe("unsafe");
+      expect(problem.message).toContain("belongs to another user");
+      expect(readFileSync(path)).toEqual(before);
+      // Read-only, it is read as any file of someone else's is.
+      openDatabase(path, { base: root, readonly: true }).close();
+    },
+  );
 });

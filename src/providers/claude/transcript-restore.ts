@@ -5,10 +5,10 @@
 // restore's `toTranscript`, so the chain, block split and key order are the ones `mirror restore` writes.
 //
 // Safety, in order: the session id is the safe charset; `projects/` and the slug directory are real
-// directories (a symlink there is refused, never written through); an existing transcript is replaced only
-// with --force, is backed up first (0600, O_EXCL), and one that holds more than the archive knows is never
-// replaced without --force; the new file is written 0600 beside it and renamed (or linked, so a transcript
-// that appeared meanwhile is not replaced).
+// directories of the user's own (a symlink or another user's is refused, never written through); an existing
+// transcript is replaced only with --force, is backed up first (0600, O_EXCL), and one that holds more than the
+// archive knows is never replaced without --force; the new file is written 0600 beside it and renamed (or
+// linked, so a transcript that appeared meanwhile is not replaced).
 import {
   chmodSync,
   constants,
@@ -21,7 +21,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { DIR_MODE, FILE_MODE, unlinkQuietly, writeTempSibling } from "../../core/fsutil.ts";
+import { DIR_MODE, FILE_MODE, ownedByUser, unlinkQuietly, writeTempSibling } from "../../core/fsutil.ts";
 import type { JsonObject } from "../../core/json.ts";
 import { sessionDirName } from "../../core/paths.ts";
 import { RestoreError, readMirrorSession, toTranscript } from "./mirror/restore.ts";
@@ -344,6 +344,12 @@ function realDir(dir: string): void {
     throw new RestoreError("unsafe_path", `${dir} is a symlink; refusing to write a transcript through it`);
   }
   if (!st.isDirectory()) throw new RestoreError("unsafe_path", `${dir} is not a directory`);
+  if (!ownedByUser(st)) {
+    throw new RestoreError(
+      "unsafe_path",
+      `${dir} belongs to another user; tapedeck writes only into your own directories`,
+    );
+  }
 }
 
 export interface WriteResult {

@@ -24,6 +24,7 @@ import {
   quickCheck,
 } from "../../../src/providers/claude/transcript-watch.ts";
 import { providerFixtures } from "../../helpers/fixtures.ts";
+import { CAN_CHOWN, giveToOtherUser } from "../../helpers/other-user.ts";
 import { useScratchDir } from "../../helpers/temp-project.ts";
 
 const SAMPLE = providerFixtures("claude").path("transcript.sample.jsonl");
@@ -378,6 +379,15 @@ describe("planning and writing a restore", () => {
     });
     expect(() => writeRestore(plan2, { force: true })).toThrow(/not a regular file/);
     expect(readFileSync(target, "utf8")).toBe("keep");
+  });
+
+  it.runIf(CAN_CHOWN)("refuses a transcript directory another user owns, writing nothing into it", () => {
+    const { claudeHome, s, path } = setUp();
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    giveToOtherUser(dirname(path));
+    const plan = planRestore({ from: "archive", session: s, claudeHome, mirrorDir: fresh("mirror") });
+    expect(() => writeRestore(plan, { force: true })).toThrow(/belongs to another user/);
+    expect(readdirSync(dirname(path))).toEqual([]);
   });
 
   it("a transcript holding more than the archive knows is 'newer' and not replaced without --force", () => {

@@ -40,7 +40,13 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { DIR_MODE, lstatOrUndefined, readRegularFileSync, writeTempSibling } from "../../../core/fsutil.ts";
+import {
+  DIR_MODE,
+  lstatOrUndefined,
+  ownedByUser,
+  readRegularFileSync,
+  writeTempSibling,
+} from "../../../core/fsutil.ts";
 import type { Json, JsonObject } from "../../../core/json.ts";
 import { sessionDirName } from "../../../core/paths.ts";
 import { readAgentFileText } from "../../agent-file.ts";
@@ -326,7 +332,14 @@ export function restoreMirror(opts: RestoreOptions): RestoreResult {
 
   const dir = join(claudeHome, "projects", claudeProjectSlug(cwd));
   mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-  if (lstatSync(dir).isSymbolicLink()) throw new RestoreError("unsafe_path", `${dir} is a symlink`);
+  const dirSt = lstatSync(dir);
+  if (dirSt.isSymbolicLink()) throw new RestoreError("unsafe_path", `${dir} is a symlink`);
+  if (!ownedByUser(dirSt)) {
+    throw new RestoreError(
+      "unsafe_path",
+      `${dir} belongs to another user; tapedeck writes only into your own directories`,
+    );
+  }
   const path = join(dir, `${sessionId}.jsonl`);
 
   const existing = lstatOrUndefined(path);

@@ -7,7 +7,10 @@
 // <session> and <agent> are mirrorDirName() of the header values, so no id
 // can name a path outside the root; every directory below the root is
 // lstat-checked (a symlink is refused, never followed) and files are opened
-// with O_NOFOLLOW. Each message is ONE append of all its lines, so a crash
+// with O_NOFOLLOW | O_NONBLOCK. The root and every directory below it must be
+// the user's private directories, and a file appended to the user's private
+// regular file, checked on the descriptor (core/fsutil.ts's owner rule): the
+// mirror holds the conversation. Each message is ONE append of all its lines, so a crash
 // leaves either the whole message or (at worst) one torn last line, which
 // the next append steps over with a newline.
 //
@@ -19,7 +22,7 @@ import { constants, type Dirent } from "node:fs";
 import { lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { errorCode } from "../../../core/diagnostics.ts";
-import { DIR_MODE, FILE_MODE, isErrno } from "../../../core/fsutil.ts";
+import { assertOwnDir, assertOwnFile, DIR_MODE, FILE_MODE, isErrno } from "../../../core/fsutil.ts";
 import { storedId } from "../../../core/identity.ts";
 import { isInside, sessionDirName, UnsafePathError } from "../../../core/paths.ts";
 import { SWEEP_INTERVAL_MS } from "./dedup.ts";
@@ -47,7 +50,8 @@ export function legacyMirrorDirName(id: string): string {
   return name.startsWith("session-mirror-events") ? sessionDirName(`\0${id}`) : name;
 }
 
-const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+const APPEND_FLAGS =
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 export interface MirrorTarget {
   sessionId: string;
@@ -115,8 +119,15 @@ interface Head {
 }
 
 async function writeAllTo(path: string, data: Buffer): Promise<void> {
-  const fh = await open(path, APPEND_FLAGS, FILE_MODE);
+  const fh = await open(path, APPEND_FLAGS, FILE_MODE).catch((e: unknown) => {
+    if (isErrno(e, "ELOOP")) throw new UnsafePathError("mirror file is a symlink", "is a symlink");
+    if (isErrno(e, "ENXIO")) throw new UnsafePathError("mirror file is not a regular file");
+    throw e;
+  });
   try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new UnsafePathError("mirror file is not a regular file");
+    assertOwnFile(path, st);
     let offset = 0;
     while (offset < data.length) {
       const { bytesWritten } = await fh.write(data, offset, data.length - offset);
@@ -129,7 +140,7 @@ async function writeAllTo(path: string, data: Buffer): Promise<void> {
 
 const defaultIo: MirrorIo = { appendFile: writeAllTo };
 
-/** Refuses a symlink or non-directory at `path`; creates it (0700) when missing. */
+/** Refuses a symlink, a non-directory or another user's directory at `path`; creates it (0700) when missing. */
 async function ensureRealDir(path: string, recursive = false): Promise<void> {
   let st = await lstat(path).catch((e: unknown) => {
     if (isErrno(e, "ENOENT")) return undefined;
@@ -143,6 +154,7 @@ async function ensureRealDir(path: string, recursive = false): Promise<void> {
   }
   if (st.isSymbolicLink()) throw new UnsafePathError("mirror directory is a symlink; refusing to follow it");
   if (!st.isDirectory()) throw new UnsafePathError("mirror path exists and is not a directory");
+  assertOwnDir(path, st);
 }
 
 /** `2026-11-29T18-40-22-865Z`: sortable, and free of `:` which some file systems refuse. */

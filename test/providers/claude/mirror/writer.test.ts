@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -23,6 +24,7 @@ import {
   MirrorWriter,
   type MirrorWriterOptions,
 } from "../../../../src/providers/claude/mirror/writer.ts";
+import { CAN_CHOWN, giveToOtherUser } from "../../../helpers/other-user.ts";
 import { readEvents } from "./helpers.ts";
 
 let base: string;
@@ -299,6 +301,43 @@ describe("mirror writer", () => {
       expect(readFileSync(victim, "utf8")).toBe("untouched\n");
     });
 
+    it("never appends to a mirror file that is not the user's private one (a 0666 file as the newest)", async () => {
+      const dir = join(root, "sess-1");
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const planted = join(dir, "2026-01-01T00-00-00-000Z.jsonl");
+      const text = `${JSON.stringify({ message: {}, uuid: record().uuid })}\n`;
+      writeFileSync(planted, text);
+      chmodSync(planted, 0o666);
+      const r = await writer().append(main, () => ({ records: [record()] }));
+      expect(r).toEqual({ ok: false, stage: "write", code: "UnsafePathError" });
+      expect(readFileSync(planted, "utf8")).toBe(text);
+    });
+
+    it.runIf(CAN_CHOWN)("a session directory or a mirror root another user owns gets nothing", async () => {
+      const dir = join(root, "sess-1");
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      giveToOtherUser(dir);
+      const first = writer();
+      const r = await first.append(main, () => ({ records: [record()] }));
+      expect(r).toEqual({ ok: false, stage: "open", code: "UnsafePathError" });
+      expect(readdirSync(dir)).toEqual([]);
+      await first.idle();
+      rmSync(root, { recursive: true });
+
+      mkdirSync(root, { mode: 0o700 });
+      giveToOtherUser(root);
+      const stderr = process.stderr.write;
+      process.stderr.write = (() => true) as typeof process.stderr.write;
+      try {
+        const w = writer();
+        expect(await w.append(main, () => ({ records: [record()] }))).toMatchObject({ ok: false });
+        await w.idle(); // nor its events log: the root is refused
+      } finally {
+        process.stderr.write = stderr;
+      }
+      expect(readdirSync(root)).toEqual([]);
+    });
+
     it("steps over a torn last line and reads the chain head from the tail", async () => {
       const dir = join(root, "sess-1");
       mkdirSync(dir, { recursive: true });
@@ -306,6 +345,8 @@ describe("mirror writer", () => {
       writeFileSync(
         join(dir, "2026-01-01T00-00-00-000Z.jsonl"),
         `${JSON.stringify({ message: {}, uuid: prev.uuid, source: "tapedeck-mirror" })}\n{"parentUuid":"x","mess`,
+        // 0600, as the writer creates it: it appends only to a private file.
+        { mode: 0o600 },
       );
       const heads: ChainHead[] = [];
       const next = record(20);

@@ -5,13 +5,15 @@
 // cwd is that directory or below it; with --all-projects, the project of each cwd by the CLI's rule
 // (core/project-root.ts). A cwd that no longer exists is reported (the project moved or was deleted), never
 // guessed from a similar path. A session the hooks recorded is left to them; one imported before is read
-// from where its cursor stopped, or not at all when its files have not grown.
+// from where its cursor stopped, or not at all when its files have not grown. A project tapedeck may not write
+// into (another user's directory, a planted `.tapedeck` or events.jsonl of theirs: core/fsutil.ts's owner rule)
+// is reported with what is wrong, before anything is read or written.
 import { lstatSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { readConfig } from "../core/config.ts";
 import type { SessionIdentity } from "../core/event.ts";
 import { lstatOrUndefined, readJsonOrUndefined } from "../core/fsutil.ts";
-import { isInside, SESSION_FILES } from "../core/paths.ts";
+import { isInside, SESSION_FILES, sessionWriteProblem } from "../core/paths.ts";
 import { projectOfDir } from "../core/project-root.ts";
 import type { Manifest } from "../core/schemas.ts";
 import { sessionSpecFor } from "../core/session-spec.ts";
@@ -86,6 +88,8 @@ export const REASONS = {
   hooks: "recorded by hooks already (tapedeck list shows it); not imported twice",
   hooksSince: "hooks recorded more of it after it was imported; not imported twice",
   unsafeRoot: "the project's session root is not a plain directory",
+  /** followed by what is wrong: another user's project or directory, a file of theirs */
+  refused: "not imported",
 } as const;
 
 export function planImport(options: PlanOptions): ImportPlan {
@@ -155,6 +159,11 @@ function planSession(
     return undefined;
   }
   const sessionDir = join(spec.sessionRoot, sessionDirNameFor(identity));
+  const problem = sessionWriteProblem(project, spec.sessionRoot, sessionDir);
+  if (problem) {
+    skip({ source, reason: `${REASONS.refused}: ${safePath(problem.message)}` });
+    return undefined;
+  }
   const manifest = readJsonOrUndefined<Manifest>(join(sessionDir, SESSION_FILES.manifest), 1024 * 1024);
   if (manifest && manifest.identity_source !== "import") {
     skip({ source, reason: REASONS.hooks });

@@ -4,10 +4,10 @@
 // and the others go on.
 import { errorCode } from "../core/diagnostics.ts";
 import { storedIdentity } from "../core/identity.ts";
-import { ensureTapedeckDir } from "../core/paths.ts";
+import { ensureTapedeckDir, UnsafePathError } from "../core/paths.ts";
 import { registerSession } from "../core/registry.ts";
 import { safePath } from "./cursor.ts";
-import { historyReader, type ImportPlan, type PlannedSession } from "./plan.ts";
+import { historyReader, type ImportPlan, type PlannedSession, REASONS } from "./plan.ts";
 import { importSession, type SessionOutcome } from "./session.ts";
 
 export interface ImportProgress {
@@ -92,7 +92,12 @@ export function runImport(plan: ImportPlan, options: RunOptions): ImportResult {
       }
     } catch (error) {
       result.failed += 1;
-      result.skipped.push({ source, reason: `import failed (${errorCode(error)})` });
+      // Refused by the owner rule after the plan (the directory changed meanwhile): said as the plan says it.
+      const reason =
+        error instanceof UnsafePathError
+          ? `${REASONS.refused}: ${safePath(error.message)}`
+          : `import failed (${errorCode(error)})`;
+      result.skipped.push({ source, reason });
     }
     progress.sessionsDone += 1;
     options.onProgress?.(progress);

@@ -1,7 +1,7 @@
 // `tapedeck import` end to end below the command line: planned from a user's Claude history, written through
 // the core, sealed, idempotent, incremental, and never writing what the hooks recorded or a planted secret.
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { verifyChecksums } from "../../src/core/recovery.ts";
@@ -11,6 +11,7 @@ import { REASONS } from "../../src/import/plan.ts";
 import { runImport } from "../../src/import/run.ts";
 import { expectNoSecrets, expectPrivateModes, readEventsFile, walk } from "../e2e/archive-checks.ts";
 import { ANTHROPIC_KEY, GITHUB_TOKEN, plantSecrets } from "../e2e/planted-secrets.ts";
+import { CAN_CHOWN, giveToOtherUser, snapshot } from "../helpers/other-user.ts";
 import { identity, spec } from "../helpers/session.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 import {
@@ -264,6 +265,49 @@ describe("what an import leaves alone", () => {
     writeTranscript(home, project, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", project));
     expect(plan(home, project, { sinceMs: Date.parse("2026-11-30") }).skipped[0]?.reason).toBe(REASONS.since);
     expect(plan(home, project, { sinceMs: Date.parse("2026-11-29") }).sessions).toHaveLength(1);
+  });
+});
+
+describe("a project tapedeck may not write into (another local user's)", () => {
+  it.runIf(CAN_CHOWN)(
+    "--all-projects: a project directory another user owns is reported in skipped, nothing written there",
+    () => {
+      const { home, project } = setUp();
+      const source = writeTranscript(
+        home,
+        project,
+        SAMPLE_ID,
+        fixtureLines("transcript.sample.jsonl", project),
+      );
+      giveToOtherUser(project);
+      const before = snapshot(project);
+      const planned = plan(home, project, { allProjects: true });
+      expect(planned.sessions).toEqual([]);
+      expect(planned.skipped).toEqual([
+        {
+          source,
+          reason: `${REASONS.refused}: ${project} belongs to another user (uid 65534); tapedeck writes only into your own directories`,
+        },
+      ]);
+      const result = runImport(planned, { env: envFor(home) });
+      expect(result).toMatchObject({ sessions: 0, events: 0, failed: 0, imported: [] });
+      expect(snapshot(project)).toEqual(before);
+    },
+  );
+
+  it("a 0666 events.jsonl planted where the session would go is never appended to, and the plan says why", () => {
+    const { home, project } = setUp();
+    writeTranscript(home, project, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", project));
+    const dir = sessionDir(project, SAMPLE_ID);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, "events.jsonl"), "");
+    chmodSync(join(dir, "events.jsonl"), 0o666);
+    const result = importAll(home, project, { allProjects: true });
+    expect(result.sessions).toBe(0);
+    expect(result.skipped[0]?.reason).toMatch(
+      new RegExp(`^${REASONS.refused}: .*events\\.jsonl is open to group or others \\(mode 0666\\)`),
+    );
+    expect(readFileSync(join(dir, "events.jsonl"), "utf8")).toBe("");
   });
 });
 

@@ -1,9 +1,11 @@
 // The one resolver of a SESSION argument: recordings, replays' and runs' sessions (under .tapedeck and through
 // a link), every registered project, provider-qualified ids and prefixes, ambiguity, and what it must refuse.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { checkExperimentLinks } from "../../src/cli/doctor/experiment-links.ts";
+import { ignoredExperimentLinks } from "../../src/core/experiment-links.ts";
 import { registerSession } from "../../src/core/registry.ts";
 import {
   AmbiguousSessionError,
@@ -11,6 +13,7 @@ import {
   SessionNotFoundError,
 } from "../../src/core/session-resolve.ts";
 import { sessionsInScope } from "../../src/core/session-scope.ts";
+import { CAN_CHOWN, giveToOtherUser, giveTreeToOtherUser } from "../helpers/other-user.ts";
 import { externalExperiment, recordSession, runSessionsDir } from "../helpers/scoped-sessions.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 
@@ -100,6 +103,74 @@ describe("the session resolver", () => {
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
+  });
+
+  describe("a link into another user's directory (the owner rule) is ignored", () => {
+    /** The user's own recording, and a run of the same id in a linked experiment root outside the project. */
+    function withLinkedTwin() {
+      const root = project();
+      const own = recordSession(root, "dup-5555", { minute: 1 });
+      const outside = mkdtempSync(join(tmpdir(), "tapedeck-exproot-"));
+      recordSession(root, "dup-5555", {
+        sessionRoot: externalExperiment(root, outside, "exp-theirs"),
+        replayOf: "claude:base",
+        minute: 2,
+      });
+      // Found before it is taken away: the link works for the user's own directory.
+      expect(sessionsInScope({ project: root })).toHaveLength(2);
+      return { root, own, outside };
+    }
+
+    it.runIf(CAN_CHOWN)(
+      "their sessions are no runs of the project, the id stays the user's, doctor names it",
+      () => {
+        const { root, own, outside } = withLinkedTwin();
+        try {
+          giveTreeToOtherUser(outside);
+          expect(sessionsInScope({ project: root }).map((s) => s.dir)).toEqual([own.dir]);
+          expect(resolveSession({ project: root }, "dup-5555").dir).toBe(own.dir);
+          const ignored = ignoredExperimentLinks(root);
+          expect(ignored).toEqual([
+            {
+              file: join(root, ".tapedeck", "experiments", "exp-theirs.link.json"),
+              reason: `${outside} belongs to another user (uid 65534); tapedeck writes only into your own directories`,
+            },
+          ]);
+          expect(checkExperimentLinks(root)).toMatchObject({
+            name: "experiment links",
+            status: "warn",
+            message: `.tapedeck/experiments/exp-theirs.link.json is ignored: ${ignored[0]!.reason}`,
+          });
+        } finally {
+          rmSync(outside, { recursive: true, force: true });
+        }
+      },
+    );
+
+    it.runIf(CAN_CHOWN)("a root of the user's whose experiment.json or run directory is theirs", () => {
+      const { root, own, outside } = withLinkedTwin();
+      try {
+        giveToOtherUser(join(outside, "runs", "replay-r1"));
+        expect(sessionsInScope({ project: root }).map((s) => s.dir)).toEqual([own.dir]);
+        chownSync(join(outside, "runs", "replay-r1"), process.getuid!(), process.getgid!());
+        expect(sessionsInScope({ project: root })).toHaveLength(2);
+        giveToOtherUser(join(outside, "experiment.json"));
+        expect(sessionsInScope({ project: root }).map((s) => s.dir)).toEqual([own.dir]);
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+    });
+
+    it("a linked root of the user's that everyone can write: anyone could have put a session there", () => {
+      const { root, own, outside } = withLinkedTwin();
+      try {
+        chmodSync(outside, 0o777);
+        expect(resolveSession({ project: root }, "dup-5555").dir).toBe(own.dir);
+        expect(ignoredExperimentLinks(root)[0]?.reason).toMatch(/writable by group or others \(mode 0777\)/);
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+    });
   });
 
   it("with allProjects, every registered project's sessions, replays included", () => {

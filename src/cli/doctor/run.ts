@@ -11,6 +11,7 @@ import { providerName } from "../providers.ts";
 import { check, type DoctorCheck, type DoctorReport, type ProviderReport } from "./check.ts";
 import { checkDiagnostics } from "./diagnostics.ts";
 import { checkDiskUsage } from "./disk-usage.ts";
+import { checkExperimentLinks } from "./experiment-links.ts";
 import { checkExtras } from "./extras.ts";
 import { checkHookServer } from "./hook-server.ts";
 import { checkHooks, type FoundHook } from "./hooks.ts";
@@ -123,6 +124,8 @@ export async function runDoctor(opts: DoctorOpts): Promise<DoctorReport> {
   if (diagnostics && reports[0]) reports[0].checks.push(diagnostics);
   const disk = checkDiskUsage(project);
   if (disk && reports[0]) reports[0].checks.push(disk);
+  const links = checkExperimentLinks(project);
+  if (links && reports[0]) reports[0].checks.push(links);
   const all = reports.flatMap((r) => r.checks);
   const problems = all.filter((c) => c.status === "fail").length;
   return {

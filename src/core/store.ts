@@ -389,6 +389,10 @@ class SessionWriter {
   /** Persists state and manifest; finalizes when a terminal event was appended. */
   commit(): boolean {
     this.writePending();
+    // Ids folded in from a reconciled tail, with no line of this batch to take them to disk: flushed before the
+    // state that counts their lines. Written after it, a writer killed in between left a state that said
+    // those lines were known and a table that did not know them, and the next writer appended them again.
+    this.ids.flush();
     this.committed = true;
     if (this.spec.fsync) {
       try {

@@ -6,8 +6,9 @@
 // O_NOFOLLOW | O_NONBLOCK and checked on the descriptor (core/fsutil.ts openRegularSync), then its owner.
 import { closeSync, constants, fstatSync, lstatSync, readSync, realpathSync } from "node:fs";
 import { join } from "node:path";
+import { readLines } from "../core/bounded-lines.ts";
 import { openRegularSync, readDirEntries, UnsafePathError } from "../core/fsutil.ts";
-import { parseObjectLine, scanLines } from "../core/scan.ts";
+import { parseObjectLine } from "../core/scan.ts";
 import type { HistorySkip } from "./history.ts";
 
 export const SKIP = {
@@ -169,12 +170,20 @@ export function openFailure(error: unknown): string {
 }
 
 /**
- * The first records of a file (complete lines within its first `maxBytes`), each parsed, until `onRecord`
- * returns false. Returns false when the file could not be opened (`skip` was told why).
+ * How far discovery reads into a file for what its first records say (a cwd, a first time, a session id):
+ * far more than one big record. Claude's first record may be a pasted document or an image of several MB, and
+ * a fixed 4 MiB window once left such a session "without a working directory", never importable.
+ */
+export const PEEK_BUDGET_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The first records of a file, each parsed, until `onRecord` returns false or `PEEK_BUDGET_BYTES` are read.
+ * Streamed: a record is held whole only up to the bounded reader's line limit (16 MiB), a longer one passed
+ * over as it streams by, never the whole file. Returns false when the file could not be opened (`skip` was
+ * told why).
  */
 export function peekRecords(
   path: string,
-  maxBytes: number,
   skip: (s: HistorySkip) => void,
   onRecord: (record: Record<string, unknown>) => boolean | undefined,
 ): boolean {
@@ -186,16 +195,10 @@ export function peekRecords(
     return false;
   }
   try {
-    const size = fstatSync(fd).size;
-    scanLines(
-      fd,
-      0,
-      (line) => {
-        const record = parseObjectLine(line.bytes);
-        return record ? onRecord(record) !== false : true;
-      },
-      { end: Math.min(size, maxBytes), completeOnly: true },
-    );
+    for (const line of readLines(fd, 0, Math.min(fstatSync(fd).size, PEEK_BUDGET_BYTES))) {
+      const record = line.bytes && parseObjectLine(line.bytes);
+      if (record && onRecord(record) === false) break;
+    }
     return true;
   } catch {
     return true;

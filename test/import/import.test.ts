@@ -206,6 +206,34 @@ describe("importing a Claude session", () => {
   });
 });
 
+describe("a session whose first record is large", () => {
+  it("is read for its cwd like any other: a first record of several MB, or one past the bounded reader's line", () => {
+    const { home, project } = setUp();
+    const lines = fixtureLines("transcript.sample.jsonl", project);
+    const prompt = JSON.parse(lines[2]!);
+    // A pasted document of 5 MiB: the first record, and it names the cwd.
+    prompt.message.content = "lorem ipsum ".repeat(450_000);
+    writeTranscript(home, project, SAMPLE_ID, [JSON.stringify(prompt), ...lines.slice(3)]);
+    // An attachment of 20 MiB first, with no cwd of its own: passed over as it streams by.
+    const other = JSON.parse(lines[3]!);
+    other.attachment.content = "x".repeat(20 * 1024 * 1024);
+    other.cwd = undefined;
+    writeTranscript(home, project, SUBAGENT_SESSION, [JSON.stringify(other), ...lines.slice(2)]);
+    const found = plan(home, project);
+    expect(found.skipped).toEqual([]);
+    expect(found.sessions.map((s) => [s.session.sessionId, s.session.cwd]).sort()).toEqual(
+      [
+        [SAMPLE_ID, project],
+        [SUBAGENT_SESSION, project],
+      ].sort(),
+    );
+    const result = runImport(found, { env: envFor(home) });
+    expect(result).toMatchObject({ sessions: 2, failed: 0 });
+    const first = eventsOf(sessionDir(project, SAMPLE_ID));
+    expect(first.map((e) => e.kind).slice(0, 2)).toEqual(["session_start", "user_prompt"]);
+  });
+});
+
 describe("what an import leaves alone", () => {
   it("a session the hooks recorded is not imported twice, and says why", () => {
     const { home, project } = setUp();

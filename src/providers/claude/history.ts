@@ -17,8 +17,6 @@ import { ClaudeHistoryMapper } from "./history-map.ts";
 /** A session id as Claude names its files (a UUID); anything else in the directory is not a transcript. */
 const SESSION_FILE = /^([A-Za-z0-9][A-Za-z0-9._-]{0,127})\.jsonl$/;
 const AGENT_FILE = /^agent-([A-Za-z0-9][A-Za-z0-9._-]{0,127})\.jsonl$/;
-/** The first records (before the first prompt there are a few attachments) name the cwd. */
-const PEEK_BYTES = 4 * 1024 * 1024;
 const META_BYTES = 64 * 1024;
 
 export const CLAUDE_HISTORY_CAPABILITIES = capabilities({
@@ -128,7 +126,7 @@ function subagentFiles(sessionDir: string, skip: (s: HistorySkip) => void): Hist
       agentId,
       meta: join(dir, `agent-${agentId}.meta.json`),
     };
-    peekRecords(entry.path, PEEK_BYTES, skip, (record) => {
+    peekRecords(entry.path, skip, (record) => {
       file.firstAt = isoTime(record.timestamp);
       return file.firstAt === undefined;
     });
@@ -141,7 +139,7 @@ function subagentFiles(sessionDir: string, skip: (s: HistorySkip) => void): Hist
 function look(id: string, file: HistoryFile, skip: (s: HistorySkip) => void): HistorySession | undefined {
   let cwd: string | null = null;
   let firstAt: string | undefined;
-  const opened = peekRecords(file.path, PEEK_BYTES, skip, (record) => {
+  const opened = peekRecords(file.path, skip, (record) => {
     firstAt ??= isoTime(record.timestamp);
     const recorded = shortString(record.cwd, 4096);
     if (recorded?.startsWith("/")) cwd = recorded;

@@ -13,8 +13,6 @@ import { CodexHistoryMapper } from "./history-map.ts";
 
 const ROLLOUT = /^rollout-.*\.jsonl$/;
 const DATE_PART = /^\d{1,4}$/;
-/** session_meta is the first line; its base instructions make it a few tens of KB. */
-const PEEK_BYTES = 1024 * 1024;
 
 export const CODEX_HISTORY_CAPABILITIES = capabilities({
   omitKinds: ["session_end"],
@@ -69,7 +67,7 @@ function rolloutFiles(home: string, skip: (s: HistorySkip) => void): string[] {
 function readMeta(path: string, skip: (s: HistorySkip) => void): Rollout | undefined {
   let meta: Record<string, unknown> | undefined;
   let firstAt: string | undefined;
-  const opened = peekRecords(path, PEEK_BYTES, skip, (record) => {
+  const opened = peekRecords(path, skip, (record) => {
     firstAt ??= isoTime(record.timestamp);
     if (record.type === "session_meta" && isRecord(record.payload)) meta = record.payload;
     return false;

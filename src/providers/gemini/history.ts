@@ -19,7 +19,6 @@ import { capabilities } from "../hook-normalizer.ts";
 import { isRecord } from "../shared.ts";
 import { GeminiHistoryMapper } from "./history-map.ts";
 
-const PEEK_BYTES = 64 * 1024;
 const SMALL_FILE = 1024 * 1024;
 
 export const GEMINI_HISTORY_CAPABILITIES = capabilities({
@@ -111,7 +110,7 @@ function joinFiles(session: HistorySession, other: HistorySession): void {
 function look(path: string, cwd: string | null, skip: (s: HistorySkip) => void): HistorySession | undefined {
   let id: string | undefined;
   let firstAt: string | undefined;
-  const opened = peekRecords(path, PEEK_BYTES, skip, (record) => {
+  const opened = peekRecords(path, skip, (record) => {
     id = shortString(record.sessionId);
     firstAt = isoTime(record.startTime) ?? isoTime(record.timestamp);
     return false;

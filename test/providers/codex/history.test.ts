@@ -1,7 +1,7 @@
 // Codex rollouts as `tapedeck import` reads them: the hooks' events (their ids where the rollout has what they
 // are made of), the hook path's usage and failed-command events, subagents under the root thread, and a read
 // split across two imports giving the events of one.
-import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { codexHistory } from "../../../src/providers/codex/history.ts";
@@ -149,6 +149,19 @@ describe("finding Codex's sessions", () => {
     ]);
     expect(found.find((s) => s.sessionId === ROOT)!.cwd).toBe("/home/user/project");
     expect(discover({ HOME: temp(), CODEX_HOME: join(home, ".codex") }).found).toHaveLength(2);
+  });
+
+  it("reads a session_meta of several MB (large base instructions) like any other", () => {
+    const { home, day } = layout();
+    const path = join(day, `rollout-2026-11-29T18-46-37-${ROOT}.jsonl`);
+    const [meta, ...rest] = readFileSync(path, "utf8").split("\n");
+    const record = JSON.parse(meta!);
+    record.payload.base_instructions = { text: "be careful. ".repeat(300_000) };
+    writeFileSync(path, [JSON.stringify(record), ...rest].join("\n"));
+    expect(statSync(path).size).toBeGreaterThan(3 * 1024 * 1024);
+    const { found, skipped } = discover({ HOME: home });
+    expect(skipped).toEqual([]);
+    expect(found.find((s) => s.sessionId === ROOT)?.cwd).toBe("/home/user/project");
   });
 
   it("passes over a symlinked rollout and a file that does not start with session_meta, saying why", () => {

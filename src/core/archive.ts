@@ -1,9 +1,10 @@
 // Finding sessions, summarizing them, and exporting their redacted records.
 import { closeSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { lstatOrUndefined } from "./fsutil.ts";
+import { lstatOrUndefined, readJsonOrUndefined } from "./fsutil.ts";
 import { sessionLiveness } from "./liveness.ts";
 import { SESSION_FILES } from "./paths.ts";
+import { processExists } from "./pids.ts";
 import { type RecoverResult, recoverSession, verifyChecksums } from "./recovery.ts";
 import { openForScan, parseEventLine, scanLines } from "./scan.ts";
 import type { Envelope, Manifest } from "./schemas.ts";
@@ -59,6 +60,8 @@ export interface SessionSummary {
   spool: SpoolSummary;
   /** Why `tapedeck repair` would help, when it would (torn or malformed lines, a stale seal, a spool). */
   repair_hint: string | null;
+  /** A `tapedeck import` of the session was stopped part-way (killed, Ctrl-C, a full disk): when it started. */
+  import_interrupted: { started_at: string } | null;
 }
 
 /**
@@ -76,6 +79,13 @@ export function inspectSession(ref: SessionRef): SessionSummary {
   if (manifest.status === "active" && !live) {
     manifest.status = "incomplete";
     manifest.incomplete_reason ??= sessionLiveness(ref.manifest).reason;
+  }
+  const importRun = importInProgress(ref.dir);
+  if (importRun) {
+    manifest.status = "incomplete";
+    manifest.incomplete_reason = importRun.running
+      ? `being imported (tapedeck import, pid ${importRun.pid})`
+      : `import interrupted (started ${importRun.started_at}): run tapedeck import ${manifest.provider} again to resume it`;
   }
   const spool = summarizeSpool(ref.dir);
   const started = Date.parse(manifest.started_at);
@@ -110,9 +120,26 @@ export function inspectSession(ref: SessionRef): SessionSummary {
     read_only_reason: recovered.readOnlyReason,
     spool,
     repair_hint: null,
+    import_interrupted: importRun && !importRun.running ? { started_at: importRun.started_at } : null,
   };
   summary.repair_hint = repairHint(summary, live);
   return summary;
+}
+
+/**
+ * `tapedeck import` marks its cursor in progress before a run's first append and clears the mark with the
+ * run's last write (src/import/cursor.ts): a mark whose process is gone is a run stopped part-way.
+ */
+function importInProgress(dir: string): { started_at: string; pid: number; running: boolean } | null {
+  const cursor = readJsonOrUndefined<{ in_progress?: { started_at?: unknown; pid?: unknown } }>(
+    join(dir, SESSION_FILES.importCursor),
+    4 * 1024 * 1024,
+  );
+  const progress = cursor?.in_progress;
+  const started = progress?.started_at;
+  if (typeof started !== "string" || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(started)) return null;
+  const pid = Number.isSafeInteger(progress?.pid) ? (progress?.pid as number) : 0;
+  return { started_at: started, pid, running: pid > 0 && pid !== process.pid && processExists(pid) };
 }
 
 function repairHint(s: SessionSummary, live: boolean): string | null {

@@ -132,7 +132,12 @@ export function recoverSession(dir: string, options: RecoverOptions): RecoverRes
   const use: CheckpointUse =
     options.checkpoint === false ? { resume: false, minBytes: undefined } : { resume: !write, minBytes };
   try {
-    const result = recoverLocked(dir, manifest, write, liveness.reason, use);
+    // Read again under the lock: a writer may have changed it meanwhile (the mark of the hooks' first append
+    // to an imported session, store.ts), and what recovery writes back must keep that.
+    const current = lock
+      ? (readJsonOrUndefined<Manifest>(join(dir, SESSION_FILES.manifest)) ?? manifest)
+      : manifest;
+    const result = recoverLocked(dir, current, write, liveness.reason, use);
     return { ...result, readOnlyReason, live: liveness.live };
   } finally {
     lock?.release();

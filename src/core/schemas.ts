@@ -164,6 +164,12 @@ export const Manifest = z.object({
     .optional()
     .describe("user_prompt events of subagents, not turns of the session"),
   import: ImportRecord.optional().describe("set on sessions `tapedeck import` wrote (docs/import.md)"),
+  hooks_since_import: z.iso
+    .datetime({ precision: 3 })
+    .optional()
+    .describe(
+      "when a recorder other than the import (the hooks, the proxy) first appended to this imported session: the import leaves it to them from then on",
+    ),
   limits: z
     .object({
       max_string_bytes: count,

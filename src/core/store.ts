@@ -69,6 +69,13 @@ export interface SessionSpec {
    * grown file seals it again. The session ends where its last event is, not when it was read.
    */
   seal?: boolean;
+  /**
+   * `tapedeck import`: a lock that cannot be had (busy past the wait, or not creatable: a full disk) throws
+   * instead of spooling. The import then stops with its cursor where it was, and the next one reads those
+   * records again; spooled, they would wait for a writer that a past session never gets. So every batch in
+   * the spool of an imported session is another recorder's (see markRecordedSinceImport).
+   */
+  noSpool?: boolean;
 }
 
 export interface RecordOutcome {
@@ -84,6 +91,14 @@ export interface RecordOutcome {
 const LIFECYCLE = new Set(["session_start", "session_end", "subagent_start", "subagent_stop", "compaction"]);
 
 const DEFAULT_LOCK_TIMEOUT_MS = 500;
+
+/** The session's lock stayed busy past the wait of a caller that does not spool (SessionSpec.noSpool). */
+export class SessionBusyError extends Error {
+  readonly code = "EBUSY";
+  constructor() {
+    super("another writer holds the session's lock");
+  }
+}
 /** A batch's lines are written together, at most this many bytes at a time. */
 const PENDING_FLUSH_BYTES = 1024 * 1024;
 const MANIFEST_REFRESH_MS = 250;
@@ -174,6 +189,21 @@ class SessionWriter {
       else ids.adopt(size);
     }
     this.manifest = this.loadOrCreateManifest(firstTimestamp);
+    if (this.spec.identity.identity_source !== "import") this.markRecordedSinceImport();
+  }
+
+  /**
+   * A session `tapedeck import` made, about to get lines from another recorder (a hook, the proxy, their
+   * spooled batches): marked in its manifest first, durably, under the lock. The import leaves a marked session
+   * to that recorder, and resumes an unmarked one from its cursor whatever the size of its events file: a
+   * difference in size once stood for "the hooks wrote here", and an import interrupted after an append left
+   * the same difference, so the session was never imported again.
+   */
+  private markRecordedSinceImport(): void {
+    const m = this.manifest;
+    if (m.identity_source !== "import" || m.hooks_since_import !== undefined) return;
+    m.hooks_since_import = nowIso();
+    writeJsonAtomicSync(join(this.dir, SESSION_FILES.manifest), m, true);
   }
 
   /** Rebuilds state and id table from the whole file: only after a lost or damaged state file. */
@@ -366,6 +396,8 @@ class SessionWriter {
         writeDiagnostic(this.dir, { what: "spool_unreadable", count: 1 });
         continue;
       }
+      // The import never spools (SessionSpec.noSpool): a batch here is another recorder's.
+      if (batch.events.length > 0) this.markRecordedSinceImport();
       for (const e of batch.events) if (this.append(e) === "appended") appended += 1;
       removeBatch(this.dir, name);
     }
@@ -480,6 +512,7 @@ function takeLock(dir: string, spec: SessionSpec): Lock | null {
   } catch (error) {
     // No lock could be created (disk full, read-only): the batch goes to the spool like a busy lock's.
     writeDiagnostic(dir, { what: "error", stage: "lock", code: errorCode(error) });
+    if (spec.noSpool) throw error;
     return null;
   }
 }
@@ -536,6 +569,7 @@ export function recordPrepared(
   };
   const lock = takeLock(dir, safeSpec);
   if (!lock) {
+    if (safeSpec.noSpool) throw new SessionBusyError();
     if (prepared.length > 0 && writeSpool(dir, prepared)) {
       outcome.spooled = prepared.length;
     } else if (prepared.length > 0) {

@@ -4,17 +4,21 @@
 // A session goes to the project its cwd is in: with --project (or the current project), only sessions whose
 // cwd is that directory or below it; with --all-projects, the project of each cwd by the CLI's rule
 // (core/project-root.ts). A cwd that no longer exists is reported (the project moved or was deleted), never
-// guessed from a similar path. A session the hooks recorded is left to them; one imported before is read
-// from where its cursor stopped, or not at all when its files have not grown. A project tapedeck may not write
-// into (another user's directory, a planted `.tapedeck` or events.jsonl of theirs: core/fsutil.ts's owner rule)
-// is reported with what is wrong, before anything is read or written.
-import { lstatSync, realpathSync } from "node:fs";
+// guessed from a similar path. A session the hooks recorded is left to them, and so is one they went on
+// recording after it was imported (its manifest carries `hooks_since_import`, set by their first append); one
+// imported before is read from where its cursor stopped (an interrupted run's too), or not at all when its files
+// have not grown. A project tapedeck may not write into (another user's directory, a planted `.tapedeck` or
+// events.jsonl of theirs: core/fsutil.ts's owner rule) is reported with what is wrong, before anything is read
+// or written.
+import { closeSync, fstatSync, lstatSync, realpathSync } from "node:fs";
 import { join } from "node:path";
+import { readLines } from "../core/bounded-lines.ts";
 import { readConfig } from "../core/config.ts";
 import type { SessionIdentity } from "../core/event.ts";
-import { lstatOrUndefined, readJsonOrUndefined } from "../core/fsutil.ts";
+import { readJsonOrUndefined } from "../core/fsutil.ts";
 import { isInside, SESSION_FILES, sessionWriteProblem } from "../core/paths.ts";
 import { projectOfDir } from "../core/project-root.ts";
+import { openForScan, parseObjectLine } from "../core/scan.ts";
 import type { Manifest } from "../core/schemas.ts";
 import { sessionSpecFor } from "../core/session-spec.ts";
 import { type SessionSpec, sessionDirNameFor } from "../core/store.ts";
@@ -25,8 +29,9 @@ import {
   type HistoryReader,
   type HistorySession,
   type HistorySkip,
+  onlyHooksWrite,
 } from "../providers/history.ts";
-import { pathKey, readCursor, safePath } from "./cursor.ts";
+import { pathKey, readCursor, type SessionCursor, safePath } from "./cursor.ts";
 
 /** The providers whose agents' files tapedeck can import, in catalog order. */
 export function importableProviders(): string[] {
@@ -61,6 +66,8 @@ export interface PlannedSession {
   spec: SessionSpec;
   sessionDir: string;
   status: "new" | "grown";
+  /** an earlier import of it was stopped part-way (killed, Ctrl-C, a full disk): this one resumes it */
+  resumed: boolean;
   /** bytes still to read, over all its files */
   bytes: number;
   files: PlannedFile[];
@@ -170,12 +177,12 @@ function planSession(
     return "recorded";
   }
   const cursor = manifest ? readCursor(sessionDir) : undefined;
-  if (manifest && cursor) {
-    const events = lstatOrUndefined(join(sessionDir, SESSION_FILES.events));
-    if (events && Number(events.size) !== cursor.events_bytes) {
-      skip({ source, reason: REASONS.hooksSince });
-      return "recorded";
-    }
+  if (
+    manifest?.hooks_since_import !== undefined ||
+    (cursor && hooksAppendedUnmarked(sessionDir, cursor, reader))
+  ) {
+    skip({ source, reason: REASONS.hooksSince });
+    return "recorded";
   }
   const files: PlannedFile[] = [];
   let bytes = 0;
@@ -192,8 +199,39 @@ function planSession(
     files.push({ file, size, from });
   }
   if (files.length === 0) return undefined;
-  if (manifest && cursor && bytes === 0) return "unchanged";
-  return { provider, session, project, spec, sessionDir, status: manifest ? "grown" : "new", bytes, files };
+  const resumed = cursor?.in_progress !== undefined;
+  if (manifest && cursor && bytes === 0 && !resumed) return "unchanged";
+  const status = manifest ? "grown" : "new";
+  return { provider, session, project, spec, sessionDir, status, resumed, bytes, files };
+}
+
+/**
+ * An archive an older tapedeck wrote (a version 1 cursor): its hooks did not mark the imported sessions they
+ * went on recording, and its import was stopped part-way as often as it was killed. The events appended after
+ * its last import are the hooks' only if one of them is an event the import never writes (onlyHooksWrite: a
+ * hook-recorded turn or resume always has one); else they are what an interrupted import appended, and the
+ * import resumes from the cursor.
+ */
+function hooksAppendedUnmarked(sessionDir: string, cursor: SessionCursor, reader: HistoryReader): boolean {
+  if (cursor.schema_version !== 1) return false;
+  const from = cursor.events_bytes ?? 0;
+  let fd: number;
+  try {
+    fd = openForScan(join(sessionDir, SESSION_FILES.events));
+  } catch {
+    return false;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size <= from) return false;
+    for (const line of readLines(fd, from, size)) {
+      const event = line.bytes && parseObjectLine(line.bytes);
+      if (event && onlyHooksWrite(reader, event)) return true;
+    }
+    return false;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Projects of cwds, each looked up once: thousands of sessions share a handful of directories. */

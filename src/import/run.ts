@@ -1,7 +1,7 @@
 // `tapedeck import`, provider-neutral: the plan's sessions imported one after another (session.ts), each
 // registered for the user's registry (so `list --all-projects`, the proxy and restore find it), with a
 // progress report between files and one outcome for the command to print. A session that fails is reported
-// and the others go on.
+// and the others go on; the next import resumes it.
 import { errorCode } from "../core/diagnostics.ts";
 import { storedIdentity } from "../core/identity.ts";
 import { ensureTapedeckDir, UnsafePathError } from "../core/paths.ts";
@@ -26,6 +26,8 @@ export interface ImportedSession {
   project: string;
   source: string;
   status: "new" | "grown";
+  /** an earlier import of it had been stopped part-way: this one took it up from its cursor */
+  resumed: boolean;
   path: string;
   events: number;
   duplicates: number;
@@ -123,6 +125,7 @@ function summary(planned: PlannedSession, o: SessionOutcome, source: string): Im
     project: planned.project,
     source,
     status: planned.status,
+    resumed: planned.resumed,
     path: planned.sessionDir,
     events: o.appended,
     duplicates: o.duplicates,

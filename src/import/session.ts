@@ -4,24 +4,36 @@
 // and the import record, and the cursor written. Memory stays bounded by one batch and the scanner's buffer
 // (the longest line), whatever the file's size.
 //
+// Resumable at any byte: before its first append a run marks the cursor in progress (cursor.ts), and it moves
+// the cursor only once all its events are in. Killed, interrupted or stopped by a full disk anywhere between,
+// the next run reads from the same cursor, derives the same events with the same ids, and the store drops
+// those already appended.
+//
 // A subagent's file is read where the session's own file reaches the time of its first record, so its events
 // land inside the turn and after the tool call that started it, in the order the hooks would have appended
 // them; a subagent file with no time is read after the session's own.
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, lstatSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, fstatSync } from "node:fs";
 import { hashPrefix } from "../core/byte-range.ts";
 import type { NormalizedEvent } from "../core/event.ts";
 import { nowIso } from "../core/fsutil.ts";
-import { SESSION_FILES } from "../core/paths.ts";
+import { ensureSessionDir } from "../core/paths.ts";
 import { loadRedactionRules } from "../core/redact/rules-file.ts";
 import type { RedactionRules } from "../core/redact.ts";
 import { scanLines } from "../core/scan.ts";
 import type { ImportedFile, ImportRecord } from "../core/schemas.ts";
-import { type RecordOutcome, recordEvents } from "../core/store.ts";
+import { type RecordOutcome, recordEvents, sessionDirNameFor } from "../core/store.ts";
 import type { HistoryReader } from "../providers/history.ts";
 import { openAgentFile, openFailure } from "../providers/history-files.ts";
-import { pathKey, readCursor, type SessionCursor, safePath, writeCursor } from "./cursor.ts";
+import {
+  CURSOR_VERSION,
+  markInProgress,
+  pathKey,
+  readCursor,
+  type SessionCursor,
+  safePath,
+  writeCursor,
+} from "./cursor.ts";
 import type { PlannedFile, PlannedSession } from "./plan.ts";
 
 /**
@@ -76,7 +88,11 @@ class SessionImport {
     bytesRead: 0,
     empty: false,
   };
+  /** the cursor as the run found it: what an interrupted run leaves for the next */
+  private readonly previous: SessionCursor | undefined;
+  /** the cursor the run builds as it reads, written once its events are all in */
   private readonly cursor: SessionCursor;
+  private begun = false;
   private readonly imported = new Map<string, ImportedFile>();
   private readonly rules: RedactionRules | undefined;
   private queue: PlannedFile[];
@@ -89,8 +105,11 @@ class SessionImport {
     private readonly reader: HistoryReader,
     private readonly onBytes: (bytes: number) => void,
   ) {
-    const previous = planned.status === "grown" ? readCursor(planned.sessionDir) : undefined;
-    this.cursor = previous ?? { schema_version: 1, files: Object.create(null), events_bytes: 0 };
+    this.previous = planned.status === "grown" ? readCursor(planned.sessionDir) : undefined;
+    this.cursor = {
+      schema_version: CURSOR_VERSION,
+      files: Object.assign(Object.create(null), this.previous?.files),
+    };
     this.rules = loadRedactionRules(planned.project).rules;
     this.queue = planned.files
       .slice(1)
@@ -189,9 +208,20 @@ class SessionImport {
     const spec = {
       ...this.planned.spec,
       lockWaitMs: LOCK_WAIT_MS,
+      noSpool: true,
       ...(final ? { seal: true, imported: this.record() } : {}),
     };
+    this.begin();
     this.add(recordEvents(spec, events));
+  }
+
+  /** Before the run's first append: its directory, and the cursor as it was, marked in progress. */
+  private begin(): void {
+    if (this.begun) return;
+    this.begun = true;
+    const { sessionDir, spec } = this.planned;
+    ensureSessionDir(spec.sessionRoot, sessionDirNameFor(spec.identity), spec.projectRoot);
+    markInProgress(sessionDir, this.previous, { started_at: nowIso(), pid: process.pid });
   }
 
   private add(out: RecordOutcome): void {
@@ -215,11 +245,6 @@ class SessionImport {
 
   /** The cursor, once the events are in: a crash before it only means the next import reads them again. */
   private finish(): void {
-    try {
-      this.cursor.events_bytes = lstatSync(join(this.planned.sessionDir, SESSION_FILES.events)).size;
-    } catch {
-      return;
-    }
     writeCursor(this.planned.sessionDir, this.cursor, this.rules);
   }
 

@@ -76,6 +76,29 @@ export interface HistoryReader {
   capabilities: readonly string[];
   /** What only the hooks see, which the agent's files do not keep (the manifest's `import.not_captured`). */
   notCaptured: readonly string[];
+  /**
+   * The hook names the mapper's events carry (`payload.hook_event_name`) and the `source` of its session
+   * starts: with `capabilities`, what tells its events from the hooks' in an archive an older tapedeck wrote,
+   * whose hooks did not mark the sessions they recorded after an import (onlyHooksWrite).
+   */
+  ownHooks: readonly string[];
+  ownStartSources: readonly string[];
+}
+
+/**
+ * Whether `event` (an envelope from an archive) is one the import of `reader` never writes, so the agent's hooks
+ * wrote it: a kind the import lacks (a session's end), a hook the agent's files have no record of (Claude's
+ * Stop, Gemini's AfterAgent: every turn the hooks record has one), or a session start of theirs
+ * (`resume`, `startup`) where the import writes `import`.
+ */
+export function onlyHooksWrite(reader: HistoryReader, event: { kind?: unknown; payload?: unknown }): boolean {
+  const kind = event.kind;
+  if (typeof kind !== "string" || !reader.capabilities.includes(kind)) return true;
+  const payload = event.payload;
+  if (typeof payload !== "object" || payload === null) return false;
+  const { hook_event_name: hook, source } = payload as Record<string, unknown>;
+  if (typeof hook === "string" && !reader.ownHooks.includes(hook)) return true;
+  return kind === "session_start" && !reader.ownStartSources.includes(String(source));
 }
 
 /** A record's time as the envelope wants it (ISO 8601 UTC, milliseconds), or undefined. */

@@ -1,13 +1,15 @@
-// The store's two additions for `tapedeck import`: a session sealed without a terminal event (the agent's files
-// of a finished session end without one), ending where its last event is, and the import record in the
-// manifest, updated by each import that reads more.
-import { readFileSync } from "node:fs";
+// The store's additions for `tapedeck import`: a session sealed without a terminal event (the agent's files
+// of a finished session end without one), ending where its last event is; the import record in the
+// manifest, updated by each import that reads more; the mark another recorder leaves on an imported session
+// before its first line; and an import's batch that never waits in the spool.
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { acquireLock } from "../../src/core/lock.ts";
 import { verifyChecksums } from "../../src/core/recovery.ts";
 import { Manifest } from "../../src/core/schemas.ts";
-import { recordEvents } from "../../src/core/store.ts";
-import { event, spec, useTempProjects } from "../helpers/session.ts";
+import { drainSpoolLocked, recordEvents, SessionBusyError } from "../../src/core/store.ts";
+import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();
 
@@ -131,5 +133,59 @@ describe("the id table pages a writer keeps for the next batch", () => {
     expect(other.recordEvents(spec(root), theirs).appended).toBe(50);
     const again = recordEvents(spec(root), [...theirs, event("user_prompt", "c1", { prompt: "z" })]);
     expect(again).toMatchObject({ appended: 1, duplicates: 50 });
+  });
+});
+
+describe("an imported session another recorder takes up", () => {
+  const imported = (root: string) =>
+    spec(root, {
+      identity: { ...identity("s3"), identity_source: "import" },
+      seal: true,
+    });
+  const hooks = (root: string) => spec(root, { identity: identity("s3") });
+  const hooksMark = (dir: string) => manifestOf(dir).hooks_since_import;
+
+  it("is marked by the hooks' first append, before its line; the import's own appends never mark it", () => {
+    const root = project();
+    const dir = recordEvents(imported(root), [event("user_prompt", "p1", { prompt: "one" })]).sessionDir;
+    recordEvents(imported(root), [event("user_prompt", "p2", { prompt: "two" })]);
+    expect(hooksMark(dir)).toBeUndefined();
+    recordEvents(hooks(root), [event("session_start", "resume-1", { source: "resume" })]);
+    const mark = hooksMark(dir);
+    expect(mark).toMatch(/^\d{4}-/);
+    // Once: a later append keeps the first time.
+    recordEvents(hooks(root), [event("user_prompt", "p3", { prompt: "three" })]);
+    recordEvents(imported(root), [event("user_prompt", "p4", { prompt: "four" })]);
+    expect(hooksMark(dir)).toBe(mark);
+  });
+
+  it("is marked when a hook's spooled batch is drained, by the import's writer or a repair; an empty spool marks nothing", () => {
+    const root = project();
+    const dir = recordEvents(imported(root), [event("user_prompt", "p1", { prompt: "one" })]).sessionDir;
+    drainSpoolLocked(dir, manifestOf(dir));
+    expect(hooksMark(dir)).toBeUndefined();
+    const lock = acquireLock(dir, { timeoutMs: 0 });
+    const spooled = recordEvents({ ...hooks(root), lockWaitMs: 0 }, [
+      event("user_prompt", "h1", { prompt: "x" }),
+    ]);
+    lock?.release();
+    expect(spooled.spooled).toBe(1);
+    expect(hooksMark(dir)).toBeUndefined();
+    recordEvents(imported(root), [event("user_prompt", "p2", { prompt: "two" })]);
+    expect(hooksMark(dir)).toMatch(/^\d{4}-/);
+  });
+
+  it("an import's batch meeting a busy lock throws instead of spooling", () => {
+    const root = project();
+    const dir = recordEvents(imported(root), [event("user_prompt", "p1", { prompt: "one" })]).sessionDir;
+    const lock = acquireLock(dir, { timeoutMs: 0 });
+    try {
+      expect(() =>
+        recordEvents({ ...imported(root), lockWaitMs: 0, noSpool: true }, [event("user_prompt", "p2")]),
+      ).toThrow(SessionBusyError);
+    } finally {
+      lock?.release();
+    }
+    expect(existsSync(join(dir, "pending"))).toBe(false);
   });
 });

@@ -18,6 +18,32 @@ export function fixtureLines(name: string, cwd: string): string[] {
     .map((l) => l.split("/home/user/project").join(cwd));
 }
 
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const MOCK_ID = /\b(msg|req|toolu)_mock[a-z0-9]+/g;
+
+/**
+ * `count` turns of a long session from turn `from` on: the sample's prompt, answer blocks, Bash call and result
+ * (the records that become events, 7 a turn), every id made unique per turn, as `bench/import.bench.ts` grows
+ * its transcript. Turn n's lines are always the same, so a transcript grown turn by turn is the one written at once.
+ */
+export function claudeTurns(cwd: string, from: number, count: number): string[] {
+  const template = fixtureLines("transcript.sample.jsonl", cwd).filter((l) =>
+    ["user", "assistant"].includes(JSON.parse(l).type),
+  );
+  const out: string[] = [];
+  for (let n = from; n < from + count; n += 1) {
+    const tag = n.toString(16).padStart(12, "0");
+    for (const line of template) {
+      out.push(
+        line
+          .replace(UUID, (u) => (u === SAMPLE_ID ? u : `${u.slice(0, 24)}${tag}`))
+          .replace(MOCK_ID, (id) => `${id}_${n}`),
+      );
+    }
+  }
+  return out;
+}
+
 export function slugOf(cwd: string): string {
   return cwd.replace(/[^a-zA-Z0-9]/g, "-");
 }

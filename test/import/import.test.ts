@@ -1,9 +1,11 @@
 // `tapedeck import` end to end below the command line: planned from a user's Claude history, written through
 // the core, sealed, idempotent, incremental, and never writing what the hooks recorded or a planted secret.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { findSession, inspectSession } from "../../src/core/archive.ts";
 import { verifyChecksums } from "../../src/core/recovery.ts";
 import { Envelope, Manifest } from "../../src/core/schemas.ts";
 import { recordEvents } from "../../src/core/store.ts";
@@ -16,6 +18,7 @@ import { identity, spec } from "../helpers/session.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 import {
   appendLines,
+  claudeTurns,
   envFor,
   fixtureLines,
   importAll,
@@ -231,6 +234,121 @@ describe("a session whose first record is large", () => {
     expect(result).toMatchObject({ sessions: 2, failed: 0 });
     const first = eventsOf(sessionDir(project, SAMPLE_ID));
     expect(first.map((e) => e.kind).slice(0, 2)).toEqual(["session_start", "user_prompt"]);
+  });
+});
+
+describe("an import stopped part-way", () => {
+  const cursorPath = (project: string) => join(sessionDir(project, SAMPLE_ID), "import-cursor.json");
+  /** A pid no process has any more. */
+  const gonePid = () => spawnSync(process.execPath, ["-e", ""]).pid!;
+
+  it("is resumed from its cursor whatever its events file's size, and inspect says so until then", () => {
+    const { home, project } = setUp();
+    const path = writeTranscript(home, project, SAMPLE_ID, claudeTurns(project, 0, 20));
+    importAll(home, project);
+    const cursor = JSON.parse(readFileSync(cursorPath(project), "utf8"));
+    appendLines(path, claudeTurns(project, 20, 40));
+    expect(importAll(home, project).events).toBe(280);
+    // What a run killed after its last append and before its cursor leaves: every event, the old cursor.
+    const started = "2026-12-01T10:00:00.000Z";
+    writeFileSync(
+      cursorPath(project),
+      JSON.stringify({ ...cursor, in_progress: { started_at: started, pid: gonePid() } }),
+    );
+    const again = plan(home, project);
+    expect(again.skipped).toEqual([]);
+    expect(again.sessions.map((s) => [s.status, s.resumed, s.files[0]!.from])).toEqual([
+      ["grown", true, cursor.files[Object.keys(cursor.files)[0]!].offset],
+    ]);
+    const interrupted = inspectSession(findSession(project, SAMPLE_ID));
+    expect(interrupted).toMatchObject({ status: "incomplete", import_interrupted: { started_at: started } });
+    expect(interrupted.incomplete_reason).toContain("run tapedeck import claude again to resume it");
+    const resumed = runImport(again, { env: envFor(home) });
+    expect(resumed.imported[0]).toMatchObject({ resumed: true, events: 0, duplicates: 280 });
+    expect(JSON.parse(readFileSync(cursorPath(project), "utf8")).in_progress).toBeUndefined();
+    expect(inspectSession(findSession(project, SAMPLE_ID))).toMatchObject({
+      status: "complete",
+      import_interrupted: null,
+    });
+    const ids = eventsOf(sessionDir(project, SAMPLE_ID)).map((e) => e.event_id);
+    expect(new Set(ids).size).toBe(1 + 7 * 60);
+    expect(ids).toHaveLength(1 + 7 * 60);
+  });
+
+  describe("in an archive an older tapedeck wrote (its cursor version 1, its hooks marking nothing)", () => {
+    function olderArchive() {
+      const { home, project } = setUp();
+      const path = writeTranscript(home, project, SAMPLE_ID, claudeTurns(project, 0, 10));
+      importAll(home, project);
+      const dir = sessionDir(project, SAMPLE_ID);
+      const { files } = JSON.parse(readFileSync(cursorPath(project), "utf8"));
+      const eventsBytes = statSync(join(dir, "events.jsonl")).size;
+      const v1 = JSON.stringify({ schema_version: 1, files, events_bytes: eventsBytes });
+      writeFileSync(cursorPath(project), v1);
+      /** As the older build's hooks appended: no mark. */
+      const hooksAppend = (events: Parameters<typeof recordEvents>[1]) => {
+        recordEvents(spec(project, { identity: identity(SAMPLE_ID, "claude") }), events);
+        const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+        delete m.hooks_since_import;
+        writeFileSync(join(dir, "manifest.json"), JSON.stringify(m));
+      };
+      return { home, project, path, dir, v1, hooksAppend };
+    }
+
+    it("events past its cursor that only an import writes are an interrupted import's: resumed", () => {
+      const { home, project, path, v1 } = olderArchive();
+      appendLines(path, claudeTurns(project, 10, 10));
+      // The older build's run, killed after its appends and before its cursor.
+      expect(importAll(home, project).events).toBe(70);
+      writeFileSync(cursorPath(project), v1);
+      const again = plan(home, project);
+      expect(again.skipped).toEqual([]);
+      expect(runImport(again, { env: envFor(home) }).imported[0]).toMatchObject({
+        events: 0,
+        duplicates: 70,
+      });
+      expect(plan(home, project).unchanged).toBe(1);
+    });
+
+    it.each([
+      [
+        "a resume",
+        {
+          kind: "session_start",
+          event_id: "r1",
+          payload: { hook_event_name: "SessionStart", source: "resume" },
+        },
+      ],
+      [
+        "a turn's Stop",
+        {
+          kind: "assistant_message",
+          event_id: "st1",
+          payload: { hook_event_name: "Stop", last_assistant_message: "done" },
+        },
+      ],
+      [
+        "a session end",
+        {
+          kind: "session_end",
+          event_id: "e1",
+          payload: { hook_event_name: "SessionEnd", reason: "exit" },
+          terminal: true,
+        },
+      ],
+    ] as const)("events past its cursor with %s are the hooks': left to them", (_n, hookEvent) => {
+      const { home, project, path, hooksAppend } = olderArchive();
+      hooksAppend([
+        {
+          kind: "user_prompt",
+          event_id: "p-hook",
+          payload: { hook_event_name: "UserPromptSubmit", prompt: "more" },
+        },
+        { ...hookEvent },
+      ]);
+      appendLines(path, claudeTurns(project, 10, 1));
+      expect(plan(home, project).skipped).toEqual([{ source: path, reason: REASONS.hooksSince }]);
+    });
   });
 });
 

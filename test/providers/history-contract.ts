@@ -1,8 +1,9 @@
 // What every history reader's import is held to: the events the hooks would have recorded for the same
-// turn (the same ids, payloads and usage), and the same events however the file's reading is split.
+// turn (the same ids, payloads and usage), the same events however the file's reading is split or stopped
+// and resumed, and none of them one that only the hooks write.
 import { expect } from "vitest";
 import type { NormalizedEvent } from "../../src/core/event.ts";
-import type { HistoryReader, HistorySession } from "../../src/providers/history.ts";
+import { type HistoryReader, type HistorySession, onlyHooksWrite } from "../../src/providers/history.ts";
 import { linesOf, mainFile, mapInTwo, mapLines } from "./history-helpers.ts";
 
 /** Read in two imports split after any line, a file gives the events of one (`ordered`: in that order). */
@@ -20,6 +21,39 @@ export function expectEverySplitAlike(
   const whole = ids(mapLines(reader, session, mainFile(path), lines).events);
   for (let at = 1; at < lines.length; at += 1) {
     expect(ids(mapInTwo(reader, session, mainFile(path), lines, at)), `split at ${at}`).toEqual(whole);
+  }
+}
+
+/**
+ * An import stopped part-way and run again from the same cursor: the stopped run's events (read from the
+ * cursor to wherever it got, its end included) are all among the resumed run's, under the same ids, so the
+ * store keeps each once. None of them is an event only the hooks write (onlyHooksWrite: how an older archive's
+ * interrupted import is told from its hooks).
+ */
+export function expectResumedAlike(reader: HistoryReader, session: HistorySession, path: string): void {
+  const lines = linesOf(path);
+  const file = mainFile(path);
+  for (let at = 0; at < lines.length; at += 1) {
+    const state = at === 0 ? undefined : mapLines(reader, session, file, lines.slice(0, at)).state;
+    const resumed = mapLines(reader, session, file, lines.slice(at), state).events;
+    for (const e of resumed) {
+      expect(onlyHooksWrite(reader, e), `${e.kind} ${String(e.payload.hook_event_name)}`).toBe(false);
+    }
+    const ids = new Set(resumed.map((e) => e.event_id));
+    for (const to of new Set([at + 1, Math.ceil((at + lines.length) / 2), lines.length - 1])) {
+      if (to <= at) continue;
+      for (const e of mapLines(reader, session, file, lines.slice(at, to), state).events) {
+        expect(ids.has(e.event_id), `cursor at line ${at}, stopped at ${to}: ${e.event_id}`).toBe(true);
+      }
+    }
+  }
+}
+
+/** The hooks' own events of a turn, a resume or an end: each one an import never writes. */
+export function expectOnlyHooksWrite(reader: HistoryReader, events: NormalizedEvent[]): void {
+  expect(events.length).toBeGreaterThan(0);
+  for (const e of events) {
+    expect(onlyHooksWrite(reader, e), `${e.kind} ${String(e.payload.hook_event_name)}`).toBe(true);
   }
 }
 

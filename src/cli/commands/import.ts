@@ -133,6 +133,7 @@ function plannedRow(s: PlannedSession): Record<string, unknown> {
     project: s.project,
     source: safePath(s.files[0]!.file.path),
     status: s.status,
+    resumed: s.resumed,
     files: s.files.length,
     bytes: s.bytes,
     first_at: s.session.firstAt ?? null,
@@ -199,7 +200,7 @@ function sayPlan(plan: ImportPlan): void {
     const row = [
       providerName(s.provider),
       storedId(s.session.sessionId),
-      s.status,
+      s.resumed ? `${s.status}, resuming an interrupted import` : s.status,
       formatBytes(s.bytes),
       range(s.session.firstAt, s.session.lastAt),
       s.project,
@@ -213,6 +214,7 @@ function sayResult(result: ImportResult, here: string): void {
   for (const s of result.imported) {
     const where = s.project === here ? "" : `  ${s.project}`;
     const extra = [
+      s.resumed ? "resumed where an interrupted import stopped" : "",
       s.malformed_lines > 0 ? `${s.malformed_lines} malformed line(s) skipped` : "",
       s.torn_tail ? "an incomplete last line left for later" : "",
     ]

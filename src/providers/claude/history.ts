@@ -166,4 +166,16 @@ export const claudeHistory: HistoryReader = {
     new ClaudeHistoryMapper(session, file, file.role === "subagent" ? agentTypeOf(file) : undefined, state),
   capabilities: CLAUDE_HISTORY_CAPABILITIES,
   notCaptured: CLAUDE_NOT_CAPTURED,
+  ownHooks: [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "StopFailure",
+    "PostCompact",
+    "SubagentStart",
+    "SubagentStop",
+  ],
+  ownStartSources: ["import"],
 };

@@ -142,4 +142,15 @@ export const codexHistory: HistoryReader = {
   mapper: (session, file, state) => new CodexHistoryMapper(session, file, state),
   capabilities: CODEX_HISTORY_CAPABILITIES,
   notCaptured: CODEX_NOT_CAPTURED,
+  ownHooks: [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostCompact",
+    "Interrupt",
+    "SubagentStart",
+    "SubagentStop",
+  ],
+  ownStartSources: ["import"],
 };

@@ -136,4 +136,6 @@ export const geminiHistory: HistoryReader = {
   mapper: (session, _file, state) => new GeminiHistoryMapper(session, session.cwd, state),
   capabilities: GEMINI_HISTORY_CAPABILITIES,
   notCaptured: GEMINI_NOT_CAPTURED,
+  ownHooks: ["SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "PreCompress"],
+  ownStartSources: ["import", "resume"],
 };

@@ -12,7 +12,13 @@ import type { HistorySkip } from "../../../src/providers/history.ts";
 import { SKIP } from "../../../src/providers/history-files.ts";
 import { providerFixtures } from "../../helpers/fixtures.ts";
 import { useTempProjects } from "../../helpers/temp-project.ts";
-import { expectEverySplitAlike, expectHookEvents, expectHookUsage } from "../history-contract.ts";
+import {
+  expectEverySplitAlike,
+  expectHookEvents,
+  expectHookUsage,
+  expectOnlyHooksWrite,
+  expectResumedAlike,
+} from "../history-contract.ts";
 import { linesOf, mainFile, mapFile, mapLines, session, tokenSums } from "../history-helpers.ts";
 
 const { path: fixturePath, json: fixture } = providerFixtures("claude");
@@ -86,6 +92,21 @@ describe("a Claude transcript as events", () => {
     ["compacted", COMPACTED],
   ])("read in two imports (%s), at every split, gives the events of one", (_n, path) => {
     expectEverySplitAlike(claudeHistory, session("claude", SID), path, false);
+  });
+
+  it.each([
+    ["sample", SAMPLE],
+    ["compacted", COMPACTED],
+  ])("stopped anywhere and resumed from its cursor (%s), gives no event twice", (_n, path) => {
+    expectResumedAlike(claudeHistory, session("claude", SID), path);
+  });
+
+  it("tells the hooks' own events from its own: a turn's Stop, a resume, an end, a notification", () => {
+    const files = ["Stop.json", "SessionStart.resume.json", "SessionEnd.json", "Notification.json"];
+    expectOnlyHooksWrite(
+      claudeHistory,
+      files.flatMap((f) => normalizeClaudeHook(fixture(f), {}).events),
+    );
   });
 
   it("a compaction is one compaction event with its trigger, summary and the tokens before it", () => {

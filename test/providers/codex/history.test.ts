@@ -11,7 +11,13 @@ import type { HistorySkip } from "../../../src/providers/history.ts";
 import { SKIP } from "../../../src/providers/history-files.ts";
 import { providerFixtures } from "../../helpers/fixtures.ts";
 import { useTempProjects } from "../../helpers/temp-project.ts";
-import { expectEverySplitAlike, expectHookEvents, expectHookUsage } from "../history-contract.ts";
+import {
+  expectEverySplitAlike,
+  expectHookEvents,
+  expectHookUsage,
+  expectOnlyHooksWrite,
+  expectResumedAlike,
+} from "../history-contract.ts";
 import { linesOf, mainFile, mapFile, mapLines, session, tokenSums } from "../history-helpers.ts";
 
 const { path: fixturePath, json: fixture } = providerFixtures("codex");
@@ -65,6 +71,22 @@ describe("a Codex rollout as events", () => {
     ["failed command", FAILED],
   ])("read in two imports (%s), at every split, gives the events of one", (_n, path) => {
     expectEverySplitAlike(codexHistory, session("codex", ROOT), path, false);
+  });
+
+  it.each([
+    ["sample", SAMPLE],
+    ["compacted", COMPACTED],
+    ["failed command", FAILED],
+  ])("stopped anywhere and resumed from its cursor (%s), gives no event twice", (_n, path) => {
+    expectResumedAlike(codexHistory, session("codex", ROOT), path);
+  });
+
+  it("tells the hooks' own events from its own: a turn's Stop, a resume, an end", () => {
+    const files = ["Stop.json", "SessionStart.resume.json", "SessionEnd.json"];
+    expectOnlyHooksWrite(
+      codexHistory,
+      files.flatMap((f) => normalizeCodexHook(fixture(f), {}).events),
+    );
   });
 
   it("a command that exited non-zero is the hook path's tool_error beside its result", () => {

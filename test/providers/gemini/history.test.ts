@@ -7,11 +7,12 @@ import { describe, expect, it } from "vitest";
 import { planImport } from "../../../src/import/plan.ts";
 import { runImport } from "../../../src/import/run.ts";
 import { geminiHistory } from "../../../src/providers/gemini/history.ts";
+import { normalizeGeminiHook } from "../../../src/providers/gemini/normalize.ts";
 import type { HistorySkip } from "../../../src/providers/history.ts";
 import { readEventsFile } from "../../e2e/archive-checks.ts";
 import { providerFixtures } from "../../helpers/fixtures.ts";
 import { useTempProjects } from "../../helpers/temp-project.ts";
-import { expectEverySplitAlike } from "../history-contract.ts";
+import { expectEverySplitAlike, expectOnlyHooksWrite, expectResumedAlike } from "../history-contract.ts";
 import { mainFile, mapFile, mapLines, session, tokenSums } from "../history-helpers.ts";
 
 const fixtures = providerFixtures("gemini");
@@ -98,6 +99,21 @@ describe("a Gemini chat file as events", () => {
     ["resumed", RESUMED],
   ])("read in two imports (%s), at every split, gives the events of one", (_n, path) => {
     expectEverySplitAlike(geminiHistory, session("gemini", "s"), path, true);
+  });
+
+  it.each([
+    ["sample", SAMPLE],
+    ["resumed", RESUMED],
+  ])("stopped anywhere and resumed from its cursor (%s), gives no event twice", (_n, path) => {
+    expectResumedAlike(geminiHistory, session("gemini", "s"), path);
+  });
+
+  it("tells the hooks' own events from its own: a turn's answer and usage, an end", () => {
+    const files = ["AfterAgent.json", "AfterModel.json", "SessionEnd.json"];
+    expectOnlyHooksWrite(
+      geminiHistory,
+      files.flatMap((f) => normalizeGeminiHook(fixtures.json(f), {}).events),
+    );
   });
 
   it("a shell command that failed is a tool_error, read from the Exit Code trailer as the hooks read it", () => {

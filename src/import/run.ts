@@ -1,7 +1,7 @@
 // `tapedeck import`, provider-neutral: the plan's sessions imported one after another (session.ts), each
 // registered for the user's registry (so `list --all-projects`, the proxy and restore find it), with a
-// progress report between files and one outcome for the command to print. A session that fails is reported
-// and the others go on; the next import resumes it.
+// progress report between files and one outcome for the command to print. A session that fails is reported,
+// with the events it got before it stopped, and the others go on; the next import resumes it.
 import { errorCode } from "../core/diagnostics.ts";
 import { storedIdentity } from "../core/identity.ts";
 import { ensureTapedeckDir, UnsafePathError } from "../core/paths.ts";
@@ -28,6 +28,8 @@ export interface ImportedSession {
   status: "new" | "grown";
   /** an earlier import of it had been stopped part-way: this one took it up from its cursor */
   resumed: boolean;
+  /** the error's code when this import stopped part-way (its events are those it appended before) */
+  error: string | null;
   path: string;
   events: number;
   duplicates: number;
@@ -47,7 +49,7 @@ export interface ImportResult {
   events: number;
   unchanged: number;
   elsewhere: number;
-  /** sessions that failed part-way (also in `skipped`, with the error code) */
+  /** sessions that failed part-way (also in `skipped`, with the error code; in `imported` once they got events) */
   failed: number;
   /** the projects written into */
   projects: string[];
@@ -84,8 +86,12 @@ export function runImport(plan: ImportPlan, options: RunOptions): ImportResult {
         options.onProgress?.(progress);
       });
       for (const u of outcome.unreadable) result.skipped.push(u);
+      if (outcome.failed !== undefined) {
+        result.failed += 1;
+        result.skipped.push({ source, reason: `import failed (${outcome.failed})` });
+      }
       if (outcome.empty) result.skipped.push({ source, reason: "no records to import" });
-      else {
+      else if (!outcome.removed) {
         result.imported.push(summary(planned, outcome, source));
         result.events += outcome.appended;
         if (outcome.appended > 0) result.sessions += 1;
@@ -126,6 +132,7 @@ function summary(planned: PlannedSession, o: SessionOutcome, source: string): Im
     source,
     status: planned.status,
     resumed: planned.resumed,
+    error: o.failed ?? null,
     path: planned.sessionDir,
     events: o.appended,
     duplicates: o.duplicates,

@@ -7,7 +7,8 @@
 // Resumable at any byte: before its first append a run marks the cursor in progress (cursor.ts), and it moves
 // the cursor only once all its events are in. Killed, interrupted or stopped by a full disk anywhere between,
 // the next run reads from the same cursor, derives the same events with the same ids, and the store drops
-// those already appended.
+// those already appended. A run that fails says how many events it appended, and leaves no empty directory
+// behind a new session (written.ts).
 //
 // A subagent's file is read where the session's own file reaches the time of its first record, so its events
 // land inside the turn and after the tool call that started it, in the order the hooks would have appended
@@ -15,6 +16,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync } from "node:fs";
 import { hashPrefix } from "../core/byte-range.ts";
+import { errorCode } from "../core/diagnostics.ts";
 import type { NormalizedEvent } from "../core/event.ts";
 import { nowIso } from "../core/fsutil.ts";
 import { ensureSessionDir } from "../core/paths.ts";
@@ -35,6 +37,7 @@ import {
   writeCursor,
 } from "./cursor.ts";
 import type { PlannedFile, PlannedSession } from "./plan.ts";
+import { linesWritten, madeDir, type RunStart, removeIfNothingWritten, startRun } from "./written.ts";
 
 /**
  * Events per append: the lock is taken, the state and manifest written once per batch. A batch is what
@@ -65,6 +68,10 @@ export interface SessionOutcome {
   bytesRead: number;
   /** nothing was there to import: no session was created */
   empty: boolean;
+  /** the run stopped part-way (the error's code): `appended` is what it wrote, the next import resumes it */
+  failed?: string;
+  /** a new session that failed before any event was written: its directory was removed */
+  removed?: boolean;
 }
 
 export function importSession(
@@ -92,7 +99,7 @@ class SessionImport {
   private readonly previous: SessionCursor | undefined;
   /** the cursor the run builds as it reads, written once its events are all in */
   private readonly cursor: SessionCursor;
-  private begun = false;
+  private start: RunStart | undefined;
   private readonly imported = new Map<string, ImportedFile>();
   private readonly rules: RedactionRules | undefined;
   private queue: PlannedFile[];
@@ -118,6 +125,19 @@ class SessionImport {
   }
 
   run(): SessionOutcome {
+    try {
+      return this.read();
+    } catch (error) {
+      this.outcome.failed = errorCode(error);
+      if (this.start) {
+        this.outcome.appended = linesWritten(this.start);
+        if (this.outcome.appended === 0) this.outcome.removed = removeIfNothingWritten(this.start);
+      }
+      return this.outcome;
+    }
+  }
+
+  private read(): SessionOutcome {
     const [main, ...rest] = this.planned.files;
     this.readFile(main!, true);
     for (const f of this.queue.splice(0)) this.readFile(f, false);
@@ -217,10 +237,11 @@ class SessionImport {
 
   /** Before the run's first append: its directory, and the cursor as it was, marked in progress. */
   private begin(): void {
-    if (this.begun) return;
-    this.begun = true;
+    if (this.start) return;
     const { sessionDir, spec } = this.planned;
+    this.start = startRun(sessionDir);
     ensureSessionDir(spec.sessionRoot, sessionDirNameFor(spec.identity), spec.projectRoot);
+    madeDir(this.start);
     markInProgress(sessionDir, this.previous, { started_at: nowIso(), pid: process.pid });
   }
 

@@ -1,15 +1,22 @@
 // `tapedeck import` as a command: its JSON, its exit codes, what it says about what it skipped, and that it
 // asks before writing into another project.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { recordEvents } from "../../src/core/store.ts";
 import { REASONS } from "../../src/import/plan.ts";
-import { ensureBuilt, runCli } from "../helpers/cli-run.ts";
+import { CLI, ensureBuilt, runCli } from "../helpers/cli-run.ts";
 import { identity, spec } from "../helpers/session.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
-import { fixtureLines, SAMPLE_ID, transcriptPath, writeTranscript } from "../import/fixture.ts";
+import {
+  claudeTurns,
+  fixtureLines,
+  SAMPLE_ID,
+  SUBAGENT_SESSION,
+  transcriptPath,
+  writeTranscript,
+} from "../import/fixture.ts";
 
 const temp = useTempProjects("tapedeck-cli-import-");
 beforeAll(ensureBuilt);
@@ -120,5 +127,81 @@ describe("tapedeck import", () => {
       expect(r.stdout).toContain(o);
     expect(r.stdout).toMatch(/choices: "claude", "codex",\s+"gemini", "all"/);
     expect(r.stdout).toContain("tapedeck import claude --dry-run");
+  });
+});
+
+describe("tapedeck import on a full disk", () => {
+  /**
+   * The import under a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored): a write past it fails with EFBIG, cut
+   * short where the limit is, as a full disk cuts it.
+   */
+  function runLimited(home: string, project: string, kb: number, args: string[] = []) {
+    const r = spawnSync(
+      "bash",
+      [
+        "-c",
+        `trap '' XFSZ; ulimit -f ${kb}; exec "$0" "$@"`,
+        process.execPath,
+        CLI,
+        "import",
+        "claude",
+        "--project",
+        project,
+        ...args,
+      ],
+      {
+        encoding: "utf8",
+        env: { ...process.env, HOME: home, TAPEDECK_HOME: join(home, ".tapedeck") },
+        input: "",
+      },
+    );
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+  const sessionsOf = (project: string) => join(project, ".tapedeck", "claude-sessions");
+  const linesOf = (project: string, id: string) =>
+    readFileSync(join(sessionsOf(project), id, "events.jsonl"), "utf8").split("\n").length - 1;
+
+  it("a session stopped part-way reports the events it got (--json and on screen); the next import completes it", () => {
+    for (const json of [true, false]) {
+      const { home, project, run } = setUp();
+      // 701 events, about 370 KB of events.jsonl: the second batch of 200 meets the limit.
+      writeTranscript(home, project, SAMPLE_ID, claudeTurns(project, 0, 100));
+      const failed = runLimited(home, project, 160, json ? ["--json"] : []);
+      expect(failed.code, failed.stderr).toBe(1);
+      const got = linesOf(project, SAMPLE_ID);
+      expect(got).toBeGreaterThan(200);
+      expect(got).toBeLessThan(701);
+      if (json) {
+        expect(JSON.parse(failed.stdout)).toMatchObject({
+          sessions: 1,
+          events: got,
+          failed: 1,
+          imported: [{ session_id: `claude:${SAMPLE_ID}`, status: "new", events: got, error: "EFBIG" }],
+          skipped: [{ reason: "import failed (EFBIG)" }],
+        });
+      } else {
+        expect(failed.stdout).toContain(`${SAMPLE_ID}  new  ${got} events (stopped part-way (EFBIG))`);
+        expect(failed.stdout).toContain(`Imported 1 session(s), ${got} event(s)`);
+        expect(failed.stdout).toContain("tapedeck import again resumes them");
+        expect(failed.stderr).toContain("import failed (EFBIG)");
+      }
+      const done = run(["import", "claude", "--json"]);
+      expect(done.code, done.stderr).toBe(0);
+      expect(JSON.parse(done.stdout).imported[0]).toMatchObject({ resumed: true, events: 701 - got });
+      expect(linesOf(project, SAMPLE_ID)).toBe(701);
+    }
+  });
+
+  it("a new session stopped before its first event leaves no directory behind", () => {
+    const { home, project, run } = setUp();
+    writeTranscript(home, project, SAMPLE_ID, claudeTurns(project, 0, 3));
+    writeTranscript(home, project, SUBAGENT_SESSION, claudeTurns(project, 3, 3));
+    // Not even a manifest fits.
+    const failed = runLimited(home, project, 1, ["--json"]);
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ sessions: 0, events: 0, failed: 2, imported: [] });
+    expect(readdirSync(sessionsOf(project))).toEqual([]);
+    const done = run(["import", "claude", "--json"]);
+    expect(JSON.parse(done.stdout)).toMatchObject({ sessions: 2, events: 44, failed: 0 });
   });
 });

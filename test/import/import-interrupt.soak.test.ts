@@ -4,7 +4,7 @@
 // growing between the runs and while they run, a line of it left half written. Then one import to the end:
 // every record is in the archive exactly once, the events of one clean import of the final transcript.
 import { type ChildProcess, spawn } from "node:child_process";
-import { appendFileSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifyChecksums } from "../../src/core/recovery.ts";
@@ -65,6 +65,13 @@ const sizeOf = (path: string) => {
     return 0;
   }
 };
+const linesIn = (path: string) => {
+  try {
+    return readFileSync(path).reduce((n, b) => n + (b === 10 ? 1 : 0), 0);
+  } catch {
+    return 0;
+  }
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves once `path` is larger than `than` (the import appended a batch) or the run ended. */
@@ -110,6 +117,7 @@ describe("an import interrupted at any byte", () => {
       const fault = FAULTS[round % FAULTS.length]!;
       grow(between(...GROWTH_TURNS), rnd() < 0.3);
       const before = sizeOf(events);
+      const linesBefore = linesIn(events);
       if (fault === "disk") {
         // Room for a few dozen events more, then the events file is full.
         const run = await finished(start(Math.ceil((before + between(16, 160) * 1024) / 1024)));
@@ -119,6 +127,8 @@ describe("an import interrupted at any byte", () => {
           expect(out.failed).toBe(1);
           expect(out.skipped).toEqual([expect.objectContaining({ reason: "import failed (EFBIG)" })]);
         } else expect(run.code).toBe(0);
+        // What it reports is what it wrote, also when it failed part-way.
+        expect(out.events).toBe(linesIn(events) - linesBefore);
         continue;
       }
       const child = start();

@@ -264,7 +264,7 @@ describe("an import stopped part-way", () => {
     expect(interrupted).toMatchObject({ status: "incomplete", import_interrupted: { started_at: started } });
     expect(interrupted.incomplete_reason).toContain("run tapedeck import claude again to resume it");
     const resumed = runImport(again, { env: envFor(home) });
-    expect(resumed.imported[0]).toMatchObject({ resumed: true, events: 0, duplicates: 280 });
+    expect(resumed.imported[0]).toMatchObject({ resumed: true, events: 0, duplicates: 280, error: null });
     expect(JSON.parse(readFileSync(cursorPath(project), "utf8")).in_progress).toBeUndefined();
     expect(inspectSession(findSession(project, SAMPLE_ID))).toMatchObject({
       status: "complete",

@@ -214,6 +214,7 @@ function sayResult(result: ImportResult, here: string): void {
   for (const s of result.imported) {
     const where = s.project === here ? "" : `  ${s.project}`;
     const extra = [
+      s.error !== null ? `stopped part-way (${s.error})` : "",
       s.resumed ? "resumed where an interrupted import stopped" : "",
       s.malformed_lines > 0 ? `${s.malformed_lines} malformed line(s) skipped` : "",
       s.torn_tail ? "an incomplete last line left for later" : "",
@@ -227,6 +228,11 @@ function sayResult(result: ImportResult, here: string): void {
   const bytes = result.imported.reduce((n, s) => n + s.bytes, 0);
   say(`Imported ${result.sessions} session(s), ${result.events} event(s), ${formatBytes(bytes)} read`);
   say(result.unchanged > 0 ? `; ${result.unchanged} unchanged since the last import\n` : "\n");
+  if (result.failed > 0) {
+    say(
+      `${result.failed} session(s) stopped part-way (see below); what they got is kept, and tapedeck import again resumes them\n`,
+    );
+  }
   if (result.sessions > 0) say("tapedeck list shows them; tapedeck show SESSION opens one\n");
 }
 

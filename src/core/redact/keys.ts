@@ -18,7 +18,9 @@ const AUTH_WORDS = new Set(["authorization", "proxyauthorization", "auth"]);
 // `masterauth`, HAProxy's `insecure-password`.
 const PASSWORD_NAMES = new Set(["psk", "requirepass", "masterauth", "rpcpassword"]);
 // Honeycomb sends its API key as `X-Honeycomb-Team`: a documented header without a secret word.
-const HEADER_KEYS: Record<string, string> = { "x-honeycomb-team": "api_key" };
+// Both tables are Maps: they are asked about any key a payload has, and a plain object answered
+// `constructor` with Object's own member (`[REDACTED:function Object() { [native code] }]`).
+const HEADER_KEYS = new Map([["x-honeycomb-team", "api_key"]]);
 // A bare "key" is a map key or a keyboard key; only these qualifiers make it a credential.
 // Vendors add their own: Datadog's `DD-APPLICATION-KEY`, New Relic's `X-Insert-Key` and ingest keys,
 // Sentry's `sentry_key`, Segment's write key, Mailchimp's and Okta's admin and management keys.
@@ -27,26 +29,26 @@ const KEY_QUALIFIERS = new Set(
     " ",
   ),
 );
-const JOINED_KEYS: Record<string, string> = {
-  apikey: "api_key",
-  xapikey: "api_key",
-  accesskey: "access_key",
-  secretkey: "secret_key",
-  privatekey: "private_key",
-  privkey: "private_key",
-  accountkey: "secret_key",
-  masterkey: "secret_key",
-  signingkey: "secret_key",
-  sessionkey: "secret_key",
-  subscriptionkey: "api_key",
-  clientkey: "secret_key",
-  authkey: "secret_key",
-  appkey: "secret_key",
-  hmackey: "secret_key",
-  encryptionkey: "secret_key",
-  connectionstring: "connection_string",
-  connstr: "connection_string",
-};
+const JOINED_KEYS = new Map([
+  ["apikey", "api_key"],
+  ["xapikey", "api_key"],
+  ["accesskey", "access_key"],
+  ["secretkey", "secret_key"],
+  ["privatekey", "private_key"],
+  ["privkey", "private_key"],
+  ["accountkey", "secret_key"],
+  ["masterkey", "secret_key"],
+  ["signingkey", "secret_key"],
+  ["sessionkey", "secret_key"],
+  ["subscriptionkey", "api_key"],
+  ["clientkey", "secret_key"],
+  ["authkey", "secret_key"],
+  ["appkey", "secret_key"],
+  ["hmackey", "secret_key"],
+  ["encryptionkey", "secret_key"],
+  ["connectionstring", "connection_string"],
+  ["connstr", "connection_string"],
+]);
 
 export function splitWords(key: string): string[] {
   const words: string[] = [];
@@ -101,7 +103,7 @@ export function keyKind(key: string): string | null {
 }
 
 function wordsKind(key: string): string | null {
-  const header = HEADER_KEYS[key.toLowerCase()];
+  const header = HEADER_KEYS.get(key.toLowerCase());
   if (header !== undefined) return header;
   const words = splitWords(key);
   // `password2`, `key1`, `token_2`: a numbered copy of the same field.
@@ -138,7 +140,7 @@ function wordsKind(key: string): string | null {
     if (prev === "private") return "private_key";
     return KEY_QUALIFIERS.has(prev) ? "secret_key" : null;
   }
-  const joined = JOINED_KEYS[last];
+  const joined = JOINED_KEYS.get(last);
   if (joined !== undefined) return joined;
   if (AUTH_WORDS.has(last)) {
     // "OAuth" splits into o|auth; it names a mechanism, not a credential.

@@ -5,6 +5,7 @@
 // provider's normalize.ts. Hot path: node built-ins only, and from the core types and the zod-free kinds list.
 import { randomUUID } from "node:crypto";
 import type { HookContext, NormalizedEvent, NormalizeResult, SessionIdentity } from "../core/event.ts";
+import { setOwn } from "../core/json.ts";
 import { type EventKindName, eventKindsExcept } from "../core/kinds.ts";
 import type { EventKind } from "../core/schemas.ts";
 import {
@@ -303,7 +304,7 @@ export function copyOwnFields(into: Payload, p: Payload, skip: ReadonlySet<strin
   const sizes: Array<[string, number]> = [];
   for (const [key, value] of Object.entries(p)) {
     if (skip.has(key) || value === undefined) continue;
-    into[key] = value;
+    setOwn(into, key, value);
     sizes.push([key, canonicalJson(value).length]);
   }
   sizes.sort((a, b) => b[1] - a[1]);

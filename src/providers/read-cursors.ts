@@ -2,6 +2,7 @@
 // have read each one: a cursor per file in the adapter's state, the most recently read last. Hot path: only
 // types from the core.
 import type { NormalizedEvent, NormalizeResult } from "../core/event.ts";
+import { setOwn } from "../core/json.ts";
 import { firstReadOffset } from "./shared.ts";
 
 export interface ReadCursor {
@@ -28,7 +29,7 @@ export function startCursor(
   hasState: boolean,
 ): boolean {
   if (hasState || !path || result.events.length === 0) return false;
-  cursors[path] = { offset: firstReadOffset(result, path), seen: [], fresh: true };
+  setOwn(cursors, path, { offset: firstReadOffset(result, path), seen: [], fresh: true });
   return true;
 }
 
@@ -49,12 +50,15 @@ export function readFrom<
   idKey: K,
   since: string | undefined,
 ): { read: R; next: C; periodStart: string | undefined } {
-  const cursor = cursors[path] ?? ({ offset: 0, seen: [] } as ReadCursor as C);
+  // Own entries only: a path is the payload's, and one spelled `constructor` found Object's function.
+  const cursor =
+    (Object.hasOwn(cursors, path) ? cursors[path] : undefined) ??
+    ({ offset: 0, seen: [] } as ReadCursor as C);
   const result = read(path, cursor);
   const seen = [...cursor.seen, ...result.usages.map((usage) => usage[idKey])].slice(-SEEN_IDS_KEPT);
   const next = { offset: result.offset, seen } as ReadCursor as C;
   delete cursors[path];
-  cursors[path] = next;
+  setOwn(cursors, path, next);
   return { read: result, next, periodStart: cursor.fresh ? since : undefined };
 }
 

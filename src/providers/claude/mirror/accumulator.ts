@@ -3,7 +3,7 @@
 // It keeps whatever the stream carries (unknown block and delta types too):
 // a backup that silently drops a new block type would be worse than one that
 // stores it unparsed.
-import { isRecord, type Json, type JsonObject } from "../../../core/json.ts";
+import { isRecord, type Json, type JsonObject, ownValue, setOwn } from "../../../core/json.ts";
 import { ASSISTANT_MESSAGE_KEYS } from "../transcript-keys.ts";
 
 export interface AccumulatedMessage {
@@ -33,18 +33,15 @@ function clone<T>(v: T): T {
   if (typeof v !== "object" || v === null) return v;
   if (Array.isArray(v)) return v.map(clone) as T;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) {
-    const value = clone((v as Record<string, unknown>)[k]);
-    // JSON.parse makes "__proto__" an own key; an assignment would set the prototype instead.
-    if (k === "__proto__")
-      Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
-    else out[k] = value;
-  }
+  for (const k of Object.keys(v)) setOwn(out, k, clone((v as Record<string, unknown>)[k]));
   return out as T;
 }
 
 /** Keys the accumulator owns (the assistant message's, as the envelope writes them); the rest goes to `extra`. */
 const OWN_KEYS: ReadonlySet<string> = new Set(ASSISTANT_MESSAGE_KEYS);
+
+// The stream's keys are the peer's: every merge below reads and writes own entries only (core/json.ts), so
+// a delta's `__proto__` is a field, not a way into Object.prototype, and `constructor` one like any other.
 
 /**
  * Usage in message_delta is cumulative (output_tokens is the running total)
@@ -55,12 +52,12 @@ export function mergeUsage(into: JsonObject, delta: unknown): void {
   if (!isJsonObject(delta)) return;
   for (const [k, v] of Object.entries(delta)) {
     if (v === null || v === undefined) {
-      if (!(k in into)) into[k] = null;
+      if (!Object.hasOwn(into, k)) setOwn(into, k, null);
       continue;
     }
-    const cur = into[k];
+    const cur = ownValue(into, k);
     if (isJsonObject(v) && isJsonObject(cur)) mergeUsage(cur, v);
-    else into[k] = clone(v);
+    else setOwn(into, k, clone(v));
   }
 }
 
@@ -121,7 +118,7 @@ export class MessageAccumulator {
   private onMessageStart(raw: unknown): void {
     const m = isJsonObject(raw) ? raw : {};
     const extra: JsonObject = {};
-    for (const [k, v] of Object.entries(m)) if (!OWN_KEYS.has(k)) extra[k] = clone(v);
+    for (const [k, v] of Object.entries(m)) if (!OWN_KEYS.has(k)) setOwn(extra, k, clone(v));
     this.message = {
       id: typeof m.id === "string" ? m.id : null,
       type: "message",
@@ -275,8 +272,7 @@ function guessTypeFromDelta(delta: JsonObject): string {
 function applyGenericDelta(block: JsonObject, delta: JsonObject): void {
   for (const [k, v] of Object.entries(delta)) {
     if (k === "type") continue;
-    const cur = block[k];
-    if (typeof v === "string" && typeof cur === "string") block[k] = cur + v;
-    else block[k] = clone(v);
+    const cur = ownValue(block, k);
+    setOwn(block, k, typeof v === "string" && typeof cur === "string" ? cur + v : clone(v));
   }
 }

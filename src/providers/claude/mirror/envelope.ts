@@ -30,7 +30,7 @@
 // messages, which Claude Code replays from `rendered` on resume (see ATTACHMENT_KEYS).
 import { createHash } from "node:crypto";
 import { storedId } from "../../../core/identity.ts";
-import type { Json, JsonObject } from "../../../core/json.ts";
+import { type Json, type JsonObject, setOwn } from "../../../core/json.ts";
 import { type RedactionRules, redactText, redactValue } from "../../../core/redact.ts";
 import { VERSION } from "../../../core/version.ts";
 import { isRecord } from "../../shared.ts";
@@ -108,7 +108,7 @@ export function referenceBlocks(content: unknown): Json {
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(block)) {
       if (k === "cache_control") continue;
-      out[k] = v as Json;
+      setOwn(out, k, v);
     }
     const source = block.source;
     if (

@@ -47,7 +47,7 @@ import {
   readRegularFileSync,
   writeTempSibling,
 } from "../../../core/fsutil.ts";
-import type { Json, JsonObject } from "../../../core/json.ts";
+import { type Json, type JsonObject, setOwn } from "../../../core/json.ts";
 import { sessionDirName } from "../../../core/paths.ts";
 import { readAgentFileText } from "../../agent-file.ts";
 import { isRecord } from "../../shared.ts";
@@ -203,7 +203,7 @@ function keepAssistantBlock(block: unknown, answered: Set<string>): boolean {
 function withSourceTool(rec: JsonObject, owner: string | null): JsonObject {
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(rec)) {
-    out[k] = v;
+    setOwn(out, k, v);
     if (k === "timestamp") out.sourceToolAssistantUUID = owner;
   }
   if (!("sourceToolAssistantUUID" in out)) out.sourceToolAssistantUUID = owner;
@@ -237,9 +237,10 @@ export function toTranscript(
   const base = (rec: JsonObject): JsonObject => {
     const r: JsonObject = {};
     for (const [k, v] of Object.entries(rec)) {
+      // A mirrored record's own keys, `constructor` or `__proto__` too, are fields to keep, not Object's members.
       if (k === "parentUuid") r[k] = parent;
-      else if (k in fixed) r[k] = fixed[k] as JsonObject[string];
-      else if (v !== null) r[k] = v;
+      else if (Object.hasOwn(fixed, k)) r[k] = fixed[k] as JsonObject[string];
+      else if (v !== null) setOwn(r, k, v);
     }
     return r;
   };
@@ -293,7 +294,7 @@ export function toTranscript(
       const ordered: JsonObject = {};
       for (const [k, v] of Object.entries(r)) {
         if (k === "apiBlockIndex") continue;
-        ordered[k] = v;
+        setOwn(ordered, k, v);
         if (k === "message") ordered.apiBlockIndex = index;
       }
       ordered.uuid = id;

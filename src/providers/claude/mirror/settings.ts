@@ -83,16 +83,17 @@ function parseBool(v: unknown): Parsed<boolean> {
   return { ok: false, why: "expected on/off (true/false, 1/0, yes/no)" };
 }
 
-const SIZE_UNITS: Record<string, number> = {
-  "": 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
-};
+// A Map: the unit is the user's text, and a plain object had an answer for `100constructor`.
+const SIZE_UNITS = new Map([
+  ["", 1],
+  ["b", 1],
+  ["k", 1024],
+  ["kb", 1024],
+  ["m", 1024 ** 2],
+  ["mb", 1024 ** 2],
+  ["g", 1024 ** 3],
+  ["gb", 1024 ** 3],
+]);
 
 /** Bytes as a number or a string like `100MB` (binary units: people write MB and mean the file size ls shows). */
 function parseBytes(v: unknown): Parsed<number> {
@@ -100,7 +101,7 @@ function parseBytes(v: unknown): Parsed<number> {
   if (typeof v === "number") n = v;
   else if (typeof v === "string") {
     const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(v);
-    const unit = m ? SIZE_UNITS[(m[2] ?? "").toLowerCase()] : undefined;
+    const unit = m ? SIZE_UNITS.get((m[2] ?? "").toLowerCase()) : undefined;
     if (m && unit !== undefined) n = Number(m[1]) * unit;
   }
   if (n === undefined || !Number.isFinite(n) || n < 1 || n > Number.MAX_SAFE_INTEGER) {
@@ -201,7 +202,7 @@ function readConfigLayer(
     return { layer: {}, found: true };
   }
   for (const k of Object.keys(mirror)) {
-    if (!(k in ENV_NAMES)) warnings.push(`${path}: unknown mirror setting "${k}" ignored`);
+    if (!Object.hasOwn(ENV_NAMES, k)) warnings.push(`${path}: unknown mirror setting "${k}" ignored`);
   }
   return { layer: mirror as Record<string, unknown>, found: true };
 }

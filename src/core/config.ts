@@ -201,7 +201,7 @@ export function writeConfig(projectRoot: string, config: ProjectConfig): void {
 export function effectiveLimits(config: ProjectConfig | undefined): Limits {
   const limits = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(config?.limits ?? {})) {
-    if (key in limits && typeof value === "number" && Number.isFinite(value) && value > 0) {
+    if (Object.hasOwn(limits, key) && typeof value === "number" && Number.isFinite(value) && value > 0) {
       limits[key as keyof Limits] = Math.floor(value);
     }
   }

@@ -69,11 +69,12 @@ function sizeText(n: number): string {
   return n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KB`;
 }
 
-const OUTCOME_TEXT: Record<string, string> = {
-  nothing_relevant: "nothing relevant",
-  repeats_only: "only items already given in this session",
-  failed: "retrieval failed",
-};
+// A Map: the outcome is the archive's text, and a plain object knew one named `constructor`.
+const OUTCOME_TEXT = new Map([
+  ["nothing_relevant", "nothing relevant"],
+  ["repeats_only", "only items already given in this session"],
+  ["failed", "retrieval failed"],
+]);
 
 /** `memory injected: 2 items, 1.3 KB` / `memory: nothing relevant`: the one-line label every reader shows. */
 export function injectionHeadline(v: InjectionView): string {
@@ -81,7 +82,7 @@ export function injectionHeadline(v: InjectionView): string {
     const n = v.item_ids.length;
     return `memory injected: ${n} item${n === 1 ? "" : "s"}, ${sizeText(v.bytes)}${v.truncated ? " (cut to the budget)" : ""}`;
   }
-  const why = `${OUTCOME_TEXT[v.outcome] ?? v.outcome.replace(/_/g, " ")}${v.error ? ` (${v.error})` : ""}`;
+  const why = `${OUTCOME_TEXT.get(v.outcome) ?? v.outcome.replace(/_/g, " ")}${v.error ? ` (${v.error})` : ""}`;
   return `memory: ${why}, nothing injected`;
 }
 

@@ -27,6 +27,7 @@ import {
   writeAll,
   writeJsonAtomicSync,
 } from "./fsutil.ts";
+import { addCount } from "./json.ts";
 import { sessionLiveness } from "./liveness.ts";
 import { acquireLock } from "./lock.ts";
 import { SESSION_FILES } from "./paths.ts";
@@ -201,7 +202,7 @@ function fixTornTail(fd: number, scan: ScanResult, write: boolean): void {
   if (completes && parsed) {
     writeAll(fd, Buffer.from("\n"));
     applyLineToState(state, parsed, tail.length + 1);
-    scan.countsByKind[parsed.kind] = (scan.countsByKind[parsed.kind] ?? 0) + 1;
+    addCount(scan.countsByKind, parsed.kind);
     report.valid_events += 1;
   } else {
     ftruncateSync(fd, scan.validEnd);

@@ -7,6 +7,7 @@
 // a validated prefix ended and reaches exactly the counters a full scan does.
 
 import { idKey } from "./dedup.ts";
+import { addCount } from "./json.ts";
 import { TOKEN_FIELDS, zeroTokens } from "./manifest-counters.ts";
 import { emptyReport } from "./recovery-report.ts";
 import { isEnvelopeLine, parseObjectLine, scanLines } from "./scan.ts";
@@ -220,7 +221,7 @@ export class SessionScanner {
     }
     ids.add(eventId);
     applyLineToState(this.state, event, bytes.length + 1);
-    this.countsByKind[kind] = (this.countsByKind[kind] ?? 0) + 1;
+    addCount(this.countsByKind, kind);
     this.firstTimestamp ??= event.timestamp ?? null;
     this.report.valid_events += 1;
   }

@@ -19,7 +19,7 @@ import {
   unlinkQuietly,
   writeJsonAtomicSync,
 } from "./fsutil.ts";
-import { isRecord } from "./json.ts";
+import { addCount, isRecord } from "./json.ts";
 import { SESSION_FILES } from "./paths.ts";
 import type { PreparedEvent } from "./prepare.ts";
 
@@ -173,7 +173,7 @@ export function summarizeSpool(sessionDir: string): SpoolSummary {
     }
     for (const e of batch.events) {
       summary.events += 1;
-      summary.kinds[e.kind] = (summary.kinds[e.kind] ?? 0) + 1;
+      addCount(summary.kinds, e.kind);
       if (e.kind === "session_end") summary.ends_session = true;
     }
   }

@@ -1,6 +1,7 @@
 // A session's running counters (state.json) and how one written line moves them: shared by the writer
 // (src/core/store.ts), recovery, and `list`, which folds a stale manifest's tail without loading the writer,
 // its redaction rules or its locks.
+import { addCount } from "./json.ts";
 
 export interface SessionState {
   version: 1;
@@ -51,7 +52,7 @@ export function applyLineToState(
   state.size += bytes;
   state.event_count += 1;
   state.next_sequence = Math.max(state.next_sequence, line.sequence + 1);
-  state.counts[line.kind] = (state.counts[line.kind] ?? 0) + 1;
+  addCount(state.counts, line.kind);
   state.redaction_count += Array.isArray(line.redactions) ? line.redactions.length : 0;
   state.truncation_count += Array.isArray(line.truncations) ? line.truncations.length : 0;
   if (line.kind === "session_start") {

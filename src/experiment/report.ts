@@ -6,6 +6,7 @@ import { readEvents } from "../core/archive.ts";
 import { checkFacts } from "../core/facts.ts";
 import { readJsonOrUndefined } from "../core/fsutil.ts";
 import { injectionOf } from "../core/injection.ts";
+import { addCount } from "../core/json.ts";
 import type { Envelope, Manifest } from "../core/schemas.ts";
 import { type HookTimings, readHookTimings } from "./hook-timing.ts";
 import type { ExperimentRecord, RunRecord } from "./record.ts";
@@ -135,7 +136,7 @@ function usageSums(events: Envelope[]): RunMetrics["tokens"] {
 
 function countKinds(events: Envelope[]): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const e of events) out[e.kind] = (out[e.kind] ?? 0) + 1;
+  for (const e of events) addCount(out, e.kind);
   return out;
 }
 

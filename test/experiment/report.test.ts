@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseArm } from "../../src/cli/commands/experiment.ts";
@@ -8,6 +8,7 @@ import type { ExperimentRecord, RunRecord } from "../../src/experiment/record.ts
 import { renderMarkdown, renderReport } from "../../src/experiment/render.ts";
 import { buildReport } from "../../src/experiment/report.ts";
 import { loadScenario, ScenarioError } from "../../src/scenario/experiment-input.ts";
+import { INHERITED_NAMES } from "../helpers/inherited-names.ts";
 import { event, identity, spec, tempProject, useTempProjects } from "../helpers/session.ts";
 
 useTempProjects();
@@ -201,5 +202,25 @@ describe("arms and scenarios", () => {
     expect(() => loadScenario(file)).toThrow(ScenarioError);
     writeFileSync(file, "{");
     expect(() => loadScenario(file)).toThrow(ScenarioError);
+  });
+});
+
+describe("a kind spelled like an object's own member", () => {
+  it("is counted as the name it is in a run's events by kind", () => {
+    const root = tempProject().root;
+    const r = run(root, "native", 1, "It is ZEPHYR.", 100);
+    const file = join(r.archive!, "events.jsonl");
+    const first = JSON.parse(readFileSync(file, "utf8").split("\n")[0]!);
+    let seq = 100;
+    for (const kind of [...INHERITED_NAMES, "constructor"]) {
+      appendFileSync(file, `${JSON.stringify({ ...first, kind, sequence: seq, event_id: `k-${seq++}` })}\n`);
+    }
+    const arms = [{ name: "native", native_memory: true, retrieval: false }];
+    const kinds = buildReport(record(root, [r], arms)).runs[0]!.events_by_kind;
+    expect(kinds.constructor).toBe(2);
+    for (const name of INHERITED_NAMES.slice(1)) {
+      expect(Object.hasOwn(kinds, name), name).toBe(true);
+      expect(kinds[name], name).toBe(1);
+    }
   });
 });

@@ -60,7 +60,13 @@ type Token =
   | { type: "and"; position: number }
   | { type: "filter"; field: FilterField; values: string[]; position: number };
 
-const FIELDS: Record<string, FilterField> = { kind: "kind", provider: "provider", session: "session" };
+// A Map: a word before a colon is the user's (or a query string's), and `constructor:x` found Object's
+// member in a plain object and became a session filter.
+const FIELDS = new Map<string, FilterField>([
+  ["kind", "kind"],
+  ["provider", "provider"],
+  ["session", "session"],
+]);
 // Anything the word tokenizer (unicode61) keeps inside one token: letters, digits, marks.
 const WORD_CHARS = /^[\p{L}\p{N}\p{M}]+$/u;
 const CONTROL = /\p{Cc}/gu;
@@ -216,7 +222,7 @@ function classify(word: string, negated: boolean, position: number, text: string
     throw new QueryError('write NOT before a term, as "NOT word" or "-word"', position);
   }
   const colon = word.indexOf(":");
-  const field = colon > 0 ? FIELDS[word.slice(0, colon).toLowerCase()] : undefined;
+  const field = colon > 0 ? FIELDS.get(word.slice(0, colon).toLowerCase()) : undefined;
   if (field) {
     if (negated) throw new QueryError(`a ${field}: filter cannot be excluded`, position);
     const raw = word.slice(colon + 1);

@@ -72,11 +72,11 @@ export const PREVIEW_ITEMS = 20;
 /** Items per write transaction: short enough that a concurrent promotion waits milliseconds, not seconds. */
 export const INSERT_BATCH = 500;
 
-const ALIASES: Record<string, string> = {
-  prompt: "user_prompt",
-  answer: "assistant_message",
-  compaction_summary: "compaction",
-};
+const ALIASES = new Map([
+  ["prompt", "user_prompt"],
+  ["answer", "assistant_message"],
+  ["compaction_summary", "compaction"],
+]);
 
 /** `--kinds user_prompt,assistant_message` (item kind names work too: prompt, answer, compaction_summary). */
 export function parseKinds(text: string | undefined): Set<string> {
@@ -85,7 +85,7 @@ export function parseKinds(text: string | undefined): Set<string> {
   for (const raw of text.split(",")) {
     const name = raw.trim();
     if (name === "") continue;
-    const kind = ALIASES[name] ?? name;
+    const kind = ALIASES.get(name) ?? name;
     if (!(PROMOTABLE_EVENT_KINDS as readonly string[]).includes(kind)) {
       throw new UserError(
         `unknown kind "${name}" for promotion (kinds: ${PROMOTABLE_EVENT_KINDS.join(", ")})`,

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { MAX_QUERY_BYTES, parseQuery, QueryError, quoteFts } from "../../../src/memory/index/query.ts";
+import { INHERITED_NAMES } from "../../helpers/inherited-names.ts";
 
 const Sqlite = createRequire(import.meta.url)("better-sqlite3");
 
@@ -203,5 +204,15 @@ describe("parseQuery", () => {
       if (q.trigram) expect(() => count("g", q.trigram!), text).not.toThrow();
     }
     expect(parsed).toBeGreaterThan(100);
+  });
+});
+
+describe("a word before a colon spelled like an object's own member", () => {
+  it("is a search term, not a filter", () => {
+    for (const name of INHERITED_NAMES) {
+      const q = parseQuery(`${name}:abc hello`);
+      expect(q.filters, name).toEqual({});
+      expect(q.terms, name).toEqual([`${name}:abc`, "hello"]);
+    }
   });
 });

@@ -1,8 +1,10 @@
 // The table `tapedeck usage` prints: one line per row (and per model under it with --breakdown), a total line,
 // then what the figures leave out. No colour, numbers in full: it reads the same through `less -S`, grep or a
 // file, and `--json` is the form for scripts.
+import { join } from "node:path";
 import { printable } from "../core/printable.ts";
 import { FIGURE_HEADINGS, figureTexts, totalTexts } from "../usage/figure-text.ts";
+import { refusedPriceNotes } from "../usage/pricing.ts";
 import type { ReportKind, UsageReport, UsageRow } from "../usage/report.ts";
 import { providerName } from "./providers.ts";
 
@@ -91,13 +93,15 @@ function align(table: string[][], numeric: Set<number>): string {
 }
 
 /** What the figures leave out or put differently, each provider named once. */
-function notes(report: UsageReport): string[] {
+function notes(report: UsageReport, withProject: boolean): string[] {
   const out: string[] = [];
   const gaps = new Map<string, Set<string>>();
   const unpriced = new Set<string>();
+  const own = new Set<string>();
   for (const r of report.rows) {
     for (const g of r.gaps) gaps.set(g, (gaps.get(g) ?? new Set()).add(providerName(r.provider)));
     for (const m of r.unpriced_models) unpriced.add(m);
+    for (const m of r.project_priced_models) own.add(m);
   }
   for (const [gap, providers] of gaps) out.push(`${[...providers].join(", ")}: ${gap}`);
   const inInput = report.cache_reads_taken_from_input.map(providerName);
@@ -109,6 +113,16 @@ function notes(report: UsageReport): string[] {
   if (unpriced.size > 0) {
     out.push(
       `no price for ${[...unpriced].sort().join(", ")}: cost unknown (≥ is the priced part; add prices under "pricing" in .tapedeck/config.json)`,
+    );
+  }
+  if (own.size > 0) {
+    out.push(
+      `${[...own].sort().join(", ")} priced by the project's own "pricing" in .tapedeck/config.json, not tapedeck's table`,
+    );
+  }
+  for (const r of report.refused_prices) {
+    out.push(
+      ...refusedPriceNotes([r], withProject ? join(r.project, ".tapedeck", "config.json") : undefined),
     );
   }
   return out;
@@ -126,7 +140,7 @@ export function renderUsage(report: UsageReport, withProject: boolean): string {
   const numeric = new Set<number>();
   for (let i = leadWidth; i < leadWidth + FIGURES.length; i++) numeric.add(i);
   if (report.kind !== "session") numeric.add(leadWidth + FIGURES.length);
-  const n = notes(report);
+  const n = notes(report, withProject);
   const tail = n.length > 0 ? `\n\nNotes:\n${n.map((x) => `  ${printable(x)}`).join("\n")}` : "";
   return `${printable(title)}\n\n${align(table, numeric)}${tail}\n`;
 }

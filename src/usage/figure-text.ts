@@ -1,6 +1,7 @@
 // A usage row's figures as text, in the columns `tapedeck usage` prints and the viewer's usage page shows: the
-// four token counts, their total, the estimated cost. Imports no module at run time: the page's browser
-// bundle takes it as the CLI does, so both say a figure the same way.
+// four token counts, their total, the estimated cost. Imports only pricing.ts (which imports nothing) at run
+// time: the page's browser bundle takes it as the CLI does, so both say a figure the same way.
+import { usdText } from "./pricing.ts";
 import type { UsageReport } from "./report.ts";
 import type { Figures } from "./rows.ts";
 
@@ -12,11 +13,12 @@ export function countText(n: number | null | undefined): string {
   return n === null || n === undefined ? "—" : COUNT.format(n);
 }
 
-/** `$0.0123`, `$12.34`; `unknown`; `≥$1.23` when a part is unknown (the notes say which). */
+/** `$0.0123`, `$12.34`; `unknown`; `≥$1.23` when a part is unknown (the notes say which). Never `$Infinity`. */
 export function money(cost: number | null, priced: number | null): string {
-  const fmt = (usd: number) => `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
-  if (cost !== null) return fmt(cost);
-  return priced !== null && priced > 0 ? `≥${fmt(priced)}` : "unknown";
+  const whole = cost === null ? undefined : usdText(cost);
+  if (whole !== undefined) return whole;
+  const part = priced !== null && priced > 0 ? usdText(priced) : undefined;
+  return part !== undefined ? `≥${part}` : "unknown";
 }
 
 /** The figure columns' headings, in order (the CLI prints them in capitals). */

@@ -22,7 +22,25 @@ export interface PriceTable {
   as_of: string;
   /** model id or id prefix -> price; the longest matching prefix wins (dated snapshot ids match their family) */
   models: Record<string, ModelPrice>;
+  /** the project's entries that were not taken, each with why */
+  refused?: RefusedPrice[];
 }
+
+/** A project's price entry that was refused: the model it named and why. */
+export interface RefusedPrice {
+  model: string;
+  reason: string;
+}
+
+/** What a project's own entry says it is, in `source`: every report that used one says so. */
+export const PROJECT_PRICE = "project config";
+
+/**
+ * The dearest price a project may give, USD per million tokens. The dearest published list price is OpenAI's
+ * o1-pro output at 600; a figure above 1000 is a typo or a per-token price typed as per million, and a planted
+ * 1e308 printed a cost of $Infinity.
+ */
+export const MAX_PROJECT_PRICE = 1000;
 
 const LIST = "published list price";
 // Derived from Claude Code's own cost records: 5,742 input + 38 output tokens cost 0.023728 USD, 5,954 + 38
@@ -75,45 +93,84 @@ export interface CostEstimate {
   usd: number | null;
   /** models the table has no price for: their tokens are not in `usd` */
   unpriced_models: string[];
+  /** models priced by the project's own entries (`pricing` in .tapedeck/config.json), not tapedeck's table */
+  project_priced_models: string[];
   /** the dates of the prices used (the table's when none was) */
   as_of: string;
 }
 
-function finite(n: unknown): n is number {
-  return typeof n === "number" && Number.isFinite(n) && n >= 0;
+const PRICE_FIELDS = ["input", "output", "cache_read", "cache_write"] as const;
+
+/** Why a project's entry is no price, or undefined when it is one. */
+function priceProblem(v: unknown): string | undefined {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return "not an object of prices";
+  const p = v as Record<string, unknown>;
+  for (const field of PRICE_FIELDS) {
+    const n = p[field];
+    if (n === undefined && (field === "cache_read" || field === "cache_write")) continue;
+    if (typeof n !== "number") return `${field} ${n === undefined ? "is missing" : "is not a number"}`;
+    // Zero made a model silently free; a model without a price is "unknown" instead, which is the truth.
+    if (!Number.isFinite(n) || n <= 0 || n > MAX_PROJECT_PRICE) {
+      return `${field} ${n} is out of range (above 0, at most ${MAX_PROJECT_PRICE} USD per million tokens)`;
+    }
+  }
+  return undefined;
 }
 
-function validPrice(v: unknown): v is ModelPrice {
-  if (v === null || typeof v !== "object") return false;
-  const p = v as Record<string, unknown>;
-  return (
-    finite(p.input) &&
-    finite(p.output) &&
-    (p.cache_read === undefined || finite(p.cache_read)) &&
-    (p.cache_write === undefined || finite(p.cache_write))
-  );
+function modelProblem(id: string): string | undefined {
+  if (id.length === 0 || id.length > 200) return "a model id is 1 to 200 characters";
+  // "__proto__" as a key would replace the table's prototype, not add a model.
+  if (id === "__proto__") return "not a model id";
+  return undefined;
 }
 
 /**
- * The built-in table with a project's overrides (`pricing` in .tapedeck/config.json): entries that are not a
- * price are ignored, so a typo costs that model its estimate, not the command.
+ * The built-in table with a project's overrides (`pricing` in .tapedeck/config.json). An entry that is not a
+ * price in range is refused and named in `refused` (the reports print it), so a typo costs that model its
+ * estimate, never the command, and a planted figure never becomes the project's cost.
  */
 export function priceTable(override?: unknown): PriceTable {
   if (override === null || typeof override !== "object") return BUILTIN_PRICES;
   const o = override as { as_of?: unknown; models?: unknown };
   const models: Record<string, ModelPrice> = { ...BUILTIN_PRICES.models };
-  const asOf = typeof o.as_of === "string" && o.as_of.length <= 40 ? o.as_of : "project config";
+  const refused: RefusedPrice[] = [];
+  const asOf = typeof o.as_of === "string" && o.as_of.length <= 40 ? o.as_of : PROJECT_PRICE;
   let changed = false;
-  if (o.models && typeof o.models === "object") {
+  if (
+    o.models !== undefined &&
+    (o.models === null || typeof o.models !== "object" || Array.isArray(o.models))
+  ) {
+    refused.push({ model: "models", reason: "not an object of model ids" });
+  } else if (o.models) {
     for (const [id, price] of Object.entries(o.models as Record<string, unknown>)) {
-      // "__proto__" as a key would replace the table's prototype, not add a model.
-      if (!validPrice(price) || id.length === 0 || id.length > 200 || id === "__proto__") continue;
-      const { input, output, cache_read, cache_write } = price;
-      models[id] = { input, output, cache_read, cache_write, source: "project config", as_of: asOf };
+      const problem = modelProblem(id) ?? priceProblem(price);
+      if (problem !== undefined) {
+        refused.push({ model: id, reason: problem });
+        continue;
+      }
+      const { input, output, cache_read, cache_write } = price as ModelPrice;
+      models[id] = { input, output, cache_read, cache_write, source: PROJECT_PRICE, as_of: asOf };
       changed = true;
     }
   }
-  return changed ? { as_of: BUILTIN_PRICES.as_of, models } : BUILTIN_PRICES;
+  if (!changed && refused.length === 0) return BUILTIN_PRICES;
+  return { as_of: BUILTIN_PRICES.as_of, models: changed ? models : BUILTIN_PRICES.models, refused };
+}
+
+/** Whether a price is the project's own entry. */
+export function isProjectPrice(price: ModelPrice | undefined): boolean {
+  return price?.source === PROJECT_PRICE;
+}
+
+/** `pricing.models.x in .tapedeck/config.json refused: input 0 is out of range (…)`, one line an entry. */
+export function refusedPriceNotes(
+  refused: readonly RefusedPrice[],
+  where = ".tapedeck/config.json",
+): string[] {
+  return refused.map(
+    (r) =>
+      `pricing.models.${r.model} in ${where} refused: ${r.reason}; the model keeps tapedeck's price or none`,
+  );
 }
 
 /** The price of a model id: an exact entry, else the longest entry the id starts with (`claude-sonnet-4-5-2025…`). */
@@ -141,11 +198,15 @@ export function costOf(price: ModelPrice, t: TokenCounts): number {
   );
 }
 
+/** What an estimate names in place of a model when its sum would be past what a double holds. */
+const TOO_LARGE = "usage too large to price";
+
 /** Accumulates an estimate over usage records of any models. */
 export class CostAccumulator {
   private usd = 0;
   private priced = false;
   private readonly unpriced = new Set<string>();
+  private readonly projectPriced = new Set<string>();
   private readonly dates = new Set<string>();
 
   constructor(private readonly table: PriceTable = BUILTIN_PRICES) {}
@@ -155,38 +216,54 @@ export class CostAccumulator {
       t.input_tokens + t.output_tokens + t.cache_read_input_tokens + t.cache_creation_input_tokens;
     if (tokens === 0) return;
     const price = priceFor(this.table, model);
-    if (!price) {
+    const usd = price ? costOf(price, t) : Number.NaN;
+    // Counts the archive holds may be any finite number: a sum past what a double holds is unknown, not $Infinity.
+    if (!price || !Number.isFinite(this.usd + usd)) {
       this.unpriced.add(model ?? "unknown model");
       return;
     }
-    this.usd += costOf(price, t);
+    this.usd += usd;
     this.priced = true;
+    if (isProjectPrice(price)) this.projectPriced.add(model ?? "unknown model");
     this.dates.add(price.as_of ?? this.table.as_of);
   }
 
   merge(other: CostEstimate): void {
-    if (other.usd !== null) {
+    if (other.usd !== null && Number.isFinite(this.usd + other.usd)) {
       this.usd += other.usd;
       this.priced = true;
       for (const d of other.as_of.split(", ")) this.dates.add(d);
+    } else if (other.usd !== null) {
+      this.unpriced.add(TOO_LARGE);
     }
     for (const m of other.unpriced_models) this.unpriced.add(m);
+    for (const m of other.project_priced_models) this.projectPriced.add(m);
   }
 
   result(): CostEstimate {
     return {
       usd: this.priced ? this.usd : null,
       unpriced_models: [...this.unpriced].sort(),
+      project_priced_models: [...this.projectPriced].sort(),
       as_of: this.dates.size > 0 ? [...this.dates].sort().join(", ") : this.table.as_of,
     };
   }
 }
 
-/** `~$0.0123 est. (prices of 2026-12-01)`, with the models left out named. */
+/** `$0.0123`, `$12.34`; undefined for what is no amount (never `$Infinity` or `$NaN`). */
+export function usdText(usd: number): string | undefined {
+  if (!Number.isFinite(usd) || usd < 0) return undefined;
+  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}
+
+/** `~$0.0123 est. (prices of 2026-12-01)`, with the models left out and the project's own prices named. */
 export function formatCost(c: CostEstimate): string {
   if (c.usd === null && c.unpriced_models.length === 0) return "";
   const left = c.unpriced_models.length > 0 ? `no price for ${c.unpriced_models.join(", ")}` : "";
-  if (c.usd === null) return `cost unknown (${left} in the price table of ${c.as_of})`;
-  const amount = `~$${c.usd < 1 ? c.usd.toFixed(4) : c.usd.toFixed(2)}`;
-  return `${amount} est. (prices of ${c.as_of}${left ? `; ${left}` : ""})`;
+  const own = c.project_priced_models ?? [];
+  const project = own.length > 0 ? `the project's own price for ${own.join(", ")}` : "";
+  const amount = c.usd === null ? undefined : usdText(c.usd);
+  if (amount === undefined) return `cost unknown (${left || "no amount"} in the price table of ${c.as_of})`;
+  const notes = [left, project].filter((x) => x !== "");
+  return `~${amount} est. (prices of ${c.as_of}${notes.length > 0 ? `; ${notes.join("; ")}` : ""})`;
 }

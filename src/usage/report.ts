@@ -16,7 +16,7 @@ import {
 import { UsageQueryError } from "./errors.ts";
 import type { SessionUsage } from "./fold.ts";
 import { type Cell, normalizeCells } from "./normalize.ts";
-import { type ModelPrice, type PriceTable, priceFor, priceTable } from "./pricing.ts";
+import { type ModelPrice, type PriceTable, priceFor, priceTable, type RefusedPrice } from "./pricing.ts";
 import { cutsThrough, hasDays, hasInstants, inRange, parseRange, type Range } from "./range.ts";
 import { type RowFigures, RowSum, type SessionPart } from "./rows.ts";
 import { Calendar, checkTimeZone, type Period } from "./zone.ts";
@@ -67,8 +67,14 @@ export interface UsageReport {
   sessions: number;
   /** providers in the rows whose input counts included the cache reads: shown apart here */
   cache_reads_taken_from_input: string[];
+  /** the entries of a project's own `pricing` that were refused (out of range, not a price), by project */
+  refused_prices: ProjectRefusedPrice[];
   /** what was read: sessions, from the cache, folded, bytes */
   stats: CollectStats;
+}
+
+export interface ProjectRefusedPrice extends RefusedPrice {
+  project: string;
 }
 
 /** Sessions per project and what their collection cost. */
@@ -256,6 +262,9 @@ class ReportBuilder {
       priced_cost_usd: priced,
       sessions: this.counted.size,
       cache_reads_taken_from_input: [...this.cacheInInput].sort(),
+      refused_prices: [...this.tables].flatMap(([project, t]) =>
+        (t.refused ?? []).map((r) => ({ project, ...r })),
+      ),
     };
   }
 }

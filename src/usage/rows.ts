@@ -2,7 +2,7 @@
 // of the prices used, the sessions it holds, the models, sources and gaps behind it.
 import { zeroTokens } from "../core/manifest-counters.ts";
 import type { Cell } from "./normalize.ts";
-import { costOf, type ModelPrice } from "./pricing.ts";
+import { costOf, isProjectPrice, type ModelPrice } from "./pricing.ts";
 
 /** The four counts, in the archive's names. */
 export interface TokenFigures {
@@ -25,6 +25,8 @@ export interface Figures {
   priced_cost_usd: number | null;
   /** models without a price ("unknown model" for usage that named none): their tokens are not in the cost */
   unpriced_models: string[];
+  /** models priced by their project's own entries (`pricing` in .tapedeck/config.json), not tapedeck's table */
+  project_priced_models: string[];
   /** the dates of the prices used */
   prices_as_of: string[];
 }
@@ -65,6 +67,7 @@ export class FigureSum {
   private usd = 0;
   private priced = false;
   private readonly unpriced = new Set<string>();
+  private readonly projectPriced = new Set<string>();
   private readonly dates = new Set<string>();
 
   add(c: Cell, price: ModelPrice | undefined, asOf: string): void {
@@ -76,12 +79,15 @@ export class FigureSum {
     const tokens =
       c.input_tokens + c.output_tokens + c.cache_read_input_tokens + c.cache_creation_input_tokens;
     if (tokens === 0) return;
-    if (!price) {
+    const cost = price ? costOf(price, c) : Number.NaN;
+    // A sum past what a double holds is unknown, never $Infinity.
+    if (!price || !Number.isFinite(this.usd + cost)) {
       this.unpriced.add(c.model || UNKNOWN_MODEL);
       return;
     }
-    this.usd += costOf(price, c);
+    this.usd += cost;
     this.priced = true;
+    if (isProjectPrice(price)) this.projectPriced.add(c.model || UNKNOWN_MODEL);
     this.dates.add(price.as_of ?? asOf);
   }
 
@@ -109,6 +115,7 @@ export class FigureSum {
       cost_usd: known ? usd(this.usd) : null,
       priced_cost_usd: this.counted && (this.priced || this.unpriced.size === 0) ? usd(this.usd) : null,
       unpriced_models: [...this.unpriced].sort(),
+      project_priced_models: [...this.projectPriced].sort(),
       prices_as_of: [...this.dates].sort(),
     };
   }

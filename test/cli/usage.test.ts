@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { writeConfig } from "../../src/core/config.ts";
 import { ensureBuilt, runCli } from "../helpers/cli-run.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 import { claudeUsage, codexUsage, recordUsage } from "../usage/sessions.ts";
@@ -21,12 +22,12 @@ function withSessions(): string {
 const usage = (p: string, args: string[]) => runCli(["usage", ...args, "--project", p], join(p, "home"));
 
 describe("tapedeck usage", () => {
-  it("--json is {rows, totals}: the five totals, cost null when a model has no price", () => {
+  it("--json is {rows, totals, refused_prices}: the five totals, cost null when a model has no price", () => {
     const p = withSessions();
     const r = usage(p, ["daily", "--json", "--timezone", "UTC"]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(Object.keys(out)).toEqual(["rows", "totals"]);
+    expect(Object.keys(out)).toEqual(["rows", "totals", "refused_prices"]);
     expect(out.totals).toEqual({
       input_tokens: 1010,
       output_tokens: 101,
@@ -72,6 +73,7 @@ describe("tapedeck usage", () => {
         cache_creation_input_tokens: 0,
         cost_usd: 0,
       },
+      refused_prices: [],
     });
   });
 
@@ -92,5 +94,77 @@ describe("tapedeck usage", () => {
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr, args.join(" ")).toMatch(message);
     }
+  });
+});
+
+describe("a project's own price table", () => {
+  /** A project pricing the model its one session used, `price` per million input and output tokens. */
+  function priced(models: Record<string, unknown>): string {
+    const p = project();
+    writeConfig(p, { schema_version: 1, providers: {}, pricing: { as_of: "2026-06-01", models } } as never);
+    recordUsage(p, "claude", "a", "2026-12-01T10:00:00.000Z", [
+      { at: "2026-12-01T10:01:00.000Z", usage: claudeUsage("claude-sonnet-4", 1000, 100, 2000, 50) },
+      { at: "2026-12-01T10:02:00.000Z", usage: claudeUsage("my-model", 1000, 100) },
+    ]);
+    return p;
+  }
+
+  it("refuses a price out of range, names it, and never prints Infinity or makes a model free", () => {
+    const p = priced({
+      "claude-sonnet-4": { input: 1e308, output: 1e308 },
+      "my-model": { input: 0, output: 0 },
+      "gpt-5": { input: 1001, output: 1 },
+    });
+    const r = usage(p, ["daily", "--timezone", "UTC"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/Infinity|NaN/);
+    // claude-sonnet-4 keeps tapedeck's price; my-model has none, so the cost is unknown, not $0.
+    expect(r.stdout).toMatch(/\nTOTAL +2,000 +200 +2,000 +50 +4,250 +≥\$0\.\d{4} +1\n/);
+    expect(r.stdout).toContain("no price for my-model: cost unknown");
+    for (const [model, why] of [
+      ["claude-sonnet-4", "input 1e+308 is out of range"],
+      ["my-model", "input 0 is out of range"],
+      ["gpt-5", "input 1001 is out of range"],
+    ]) {
+      expect(r.stdout).toContain(
+        `pricing.models.${model} in .tapedeck/config.json refused: ${why} (above 0, at most 1000 USD per million tokens)`,
+      );
+    }
+    const json = JSON.parse(usage(p, ["daily", "--json", "--timezone", "UTC"]).stdout);
+    expect(json.refused_prices.map((x: { model: string }) => x.model)).toEqual([
+      "claude-sonnet-4",
+      "my-model",
+      "gpt-5",
+    ]);
+    expect(json.refused_prices[0]).toMatchObject({
+      project: p,
+      reason: expect.stringMatching(/^input 1e\+308/),
+    });
+    expect(json.rows[0].cost_usd).toBeNull();
+    expect(json.rows[0].project_priced_models).toEqual([]);
+    const show = runCli(["show", "claude:a", "--project", p], join(p, "home"));
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).not.toMatch(/Infinity|NaN/);
+    expect(show.stderr).toContain(
+      "tapedeck: pricing.models.my-model in .tapedeck/config.json refused: input 0",
+    );
+  });
+
+  it("says in every report that prints a cost when the project's own price was used", () => {
+    const p = priced({ "my-model": { input: 2, output: 8 } });
+    const r = usage(p, ["model", "--timezone", "UTC"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`my-model priced by the project's own "pricing" in .tapedeck/config.json`);
+    const json = JSON.parse(usage(p, ["daily", "--json", "--timezone", "UTC"]).stdout);
+    expect(json.rows[0].project_priced_models).toEqual(["my-model"]);
+    expect(json.refused_prices).toEqual([]);
+    const home = join(p, "home");
+    const show = runCli(["show", "claude:a", "--project", p], home);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(
+      /Cost: ~\$\d\.\d{4} est\. \(prices of 2025-11-01, 2026-06-01; the project's own price for my-model\)/,
+    );
+    const shown = JSON.parse(runCli(["show", "claude:a", "--json", "--project", p], home).stdout);
+    expect(JSON.stringify(shown)).toContain('"project_priced_models":["my-model"]');
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { money } from "../../src/usage/figure-text.ts";
 import {
   BUILTIN_PRICES,
   CostAccumulator,
@@ -54,7 +55,81 @@ describe("prices", () => {
     expect(priceFor(table, "negative")).toBeUndefined();
     expect(Object.getPrototypeOf(table.models)).toBe(Object.prototype);
     expect(priceTable("not an object")).toBe(BUILTIN_PRICES);
-    expect(priceTable({ models: { x: {} } })).toBe(BUILTIN_PRICES);
+    expect(priceTable({ models: {} })).toBe(BUILTIN_PRICES);
+    expect(table.refused?.map((r) => r.model)).toEqual(["broken", "negative", "__proto__"]);
+    const none = priceTable({ models: { x: {} } });
+    expect(none.models).toBe(BUILTIN_PRICES.models);
+    expect(none.refused).toEqual([{ model: "x", reason: "input is missing" }]);
+  });
+
+  it("refuse a project's price of 0 or above 1000 USD per million, each named with why", () => {
+    const table = priceTable({
+      models: {
+        free: { input: 0, output: 1 },
+        huge: { input: 1, output: 1e308 },
+        over: { input: 1000.5, output: 1 },
+        "cache-zero": { input: 1, output: 1, cache_read: 0 },
+        top: { input: 1000, output: 1000, cache_read: 1000, cache_write: 1000 },
+        list: [1, 2],
+      },
+    });
+    expect(priceFor(table, "top")).toMatchObject({ input: 1000, source: "project config" });
+    for (const m of ["free", "huge", "over", "cache-zero", "list"])
+      expect(priceFor(table, m), m).toBeUndefined();
+    expect(table.refused).toEqual([
+      { model: "free", reason: "input 0 is out of range (above 0, at most 1000 USD per million tokens)" },
+      {
+        model: "huge",
+        reason: "output 1e+308 is out of range (above 0, at most 1000 USD per million tokens)",
+      },
+      {
+        model: "over",
+        reason: "input 1000.5 is out of range (above 0, at most 1000 USD per million tokens)",
+      },
+      {
+        model: "cache-zero",
+        reason: "cache_read 0 is out of range (above 0, at most 1000 USD per million tokens)",
+      },
+      { model: "list", reason: "not an object of prices" },
+    ]);
+    expect(priceTable({ models: "gpt-5" }).refused).toEqual([
+      { model: "models", reason: "not an object of model ids" },
+    ]);
+  });
+
+  it("never print Infinity or NaN, whatever counts the archive holds", () => {
+    const acc = new CostAccumulator();
+    acc.add("gpt-5", tokens(1e308, 1e308));
+    const c = acc.result();
+    expect(c.usd).toBeNull();
+    expect(formatCost(c)).toBe("cost unknown (no price for gpt-5 in the price table of 2025-11-01)");
+    const big = new CostAccumulator();
+    big.add("gpt-5", tokens(1e300, 0));
+    big.merge({ usd: Number.MAX_VALUE, unpriced_models: [], project_priced_models: [], as_of: "2025-11-01" });
+    expect(formatCost(big.result())).not.toMatch(/Infinity|NaN/);
+    expect(
+      formatCost({
+        usd: Number.POSITIVE_INFINITY,
+        unpriced_models: [],
+        project_priced_models: [],
+        as_of: "x",
+      }),
+    ).toBe("cost unknown (no amount in the price table of x)");
+    expect(money(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY)).toBe("unknown");
+    expect(money(null, Number.NaN)).toBe("unknown");
+    expect(money(null, 1.5)).toBe("≥$1.50");
+  });
+
+  it("name the project's own prices in the estimate", () => {
+    const acc = new CostAccumulator(
+      priceTable({ as_of: "2026-06-01", models: { "my-model": { input: 1, output: 1 } } }),
+    );
+    acc.add("my-model", tokens(1_000_000, 0));
+    acc.add("gpt-5", tokens(1_000_000, 0));
+    expect(acc.result().project_priced_models).toEqual(["my-model"]);
+    expect(formatCost(acc.result())).toBe(
+      "~$2.25 est. (prices of 2025-11-01, 2026-06-01; the project's own price for my-model)",
+    );
   });
 
   it("estimate over several models, name the ones without a price, and label the dates used", () => {

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeConfig } from "../../src/core/config.ts";
 import { startViewer, type ViewerServer } from "../../src/viewer/server.ts";
 import { ensureBuilt } from "../helpers/cli-run.ts";
 import { tempProject } from "../helpers/temp-project.ts";
@@ -26,6 +27,18 @@ let userDataDir: string;
 let shots: string;
 
 function sessions(p: string): void {
+  // Gemini's price as the project's own (the same figures as tapedeck's), and one entry refused.
+  writeConfig(p, {
+    schema_version: 1,
+    providers: {},
+    pricing: {
+      as_of: "2025-11-01",
+      models: {
+        "gemini-2.5-pro": { input: 1.25, output: 10, cache_read: 0.31 },
+        free: { input: 0, output: 0 },
+      },
+    },
+  } as never);
   // Tokyo is UTC+9: 14:55 UTC on 1 December is 23:55 there, 15:05 is 00:05 on the 2nd.
   recordUsage(p, "claude", "night", "2026-12-01T14:50:00.000Z", [
     {
@@ -153,6 +166,10 @@ describe("the viewer's usage page in Chromium", () => {
     const notes = await page.locator("#usage-notes").textContent();
     expect(notes).toContain("gemini: the model-router call before each prompt reaches no hook or file");
     expect(notes).toContain("codex, gemini: input as reported includes the cache reads");
+    expect(notes).toContain(`gemini-2.5-pro priced by the project's own "pricing", not tapedeck's table`);
+    expect(notes).toContain(
+      `pricing.models.free in ${project.root}/.tapedeck/config.json refused: input 0 is out of range`,
+    );
     await page.screenshot({ path: join(shots, "usage-daily.png") });
     expect(refused).toEqual([]);
     await page.close();

@@ -1,15 +1,14 @@
 // `tapedeck export <session> --format jsonl|md`: a session's redacted record, to stdout or a new file.
 import type { Command } from "commander";
 import { inspectSession, readEvents } from "../../core/archive.ts";
-import { readConfig } from "../../core/config.ts";
 import { toJsonl } from "../../core/export.ts";
-import { priceTable } from "../../usage/pricing.ts";
 import { renderHtmlExport } from "../../viewer/html-export.ts";
 import { writeMarkdown } from "../../viewer/markdown.ts";
 import { CliError, EXIT, note } from "../common.ts";
 import { readableOrExplain } from "../events-file.ts";
 import { writeExportFile } from "../export-file.ts";
 import { withSessionScope } from "../options.ts";
+import { projectPrices } from "../project-prices.ts";
 import { resolveSessionArg, type SessionOpts, withAllProjects } from "../session-arg.ts";
 
 interface ExportOpts extends SessionOpts {
@@ -35,13 +34,13 @@ function exportCommand(query: string, opts: ExportOpts): void {
     exported = { events: events.length, skipped };
   } else if (opts.format === "html") {
     // One self-contained page (src/viewer/html-export.ts) from the archive as stored.
-    const html = renderHtmlExport(ref, { prices: priceTable(readConfig(project)?.pricing) });
+    const html = renderHtmlExport(ref, { prices: projectPrices(project) });
     text = html.html;
     exported = { events: html.events, skipped: html.bad_lines };
   } else {
     // Markdown is rendered turn by turn as the archive is read: to stdout as it comes, else gathered for the file.
     const parts: string[] = [];
-    const prices = priceTable(readConfig(project)?.pricing);
+    const prices = projectPrices(project);
     const md = writeMarkdown(summary, (t) => (toStdout ? process.stdout.write(t) : parts.push(t)), {
       prices,
     });

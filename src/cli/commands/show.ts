@@ -4,13 +4,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { readConfig } from "../../core/config.ts";
 import { EVENT_KINDS } from "../../core/kinds.ts";
 import { printable, printableJson } from "../../core/printable.ts";
 import type { ScopedSession } from "../../core/session-scope.ts";
 import { emptyUsage } from "../../core/timeline/usage.ts";
 import { subagentToolsOf } from "../../providers/catalog.ts";
-import { CostAccumulator, formatCost, type PriceTable, priceTable } from "../../usage/pricing.ts";
+import { CostAccumulator, formatCost, type PriceTable } from "../../usage/pricing.ts";
 import { LiveRenderer } from "../../viewer/live-text.ts";
 import {
   type BadLine,
@@ -24,6 +23,7 @@ import { type RenderOptions, renderTurn, styleFor, usageLine } from "../../viewe
 import { CliError, EXIT, note } from "../common.ts";
 import { readableOrExplain } from "../events-file.ts";
 import { offerWords, withSessionOptions } from "../options.ts";
+import { projectPrices } from "../project-prices.ts";
 import { providerName } from "../providers.ts";
 import { resolveSessionArg, type SessionOpts, withAllProjects } from "../session-arg.ts";
 
@@ -141,7 +141,7 @@ class ShowRun {
     private readonly opts: ShowOpts,
     private readonly kinds: Set<string> | undefined,
   ) {
-    const prices = priceTable(readConfig(ref.project)?.pricing);
+    const prices = projectPrices(ref.project);
     this.totals = emptyTotals(prices);
     this.renderOptions = {
       style: this.style,

@@ -57,7 +57,7 @@ function usageCommand(kind: ReportKind, opts: UsageOpts): void {
     if (shown) process.stderr.write("\r\x1b[K");
   }
   if (opts.json) {
-    printJson({ rows: report.rows, totals: report.totals });
+    printJson({ rows: report.rows, totals: report.totals, refused_prices: report.refused_prices });
     return;
   }
   if (report.rows.length === 0) {
@@ -97,6 +97,6 @@ export function register(program: Command): void {
       "--timezone <zone>",
       "the IANA time zone days, weeks and months are counted in (default: the system's)",
     )
-    .option("--json", 'machine-readable output: {"rows": [...], "totals": {...}}');
+    .option("--json", 'machine-readable output: {"rows": [...], "totals": {...}, "refused_prices": [...]}');
   offerWords(command, "--timezone", timeZones()).action(usageCommand);
 }

@@ -1,6 +1,7 @@
 // The usage page (#u=daily): what `tapedeck usage` prints, from the same report (api/usage), as a bar chart by
 // day, week or month stacked by provider (or by model), and the table under it with its totals and notes.
 import { FIGURE_HEADINGS, figureTexts, totalTexts } from "../../usage/figure-text.ts";
+import { refusedPriceNotes } from "../../usage/pricing.ts";
 import type { UsageRow } from "../../usage/report.ts";
 import type { UsagePageReport } from "../usage-api.ts";
 import { clear, h } from "./dom.ts";
@@ -120,9 +121,11 @@ function notes(report: UsagePageReport): HTMLElement {
   const items: string[] = [];
   const gaps = new Map<string, Set<string>>();
   const unpriced = new Set<string>();
+  const own = new Set<string>();
   for (const r of report.rows) {
     for (const g of r.gaps) gaps.set(g, (gaps.get(g) ?? new Set()).add(r.provider));
     for (const m of r.unpriced_models) unpriced.add(m);
+    for (const m of r.project_priced_models) own.add(m);
   }
   for (const [g, providers] of gaps) items.push(`${[...providers].join(", ")}: ${g}`);
   if (report.cache_reads_taken_from_input.length > 0)
@@ -131,6 +134,10 @@ function notes(report: UsagePageReport): HTMLElement {
     );
   if (unpriced.size > 0)
     items.push(`no price for ${[...unpriced].sort().join(", ")}: cost unknown (≥ is the priced part)`);
+  if (own.size > 0)
+    items.push(`${[...own].sort().join(", ")} priced by the project's own "pricing", not tapedeck's table`);
+  for (const r of report.refused_prices)
+    items.push(...refusedPriceNotes([r], `${r.project}/.tapedeck/config.json`));
   const dates = [...new Set(report.rows.flatMap((r) => r.prices_as_of))].sort();
   if (dates.length > 0) items.push(`costs are estimates at the prices of ${dates.join(", ")}`);
   return h("ul", { class: "usage-notes dim", id: "usage-notes" }, ...items.map((i) => h("li", {}, i)));

@@ -44,7 +44,7 @@ export async function confirm(question: string): Promise<boolean> {
   if (!process.stdin.isTTY) return false;
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await rl.question(`${question} [y/N] `);
+    const answer = await rl.question(`${printableText(question)} [y/N] `);
     return /^y(es)?$/i.test(answer.trim());
   } finally {
     rl.close();

@@ -6,7 +6,7 @@
 // names and descriptions only, enough for `tapedeck --help`, the "did you
 // mean" of a typo and the exit codes commander gives.
 import { Command, CommanderError, Help } from "commander";
-import { printableText } from "../core/printable.ts";
+import { fields, printable, printableText } from "../core/printable.ts";
 import { CATALOG, catalogEntry } from "./catalog.ts";
 import { CliError, EXIT } from "./errors.ts";
 import { groupIndex, HELP_GROUPS } from "./help-groups.ts";
@@ -110,18 +110,18 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     if (error instanceof CliError) {
-      note(`tapedeck: ${error.message}\n`);
+      note(`tapedeck: ${error.lines ? error.message : printable(error.message)}\n`);
       return error.exitCode;
     }
     // A planted link or FIFO where tapedeck reads or writes: one message for every command. Known by its
     // name, not its class: importing core/fsutil.ts here would load it on every start, --version included.
     if ((error as Error | undefined)?.name === "UnsafePathError") {
-      note(`tapedeck: refusing an unsafe path: ${(error as Error).message}\n`);
+      note(fields`tapedeck: refusing an unsafe path: ${(error as Error).message}\n`);
       return EXIT.failed;
     }
     // An unexpected error: say what kind without echoing data that may be sensitive.
     const e = error as NodeJS.ErrnoException;
-    note(`tapedeck: unexpected ${e?.code ?? e?.name ?? "error"}${e?.path ? ` at ${e.path}` : ""}\n`);
+    note(fields`tapedeck: unexpected ${e?.code ?? e?.name ?? "error"}${e?.path ? ` at ${e.path}` : ""}\n`);
     if (process.env.TAPEDECK_DEBUG) process.stderr.write(`${e?.stack ?? ""}\n`);
     return EXIT.failed;
   }

@@ -2,6 +2,7 @@
 // with the project's redaction rules), its secret and its stderr log.
 
 import type { Command } from "commander";
+import { fields } from "../core/printable.ts";
 import type { MirrorFlags, ProxyExtension } from "../core/proxy-extension.ts";
 import { loadRedactionRules } from "../core/redact/rules-file.ts";
 import { CATALOG } from "../providers/catalog.ts";
@@ -41,14 +42,16 @@ function extensionsFor(opts: ProxyOpts): {
   const extensions: ProxyExtension[] = [createArchiveFeed()];
   // The mirror applies the rules of the project the proxy was started in, as its hooks do.
   const loadedRules = loadRedactionRules(projectRoot(undefined));
-  if (loadedRules.error) process.stderr.write(`tapedeck: redaction rules ignored: ${loadedRules.error}\n`);
+  if (loadedRules.error)
+    process.stderr.write(fields`tapedeck: redaction rules ignored: ${loadedRules.error}\n`);
   let mirror = { enabled: false, dir: "" };
   for (const entry of Object.values(CATALOG)) {
     if (!entry.mirror) continue;
     const started = entry.mirror.start({
       flags: mirrorFlags(opts),
       rules: loadedRules.rules,
-      warn: (m) => process.stderr.write(`tapedeck: mirror setting ignored: ${m}\n`),
+      // A warning names the user's config file and a key or value from it: one line each.
+      warn: (m) => process.stderr.write(fields`tapedeck: mirror setting ignored: ${m}\n`),
     });
     if (started.extension) extensions.push(started.extension);
     if (started.enabled || !mirror.dir) mirror = { enabled: started.enabled, dir: started.dir };

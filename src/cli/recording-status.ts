@@ -70,7 +70,7 @@ function renderStatus(project: string, states: ProviderStatus[]): string {
       `Retrieval     ${state.retrieval}${state.retrieval === "on" ? ` (up to ${state.retrieval_budget_bytes ?? 4096} bytes of memory per prompt)` : ""}`,
       ...(state.last_change
         ? [
-            `Last change   ${state.last_change.action === "start" ? "started" : "stopped"} via ${state.last_change.via} at ${state.last_change.at}`,
+            `Last change   ${state.last_change.action === "start" ? "started" : "stopped"} via ${p(state.last_change.via)} at ${p(state.last_change.at)}`,
           ]
         : []),
     ].join("\n"),

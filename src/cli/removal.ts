@@ -1,6 +1,7 @@
 // The preview, confirmation and report that `tapedeck delete` and `tapedeck prune` share: the same list of
 // sessions and bytes is shown, asked about, and then removed (src/core/retention.ts re-checks each one).
 import { relative } from "node:path";
+import { fields } from "../core/printable.ts";
 import type { Candidate, Plan, Protected, Removal } from "../core/retention.ts";
 import { CliError, confirm, EXIT, formatBytes, printJson, say } from "./common.ts";
 
@@ -30,9 +31,9 @@ function preview(plan: Plan, verb: string): void {
   for (const c of plan.remove) {
     const m = c.ref.manifest;
     const when = (m.last_event_at ?? m.ended_at ?? m.started_at).slice(0, 10);
-    say(`  ${m.session_id}  ${m.provider}  ${m.status}  ${when}  ${formatBytes(c.bytes)}\n`);
+    say(fields`  ${m.session_id}  ${m.provider}  ${m.status}  ${when}  ${formatBytes(c.bytes)}\n`);
   }
-  for (const k of plan.kept) say(`  kept: ${k.ref.manifest.session_id} (${k.reason})\n`);
+  for (const k of plan.kept) say(fields`  kept: ${k.ref.manifest.session_id} (${k.reason})\n`);
   say(`${verb} ${plan.remove.length} session(s), ${formatBytes(plan.bytes)}\n`);
 }
 
@@ -74,7 +75,7 @@ export async function confirmAndRemove(
       removed: result.removed.map((c) => c.ref.manifest.session_id),
     });
   } else {
-    for (const f of result.failed) say(`  kept: ${f.ref.manifest.session_id} (${f.reason})\n`);
+    for (const f of result.failed) say(fields`  kept: ${f.ref.manifest.session_id} (${f.reason})\n`);
     say(`Removed ${result.removed.length} session(s), ${formatBytes(result.bytes)}\n`);
   }
   if (result.failed.length > 0 && result.removed.length === 0) {

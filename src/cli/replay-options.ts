@@ -3,6 +3,7 @@
 // both (and by `scenario run`, for the missing things).
 import { SessionNotFound } from "../core/archive.ts";
 import { UnsafePathError } from "../core/fsutil.ts";
+import { printable } from "../core/printable.ts";
 import { AmbiguousSessionError } from "../core/session-resolve.ts";
 import { BaselineError } from "../experiment/baseline.ts";
 import { MissingCli } from "../experiment/drivers.ts";
@@ -42,7 +43,8 @@ export function runOptions(
     ...(flags.model ? { model: flags.model } : {}),
     ...(flags.experimentRoot ? { experimentRoot: flags.experimentRoot } : {}),
     keep: flags.keep ?? false,
-    progress: (line) => note(`${line}\n`),
+    // A progress line names the baseline's ids and the run's paths: one line each.
+    progress: (line) => note(`${printable(line)}\n`),
   };
 }
 

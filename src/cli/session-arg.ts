@@ -3,7 +3,7 @@
 // (core/session-resolve.ts): the project's recordings, its replays and experiment runs, and with
 // --all-projects every project of the user's registry.
 import type { Command } from "commander";
-import { printableText } from "../core/printable.ts";
+import { fields, printable, printableText } from "../core/printable.ts";
 import { registeredProjects } from "../core/registry-projects.ts";
 import { AmbiguousSessionError, resolveSession, SessionNotFoundError } from "../core/session-resolve.ts";
 import type { ScopedSession, SessionScope } from "../core/session-scope.ts";
@@ -24,8 +24,9 @@ const MAX_CANDIDATES = 10;
 
 function candidateLine(s: ScopedSession): string {
   const m = s.manifest;
-  const run = m.replay_of_session_id ? ` · ${m.run_type ?? "replay"} of ${m.replay_of_session_id}` : "";
-  return `  ${m.session_id}  ${String(m.started_at).replace("T", " ").slice(0, 16)}${run}  ${s.project}`;
+  // Each field is a manifest's or the registry's: one candidate a line, whatever they hold.
+  const run = m.replay_of_session_id ? fields` · ${m.run_type ?? "replay"} of ${m.replay_of_session_id}` : "";
+  return `  ${fields`${m.session_id}  ${String(m.started_at).replace("T", " ").slice(0, 16)}`}${run}${fields`  ${s.project}`}`;
 }
 
 function ambiguous(error: AmbiguousSessionError): CliError {
@@ -33,9 +34,10 @@ function ambiguous(error: AmbiguousSessionError): CliError {
   const more = error.candidates.length - shown.length;
   return new CliError(
     printableText(
-      `"${error.query}" matches ${error.candidates.length} sessions; give more of the id:\n${shown.join("\n")}${more > 0 ? `\n  … and ${more} more` : ""}`,
+      `"${printable(error.query)}" matches ${error.candidates.length} sessions; give more of the id:\n${shown.join("\n")}${more > 0 ? `\n  … and ${more} more` : ""}`,
     ),
     EXIT.usage,
+    true,
   );
 }
 
@@ -45,7 +47,7 @@ function elsewhereHint(scope: SessionScope, query: string): string {
   if (registeredProjects().present.every((p) => p === scope.project)) return "";
   try {
     const found = resolveSession({ ...scope, allProjects: true }, query);
-    return `\nIt is a session of ${found.project}: add --all-projects, or --project ${found.project}`;
+    return fields`\nIt is a session of ${found.project}: add --all-projects, or --project ${found.project}`;
   } catch (error) {
     return error instanceof AmbiguousSessionError
       ? "\nOther projects have sessions like it: add --all-projects"
@@ -73,7 +75,7 @@ export function resolveSessionArg(query: string, opts: SessionOpts): ScopedSessi
   } catch (error) {
     if (error instanceof AmbiguousSessionError) throw ambiguous(error);
     if (error instanceof SessionNotFoundError) {
-      throw new CliError(printableText(`${error.message}${elsewhereHint(scope, query)}`), EXIT.notFound);
+      throw new CliError(`${printable(error.message)}${elsewhereHint(scope, query)}`, EXIT.notFound, true);
     }
     throw error;
   }
@@ -94,7 +96,7 @@ export function providerSessionIdArg(project: string, query: string, provider: s
   } catch (error) {
     if (error instanceof AmbiguousSessionError) throw ambiguous(error);
     if (error instanceof SessionNotFoundError && query !== "last" && query !== "latest") return query;
-    if (error instanceof SessionNotFoundError) throw new CliError(error.message, EXIT.notFound);
+    if (error instanceof SessionNotFoundError) throw new CliError(printable(error.message), EXIT.notFound);
     throw error;
   }
 }

@@ -32,3 +32,14 @@ export function printableJson(value: unknown): string {
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
 }
+
+/**
+ * A template whose interpolated values are each shown on one line (`printable`), the literal text as written:
+ * `fields\`  kept: ${id} (${reason})\n\`` keeps its own newline, while a newline, a carriage return or an escape
+ * sequence in a recorded id, path or reason shows as U+FFFD, so no recorded value can start a line of its own.
+ */
+export function fields(strings: TemplateStringsArray, ...values: unknown[]): string {
+  let out = strings[0] ?? "";
+  for (let i = 0; i < values.length; i++) out += printable(String(values[i])) + (strings[i + 1] ?? "");
+  return out;
+}

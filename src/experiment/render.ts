@@ -1,4 +1,5 @@
 // The report as text: a terminal table per arm, then each comparison with its verdict; Markdown likewise.
+import { printable } from "../core/printable.ts";
 import type { ArmSummary, Comparison, ExperimentReport, MetricName } from "./report.ts";
 import type { Interval } from "./statistics.ts";
 
@@ -90,7 +91,8 @@ export function renderReport(r: ExperimentReport): string {
   }
   if (r.comparisons.length > 0) out.push("", "Comparisons (paired by repetition; intervals are 95%)");
   for (const c of r.comparisons) out.push(...comparisonLines(c));
-  return `${out.join("\n")}\n`;
+  // Ids, labels, paths and errors are the experiment record's (a file in the project): each line one line.
+  return `${out.map(printable).join("\n")}\n`;
 }
 
 export function renderMarkdown(r: ExperimentReport): string {
@@ -113,5 +115,6 @@ export function renderMarkdown(r: ExperimentReport): string {
   }
   if (r.comparisons.length > 0) out.push("", "## Comparisons", "");
   for (const c of r.comparisons) out.push(...comparisonLines(c).map((l) => `- ${l.trim()}`), "");
-  return `${out.join("\n")}\n`;
+  // Ids, labels, paths and errors are the experiment record's (a file in the project): each line one line.
+  return `${out.map(printable).join("\n")}\n`;
 }

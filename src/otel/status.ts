@@ -3,6 +3,7 @@
 // watermarks only; no OTLP code is loaded.
 
 import { readConfig } from "../core/config.ts";
+import { printable } from "../core/printable.ts";
 import { listSessions } from "../core/session-list.ts";
 import { describeEndpoint, resolveEndpoint } from "./endpoint.ts";
 import { isTrusted } from "./trust.ts";
@@ -55,11 +56,12 @@ export function otelStatus(
 }
 
 export function renderOtelStatus(s: OtelStatus): string {
-  if (s.problem) return `OTel export   unusable: ${s.problem}`;
+  // The problem, the error and the times are the project's state file's: each line stays one line.
+  if (s.problem) return `OTel export   unusable: ${printable(s.problem)}`;
   const lines = [
     `OTel export   ${s.endpoint}${s.auto ? (s.trusted ? ", automatic" : ", automatic once exported there by hand (tapedeck otel export --pending)") : ", on demand (tapedeck otel export)"}${s.content ? ", with content" : ""}`,
     `OTel backlog  ${s.pending_sessions} of ${s.sessions} session(s) with events not yet exported; ${s.exported_spans} span(s) sent${s.last_export_at ? `, last at ${s.last_export_at}` : ""}`,
   ];
   if (s.last_error) lines.push(`OTel error    ${s.last_error} at ${s.last_error_at}`);
-  return lines.join("\n");
+  return lines.map(printable).join("\n");
 }

@@ -2,6 +2,7 @@
 // what their own meters count; these figures are list prices applied to the
 // tokens the archive recorded, so every cost shown is labelled an estimate with
 // the table's date. A model the table does not know costs "unknown", never 0.
+import { printable } from "../core/printable.ts";
 
 /** USD per million tokens. */
 export interface ModelPrice {
@@ -169,7 +170,7 @@ export function refusedPriceNotes(
 ): string[] {
   return refused.map(
     (r) =>
-      `pricing.models.${r.model} in ${where} refused: ${r.reason}; the model keeps tapedeck's price or none`,
+      `pricing.models.${printable(r.model)} in ${printable(where)} refused: ${r.reason}; the model keeps tapedeck's price or none`,
   );
 }
 
@@ -256,14 +257,19 @@ export function usdText(usd: number): string | undefined {
   return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
 }
 
-/** `~$0.0123 est. (prices of 2026-12-01)`, with the models left out and the project's own prices named. */
+/**
+ * `~$0.0123 est. (prices of 2026-12-01)`, with the models left out and the project's own prices named. The
+ * model ids are the archive's and the dates the project file's: each shown on one line (core/printable.ts).
+ */
 export function formatCost(c: CostEstimate): string {
   if (c.usd === null && c.unpriced_models.length === 0) return "";
-  const left = c.unpriced_models.length > 0 ? `no price for ${c.unpriced_models.join(", ")}` : "";
+  const list = (models: readonly string[]) => models.map(printable).join(", ");
+  const left = c.unpriced_models.length > 0 ? `no price for ${list(c.unpriced_models)}` : "";
   const own = c.project_priced_models ?? [];
-  const project = own.length > 0 ? `the project's own price for ${own.join(", ")}` : "";
+  const project = own.length > 0 ? `the project's own price for ${list(own)}` : "";
   const amount = c.usd === null ? undefined : usdText(c.usd);
-  if (amount === undefined) return `cost unknown (${left || "no amount"} in the price table of ${c.as_of})`;
+  const asOf = printable(c.as_of);
+  if (amount === undefined) return `cost unknown (${left || "no amount"} in the price table of ${asOf})`;
   const notes = [left, project].filter((x) => x !== "");
-  return `~${amount} est. (prices of ${c.as_of}${notes.length > 0 ? `; ${notes.join("; ")}` : ""})`;
+  return `~${amount} est. (prices of ${asOf}${notes.length > 0 ? `; ${notes.join("; ")}` : ""})`;
 }

@@ -52,7 +52,7 @@ const OFFSET_WIDTH = 10;
 /** `11:08:16.430` (UTC), or blanks when the event has no time. */
 export function clock(at: string | null): string {
   if (!at || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/.test(at)) return " ".repeat(TIME_WIDTH);
-  return at.slice(11, 23).padEnd(TIME_WIDTH);
+  return printable(at.slice(11, 23)).padEnd(TIME_WIDTH);
 }
 
 /** `+1.085s`, `+2m03.4s`, `+1h02m`, from the session's start. */

@@ -120,6 +120,18 @@ describe("prices", () => {
     expect(money(null, 1.5)).toBe("≥$1.50");
   });
 
+  it("show a model id and a date from a file on one line", () => {
+    const c = {
+      usd: 1,
+      unpriced_models: ["m\nFORGED\x1b[2J"],
+      project_priced_models: ["p\r\nx"],
+      as_of: "2026\nFORGED",
+    };
+    expect(formatCost(c)).toBe(
+      "~$1.00 est. (prices of 2026\ufffdFORGED; no price for m\ufffdFORGED\ufffd; the project's own price for p\ufffd\ufffdx)",
+    );
+  });
+
   it("name the project's own prices in the estimate", () => {
     const acc = new CostAccumulator(
       priceTable({ as_of: "2026-06-01", models: { "my-model": { input: 1, output: 1 } } }),

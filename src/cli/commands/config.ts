@@ -5,6 +5,7 @@ import { homedir } from "node:os";
 import type { Command } from "commander";
 import { loadConfig, type ProjectConfig, writeConfig } from "../../core/config.ts";
 import { readJsonOrUndefined } from "../../core/fsutil.ts";
+import { printable } from "../../core/printable.ts";
 import { defaultProxyConfigPath, loadMirrorSettings } from "../../providers/claude/mirror/settings.ts";
 import { CliError, checkProvider, EXIT, printJson, projectFromOption, providersIn, say } from "../common.ts";
 import { parseValue, SETTINGS, type Setting, type Source, settingFor } from "../config/settings.ts";
@@ -97,9 +98,10 @@ function resolveKey(key: string, opts: ConfigOpts): { setting: Setting; provider
   return { setting, provider: setting.scope === "provider" ? provider : undefined };
 }
 
+/** A value as the config file or the environment holds it, on one line whatever it holds. */
 function shown(value: unknown): string {
   if (value === null || value === undefined) return "(unset)";
-  return typeof value === "string" ? value : JSON.stringify(value);
+  return printable(typeof value === "string" ? value : JSON.stringify(value));
 }
 
 function listCommand(opts: ConfigOpts): void {
@@ -120,7 +122,7 @@ function listCommand(opts: ConfigOpts): void {
   );
   for (const r of rows) {
     const key = r.provider ? `providers.${r.provider}.${r.key}` : r.key;
-    say(`${key.padEnd(width)}  ${shown(r.value)}  (${r.source}${r.env ? `: ${r.env}` : ""})\n`);
+    say(`${printable(key).padEnd(width)}  ${shown(r.value)}  (${r.source}${r.env ? `: ${r.env}` : ""})\n`);
   }
 }
 
@@ -157,7 +159,7 @@ function setCommand(key: string, text: string, opts: ConfigOpts): void {
   setPath(config as unknown as Record<string, unknown>, path, parsed.data);
   writeConfig(project, config);
   if (opts.json) printJson(effective(setting, config, provider));
-  else say(`${path} = ${shown(parsed.data)} (project: .tapedeck/config.json)\n`);
+  else say(`${printable(path)} = ${shown(parsed.data)} (project: .tapedeck/config.json)\n`);
 }
 
 export function register(program: Command): void {

@@ -3,6 +3,7 @@
 // tapedeck data (the proxy's transcript mirror, the session registry and run files).
 import type { Command } from "commander";
 import { type ProjectUsage, projectUsage } from "../../core/disk-usage.ts";
+import { fields, printable } from "../../core/printable.ts";
 import { tapedeckHome } from "../../core/registry.ts";
 import { treeBytes } from "../../core/retention.ts";
 import { loadMirrorSettings } from "../../providers/claude/mirror/settings.ts";
@@ -32,18 +33,20 @@ function userUsage(): Array<{ what: string; path: string; bytes: number }> {
 }
 
 function render(u: ProjectUsage, top: number): string {
-  const lines = [`${u.project}  ${formatBytes(u.total_bytes)} (${u.total_bytes} bytes)`];
+  // The project, a provider and a session id are the registry's and the manifests': one line each.
+  const lines = [`${printable(u.project)}  ${formatBytes(u.total_bytes)} (${u.total_bytes} bytes)`];
   const kinds = Object.entries(u.kinds).sort((a, b) => b[1] - a[1]);
-  for (const [kind, bytes] of kinds) lines.push(`  ${kind.padEnd(12)} ${formatBytes(bytes).padStart(10)}`);
+  for (const [kind, bytes] of kinds)
+    lines.push(`  ${printable(kind).padEnd(12)} ${formatBytes(bytes).padStart(10)}`);
   if (u.providers.length > 0) {
     lines.push("  by provider:");
     for (const p of u.providers)
-      lines.push(`    ${p.provider.padEnd(12)} ${formatBytes(p.bytes).padStart(10)}`);
+      lines.push(`    ${printable(p.provider).padEnd(12)} ${formatBytes(p.bytes).padStart(10)}`);
   }
   if (u.sessions.length > 0) {
     lines.push(`  largest sessions (${Math.min(top, u.sessions.length)} of ${u.sessions.length}):`);
     for (const s of u.sessions.slice(0, top)) {
-      lines.push(`    ${formatBytes(s.bytes).padStart(10)}  ${s.provider}  ${s.session_id}`);
+      lines.push(`    ${formatBytes(s.bytes).padStart(10)}  ${fields`${s.provider}  ${s.session_id}`}`);
     }
   }
   return `${lines.join("\n")}\n`;
@@ -59,7 +62,7 @@ function duCommand(opts: DuOpts): void {
     return;
   }
   for (const p of projects) say(render(p, top));
-  for (const u of user) say(`${u.what}: ${u.path}  ${formatBytes(u.bytes)}\n`);
+  for (const u of user) say(fields`${u.what}: ${u.path}  ${formatBytes(u.bytes)}\n`);
 }
 
 export function register(program: Command): void {

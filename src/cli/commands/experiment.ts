@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { Command } from "commander";
 import { readEvents } from "../../core/archive.ts";
+import { fields, printable } from "../../core/printable.ts";
 import { type Baseline, loadBaseline } from "../../experiment/baseline.ts";
 import { replayDriver } from "../../experiment/drivers.ts";
 import { ARM_NAME, plannedRuns } from "../../experiment/orchestrator.ts";
@@ -138,7 +139,7 @@ async function runCommand(opts: RunOpts): Promise<void> {
   } catch (error) {
     setupError(error);
   }
-  note(`experiment ${x.record.experiment_id}: ${x.record.runs.length} run(s) in ${x.root}\n`);
+  note(fields`experiment ${x.record.experiment_id}: ${x.record.runs.length} run(s) in ${x.root}\n`);
   const record = await runWithInterrupt(x, controller);
   const report = buildReport(record);
   if (opts.json) printJson({ experiment_root: x.root, ...report });
@@ -177,7 +178,7 @@ function dryRun(
   }
   say(
     `Plan: ${arms.length} arm(s) × ${repeat} repetition(s) × ${baseline.prompts.length} prompt(s) = ${plan.agent_processes} agent run(s)${count < runs.length ? ` (--max-runs ${count} of ${runs.length})` : ""}\n` +
-      `Baseline ${baseline.sessionId} · ${baseline.provider} · revision ${baseline.revision ?? "none"}\n` +
+      fields`Baseline ${baseline.sessionId} · ${baseline.provider} · revision ${baseline.revision ?? "none"}\n` +
       arms
         .map(
           (a) =>
@@ -216,8 +217,11 @@ function listCommand(opts: { project?: string; json?: boolean }): void {
   say(
     rows
       .map(
+        // Every field is an experiment record's (a file in the project): one experiment a line.
         (r) =>
-          `${r.experiment_id}  ${r.kind}  ${r.provider}  ${r.complete}/${r.runs} runs  arms ${r.arms.join(",")}  of ${r.baseline}${r.stopped ? `  (stopped: ${r.stopped})` : ""}`,
+          printable(
+            `${r.experiment_id}  ${r.kind}  ${r.provider}  ${r.complete}/${r.runs} runs  arms ${r.arms.join(",")}  of ${r.baseline}${r.stopped ? `  (stopped: ${r.stopped})` : ""}`,
+          ),
       )
       .join("\n") + "\n",
   );

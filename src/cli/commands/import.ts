@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Argument, type Command } from "commander";
 import { storedId } from "../../core/identity.ts";
-import { printable } from "../../core/printable.ts";
+import { fields, printable } from "../../core/printable.ts";
 import { safePath } from "../../import/cursor.ts";
 import {
   foundNothing,
@@ -76,7 +76,8 @@ async function confirmOtherProjects(plan: ImportPlan, here: string, opts: Import
   note(
     `tapedeck: ${count} session(s) belong to ${others.length} other project(s); each gets a git-ignored .tapedeck/:\n`,
   );
-  for (const p of others) note(`  ${p}\n`);
+  // A project here is a recorded cwd: each on its own line, whatever it holds.
+  for (const p of others) note(fields`  ${p}\n`);
   if (!process.stdin.isTTY) {
     throw new CliError(
       "nothing imported: pass --yes to import into other projects without a terminal",
@@ -98,7 +99,7 @@ async function updateIndexes(projects: string[]): Promise<void> {
       updateIndex(project);
     } catch (error) {
       note(
-        `tapedeck: the search index of ${project} was not updated (${(error as Error).message}); search will\n`,
+        fields`tapedeck: the search index of ${project} was not updated (${(error as Error).message}); search will\n`,
       );
     }
   }
@@ -167,7 +168,7 @@ function report(
     return;
   }
   const who = source === "all" ? "the agents" : providerName(source);
-  if (foundNothing(plan)) note(`tapedeck: no ${who} sessions found for ${here}\n`);
+  if (foundNothing(plan)) note(fields`tapedeck: no ${who} sessions found for ${here}\n`);
   else if (opts.dryRun) sayPlan(plan);
   else if (result) sayResult(result, here);
   if (plan.elsewhere > 0 && !opts.allProjects) {
@@ -243,9 +244,9 @@ function sayskipped(skipped: Array<{ source: string; reason: string }>): void {
   for (const s of skipped) byReason.set(s.reason, [...(byReason.get(s.reason) ?? []), s.source]);
   note(`tapedeck: skipped ${skipped.length}:\n`);
   for (const [reason, sources] of byReason) {
-    note(
-      `  ${sources.length} × ${reason}${sources.length === 1 ? `: ${sources[0]}` : ` (e.g. ${sources[0]})`}\n`,
-    );
+    // A reason may name a recorded cwd (`project not found: …`), a source the agent's file path.
+    const example = sources.length === 1 ? fields`: ${sources[0]}` : fields` (e.g. ${sources[0]})`;
+    note(`  ${sources.length} × ${printable(reason)}${example}\n`);
   }
 }
 

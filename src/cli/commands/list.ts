@@ -130,7 +130,7 @@ function listCommand(opts: ListOpts): void {
   }
   if (sessions.length === 0) {
     const where = opts.allProjects ? "any registered project" : projectFromOption(opts.project);
-    say(`No recorded sessions in ${where}${since !== undefined ? " since then" : ""}.\n`);
+    say(`No recorded sessions in ${printable(where)}${since !== undefined ? " since then" : ""}.\n`);
     return;
   }
   const withProject = opts.allProjects === true;

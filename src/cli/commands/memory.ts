@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { printable, printableText } from "../../core/printable.ts";
+import { fields, printable, printableText } from "../../core/printable.ts";
 import {
   type EditChange,
   editItem,
@@ -94,7 +94,9 @@ function listCommand(opts: ListOpts): void {
   }
   for (const i of items) {
     const label = i.label ? `  [${printable(i.label)}]` : "";
-    say(`${i.id}  ${i.kind.padEnd(18)} ${sourceText(i).padEnd(30)} ${printable(i.title)}${label}\n`);
+    say(
+      `${printable(i.id)}  ${printable(i.kind).padEnd(18)} ${sourceText(i).padEnd(30)} ${printable(i.title)}${label}\n`,
+    );
   }
 }
 
@@ -112,14 +114,16 @@ function showCommand(id: string, opts: MemoryOpts): void {
 function itemText(item: MemoryItem): string {
   const s = item.source;
   const label = item.label ? `Set: ${printable(item.label)}\n` : "";
-  const edited = item.edited_at ? ` · edited ${item.edited_at}` : "";
+  const edited = item.edited_at ? fields` · edited ${item.edited_at}` : "";
   return (
     `${printable(item.title)}\n` +
-    `${item.id} · ${item.kind} · ${formatBytes(Buffer.byteLength(item.body))}${item.truncated ? " (cut to 4 KiB)" : ""} · promoted ${item.created_at}${edited}\n` +
+    fields`${item.id} · ${item.kind} · ${formatBytes(Buffer.byteLength(item.body))}` +
+    `${item.truncated ? " (cut to 4 KiB)" : ""}${fields` · promoted ${item.created_at}`}${edited}\n` +
     label +
     `Source: ${printable(s.provider)} ${sourceText(item)}${s.agent_id ? ` agent ${printable(s.agent_id)}` : ""}, ` +
     `events ${s.event_ids.map(printable).join(", ")}\n` +
-    `Archive: sha256 ${s.archive_sha256} of its first ${s.archive_bytes} bytes (envelope v${s.envelope_schema_version})\n\n` +
+    fields`Archive: sha256 ${s.archive_sha256} of its first ${s.archive_bytes} bytes (envelope v${s.envelope_schema_version})` +
+    "\n\n" +
     `${printableText(item.body)}\n`
   );
 }
@@ -141,7 +145,9 @@ function searchCommand(query: string, opts: SearchOpts): void {
   else if (hits.length === 0) say("No matches in promoted memory\n");
   else {
     for (const h of hits) {
-      say(`${h.id}  ${h.kind}  ${sourceText(h)}  ${printable(h.title)}\n    ${printable(h.snippet)}\n`);
+      say(
+        `${fields`${h.id}  ${h.kind}`}  ${sourceText(h)}  ${printable(h.title)}\n    ${printable(h.snippet)}\n`,
+      );
     }
   }
   // As `tapedeck search`: exit 1 when nothing matched, for scripts.
@@ -208,8 +214,8 @@ function editCommand(id: string, opts: EditOpts): void {
   try {
     const r = editItem(store, project, found.id, change);
     if (opts.json) printJson({ edited: r.changed ? r.after.id : null, item: r.after });
-    else if (!r.changed) say(`${r.after.id} is unchanged (the same title and text once redacted)\n`);
-    else say(`Edited ${r.after.id}\n\n${itemText(r.after)}`);
+    else if (!r.changed) say(fields`${r.after.id} is unchanged (the same title and text once redacted)\n`);
+    else say(`${fields`Edited ${r.after.id}`}\n\n${itemText(r.after)}`);
   } finally {
     store.close();
   }
@@ -225,7 +231,7 @@ async function forgetCommand(id: string, opts: ForgetOpts): Promise<void> {
   const project = projectFromOption(opts.project);
   const found = itemById(opts, id);
   if (!opts.yes) {
-    const ok = await confirm(`Forget ${found.id} (${found.kind}: ${printable(found.title)})?`);
+    const ok = await confirm(fields`Forget ${found.id} (${found.kind}: ${found.title})?`);
     if (!ok) {
       throw new CliError(
         process.stdin.isTTY ? "not forgotten" : "not forgotten: pass --yes to forget without a terminal",
@@ -242,7 +248,7 @@ async function forgetCommand(id: string, opts: ForgetOpts): Promise<void> {
   }
   // Forgotten by someone else between the look-up and now: the outcome the user asked for, said as it is.
   if (opts.json) printJson({ forgotten: removed ? found.id : null });
-  else say(removed ? `Forgot ${found.id}\n` : `${found.id} was already gone\n`);
+  else say(removed ? fields`Forgot ${found.id}\n` : fields`${found.id} was already gone\n`);
 }
 
 // --- export --------------------------------------------------------------

@@ -1,7 +1,8 @@
 // `tapedeck mirror restore <session>`: the proxy mirror's copy written back as Claude Code's transcript.
 import type { Command } from "commander";
+import { fields } from "../../core/printable.ts";
 import { RestoreError, restoreMirror } from "../../providers/claude/mirror/restore.ts";
-import { printJson, projectFromOption } from "../common.ts";
+import { printJson, projectFromOption, say } from "../common.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { providerSessionIdArg } from "../session-arg.ts";
 
@@ -27,10 +28,11 @@ function restoreCommand(sessionArg: string, opts: RestoreOpts): void {
     });
     if (opts.json) printJson(result);
     else {
-      process.stdout.write(
-        `Restored ${result.records} records from ${result.files} mirror file(s) to ${result.path}` +
-          `${result.backup ? `\nThe previous transcript was kept as ${result.backup}` : ""}\n` +
-          `Resume with: claude --resume ${sessionId}\n`,
+      // The path is made of the recorded cwd, the id is the archive's: each on its own line.
+      say(
+        fields`Restored ${result.records} records from ${result.files} mirror file(s) to ${result.path}` +
+          `${result.backup ? fields`\nThe previous transcript was kept as ${result.backup}` : ""}\n` +
+          fields`Resume with: claude --resume ${sessionId}\n`,
       );
     }
   } catch (error) {

@@ -4,7 +4,7 @@
 import { type Command, Option } from "commander";
 import { listSessions, type SessionRef } from "../../core/archive.ts";
 import { readRegularFileSync } from "../../core/fsutil.ts";
-import { printable } from "../../core/printable.ts";
+import { fields, printable } from "../../core/printable.ts";
 import type { Manifest } from "../../core/schemas.ts";
 import { resolveSession } from "../../core/session-resolve.ts";
 import { describeEndpoint, EndpointError } from "../../otel/endpoint.ts";
@@ -184,7 +184,8 @@ async function sendAll(
   refs: SessionRef[],
   opts: ExportOpts,
 ): Promise<void> {
-  const progress = opts.quiet || opts.json ? undefined : (line: string) => note(`${line}\n`);
+  // A progress line names sessions and the endpoint's answer: one line each.
+  const progress = opts.quiet || opts.json ? undefined : (line: string) => note(`${printable(line)}\n`);
   if (progress)
     progress(
       `exporting ${refs.length} session(s) to ${describeEndpoint(run.endpoint)}${run.context.content ? ", with content (prompts, answers, tool input and output)" : ""}`,
@@ -216,7 +217,7 @@ function summary(
   t: { endpoint: string; sessions: number; turns: number; spans: number; resent_spans: number },
   failed: SessionExport[],
 ): string {
-  const why = failed[0]?.error ? ` (${failed[0].error})` : "";
+  const why = failed[0]?.error ? fields` (${failed[0].error})` : "";
   const waits = "they stay in the backlog, retried by the next run";
   if (failed.length > 0 && t.spans === 0)
     return `Not exported: ${failed.length} of ${t.sessions} session(s) failed before anything was sent to ${t.endpoint}${why}; ${waits}.\n`;
@@ -353,7 +354,7 @@ async function exportResults(project: string, file: string, opts: ExportOpts): P
     if (r.ok) sent += e.spans.length;
     else {
       failed += 1;
-      if (!opts.quiet) note(`${printable(e.manifest.session_id)}: ${r.error}\n`);
+      if (!opts.quiet) note(fields`${e.manifest.session_id}: ${r.error}\n`);
     }
   }
   if (opts.json) printJson({ endpoint: describeEndpoint(run.endpoint), evaluations: sent, missing, failed });

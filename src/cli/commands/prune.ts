@@ -3,6 +3,7 @@
 // `retention` block; with --all-projects, every project the user's tapedeck registry knows.
 import { type Command, Option } from "commander";
 import { readConfig } from "../../core/config.ts";
+import { fields } from "../../core/printable.ts";
 import { parseAge, planRemoval, removeSessions, type Selection, selectionOf } from "../../core/retention.ts";
 import { knownProjects } from "../all-projects.ts";
 import { CliError, checkProvider, EXIT, projectFromOption, say } from "../common.ts";
@@ -62,7 +63,7 @@ async function pruneCommand(opts: PruneOpts): Promise<void> {
   }
   const projects = opts.allProjects ? knownProjects() : [projectFromOption(opts.project)];
   for (const project of projects) {
-    if (opts.allProjects && !opts.json) say(`${project}\n`);
+    if (opts.allProjects && !opts.json) say(fields`${project}\n`);
     const plan = planRemoval(project, selectionFor(project, opts));
     await confirmAndRemove(project, plan, opts, (p) => removeSessions(project, p));
   }

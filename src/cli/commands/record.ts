@@ -1,6 +1,7 @@
 // `tapedeck record start|stop|status`: switches recording (core/recording-control.ts, shared with the MCP
 // tool record_session) for one provider or every installed one; the hooks stay installed.
 import type { Command } from "commander";
+import { fields } from "../../core/printable.ts";
 import { switchRecording } from "../../core/recording-control.ts";
 import { CliError, EXIT, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
@@ -29,7 +30,7 @@ function recordCommand(action: string, opts: RecordOpts): void {
     return;
   }
   const states = providers.map((p) => providerStatus(project, p));
-  say(`${states.map((s) => `${s.display}  (${providerName(s.provider)}, ${project})`).join("\n")}\n`);
+  say(`${states.map((s) => fields`${s.display}  (${providerName(s.provider)}, ${project})`).join("\n")}\n`);
 }
 
 export function register(program: Command): void {

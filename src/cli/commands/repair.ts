@@ -40,7 +40,8 @@ function repairCommand(query: string, opts: SessionOpts): void {
         ]
       : []),
   ];
-  say(`${lines.join("\n")}\n`);
+  // The status, reasons and paths are the archive's and the manifest's: each line stays one line.
+  say(`${lines.map(printable).join("\n")}\n`);
 }
 
 export function register(program: Command): void {

@@ -1,6 +1,7 @@
 // `tapedeck replay SESSION`: the baseline's prompts through the provider's real CLI into a new, isolated,
 // recorded session (docs/experiments.md).
 import type { Command } from "commander";
+import { fields } from "../../core/printable.ts";
 import { loadBaseline } from "../../experiment/baseline.ts";
 import { replayDriver } from "../../experiment/drivers.ts";
 import { ARM_NAME } from "../../experiment/orchestrator.ts";
@@ -67,11 +68,11 @@ async function replayCommand(session: string, opts: ReplayOpts): Promise<void> {
   if (opts.json) printJson({ ...out, status: run.status, ...(run.error ? { error: run.error } : {}) });
   else {
     say(
-      `Replay of ${out.replay_of_session_id} · arm ${run.arm} · ${run.status}\n` +
-        `${run.turns.length}/${record.prompt_count} prompts · new session ${out.session_id ?? "(none recorded)"}\n` +
-        `${run.notes.map((n) => `note: ${n}\n`).join("")}` +
-        `${run.error ? `error: ${run.error}\n` : ""}` +
-        `Saved to ${out.archive ?? "(no archive)"}\nExperiment ${x.root}\n`,
+      fields`Replay of ${out.replay_of_session_id} · arm ${run.arm} · ${run.status}\n` +
+        fields`${run.turns.length}/${record.prompt_count} prompts · new session ${out.session_id ?? "(none recorded)"}\n` +
+        `${run.notes.map((n) => fields`note: ${n}\n`).join("")}` +
+        `${run.error ? fields`error: ${run.error}\n` : ""}` +
+        fields`Saved to ${out.archive ?? "(no archive)"}\nExperiment ${x.root}\n`,
     );
   }
   if (run.status === "interrupted") process.exitCode = 130;

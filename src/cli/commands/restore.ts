@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { readEvents, type SessionRef } from "../../core/archive.ts";
 import { readRegularFileSync } from "../../core/fsutil.ts";
 import { tapedeckDir } from "../../core/paths.ts";
+import { printable } from "../../core/printable.ts";
 import { RestoreError } from "../../providers/claude/mirror/restore.ts";
 import { loadMirrorSettings } from "../../providers/claude/mirror/settings.ts";
 import type { ArchivedEvent } from "../../providers/claude/transcript-rebuild.ts";
@@ -104,7 +105,8 @@ function renderPlan(plan: RestorePlan, written?: { backup?: string }, dryRun = f
       `  gap: ${g.reason}${g.from ? ` from ${g.from}` : ""}${g.to ? ` until ${g.to}` : " to the end"}`,
     );
   if (!dryRun) lines.push(`Resume with: claude --resume ${plan.session_id}`);
-  return `${lines.join("\n")}\n`;
+  // The path is made of the recorded cwd, the types, reasons and ids are the archive's: each line one line.
+  return `${lines.map(printable).join("\n")}\n`;
 }
 
 function planJson(plan: RestorePlan) {

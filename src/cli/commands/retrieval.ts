@@ -4,6 +4,7 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { type ProviderConfig, readConfig, writeConfig } from "../../core/config.ts";
+import { printable } from "../../core/printable.ts";
 import {
   clampBudget,
   clampThreshold,
@@ -122,7 +123,8 @@ function retrievalCommand(action: string, opts: RetrievalOpts): void {
       ? `Retrieval ${s.retrieval}  ${providerName(s.provider)}${s.retrieval === "on" ? `, up to ${s.budget_bytes} bytes per prompt, items scoring ${s.threshold} or more` : ""}`
       : `Retrieval off  ${providerName(s.provider)} (its hooks cannot add context)`,
   );
-  say(`${lines.join("\n")}\n`);
+  // A provider and its figures are the config file's: one line each.
+  say(`${lines.map(printable).join("\n")}\n`);
   if (action === "on" && !memory) {
     note(
       "tapedeck: the project's memory is empty; promote what the agent should know with: tapedeck promote SESSION\n",

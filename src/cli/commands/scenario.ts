@@ -5,6 +5,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { SessionNotFound, sessionRoots } from "../../core/archive.ts";
 import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
+import { fields, printable } from "../../core/printable.ts";
 import { IsolationError } from "../../experiment/isolation.ts";
 import { ARM_NAME } from "../../experiment/orchestrator.ts";
 import { DeriveError, deriveScenario, parseRange } from "../../scenario/derive.ts";
@@ -158,11 +159,12 @@ function sampleLine(s: Sample): string {
     return `  ${c.outcome.padEnd(12)} ${c.kind} ${c.id}: ${evidence}`;
   });
   const tail = [...(s.error ? [`  error: ${s.error}`] : []), ...s.notes.map((n) => `  note: ${n}`)];
-  return [head, ...checks, ...tail].join("\n");
+  // Ids, evidence, errors and notes are the scenario's and the run's: each line one line.
+  return [head, ...checks, ...tail].map(printable).join("\n");
 }
 
 function report(result: ScenarioResult, outPath: string | undefined): string {
-  return `Scenario ${result.scenario.id} (${result.against})\n${result.samples.map(sampleLine).join("\n")}\n${result.passed ? "All checks pass" : "Some checks fail"}${outPath ? ` · result written to ${outPath}` : ""}\n`;
+  return `${fields`Scenario ${result.scenario.id} (${result.against})`}\n${result.samples.map(sampleLine).join("\n")}\n${result.passed ? "All checks pass" : "Some checks fail"}${outPath ? fields` · result written to ${outPath}` : ""}\n`;
 }
 
 async function runCommand(file: string, opts: RunOpts): Promise<void> {
@@ -178,7 +180,7 @@ async function runCommand(file: string, opts: RunOpts): Promise<void> {
     throw new CliError("--arm names must differ", EXIT.usage);
   const loaded = load(file);
   const outPath = opts.out ? outputPath(opts.out, project, [loaded.path]) : undefined;
-  const progress = (line: string) => note(`${line}\n`);
+  const progress = (line: string) => note(`${printable(line)}\n`);
   let result: ScenarioResult;
   let interrupted = false;
   try {
@@ -248,8 +250,10 @@ function exportCommand(file: string, opts: ExportOpts): void {
   const names = [...files.map((f) => f.name), ...(opts.withWorkspace ? ["workspace/"] : [])];
   if (opts.json) printJson({ dir, files: names, workspace: opts.withWorkspace ? workspace : null, notes });
   else {
-    for (const n of notes) note(`note: ${n}\n`);
-    say(`${opts.to} export of ${loaded.scenario.id}: ${names.join(", ")} in ${dir} (see its README.md)\n`);
+    for (const n of notes) note(fields`note: ${n}\n`);
+    say(
+      fields`${opts.to} export of ${loaded.scenario.id}: ${names.join(", ")} in ${dir} (see its README.md)\n`,
+    );
   }
 }
 

@@ -4,7 +4,7 @@
 // bad query or option.
 import type { Command } from "commander";
 import { EVENT_KINDS } from "../../core/kinds.ts";
-import { printable } from "../../core/printable.ts";
+import { fields, printable } from "../../core/printable.ts";
 import { registeredProjects } from "../../core/registry-projects.ts";
 import { MARK_CLOSE, MARK_OPEN } from "../../memory/index/index-text.ts";
 import { parseQuery } from "../../memory/index/query.ts";
@@ -55,17 +55,17 @@ async function searchCommand(text: string, opts: SearchOpts): Promise<void> {
     try {
       found = searchProject(project, query, filters, limit, {
         onProgress: progress,
-        onNotice: (t) => note(`tapedeck: ${t}\n`),
+        onNotice: (t) => note(fields`tapedeck: ${t}\n`),
       });
     } catch (error) {
       // One project's unusable index must not hide the others' hits.
       if (projects.length === 1 || !(error instanceof MemoryDbError)) throw error;
-      note(`tapedeck: skipped ${project}: ${error.message}\n`);
+      note(fields`tapedeck: skipped ${project}: ${error.message}\n`);
       continue;
     }
     if (found.stale) {
       note(
-        `tapedeck: the index of ${project} is being updated by another process; the newest events may be missing\n`,
+        fields`tapedeck: the index of ${project} is being updated by another process; the newest events may be missing\n`,
       );
     }
     hits.push(...found.hits);
@@ -119,7 +119,7 @@ function allProjects(current: string): string[] {
   const { present, missing } = registeredProjects();
   if (missing.length > 0) {
     note(
-      `tapedeck: skipped ${missing.length} registered project(s) no longer on disk: ${missing.join(", ")}\n`,
+      `tapedeck: skipped ${missing.length} registered project(s) no longer on disk: ${missing.map(printable).join(", ")}\n`,
     );
   }
   return [...new Set([current, ...present])];

@@ -4,6 +4,7 @@ import { dirname, relative } from "node:path";
 import type { Command } from "commander";
 import { readConfig, writeConfig } from "../../core/config.ts";
 import { isInside } from "../../core/paths.ts";
+import { fields } from "../../core/printable.ts";
 import { removeAgentFile } from "../../providers/settings-file.ts";
 import { stopHookServer } from "../../serve/transport.ts";
 import { CliError, EXIT, note, printJson, say } from "../common.ts";
@@ -47,7 +48,7 @@ async function uninstallCommand(
       }
       if (extra.remove(project, settings)) extrasRemoved[extra.flag] = extra.path(project);
     } catch (error) {
-      note(`tapedeck: ${(error as Error).message}\n`);
+      note(fields`tapedeck: ${(error as Error).message}\n`);
     }
   }
   if (JSON.stringify(settings) !== before) {
@@ -75,13 +76,13 @@ async function uninstallCommand(
     });
   } else if (nothing) {
     // Not a failure (uninstall is idempotent), but never a success message for removing nothing.
-    say(`${providerName(provider)} was not installed in ${project}: nothing to remove.\n`);
+    say(fields`${providerName(provider)} was not installed in ${project}: nothing to remove.\n`);
   } else {
     say(
       `Removed ${removed} tapedeck entr${removed === 1 ? "y" : "ies"} from ${relative(project, settingsPath) || settingsPath}. Recorded sessions were kept.\n`,
     );
     for (const [flag, path] of Object.entries(extrasRemoved)) {
-      say(`Removed tapedeck's ${flag === "mcp" ? "MCP server" : "notify program"} from ${path}.\n`);
+      say(fields`Removed tapedeck's ${flag === "mcp" ? "MCP server" : "notify program"} from ${path}.\n`);
     }
     for (const [flag, path] of Object.entries(extrasKept)) {
       say(

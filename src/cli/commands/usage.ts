@@ -2,6 +2,7 @@
 // and imported session, all providers in one table (src/usage/report.ts), from the usage cache: a report over
 // sessions whose events did not change reads none of them.
 import { Argument, type Command } from "commander";
+import { printable } from "../../core/printable.ts";
 import { registeredProjects } from "../../core/registry-projects.ts";
 import { USAGE_FACTS } from "../../providers/usage-facts.ts";
 import { UsageQueryError } from "../../usage/errors.ts";
@@ -62,7 +63,9 @@ function usageCommand(kind: ReportKind, opts: UsageOpts): void {
   }
   if (report.rows.length === 0) {
     const where = opts.allProjects ? "any registered project" : projects[0];
-    say(`No usage recorded in ${where}${opts.since || opts.until ? " in that range" : ""}.\n`);
+    say(
+      `No usage recorded in ${printable(where ?? "")}${opts.since || opts.until ? " in that range" : ""}.\n`,
+    );
     return;
   }
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {

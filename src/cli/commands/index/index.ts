@@ -4,6 +4,7 @@
 // project (.tapedeck/index.sqlite). Deleting it loses nothing: it is built
 // again from the recordings.
 import type { Command } from "commander";
+import { printable } from "../../../core/printable.ts";
 import { deleteIndex, indexStatus, type UpdateResult, updateIndex } from "../../../memory/index/index.ts";
 import { CliError, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../../common.ts";
 import { progressPrinter } from "../../index-progress.ts";
@@ -27,11 +28,11 @@ function indexCommand(action: string, opts: IndexOpts): void {
     else {
       say(
         s.exists
-          ? `${s.path}: ${s.events} events from ${s.sessions} sessions, ${formatBytes(s.bytes)}; ` +
+          ? `${printable(s.path)}: ${s.events} events from ${s.sessions} sessions, ${formatBytes(s.bytes)}; ` +
               (s.behind_bytes > 0
                 ? `${formatBytes(s.behind_bytes)} of ${s.behind_sessions} session(s) not indexed yet (tapedeck index update)\n`
                 : "up to date\n")
-          : `${s.path}: not built yet (${formatBytes(s.behind_bytes)} to index; tapedeck index update)\n`,
+          : `${printable(s.path)}: not built yet (${formatBytes(s.behind_bytes)} to index; tapedeck index update)\n`,
       );
     }
     return;
@@ -39,7 +40,10 @@ function indexCommand(action: string, opts: IndexOpts): void {
   if (action === "rebuild") deleteIndex(project);
   const progress = progressPrinter();
   const started = Date.now();
-  const result = updateIndex(project, { onProgress: progress, onNotice: (t) => note(`tapedeck: ${t}\n`) });
+  const result = updateIndex(project, {
+    onProgress: progress,
+    onNotice: (t) => note(`tapedeck: ${printable(t)}\n`),
+  });
   progress.done();
   if (opts.json) printJson({ action, ...result, ms: Date.now() - started });
   else say(summary(action, result, Date.now() - started));

@@ -1,6 +1,9 @@
 // The `tapedeck` binary (dist/cli.js): runs the program of ./program.ts.
+import { endQuietlyOnClosedPipe } from "./closed-pipe.ts";
 import { EXIT } from "./errors.ts";
 import { main } from "./program.ts";
+
+endQuietlyOnClosedPipe();
 
 main(process.argv).then((code) => {
   // A command that runs another program (`run`) sets that program's exit code itself.

@@ -162,10 +162,6 @@ function listCommand(opts: ListOpts): void {
       .join("  ")
       .trimEnd();
   // One line per session and no colour: the table reads the same through `less -S`, grep or a file.
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(EXIT.ok);
-    throw error;
-  });
   say(`${[fmt(header), ...rows.map(fmt)].join("\n")}\n`);
 }
 

@@ -262,11 +262,6 @@ function exportCommand(opts: ExportOpts): void {
     throw new CliError(`unknown format "${opts.format}" (use jsonl or md)`, EXIT.usage);
   }
   const format = opts.format;
-  // `memory export … | head`: a reader that stops early is not a failure of the export.
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(EXIT.ok);
-    throw error;
-  });
   const n = withStore(
     opts,
     () => exportMemory(emptyStore, format, (t) => process.stdout.write(t)),

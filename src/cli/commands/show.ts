@@ -104,14 +104,6 @@ function emptyTotals(prices: PriceTable): Totals {
   };
 }
 
-/** `show … | head` or a pager that quits: a reader that stops early is not a failure. */
-function stopQuietlyOnClosedPipe(): void {
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(EXIT.ok);
-    throw error;
-  });
-}
-
 type ReadResult = ReturnType<typeof readEventLines>;
 
 /**
@@ -291,7 +283,6 @@ function showCommand(query: string, opts: ShowOpts): Promise<void> | void {
   const kinds = parseKinds(opts.kinds);
   const ref = resolveSessionArg(query, opts);
   readableOrExplain(ref.dir);
-  stopQuietlyOnClosedPipe();
   const run = new ShowRun(ref, opts, kinds);
   run.header();
   run.readMore();

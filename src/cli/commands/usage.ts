@@ -68,10 +68,6 @@ function usageCommand(kind: ReportKind, opts: UsageOpts): void {
     );
     return;
   }
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(EXIT.ok);
-    throw error;
-  });
   say(renderUsage(report, opts.allProjects === true));
 }
 

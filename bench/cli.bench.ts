@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { writeConfig } from "../src/core/config.ts";
+import { writeConfig } from "../src/core/archive/config.ts";
 import { interleaved, median, percentile, round, tempDir } from "./lib.ts";
 
 const REPO = process.cwd();

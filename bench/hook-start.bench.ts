@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { writeConfig } from "../src/core/config.ts";
+import { writeConfig } from "../src/core/archive/config.ts";
 import { median, round, tempDir } from "./lib.ts";
 
 const DIST = join(process.cwd(), "dist");

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { writeConfig } from "../src/core/config.ts";
+import { writeConfig } from "../src/core/archive/config.ts";
 import { clientCommand } from "../src/serve/client-command.ts";
 import { liveServer, type RunInfo, readRunFile, runFilePath } from "../src/serve/runfile.ts";
 import { interleaved, interleavedAsync, median, percentile, round, tempDir, timeCommand } from "./lib.ts";

@@ -10,10 +10,10 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { DEFAULT_LIMITS } from "../src/core/bound.ts";
-import { writeConfig } from "../src/core/config.ts";
-import type { NormalizedEvent } from "../src/core/event.ts";
-import { recordEvents } from "../src/core/store.ts";
+import { DEFAULT_LIMITS } from "../src/core/archive/bound.ts";
+import { writeConfig } from "../src/core/archive/config.ts";
+import type { NormalizedEvent } from "../src/core/archive/event.ts";
+import { recordEvents } from "../src/core/archive/session-store.ts";
 import { buildRevision } from "./cli.bench.ts";
 import { interleaved, median, percentile, round, tempDir } from "./lib.ts";
 

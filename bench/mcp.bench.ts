@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { writeConfig } from "../src/core/config.ts";
+import { writeConfig } from "../src/core/archive/config.ts";
 import { median, percentile, round, tempDir, timeCommand } from "./lib.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");

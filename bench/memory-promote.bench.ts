@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { closeSync, openSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { findSession } from "../src/core/archive.ts";
+import { findSession } from "../src/core/read/sessions.ts";
 import { exportMemory } from "../src/memory/store/export.ts";
 import { parseKinds, planPromotion, type Selection, writePromotion } from "../src/memory/store/promote.ts";
 import { openMemory } from "../src/memory/store/store.ts";

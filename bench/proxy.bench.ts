@@ -28,7 +28,7 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
-import type { ProxyContext, ProxyExtension, StreamEvent } from "../src/core/proxy-extension.ts";
+import type { ProxyContext, ProxyExtension, StreamEvent } from "../src/core/ports/proxy-extension.ts";
 import { type ApiUsageAccumulator, taggedBodyText } from "../src/providers/api-usage.ts";
 import { claudeApiUsage } from "../src/providers/claude/api-usage.ts";
 import { createMirrorExtension } from "../src/providers/claude/mirror/extension.ts";

@@ -16,10 +16,10 @@
 // answers a question: a turn's tag labels the items of its prompt and answer, a tool's tag the tool's item.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { findSession } from "../src/core/archive.ts";
-import { DEFAULT_LIMITS } from "../src/core/bound.ts";
-import type { NormalizedEvent } from "../src/core/event.ts";
-import { recordEvents, type SessionSpec } from "../src/core/store.ts";
+import { DEFAULT_LIMITS } from "../src/core/archive/bound.ts";
+import type { NormalizedEvent } from "../src/core/archive/event.ts";
+import { recordEvents, type SessionSpec } from "../src/core/archive/session-store.ts";
+import { findSession } from "../src/core/read/sessions.ts";
 import { DEFAULT_THRESHOLD } from "../src/memory/store/inject.ts";
 import { parseKinds, planPromotion, type Selection, writePromotion } from "../src/memory/store/promote.ts";
 import { closeRetrievalStores, retrieve } from "../src/memory/store/retrieval.ts";

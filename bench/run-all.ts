@@ -2,6 +2,7 @@
 // as JSON (bench/out/results.json) and as the Markdown tables of docs/benchmarks.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
+import { runRedactBench } from "../packages/redact/bench/redact.bench.ts";
 import { cliTable, runCliBench } from "./cli.bench.ts";
 import { runHookBench, runHttpBench } from "./hook.bench.ts";
 import { runHookStartBench } from "./hook-start.bench.ts";
@@ -11,7 +12,6 @@ import { runIndexBuildBench, runSearchBench } from "./memory-index.bench.ts";
 import { runPromoteBench } from "./memory-promote.bench.ts";
 import { runOtelBench } from "./otel.bench.ts";
 import { runProxyBench } from "./proxy.bench.ts";
-import { runRedactBench } from "./redact.bench.ts";
 import { runRetrievalBench } from "./retrieval.bench.ts";
 import { runClaudeSessionBench, runCodexSessionBench } from "./session.bench.ts";
 import { runAppendBench, runInspectBench, runListBench, runScanBench } from "./store.bench.ts";

@@ -6,11 +6,11 @@ import { spawnSync } from "node:child_process";
 import { closeSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { inspectSession, listSessions } from "../src/core/archive.ts";
-import { DEFAULT_LIMITS } from "../src/core/bound.ts";
-import { CHECKPOINT_FILE } from "../src/core/checkpoint.ts";
-import { recoverSession } from "../src/core/recovery.ts";
-import { recordEvents } from "../src/core/store.ts";
+import { DEFAULT_LIMITS } from "../src/core/archive/bound.ts";
+import { CHECKPOINT_FILE } from "../src/core/archive/checkpoint.ts";
+import { recoverSession } from "../src/core/archive/recovery.ts";
+import { recordEvents } from "../src/core/archive/session-store.ts";
+import { inspectSession, listSessions } from "../src/core/read/sessions.ts";
 import { buildRevision } from "./cli.bench.ts";
 import { interleaved, median, round, tempDir } from "./lib.ts";
 

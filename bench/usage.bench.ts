@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { appendFileSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { writeConfig } from "../src/core/config.ts";
+import { writeConfig } from "../src/core/archive/config.ts";
 import { cpuIn } from "./cli.bench.ts";
 import { interleaved, median, percentile, round, tempDir } from "./lib.ts";
 

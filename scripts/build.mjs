@@ -14,6 +14,7 @@ import {
 import { dirname, join, relative, resolve } from "node:path";
 import { build } from "esbuild";
 import { lazyCrypto, writeHook } from "./hook-loader.mjs";
+import { workspacePackages } from "./workspace-packages.mjs";
 
 const { version } = JSON.parse(readFileSync("package.json", "utf8"));
 
@@ -173,6 +174,7 @@ const common = {
   logLevel: "warning",
   // The one version constant (src/cli/version.ts), from package.json.
   define: { __TAPEDECK_VERSION__: JSON.stringify(version) },
+  plugins: [workspacePackages],
 };
 
 // The CLI: a small entry (dist/cli.js) and one file per command in dist/cli-chunks/, loaded only when that
@@ -201,7 +203,7 @@ const hook = await build({
   format: "cjs",
   minify: true,
   write: false,
-  plugins: [lazyCrypto],
+  plugins: [workspacePackages, lazyCrypto],
 });
 writeHook("dist", hook.outputFiles[0].text);
 // Loaded by the hook only under the http transport.

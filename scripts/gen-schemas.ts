@@ -2,7 +2,7 @@
 // `--check` fails instead of writing when a committed file is out of date.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { renderJsonSchemas } from "../src/core/json-schemas.ts";
+import { renderJsonSchemas } from "../src/core/archive/json-schemas.ts";
 import { renderUsageSourceSchema } from "../src/providers/usage-sources.ts";
 import { renderScenarioSchemas } from "../src/scenario/schema.ts";
 

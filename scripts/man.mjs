@@ -4,6 +4,7 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { workspacePackages } from "./workspace-packages.mjs";
 
 export async function writeManPage(version) {
   mkdirSync("dist", { recursive: true });
@@ -17,6 +18,7 @@ export async function writeManPage(version) {
       format: "esm",
       target: "node20",
       packages: "external",
+      plugins: [workspacePackages],
       logLevel: "warning",
       define: { __TAPEDECK_VERSION__: JSON.stringify(version) },
     });

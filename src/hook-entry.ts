@@ -8,10 +8,10 @@
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { ProviderAdapter } from "./core/provider.ts";
-import { MAX_HOOK_INPUT_BYTES, runHook } from "./core/recorder.ts";
-import { projectFromStatusPayload, recordingState } from "./core/status.ts";
-import { readStdinSync } from "./core/stdin.ts";
+import type { ProviderAdapter } from "./core/hook/provider.ts";
+import { MAX_HOOK_INPUT_BYTES, runHook } from "./core/hook/recorder.ts";
+import { projectFromStatusPayload, recordingState } from "./core/hook/status.ts";
+import { readStdinSync } from "./core/hook/stdin.ts";
 import { contextStep, type RetrievalModule } from "./memory/store/inject.ts";
 import { adapterFor, argvHookFor, injectorFor } from "./providers/registry.ts";
 import { STATUS_LINES, statusLineFor } from "./providers/status-lines.ts";

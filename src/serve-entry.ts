@@ -3,8 +3,8 @@
 // Bundled apart from the CLI so that it starts quickly.
 import { unlinkSync } from "node:fs";
 import { createRequire } from "node:module";
-import { errorCode, writeDiagnostic } from "./core/diagnostics.ts";
-import { tapedeckDir } from "./core/paths.ts";
+import { tapedeckDir } from "./core/archive/paths.ts";
+import { errorCode, writeDiagnostic } from "./core/base/diagnostics.ts";
 import { contextStep, type RetrievalModule } from "./memory/store/inject.ts";
 import { injectorFor } from "./providers/registry.ts";
 import { liveServer } from "./serve/runfile.ts";

@@ -108,7 +108,7 @@ describe("the build", () => {
     const dir = mkdtempSync(join(tmpdir(), "tapedeck-freshbuild-"));
     try {
       // This tree as it is, without its dist/: what a fresh clone builds from.
-      execFileSync("cp", ["-R", "scripts", "src", "package.json", dir]);
+      execFileSync("cp", ["-R", "scripts", "src", "packages", "package.json", dir]);
       symlinkSync(join(process.cwd(), "node_modules"), join(dir, "node_modules"));
       execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: dir, stdio: "ignore" });
       expect(existsSync(join(dir, "dist", "hook.cjs"))).toBe(true);

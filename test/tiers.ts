@@ -22,7 +22,12 @@ const E2E = ["test/e2e/**/*.test.ts", "test/**/*.e2e.test.ts"];
 const CLI = ["test/cli/**/*.test.ts", "test/**/*.cli.test.ts"];
 
 export const TIERS: readonly Tier[] = [
-  { name: "unit", include: ["test/**/*.test.ts"], exclude: [...CLI, SOAK, ...E2E] },
+  // The workspace packages' own tests (packages/redact/test/) are unit tests of the package.
+  {
+    name: "unit",
+    include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+    exclude: [...CLI, SOAK, ...E2E],
+  },
   { name: "cli", include: CLI, exclude: [SOAK, ...E2E] },
   { name: "soak", include: [SOAK], exclude: E2E },
   { name: "e2e", include: E2E, exclude: [] },

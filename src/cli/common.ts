@@ -1,12 +1,12 @@
 import { createInterface } from "node:readline/promises";
-import type { ProjectConfig } from "../core/config.ts";
-import { printableJson, printableText } from "../core/printable.ts";
+import type { ProjectConfig } from "../core/archive/config.ts";
+import { printableJson, printableText } from "../core/base/printable.ts";
 import { projectRoot } from "./project.ts";
 import { isProvider, PROVIDERS } from "./providers.ts";
 
-export { CliError, EXIT } from "./errors.ts";
+export { CliError, EXIT } from "./cli-error.ts";
 
-import { CliError, EXIT } from "./errors.ts";
+import { CliError, EXIT } from "./cli-error.ts";
 
 /** The project every command acts on (the one rule of ./project.ts). */
 export function projectFromOption(dir: string | undefined): string {

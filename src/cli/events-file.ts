@@ -1,9 +1,9 @@
 // A session's events.jsonl before show or export streams it: a planted link or FIFO in its place is named,
 // never followed nor waited on (it was "unexpected UnsafePathError").
 import { join } from "node:path";
-import { UnsafePathError } from "../core/fsutil.ts";
+import { UnsafePathError } from "../core/base/fsutil.ts";
 import { checkEventsReadable, EVENTS_FILE } from "../viewer/timeline.ts";
-import { CliError } from "./errors.ts";
+import { CliError } from "./cli-error.ts";
 
 export function readableOrExplain(dir: string): void {
   try {

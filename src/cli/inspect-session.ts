@@ -1,6 +1,6 @@
 // What `inspect` and `last` print: one session's summary (counts, duration, redactions, completion, health)
 // and its Claude transcript's state.
-import { inspectSession } from "../core/archive.ts";
+import { inspectSession } from "../core/read/sessions.ts";
 import { printJson, say } from "./common.ts";
 import { resolveSessionArg, type SessionOpts } from "./session-arg.ts";
 import { renderSummary, usageUnknowns } from "./summary.ts";

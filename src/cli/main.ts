@@ -1,6 +1,7 @@
 // The `tapedeck` binary (dist/cli.js): runs the program of ./program.ts.
+
+import { EXIT } from "./cli-error.ts";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.ts";
-import { EXIT } from "./errors.ts";
 import { main } from "./program.ts";
 
 endQuietlyOnClosedPipe();

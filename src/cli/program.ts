@@ -6,9 +6,9 @@
 // names and descriptions only, enough for `tapedeck --help`, the "did you
 // mean" of a typo and the exit codes commander gives.
 import { Command, CommanderError, Help } from "commander";
-import { fields, printable, printableText } from "../core/printable.ts";
+import { fields, printable, printableText } from "../core/base/printable.ts";
 import { CATALOG, catalogEntry } from "./catalog.ts";
-import { CliError, EXIT } from "./errors.ts";
+import { CliError, EXIT } from "./cli-error.ts";
 import { groupIndex, HELP_GROUPS } from "./help-groups.ts";
 import { VERSION } from "./version.ts";
 
@@ -79,7 +79,7 @@ function asksForHelp(args: readonly string[]): boolean {
 
 /** The built page through `man` (a path with a slash is read as a file, by man-db and macOS's man alike). */
 async function showManual(): Promise<number> {
-  const { builtFile } = await import("../core/built-file.ts");
+  const { builtFile } = await import("../core/base/built-file.ts");
   const { spawnSync } = await import("node:child_process");
   const page = builtFile("tapedeck.1");
   const shown = spawnSync("man", [page], { stdio: "inherit" });
@@ -114,7 +114,7 @@ export async function main(argv: string[]): Promise<number> {
       return error.exitCode;
     }
     // A planted link or FIFO where tapedeck reads or writes: one message for every command. Known by its
-    // name, not its class: importing core/fsutil.ts here would load it on every start, --version included.
+    // name, not its class: importing core/base/fsutil.ts here would load it on every start, --version included.
     if ((error as Error | undefined)?.name === "UnsafePathError") {
       note(fields`tapedeck: refusing an unsafe path: ${(error as Error).message}\n`);
       return EXIT.failed;

@@ -1,11 +1,11 @@
 // Which project a command acts on. One rule for every command, so that
 // `status`, `record`, `install`, `uninstall`, `list`, `doctor`... run from
 // `proj/src` all mean `proj`: `--project DIR`, exactly; else the project of
-// the cwd by the rule of core/project-root.ts (the nearest `.tapedeck/config.json`,
+// the cwd by the rule of core/archive/project-root.ts (the nearest `.tapedeck/config.json`,
 // else the git root, else the cwd).
-import { resolveProjectRoot } from "../core/paths.ts";
-import { projectOfDir } from "../core/project-root.ts";
-import { CliError, EXIT } from "./errors.ts";
+import { resolveProjectRoot } from "../core/archive/paths.ts";
+import { projectOfDir } from "../core/archive/project-root.ts";
+import { CliError, EXIT } from "./cli-error.ts";
 
 export type ProjectSource = "option" | "tapedeck" | "git" | "cwd";
 

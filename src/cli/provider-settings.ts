@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { ProviderInstaller } from "../providers/installer.ts";
 import { INSTALLERS } from "../providers/installers.ts";
 import { readSettingsFile, writeSettingsFile } from "../providers/settings-file.ts";
-import { CliError, EXIT } from "./errors.ts";
+import { CliError, EXIT } from "./cli-error.ts";
 
 export function installerFor(provider: string, verb: "install" | "uninstall"): ProviderInstaller {
   const installer = Object.hasOwn(INSTALLERS, provider) ? INSTALLERS[provider] : undefined;

@@ -1,16 +1,16 @@
 // Starting the API proxy for `proxy` and `run`: its options, its extensions (the archive feed, the mirror
 // with the project's redaction rules), its secret and its stderr log.
 
+import { loadRedactionRules } from "@tapedeck/redact/rules-file";
 import type { Command } from "commander";
-import { fields } from "../core/printable.ts";
-import type { MirrorFlags, ProxyExtension } from "../core/proxy-extension.ts";
-import { loadRedactionRules } from "../core/redact/rules-file.ts";
+import { fields } from "../core/base/printable.ts";
+import type { MirrorFlags, ProxyExtension } from "../core/ports/proxy-extension.ts";
 import { CATALOG } from "../providers/catalog.ts";
 import { ANTHROPIC_API } from "../providers/claude/launch.ts";
 import { createArchiveFeed } from "../proxy/extensions/archive-feed.ts";
 import { isValidSecret } from "../proxy/gate.ts";
 import { type ProxyLog, type ProxyLogEntry, type RunningProxy, startProxy } from "../proxy/server.ts";
-import { CliError, EXIT } from "./errors.ts";
+import { CliError, EXIT } from "./cli-error.ts";
 import { projectRoot } from "./project.ts";
 
 export interface ProxyOpts {

@@ -1,10 +1,10 @@
 // The recording state `record` and `status` show. Without `--provider` they act on every provider installed
 // in the project, as `doctor` does: a project with only Codex installed must not read "off" while Codex records,
 // nor refuse `record stop` because Claude is not there.
-import { loadConfig } from "../core/config.ts";
-import { type ControlChange, lastControlChange } from "../core/control-log.ts";
-import { printable } from "../core/printable.ts";
-import { type RecordingState, recordingState } from "../core/status.ts";
+import { loadConfig } from "../core/archive/config.ts";
+import { printable } from "../core/base/printable.ts";
+import { type ControlChange, lastControlChange } from "../core/hook/control-log.ts";
+import { type RecordingState, recordingState } from "../core/hook/status.ts";
 import { otelStatus, renderOtelStatus } from "../otel/status.ts";
 import { statusLineFor } from "../providers/status-lines.ts";
 import { CliError, checkProvider, printJson, say } from "./common.ts";

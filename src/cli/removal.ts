@@ -1,8 +1,8 @@
 // The preview, confirmation and report that `tapedeck delete` and `tapedeck prune` share: the same list of
-// sessions and bytes is shown, asked about, and then removed (src/core/retention.ts re-checks each one).
+// sessions and bytes is shown, asked about, and then removed (src/core/read/retention.ts re-checks each one).
 import { relative } from "node:path";
-import { fields } from "../core/printable.ts";
-import type { Candidate, Plan, Protected, Removal } from "../core/retention.ts";
+import { fields } from "../core/base/printable.ts";
+import type { Candidate, Plan, Protected, Removal } from "../core/read/retention.ts";
 import { CliError, confirm, EXIT, formatBytes, printJson, say } from "./common.ts";
 
 export interface RemovalOpts {

@@ -1,16 +1,17 @@
 // What `replay` and `experiment run` parse alike: an on/off switch, a cost ceiling, the options their common
 // flags set, and the errors of setting a run up (the user's fault or a missing thing), said the same way by
 // both (and by `scenario run`, for the missing things).
-import { SessionNotFound } from "../core/archive.ts";
-import { UnsafePathError } from "../core/fsutil.ts";
-import { printable } from "../core/printable.ts";
-import { AmbiguousSessionError } from "../core/session-resolve.ts";
+
+import { UnsafePathError } from "../core/base/fsutil.ts";
+import { printable } from "../core/base/printable.ts";
+import { AmbiguousSessionError } from "../core/read/session-resolve.ts";
+import { SessionNotFound } from "../core/read/sessions.ts";
 import { BaselineError } from "../experiment/baseline.ts";
 import { MissingCli } from "../experiment/drivers.ts";
 import { IsolationError } from "../experiment/isolation.ts";
 import type { StartOptions } from "../experiment/start.ts";
+import { CliError, EXIT } from "./cli-error.ts";
 import { note } from "./common.ts";
-import { CliError, EXIT } from "./errors.ts";
 
 export function onOff(value: string, flag: string): boolean {
   if (value === "on") return true;

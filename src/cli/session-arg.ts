@@ -1,14 +1,14 @@
 // A SESSION argument (an id, a provider-qualified id, a unique prefix or `last`) and the options of the
 // commands that take one. Every such command resolves it here, through the core's one resolver
-// (core/session-resolve.ts): the project's recordings, its replays and experiment runs, and with
+// (core/read/session-resolve.ts): the project's recordings, its replays and experiment runs, and with
 // --all-projects every project of the user's registry.
 import type { Command } from "commander";
-import { fields, printable, printableText } from "../core/printable.ts";
-import { registeredProjects } from "../core/registry-projects.ts";
-import { AmbiguousSessionError, resolveSession, SessionNotFoundError } from "../core/session-resolve.ts";
-import type { ScopedSession, SessionScope } from "../core/session-scope.ts";
+import { fields, printable, printableText } from "../core/base/printable.ts";
+import { registeredProjects } from "../core/read/registry-projects.ts";
+import { AmbiguousSessionError, resolveSession, SessionNotFoundError } from "../core/read/session-resolve.ts";
+import type { ScopedSession, SessionScope } from "../core/read/session-scope.ts";
+import { CliError, EXIT } from "./cli-error.ts";
 import { checkProvider, projectFromOption } from "./common.ts";
-import { CliError, EXIT } from "./errors.ts";
 
 export type { ScopedSession };
 

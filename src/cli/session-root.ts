@@ -4,14 +4,20 @@
 // its `.gitignore` of `*`; any other root gets its own `.gitignore` of `*` at
 // install, and the view warns first when git would have tracked it (a plain
 // `git add -A` would otherwise commit every recorded prompt). An existing root
-// must be the user's own directory, writable by nobody else (core/fsutil.ts's
+// must be the user's own directory, writable by nobody else (core/base/fsutil.ts's
 // owner rule): every writer refuses any other, so install says so first.
 import { spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { assertOwnDir, ensureDir, FILE_MODE, lstatOrUndefined, UnsafePathError } from "../core/fsutil.ts";
-import { isInside, resolveSessionRoot, tapedeckDir } from "../core/paths.ts";
-import { CliError, EXIT } from "./errors.ts";
+import { isInside, resolveSessionRoot, tapedeckDir } from "../core/archive/paths.ts";
+import {
+  assertOwnDir,
+  ensureDir,
+  FILE_MODE,
+  lstatOrUndefined,
+  UnsafePathError,
+} from "../core/base/fsutil.ts";
+import { CliError, EXIT } from "./cli-error.ts";
 
 /** Where git stands on a path: tracked-if-added, ignored, or no repository (or no git) around it. */
 export type GitView = "tracked" | "ignored" | "no-repo";

@@ -1,7 +1,7 @@
 // `--since 7d|12h|30m|2w` or a date, one reading for list, otel export and import.
-import { parseAge } from "../core/age.ts";
-import { printable } from "../core/printable.ts";
-import { CliError, EXIT } from "./errors.ts";
+import { parseAge } from "../core/base/age.ts";
+import { printable } from "../core/base/printable.ts";
+import { CliError, EXIT } from "./cli-error.ts";
 
 /** `--since 7d|12h|30m|2w` or a date (`2026-11-30`, ISO time): the earliest time meant, in ms. */
 export function parseSince(value: string, now = Date.now()): number {

@@ -1,8 +1,8 @@
 import { relative } from "node:path";
-import type { SessionSummary } from "../core/archive.ts";
-import { printable } from "../core/printable.ts";
-import { READ_ONLY_BY_REQUEST } from "../core/recovery.ts";
-import { unknownCounts } from "../core/usage-facts.ts";
+import { READ_ONLY_BY_REQUEST } from "../core/archive/recovery.ts";
+import { printable } from "../core/base/printable.ts";
+import type { SessionSummary } from "../core/read/sessions.ts";
+import { unknownCounts } from "../core/read/usage-facts.ts";
 import { usageFactsOf } from "../providers/usage-facts.ts";
 import { formatBytes, formatDuration } from "./common.ts";
 import { providerName } from "./providers.ts";

@@ -2,12 +2,12 @@
 // archive against Claude Code's transcript (transcript-watch.ts), with the command that restores a lost one.
 import { closeSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { listSessions, type SessionRef } from "../core/archive.ts";
-import { CHECKPOINT_MIN_BYTES, readPrefixMemo, writePrefixMemo } from "../core/checkpoint.ts";
-import type { JsonObject } from "../core/json.ts";
-import { SESSION_FILES, sessionDirName } from "../core/paths.ts";
-import { printable } from "../core/printable.ts";
-import { openForScan, scanLines } from "../core/scan.ts";
+import { CHECKPOINT_MIN_BYTES, readPrefixMemo, writePrefixMemo } from "../core/archive/checkpoint.ts";
+import { openForScan, scanLines } from "../core/archive/line-scan.ts";
+import { SESSION_FILES, sessionDirName } from "../core/archive/paths.ts";
+import type { JsonObject } from "../core/base/json.ts";
+import { printable } from "../core/base/printable.ts";
+import { listSessions, type SessionRef } from "../core/read/sessions.ts";
 import { readMirrorSession } from "../providers/claude/mirror/restore.ts";
 import { mirrorDirName } from "../providers/claude/mirror/writer.ts";
 import { claudeHomeDir, transcriptPathFor } from "../providers/claude/transcript-restore.ts";

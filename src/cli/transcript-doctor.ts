@@ -1,6 +1,6 @@
 // `tapedeck doctor --transcripts`: every recorded Claude session whose transcript is lost or damaged, with the
 // command that restores each (cli/transcript-check.ts finds them).
-import { registeredProjects } from "../core/registry-projects.ts";
+import { registeredProjects } from "../core/read/registry-projects.ts";
 import { loadMirrorSettings } from "../providers/claude/mirror/settings.ts";
 import { CliError, EXIT, printJson, projectFromOption, say } from "./common.ts";
 import { lostTranscripts, renderLost } from "./transcript-check.ts";

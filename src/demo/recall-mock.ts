@@ -4,7 +4,7 @@
 //   SCENARIO_RECALL <key>   answers "From memory: <line>" with the first line mentioning <key> inside
 //                           tapedeck's marker anywhere in its request, else "I don't know." A fact in the
 //                           prompt itself, or anywhere outside the marker, does not count.
-import { parseInjected, stripInjected } from "../core/memory-marker.ts";
+import { parseInjected, stripInjected } from "../core/ports/memory-marker.ts";
 
 export const DONT_KNOW = "I don't know.";
 /** A request is walked this deep and this long at most; a mock must not hang on a hostile body. */

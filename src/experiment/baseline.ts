@@ -1,8 +1,9 @@
 // The baseline of a replay: its identity and the user prompts of its main agent, in order, read from the
 // archive only (never the provider's transcript). The prompts are as recorded, so redacted.
-import { readEvents, type SessionRef } from "../core/archive.ts";
-import type { Manifest } from "../core/schemas.ts";
-import { resolveSession } from "../core/session-resolve.ts";
+
+import type { Manifest } from "../core/archive/schemas.ts";
+import { resolveSession } from "../core/read/session-resolve.ts";
+import { readEvents, type SessionRef } from "../core/read/sessions.ts";
 
 export interface Baseline {
   ref: SessionRef;

@@ -1,5 +1,5 @@
 // The replay driver of a provider, from its catalog entry, and the CLI binary it runs.
-import type { ReplayDriver } from "../core/replay-driver.ts";
+import type { ReplayDriver } from "../core/ports/replay-driver.ts";
 import { agentBinary, MissingAgentCli } from "../providers/agent-cli.ts";
 import { providerEntry } from "../providers/catalog.ts";
 

@@ -4,7 +4,7 @@
 // same bundle in the same process (argv[1] set back, so the bundle still finds retrieval.cjs and launch.js)
 // and, on exit, appends how long the process lived and how much of it was Node's own start-up.
 import { join } from "node:path";
-import { readRegularFileSync, writeFileAtomicSync } from "../core/fsutil.ts";
+import { readRegularFileSync, writeFileAtomicSync } from "../core/base/fsutil.ts";
 
 export const TIMINGS_FILE = "hook-timings.jsonl";
 const TIMER_FILE = "tapedeck-hook-timer.cjs";

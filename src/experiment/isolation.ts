@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, lstatSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ensureDir, unlinkQuietly } from "../core/fsutil.ts";
+import { ensureDir, unlinkQuietly } from "../core/base/fsutil.ts";
 
 export class IsolationError extends Error {
   override name = "IsolationError";

@@ -3,8 +3,8 @@
 // may create its -shm file: a write outside the experiment root. SQLite replays the copied WAL on first open.
 import { chmodSync, copyFileSync, lstatSync } from "node:fs";
 import { join } from "node:path";
-import { FILE_MODE } from "../core/fsutil.ts";
-import { tapedeckDir } from "../core/paths.ts";
+import { tapedeckDir } from "../core/archive/paths.ts";
+import { FILE_MODE } from "../core/base/fsutil.ts";
 import { copyUserFile } from "../providers/replay-home.ts";
 
 const STORE = "memory.sqlite";

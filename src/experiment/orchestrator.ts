@@ -5,12 +5,18 @@ import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { listSessions } from "../core/archive.ts";
-import { ensureDir, nowIso } from "../core/fsutil.ts";
-import { isInside, tapedeckDir } from "../core/paths.ts";
-import { loadRedactionRules } from "../core/redact/rules-file.ts";
-import { redactText } from "../core/redact.ts";
-import type { ArmSettings, PreparedHome, ReplayDriver, Spawn, TurnOutcome } from "../core/replay-driver.ts";
+import { redactText } from "@tapedeck/redact";
+import { loadRedactionRules } from "@tapedeck/redact/rules-file";
+import { isInside, tapedeckDir } from "../core/archive/paths.ts";
+import { ensureDir, nowIso } from "../core/base/fsutil.ts";
+import type {
+  ArmSettings,
+  PreparedHome,
+  ReplayDriver,
+  Spawn,
+  TurnOutcome,
+} from "../core/ports/replay-driver.ts";
+import { listSessions } from "../core/read/sessions.ts";
 import { agentSessionEnv, installerFor } from "../providers/catalog.ts";
 import type { Baseline } from "./baseline.ts";
 import { installHookTimer } from "./hook-timing.ts";

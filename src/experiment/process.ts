@@ -2,7 +2,7 @@
 // started too), stdin closed (an open pipe is read as more prompt by claude and codex) or, when given, the
 // prompt written to it and closed, output collected.
 import { spawn } from "node:child_process";
-import type { Spawn } from "../core/replay-driver.ts";
+import type { Spawn } from "../core/ports/replay-driver.ts";
 
 /** Output beyond this is dropped: the result JSON comes first in practice and the rest is the agent's noise. */
 const MAX_OUTPUT_CHARS = 16 * 1024 * 1024;

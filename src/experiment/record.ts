@@ -1,10 +1,10 @@
 // experiment.json: the plan and, per run, what happened. Written whole (atomically, 0600) after every
 // change, so an interrupted experiment leaves a consistent file; it references archives, never copies them.
 import { join } from "node:path";
-import { experimentRoots } from "../core/experiment-links.ts";
-import type { Fact } from "../core/facts.ts";
-import { readJsonOrUndefined, writeJsonAtomicSync } from "../core/fsutil.ts";
-import type { TurnUsage } from "../core/replay-driver.ts";
+import { readJsonOrUndefined, writeJsonAtomicSync } from "../core/base/fsutil.ts";
+import type { Fact } from "../core/ports/facts.ts";
+import type { TurnUsage } from "../core/ports/replay-driver.ts";
+import { experimentRoots } from "../core/read/experiment-links.ts";
 
 export const EXPERIMENT_FILE = "experiment.json";
 

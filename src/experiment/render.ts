@@ -1,5 +1,5 @@
 // The report as text: a terminal table per arm, then each comparison with its verdict; Markdown likewise.
-import { printable } from "../core/printable.ts";
+import { printable } from "../core/base/printable.ts";
 import type { ArmSummary, Comparison, ExperimentReport, MetricName } from "./report.ts";
 import type { Interval } from "./statistics.ts";
 

@@ -2,12 +2,12 @@
 // figures that decide; between arms, paired by repetition, whether a difference is evidence or noise.
 // Read only: experiment.json and each run's archive (manifest and events), never written.
 import { join } from "node:path";
-import { readEvents } from "../core/archive.ts";
-import { checkFacts } from "../core/facts.ts";
-import { readJsonOrUndefined } from "../core/fsutil.ts";
-import { injectionOf } from "../core/injection.ts";
-import { addCount } from "../core/json.ts";
-import type { Envelope, Manifest } from "../core/schemas.ts";
+import type { Envelope, Manifest } from "../core/archive/schemas.ts";
+import { readJsonOrUndefined } from "../core/base/fsutil.ts";
+import { addCount } from "../core/base/json.ts";
+import { checkFacts } from "../core/ports/facts.ts";
+import { injectionOf } from "../core/ports/injection.ts";
+import { readEvents } from "../core/read/sessions.ts";
 import { type HookTimings, readHookTimings } from "./hook-timing.ts";
 import type { ExperimentRecord, RunRecord } from "./record.ts";
 import {

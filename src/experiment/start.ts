@@ -1,12 +1,12 @@
 // Setting up an experiment (or a single replay) from the CLI's options, and running it with Ctrl-C handled:
 // the current run is ended and recorded as interrupted, work trees go unless --keep, the file stays whole.
 import { existsSync } from "node:fs";
-import { builtFile } from "../core/built-file.ts";
-import { writeExperimentLink } from "../core/experiment-links.ts";
-import type { Fact } from "../core/facts.ts";
-import { ensureRealDirUnder, nowIso } from "../core/fsutil.ts";
-import { isInside, tapedeckDir } from "../core/paths.ts";
-import type { ReplayDriver } from "../core/replay-driver.ts";
+import { isInside, tapedeckDir } from "../core/archive/paths.ts";
+import { builtFile } from "../core/base/built-file.ts";
+import { ensureRealDirUnder, nowIso } from "../core/base/fsutil.ts";
+import type { Fact } from "../core/ports/facts.ts";
+import type { ReplayDriver } from "../core/ports/replay-driver.ts";
+import { writeExperimentLink } from "../core/read/experiment-links.ts";
 import type { Baseline } from "./baseline.ts";
 import { driverBinary } from "./drivers.ts";
 import { checkRevision, ensurePrivateRoot, removeLiveSecrets } from "./isolation.ts";

@@ -14,9 +14,9 @@
 // interrupted run had appended already: every record is imported once, wherever the run was stopped.
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { readJsonOrUndefined, writeJsonAtomicSync } from "../core/fsutil.ts";
-import { SESSION_FILES } from "../core/paths.ts";
-import { type RedactionRules, redactText, redactValue } from "../core/redact.ts";
+import { type RedactionRules, redactText, redactValue } from "@tapedeck/redact";
+import { SESSION_FILES } from "../core/archive/paths.ts";
+import { readJsonOrUndefined, writeJsonAtomicSync } from "../core/base/fsutil.ts";
 
 export interface FileCursor {
   /** the path, redacted */

@@ -3,25 +3,25 @@
 //
 // A session goes to the project its cwd is in: with --project (or the current project), only sessions whose
 // cwd is that directory or below it; with --all-projects, the project of each cwd by the CLI's rule
-// (core/project-root.ts). A cwd that no longer exists is reported (the project moved or was deleted), never
+// (core/archive/project-root.ts). A cwd that no longer exists is reported (the project moved or was deleted), never
 // guessed from a similar path. A session the hooks recorded is left to them, and so is one they went on
 // recording after it was imported (its manifest carries `hooks_since_import`, set by their first append); one
 // imported before is read from where its cursor stopped (an interrupted run's too), or not at all when its files
 // have not grown. A project tapedeck may not write into (another user's directory, a planted `.tapedeck` or
-// events.jsonl of theirs: core/fsutil.ts's owner rule) is reported with what is wrong, before anything is read
+// events.jsonl of theirs: core/base/fsutil.ts's owner rule) is reported with what is wrong, before anything is read
 // or written.
 import { closeSync, fstatSync, lstatSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { readLines } from "../core/bounded-lines.ts";
-import { readConfig } from "../core/config.ts";
-import type { SessionIdentity } from "../core/event.ts";
-import { readJsonOrUndefined } from "../core/fsutil.ts";
-import { isInside, SESSION_FILES, sessionWriteProblem } from "../core/paths.ts";
-import { projectOfDir } from "../core/project-root.ts";
-import { openForScan, parseObjectLine } from "../core/scan.ts";
-import type { Manifest } from "../core/schemas.ts";
-import { sessionSpecFor } from "../core/session-spec.ts";
-import { type SessionSpec, sessionDirNameFor } from "../core/store.ts";
+import { readConfig } from "../core/archive/config.ts";
+import type { SessionIdentity } from "../core/archive/event.ts";
+import { openForScan, parseObjectLine } from "../core/archive/line-scan.ts";
+import { isInside, SESSION_FILES, sessionWriteProblem } from "../core/archive/paths.ts";
+import { projectOfDir } from "../core/archive/project-root.ts";
+import type { Manifest } from "../core/archive/schemas.ts";
+import { sessionSpecFor } from "../core/archive/session-spec.ts";
+import { type SessionSpec, sessionDirNameFor } from "../core/archive/session-store.ts";
+import { readLines } from "../core/base/bounded-lines.ts";
+import { readJsonOrUndefined } from "../core/base/fsutil.ts";
 import { CATALOG } from "../providers/catalog.ts";
 import {
   byFirstAt,

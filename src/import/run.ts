@@ -2,10 +2,11 @@
 // registered for the user's registry (so `list --all-projects`, the proxy and restore find it), with a
 // progress report between files and one outcome for the command to print. A session that fails is reported,
 // with the events it got before it stopped, and the others go on; the next import resumes it.
-import { errorCode } from "../core/diagnostics.ts";
-import { storedIdentity } from "../core/identity.ts";
-import { ensureTapedeckDir, UnsafePathError } from "../core/paths.ts";
-import { registerSession } from "../core/registry.ts";
+
+import { storedIdentity } from "../core/archive/identity.ts";
+import { ensureTapedeckDir, UnsafePathError } from "../core/archive/paths.ts";
+import { registerSession } from "../core/archive/session-registry.ts";
+import { errorCode } from "../core/base/diagnostics.ts";
 import { safePath } from "./cursor.ts";
 import { historyReader, type ImportPlan, type PlannedSession, REASONS } from "./plan.ts";
 import { importSession, type SessionOutcome } from "./session.ts";

@@ -1,5 +1,5 @@
 // One planned session into the archive: its files streamed line by line through the provider's mapper, the
-// events appended in batches through the core's one write path (core/store.ts recordEvents: normalize ->
+// events appended in batches through the core's one write path (core/archive/session-store.ts recordEvents: normalize ->
 // redact with the project's rules -> bound -> append under the session lock), then sealed with checksums
 // and the import record, and the cursor written. Memory stays bounded by one batch and the scanner's buffer
 // (the longest line), whatever the file's size.
@@ -15,16 +15,16 @@
 // them; a subagent file with no time is read after the session's own.
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync } from "node:fs";
-import { hashPrefix } from "../core/byte-range.ts";
-import { errorCode } from "../core/diagnostics.ts";
-import type { NormalizedEvent } from "../core/event.ts";
-import { nowIso } from "../core/fsutil.ts";
-import { ensureSessionDir } from "../core/paths.ts";
-import { loadRedactionRules } from "../core/redact/rules-file.ts";
-import type { RedactionRules } from "../core/redact.ts";
-import { scanLines } from "../core/scan.ts";
-import type { ImportedFile, ImportRecord } from "../core/schemas.ts";
-import { type RecordOutcome, recordEvents, sessionDirNameFor } from "../core/store.ts";
+import type { RedactionRules } from "@tapedeck/redact";
+import { loadRedactionRules } from "@tapedeck/redact/rules-file";
+import type { NormalizedEvent } from "../core/archive/event.ts";
+import { scanLines } from "../core/archive/line-scan.ts";
+import { ensureSessionDir } from "../core/archive/paths.ts";
+import type { ImportedFile, ImportRecord } from "../core/archive/schemas.ts";
+import { type RecordOutcome, recordEvents, sessionDirNameFor } from "../core/archive/session-store.ts";
+import { hashPrefix } from "../core/base/byte-range.ts";
+import { errorCode } from "../core/base/diagnostics.ts";
+import { nowIso } from "../core/base/fsutil.ts";
 import type { HistoryReader } from "../providers/history.ts";
 import { openAgentFile, openFailure } from "../providers/history-files.ts";
 import {

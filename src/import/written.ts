@@ -4,10 +4,10 @@
 // empty behind it (a full disk once left one per session found).
 import { closeSync, fstatSync, lstatSync, readdirSync, readSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
-import { lstatOrUndefined, unlinkQuietly } from "../core/fsutil.ts";
-import { acquireLock, type Lock } from "../core/lock.ts";
-import { SESSION_FILES } from "../core/paths.ts";
-import { openForScan } from "../core/scan.ts";
+import { openForScan } from "../core/archive/line-scan.ts";
+import { acquireLock, type Lock } from "../core/archive/lock.ts";
+import { SESSION_FILES } from "../core/archive/paths.ts";
+import { lstatOrUndefined, unlinkQuietly } from "../core/base/fsutil.ts";
 
 const CHUNK = 64 * 1024;
 

@@ -2,11 +2,11 @@
 // for one provider in one project. Starting only switches recording on in the
 // project's tapedeck config (capture-only); it needs tapedeck installed for the
 // provider there, and it never installs, injects or enables anything else.
-// The switch itself is the CLI's (core/recording-control.ts), asked for capture-only.
-import { findProjectRoot } from "../core/config.ts";
-import { resolveProjectRoot } from "../core/paths.ts";
-import { switchRecording } from "../core/recording-control.ts";
-import { type RecordingState, recordingState } from "../core/status.ts";
+// The switch itself is the CLI's (core/hook/recording-control.ts), asked for capture-only.
+import { findProjectRoot } from "../core/archive/config.ts";
+import { resolveProjectRoot } from "../core/archive/paths.ts";
+import { switchRecording } from "../core/hook/recording-control.ts";
+import { type RecordingState, recordingState } from "../core/hook/status.ts";
 
 export const RECORD_ACTIONS = ["start", "stop", "status"] as const;
 export type RecordAction = (typeof RECORD_ACTIONS)[number];

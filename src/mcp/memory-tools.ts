@@ -1,7 +1,7 @@
 // What the MCP memory tools do, without the protocol: search the project's promoted memory and read items of
 // it, read-only. The memory is the user's (they promote with `tapedeck promote`); nothing here adds to it.
 
-import { UserError } from "../core/errors.ts";
+import { UserError } from "../core/base/user-error.ts";
 import {
   type MemoryItem,
   type MemorySource,

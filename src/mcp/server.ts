@@ -6,7 +6,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { RecordingState } from "../core/status.ts";
+import type { RecordingState } from "../core/hook/status.ts";
 import {
   ControlError,
   type ControlScope,

@@ -1,7 +1,7 @@
 // Where and how spans are sent: the command's flags over the `otel` block of .tapedeck/config.json over the
 // standard OTEL_EXPORTER_OTLP_* variables (the signal-specific TRACES_ ones first, as the spec orders them).
 // Header values hold credentials (Langfuse's Basic auth, an API key): they are sent, never printed.
-import type { OtelConfig } from "../core/config.ts";
+import type { OtelConfig } from "../core/archive/config.ts";
 
 export type Protocol = "http/protobuf" | "http/json";
 export const PROTOCOLS: readonly Protocol[] = ["http/protobuf", "http/json"];

@@ -5,7 +5,7 @@
 // changed. Its id is derived from the session, the scenario's hash and the sample, so sending the same
 // result again duplicates nothing. Evidence (an excerpt of the answer or a validator's output) is content:
 // only with the opt-in.
-import type { Manifest } from "../core/schemas.ts";
+import type { Manifest } from "../core/archive/schemas.ts";
 import type { ScenarioResult } from "../scenario/schema.ts";
 import { mapSession, sessionAttributes } from "./map.ts";
 import { type Span, spanIdFor } from "./model.ts";

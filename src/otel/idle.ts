@@ -3,8 +3,9 @@
 // the last hook (a SessionEnd has closed the last turn by then), and again once the session counts as idle,
 // a child process runs `tapedeck otel export --pending` at low priority: the network and the encoding never
 // run in the server, so a slow or dead collector never delays a hook.
-import { builtCli, runCliInBackground } from "../core/background-cli.ts";
-import { loadConfig } from "../core/config.ts";
+
+import { loadConfig } from "../core/archive/config.ts";
+import { builtCli, runCliInBackground } from "../core/ports/background-cli.ts";
 
 /** After the last hook: a turn's hooks come in bursts well under this apart. */
 export const EXPORT_DELAY_MS = 5000;

@@ -3,9 +3,9 @@
 // created exclusively (0600) holding its owner's pid; one whose owner is gone is taken over.
 import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { ensureRealDirUnder, isErrno, readRegularFileSync, unlinkQuietly } from "../core/fsutil.ts";
-import { ensureTapedeckDir, tapedeckDir } from "../core/paths.ts";
-import { processExists } from "../core/pids.ts";
+import { ensureTapedeckDir, tapedeckDir } from "../core/archive/paths.ts";
+import { ensureRealDirUnder, isErrno, readRegularFileSync, unlinkQuietly } from "../core/base/fsutil.ts";
+import { processExists } from "../core/base/pids.ts";
 import { OTEL_DIR } from "./watermark.ts";
 
 export interface ExportLock {

@@ -5,10 +5,11 @@
 // it), when a session_end follows it, or when the session is over (finished, or idle past the limit). Only
 // closed turns are exported, so an exported turn never grows afterwards; a session_end therefore ends the
 // model's turn too, and what follows it (a resume) starts afresh.
-import { readJsonOrUndefined } from "../core/fsutil.ts";
-import type { Manifest } from "../core/schemas.ts";
-import type { Placement, TurnEvent } from "../core/timeline/nodes.ts";
-import { TurnModel } from "../core/timeline/turns.ts";
+
+import type { Manifest } from "../core/archive/schemas.ts";
+import { readJsonOrUndefined } from "../core/base/fsutil.ts";
+import type { Placement, TurnEvent } from "../core/read/timeline/nodes.ts";
+import { TurnModel } from "../core/read/timeline/turns.ts";
 import { subagentToolsOf } from "../providers/catalog.ts";
 import type { Attributes, MappedTurn } from "./model.ts";
 import { type ArchiveEvent, readArchive } from "./read.ts";

@@ -3,7 +3,7 @@
 // without its newline is a write in progress and is not read.
 import { closeSync } from "node:fs";
 import { join } from "node:path";
-import { openForScan, scanLines } from "../core/scan.ts";
+import { openForScan, scanLines } from "../core/archive/line-scan.ts";
 
 export interface ArchiveEvent {
   offset: number;

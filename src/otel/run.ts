@@ -1,9 +1,9 @@
 // Export runs shared by `tapedeck otel export` and the background export the hook server starts: which
 // sessions, with which endpoint and resource, one at a time, progress on stderr.
 import { execFileSync } from "node:child_process";
-import type { SessionRef } from "../core/archive.ts";
-import { readConfig } from "../core/config.ts";
-import type { Manifest } from "../core/schemas.ts";
+import { readConfig } from "../core/archive/config.ts";
+import type { Manifest } from "../core/archive/schemas.ts";
+import type { SessionRef } from "../core/read/sessions.ts";
 import { type Endpoint, type EndpointFlags, resolveEndpoint } from "./endpoint.ts";
 import { DEFAULT_IDLE_MS, sessionResource } from "./map.ts";
 import type { RetryPolicy } from "./send.ts";

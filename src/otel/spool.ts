@@ -5,7 +5,7 @@
 // after a 2xx the watermark moves past it. A crash between the two sends the same range again, with the
 // same trace and span ids (derived from the archive's ids), so an id-keyed backend keeps one copy; a crash
 // before the answer loses nothing, because the watermark had not moved.
-import type { Manifest } from "../core/schemas.ts";
+import type { Manifest } from "../core/archive/schemas.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { mapSession, type SessionMapping } from "./map.ts";
 import type { MappedTurn, Span } from "./model.ts";

@@ -2,9 +2,9 @@
 // a header), how many sessions have events past their watermark, and the latest error. Reads manifests and
 // watermarks only; no OTLP code is loaded.
 
-import { readConfig } from "../core/config.ts";
-import { printable } from "../core/printable.ts";
-import { listSessions } from "../core/session-list.ts";
+import { readConfig } from "../core/archive/config.ts";
+import { printable } from "../core/base/printable.ts";
+import { listSessions } from "../core/read/session-list.ts";
 import { describeEndpoint, resolveEndpoint } from "./endpoint.ts";
 import { isTrusted } from "./trust.ts";
 import { type Backlog, backlog } from "./watermark.ts";

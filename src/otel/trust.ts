@@ -6,8 +6,8 @@
 // only when the user owns it (a shared TAPEDECK_HOME).
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { ensurePrivateDirIn, readOwnJsonOrUndefined, writeJsonAtomicSync } from "../core/fsutil.ts";
-import { tapedeckHome } from "../core/home.ts";
+import { ensurePrivateDirIn, readOwnJsonOrUndefined, writeJsonAtomicSync } from "../core/base/fsutil.ts";
+import { tapedeckHome } from "../core/base/home.ts";
 import type { Endpoint } from "./endpoint.ts";
 
 type Env = Record<string, string | undefined>;

@@ -4,9 +4,9 @@
 // ends and compactions as span events. Only named, content-free fields become attributes; prompts, answers
 // and tool input/output go out only with the content opt-in, from the (already redacted) archive text.
 
-import type { AgentNode, CallNode, Placement } from "../core/timeline/nodes.ts";
-import { type Placed, type PlacementReader, readPlaced } from "../core/timeline/reader.ts";
-import { completedSource, type UsageFacts } from "../core/usage-facts.ts";
+import type { AgentNode, CallNode, Placement } from "../core/read/timeline/nodes.ts";
+import { type Placed, type PlacementReader, readPlaced } from "../core/read/timeline/reader.ts";
+import { completedSource, type UsageFacts } from "../core/read/usage-facts.ts";
 import { usageFactsOf } from "../providers/usage-facts.ts";
 import type { Attributes, Span } from "./model.ts";
 import { spanIdFor, traceIdFor } from "./model.ts";

@@ -2,9 +2,9 @@
 // never through a symlink), and the backlog status and doctor show from it. Light on purpose: no OTLP code.
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { ensureRealDirUnder, readJsonOrUndefined, writeJsonAtomicSync } from "../core/fsutil.ts";
-import { ensureTapedeckDir, tapedeckDir } from "../core/paths.ts";
-import type { Manifest } from "../core/schemas.ts";
+import { ensureTapedeckDir, tapedeckDir } from "../core/archive/paths.ts";
+import type { Manifest } from "../core/archive/schemas.ts";
+import { ensureRealDirUnder, readJsonOrUndefined, writeJsonAtomicSync } from "../core/base/fsutil.ts";
 import type { Endpoint } from "./endpoint.ts";
 
 export const OTEL_DIR = "otel";

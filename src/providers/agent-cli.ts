@@ -7,7 +7,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { UserError } from "../core/errors.ts";
+import { UserError } from "../core/base/user-error.ts";
 
 export interface AgentCli {
   /** The command name on the PATH. */

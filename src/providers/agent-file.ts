@@ -3,7 +3,7 @@
 // managers), so the link is followed; but its target must be a regular file
 // of bounded size, opened without blocking: a FIFO planted as a settings file
 // hung `install`, `doctor` and the hook with a plain readFileSync.
-import { MAX_SMALL_FILE_BYTES, readRegularFileSync } from "../core/fsutil.ts";
+import { MAX_SMALL_FILE_BYTES, readRegularFileSync } from "../core/base/fsutil.ts";
 
 /**
  * The file's text. Throws the open's errno error (ENOENT for a missing file,

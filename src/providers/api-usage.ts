@@ -2,7 +2,7 @@
 // call into exact usage: which calls are the provider's and whose session they
 // belong to (from the request), and the usage of the response (from its
 // stream or body). The feed itself knows no provider.
-import type { Usage } from "../core/schemas.ts";
+import type { Usage } from "../core/archive/schemas.ts";
 
 /** The parts of a proxied request a reader looks at. */
 export interface ApiRequestView {

@@ -2,8 +2,8 @@
 // the caller keeps the offset, a read takes a bounded window of complete lines (the agent may be mid-write) and
 // never blocks or fails the hook.
 import { closeSync, constants, fstatSync } from "node:fs";
-import { openRegularSync } from "../core/fsutil.ts";
-import { scanLines } from "../core/scan.ts";
+import { scanLines } from "../core/archive/line-scan.ts";
+import { openRegularSync } from "../core/base/fsutil.ts";
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 

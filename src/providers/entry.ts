@@ -3,10 +3,10 @@
 // providers/catalog.ts lists them. A part it lacks is simply absent (no
 // installer for a client whose hooks are configured by hand, no API usage
 // reader for a wire format the proxy does not read).
-import type { ProviderAdapter } from "../core/provider.ts";
-import type { ProxyMirror } from "../core/proxy-extension.ts";
-import type { ReplayDriver } from "../core/replay-driver.ts";
-import type { UsageFacts } from "../core/usage-facts.ts";
+import type { ProviderAdapter } from "../core/hook/provider.ts";
+import type { ProxyMirror } from "../core/ports/proxy-extension.ts";
+import type { ReplayDriver } from "../core/ports/replay-driver.ts";
+import type { UsageFacts } from "../core/read/usage-facts.ts";
 import type { ApiUsageReader } from "./api-usage.ts";
 import type { ProviderDoctorCheck } from "./doctor.ts";
 import type { HistoryReader } from "./history.ts";

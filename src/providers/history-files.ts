@@ -3,12 +3,12 @@
 // directory of another user is passed over and reported, never opened (the import reads what the user's own
 // agent wrote, and a link could point it at any file on the machine). The home itself may be a link (dotfile
 // managers link ~/.claude): it is resolved once and must be the user's own directory. Every open is
-// O_NOFOLLOW | O_NONBLOCK and checked on the descriptor (core/fsutil.ts openRegularSync), then its owner.
+// O_NOFOLLOW | O_NONBLOCK and checked on the descriptor (core/base/fsutil.ts openRegularSync), then its owner.
 import { closeSync, constants, fstatSync, lstatSync, readSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { readLines } from "../core/bounded-lines.ts";
-import { openRegularSync, readDirEntries, UnsafePathError } from "../core/fsutil.ts";
-import { parseObjectLine } from "../core/scan.ts";
+import { parseObjectLine } from "../core/archive/line-scan.ts";
+import { readLines } from "../core/base/bounded-lines.ts";
+import { openRegularSync, readDirEntries, UnsafePathError } from "../core/base/fsutil.ts";
 import type { HistorySkip } from "./history.ts";
 
 export const SKIP = {

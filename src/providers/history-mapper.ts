@@ -1,8 +1,8 @@
 // What the history mappers (<provider>/history-map.ts) share: the cursor's open turn and last record time, the
 // count of lines that are no record, the parse every line gets before the agent's own mapping, and the hook
 // payload each record is turned into before the hooks' own normalizer reads it.
-import type { NormalizedEvent } from "../core/event.ts";
-import { parseObjectLine } from "../core/scan.ts";
+import type { NormalizedEvent } from "../core/archive/event.ts";
+import { parseObjectLine } from "../core/archive/line-scan.ts";
 import { type HistoryMapper, isoTime, shortString } from "./history.ts";
 import type { Payload } from "./shared.ts";
 

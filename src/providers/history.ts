@@ -2,7 +2,7 @@
 // those files become the events its hooks would have recorded. The reader knows the agent's layout and record
 // formats and nothing of storage: the orchestration (src/import/) opens each file safely, streams its complete
 // lines through the mapper, redacts, bounds and appends through the core, and keeps the cursor.
-import type { NormalizedEvent } from "../core/event.ts";
+import type { NormalizedEvent } from "../core/archive/event.ts";
 
 /** One of the agent's files of a session. */
 export interface HistoryFile {

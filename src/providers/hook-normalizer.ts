@@ -4,10 +4,15 @@
 // between the agents (their hook names and fields, how their ids and sessions are found) stays as data in each
 // provider's normalize.ts. Hot path: node built-ins only, and from the core types and the zod-free kinds list.
 import { randomUUID } from "node:crypto";
-import type { HookContext, NormalizedEvent, NormalizeResult, SessionIdentity } from "../core/event.ts";
-import { setOwn } from "../core/json.ts";
-import { type EventKindName, eventKindsExcept } from "../core/kinds.ts";
-import type { EventKind } from "../core/schemas.ts";
+import type {
+  HookContext,
+  NormalizedEvent,
+  NormalizeResult,
+  SessionIdentity,
+} from "../core/archive/event.ts";
+import { type EventKindName, eventKindsExcept } from "../core/archive/kinds.ts";
+import type { EventKind } from "../core/archive/schemas.ts";
+import { setOwn } from "../core/base/json.ts";
 import {
   canonicalJson,
   hookName,

@@ -1,8 +1,8 @@
 // How far the adapters that read an agent's own files between hooks (Claude's transcripts, Codex's rollouts)
 // have read each one: a cursor per file in the adapter's state, the most recently read last. Hot path: only
 // types from the core.
-import type { NormalizedEvent, NormalizeResult } from "../core/event.ts";
-import { setOwn } from "../core/json.ts";
+import type { NormalizedEvent, NormalizeResult } from "../core/archive/event.ts";
+import { setOwn } from "../core/base/json.ts";
 import { firstReadOffset } from "./shared.ts";
 
 export interface ReadCursor {

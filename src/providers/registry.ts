@@ -4,7 +4,7 @@
 // the bundle). test/providers/contract.test.ts keeps this list equal to the
 // catalog's, in its order.
 
-import type { ContextInjector } from "../core/injection.ts";
+import type { ContextInjector } from "../core/ports/injection.ts";
 import { antigravityAdapter } from "./antigravity/adapter.ts";
 import { claudeAdapter } from "./claude/adapter.ts";
 import { claudeInjector } from "./claude/inject.ts";

@@ -1,7 +1,7 @@
 // Copying what a CLI needs from the user's config root into a run's own, safely: regular files only (a
 // symlink or FIFO planted there is skipped, never followed), bounded, written 0600 through fsutil.
 import { join } from "node:path";
-import { ensureDir, readRegularFileSync, writeFileAtomicSync } from "../core/fsutil.ts";
+import { ensureDir, readRegularFileSync, writeFileAtomicSync } from "../core/base/fsutil.ts";
 
 const MAX_COPIED_BYTES = 8 * 1024 * 1024;
 

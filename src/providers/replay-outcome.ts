@@ -1,6 +1,6 @@
 // What every replay driver's turn outcome says of the turn's process, whatever the CLI printed: how it ended,
 // how long it ran, and the reason given when the turn failed.
-import type { Spawn, TurnOutcome } from "../core/replay-driver.ts";
+import type { Spawn, TurnOutcome } from "../core/ports/replay-driver.ts";
 
 type TurnRun = Awaited<ReturnType<Spawn>>;
 

@@ -3,8 +3,8 @@
 // overwritten.
 import { chmodSync, lstatSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { ensureDir, isErrno, writeFileAtomicSync } from "../core/fsutil.ts";
-import { isInside } from "../core/paths.ts";
+import { isInside } from "../core/archive/paths.ts";
+import { ensureDir, isErrno, writeFileAtomicSync } from "../core/base/fsutil.ts";
 import { readAgentFileText } from "./agent-file.ts";
 import type { Settings } from "./installer.ts";
 import { isRecord } from "./shared.ts";

@@ -3,14 +3,14 @@
 // node built-ins only, and only types from the core.
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
-import type { NormalizedEvent, NormalizeResult } from "../core/event.ts";
-import { isRecord } from "../core/json.ts";
-import type { EventKind, Usage } from "../core/schemas.ts";
+import type { NormalizedEvent, NormalizeResult } from "../core/archive/event.ts";
+import type { EventKind, Usage } from "../core/archive/schemas.ts";
+import { isRecord } from "../core/base/json.ts";
 
 export type Payload = Record<string, unknown>;
 
-/** The core's test for a plain object (core/json.ts), under the name every normalizer imports it by. */
-export { isRecord } from "../core/json.ts";
+/** The core's test for a plain object (core/base/json.ts), under the name every normalizer imports it by. */
+export { isRecord } from "../core/base/json.ts";
 
 export function nonEmptyString(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;

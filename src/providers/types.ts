@@ -1,8 +1,8 @@
-// The adapter port lives in the core (core/provider.ts), beside the NormalizeResult it returns; re-exported
+// The adapter port lives in the core (core/hook/provider.ts), beside the NormalizeResult it returns; re-exported
 // here so that the provider folders keep importing their contract from beside them.
-import type { ProviderAdapter } from "../core/provider.ts";
+import type { ProviderAdapter } from "../core/hook/provider.ts";
 
-export type { EnrichScope, ProviderAdapter } from "../core/provider.ts";
+export type { EnrichScope, ProviderAdapter } from "../core/hook/provider.ts";
 
 /** What a provider adds to `tapedeck status --statusline` and the status-line hook (registry.ts). */
 export interface StatusLinePart {

@@ -1,8 +1,8 @@
-// The usage sources tapedeck knows, each with what it is: its own (core/schemas.ts) and every provider's, as
+// The usage sources tapedeck knows, each with what it is: its own (core/archive/schemas.ts) and every provider's, as
 // its usage facts name them, in catalog order. The archive takes any source of the documented shape, so that
 // a provider added later needs no change in the core; this list is what `npm run schemas` publishes as
 // schemas/usage-source.v1.schema.json, for a reader who wants to know what a source name means.
-import { CORE_USAGE_SOURCES, USAGE_SOURCE_MAX, USAGE_SOURCE_SHAPE } from "../core/schemas.ts";
+import { CORE_USAGE_SOURCES, USAGE_SOURCE_MAX, USAGE_SOURCE_SHAPE } from "../core/archive/schemas.ts";
 import { CATALOG } from "./catalog.ts";
 
 const FILE = "usage-source.v1.schema.json";

@@ -20,8 +20,8 @@
 //   memory for good: after `hookTimeoutMs` the queue moves on without it.
 // - Only the event types an extension declared (`streamEvents`) reach its
 //   onStreamEvent; observe.ts skips the others before they are decoded.
-import { errorCode } from "../core/diagnostics.ts";
-import type { ProxyContext, ProxyExtension, StreamEvent } from "../core/proxy-extension.ts";
+import { errorCode } from "../core/base/diagnostics.ts";
+import type { ProxyContext, ProxyExtension, StreamEvent } from "../core/ports/proxy-extension.ts";
 import { LazyJson } from "./lazy-json.ts";
 import { DEFAULT_TYPE } from "./sse-blocks.ts";
 
@@ -57,7 +57,7 @@ const EVENT_OVERHEAD_BYTES = 256;
 
 export const SAFE_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
-// One errorCode for the proxy and the recorder (core/diagnostics.ts).
+// One errorCode for the proxy and the recorder (core/base/diagnostics.ts).
 export { errorCode };
 
 export function safeLog(log: ProxyLog | undefined, entry: ProxyLogEntry): void {

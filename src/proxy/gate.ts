@@ -23,7 +23,7 @@
 //   other than this loopback address and port, is refused as well.
 
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { SECRET_HEADER } from "../core/proxy-extension.ts";
+import { SECRET_HEADER } from "../core/ports/proxy-extension.ts";
 
 /** `tpx_` and 32 random bytes: recognisable in a pasted URL, unguessable. */
 export function newProxySecret(): string {

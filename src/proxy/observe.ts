@@ -13,7 +13,7 @@
 // of every stream that is ready now.
 import zlib from "node:zlib";
 import { createParser, type EventSourceParser } from "eventsource-parser";
-import type { StreamEvent } from "../core/proxy-extension.ts";
+import type { StreamEvent } from "../core/ports/proxy-extension.ts";
 import { errorCode, type Pipeline, type ProxyLog, type RequestRun, SAFE_CODE, safeLog } from "./dispatch.ts";
 import { LazyJson } from "./lazy-json.ts";
 import { SseSplitter } from "./sse-blocks.ts";

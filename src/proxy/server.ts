@@ -25,7 +25,7 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { Dispatcher } from "undici";
 import { Pool } from "undici";
-import type { ProxyExtension } from "../core/proxy-extension.ts";
+import type { ProxyExtension } from "../core/ports/proxy-extension.ts";
 import { errorCode, Pipeline, type ProxyLog, RequestContext, type RequestRun, safeLog } from "./dispatch.ts";
 import { newProxySecret, ProxyGate, SECRET_HEADER } from "./gate.ts";
 import { type BodyObserver, observeResponse } from "./observe.ts";

@@ -1,7 +1,7 @@
 // The review contract applied to one observation (a recorded session's or a replay run's final answer and
 // figures): each expected fact present, each forbidden fact absent, each validator's exit code, each limit,
 // one check each with its evidence. The same function grades every arm, so arms differ only by what they did.
-import { findFact } from "../core/facts.ts";
+import { findFact } from "../core/ports/facts.ts";
 import { type Check, type Fact, LIMIT_NAMES, type Limits, type Sample, type Scenario } from "./schema.ts";
 import { runValidator } from "./validator.ts";
 

@@ -2,7 +2,7 @@
 // redacted: a credential the user typed is never written into a scenario), the last one the continuation,
 // the rest setup messages; facts, validators and limits are left for the user to write, with defaults.
 import { relative } from "node:path";
-import type { SessionRef } from "../core/archive.ts";
+import type { SessionRef } from "../core/read/sessions.ts";
 import { SCENARIO_SCHEMA_VERSION, type Scenario } from "./schema.ts";
 import { readSource, type SeqRange } from "./source.ts";
 

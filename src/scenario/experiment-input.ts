@@ -1,8 +1,8 @@
 // `experiment run --scenario FILE`: the prompts, source session and facts of a scenario file in the one
 // format tapedeck has (schemas/scenario.v1); the experiment grades each run's final answer on the facts
-// (core/facts.ts). Validators and limits belong to `tapedeck scenario run`.
+// (core/ports/facts.ts). Validators and limits belong to `tapedeck scenario run`.
 
-import type { Fact } from "../core/facts.ts";
+import type { Fact } from "../core/ports/facts.ts";
 import { loadScenarioFile, ScenarioFileError } from "./load.ts";
 
 export type { Fact };

@@ -3,9 +3,9 @@
 // file (exit 2), not a failed check.
 
 import { createHash } from "node:crypto";
-import { factRegExp } from "../core/facts.ts";
-import { readRegularFileSync, UnsafePathError } from "../core/fsutil.ts";
-import { jsonErrorOffset, positionOf } from "../core/json-position.ts";
+import { readRegularFileSync, UnsafePathError } from "../core/base/fsutil.ts";
+import { jsonErrorOffset, positionOf } from "../core/base/json-position.ts";
+import { factRegExp } from "../core/ports/facts.ts";
 import { lineOf, pathKey, valueOffsets } from "./locate.ts";
 import { Scenario } from "./schema.ts";
 

@@ -4,9 +4,9 @@
 // killed) and marked, the next one still starts. The work tree is kept until the validators ran in it.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { SessionRef } from "../core/archive.ts";
-import type { TurnUsage } from "../core/replay-driver.ts";
-import type { Manifest } from "../core/schemas.ts";
+import type { Manifest } from "../core/archive/schemas.ts";
+import type { TurnUsage } from "../core/ports/replay-driver.ts";
+import type { SessionRef } from "../core/read/sessions.ts";
 import type { Baseline } from "../experiment/baseline.ts";
 import { replayDriver } from "../experiment/drivers.ts";
 import { removeRunScratch } from "../experiment/isolation.ts";

@@ -3,10 +3,10 @@
 // isolated session per arm and repetition, and grades each the same way; `both` does the two. Nothing here
 // writes to an archive or to the scenario file: results go to their own artifact.
 import { join } from "node:path";
-import { SessionNotFound, type SessionRef } from "../core/archive.ts";
-import { nowIso } from "../core/fsutil.ts";
-import { redactText } from "../core/redact.ts";
-import { resolveSession } from "../core/session-resolve.ts";
+import { redactText } from "@tapedeck/redact";
+import { nowIso } from "../core/base/fsutil.ts";
+import { resolveSession } from "../core/read/session-resolve.ts";
+import { SessionNotFound, type SessionRef } from "../core/read/sessions.ts";
 import { factChecks, limitChecks, limitHit, type Observation, scoresOf, validatorChecks } from "./checks.ts";
 import type { LoadedScenario } from "./load.ts";
 import type { Check, Sample, Scenario, ScenarioResult } from "./schema.ts";

@@ -6,11 +6,11 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
-import { readLines } from "../core/bounded-lines.ts";
-import { hashPrefix } from "../core/byte-range.ts";
-import { CLOSE_TAG, MARKER_NAME } from "../core/memory-marker.ts";
-import { SESSION_FILES } from "../core/paths.ts";
-import { openForScan } from "../core/scan.ts";
+import { openForScan } from "../core/archive/line-scan.ts";
+import { SESSION_FILES } from "../core/archive/paths.ts";
+import { readLines } from "../core/base/bounded-lines.ts";
+import { hashPrefix } from "../core/base/byte-range.ts";
+import { CLOSE_TAG, MARKER_NAME } from "../core/ports/memory-marker.ts";
 
 export interface SeqRange {
   from: number;

@@ -3,7 +3,7 @@
 // its output bounded as it streams (head and tail kept, the middle only counted: a validator writing
 // 100 MB costs 8 KiB of memory) and redacted before it is evidence anywhere.
 import { spawn } from "node:child_process";
-import { redactText } from "../core/redact.ts";
+import { redactText } from "@tapedeck/redact";
 import type { Validator } from "./schema.ts";
 
 export const OUTPUT_HEAD_BYTES = 4096;

@@ -3,8 +3,8 @@
 // regular files reached without a symlink, inside the project, bounded; a file the agent wrote is kept.
 import { constants, copyFileSync, lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ensureRealDirUnder, lstatOrUndefined } from "../core/fsutil.ts";
-import { isInside } from "../core/paths.ts";
+import { isInside } from "../core/archive/paths.ts";
+import { ensureRealDirUnder, lstatOrUndefined } from "../core/base/fsutil.ts";
 
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
 

@@ -5,8 +5,8 @@ import { spawn } from "node:child_process";
 import { closeSync, constants, openSync, statSync, unlinkSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
-import { FILE_MODE } from "../core/fsutil.ts";
-import { ensureRunDir } from "../core/run-dir.ts";
+import { FILE_MODE } from "../core/base/fsutil.ts";
+import { ensureRunDir } from "../core/ports/run-dir.ts";
 import type { RunInfo } from "./runfile.ts";
 
 /** A start attempt younger than this is still coming up (measured: the server listens ~150 ms after spawn). */

@@ -4,10 +4,11 @@
 // priority), like the search index's update (src/memory/index/idle.ts): removing a large session tree takes a while,
 // and a hook arriving meanwhile must not wait for it. Without a built CLI beside this bundle (tests run the
 // sources) it runs in-process after the event loop's current turn.
-import { builtCli, runCliInBackground } from "../core/background-cli.ts";
-import { errorCode, writeDiagnostic } from "../core/diagnostics.ts";
-import { tapedeckDir } from "../core/paths.ts";
-import { applyRetention, retentionDue } from "../core/retention.ts";
+
+import { tapedeckDir } from "../core/archive/paths.ts";
+import { errorCode, writeDiagnostic } from "../core/base/diagnostics.ts";
+import { builtCli, runCliInBackground } from "../core/ports/background-cli.ts";
+import { applyRetention, retentionDue } from "../core/read/retention.ts";
 
 /** How often a project's config and stamp are looked at; the retention itself runs at most daily. */
 export const CHECK_INTERVAL_MS = 60 * 60 * 1000;

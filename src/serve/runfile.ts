@@ -11,10 +11,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, openSync, readSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { isErrno, writeFileAtomicSync } from "../core/fsutil.ts";
-import { ownProcessAlive } from "../core/pids.ts";
-import { tapedeckHome } from "../core/registry.ts";
-import { ensureRunDir } from "../core/run-dir.ts";
+import { tapedeckHome } from "../core/archive/session-registry.ts";
+import { isErrno, writeFileAtomicSync } from "../core/base/fsutil.ts";
+import { ownProcessAlive } from "../core/base/pids.ts";
+import { ensureRunDir } from "../core/ports/run-dir.ts";
 
 export interface RunInfo {
   port: number;

@@ -6,7 +6,7 @@
 //          hands the payload to the project's server and falls back to the
 //          Node hook whenever that server is not up or not ours.
 import { createServer } from "node:net";
-import type { ProviderConfig } from "../core/config.ts";
+import type { ProviderConfig } from "../core/archive/config.ts";
 import { clientCommand, nodeHookCommand } from "./client-command.ts";
 import { health } from "./launch.ts";
 import { liveServer, runFilePath } from "./runfile.ts";

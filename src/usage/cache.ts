@@ -9,11 +9,11 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, lstatSync, readSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { ensureOwnDirUnder, readJsonOrUndefined, writeFileAtomicSync } from "../core/fsutil.ts";
-import { SESSION_FILES, tapedeckDir } from "../core/paths.ts";
-import { openForScan } from "../core/scan.ts";
-import type { Manifest } from "../core/schemas.ts";
-import { sessionDirNames, sessionRoots } from "../core/session-list.ts";
+import { openForScan } from "../core/archive/line-scan.ts";
+import { SESSION_FILES, tapedeckDir } from "../core/archive/paths.ts";
+import type { Manifest } from "../core/archive/schemas.ts";
+import { ensureOwnDirUnder, readJsonOrUndefined, writeFileAtomicSync } from "../core/base/fsutil.ts";
+import { sessionDirNames, sessionRoots } from "../core/read/session-list.ts";
 import {
   CELL,
   CELL_WIDTH,

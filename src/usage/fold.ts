@@ -10,7 +10,7 @@
 // wins, as in the timeline; the store has already dropped a repeated event id, and every recorder derives the
 // event id of a response's usage from its message id, so this is a guard for near repeats: the last SEEN_KEPT
 // ids are remembered, as a 52-bit hash each (the cache keeps them for the next fold, 10,000 sessions at a time).
-import { scanLines } from "../core/scan.ts";
+import { scanLines } from "../core/archive/line-scan.ts";
 
 export const SLOT_MS = 15 * 60 * 1000;
 /** Message ids remembered per session. */

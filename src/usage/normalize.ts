@@ -1,12 +1,12 @@
 // A session's cells in one meaning for every provider, Anthropic's: input without the tokens read from the
-// cache, output with the reasoning tokens. What each provider's counts mean is its own (core/usage-facts.ts).
+// cache, output with the reasoning tokens. What each provider's counts mean is its own (core/read/usage-facts.ts).
 //
 // Where input includes the cache reads, they are subtracted: in the same cell when both are there (Codex: one
 // record has both), else from the input of the cells before it, nearest first (Gemini: the cache read of a
 // response comes from the chat file at the end of the turn, as its own event, after the hook's input), and what
 // is left from the cells after it. Over a session and model the sum is exact, max(0, input - cache read); each
 // cell's share goes to the nearest input it can be part of.
-import type { UsageFacts } from "../core/usage-facts.ts";
+import type { UsageFacts } from "../core/read/usage-facts.ts";
 import { CELL, CELL_WIDTH, type SessionUsage } from "./fold.ts";
 
 export interface Cell {

@@ -2,7 +2,7 @@
 // what their own meters count; these figures are list prices applied to the
 // tokens the archive recorded, so every cost shown is labelled an estimate with
 // the table's date. A model the table does not know costs "unknown", never 0.
-import { printable } from "../core/printable.ts";
+import { printable } from "../core/base/printable.ts";
 
 /** USD per million tokens. */
 export interface ModelPrice {
@@ -259,7 +259,7 @@ export function usdText(usd: number): string | undefined {
 
 /**
  * `~$0.0123 est. (prices of 2026-12-01)`, with the models left out and the project's own prices named. The
- * model ids are the archive's and the dates the project file's: each shown on one line (core/printable.ts).
+ * model ids are the archive's and the dates the project file's: each shown on one line (core/base/printable.ts).
  */
 export function formatCost(c: CostEstimate): string {
   if (c.usd === null && c.unpriced_models.length === 0) return "";

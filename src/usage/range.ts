@@ -1,7 +1,7 @@
 // `--since` and `--until` of a usage report: a local date of the report's time zone (the whole day, inclusive),
 // an instant (an ISO time), or a duration back from now (7d, 12h, 30m, 2w).
-import { parseAge } from "../core/age.ts";
-import { UsageQueryError } from "./errors.ts";
+import { parseAge } from "../core/base/age.ts";
+import { UsageQueryError } from "./query-error.ts";
 
 export interface Range {
   /** local dates, inclusive */

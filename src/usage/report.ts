@@ -3,9 +3,9 @@
 // by session or by model. Each session's usage comes from the usage cache (cache.ts), its counts are put in one
 // meaning (normalize.ts, with the provider's facts), priced with its project's table (pricing.ts), and summed
 // into rows (rows.ts). The same figures for the CLI and the page: both call usageReport.
-import { readConfig } from "../core/config.ts";
-import { TOKEN_FIELDS, zeroTokens } from "../core/manifest-counters.ts";
-import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/usage-facts.ts";
+import { readConfig } from "../core/archive/config.ts";
+import { TOKEN_FIELDS, zeroTokens } from "../core/archive/manifest-counters.ts";
+import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/read/usage-facts.ts";
 import {
   type CollectOptions,
   type CollectStats,
@@ -13,10 +13,10 @@ import {
   foldExactly,
   type ProjectSession,
 } from "./cache.ts";
-import { UsageQueryError } from "./errors.ts";
 import type { SessionUsage } from "./fold.ts";
 import { type Cell, normalizeCells } from "./normalize.ts";
 import { type ModelPrice, type PriceTable, priceFor, priceTable, type RefusedPrice } from "./pricing.ts";
+import { UsageQueryError } from "./query-error.ts";
 import { cutsThrough, hasDays, hasInstants, inRange, parseRange, type Range } from "./range.ts";
 import { type RowFigures, RowSum, type SessionPart } from "./rows.ts";
 import { Calendar, checkTimeZone, type Period } from "./zone.ts";

@@ -1,6 +1,6 @@
 // A report's row while it is summed, and what it becomes: the token figures, the estimated cost with the dates
 // of the prices used, the sessions it holds, the models, sources and gaps behind it.
-import { zeroTokens } from "../core/manifest-counters.ts";
+import { zeroTokens } from "../core/archive/manifest-counters.ts";
 import type { Cell } from "./normalize.ts";
 import { costOf, isProjectPrice, type ModelPrice } from "./pricing.ts";
 

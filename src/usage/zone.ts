@@ -1,7 +1,7 @@
 // Days, weeks and months of a time zone for the usage reports: an instant's local date through Intl (the only
 // source of a zone's rules in Node). A report asks for tens of thousands of instants and Intl takes microseconds
 // per call, so each local day is learnt once as an interval of UTC and the instants in it are looked up.
-import { UsageQueryError } from "./errors.ts";
+import { UsageQueryError } from "./query-error.ts";
 
 /** The zone's canonical name; throws UsageQueryError for a name Intl does not know. */
 export function checkTimeZone(zone: string): string {

@@ -3,15 +3,15 @@
 // comes from a request: a session is named by its position in the list this process built.
 import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
-import type { SessionRef } from "../core/archive.ts";
-import { readRange } from "../core/byte-range.ts";
-import { readConfig } from "../core/config.ts";
-import { readJsonOrUndefined } from "../core/fsutil.ts";
-import { SESSION_FILES } from "../core/paths.ts";
-import { recoverSession } from "../core/recovery.ts";
-import { openForScan, scanLines } from "../core/scan.ts";
-import { type ScopedSession, sessionsInScope } from "../core/session-scope.ts";
-import { totalTokens } from "../core/usage-facts.ts";
+import { readConfig } from "../core/archive/config.ts";
+import { openForScan, scanLines } from "../core/archive/line-scan.ts";
+import { SESSION_FILES } from "../core/archive/paths.ts";
+import { recoverSession } from "../core/archive/recovery.ts";
+import { readRange } from "../core/base/byte-range.ts";
+import { readJsonOrUndefined } from "../core/base/fsutil.ts";
+import { type ScopedSession, sessionsInScope } from "../core/read/session-scope.ts";
+import type { SessionRef } from "../core/read/sessions.ts";
+import { totalTokens } from "../core/read/usage-facts.ts";
 import { type ExperimentRecord, listExperiments } from "../experiment/record.ts";
 import { buildReport, type ExperimentReport } from "../experiment/report.ts";
 import { parseQuery, QueryError } from "../memory/index/query.ts";
@@ -19,8 +19,8 @@ import { searchProject } from "../memory/index/search.ts";
 import { subagentToolsOf } from "../providers/catalog.ts";
 import { usageFactsOf } from "../providers/usage-facts.ts";
 import type { ScenarioResult } from "../scenario/schema.ts";
-import { UsageQueryError } from "../usage/errors.ts";
 import { priceTable } from "../usage/pricing.ts";
+import { UsageQueryError } from "../usage/query-error.ts";
 import {
   readTimelinePage,
   type SessionSummaryLine,

@@ -5,10 +5,10 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
-import type { SessionRef } from "../core/archive.ts";
-import { readRange } from "../core/byte-range.ts";
-import { SESSION_FILES } from "../core/paths.ts";
-import { openForScan } from "../core/scan.ts";
+import { openForScan } from "../core/archive/line-scan.ts";
+import { SESSION_FILES } from "../core/archive/paths.ts";
+import { readRange } from "../core/base/byte-range.ts";
+import type { SessionRef } from "../core/read/sessions.ts";
 import { subagentToolsOf } from "../providers/catalog.ts";
 import type { PriceTable } from "../usage/pricing.ts";
 import { integrityOf, listItem } from "./api.ts";

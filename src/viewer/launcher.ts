@@ -6,9 +6,9 @@ import { spawn as nodeSpawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { unlinkQuietly, writeFileAtomicSync } from "../core/fsutil.ts";
-import { tapedeckHome } from "../core/registry.ts";
-import { ensureRunDir } from "../core/run-dir.ts";
+import { tapedeckHome } from "../core/archive/session-registry.ts";
+import { unlinkQuietly, writeFileAtomicSync } from "../core/base/fsutil.ts";
+import { ensureRunDir } from "../core/ports/run-dir.ts";
 
 export interface Launcher {
   /** The page to hand to the opener. */

@@ -3,8 +3,8 @@
 // drawn as a finished tree. The core turn model pairs each result with its
 // call (the rule the turns use), so a result line names its tool; a subagent's
 // events are indented under it.
-import { printable } from "../core/printable.ts";
-import { TurnModel } from "../core/timeline/turns.ts";
+import { printable } from "../core/base/printable.ts";
+import { TurnModel } from "../core/read/timeline/turns.ts";
 import { excerpt, exitCode, inputSummary, resultText, type TimelineEvent } from "./timeline.ts";
 import { formatMs, Lines, type RenderOptions } from "./turn-text.ts";
 

@@ -4,8 +4,9 @@
 // under their call. Export keeps whole texts (no excerpts): it is the record.
 // Text from the archive goes through printableText, so the file cannot steer a
 // terminal it is printed on; the JSONL export is the byte-exact form.
-import type { SessionSummary } from "../core/archive.ts";
-import { printable, printableText } from "../core/printable.ts";
+
+import { printable, printableText } from "../core/base/printable.ts";
+import type { SessionSummary } from "../core/read/sessions.ts";
 import { subagentToolsOf } from "../providers/catalog.ts";
 import { formatCost, type PriceTable } from "../usage/pricing.ts";
 import {

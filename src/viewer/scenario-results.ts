@@ -1,7 +1,7 @@
 // Scenario result artifacts (scenario-result.v1, written by `tapedeck scenario run --out`) for the viewer:
 // they live wherever the user wrote them, so `tapedeck view --scenario-result FILE` names them. Each is
 // read once, bounded, and checked against its schema; one that is not says why instead of showing garbage.
-import { readRegularFileSync } from "../core/fsutil.ts";
+import { readRegularFileSync } from "../core/base/fsutil.ts";
 import { type ScenarioResult, ScenarioResult as ScenarioResultSchema } from "../scenario/schema.ts";
 
 /** A result artifact is a few KB per sample; the bound only keeps a wrong file from being read whole. */

@@ -1,11 +1,11 @@
 // The viewer's turns: the core turn model (core/timeline) decides which turn, call and subagent each event
 // belongs to; this gives them the viewer's shape, with excerpts of their text, marks for lifecycle events and
 // the estimated cost of each turn and subagent.
-import { injectionLine, injectionOf } from "../core/injection.ts";
-import type { AgentNode, CallNode, Placement, TurnNode } from "../core/timeline/nodes.ts";
-import { type Placed, type PlacementReader, readPlaced } from "../core/timeline/reader.ts";
-import { TurnModel, turnUsage } from "../core/timeline/turns.ts";
-import { tokenCount } from "../core/timeline/usage.ts";
+import { injectionLine, injectionOf } from "../core/ports/injection.ts";
+import type { AgentNode, CallNode, Placement, TurnNode } from "../core/read/timeline/nodes.ts";
+import { type Placed, type PlacementReader, readPlaced } from "../core/read/timeline/reader.ts";
+import { TurnModel, turnUsage } from "../core/read/timeline/turns.ts";
+import { tokenCount } from "../core/read/timeline/usage.ts";
 import { CostAccumulator } from "../usage/pricing.ts";
 import {
   between,

@@ -6,7 +6,7 @@
 
 import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
-import { openForScan, scanLines } from "../core/scan.ts";
+import { openForScan, scanLines } from "../core/archive/line-scan.ts";
 import { TimelineBuilder } from "./timeline-builder.ts";
 import { str } from "./tool-text.ts";
 import type {
@@ -18,7 +18,7 @@ import type {
   Turn,
 } from "./turn-shape.ts";
 
-export { usageTokens } from "../core/timeline/usage.ts";
+export { usageTokens } from "../core/read/timeline/usage.ts";
 export { TimelineBuilder } from "./timeline-builder.ts";
 export { between, excerpt, exitCode, inputSummary, resultText } from "./tool-text.ts";
 export type * from "./turn-shape.ts";

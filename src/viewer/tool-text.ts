@@ -1,6 +1,6 @@
 // How a tool call and its result read on one line or in an excerpt: what it was called with (the command,
 // path or pattern), what it returned (stdout and stderr, text blocks, a file tool's change), its exit code.
-import { TOOL_SUBJECT_FIELDS } from "../core/tool-subject.ts";
+import { TOOL_SUBJECT_FIELDS } from "../core/read/tool-subject.ts";
 import type { Excerpt } from "./turn-shape.ts";
 
 export function str(v: unknown): string | undefined {

@@ -1,7 +1,7 @@
 // What the timeline `show`, the Markdown export and the local viewer share looks like: archive events as the
 // timeline reads them, and the turns built from them (timeline-builder.ts) with excerpts of their text.
-import type { TurnEvent } from "../core/timeline/nodes.ts";
-import type { Usage } from "../core/timeline/usage.ts";
+import type { TurnEvent } from "../core/read/timeline/nodes.ts";
+import type { Usage } from "../core/read/timeline/usage.ts";
 import type { CostEstimate, PriceTable } from "../usage/pricing.ts";
 
 export type { Usage };

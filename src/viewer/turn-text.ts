@@ -3,7 +3,7 @@
 // under the call that spawned them. Everything from the archive is made
 // printable here, before any colour is added, so a recorded escape sequence
 // can neither steer the terminal nor pass for tapedeck's own colours.
-import { printable, printableText } from "../core/printable.ts";
+import { printable, printableText } from "../core/base/printable.ts";
 import { formatCost } from "../usage/pricing.ts";
 import type { Agent, Excerpt, ToolCall, Turn, TurnItem, Usage } from "./timeline.ts";
 

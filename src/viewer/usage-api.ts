@@ -2,7 +2,7 @@
 // usageReport as `tapedeck usage` (src/usage/report.ts), over the projects the viewer shows, so the page and the
 // CLI give the same numbers. A bad value throws UsageQueryError, which the API answers as a 400 with its message.
 import { USAGE_FACTS } from "../providers/usage-facts.ts";
-import { UsageQueryError } from "../usage/errors.ts";
+import { UsageQueryError } from "../usage/query-error.ts";
 import { type ReportKind, type UsageReport, usageReport } from "../usage/report.ts";
 import { systemTimeZone } from "../usage/zone.ts";
 

@@ -14,30 +14,37 @@ export interface Room {
   isolated?: boolean;
 }
 
+/** The core's floors, bottom up; a room above the core may import any of them. */
+const CORE = ["core/base", "core/archive", "core/ports", "core/hook", "core/read"];
+
 export const ROOMS: Room[] = [
-  { name: "core", paths: ["core/"], may: [] },
-  { name: "providers", paths: ["providers/"], may: ["core"] },
-  { name: "usage", paths: ["usage/"], may: ["core", "providers"] },
-  { name: "memory/index", paths: ["memory/index/"], may: ["core"] },
-  { name: "memory/store", paths: ["memory/store/"], may: ["core", "memory/index"] },
-  { name: "proxy", paths: ["proxy/"], may: ["core", "providers"] },
-  { name: "experiment", paths: ["experiment/"], may: ["core", "providers"] },
-  { name: "import", paths: ["import/"], may: ["core", "providers"] },
-  { name: "scenario", paths: ["scenario/"], may: ["core", "providers", "experiment"] },
-  { name: "otel", paths: ["otel/"], may: ["core", "providers", "scenario"] },
-  { name: "mcp", paths: ["mcp/"], may: ["core", "providers", "memory/index", "memory/store"] },
-  { name: "demo", paths: ["demo/"], may: ["core", "providers"] },
-  { name: "serve", paths: ["serve/"], may: ["core", "providers", "memory/index", "otel"] },
+  { name: "core/base", paths: ["core/base/"], may: [] },
+  { name: "core/archive", paths: ["core/archive/"], may: ["core/base"] },
+  { name: "core/ports", paths: ["core/ports/"], may: ["core/base", "core/archive"] },
+  { name: "core/hook", paths: ["core/hook/"], may: ["core/base", "core/archive", "core/ports"] },
+  { name: "core/read", paths: ["core/read/"], may: ["core/base", "core/archive", "core/ports"] },
+  { name: "providers", paths: ["providers/"], may: CORE },
+  { name: "usage", paths: ["usage/"], may: [...CORE, "providers"] },
+  { name: "memory/index", paths: ["memory/index/"], may: CORE },
+  { name: "memory/store", paths: ["memory/store/"], may: [...CORE, "memory/index"] },
+  { name: "proxy", paths: ["proxy/"], may: [...CORE, "providers"] },
+  { name: "experiment", paths: ["experiment/"], may: [...CORE, "providers"] },
+  { name: "import", paths: ["import/"], may: [...CORE, "providers"] },
+  { name: "scenario", paths: ["scenario/"], may: [...CORE, "providers", "experiment"] },
+  { name: "otel", paths: ["otel/"], may: [...CORE, "providers", "scenario"] },
+  { name: "mcp", paths: ["mcp/"], may: [...CORE, "providers", "memory/index", "memory/store"] },
+  { name: "demo", paths: ["demo/"], may: [...CORE, "providers"] },
+  { name: "serve", paths: ["serve/"], may: [...CORE, "providers", "memory/index", "otel"] },
   {
     name: "viewer",
     paths: ["viewer/"],
-    may: ["core", "providers", "usage", "memory/index", "experiment", "scenario"],
+    may: [...CORE, "providers", "usage", "memory/index", "experiment", "scenario"],
   },
   {
     name: "cli",
     paths: ["cli/"],
     may: [
-      "core",
+      ...CORE,
       "providers",
       "usage",
       "memory/index",
@@ -56,7 +63,7 @@ export const ROOMS: Room[] = [
     isolated: true,
     may: [
       "cli",
-      "core",
+      ...CORE,
       "providers",
       "usage",
       "memory/index",
@@ -75,11 +82,11 @@ export const ROOMS: Room[] = [
   {
     name: "cli/program",
     paths: ["cli/main.ts", "cli/program.ts", "cli/catalog.ts", "cli/manual.ts"],
-    may: ["core", "cli", "cli/commands"],
+    may: [...CORE, "cli", "cli/commands"],
   },
   {
     name: "entries",
     paths: ["hook-entry.ts", "serve-entry.ts"],
-    may: ["core", "providers", "memory/store", "serve"],
+    may: [...CORE, "providers", "memory/store", "serve"],
   },
 ];

@@ -57,7 +57,10 @@ function offending(file: string, modules: readonly RegExp[]): string[] {
   return found;
 }
 
-const files = testFiles(join(REPO, "test"));
+const files = [
+  ...testFiles(join(REPO, "test")),
+  ...readdirSync(join(REPO, "packages")).flatMap((p) => testFiles(join(REPO, "packages", p, "test"))),
+];
 
 describe("test tiers", () => {
   it("every test file is in exactly one tier", () => {
@@ -93,5 +96,6 @@ describe("test tiers", () => {
     expect(tierOf("test/e2e/claude-smoke.test.ts")).toEqual(["e2e"]);
     expect(tierOf("test/cli/completion-zsh.e2e.test.ts")).toEqual(["e2e"]);
     expect(tierOf("test/hook-entry.cli.test.ts")).toEqual(["cli"]);
+    expect(tierOf("packages/redact/test/shapes.test.ts")).toEqual(["unit"]);
   });
 });

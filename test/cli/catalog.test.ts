@@ -178,7 +178,8 @@ describe("the built CLI loads only the command it runs", () => {
   it("list and status load no store, recovery scan or redaction rules", () => {
     for (const name of ["status", "list"]) {
       const { sources } = staticClosure(commandChunk(name));
-      const heavy = /^src\/core\/(store|recovery|session-scan|archive|identity|redact)(\.ts|\/)/;
+      const heavy =
+        /^(src\/core\/archive\/(session-store|recovery|session-scan|identity)|src\/core\/read\/sessions|packages\/redact\/)/;
       expect(sources.filter((s) => heavy.test(s))).toEqual([]);
     }
   });

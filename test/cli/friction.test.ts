@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { tapedeckHome } from "../../src/core/registry.ts";
+import { tapedeckHome } from "../../src/core/archive/session-registry.ts";
 import { CLI, ensureBuilt, HOOK } from "../helpers/cli-run.ts";
 import { CAN_CHOWN, giveToOtherUser } from "../helpers/other-user.ts";
 import { useTempProjects } from "../helpers/session.ts";

@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { recordEvents } from "../../src/core/store.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { REASONS } from "../../src/import/plan.ts";
 import { CLI, ensureBuilt, runCli } from "../helpers/cli-run.ts";
 import { identity, spec } from "../helpers/session.ts";

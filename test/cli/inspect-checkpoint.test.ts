@@ -4,7 +4,7 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { pick, seededRandom } from "../helpers/random.ts";
+import { pick, seededRandom } from "../../packages/redact/test/random.ts";
 
 /** Bytes read through readSync, per path opened with openSync (every reader in src/core reads that way). */
 const io = vi.hoisted(() => ({ paths: new Map<number, string>(), bytes: new Map<string, number>() }));
@@ -25,9 +25,9 @@ vi.mock("node:fs", async (importOriginal) => {
   return { ...fs, default: { ...fs, openSync, readSync }, openSync, readSync };
 });
 
-const { inspectSession, listSessions } = await import("../../src/core/archive.ts");
-const { BOUNDARY_BYTES } = await import("../../src/core/checkpoint.ts");
-const { recordEvents } = await import("../../src/core/store.ts");
+const { inspectSession, listSessions } = await import("../../src/core/read/sessions.ts");
+const { BOUNDARY_BYTES } = await import("../../src/core/archive/checkpoint.ts");
+const { recordEvents } = await import("../../src/core/archive/session-store.ts");
 const { inspectTranscript, scanArchive, TALLY_FILE } = await import("../../src/cli/transcript-check.ts");
 const { event, spec, useTempProjects } = await import("../helpers/session.ts");
 

@@ -4,8 +4,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
-import { runHook } from "../../src/core/recorder.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
+import { runHook } from "../../src/core/hook/recorder.ts";
 import { claudeAdapter } from "../../src/providers/claude/adapter.ts";
 import { codexAdapter } from "../../src/providers/codex/adapter.ts";
 import { useTempProjects } from "../helpers/session.ts";

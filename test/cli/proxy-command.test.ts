@@ -10,7 +10,7 @@ import net, { type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CliError } from "../../src/cli/errors.ts";
+import { CliError } from "../../src/cli/cli-error.ts";
 import { makeCodexHome } from "../../src/demo/codex-offline.ts";
 import { agentBinary } from "../../src/providers/agent-cli.ts";
 import { tempProject } from "../helpers/session.ts";

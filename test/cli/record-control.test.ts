@@ -1,12 +1,12 @@
 // `tapedeck record start|stop` and the MCP tool record_session switch recording with one function
-// (core/recording-control.ts). What each keeps of its own: the CLI leaves the mode the user configured, the
+// (core/hook/recording-control.ts). What each keeps of its own: the CLI leaves the mode the user configured, the
 // MCP tool starts capture-only (the agent may start recording, nothing more); both log who switched.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ProjectConfig, readConfig, writeConfig } from "../../src/core/config.ts";
-import { lastControlChange } from "../../src/core/control-log.ts";
-import { switchRecording } from "../../src/core/recording-control.ts";
+import { type ProjectConfig, readConfig, writeConfig } from "../../src/core/archive/config.ts";
+import { lastControlChange } from "../../src/core/hook/control-log.ts";
+import { switchRecording } from "../../src/core/hook/recording-control.ts";
 import { recordSession } from "../../src/mcp/control.ts";
 import { tempProject } from "../helpers/session.ts";
 

@@ -3,7 +3,7 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { recordEvents } from "../../src/core/store.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { openDatabase } from "../../src/memory/index/sqlite.ts";
 import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
 

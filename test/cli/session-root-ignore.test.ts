@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ensureSessionDir } from "../../src/core/paths.ts";
+import { ensureSessionDir } from "../../src/core/archive/paths.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 
 const project = useTempProjects();

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { registerSession } from "../../src/core/registry.ts";
+import { registerSession } from "../../src/core/archive/session-registry.ts";
 import { CLI, ensureBuilt, runCli } from "../helpers/cli-run.ts";
 import { recordSession, runSessionsDir } from "../helpers/scoped-sessions.ts";
 import { event } from "../helpers/session.ts";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
 import { ensureBuilt, runCli } from "../helpers/cli-run.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 import { claudeUsage, codexUsage, recordUsage } from "../usage/sessions.ts";

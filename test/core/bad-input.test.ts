@@ -3,8 +3,8 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
-import { type HookInput, runHook } from "../../src/core/recorder.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
+import { type HookInput, runHook } from "../../src/core/hook/recorder.ts";
 import { claudeAdapter } from "../../src/providers/claude/adapter.ts";
 import { tempProject } from "../helpers/session.ts";
 

@@ -1,7 +1,7 @@
+import { redactValue } from "@tapedeck/redact";
 import { describe, expect, it } from "vitest";
-import { bound, DEFAULT_LIMITS, precut } from "../../src/core/bound.ts";
-import { prepareEvent } from "../../src/core/prepare.ts";
-import { redactValue } from "../../src/core/redact.ts";
+import { bound, DEFAULT_LIMITS, precut } from "../../src/core/archive/bound.ts";
+import { prepareEvent } from "../../src/core/archive/prepare.ts";
 import { identity } from "../helpers/session.ts";
 
 const limits = { ...DEFAULT_LIMITS, max_string_bytes: 1000 };

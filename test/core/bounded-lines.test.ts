@@ -1,7 +1,7 @@
 import { closeSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { MAX_LINE_BYTES, readLines } from "../../src/core/bounded-lines.ts";
+import { MAX_LINE_BYTES, readLines } from "../../src/core/base/bounded-lines.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-lines-");

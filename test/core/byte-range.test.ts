@@ -5,8 +5,8 @@ import { createHash } from "node:crypto";
 import { closeSync, constants, openSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { hashPrefix, readRange } from "../../src/core/byte-range.ts";
-import { openRegularOrUndefined, withRegularFile } from "../../src/core/fsutil.ts";
+import { hashPrefix, readRange } from "../../src/core/base/byte-range.ts";
+import { openRegularOrUndefined, withRegularFile } from "../../src/core/base/fsutil.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects("byte-range");

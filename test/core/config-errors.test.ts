@@ -12,8 +12,8 @@ import {
   loadConfig,
   readConfigFile,
   writeConfig,
-} from "../../src/core/config.ts";
-import { runHook } from "../../src/core/recorder.ts";
+} from "../../src/core/archive/config.ts";
+import { runHook } from "../../src/core/hook/recorder.ts";
 import { claudeAdapter } from "../../src/providers/claude/adapter.ts";
 import { useTempProjects } from "../helpers/session.ts";
 

@@ -1,6 +1,6 @@
 // errorCode: the one helper every log of tapedeck names a failure with (the hook path, the store, the proxy).
 import { describe, expect, it } from "vitest";
-import { errorCode } from "../../src/core/diagnostics.ts";
+import { errorCode } from "../../src/core/base/diagnostics.ts";
 import { errorCode as proxyErrorCode } from "../../src/proxy/dispatch.ts";
 
 describe("errorCode", () => {

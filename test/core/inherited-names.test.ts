@@ -3,13 +3,13 @@
 // prototype).
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { redactText, redactValue } from "@tapedeck/redact";
 import { describe, expect, it } from "vitest";
-import { effectiveLimits, type ProjectConfig } from "../../src/core/config.ts";
-import { injectionHeadline } from "../../src/core/injection.ts";
-import { recoverSession } from "../../src/core/recovery.ts";
-import { redactText, redactValue } from "../../src/core/redact.ts";
-import { summarizeSpool, writeSpool } from "../../src/core/spool.ts";
-import { applyLineToState, emptyState, recordEvents } from "../../src/core/store.ts";
+import { effectiveLimits, type ProjectConfig } from "../../src/core/archive/config.ts";
+import { recoverSession } from "../../src/core/archive/recovery.ts";
+import { applyLineToState, emptyState, recordEvents } from "../../src/core/archive/session-store.ts";
+import { summarizeSpool, writeSpool } from "../../src/core/archive/spool.ts";
+import { injectionHeadline } from "../../src/core/ports/injection.ts";
 import { INHERITED_NAMES, parsedWith } from "../helpers/inherited-names.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 

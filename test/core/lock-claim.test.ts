@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { SESSION_FILES } from "../../src/core/paths.ts";
+import { SESSION_FILES } from "../../src/core/archive/paths.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 
 const state = vi.hoisted(() => ({ onLockWrite: undefined as undefined | (() => void) }));
@@ -25,7 +25,7 @@ vi.mock("node:fs", async (importOriginal) => {
   return { ...fs, default: { ...fs, writeSync }, writeSync };
 });
 
-const { acquireLock } = await import("../../src/core/lock.ts");
+const { acquireLock } = await import("../../src/core/archive/lock.ts");
 
 const project = useTempProjects();
 afterEach(() => {

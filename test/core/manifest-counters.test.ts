@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { NormalizedEvent } from "../../src/core/event.ts";
-import { Manifest } from "../../src/core/schemas.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
+import { Manifest } from "../../src/core/archive/schemas.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { summarizeManifest } from "../../src/viewer/timeline.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 

@@ -7,7 +7,7 @@ import {
   parseInjected,
   stripInjected,
   wrapInjected,
-} from "../../src/core/memory-marker.ts";
+} from "../../src/core/ports/memory-marker.ts";
 
 describe("memory marker", () => {
   it("wraps a body with the item ids and strips it back to the user's words", () => {

@@ -3,7 +3,7 @@
 import { mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { pruneStaleFiles } from "../../src/core/fsutil.ts";
+import { pruneStaleFiles } from "../../src/core/base/fsutil.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects("prune-stale");

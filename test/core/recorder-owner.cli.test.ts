@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
 import { ensureBuilt, HOOK } from "../helpers/cli-run.ts";
 import { CAN_CHOWN, giveToOtherUser, snapshot } from "../helpers/other-user.ts";
 import { useTempProjects } from "../helpers/session.ts";

@@ -1,11 +1,11 @@
-// The hook path's steps (core/recorder.ts) around an adapter: enrichment is guarded once, by the recorder,
+// The hook path's steps (core/hook/recorder.ts) around an adapter: enrichment is guarded once, by the recorder,
 // so an adapter whose enrich throws still has its payload's events recorded, whichever provider it is.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type ProviderConfig, setRecording, writeConfig } from "../../src/core/config.ts";
-import type { ProviderAdapter } from "../../src/core/provider.ts";
-import { runHook } from "../../src/core/recorder.ts";
+import { type ProviderConfig, setRecording, writeConfig } from "../../src/core/archive/config.ts";
+import type { ProviderAdapter } from "../../src/core/hook/provider.ts";
+import { runHook } from "../../src/core/hook/recorder.ts";
 import { claudeAdapter } from "../../src/providers/claude/adapter.ts";
 import { codexAdapter } from "../../src/providers/codex/adapter.ts";
 import { geminiAdapter } from "../../src/providers/gemini/adapter.ts";

@@ -5,9 +5,9 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readConfig, setRecording, writeConfig } from "../../src/core/config.ts";
-import { defaultSessionRoot } from "../../src/core/paths.ts";
-import { runHook } from "../../src/core/recorder.ts";
+import { readConfig, setRecording, writeConfig } from "../../src/core/archive/config.ts";
+import { defaultSessionRoot } from "../../src/core/archive/paths.ts";
+import { runHook } from "../../src/core/hook/recorder.ts";
 import { claudeAdapter } from "../../src/providers/claude/adapter.ts";
 import { newTempProject } from "../helpers/temp-project.ts";
 

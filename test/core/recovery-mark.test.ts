@@ -4,13 +4,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { recordEvents } from "../../src/core/store.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
 
 /** Runs once, right before the next lock is taken: a writer that got there first. */
 const beforeLock: { run?: () => void } = {};
-vi.mock("../../src/core/lock.ts", async (original) => {
-  const real = await original<typeof import("../../src/core/lock.ts")>();
+vi.mock("../../src/core/archive/lock.ts", async (original) => {
+  const real = await original<typeof import("../../src/core/archive/lock.ts")>();
   return {
     ...real,
     acquireLock: (...args: Parameters<typeof real.acquireLock>) => {
@@ -22,7 +22,7 @@ vi.mock("../../src/core/lock.ts", async (original) => {
   };
 });
 
-const { recoverSession } = await import("../../src/core/recovery.ts");
+const { recoverSession } = await import("../../src/core/archive/recovery.ts");
 const project = useTempProjects();
 
 describe("a recovery's manifest", () => {

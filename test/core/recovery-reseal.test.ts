@@ -4,10 +4,10 @@ import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, statSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { inspectSession, listSessions } from "../../src/core/archive.ts";
-import { recoverSession, verifyChecksums } from "../../src/core/recovery.ts";
-import { RecoveryReport } from "../../src/core/schemas.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { recoverSession, verifyChecksums } from "../../src/core/archive/recovery.ts";
+import { RecoveryReport } from "../../src/core/archive/schemas.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { inspectSession, listSessions } from "../../src/core/read/sessions.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();

@@ -1,10 +1,10 @@
 import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findSession, inspectSession, listSessions } from "../../src/core/archive.ts";
-import { recoverSession } from "../../src/core/recovery.ts";
-import { RecoveryReport } from "../../src/core/schemas.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { recoverSession } from "../../src/core/archive/recovery.ts";
+import { RecoveryReport } from "../../src/core/archive/schemas.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { findSession, inspectSession, listSessions } from "../../src/core/read/sessions.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { registeredProjects } from "../../src/core/registry-projects.ts";
+import { registeredProjects } from "../../src/core/read/registry-projects.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 
 const project = useTempProjects();

@@ -9,7 +9,7 @@ import {
   removeSessions,
   retentionDue,
   treeBytes,
-} from "../../src/core/retention.ts";
+} from "../../src/core/read/retention.ts";
 import { fakeSession } from "../helpers/archive-fixture.ts";
 import { useTempProjects } from "../helpers/session.ts";
 

@@ -18,11 +18,11 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { inspectSession, listSessions } from "../../src/core/archive.ts";
-import { CHECKPOINT_FILE } from "../../src/core/checkpoint.ts";
-import { recoverSession, verifyChecksums } from "../../src/core/recovery.ts";
-import { recordEvents } from "../../src/core/store.ts";
-import { pick, seededRandom } from "../helpers/random.ts";
+import { pick, seededRandom } from "../../packages/redact/test/random.ts";
+import { CHECKPOINT_FILE } from "../../src/core/archive/checkpoint.ts";
+import { recoverSession, verifyChecksums } from "../../src/core/archive/recovery.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { inspectSession, listSessions } from "../../src/core/read/sessions.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();

@@ -2,7 +2,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ScanOptions, scanLines } from "../../src/core/scan.ts";
+import { type ScanOptions, scanLines } from "../../src/core/archive/line-scan.ts";
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { renderJsonSchemas } from "../../src/core/json-schemas.ts";
-import { Envelope } from "../../src/core/schemas.ts";
+import { renderJsonSchemas } from "../../src/core/archive/json-schemas.ts";
+import { Envelope } from "../../src/core/archive/schemas.ts";
 
 describe("JSON Schema files", () => {
   it("are current with the zod schemas", () => {

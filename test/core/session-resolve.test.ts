@@ -5,14 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkExperimentLinks } from "../../src/cli/doctor/experiment-links.ts";
-import { ignoredExperimentLinks } from "../../src/core/experiment-links.ts";
-import { registerSession } from "../../src/core/registry.ts";
+import { registerSession } from "../../src/core/archive/session-registry.ts";
+import { ignoredExperimentLinks } from "../../src/core/read/experiment-links.ts";
 import {
   AmbiguousSessionError,
   resolveSession,
   SessionNotFoundError,
-} from "../../src/core/session-resolve.ts";
-import { sessionsInScope } from "../../src/core/session-scope.ts";
+} from "../../src/core/read/session-resolve.ts";
+import { sessionsInScope } from "../../src/core/read/session-scope.ts";
 import { CAN_CHOWN, giveToOtherUser, giveTreeToOtherUser } from "../helpers/other-user.ts";
 import { externalExperiment, recordSession, runSessionsDir } from "../helpers/scoped-sessions.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";

@@ -15,10 +15,10 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { listSessions } from "../../src/core/archive.ts";
-import { writeDiagnostic } from "../../src/core/diagnostics.ts";
-import { acquireLock } from "../../src/core/lock.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { acquireLock } from "../../src/core/archive/lock.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { writeDiagnostic } from "../../src/core/base/diagnostics.ts";
+import { listSessions } from "../../src/core/read/sessions.ts";
 import { type ChildResult, runChild, useBundledChild } from "../helpers/child.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 

@@ -5,10 +5,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findSession, listSessions } from "../../src/core/archive.ts";
-import type { SessionIdentity } from "../../src/core/event.ts";
-import { lookupSession, registerSession } from "../../src/core/registry.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import type { SessionIdentity } from "../../src/core/archive/event.ts";
+import { lookupSession, registerSession } from "../../src/core/archive/session-registry.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { findSession, listSessions } from "../../src/core/read/sessions.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();

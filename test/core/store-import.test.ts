@@ -5,10 +5,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { acquireLock } from "../../src/core/lock.ts";
-import { verifyChecksums } from "../../src/core/recovery.ts";
-import { Manifest } from "../../src/core/schemas.ts";
-import { drainSpoolLocked, recordEvents, SessionBusyError } from "../../src/core/store.ts";
+import { acquireLock } from "../../src/core/archive/lock.ts";
+import { verifyChecksums } from "../../src/core/archive/recovery.ts";
+import { Manifest } from "../../src/core/archive/schemas.ts";
+import { drainSpoolLocked, recordEvents, SessionBusyError } from "../../src/core/archive/session-store.ts";
 import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();
@@ -127,7 +127,7 @@ describe("the id table pages a writer keeps for the next batch", () => {
     recordEvents(spec(root), many);
     // Another process: a second copy of the store module, with pages of its own.
     vi.resetModules();
-    const other = await import("../../src/core/store.ts");
+    const other = await import("../../src/core/archive/session-store.ts");
     expect(other.recordEvents).not.toBe(recordEvents);
     const theirs = Array.from({ length: 50 }, (_, i) => event("user_prompt", `b${i}`, { prompt: "y" }));
     expect(other.recordEvents(spec(root), theirs).appended).toBe(50);

@@ -1,4 +1,4 @@
-// The owner rule (core/fsutil.ts): another local user gets no write into the archive. Every writer refuses a
+// The owner rule (core/base/fsutil.ts): another local user gets no write into the archive. Every writer refuses a
 // project, `.tapedeck`, session root or tapedeck home another user owns (or, for tapedeck's own directories, one
 // others can write), and never opens an existing file to append that is not the user's private one: a 0666
 // events.jsonl planted where the user's prompts go was appended to, so its owner read them. The suite runs as
@@ -7,11 +7,11 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { writeDiagnostic } from "../../src/core/diagnostics.ts";
-import { UnsafePathError } from "../../src/core/fsutil.ts";
-import { ensureTapedeckDir, sessionWriteProblem } from "../../src/core/paths.ts";
-import { lookupSession, registerSession } from "../../src/core/registry.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { ensureTapedeckDir, sessionWriteProblem } from "../../src/core/archive/paths.ts";
+import { lookupSession, registerSession } from "../../src/core/archive/session-registry.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { writeDiagnostic } from "../../src/core/base/diagnostics.ts";
+import { UnsafePathError } from "../../src/core/base/fsutil.ts";
 import { CAN_CHOWN, giveToOtherUser, snapshot } from "../helpers/other-user.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 

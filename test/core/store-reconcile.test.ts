@@ -5,8 +5,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { IdTable } from "../../src/core/dedup.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { IdTable } from "../../src/core/archive/dedup.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();

@@ -7,10 +7,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { inspectSession, listSessions } from "../../src/core/archive.ts";
-import { acquireLock } from "../../src/core/lock.ts";
-import { recoverSession } from "../../src/core/recovery.ts";
-import { recordEvents, type SessionSpec } from "../../src/core/store.ts";
+import { acquireLock } from "../../src/core/archive/lock.ts";
+import { recoverSession } from "../../src/core/archive/recovery.ts";
+import { recordEvents, type SessionSpec } from "../../src/core/archive/session-store.ts";
+import { inspectSession, listSessions } from "../../src/core/read/sessions.ts";
 import { runChild, useBundledChild } from "../helpers/child.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 

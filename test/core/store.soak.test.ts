@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { recoverSession } from "../../src/core/recovery.ts";
+import { recoverSession } from "../../src/core/archive/recovery.ts";
 import { useBundledScript } from "../helpers/bundle.ts";
 import { eventLines, storedEnvelopes, useTempProjects } from "../helpers/session.ts";
 

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { acquireLock } from "../../src/core/lock.ts";
-import { Manifest } from "../../src/core/schemas.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { acquireLock } from "../../src/core/archive/lock.ts";
+import { Manifest } from "../../src/core/archive/schemas.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { event, eventLines, identity, spec, storedEnvelopes, useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Placement, TurnEvent, TurnNode } from "../../src/core/timeline/nodes.ts";
-import { TurnModel, turnUsage } from "../../src/core/timeline/turns.ts";
+import type { Placement, TurnEvent, TurnNode } from "../../src/core/read/timeline/nodes.ts";
+import { TurnModel, turnUsage } from "../../src/core/read/timeline/turns.ts";
 
 let seq = 0;
 function ev(kind: string, payload: Record<string, unknown> = {}, extra: Partial<TurnEvent> = {}): TurnEvent {

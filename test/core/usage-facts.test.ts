@@ -1,7 +1,7 @@
 // A provider's usage facts read with the source names an archive gives: any name of the documented shape,
 // which includes the names of Object's own members.
 import { describe, expect, it } from "vitest";
-import { completedSource, unknownCounts } from "../../src/core/usage-facts.ts";
+import { completedSource, unknownCounts } from "../../src/core/read/usage-facts.ts";
 import { geminiUsage } from "../../src/providers/gemini/usage-facts.ts";
 
 describe("usage facts", () => {

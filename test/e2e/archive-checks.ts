@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
 import { join, relative } from "node:path";
 import { expect } from "vitest";
-import type { Checksums, Envelope, Manifest } from "../../src/core/schemas.ts";
+import type { Checksums, Envelope, Manifest } from "../../src/core/archive/schemas.ts";
 
 /** The envelopes of an events.jsonl, or none when it does not exist. */
 export function readEventsFile(path: string): Envelope[] {

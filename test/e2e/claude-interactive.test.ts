@@ -13,8 +13,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ownProcessAlive } from "../../src/core/pids.ts";
-import type { Envelope } from "../../src/core/schemas.ts";
+import type { Envelope } from "../../src/core/archive/schemas.ts";
+import { ownProcessAlive } from "../../src/core/base/pids.ts";
 import { CLAUDE_BIN, claudeTranscriptPath, offlineClaudeEnv } from "../../src/demo/claude-offline.ts";
 import { liveServer, type RunInfo, runFilePath } from "../../src/serve/runfile.ts";
 import { expectCompleteSession, readEventsFile } from "./archive-checks.ts";

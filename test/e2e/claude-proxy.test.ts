@@ -33,7 +33,7 @@ import { constants, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Envelope } from "../../src/core/schemas.ts";
+import type { Envelope } from "../../src/core/archive/schemas.ts";
 import { createMirrorExtension, type MirrorExtension } from "../../src/providers/claude/mirror/extension.ts";
 import { defaultMirrorSettings } from "../../src/providers/claude/mirror/settings.ts";
 import { AGENTS_DIR, compareMirrorFiles, mirrorDirName } from "../../src/providers/claude/mirror/writer.ts";

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Envelope, Manifest } from "../../src/core/schemas.ts";
+import type { Envelope, Manifest } from "../../src/core/archive/schemas.ts";
 import { CLAUDE_HOOK_EVENTS } from "../../src/providers/claude/settings.ts";
 import { clientCommand, nodeHookCommand } from "../../src/serve/client-command.ts";
 import { liveServer, type RunInfo, readRunFile, runFilePath } from "../../src/serve/runfile.ts";

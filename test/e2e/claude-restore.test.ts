@@ -32,7 +32,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Envelope } from "../../src/core/schemas.ts";
+import type { Envelope } from "../../src/core/archive/schemas.ts";
 import { type AnthropicMock, type LoggedRequest, startAnthropicMock } from "../mocks/anthropic-mock.ts";
 import { type CliResult, readEventsFile, runCli } from "./archive-checks.ts";
 import {

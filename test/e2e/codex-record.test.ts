@@ -32,7 +32,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
-import type { Envelope, Manifest } from "../../src/core/schemas.ts";
+import type { Envelope, Manifest } from "../../src/core/archive/schemas.ts";
 import { CODEX_BIN, type CodexJsonEvent, MOCK_KEY_ENV, runCodex } from "../../src/demo/codex-offline.ts";
 import type { ResponsesUsageRecord } from "../../src/demo/openai-responses-mock.ts";
 import { CODEX_HOOK_EVENTS } from "../../src/providers/codex/installer.ts";

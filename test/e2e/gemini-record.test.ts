@@ -33,7 +33,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Envelope, Manifest } from "../../src/core/schemas.ts";
+import type { Envelope, Manifest } from "../../src/core/archive/schemas.ts";
 import { type GeminiUsageRecord, HUGE_PROMPT_TOKENS } from "../../src/demo/gemini-mock.ts";
 import { type GeminiResult, geminiChatFiles, runGemini } from "../../src/demo/gemini-offline.ts";
 import {

@@ -7,7 +7,7 @@
 // nobody.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Envelope } from "../../src/core/schemas.ts";
+import type { Envelope } from "../../src/core/archive/schemas.ts";
 import { parseClientCommand } from "../../src/serve/client-command.ts";
 import { liveServer, readRunFile, runFilePath } from "../../src/serve/runfile.ts";
 import { type Agent, CODEX, GEMINI, type RunOptions, runOk } from "./agents.ts";

@@ -13,7 +13,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Envelope } from "../../src/core/schemas.ts";
+import type { Envelope } from "../../src/core/archive/schemas.ts";
 import { GEMINI, runOk } from "./agents.ts";
 import { readEventsFile } from "./archive-checks.ts";
 import { useBuild } from "./sandboxes.ts";

@@ -17,8 +17,8 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { verifyChecksums } from "../../src/core/recovery.ts";
-import type { Envelope, Manifest } from "../../src/core/schemas.ts";
+import { verifyChecksums } from "../../src/core/archive/recovery.ts";
+import type { Envelope, Manifest } from "../../src/core/archive/schemas.ts";
 import { startViewer } from "../../src/viewer/server.ts";
 import { type Agent, CLAUDE, CODEX, GEMINI, rowsFor, runOk } from "./agents.ts";
 import { type CliResult, expectNoSecrets, expectPrivateModes, readEventsFile } from "./archive-checks.ts";

@@ -18,7 +18,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Envelope } from "../../src/core/schemas.ts";
+import type { Envelope } from "../../src/core/archive/schemas.ts";
 import { CLAUDE, CODEX, conversation, GEMINI } from "./agents.ts";
 import { expectPrivateModes, readEventsFile, snapshot } from "./archive-checks.ts";
 import { CLI_JS, HOOK_JS, type Sandbox, useBuild } from "./sandboxes.ts";

@@ -6,7 +6,7 @@
 // killed (the state is on disk). And `promote --pick` on a real terminal: space unticks, enter stores.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Envelope } from "../../src/core/schemas.ts";
+import type { Envelope } from "../../src/core/archive/schemas.ts";
 import { runClaude } from "../../src/demo/claude-offline.ts";
 import { DONT_KNOW } from "../../src/demo/recall-mock.ts";
 import { readEventsFile } from "./archive-checks.ts";

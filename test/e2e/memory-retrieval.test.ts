@@ -8,8 +8,8 @@
 // and the archive records the injection and its bytes; with retrieval off, neither.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseInjected } from "../../src/core/memory-marker.ts";
-import type { Envelope } from "../../src/core/schemas.ts";
+import type { Envelope } from "../../src/core/archive/schemas.ts";
+import { parseInjected } from "../../src/core/ports/memory-marker.ts";
 import { DONT_KNOW } from "../../src/demo/recall-mock.ts";
 import { type Agent, CLAUDE, CODEX, GEMINI, runOk } from "./agents.ts";
 import { readEventsFile } from "./archive-checks.ts";

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { expect } from "vitest";
-import type { Envelope } from "../../src/core/schemas.ts";
+import type { Envelope } from "../../src/core/archive/schemas.ts";
 import type { Agent, AgentResult } from "./agents.ts";
 import {
   type CliResult,

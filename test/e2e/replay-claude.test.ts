@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Manifest } from "../../src/core/schemas.ts";
+import type { Manifest } from "../../src/core/archive/schemas.ts";
 import type { LoggedRequest } from "../../src/demo/anthropic-mock.ts";
 import { claudeAgent, recordBaseline } from "./baseline.ts";
 import { git, type Run, tapedeck, untouched } from "./replay-harness.ts";

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Manifest } from "../../src/core/schemas.ts";
+import type { Manifest } from "../../src/core/archive/schemas.ts";
 import { rowsFor } from "./agents.ts";
 import { codexAgent, geminiAgent, recordBaseline } from "./baseline.ts";
 import { tapedeck, untouched } from "./replay-harness.ts";

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Manifest } from "../../src/core/schemas.ts";
+import type { Manifest } from "../../src/core/archive/schemas.ts";
 import type { Scenario, ScenarioResult } from "../../src/scenario/schema.ts";
 import { snapshot } from "./archive-checks.ts";
 import { claudeAgent, recordBaseline } from "./baseline.ts";

@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Envelope } from "../../src/core/schemas.ts";
+import type { Envelope } from "../../src/core/archive/schemas.ts";
 import { type Agent, CODEX, conversation, GEMINI, type RunOptions } from "./agents.ts";
 import { type Sandbox, useBuild } from "./sandboxes.ts";
 

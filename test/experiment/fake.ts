@@ -3,8 +3,8 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ReplayDriver, Spawn } from "../../src/core/replay-driver.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import type { ReplayDriver, Spawn } from "../../src/core/ports/replay-driver.ts";
 import { event, identity, spec } from "../helpers/session.ts";
 
 /** A git project with one commit and a recorded baseline of `prompts` (main agent) plus a subagent prompt. */

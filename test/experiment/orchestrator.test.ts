@@ -279,7 +279,7 @@ describe("the orchestrator", () => {
 describe("setting up", () => {
   it("refuses a symlink planted at .tapedeck/experiments instead of writing through it", async () => {
     const { prepareExperiment } = await import("../../src/experiment/start.ts");
-    const { UnsafePathError } = await import("../../src/core/fsutil.ts");
+    const { UnsafePathError } = await import("../../src/core/base/fsutil.ts");
     const root = newTempProject();
     baselineProject(root, ["one"]);
     const elsewhere = join(root, "elsewhere");

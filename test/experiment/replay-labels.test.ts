@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { replayLabels } from "../../src/core/replay-labels.ts";
+import { replayLabels } from "../../src/core/archive/replay-labels.ts";
 
 describe("replayLabels: a replay's arm from the hook's environment", () => {
   it("takes the orchestrator's values", () => {

@@ -2,8 +2,8 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseArm } from "../../src/cli/commands/experiment.ts";
-import { checkFacts as checkAnswer } from "../../src/core/facts.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { checkFacts as checkAnswer } from "../../src/core/ports/facts.ts";
 import type { ExperimentRecord, RunRecord } from "../../src/experiment/record.ts";
 import { renderMarkdown, renderReport } from "../../src/experiment/render.ts";
 import { buildReport } from "../../src/experiment/report.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ArmSettings, ReplayDriver } from "../../src/core/replay-driver.ts";
+import type { ArmSettings, ReplayDriver } from "../../src/core/ports/replay-driver.ts";
 import { makeSpawner } from "../../src/experiment/process.ts";
 import { claudeReplay } from "../../src/providers/claude/replay.ts";
 import { codexReplay } from "../../src/providers/codex/replay.ts";

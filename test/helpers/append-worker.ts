@@ -5,9 +5,9 @@
 // as a writer does when it is killed inside write(2); the parent kills it there.
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { sleepSync } from "../../src/core/fsutil.ts";
-import { acquireLock } from "../../src/core/lock.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { acquireLock } from "../../src/core/archive/lock.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { sleepSync } from "../../src/core/base/fsutil.ts";
 import { event, spec } from "./session.ts";
 
 const [root, worker, countArg, bytesArg, mode] = process.argv.slice(2);

@@ -3,6 +3,7 @@
 import { basename, join } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll } from "vitest";
+import { workspacePackages } from "../../scripts/workspace-packages.mjs";
 import { tempProject } from "./temp-project.ts";
 
 export interface BundleOptions {
@@ -25,6 +26,7 @@ export async function bundleScript(
     outfile: js,
     logLevel: "warning",
     ...(options.externalPackages ? { packages: "external" as const } : {}),
+    plugins: [workspacePackages],
   });
   return { js, cleanup: out.cleanup };
 }

@@ -1,6 +1,6 @@
 // Events stamped by a clock of the test's own, 100 ms apart, so a fixture's times (and "now" just after its
 // last event) do not depend on when the test runs.
-import type { NormalizedEvent } from "../../src/core/event.ts";
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
 
 export interface EventClock {
   /** The clock's time in milliseconds: that of the last event stamped. */

@@ -3,8 +3,8 @@
 // with --experiment-root elsewhere, found through its link file.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeExperimentLink } from "../../src/core/experiment-links.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { writeExperimentLink } from "../../src/core/read/experiment-links.ts";
 import { event, identity, spec } from "./session.ts";
 
 export interface Recorded {

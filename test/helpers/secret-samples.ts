@@ -7,15 +7,15 @@
 // kind added there without a sample here fails the test that plants them.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildRedactionCorpus } from "../../scripts/redaction-corpus.ts";
-import { buildDocsCorpus } from "../../scripts/redaction-corpus-docs.ts";
-import { redactText } from "../../src/core/redact.ts";
-import { randomString, seededRandom } from "./random.ts";
+import { redactText } from "@tapedeck/redact";
+import { buildRedactionCorpus } from "../../packages/redact/scripts/corpus.ts";
+import { buildDocsCorpus } from "../../packages/redact/scripts/corpus-docs.ts";
+import { randomString, seededRandom } from "../../packages/redact/test/random.ts";
 
 export interface SecretSample {
   /**
    * The kind the sample stands for: what redaction reports (`[REDACTED:<kind>]`, `[OMITTED:<kind>]` for a
-   * whole text left out), but for a written one whose bare form has no anchor (docs/redaction.md says which):
+   * whole text left out), but for a written one whose bare form has no anchor (packages/redact/README.md says which):
    * it is planted under its usual name, which redaction reports instead.
    */
   kind: string;
@@ -67,7 +67,7 @@ function written(): SecretSample[] {
       text: `aws sts output: ${tempId} ${tempSecret} ${sessionToken}`,
       secrets: [tempId, tempSecret, sessionToken],
     },
-    // No anchor for a bare `cio…` (docs/redaction.md, "three token formats"): under its usual name.
+    // No anchor for a bare `cio…` (packages/redact/README.md, "three token formats"): under its usual name.
     sample("crates_io_token", "export CARGO_REGISTRY_TOKEN=", P("ci", "o") + mixed(32)),
     sample("credential", "credentials: ", mixed(30)),
     sample(
@@ -133,7 +133,7 @@ export function secretSamples(frame: (text: string) => string = (t) => t): Secre
  * what a secret-ish key implies (keys.ts) and what a whole text is left out as (omission.ts).
  */
 export function redactorKinds(): string[] {
-  const dir = join(import.meta.dirname, "..", "..", "src", "core", "redact");
+  const dir = join(import.meta.dirname, "..", "..", "packages", "redact", "src");
   const kinds = new Set<string>();
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
     const src = readFileSync(join(dir, file), "utf8").replace(/^\s*(?:\/\/|\*).*$/gm, "");

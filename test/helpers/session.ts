@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_LIMITS, type Limits } from "../../src/core/bound.ts";
-import type { NormalizedEvent, SessionIdentity } from "../../src/core/event.ts";
-import { Envelope } from "../../src/core/schemas.ts";
-import type { SessionSpec } from "../../src/core/store.ts";
+import { DEFAULT_LIMITS, type Limits } from "../../src/core/archive/bound.ts";
+import type { NormalizedEvent, SessionIdentity } from "../../src/core/archive/event.ts";
+import { Envelope } from "../../src/core/archive/schemas.ts";
+import type { SessionSpec } from "../../src/core/archive/session-store.ts";
 
 export { tempProject, useTempProjects } from "./temp-project.ts";
 

@@ -1,10 +1,11 @@
 // A child process for the tests of hostile files: whatever it is asked to do
 // runs here, so a test whose recorder would block (a FIFO, /dev/zero) fails
 // on its spawn timeout instead of hanging the test run. Prints one JSON line.
-import { inspectSession, listSessions } from "../../src/core/archive.ts";
-import { readConfig } from "../../src/core/config.ts";
-import { lastControlChange } from "../../src/core/control-log.ts";
-import { recordEvents } from "../../src/core/store.ts";
+
+import { readConfig } from "../../src/core/archive/config.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { lastControlChange } from "../../src/core/hook/control-log.ts";
+import { inspectSession, listSessions } from "../../src/core/read/sessions.ts";
 import { event, spec } from "./session.ts";
 
 const [scenario, root, id = "sess-1"] = process.argv.slice(2);

@@ -7,10 +7,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { verifyChecksums } from "../../src/core/recovery.ts";
+import { seededRandom } from "../../packages/redact/test/random.ts";
+import { verifyChecksums } from "../../src/core/archive/recovery.ts";
 import { readEventsFile } from "../e2e/archive-checks.ts";
 import { CLI, ensureBuilt, runCli } from "../helpers/cli-run.ts";
-import { seededRandom } from "../helpers/random.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 import { claudeTurns, SAMPLE_ID, writeTranscript } from "./fixture.ts";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
 import type { MemoryItem } from "../../src/memory/store/items.ts";
 import { memoryPath, openMemory } from "../../src/memory/store/store.ts";
 import { CLI as CLI_JS, ensureBuilt } from "../helpers/cli-run.ts";

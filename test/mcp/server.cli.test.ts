@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
-import { recordingState } from "../../src/core/status.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
+import { recordingState } from "../../src/core/hook/status.ts";
 import { CLI as CLI_JS, ensureBuilt } from "../helpers/cli-run.ts";
 import { tempProject } from "../helpers/session.ts";
 

@@ -4,7 +4,7 @@
 // and the agent lost its tools for the session.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
 import { BoundedLineReader, MAX_MESSAGE_BYTES, requestIdFromEdges } from "../../src/mcp/stdio-transport.ts";
 import { CLI as CLI_JS, ensureBuilt } from "../helpers/cli-run.ts";
 import { tempProject } from "../helpers/session.ts";

@@ -1,8 +1,8 @@
 // Scenario results as gen_ai.evaluation.result events under the root of the turn they graded.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { NormalizedEvent } from "../../src/core/event.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { evaluationSpans } from "../../src/otel/evaluation.ts";
 import { mapSession, readManifest } from "../../src/otel/map.ts";
 import { ScenarioResult } from "../../src/scenario/schema.ts";

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
 import { autoExportConfigured, exportWhenIdle } from "../../src/otel/idle.ts";
 import { useTempProjects } from "../helpers/session.ts";
 

@@ -3,9 +3,9 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { NormalizedEvent } from "../../src/core/event.ts";
-import type { Manifest } from "../../src/core/schemas.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
+import type { Manifest } from "../../src/core/archive/schemas.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { mapSession, readManifest, sessionAttributes } from "../../src/otel/map.ts";
 import type { Span } from "../../src/otel/model.ts";
 import { encodeSpans } from "../../src/otel/otlp.ts";

@@ -5,8 +5,8 @@ import { appendFileSync, lstatSync, readdirSync, rmSync, writeFileSync } from "n
 import http from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NormalizedEvent } from "../../src/core/event.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { type Endpoint, resolveEndpoint } from "../../src/otel/endpoint.ts";
 import { mapSession, readManifest } from "../../src/otel/map.ts";
 import { encodeSpans } from "../../src/otel/otlp.ts";

@@ -3,9 +3,9 @@
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
-import type { NormalizedEvent } from "../../src/core/event.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { runCli } from "../e2e/archive-checks.ts";
 import { CLI_JS, useBuild } from "../e2e/sandboxes.ts";
 import { identity, spec, useTempProjects } from "../helpers/session.ts";

@@ -9,7 +9,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFile
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeExportFile } from "../../src/cli/export-file.ts";
-import { writeConfig } from "../../src/core/config.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
 import { readMirrorSession } from "../../src/providers/claude/mirror/restore.ts";
 import {
   legacyMirrorDirName,

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROVIDERS, providerName } from "../../src/cli/providers.ts";
-import type { NormalizeResult } from "../../src/core/event.ts";
+import type { NormalizeResult } from "../../src/core/archive/event.ts";
 import {
   CATALOG,
   installable,

@@ -9,9 +9,9 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
-import { runHook } from "../../src/core/recorder.ts";
-import type { UsageFacts } from "../../src/core/usage-facts.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
+import { runHook } from "../../src/core/hook/recorder.ts";
+import type { UsageFacts } from "../../src/core/read/usage-facts.ts";
 import { CATALOG, type ProviderEntry } from "../../src/providers/catalog.ts";
 import { IDENTITIES, type ProviderIdentity } from "../../src/providers/identity.ts";
 import { ADAPTERS } from "../../src/providers/registry.ts";
@@ -170,7 +170,7 @@ describe("a provider added as one folder and one catalog line", () => {
   });
 
   it("writes usage sources the archive's schema takes, which the published list then names", async () => {
-    const { Envelope } = await import("../../src/core/schemas.ts");
+    const { Envelope } = await import("../../src/core/archive/schemas.ts");
     const { knownUsageSources } = await import("../../src/providers/usage-sources.ts");
     const events = jsonLines(join(recorded(), "events.jsonl")) as Array<{ usage?: { source: string } }>;
     expect(events.map((e) => e.usage?.source).filter(Boolean)).toEqual(["quill-hook", "quill-log"]);

@@ -2,7 +2,7 @@
 // turn (the same ids, payloads and usage), the same events however the file's reading is split or stopped
 // and resumed, and none of them one that only the hooks write.
 import { expect } from "vitest";
-import type { NormalizedEvent } from "../../src/core/event.ts";
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
 import { type HistoryReader, type HistorySession, onlyHooksWrite } from "../../src/providers/history.ts";
 import { linesOf, mainFile, mapInTwo, mapLines } from "./history-helpers.ts";
 

@@ -1,6 +1,6 @@
 // Running a provider's history mapper over a file's lines, as the import does, for the readers' tests.
 import { readFileSync } from "node:fs";
-import type { NormalizedEvent } from "../../src/core/event.ts";
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
 import type { HistoryFile, HistoryReader, HistorySession } from "../../src/providers/history.ts";
 
 export function linesOf(path: string): string[] {

@@ -5,8 +5,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import type { HookContext, NormalizedEvent, NormalizeResult } from "../../src/core/event.ts";
-import type { EventKind } from "../../src/core/schemas.ts";
+import type { HookContext, NormalizedEvent, NormalizeResult } from "../../src/core/archive/event.ts";
+import type { EventKind } from "../../src/core/archive/schemas.ts";
 import { type Json, providerFixtures } from "../helpers/fixtures.ts";
 
 export type { Json };

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Envelope, USAGE_SOURCE_SHAPE } from "../../src/core/schemas.ts";
+import { Envelope, USAGE_SOURCE_SHAPE } from "../../src/core/archive/schemas.ts";
 import { CATALOG } from "../../src/providers/catalog.ts";
 import { knownUsageSources, renderUsageSourceSchema } from "../../src/providers/usage-sources.ts";
 

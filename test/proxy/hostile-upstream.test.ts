@@ -6,7 +6,7 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ProxyExtension } from "../../src/core/proxy-extension.ts";
+import type { ProxyExtension } from "../../src/core/ports/proxy-extension.ts";
 import { claudeApiUsage } from "../../src/providers/claude/api-usage.ts";
 import { type ProxyLogEntry, type RunningProxy, startProxy } from "../../src/proxy/server.ts";
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import zlib from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ProxyContext, ProxyExtension, StreamEvent } from "../../src/core/proxy-extension.ts";
+import type { ProxyContext, ProxyExtension, StreamEvent } from "../../src/core/ports/proxy-extension.ts";
 import { Pipeline, type ProxyLogEntry, RequestContext } from "../../src/proxy/dispatch.ts";
 import { type ProxyOptions, type RunningProxy, startProxy } from "../../src/proxy/server.ts";
 

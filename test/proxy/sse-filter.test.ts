@@ -5,11 +5,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createParser } from "eventsource-parser";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ProxyExtension, StreamEvent } from "../../src/core/proxy-extension.ts";
+import { cutBytes, lcgRandom, pick } from "../../packages/redact/test/random.ts";
+import type { ProxyExtension, StreamEvent } from "../../src/core/ports/proxy-extension.ts";
 import { createArchiveFeed } from "../../src/proxy/extensions/archive-feed.ts";
 import { type RunningProxy, startProxy } from "../../src/proxy/server.ts";
 import { SseSplitter } from "../../src/proxy/sse-blocks.ts";
-import { cutBytes, lcgRandom, pick } from "../helpers/random.ts";
 
 interface Seen {
   event: string | undefined;

@@ -1,8 +1,8 @@
 // The proxy's chunked UTF-8 decoding must give the text TextDecoder's streaming
 // mode gives, however the bytes are cut: observers saw that text before.
 import { describe, expect, it } from "vitest";
+import { cutBytes, lcgRandom, pick } from "../../packages/redact/test/random.ts";
 import { Utf8Chunks } from "../../src/proxy/utf8-chunks.ts";
-import { cutBytes, lcgRandom, pick } from "../helpers/random.ts";
 
 const PIECES = ["plain ascii ", "héllo ", "✓ check ", "𝄞 clef ", "\ufeff", 'data: {"t":"日本語"}\n\n'].map(
   (p) => Buffer.from(p, "utf8"),

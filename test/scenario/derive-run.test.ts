@@ -11,8 +11,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findSession } from "../../src/core/archive.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { findSession } from "../../src/core/read/sessions.ts";
 import { deriveScenario, parseRange } from "../../src/scenario/derive.ts";
 import { type LoadedScenario, loadScenarioFile, parseScenario } from "../../src/scenario/load.ts";
 import { type ReplayOutcome, type RunOptions, runScenario } from "../../src/scenario/run.ts";

@@ -1,8 +1,9 @@
 // For the scenario tests: a recorded session in a temp project, written by the real store, and the least a
 // hand-written scenario file holds.
-import { findSession, type SessionRef } from "../../src/core/archive.ts";
-import type { NormalizedEvent } from "../../src/core/event.ts";
-import { recordEvents } from "../../src/core/store.ts";
+
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { findSession, type SessionRef } from "../../src/core/read/sessions.ts";
 import { event, spec } from "../helpers/session.ts";
 
 /** A scenario file without the defaulted fields, for a test to add what it checks to. */

@@ -2,7 +2,7 @@
 import { appendFileSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SESSION_FILES } from "../../src/core/paths.ts";
+import { SESSION_FILES } from "../../src/core/archive/paths.ts";
 import { readSource } from "../../src/scenario/source.ts";
 import { useTempProjects } from "../helpers/session.ts";
 import { ANSWER, recordSession } from "./fixtures.ts";

@@ -16,7 +16,7 @@ import http from "node:http";
 import net from "node:net";
 import { basename, dirname, join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { readConfig, writeConfig } from "../../src/core/config.ts";
+import { readConfig, writeConfig } from "../../src/core/archive/config.ts";
 import { clientCommand } from "../../src/serve/client-command.ts";
 import { liveServer, readRunFile, runFilePath, writeRunFile } from "../../src/serve/runfile.ts";
 import { startHookServer } from "../../src/serve/server.ts";

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readConfig, writeConfig } from "../../src/core/config.ts";
+import { readConfig, writeConfig } from "../../src/core/archive/config.ts";
 import { readRunFile } from "../../src/serve/runfile.ts";
 import { type HookServer, MAX_BODY_BYTES, MAX_IN_FLIGHT, startHookServer } from "../../src/serve/server.ts";
 import { tempProject } from "../helpers/session.ts";

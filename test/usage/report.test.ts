@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
 import { BUILTIN_PRICES } from "../../src/usage/pricing.ts";
 import { REPORT_KINDS } from "../../src/usage/report.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";

@@ -1,10 +1,10 @@
 // Sessions with usage for the usage reports' tests, recorded through the store (real manifests, envelopes
 // and ids), each event at the time a test needs.
 import { join } from "node:path";
-import { DEFAULT_LIMITS } from "../../src/core/bound.ts";
-import type { NormalizedEvent } from "../../src/core/event.ts";
-import type { Usage } from "../../src/core/schemas.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { DEFAULT_LIMITS } from "../../src/core/archive/bound.ts";
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
+import type { Usage } from "../../src/core/archive/schemas.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { USAGE_FACTS } from "../../src/providers/usage-facts.ts";
 import { type UsageQuery, usageReport } from "../../src/usage/report.ts";
 

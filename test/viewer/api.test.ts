@@ -1,9 +1,9 @@
 import { closeSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NormalizedEvent } from "../../src/core/event.ts";
-import { openForScan } from "../../src/core/scan.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
+import { openForScan } from "../../src/core/archive/line-scan.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { locateSequence, ViewerData } from "../../src/viewer/api.ts";
 import { spec, tempProject } from "../helpers/session.ts";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { listSessions } from "../../src/core/archive.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { listSessions } from "../../src/core/read/sessions.ts";
 import { exportCsp, renderHtmlExport, scriptSafeJson } from "../../src/viewer/html-export.ts";
 import { spec, tempProject } from "../helpers/session.ts";
 

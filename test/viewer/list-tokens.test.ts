@@ -1,7 +1,7 @@
 // The viewer's session list counts a session's tokens as `list` does: a provider whose input already holds
 // its cache reads (Codex, Gemini) has them counted once, not twice.
 import { describe, expect, it } from "vitest";
-import type { SessionRef } from "../../src/core/archive.ts";
+import type { SessionRef } from "../../src/core/read/sessions.ts";
 import { listItem } from "../../src/viewer/api.ts";
 
 const tokens = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { findSession, inspectSession } from "../../src/core/archive.ts";
-import type { NormalizedEvent } from "../../src/core/event.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { findSession, inspectSession } from "../../src/core/read/sessions.ts";
 import { writeMarkdown } from "../../src/viewer/markdown.ts";
 import { spec, useTempProjects } from "../helpers/session.ts";
 

@@ -1,8 +1,8 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { NormalizedEvent } from "../../src/core/event.ts";
-import { recordEvents } from "../../src/core/store.ts";
+import type { NormalizedEvent } from "../../src/core/archive/event.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import {
   type Agent,
   readTimelinePage,

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeConfig } from "../../src/core/config.ts";
+import { writeConfig } from "../../src/core/archive/config.ts";
 import { startViewer, type ViewerServer } from "../../src/viewer/server.ts";
 import { ensureBuilt } from "../helpers/cli-run.ts";
 import { tempProject } from "../helpers/temp-project.ts";

@@ -7,8 +7,8 @@
 // words it is given, so such a name ran on TAB.
 import { basename } from "node:path";
 import { type Command, Option } from "commander";
-import { sessionDirName } from "../../core/paths.ts";
-import { sessionsInScope } from "../../core/session-scope.ts";
+import { sessionDirName } from "../../core/archive/paths.ts";
+import { sessionsInScope } from "../../core/read/session-scope.ts";
 import { CliError, EXIT, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP, VALUE_WORDS, type ValueWords } from "../options.ts";
 import { PROVIDERS } from "../providers.ts";

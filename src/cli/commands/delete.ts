@@ -1,7 +1,7 @@
 // `tapedeck delete <session...> | --older-than AGE`: removes recorded sessions after a preview (sessions and
-// bytes) and a confirmation; the selection and the removal are the retention rule's (src/core/retention.ts).
+// bytes) and a confirmation; the selection and the removal are the retention rule's (src/core/read/retention.ts).
 import type { Command } from "commander";
-import { parseAge, planRemoval, removeSessions, treeBytes } from "../../core/retention.ts";
+import { parseAge, planRemoval, removeSessions, treeBytes } from "../../core/read/retention.ts";
 import { CliError, checkProvider, EXIT, projectFromOption } from "../common.ts";
 import { withSessionOptions } from "../options.ts";
 import { ageOption, confirmAndRemove } from "../removal.ts";

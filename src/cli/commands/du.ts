@@ -2,10 +2,10 @@
 // provider and session, largest first, in apparent bytes as `du -b` counts them; and the user's own
 // tapedeck data (the proxy's transcript mirror, the session registry and run files).
 import type { Command } from "commander";
-import { type ProjectUsage, projectUsage } from "../../core/disk-usage.ts";
-import { fields, printable } from "../../core/printable.ts";
-import { tapedeckHome } from "../../core/registry.ts";
-import { treeBytes } from "../../core/retention.ts";
+import { tapedeckHome } from "../../core/archive/session-registry.ts";
+import { fields, printable } from "../../core/base/printable.ts";
+import { type ProjectUsage, projectUsage } from "../../core/read/disk-usage.ts";
+import { treeBytes } from "../../core/read/retention.ts";
 import { loadMirrorSettings } from "../../providers/claude/mirror/settings.ts";
 import { knownProjects } from "../all-projects.ts";
 import { formatBytes, printJson, projectFromOption, say } from "../common.ts";

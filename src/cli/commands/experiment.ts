@@ -3,8 +3,8 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { Command } from "commander";
-import { readEvents } from "../../core/archive.ts";
-import { fields, printable } from "../../core/printable.ts";
+import { fields, printable } from "../../core/base/printable.ts";
+import { readEvents } from "../../core/read/sessions.ts";
 import { type Baseline, loadBaseline } from "../../experiment/baseline.ts";
 import { replayDriver } from "../../experiment/drivers.ts";
 import { ARM_NAME, plannedRuns } from "../../experiment/orchestrator.ts";
@@ -13,8 +13,8 @@ import { renderMarkdown, renderReport } from "../../experiment/render.ts";
 import { buildReport } from "../../experiment/report.ts";
 import { prepareExperiment, runWithInterrupt } from "../../experiment/start.ts";
 import { loadScenario, type Scenario, ScenarioError } from "../../scenario/experiment-input.ts";
+import { CliError, EXIT } from "../cli-error.ts";
 import { checkProvider, note, printJson, projectFromOption, say } from "../common.ts";
-import { CliError, EXIT } from "../errors.ts";
 import { costOption, onOff, runOptions, setupError } from "../replay-options.ts";
 
 interface RunOpts {

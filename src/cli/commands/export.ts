@@ -1,7 +1,7 @@
 // `tapedeck export <session> --format jsonl|md`: a session's redacted record, to stdout or a new file.
 import type { Command } from "commander";
-import { inspectSession, readEvents } from "../../core/archive.ts";
-import { toJsonl } from "../../core/export.ts";
+import { toJsonl } from "../../core/read/export.ts";
+import { inspectSession, readEvents } from "../../core/read/sessions.ts";
 import { renderHtmlExport } from "../../viewer/html-export.ts";
 import { writeMarkdown } from "../../viewer/markdown.ts";
 import { CliError, EXIT, note } from "../common.ts";

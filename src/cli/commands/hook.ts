@@ -1,7 +1,7 @@
 // `tapedeck hook <provider>`: records one hook payload from stdin, as the installed hook does.
 import type { Command } from "commander";
-import { runHook } from "../../core/recorder.ts";
-import { readStdinSync } from "../../core/stdin.ts";
+import { runHook } from "../../core/hook/recorder.ts";
+import { readStdinSync } from "../../core/hook/stdin.ts";
 import { contextStep } from "../../memory/store/inject.ts";
 import * as retrieval from "../../memory/store/retrieval.ts";
 import { ADAPTERS, adapterFor, injectorFor } from "../../providers/registry.ts";

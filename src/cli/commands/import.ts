@@ -6,8 +6,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Argument, type Command } from "commander";
-import { storedId } from "../../core/identity.ts";
-import { fields, printable } from "../../core/printable.ts";
+import { storedId } from "../../core/archive/identity.ts";
+import { fields, printable } from "../../core/base/printable.ts";
 import { safePath } from "../../import/cursor.ts";
 import {
   foundNothing,

@@ -2,8 +2,8 @@
 // hooks (and the extras asked for) and keeps tapedeck's project config in step.
 import { tmpdir } from "node:os";
 import { isAbsolute, relative, resolve } from "node:path";
+import { REDACTION_POLICY } from "@tapedeck/redact";
 import type { Command } from "commander";
-import { builtFile } from "../../core/built-file.ts";
 import {
   effectiveLimits,
   loadConfig,
@@ -12,11 +12,11 @@ import {
   type RetrievalConfig,
   readConfig,
   writeConfig,
-} from "../../core/config.ts";
-import { logControlChange } from "../../core/control-log.ts";
-import { isInside, resolveProjectRoot } from "../../core/paths.ts";
-import { printable } from "../../core/printable.ts";
-import { REDACTION_POLICY } from "../../core/redact.ts";
+} from "../../core/archive/config.ts";
+import { isInside, resolveProjectRoot } from "../../core/archive/paths.ts";
+import { builtFile } from "../../core/base/built-file.ts";
+import { printable } from "../../core/base/printable.ts";
+import { logControlChange } from "../../core/hook/control-log.ts";
 import type { ExtraCommand, InstallExtra, ProviderInstaller } from "../../providers/installer.ts";
 import { injectorFor } from "../../providers/registry.ts";
 import { clientShellAvailable, nodeHookCommand } from "../../serve/client-command.ts";

@@ -4,9 +4,9 @@
 // in the manifest, so no event is read.
 
 import type { Command } from "commander";
-import { printable } from "../../core/printable.ts";
-import { type ScopedSession, sessionsInScope } from "../../core/session-scope.ts";
-import { totalTokens } from "../../core/usage-facts.ts";
+import { printable } from "../../core/base/printable.ts";
+import { type ScopedSession, sessionsInScope } from "../../core/read/session-scope.ts";
+import { totalTokens } from "../../core/read/usage-facts.ts";
 import { usageFactsOf } from "../../providers/usage-facts.ts";
 import { summarizeManifest } from "../../viewer/session-summary.ts";
 import {

@@ -1,7 +1,7 @@
 // `tapedeck mcp`: the MCP control server, run by the agent over stdio.
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
-import { builtFile } from "../../core/built-file.ts";
+import { builtFile } from "../../core/base/built-file.ts";
 import { CliError, EXIT } from "../common.ts";
 import { DEFAULT_PROVIDER, isProvider } from "../providers.ts";
 import { VERSION } from "../version.ts";

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { fields, printable, printableText } from "../../core/printable.ts";
+import { fields, printable, printableText } from "../../core/base/printable.ts";
 import {
   type EditChange,
   editItem,

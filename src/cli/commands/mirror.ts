@@ -1,9 +1,9 @@
 // `tapedeck mirror restore <session>`: the proxy mirror's copy written back as Claude Code's transcript.
 import type { Command } from "commander";
-import { fields } from "../../core/printable.ts";
+import { fields } from "../../core/base/printable.ts";
 import { RestoreError, restoreMirror } from "../../providers/claude/mirror/restore.ts";
+import { CliError, EXIT } from "../cli-error.ts";
 import { printJson, projectFromOption, say } from "../common.ts";
-import { CliError, EXIT } from "../errors.ts";
 import { providerSessionIdArg } from "../session-arg.ts";
 
 interface RestoreOpts {

@@ -2,11 +2,11 @@
 // conventions, over OTLP/HTTP to a collector or a trace store (docs/team.md). --dry-run prints the request
 // as OTLP JSON and sends nothing. Headers (credentials) are never printed.
 import { type Command, Option } from "commander";
-import { listSessions, type SessionRef } from "../../core/archive.ts";
-import { readRegularFileSync } from "../../core/fsutil.ts";
-import { fields, printable } from "../../core/printable.ts";
-import type { Manifest } from "../../core/schemas.ts";
-import { resolveSession } from "../../core/session-resolve.ts";
+import type { Manifest } from "../../core/archive/schemas.ts";
+import { readRegularFileSync } from "../../core/base/fsutil.ts";
+import { fields, printable } from "../../core/base/printable.ts";
+import { resolveSession } from "../../core/read/session-resolve.ts";
+import { listSessions, type SessionRef } from "../../core/read/sessions.ts";
 import { describeEndpoint, EndpointError } from "../../otel/endpoint.ts";
 import { evaluationSpans } from "../../otel/evaluation.ts";
 import { tryExportLock } from "../../otel/lock.ts";

@@ -3,8 +3,8 @@
 // candidate items to tick (`--pick`).
 import { relative } from "node:path";
 import type { Command } from "commander";
-import { EVENT_KINDS } from "../../core/kinds.ts";
-import { printable, printableJson } from "../../core/printable.ts";
+import { EVENT_KINDS } from "../../core/archive/kinds.ts";
+import { printable, printableJson } from "../../core/base/printable.ts";
 import type { MemoryItem } from "../../memory/store/items.ts";
 import {
   currentRules,

@@ -2,9 +2,15 @@
 // the same preview and confirmation as delete. With no option it applies the project's configured
 // `retention` block; with --all-projects, every project the user's tapedeck registry knows.
 import { type Command, Option } from "commander";
-import { readConfig } from "../../core/config.ts";
-import { fields } from "../../core/printable.ts";
-import { parseAge, planRemoval, removeSessions, type Selection, selectionOf } from "../../core/retention.ts";
+import { readConfig } from "../../core/archive/config.ts";
+import { fields } from "../../core/base/printable.ts";
+import {
+  parseAge,
+  planRemoval,
+  removeSessions,
+  type Selection,
+  selectionOf,
+} from "../../core/read/retention.ts";
 import { knownProjects } from "../all-projects.ts";
 import { CliError, checkProvider, EXIT, projectFromOption, say } from "../common.ts";
 import { withSessionOptions } from "../options.ts";

@@ -1,8 +1,8 @@
-// `tapedeck record start|stop|status`: switches recording (core/recording-control.ts, shared with the MCP
+// `tapedeck record start|stop|status`: switches recording (core/hook/recording-control.ts, shared with the MCP
 // tool record_session) for one provider or every installed one; the hooks stay installed.
 import type { Command } from "commander";
-import { fields } from "../../core/printable.ts";
-import { switchRecording } from "../../core/recording-control.ts";
+import { fields } from "../../core/base/printable.ts";
+import { switchRecording } from "../../core/hook/recording-control.ts";
 import { CliError, EXIT, projectFromOption, say } from "../common.ts";
 import { PROJECT_HELP } from "../options.ts";
 import { providerName } from "../providers.ts";

@@ -1,8 +1,8 @@
 // `tapedeck redact`: the recording's redaction as a filter, stdin to stdout.
 import { readFileSync } from "node:fs";
+import { explainText, type RedactionRules, redactText } from "@tapedeck/redact";
+import { loadRedactionRules, RULES_FILE } from "@tapedeck/redact/rules-file";
 import type { Command } from "commander";
-import { loadRedactionRules, RULES_FILE } from "../../core/redact/rules-file.ts";
-import { explainText, type RedactionRules, redactText } from "../../core/redact.ts";
 import { CliError, EXIT, printJson } from "../common.ts";
 import { projectRoot } from "../project.ts";
 
@@ -114,7 +114,7 @@ export function register(program: Command): void {
     .option("--no-rules", `ignore the project's ${RULES_FILE}`)
     .addHelpText(
       "after",
-      `\nProject rules: ${RULES_FILE} adds patterns and allow-listed literals (see docs/redaction.md).\n` +
+      `\nProject rules: ${RULES_FILE} adds patterns and allow-listed literals (see packages/redact/README.md).\n` +
         "Exit codes: 0 ok, 1 failure (e.g. an invalid rule file), 2 usage, 3 file not found.",
     )
     .action(async (file: string | undefined, opts: RedactOpts) => {

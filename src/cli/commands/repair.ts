@@ -1,9 +1,9 @@
 // `tapedeck repair <session>`: recovers an interrupted session (torn final line, malformed lines, counters,
 // the spool); a repair that leaves events in the spool is a failure, never a quiet success.
 import type { Command } from "commander";
-import { printable } from "../../core/printable.ts";
-import { recoverSession } from "../../core/recovery.ts";
-import { summarizeSpool } from "../../core/spool.ts";
+import { recoverSession } from "../../core/archive/recovery.ts";
+import { summarizeSpool } from "../../core/archive/spool.ts";
+import { printable } from "../../core/base/printable.ts";
 import { EXIT, printJson, say } from "../common.ts";
 import { withSessionOptions } from "../options.ts";
 import { resolveSessionArg, type SessionOpts } from "../session-arg.ts";

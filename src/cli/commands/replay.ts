@@ -1,13 +1,13 @@
 // `tapedeck replay SESSION`: the baseline's prompts through the provider's real CLI into a new, isolated,
 // recorded session (docs/experiments.md).
 import type { Command } from "commander";
-import { fields } from "../../core/printable.ts";
+import { fields } from "../../core/base/printable.ts";
 import { loadBaseline } from "../../experiment/baseline.ts";
 import { replayDriver } from "../../experiment/drivers.ts";
 import { ARM_NAME } from "../../experiment/orchestrator.ts";
 import { prepareExperiment, runWithInterrupt } from "../../experiment/start.ts";
+import { CliError, EXIT } from "../cli-error.ts";
 import { checkProvider, printJson, say } from "../common.ts";
-import { CliError, EXIT } from "../errors.ts";
 import { costOption, onOff, runOptions, setupError } from "../replay-options.ts";
 import { resolveSessionArg, withAllProjects } from "../session-arg.ts";
 

@@ -4,10 +4,10 @@
 
 import { join } from "node:path";
 import type { Command } from "commander";
-import { readEvents, type SessionRef } from "../../core/archive.ts";
-import { readRegularFileSync } from "../../core/fsutil.ts";
-import { tapedeckDir } from "../../core/paths.ts";
-import { printable } from "../../core/printable.ts";
+import { tapedeckDir } from "../../core/archive/paths.ts";
+import { readRegularFileSync } from "../../core/base/fsutil.ts";
+import { printable } from "../../core/base/printable.ts";
+import { readEvents, type SessionRef } from "../../core/read/sessions.ts";
 import { RestoreError } from "../../providers/claude/mirror/restore.ts";
 import { loadMirrorSettings } from "../../providers/claude/mirror/settings.ts";
 import type { ArchivedEvent } from "../../providers/claude/transcript-rebuild.ts";

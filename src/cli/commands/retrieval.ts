@@ -3,8 +3,8 @@
 
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { type ProviderConfig, readConfig, writeConfig } from "../../core/config.ts";
-import { printable } from "../../core/printable.ts";
+import { type ProviderConfig, readConfig, writeConfig } from "../../core/archive/config.ts";
+import { printable } from "../../core/base/printable.ts";
 import {
   clampBudget,
   clampThreshold,

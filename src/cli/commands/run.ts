@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import { CATALOG } from "../../providers/catalog.ts";
-import { CliError, EXIT } from "../errors.ts";
+import { CliError, EXIT } from "../cli-error.ts";
 import { type ProxyOpts, startProxyFor, stderrLog, withProxyOptions } from "../proxy-start.ts";
 
 async function runCommand(agent: string, args: string[], opts: ProxyOpts): Promise<void> {

@@ -3,9 +3,9 @@
 import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { SessionNotFound, sessionRoots } from "../../core/archive.ts";
-import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
-import { fields, printable } from "../../core/printable.ts";
+import { ensureDir, writeFileAtomicSync } from "../../core/base/fsutil.ts";
+import { fields, printable } from "../../core/base/printable.ts";
+import { SessionNotFound, sessionRoots } from "../../core/read/sessions.ts";
 import { IsolationError } from "../../experiment/isolation.ts";
 import { ARM_NAME } from "../../experiment/orchestrator.ts";
 import { DeriveError, deriveScenario, parseRange } from "../../scenario/derive.ts";

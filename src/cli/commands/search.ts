@@ -3,9 +3,9 @@
 // which is brought up to date first. Exit 0 with hits, 1 with none, 2 for a
 // bad query or option.
 import type { Command } from "commander";
-import { EVENT_KINDS } from "../../core/kinds.ts";
-import { fields, printable } from "../../core/printable.ts";
-import { registeredProjects } from "../../core/registry-projects.ts";
+import { EVENT_KINDS } from "../../core/archive/kinds.ts";
+import { fields, printable } from "../../core/base/printable.ts";
+import { registeredProjects } from "../../core/read/registry-projects.ts";
 import { MARK_CLOSE, MARK_OPEN } from "../../memory/index/index-text.ts";
 import { parseQuery } from "../../memory/index/query.ts";
 import {

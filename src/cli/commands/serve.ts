@@ -1,8 +1,8 @@
 // `tapedeck serve`: the http transport's hook server in the foreground, for debugging (hooks start it on
 // demand).
 import type { Command } from "commander";
-import { readConfig } from "../../core/config.ts";
-import { CliError, EXIT } from "../errors.ts";
+import { readConfig } from "../../core/archive/config.ts";
+import { CliError, EXIT } from "../cli-error.ts";
 import { locateProject } from "../project.ts";
 import { DEFAULT_PROVIDER } from "../providers.ts";
 

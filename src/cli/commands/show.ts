@@ -4,10 +4,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { EVENT_KINDS } from "../../core/kinds.ts";
-import { printable, printableJson } from "../../core/printable.ts";
-import type { ScopedSession } from "../../core/session-scope.ts";
-import { emptyUsage } from "../../core/timeline/usage.ts";
+import { EVENT_KINDS } from "../../core/archive/kinds.ts";
+import { printable, printableJson } from "../../core/base/printable.ts";
+import type { ScopedSession } from "../../core/read/session-scope.ts";
+import { emptyUsage } from "../../core/read/timeline/usage.ts";
 import { subagentToolsOf } from "../../providers/catalog.ts";
 import { CostAccumulator, formatCost, type PriceTable } from "../../usage/pricing.ts";
 import { LiveRenderer } from "../../viewer/live-text.ts";

@@ -2,9 +2,9 @@
 import { existsSync, rmdirSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import type { Command } from "commander";
-import { readConfig, writeConfig } from "../../core/config.ts";
-import { isInside } from "../../core/paths.ts";
-import { fields } from "../../core/printable.ts";
+import { readConfig, writeConfig } from "../../core/archive/config.ts";
+import { isInside } from "../../core/archive/paths.ts";
+import { fields } from "../../core/base/printable.ts";
 import { removeAgentFile } from "../../providers/settings-file.ts";
 import { stopHookServer } from "../../serve/transport.ts";
 import { CliError, EXIT, note, printJson, say } from "../common.ts";

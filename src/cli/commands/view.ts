@@ -1,7 +1,7 @@
 // `tapedeck view`: the local viewer (src/viewer/server.ts) on 127.0.0.1 with a per-run token in its URL,
 // until interrupted.
 import type { Command } from "commander";
-import { registeredProjects } from "../../core/registry-projects.ts";
+import { registeredProjects } from "../../core/read/registry-projects.ts";
 import { openInBrowser } from "../../viewer/launcher.ts";
 import { readScenarioResult, ScenarioResultError } from "../../viewer/scenario-results.ts";
 import { startViewer } from "../../viewer/server.ts";

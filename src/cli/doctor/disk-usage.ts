@@ -1,7 +1,7 @@
 // The disk the project's tapedeck data takes, against a threshold (`retention.warn_bytes` in
 // .tapedeck/config.json, else DEFAULT_WARN_BYTES): the hook archive grows without bound unless pruned.
-import { readConfig } from "../../core/config.ts";
-import { projectUsage } from "../../core/disk-usage.ts";
+import { readConfig } from "../../core/archive/config.ts";
+import { projectUsage } from "../../core/read/disk-usage.ts";
 import { formatBytes } from "../common.ts";
 import { check, type DoctorCheck } from "./check.ts";
 

@@ -1,17 +1,17 @@
 // The session root a provider records into: a real, writable directory (or one that can be created), not a
-// symlink, the user's own (core/fsutil.ts's owner rule: every writer refuses another user's), not tracked by
+// symlink, the user's own (core/base/fsutil.ts's owner rule: every writer refuses another user's), not tracked by
 // git.
 import { accessSync, constants, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { ProviderConfig } from "../../core/config.ts";
-import { lstatOrUndefined } from "../../core/fsutil.ts";
+import type { ProviderConfig } from "../../core/archive/config.ts";
 import {
   isInside,
   resolveSessionRoot,
   sessionWriteProblem,
   TAPEDECK_DIR,
   tapedeckDir,
-} from "../../core/paths.ts";
+} from "../../core/archive/paths.ts";
+import { lstatOrUndefined } from "../../core/base/fsutil.ts";
 import { gitView } from "../session-root.ts";
 import { check, type DoctorCheck, shown } from "./check.ts";
 

@@ -8,9 +8,9 @@
 // this module (tests run the sources), the update runs in-process, one batch
 // per turn of the event loop.
 import { join } from "node:path";
-import { builtCli, runCliInBackground } from "../../core/background-cli.ts";
-import { lstatOrUndefined } from "../../core/fsutil.ts";
-import { tapedeckDir } from "../../core/paths.ts";
+import { tapedeckDir } from "../../core/archive/paths.ts";
+import { lstatOrUndefined } from "../../core/base/fsutil.ts";
+import { builtCli, runCliInBackground } from "../../core/ports/background-cli.ts";
 
 /** After the last hook: a turn's hooks come in bursts well under this apart. */
 export const IDLE_DELAY_MS = 3000;

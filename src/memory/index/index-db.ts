@@ -1,8 +1,8 @@
 // The index file itself: where it is, its tables, and opening it, rebuilt from nothing when it is damaged or
 // of another layout (it is derived: nothing is lost).
 import { join } from "node:path";
-import { lstatOrUndefined, unlinkQuietly } from "../../core/fsutil.ts";
-import { ensureTapedeckDir, tapedeckDir } from "../../core/paths.ts";
+import { ensureTapedeckDir, tapedeckDir } from "../../core/archive/paths.ts";
+import { lstatOrUndefined, unlinkQuietly } from "../../core/base/fsutil.ts";
 import {
   type Database,
   hasSchema,

@@ -1,5 +1,5 @@
-// A line of events.jsonl turned into the row the index stores (core/bounded-lines.ts reads the lines).
-import { isEnvelopeLine, parseObjectLine } from "../../core/scan.ts";
+// A line of events.jsonl turned into the row the index stores (core/base/bounded-lines.ts reads the lines).
+import { isEnvelopeLine, parseObjectLine } from "../../core/archive/line-scan.ts";
 import { searchableText } from "./index-text.ts";
 
 /** The indexed row of one line; undefined when the line is no envelope. */

@@ -4,7 +4,7 @@
 // is already redacted and bounded; these bounds keep one huge tool output from
 // dominating the index (an excerpt finds the event; `inspect` shows it whole).
 
-import { injectionHeadline, injectionOf } from "../../core/injection.ts";
+import { injectionHeadline, injectionOf } from "../../core/ports/injection.ts";
 
 /** A prompt or an answer is what people search for: kept almost whole. */
 const MAX_TEXT_CHARS = 32 * 1024;

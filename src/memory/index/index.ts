@@ -7,22 +7,22 @@
 //
 // Two FTS5 tables share one content table: words (unicode61, bm25 ranking)
 // over the event's text, and trigrams over the identifiers, paths and
-// scripts in it (`src/core/store.ts`, `snake_case`, `--dry-run`), which the
+// scripts in it (`src/core/archive/session-store.ts`, `snake_case`, `--dry-run`), which the
 // word tokenizer splits apart and cannot match by a fragment.
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, readSync } from "node:fs";
 import { join, relative } from "node:path";
-import { readLines } from "../../core/bounded-lines.ts";
-import { lstatOrUndefined, readJsonOrUndefined } from "../../core/fsutil.ts";
-import { SESSION_FILES } from "../../core/paths.ts";
-import { openForScan } from "../../core/scan.ts";
-import type { Manifest } from "../../core/schemas.ts";
-import { sessionDirNames, sessionRoots } from "../../core/session-list.ts";
+import { openForScan } from "../../core/archive/line-scan.ts";
+import { SESSION_FILES } from "../../core/archive/paths.ts";
+import type { Manifest } from "../../core/archive/schemas.ts";
+import { readLines } from "../../core/base/bounded-lines.ts";
+import { lstatOrUndefined, readJsonOrUndefined } from "../../core/base/fsutil.ts";
+import { sessionDirNames, sessionRoots } from "../../core/read/session-list.ts";
 import { indexPath, isIndex, openIndex } from "./index-db.ts";
 import { type Pending, toPending } from "./index-lines.ts";
 import { type Database, openDatabase, toMemoryDbError } from "./sqlite.ts";
 
-export { MAX_LINE_BYTES } from "../../core/bounded-lines.ts";
+export { MAX_LINE_BYTES } from "../../core/base/bounded-lines.ts";
 export { deleteIndex, INDEX_FILE, INDEX_SCHEMA_VERSION, indexPath, openIndex } from "./index-db.ts";
 
 /** The boundary hash covers this much before the indexed offset: the end of the last indexed line. */

@@ -10,8 +10,9 @@
 //   a OR b           either (OR joins the terms beside it, tighter than AND)
 //   -word, NOT word  without it (also -"a phrase")
 //   kind:K provider:P session:S   filters (comma lists, repeatable)
-import { EXIT, UserError } from "../../core/errors.ts";
-import { EVENT_KINDS } from "../../core/kinds.ts";
+
+import { EVENT_KINDS } from "../../core/archive/kinds.ts";
+import { EXIT, UserError } from "../../core/base/user-error.ts";
 
 /** A query is typed by a person; 4 KiB bounds the parse and the FTS work (a pasted 100 KB log is refused at once). */
 export const MAX_QUERY_BYTES = 4096;

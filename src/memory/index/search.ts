@@ -1,6 +1,6 @@
-import { lstatOrUndefined } from "../../core/fsutil.ts";
-import { storedId } from "../../core/identity.ts";
-import { tapedeckDir } from "../../core/paths.ts";
+import { storedId } from "../../core/archive/identity.ts";
+import { tapedeckDir } from "../../core/archive/paths.ts";
+import { lstatOrUndefined } from "../../core/base/fsutil.ts";
 import { indexPath, type UpdateOptions, updateIndex } from "./index.ts";
 import { isIndex } from "./index-db.ts";
 import { MARK_CLOSE, MARK_OPEN } from "./index-text.ts";

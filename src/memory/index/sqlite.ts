@@ -3,13 +3,12 @@
 // commands and the server that use it, never by a hook unless retrieval is on.
 //
 // SQLite opens by path and follows symlinks, so the path rules of
-// core/fsutil.ts are applied before it is handed over: the parent is a real
+// core/base/fsutil.ts are applied before it is handed over: the parent is a real
 // directory, the file (and its -wal/-shm siblings) a regular file or absent,
 // and the file is created by us, 0600, without following a link.
 import { closeSync, constants, fchmodSync, fstatSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname } from "node:path";
-import { EXIT, UserError } from "../../core/errors.ts";
 import {
   assertOwnDir,
   ensureDir,
@@ -20,7 +19,8 @@ import {
   openRegularSync,
   ownedByUser,
   UnsafePathError,
-} from "../../core/fsutil.ts";
+} from "../../core/base/fsutil.ts";
+import { EXIT, UserError } from "../../core/base/user-error.ts";
 
 /** The part of better-sqlite3's API tapedeck uses (the package ships no types). */
 export interface Statement {

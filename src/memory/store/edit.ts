@@ -2,7 +2,7 @@
 // promoted event goes through (tapedeck's marker stripped, redacted with the project's current rules, bounded
 // to 4 KiB, the title to one line of 100 characters); the item keeps its id, kind and source (the session and
 // events it came from), so `memory verify` and the injections recorded with its id still point at it.
-import { EXIT, UserError } from "../../core/errors.ts";
+import { EXIT, UserError } from "../../core/base/user-error.ts";
 import { boundBody, type MemoryItem } from "./item-shape.ts";
 import { boundTitle, cleanText } from "./item-text.ts";
 import { currentRules } from "./promote.ts";

@@ -1,7 +1,7 @@
 // `tapedeck memory export`: every item, oldest first, as JSONL (one item per line, the store's own shape) or
 // Markdown (for reading and review). Streamed: a large memory is never held whole. Bodies are already
 // redacted and bounded; the Markdown fence is chosen per body so no body can end it early.
-import { printableJson, printableText } from "../../core/printable.ts";
+import { printableJson, printableText } from "../../core/base/printable.ts";
 import type { MemoryItem } from "./items.ts";
 import type { MemoryStore } from "./store.ts";
 

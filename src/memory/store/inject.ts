@@ -9,13 +9,17 @@
 // On the hot path: this module is light. The retrieval module (SQLite) is loaded through `load` only once a
 // prompt hook with retrieval on gets here; dist/hook.cjs and the hook server load dist/retrieval.cjs.
 import { createHash } from "node:crypto";
-import type { ProviderConfig, RetrievalConfig } from "../../core/config.ts";
-import { errorCode, writeDiagnostic } from "../../core/diagnostics.ts";
-import type { NormalizedEvent } from "../../core/event.ts";
-import { CONTEXT_INJECTION, type ContextInjector, type InjectionOutcome } from "../../core/injection.ts";
-import { tapedeckDir } from "../../core/paths.ts";
-import type { PreparedEvent } from "../../core/prepare.ts";
-import type { ContextStep, PromptHookView } from "../../core/recorder.ts";
+import type { ProviderConfig, RetrievalConfig } from "../../core/archive/config.ts";
+import type { NormalizedEvent } from "../../core/archive/event.ts";
+import { tapedeckDir } from "../../core/archive/paths.ts";
+import type { PreparedEvent } from "../../core/archive/prepare.ts";
+import { errorCode, writeDiagnostic } from "../../core/base/diagnostics.ts";
+import type { ContextStep, PromptHookView } from "../../core/hook/recorder.ts";
+import {
+  CONTEXT_INJECTION,
+  type ContextInjector,
+  type InjectionOutcome,
+} from "../../core/ports/injection.ts";
 import { forgetGiven, noteGiven, readSessionMemory, type SessionMemory } from "./session-state.ts";
 
 export type { ContextInjector, InjectionOutcome };

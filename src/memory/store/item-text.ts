@@ -2,9 +2,9 @@
 // tool's input, its output or error), titled and bounded. What the item builder (items.ts) and `memory edit`
 // put into an item.
 
-import { stripInjected } from "../../core/memory-marker.ts";
-import { type RedactionRules, redactValue } from "../../core/redact.ts";
-import { TOOL_SUBJECT_FIELDS } from "../../core/tool-subject.ts";
+import { type RedactionRules, redactValue } from "@tapedeck/redact";
+import { stripInjected } from "../../core/ports/memory-marker.ts";
+import { TOOL_SUBJECT_FIELDS } from "../../core/read/tool-subject.ts";
 import { cutUtf8, MAX_BODY_BYTES, MAX_TITLE_CHARS } from "./item-shape.ts";
 
 /** What a tool event is to its item: the call, its result, or its error. */

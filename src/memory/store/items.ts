@@ -6,10 +6,10 @@
 // was recorded; text tapedeck itself injected (the retrieval marker) is removed first, so memory never feeds on
 // its own echo. Trivial and repeated items are left out and counted (clean.ts).
 import { createHash } from "node:crypto";
-import { eventKindsExcept } from "../../core/kinds.ts";
-import type { RedactionRules } from "../../core/redact.ts";
-import type { CallNode } from "../../core/timeline/nodes.ts";
-import { TurnModel } from "../../core/timeline/turns.ts";
+import type { RedactionRules } from "@tapedeck/redact";
+import { eventKindsExcept } from "../../core/archive/kinds.ts";
+import type { CallNode } from "../../core/read/timeline/nodes.ts";
+import { TurnModel } from "../../core/read/timeline/turns.ts";
 import { Duplicates, isFollowUp, isTrivial, saysLittle } from "./clean.ts";
 import {
   boundBody,

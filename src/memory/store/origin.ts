@@ -18,13 +18,13 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { fstatSync, linkSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { readRange } from "../../core/byte-range.ts";
-import { ensureDir, isErrno, withRegularFile, writeTempSibling } from "../../core/fsutil.ts";
+import { readRange } from "../../core/base/byte-range.ts";
+import { ensureDir, isErrno, withRegularFile, writeTempSibling } from "../../core/base/fsutil.ts";
 import type { MemoryItem } from "./item-shape.ts";
 
 const KEY_FILE = "memory.key";
 
-/** core/registry.ts's tapedeckHome, spelled here: the registry pulls the redaction rules into the hook's bundle. */
+/** core/archive/session-registry.ts's tapedeckHome, spelled here: the registry pulls the redaction rules into the hook's bundle. */
 function tapedeckHome(env: Record<string, string | undefined>): string {
   return (
     env.TAPEDECK_HOME ??

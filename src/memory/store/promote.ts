@@ -4,11 +4,11 @@
 // calls, so a 100,000-event session promotes in bounded memory. The write pass stops where the plan stopped:
 // an active session that grew meanwhile gives exactly the previewed items.
 
-import type { SessionRef } from "../../core/archive.ts";
-import { EXIT, UserError } from "../../core/errors.ts";
-import { UnsafePathError } from "../../core/fsutil.ts";
-import { loadRedactionRules } from "../../core/redact/rules-file.ts";
-import type { RedactionRules } from "../../core/redact.ts";
+import type { RedactionRules } from "@tapedeck/redact";
+import { loadRedactionRules } from "@tapedeck/redact/rules-file";
+import { UnsafePathError } from "../../core/base/fsutil.ts";
+import { EXIT, UserError } from "../../core/base/user-error.ts";
+import type { SessionRef } from "../../core/read/sessions.ts";
 import {
   type Built,
   FieldPathError,

@@ -14,7 +14,7 @@
 // labelled set, bench/retrieval-eval.ts, and configurable), is within RELATIVE_CUT of the best item's, and, after
 // the first, brings evidence of its own: a prompt with one relevant item does not also get the ones that share
 // its words.
-import { REDACTION_MARKER } from "../../core/redact/markers.ts";
+import { REDACTION_MARKER } from "@tapedeck/redact";
 import { COMMON_WORDS, FUNCTION_WORDS, REQUEST_WORDS } from "./words.ts";
 
 export interface Term {
@@ -104,7 +104,7 @@ function wordTerms(token: string): Term[] {
 }
 
 /**
- * A prompt's content terms, in the order typed, each once. Identifiers and paths (`src/core/store.ts`,
+ * A prompt's content terms, in the order typed, each once. Identifiers and paths (`src/core/archive/session-store.ts`,
  * `snake_case`, `--dry-run`, `17:00`) are kept whole; other tokens are split into words. The prompt is the
  * one the archive stores, redacted: a redaction's mark (`[REDACTED:github_token]`) is no term.
  */

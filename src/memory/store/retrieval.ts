@@ -8,7 +8,7 @@
 // Loaded only when retrieval is on: it opens SQLite (through the memory store), which a hook must not pay for
 // otherwise. Built on its own into dist/retrieval.cjs for the hook bundle and the hook server.
 import { statSync } from "node:fs";
-import { stripInjected, wrapInjected } from "../../core/memory-marker.ts";
+import { stripInjected, wrapInjected } from "../../core/ports/memory-marker.ts";
 import { openDatabase } from "../index/sqlite.ts";
 import { Duplicates } from "./clean.ts";
 import { clampBudget, clampThreshold, type Retrieval, type RetrieveOptions } from "./inject.ts";

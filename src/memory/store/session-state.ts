@@ -15,7 +15,8 @@
 import { createHash } from "node:crypto";
 import { fstatSync, lstatSync } from "node:fs";
 import { join } from "node:path";
-import { readRange } from "../../core/byte-range.ts";
+import { tapedeckDir } from "../../core/archive/paths.ts";
+import { readRange } from "../../core/base/byte-range.ts";
 import {
   appendRegularSync,
   ensureOwnDirUnder,
@@ -23,8 +24,7 @@ import {
   pruneStaleFiles,
   unlinkQuietly,
   withRegularFile,
-} from "../../core/fsutil.ts";
-import { tapedeckDir } from "../../core/paths.ts";
+} from "../../core/base/fsutil.ts";
 
 export const STATE_DIR = "retrieval";
 /** A session's file is read from its end, at most this much: ~25,000 prompts' worth of lines. */

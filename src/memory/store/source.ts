@@ -4,10 +4,10 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
-import { readLines } from "../../core/bounded-lines.ts";
-import { hashPrefix } from "../../core/byte-range.ts";
-import { SESSION_FILES } from "../../core/paths.ts";
-import { openForScan } from "../../core/scan.ts";
+import { openForScan } from "../../core/archive/line-scan.ts";
+import { SESSION_FILES } from "../../core/archive/paths.ts";
+import { readLines } from "../../core/base/bounded-lines.ts";
+import { hashPrefix } from "../../core/base/byte-range.ts";
 import { asSourceEvent, type SourceEvent } from "./items.ts";
 
 /** tapedeck writes events of at most 256 KiB; a longer line was planted or damaged and is not parsed. */

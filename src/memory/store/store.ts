@@ -6,8 +6,8 @@
 // apart. The layout and its versions are in store-schema.ts. Every item tapedeck writes carries its proof
 // (origin.ts), computed from the row as it reads back; whatever hands items to the agent asks `givable` first.
 import { join } from "node:path";
-import { EXIT, UserError } from "../../core/errors.ts";
-import { ensureTapedeckDir, tapedeckDir } from "../../core/paths.ts";
+import { ensureTapedeckDir, tapedeckDir } from "../../core/archive/paths.ts";
+import { EXIT, UserError } from "../../core/base/user-error.ts";
 import { parseQuery } from "../index/query.ts";
 import {
   type Database,

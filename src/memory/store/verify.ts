@@ -6,7 +6,7 @@
 // append-only, so those bytes never change while the session exists. A session that is gone (deleted) or
 // whose prefix hashes differently (rewritten, replaced) is reported; the item itself is kept either way:
 // memory outlives its recording by design.
-import { listSessions } from "../../core/archive.ts";
+import { listSessions } from "../../core/read/sessions.ts";
 import type { MemoryItem } from "./items.ts";
 import { eventsFile, sha256Prefix } from "./source.ts";
 import type { MemoryStore } from "./store.ts";

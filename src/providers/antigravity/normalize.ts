@@ -24,7 +24,7 @@
 // - Stop: terminationReason, fullyIdle, executionNum, error.
 // - SessionStart: only the common fields. There is no session end.
 import { fileURLToPath } from "node:url";
-import type { HookContext, SessionIdentity } from "../../core/event.ts";
+import type { HookContext, SessionIdentity } from "../../core/archive/event.ts";
 import {
   capabilities,
   type HookRule,

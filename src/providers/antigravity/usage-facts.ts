@@ -1,5 +1,5 @@
-// What Antigravity's token figures mean (core/usage-facts.ts): there are none (docs/antigravity.md).
-import { PLAIN_USAGE_FACTS, type UsageFacts } from "../../core/usage-facts.ts";
+// What Antigravity's token figures mean (core/read/usage-facts.ts): there are none (docs/antigravity.md).
+import { PLAIN_USAGE_FACTS, type UsageFacts } from "../../core/read/usage-facts.ts";
 
 export const antigravityUsageFacts: UsageFacts = {
   ...PLAIN_USAGE_FACTS,

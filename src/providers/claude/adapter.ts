@@ -1,4 +1,4 @@
-import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
+import type { NormalizedEvent, NormalizeResult } from "../../core/archive/event.ts";
 import { afterReads, type ReadCursor, readFrom, startCursor } from "../read-cursors.ts";
 import { derivedId, inPeriod, responseTime } from "../shared.ts";
 import type { ProviderAdapter } from "../types.ts";

@@ -1,7 +1,7 @@
 // Exact usage of a Claude Code model call, read from the Anthropic Messages
 // API traffic: `message_start` carries the id, model and input counts,
 // `message_delta` the final output count, `message_stop` ends the message.
-import type { Usage } from "../../core/schemas.ts";
+import type { Usage } from "../../core/archive/schemas.ts";
 import {
   type ApiRequestView,
   type ApiUsageAccumulator,

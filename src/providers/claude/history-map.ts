@@ -8,7 +8,7 @@
 //
 // What the transcript adds over a hook recording: every text block of an answer (hooks keep the turn's last),
 // and a subagent's task prompt. What it lacks: see CLAUDE_NOT_CAPTURED.
-import type { NormalizedEvent } from "../../core/event.ts";
+import type { NormalizedEvent } from "../../core/archive/event.ts";
 import { contentText } from "../content-text.ts";
 import { BoundedMap, type HistoryFile, type HistorySession, isoTime, shortString } from "../history.ts";
 import { RecordMapper, setFields } from "../history-mapper.ts";

@@ -6,14 +6,14 @@
 // system prompt), CLAUDE_CODE_DISABLE_AUTO_MEMORY=1 the auto-memory directory.
 
 import { join } from "node:path";
-import { ensureDir } from "../../core/fsutil.ts";
+import { ensureDir } from "../../core/base/fsutil.ts";
 import type {
   ArmSettings,
   HomeSource,
   PreparedHome,
   ReplayDriver,
   RunPaths,
-} from "../../core/replay-driver.ts";
+} from "../../core/ports/replay-driver.ts";
 import { copyUserFile, num, objectField, parseJsonOr, readUserJson, writeRunJson } from "../replay-home.ts";
 import { failureReason, processOutcome } from "../replay-outcome.ts";
 import { claudeCli } from "./launch.ts";

@@ -5,10 +5,10 @@
 // and keeps the alert in the session's provider state, where the status line reads it until the session
 // ends. Nothing reaches the agent: the hook's stdout stays empty. Never throws.
 import { join } from "node:path";
-import { readConfigFile } from "../../core/config.ts";
-import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
-import { readJsonOrUndefined } from "../../core/fsutil.ts";
-import { resolveSessionRoot, SESSION_FILES, sessionDirName } from "../../core/paths.ts";
+import { readConfigFile } from "../../core/archive/config.ts";
+import type { NormalizedEvent, NormalizeResult } from "../../core/archive/event.ts";
+import { resolveSessionRoot, SESSION_FILES, sessionDirName } from "../../core/archive/paths.ts";
+import { readJsonOrUndefined } from "../../core/base/fsutil.ts";
 import { derivedId } from "../shared.ts";
 import { type QuickCheck, quickCheck, type TranscriptFinding } from "./transcript-watch.ts";
 

@@ -8,7 +8,7 @@
 // `sentAtMs`, `rowSource`, `turnOrigin`, `turnPosition`, `apiBlockIndex`, `requestRef`, `requestedModel`,
 // `promptCacheRequested`, `effort`, `perTurnEffort`, `madeBy`; `slug` only on records written after a
 // compaction, so not here.
-import type { JsonObject } from "../../core/json.ts";
+import type { JsonObject } from "../../core/base/json.ts";
 
 /**
  * A subagent's record where it is its main-thread twin plus a few keys, each written right after the key it is

@@ -16,7 +16,7 @@
 // written before a tool call, system-context attachments, Claude Code's enriched tool objects
 // (toolUseResult) and permission decisions, and the exact tool_result content Claude sent for tools whose
 // response is an object (rebuilt from the hook's tool_response).
-import type { Json, JsonObject } from "../../core/json.ts";
+import type { Json, JsonObject } from "../../core/base/json.ts";
 import { isRecord } from "../shared.ts";
 import { syntheticUuid } from "./mirror/envelope.ts";
 import { ASSISTANT_KEYS, inKeyOrder, USER_PROMPT_KEYS, USER_TOOL_RESULT_KEYS } from "./transcript-keys.ts";

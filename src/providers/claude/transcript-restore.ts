@@ -21,9 +21,9 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { DIR_MODE, FILE_MODE, ownedByUser, unlinkQuietly, writeTempSibling } from "../../core/fsutil.ts";
-import type { JsonObject } from "../../core/json.ts";
-import { sessionDirName } from "../../core/paths.ts";
+import { sessionDirName } from "../../core/archive/paths.ts";
+import { DIR_MODE, FILE_MODE, ownedByUser, unlinkQuietly, writeTempSibling } from "../../core/base/fsutil.ts";
+import type { JsonObject } from "../../core/base/json.ts";
 import { RestoreError, readMirrorSession, toTranscript } from "./mirror/restore.ts";
 import { fileStamp } from "./mirror/writer.ts";
 import {

@@ -16,7 +16,7 @@
 // come from the transcript, not from the hook that happened to read it. Each `user` record carries `promptId`
 // (the hooks' prompt_id) and every record its `parentUuid`; records are appended in order, so a record belongs
 // to its parent's turn or, when the parent was not parsed here, to the last prompt seen before it.
-import type { Usage } from "../../core/schemas.ts";
+import type { Usage } from "../../core/archive/schemas.ts";
 import { DEFAULT_MAX_BYTES, readAppendedLines } from "../appended-lines.ts";
 import { isRecord } from "../shared.ts";
 import { countOf, type UsageCountField } from "../usage-counts.ts";

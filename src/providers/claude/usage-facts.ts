@@ -1,6 +1,6 @@
-// What Claude Code's token figures mean (core/usage-facts.ts): Anthropic's counts, cache reads and writes apart
+// What Claude Code's token figures mean (core/read/usage-facts.ts): Anthropic's counts, cache reads and writes apart
 // from input, thinking inside output.
-import type { UsageFacts } from "../../core/usage-facts.ts";
+import type { UsageFacts } from "../../core/read/usage-facts.ts";
 
 export const claudeUsageFacts: UsageFacts = {
   records_usage: true,

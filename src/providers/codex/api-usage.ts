@@ -3,7 +3,7 @@
 // response id, model and usage. Codex names the session in its headers:
 // `session-id` is the root thread (the hooks' session_id), `thread-id` the
 // calling thread, a subagent's own when it differs.
-import type { Usage } from "../../core/schemas.ts";
+import type { Usage } from "../../core/archive/schemas.ts";
 import {
   type ApiRequestView,
   type ApiUsageAccumulator,

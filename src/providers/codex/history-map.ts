@@ -10,7 +10,7 @@
 // into the root's session, its events carrying the child thread id as agent_id, as the hooks record them.
 // Rollouts older than token_usage_record (Codex before it wrote one per response) have only `token_count`
 // events, whose `last_token_usage` is read instead, once per change of the running total.
-import type { NormalizedEvent } from "../../core/event.ts";
+import type { NormalizedEvent } from "../../core/archive/event.ts";
 import { contentText } from "../content-text.ts";
 import { BoundedMap, type HistoryFile, type HistorySession, isoTime, shortString } from "../history.ts";
 import { RecordMapper, setFields } from "../history-mapper.ts";

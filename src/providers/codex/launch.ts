@@ -1,7 +1,7 @@
 // `tapedeck run codex`: the real codex, pointed at the proxy through `-c` overrides of its model provider's
 // base URL (Codex keeps its API URL in config, not in an environment variable).
-import { EXIT, UserError } from "../../core/errors.ts";
-import { SECRET_HEADER } from "../../core/proxy-extension.ts";
+import { EXIT, UserError } from "../../core/base/user-error.ts";
+import { SECRET_HEADER } from "../../core/ports/proxy-extension.ts";
 import { agentBinary } from "../agent-cli.ts";
 import type { AgentLaunch, AgentLauncher } from "../launch.ts";
 import { codexBaseUrlOverride, codexEndpoint } from "./endpoint.ts";

@@ -17,7 +17,7 @@
 //   success. Failures are derived from the rollout at Stop (adapter.ts).
 // - No hook payload has a timestamp, and the hook environment has neither a
 //   session id nor the agent's pid.
-import type { SessionIdentity } from "../../core/event.ts";
+import type { SessionIdentity } from "../../core/archive/event.ts";
 import {
   capabilities,
   type Discriminator,

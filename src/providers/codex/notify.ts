@@ -12,8 +12,8 @@
 // - There are no tool calls, no usage and no session start or end.
 // The TUI's hidden title-generation thread also notifies; it is recognised
 // and dropped (see isTuiTitleThread), so the result has no events.
-import type { HookContext, NormalizedEvent, NormalizeResult } from "../../core/event.ts";
-import type { EventKind } from "../../core/schemas.ts";
+import type { HookContext, NormalizedEvent, NormalizeResult } from "../../core/archive/event.ts";
+import type { EventKind } from "../../core/archive/schemas.ts";
 import { copyOwnFields, failureEvent } from "../hook-normalizer.ts";
 import { canonicalJson, idFor, isoNow, isRecord, nonEmptyString, safeNow } from "../shared.ts";
 import type { ArgvHook, ProviderAdapter } from "../types.ts";

@@ -7,7 +7,7 @@
 // not copy; `features.memories=false` keeps the memories feature off.
 
 import { join } from "node:path";
-import { ensureDir, writeFileAtomicSync } from "../../core/fsutil.ts";
+import { ensureDir, writeFileAtomicSync } from "../../core/base/fsutil.ts";
 import type {
   ArmSettings,
   HomeSource,
@@ -15,7 +15,7 @@ import type {
   ReplayDriver,
   RunPaths,
   TurnOutcome,
-} from "../../core/replay-driver.ts";
+} from "../../core/ports/replay-driver.ts";
 import { copyUserFile, readUserFile } from "../replay-home.ts";
 import { failureReason, processOutcome } from "../replay-outcome.ts";
 import { codexCli } from "./launch.ts";

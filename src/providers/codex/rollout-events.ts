@@ -2,7 +2,7 @@
 // hook path at Stop and SubagentStop (adapter.ts), and `tapedeck import` (history-map.ts). A response's usage is
 // `turn_usage:<response id>`, a failed command `tool_error:<call id>`: two readers of the same record give one
 // event.
-import type { NormalizedEvent } from "../../core/event.ts";
+import type { NormalizedEvent } from "../../core/archive/event.ts";
 import { derivedId, responseTime } from "../shared.ts";
 import type { RolloutCommand, RolloutUsage } from "./rollout.ts";
 

@@ -27,7 +27,7 @@
 // holds big lines (session_meta with the base instructions, world_state,
 // compacted history), so callers keep the returned offset and read only what
 // was appended since. Only complete lines are parsed.
-import type { Usage } from "../../core/schemas.ts";
+import type { Usage } from "../../core/archive/schemas.ts";
 import { DEFAULT_MAX_BYTES, readAppendedLines } from "../appended-lines.ts";
 import { isRecord } from "../shared.ts";
 import { countOf, type UsageCountField } from "../usage-counts.ts";

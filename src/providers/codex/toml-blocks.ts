@@ -8,7 +8,7 @@
 //
 // Top-level keys (Codex's `notify`) must come before the first table, so such a
 // block goes at the top of the file; a table block goes at the end.
-import { isErrno } from "../../core/fsutil.ts";
+import { isErrno } from "../../core/base/fsutil.ts";
 import { readAgentFileText } from "../agent-file.ts";
 import { removeAgentFile, writeAgentFile } from "../settings-file.ts";
 import { parseTomlTables, tableKey } from "./toml.ts";

@@ -1,6 +1,6 @@
-// What Codex CLI's token figures mean (core/usage-facts.ts): OpenAI's Responses counts, where input_tokens
+// What Codex CLI's token figures mean (core/read/usage-facts.ts): OpenAI's Responses counts, where input_tokens
 // includes the cached tokens (cached_input_tokens is a subset) and output_tokens the reasoning ones.
-import type { UsageFacts } from "../../core/usage-facts.ts";
+import type { UsageFacts } from "../../core/read/usage-facts.ts";
 
 export const codexUsageFacts: UsageFacts = {
   records_usage: true,

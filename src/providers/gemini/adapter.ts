@@ -49,8 +49,8 @@
 // and writes it after, so hooks that run concurrently (parallel tool calls)
 // can lose one another's update; pairing then degrades (an id may repeat)
 // but no event is lost.
-import type { NormalizedEvent, NormalizeResult } from "../../core/event.ts";
-import type { Usage } from "../../core/schemas.ts";
+import type { NormalizedEvent, NormalizeResult } from "../../core/archive/event.ts";
+import type { Usage } from "../../core/archive/schemas.ts";
 import { digest, idFor, isRecord } from "../shared.ts";
 import type { EnrichScope, ProviderAdapter } from "../types.ts";
 import { type ChatCursor, loadChatCursor, readChatUsage } from "./chat-usage.ts";

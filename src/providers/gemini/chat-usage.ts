@@ -17,10 +17,10 @@
 // skipped: they only repeat messages already written. Only messages stamped
 // at or after the moment recording was switched on count (off means off).
 import { closeSync, constants, fstatSync } from "node:fs";
-import type { NormalizedEvent } from "../../core/event.ts";
-import { openRegularSync } from "../../core/fsutil.ts";
-import { scanLines } from "../../core/scan.ts";
-import type { Usage } from "../../core/schemas.ts";
+import type { NormalizedEvent } from "../../core/archive/event.ts";
+import { scanLines } from "../../core/archive/line-scan.ts";
+import type { Usage } from "../../core/archive/schemas.ts";
+import { openRegularSync } from "../../core/base/fsutil.ts";
 import { idFor } from "../shared.ts";
 
 /** A chat file is small (it holds text, not tool output blobs); the bound keeps a hook fast on a huge one. */

@@ -10,7 +10,7 @@
 // token counts are the message's `tokens`, all of them in one turn_usage (the hook path splits them between the
 // AfterModel chunk and the chat file: the sums are the same). A `$set` that rewrites the history with a
 // `<state_snapshot>` is a compression.
-import type { NormalizedEvent } from "../../core/event.ts";
+import type { NormalizedEvent } from "../../core/archive/event.ts";
 import { BoundedMap, type HistorySession, isoTime, shortString } from "../history.ts";
 import { RecordMapper, setFields } from "../history-mapper.ts";
 import { digest, idFor, isRecord, type Payload } from "../shared.ts";

@@ -2,7 +2,7 @@
 // mock). Gemini appends it to the user's turn as one more text part, `<hook_context>…</hook_context>`, with `<`
 // and `>` inside escaped to `&lt;` `&gt;` (the marker then reads `&lt;tapedeck-memory …&gt;`; stripInjected
 // knows that spelling), in the main request and the model router's; the chat file keeps that part too.
-import type { ContextInjector } from "../../core/injection.ts";
+import type { ContextInjector } from "../../core/ports/injection.ts";
 
 export const geminiInjector: ContextInjector = {
   hookEvent: "BeforeAgent",

@@ -23,8 +23,8 @@
 // really happened, closing a response whose stream never finished) is done by
 // the adapter's enrich step from the observation the result carries
 // (NormalizeResult.observation, see adapter.ts).
-import type { NormalizeResult } from "../../core/event.ts";
-import type { EventKind, Usage } from "../../core/schemas.ts";
+import type { NormalizeResult } from "../../core/archive/event.ts";
+import type { EventKind, Usage } from "../../core/archive/schemas.ts";
 import {
   capabilities,
   type HookNormalize,

@@ -8,7 +8,7 @@
 // files from its own work tree and copies no user-level GEMINI.md; the mock saw the text vanish.
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ensureDir } from "../../core/fsutil.ts";
+import { ensureDir } from "../../core/base/fsutil.ts";
 import type {
   ArmSettings,
   HomeSource,
@@ -16,7 +16,7 @@ import type {
   ReplayDriver,
   RunPaths,
   TurnOutcome,
-} from "../../core/replay-driver.ts";
+} from "../../core/ports/replay-driver.ts";
 import { copyUserFile, num, objectField, parseJsonOr, readUserJson, writeRunJson } from "../replay-home.ts";
 import { failureReason, processOutcome } from "../replay-outcome.ts";
 

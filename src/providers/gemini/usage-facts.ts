@@ -1,9 +1,9 @@
-// What Gemini CLI's token figures mean (core/usage-facts.ts). AfterModel's promptTokenCount includes the cached
+// What Gemini CLI's token figures mean (core/read/usage-facts.ts). AfterModel's promptTokenCount includes the cached
 // tokens, and candidatesTokenCount leaves out the thinking tokens, which Gemini bills as output; the hooks carry
 // neither count, the chat file does (chat-usage.ts records them as their own turn_usage, source gemini-chat).
 // The chat file records each response the hooks reported, in the same order, so a gemini-chat record
 // completes the gemini-hook one before it instead of standing for a response of its own.
-import type { UsageFacts } from "../../core/usage-facts.ts";
+import type { UsageFacts } from "../../core/read/usage-facts.ts";
 
 export const geminiUsage: UsageFacts = {
   records_usage: true,

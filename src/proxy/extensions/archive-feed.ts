@@ -8,13 +8,13 @@
 // gives usage it reads from the agent's own transcript, so a response is
 // counted once whichever recorder sees it first; the proxy also sees calls no
 // transcript keeps (Claude's /compact summary).
-import { findProjectRoot, readConfig } from "../../core/config.ts";
-import type { NormalizedEvent } from "../../core/event.ts";
-import { resolveProjectRoot } from "../../core/paths.ts";
-import type { ProxyContext, ProxyExtension } from "../../core/proxy-extension.ts";
-import { lookupSession } from "../../core/registry.ts";
-import { sessionSpecFor } from "../../core/session-spec.ts";
-import { recordEvents } from "../../core/store.ts";
+import { findProjectRoot, readConfig } from "../../core/archive/config.ts";
+import type { NormalizedEvent } from "../../core/archive/event.ts";
+import { resolveProjectRoot } from "../../core/archive/paths.ts";
+import { lookupSession } from "../../core/archive/session-registry.ts";
+import { sessionSpecFor } from "../../core/archive/session-spec.ts";
+import { recordEvents } from "../../core/archive/session-store.ts";
+import type { ProxyContext, ProxyExtension } from "../../core/ports/proxy-extension.ts";
 import type {
   ApiCallIdentity,
   ApiUsageAccumulator,

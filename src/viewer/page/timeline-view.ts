@@ -3,8 +3,8 @@
 // deep links (#seq=N) and keyboard navigation. Events come a page (500) at a time by byte offset, loaded as
 // the reader scrolls; rows off screen are skipped by the renderer (content-visibility), so a 100,000-event
 // session neither loads nor lays out whole.
-import { injectionLine, injectionOf } from "../../core/injection.ts";
-import { totalTokens, type UsageFacts } from "../../core/usage-facts.ts";
+import { injectionLine, injectionOf } from "../../core/ports/injection.ts";
+import { totalTokens, type UsageFacts } from "../../core/read/usage-facts.ts";
 import { usageFactsOf } from "../../providers/usage-facts.ts";
 import { formatCost } from "../../usage/pricing.ts";
 import type { SessionListItem } from "../api.ts";

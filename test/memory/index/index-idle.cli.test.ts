@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { recordEvents } from "../../../src/core/store.ts";
+import { recordEvents } from "../../../src/core/archive/session-store.ts";
 import { indexWhenIdle } from "../../../src/memory/index/idle.ts";
 import { indexPath, indexStatus, updateIndex } from "../../../src/memory/index/index.ts";
 import { event, spec, useTempProjects } from "../../helpers/session.ts";

@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { recordEvents } from "../../../src/core/store.ts";
+import { recordEvents } from "../../../src/core/archive/session-store.ts";
 import {
   INDEX_SCHEMA_VERSION,
   indexPath,

@@ -2,7 +2,7 @@
 // wait of SQLite's busy timeout, so the soak tier (npm run test:soak).
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { recordEvents } from "../../../src/core/store.ts";
+import { recordEvents } from "../../../src/core/archive/session-store.ts";
 import { indexPath, updateIndex } from "../../../src/memory/index/index.ts";
 import { openDatabase, toMemoryDbError } from "../../../src/memory/index/sqlite.ts";
 import { event, identity, spec, useTempProjects } from "../../helpers/session.ts";

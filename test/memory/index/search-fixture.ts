@@ -1,7 +1,7 @@
 // Two recorded sessions in two providers, indexed by the tests of search: what search.test.ts and the soak
 // tier's locked-index test both start from.
 import { join } from "node:path";
-import { recordEvents } from "../../../src/core/store.ts";
+import { recordEvents } from "../../../src/core/archive/session-store.ts";
 import { parseQuery } from "../../../src/memory/index/query.ts";
 import { type SearchFilters, searchProject } from "../../../src/memory/index/search.ts";
 import { event, identity, spec } from "../../helpers/session.ts";

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { registeredProjects } from "../../../src/core/registry-projects.ts";
-import { recordEvents } from "../../../src/core/store.ts";
+import { recordEvents } from "../../../src/core/archive/session-store.ts";
+import { registeredProjects } from "../../../src/core/read/registry-projects.ts";
 import { indexPath, updateIndex } from "../../../src/memory/index/index.ts";
 import { MARK_CLOSE, MARK_OPEN } from "../../../src/memory/index/index-text.ts";
 import { parseQuery } from "../../../src/memory/index/query.ts";

@@ -5,9 +5,9 @@
 // a file of the previous format is proven item by item at its first write, when its own proof holds.
 import { spawnSync } from "node:child_process";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { findSession } from "../../../src/core/archive.ts";
-import { writeConfig } from "../../../src/core/config.ts";
-import { recordEvents } from "../../../src/core/store.ts";
+import { writeConfig } from "../../../src/core/archive/config.ts";
+import { recordEvents } from "../../../src/core/archive/session-store.ts";
+import { findSession } from "../../../src/core/read/sessions.ts";
 import { memoryGet, memorySearch } from "../../../src/mcp/memory-tools.ts";
 import { openDatabase } from "../../../src/memory/index/sqlite.ts";
 import { originKey, originMac } from "../../../src/memory/store/origin.ts";

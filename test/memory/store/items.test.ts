@@ -1,6 +1,6 @@
+import type { RedactionRules } from "@tapedeck/redact";
 import { describe, expect, it } from "vitest";
-import { wrapInjected } from "../../../src/core/memory-marker.ts";
-import type { RedactionRules } from "../../../src/core/redact.ts";
+import { wrapInjected } from "../../../src/core/ports/memory-marker.ts";
 import {
   cutUtf8,
   ItemBuilder,

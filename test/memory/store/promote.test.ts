@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findSession } from "../../../src/core/archive.ts";
-import type { NormalizedEvent } from "../../../src/core/event.ts";
-import { wrapInjected } from "../../../src/core/memory-marker.ts";
-import { recordEvents } from "../../../src/core/store.ts";
+import type { NormalizedEvent } from "../../../src/core/archive/event.ts";
+import { recordEvents } from "../../../src/core/archive/session-store.ts";
+import { wrapInjected } from "../../../src/core/ports/memory-marker.ts";
+import { findSession } from "../../../src/core/read/sessions.ts";
 import {
   currentRules,
   forEachItem,

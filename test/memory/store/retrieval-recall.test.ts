@@ -1,7 +1,7 @@
 // The mock models' SCENARIO_RECALL (src/demo/recall-mock.ts): a fact is stated only when tapedeck's marker in
 // the request carries it, so an A/B run can tell the arm with memory from the one without by the answer.
 import { describe, expect, it } from "vitest";
-import { wrapInjected } from "../../../src/core/memory-marker.ts";
+import { wrapInjected } from "../../../src/core/ports/memory-marker.ts";
 import { DONT_KNOW, promptWithoutMemory, recallAnswer } from "../../../src/demo/recall-mock.ts";
 
 const block = wrapInjected(

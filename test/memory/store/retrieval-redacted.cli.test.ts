@@ -7,18 +7,17 @@
 // letter case.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { REDACTION_MARKER, type RedactionRules, redactText } from "@tapedeck/redact";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { writeConfig } from "../../../src/core/config.ts";
-import { runHook } from "../../../src/core/recorder.ts";
-import { REDACTION_MARKER } from "../../../src/core/redact/markers.ts";
-import { type RedactionRules, redactText } from "../../../src/core/redact.ts";
+import { randomString, seededRandom } from "../../../packages/redact/test/random.ts";
+import { writeConfig } from "../../../src/core/archive/config.ts";
+import { runHook } from "../../../src/core/hook/recorder.ts";
 import { contextStep } from "../../../src/memory/store/inject.ts";
 import { promptTerms } from "../../../src/memory/store/relevance.ts";
 import * as retrieval from "../../../src/memory/store/retrieval.ts";
 import { adapterFor, injectorFor } from "../../../src/providers/registry.ts";
 import { ensureBuilt, runHook as runHookBundle } from "../../helpers/cli-run.ts";
 import { itemMaker, storeMemory } from "../../helpers/memory-item.ts";
-import { randomString, seededRandom } from "../../helpers/random.ts";
 import { redactorKinds, type SecretSample, secretSamples } from "../../helpers/secret-samples.ts";
 import { useTempProjects } from "../../helpers/session.ts";
 

@@ -1,12 +1,12 @@
-// No repeats within a session, on the real hook path (core/recorder.ts with the real retrieval): an item given
+// No repeats within a session, on the real hook path (core/hook/recorder.ts with the real retrieval): an item given
 // to a session is not given to its next prompt; a retried prompt hook gets the same items again; a compaction
 // (or a session started again from a compacted one) lets them be given again; another session starts afresh;
 // and the state is on disk, so a hook in another process (a restarted server, the command transport) knows it.
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ProviderConfig, writeConfig } from "../../../src/core/config.ts";
-import { runHook } from "../../../src/core/recorder.ts";
+import { type ProviderConfig, writeConfig } from "../../../src/core/archive/config.ts";
+import { runHook } from "../../../src/core/hook/recorder.ts";
 import { contextStep } from "../../../src/memory/store/inject.ts";
 import { MEMORY_SCHEMA_VERSION, type MemoryItem } from "../../../src/memory/store/items.ts";
 import * as retrieval from "../../../src/memory/store/retrieval.ts";

@@ -1,13 +1,13 @@
-// The injection step of the hook path (memory/store/inject.ts in core/recorder.ts): on the prompt hook of a provider
+// The injection step of the hook path (memory/store/inject.ts in core/hook/recorder.ts): on the prompt hook of a provider
 // with retrieval on, the provider's injector output comes back as the hook's output and a context_injection
 // event (bytes, item ids, query) joins the hook's own events; nothing otherwise, and nothing that can fail the
 // hook. The retrieval module is replaced by a fixed answer here: what it finds is test/memory/store/retrieval*.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type ProviderConfig, writeConfig } from "../../../src/core/config.ts";
-import { wrapInjected } from "../../../src/core/memory-marker.ts";
-import { runHook } from "../../../src/core/recorder.ts";
+import { type ProviderConfig, writeConfig } from "../../../src/core/archive/config.ts";
+import { runHook } from "../../../src/core/hook/recorder.ts";
+import { wrapInjected } from "../../../src/core/ports/memory-marker.ts";
 import { contextStep, type Retrieval, type RetrievalModule } from "../../../src/memory/store/inject.ts";
 import * as realRetrieval from "../../../src/memory/store/retrieval.ts";
 import { memoryPath } from "../../../src/memory/store/store.ts";

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { writeConfig } from "../../../src/core/config.ts";
+import { writeConfig } from "../../../src/core/archive/config.ts";
 import { useTempProjects } from "../../helpers/session.ts";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));

@@ -5,7 +5,12 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { hasInjected, parseInjected, stripInjected, wrapInjected } from "../../../src/core/memory-marker.ts";
+import {
+  hasInjected,
+  parseInjected,
+  stripInjected,
+  wrapInjected,
+} from "../../../src/core/ports/memory-marker.ts";
 import { MemoryDbError, openDatabase } from "../../../src/memory/index/sqlite.ts";
 import { MAX_BUDGET_BYTES, MIN_BUDGET_BYTES } from "../../../src/memory/store/inject.ts";
 import type { MemoryItem } from "../../../src/memory/store/items.ts";

@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type CliError, EXIT } from "../../../src/cli/errors.ts";
+import { type CliError, EXIT } from "../../../src/cli/cli-error.ts";
 import { QueryError } from "../../../src/memory/index/query.ts";
 import { MemoryDbError, openDatabase } from "../../../src/memory/index/sqlite.ts";
 import { originKey, originMac } from "../../../src/memory/store/origin.ts";
@@ -311,8 +311,11 @@ describe("memory store", () => {
     const inputs = Object.keys(out.metafile.inputs);
     expect(inputs).toContain("src/memory/store/store.ts");
     expect(
-      inputs.filter((f) => f.startsWith("src/core/redact") || f === "src/memory/store/items.ts"),
+      inputs.filter((f) => f.startsWith("packages/redact/") || f === "src/memory/store/items.ts"),
     ).toEqual([]);
+    // The package is left external by `packages: "external"`: its import would show as one.
+    const imported = Object.values(out.metafile.inputs).flatMap((i) => i.imports.map((m) => m.path));
+    expect(imported.filter((p) => p.startsWith("@tapedeck/redact"))).toEqual([]);
   });
 
   it("ranks a very common word among its 20,000 newest matches; filters apply before that cap", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { deleteSession, findSession } from "../../../src/core/archive.ts";
-import { recordEvents } from "../../../src/core/store.ts";
+import { recordEvents } from "../../../src/core/archive/session-store.ts";
+import { deleteSession, findSession } from "../../../src/core/read/sessions.ts";
 import { exportMemory } from "../../../src/memory/store/export.ts";
 import {
   parseKinds,

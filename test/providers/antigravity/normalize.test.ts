@@ -4,7 +4,7 @@
 // event comes from TAPEDECK_HOOK_EVENT, as the installed hook command sets it;
 // a fixture's event is its file name up to the first dot.
 import { describe, expect, it } from "vitest";
-import type { EventKind } from "../../../src/core/schemas.ts";
+import type { EventKind } from "../../../src/core/archive/schemas.ts";
 import { antigravityAdapter } from "../../../src/providers/antigravity/adapter.ts";
 import {
   ANTIGRAVITY_CAPABILITIES,

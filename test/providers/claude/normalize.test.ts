@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EventKind } from "../../../src/core/schemas.ts";
+import type { EventKind } from "../../../src/core/archive/schemas.ts";
 import { CLAUDE_CAPABILITIES, normalizeClaudeHook } from "../../../src/providers/claude/normalize.ts";
 import { HookHarness } from "../hook-normalizer.ts";
 

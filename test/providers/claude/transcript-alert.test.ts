@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { NormalizeResult } from "../../../src/core/event.ts";
+import type { NormalizeResult } from "../../../src/core/archive/event.ts";
 import { claudeAdapter } from "../../../src/providers/claude/adapter.ts";
 import { normalizeClaudeHook } from "../../../src/providers/claude/normalize.ts";
 import {

@@ -3,9 +3,9 @@
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeConfig } from "../../../src/core/config.ts";
-import type { NormalizedEvent, NormalizeResult } from "../../../src/core/event.ts";
-import { runHook } from "../../../src/core/recorder.ts";
+import { writeConfig } from "../../../src/core/archive/config.ts";
+import type { NormalizedEvent, NormalizeResult } from "../../../src/core/archive/event.ts";
+import { runHook } from "../../../src/core/hook/recorder.ts";
 import { claudeAdapter } from "../../../src/providers/claude/adapter.ts";
 import { normalizeClaudeHook } from "../../../src/providers/claude/normalize.ts";
 import { readTranscriptTail } from "../../../src/providers/claude/transcript-usage.ts";

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { EventKind } from "../../../src/core/schemas.ts";
+import type { EventKind } from "../../../src/core/archive/schemas.ts";
 import { codexAdapter } from "../../../src/providers/codex/adapter.ts";
 import { CODEX_CAPABILITIES, normalizeCodexHook } from "../../../src/providers/codex/normalize.ts";
 import { HookHarness, type Json } from "../hook-normalizer.ts";

@@ -5,9 +5,9 @@
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { writeConfig } from "../../../src/core/config.ts";
-import { defaultSessionRoot } from "../../../src/core/paths.ts";
-import { runHook } from "../../../src/core/recorder.ts";
+import { writeConfig } from "../../../src/core/archive/config.ts";
+import { defaultSessionRoot } from "../../../src/core/archive/paths.ts";
+import { runHook } from "../../../src/core/hook/recorder.ts";
 import { codexAdapter } from "../../../src/providers/codex/adapter.ts";
 import { codexNotifyAdapter } from "../../../src/providers/codex/notify.ts";
 import { notifyLine } from "../../../src/providers/codex/notify-installer.ts";

@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { NormalizedEvent } from "../../../src/core/event.ts";
+import type { NormalizedEvent } from "../../../src/core/archive/event.ts";
 import { codexAdapter } from "../../../src/providers/codex/adapter.ts";
 import { normalizeCodexHook } from "../../../src/providers/codex/normalize.ts";
 import { codexUsage, readRollout } from "../../../src/providers/codex/rollout.ts";

@@ -4,8 +4,8 @@
 // input includes the cache reads, so a reader that added them again would count them twice. Its log adds
 // each response's reasoning count, which its hook leaves out: a record completing the hook's, not another
 // response.
-import type { HookContext, NormalizedEvent, NormalizeResult } from "../../../src/core/event.ts";
-import type { UsageFacts } from "../../../src/core/usage-facts.ts";
+import type { HookContext, NormalizedEvent, NormalizeResult } from "../../../src/core/archive/event.ts";
+import type { UsageFacts } from "../../../src/core/read/usage-facts.ts";
 import type { ProviderEntry } from "../../../src/providers/entry.ts";
 import type { ProviderIdentity } from "../../../src/providers/identity.ts";
 import type { ProviderAdapter } from "../../../src/providers/types.ts";

@@ -2,7 +2,7 @@
 // detection and unfinished responses, driven hook by hook with the state
 // round-tripped through JSON as the recorder stores it.
 import { describe, expect, it } from "vitest";
-import type { NormalizedEvent } from "../../../src/core/event.ts";
+import type { NormalizedEvent } from "../../../src/core/archive/event.ts";
 import { enrichGemini, geminiAdapter, loadGeminiState } from "../../../src/providers/gemini/adapter.ts";
 import { normalizeGeminiHook } from "../../../src/providers/gemini/normalize.ts";
 import { type Json, providerFixtures } from "../../helpers/fixtures.ts";

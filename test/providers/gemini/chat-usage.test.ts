@@ -5,7 +5,7 @@ import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tokensLine } from "../../../src/cli/summary.ts";
-import type { SessionSummary } from "../../../src/core/archive.ts";
+import type { SessionSummary } from "../../../src/core/read/sessions.ts";
 import { geminiAdapter } from "../../../src/providers/gemini/adapter.ts";
 import { readChatUsage } from "../../../src/providers/gemini/chat-usage.ts";
 import { providerFixtures } from "../../helpers/fixtures.ts";

@@ -4,8 +4,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { writeConfig } from "../../../src/core/config.ts";
-import { runHook } from "../../../src/core/recorder.ts";
+import { writeConfig } from "../../../src/core/archive/config.ts";
+import { runHook } from "../../../src/core/hook/recorder.ts";
 import { geminiAdapter } from "../../../src/providers/gemini/adapter.ts";
 import { providerFixtures } from "../../helpers/fixtures.ts";
 import { tempProject } from "../../helpers/session.ts";

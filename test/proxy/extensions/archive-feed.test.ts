@@ -4,11 +4,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { writeConfig } from "../../../src/core/config.ts";
-import { defaultSessionRoot } from "../../../src/core/paths.ts";
-import type { ProxyContext } from "../../../src/core/proxy-extension.ts";
-import type { Envelope } from "../../../src/core/schemas.ts";
-import { recordEvents, sessionDirNameFor } from "../../../src/core/store.ts";
+import { writeConfig } from "../../../src/core/archive/config.ts";
+import { defaultSessionRoot } from "../../../src/core/archive/paths.ts";
+import type { Envelope } from "../../../src/core/archive/schemas.ts";
+import { recordEvents, sessionDirNameFor } from "../../../src/core/archive/session-store.ts";
+import type { ProxyContext } from "../../../src/core/ports/proxy-extension.ts";
 import { claudeApiUsage } from "../../../src/providers/claude/api-usage.ts";
 import { codexApiUsage, responsesUsage } from "../../../src/providers/codex/api-usage.ts";
 import { CODEX_CAPABILITIES } from "../../../src/providers/codex/normalize.ts";

@@ -4,7 +4,7 @@
 // project (.tapedeck/index.sqlite). Deleting it loses nothing: it is built
 // again from the recordings.
 import type { Command } from "commander";
-import { printable } from "../../../core/printable.ts";
+import { printable } from "../../../core/base/printable.ts";
 import { deleteIndex, indexStatus, type UpdateResult, updateIndex } from "../../../memory/index/index.ts";
 import { CliError, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../../common.ts";
 import { progressPrinter } from "../../index-progress.ts";

@@ -3,7 +3,7 @@
 // It keeps whatever the stream carries (unknown block and delta types too):
 // a backup that silently drops a new block type would be worse than one that
 // stores it unparsed.
-import { isRecord, type Json, type JsonObject, ownValue, setOwn } from "../../../core/json.ts";
+import { isRecord, type Json, type JsonObject, ownValue, setOwn } from "../../../core/base/json.ts";
 import { ASSISTANT_MESSAGE_KEYS } from "../transcript-keys.ts";
 
 export interface AccumulatedMessage {
@@ -40,7 +40,7 @@ function clone<T>(v: T): T {
 /** Keys the accumulator owns (the assistant message's, as the envelope writes them); the rest goes to `extra`. */
 const OWN_KEYS: ReadonlySet<string> = new Set(ASSISTANT_MESSAGE_KEYS);
 
-// The stream's keys are the peer's: every merge below reads and writes own entries only (core/json.ts), so
+// The stream's keys are the peer's: every merge below reads and writes own entries only (core/base/json.ts), so
 // a delta's `__proto__` is a field, not a way into Object.prototype, and `constructor` one like any other.
 
 /**

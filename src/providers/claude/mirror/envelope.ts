@@ -29,10 +29,10 @@
 // Also written: `attachment` records (key set of the real ones) holding the request's system-role
 // messages, which Claude Code replays from `rendered` on resume (see ATTACHMENT_KEYS).
 import { createHash } from "node:crypto";
-import { storedId } from "../../../core/identity.ts";
-import { type Json, type JsonObject, setOwn } from "../../../core/json.ts";
-import { type RedactionRules, redactText, redactValue } from "../../../core/redact.ts";
-import { VERSION } from "../../../core/version.ts";
+import { type RedactionRules, redactText, redactValue } from "@tapedeck/redact";
+import { storedId } from "../../../core/archive/identity.ts";
+import { type Json, type JsonObject, setOwn } from "../../../core/base/json.ts";
+import { VERSION } from "../../../core/base/version.ts";
 import { isRecord } from "../../shared.ts";
 import {
   AGENT_ASSISTANT_KEYS,

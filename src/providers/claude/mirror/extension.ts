@@ -13,9 +13,10 @@
 //
 // Every hook catches everything: the mirror observes copies of the traffic
 // and must never be the reason a response breaks.
-import { errorCode } from "../../../core/diagnostics.ts";
-import type { ProxyContext, ProxyExtension, StreamEvent } from "../../../core/proxy-extension.ts";
-import type { RedactionRules } from "../../../core/redact.ts";
+
+import type { RedactionRules } from "@tapedeck/redact";
+import { errorCode } from "../../../core/base/diagnostics.ts";
+import type { ProxyContext, ProxyExtension, StreamEvent } from "../../../core/ports/proxy-extension.ts";
 import { messageFromJson } from "./accumulator.ts";
 import { DedupStore } from "./dedup.ts";
 import { flush, type MirrorDeps, type RequestState, stageRequest } from "./request.ts";

@@ -1,6 +1,6 @@
 // The mirror as Claude's catalog entry offers it to the proxy: the settings from the user's config and the
 // proxy's flags, and the extension when they switch it on.
-import type { MirrorFlags, ProxyMirror } from "../../../core/proxy-extension.ts";
+import type { MirrorFlags, ProxyMirror } from "../../../core/ports/proxy-extension.ts";
 import { createMirrorExtension } from "./extension.ts";
 import { loadMirrorSettings, type MirrorOverrides } from "./settings.ts";
 

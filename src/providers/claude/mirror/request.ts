@@ -3,7 +3,7 @@
 // yet mirrored), and the one append that writes them with the assistant
 // message once the response has produced it. The extension (extension.ts)
 // decides when; this module knows what is written.
-import type { ProxyContext } from "../../../core/proxy-extension.ts";
+import type { ProxyContext } from "../../../core/ports/proxy-extension.ts";
 import { isRecord } from "../../shared.ts";
 import { type AccumulatedMessage, MessageAccumulator } from "./accumulator.ts";
 import {

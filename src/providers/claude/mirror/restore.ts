@@ -40,15 +40,15 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { sessionDirName } from "../../../core/archive/paths.ts";
 import {
   DIR_MODE,
   lstatOrUndefined,
   ownedByUser,
   readRegularFileSync,
   writeTempSibling,
-} from "../../../core/fsutil.ts";
-import { type Json, type JsonObject, setOwn } from "../../../core/json.ts";
-import { sessionDirName } from "../../../core/paths.ts";
+} from "../../../core/base/fsutil.ts";
+import { type Json, type JsonObject, setOwn } from "../../../core/base/json.ts";
 import { readAgentFileText } from "../../agent-file.ts";
 import { isRecord } from "../../shared.ts";
 import { syntheticUuid } from "./envelope.ts";

@@ -9,7 +9,7 @@
 // lstat-checked (a symlink is refused, never followed) and files are opened
 // with O_NOFOLLOW | O_NONBLOCK. The root and every directory below it must be
 // the user's private directories, and a file appended to the user's private
-// regular file, checked on the descriptor (core/fsutil.ts's owner rule): the
+// regular file, checked on the descriptor (core/base/fsutil.ts's owner rule): the
 // mirror holds the conversation. Each message is ONE append of all its lines, so a crash
 // leaves either the whole message or (at worst) one torn last line, which
 // the next append steps over with a newline.
@@ -21,10 +21,10 @@
 import { constants, type Dirent } from "node:fs";
 import { lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { errorCode } from "../../../core/diagnostics.ts";
-import { assertOwnDir, assertOwnFile, DIR_MODE, FILE_MODE, isErrno } from "../../../core/fsutil.ts";
-import { storedId } from "../../../core/identity.ts";
-import { isInside, sessionDirName, UnsafePathError } from "../../../core/paths.ts";
+import { storedId } from "../../../core/archive/identity.ts";
+import { isInside, sessionDirName, UnsafePathError } from "../../../core/archive/paths.ts";
+import { errorCode } from "../../../core/base/diagnostics.ts";
+import { assertOwnDir, assertOwnFile, DIR_MODE, FILE_MODE, isErrno } from "../../../core/base/fsutil.ts";
 import { SWEEP_INTERVAL_MS } from "./dedup.ts";
 
 export const EVENTS_FILE = "session-mirror-events.jsonl";

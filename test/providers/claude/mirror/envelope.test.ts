@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { JsonObject } from "../../../../src/core/json.ts";
+import type { JsonObject } from "../../../../src/core/base/json.ts";
 import type { AccumulatedMessage } from "../../../../src/providers/claude/mirror/accumulator.ts";
 import {
   MIRROR_SOURCE,

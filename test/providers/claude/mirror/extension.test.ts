@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { sessionDirName } from "../../../../src/core/paths.ts";
+import { sessionDirName } from "../../../../src/core/archive/paths.ts";
 import {
   MIRROR_EXTENSION_NAME,
   MIRROR_EXTENSION_ORDER,

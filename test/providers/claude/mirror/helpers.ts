@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import type { ProxyContext, StreamEvent } from "../../../../src/core/proxy-extension.ts";
+import type { ProxyContext, StreamEvent } from "../../../../src/core/ports/proxy-extension.ts";
 import {
   createMirrorExtension,
   type MirrorExtension,

@@ -7,6 +7,7 @@ import { isProvider, PROVIDERS } from "./providers.ts";
 export { CliError, EXIT } from "./cli-error.ts";
 
 import { CliError, EXIT } from "./cli-error.ts";
+import { io } from "./io.ts";
 
 /** The project every command acts on (the one rule of ./project.ts). */
 export function projectFromOption(dir: string | undefined): string {
@@ -26,23 +27,23 @@ export function providersIn(config: ProjectConfig | undefined, asked: string | u
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${printableJson(value)}\n`);
+  io().stdout.write(`${printableJson(value)}\n`);
 }
 
 /** Human output on stdout: whatever came from the archive or a project file cannot steer the terminal. */
 export function say(text: string): void {
-  process.stdout.write(printableText(text));
+  io().stdout.write(printableText(text));
 }
 
 /** Human output on stderr, likewise. */
 export function note(text: string): void {
-  process.stderr.write(printableText(text));
+  io().stderr.write(printableText(text));
 }
 
 /** Asks a yes/no question on the terminal; without a terminal the answer is no. */
 export async function confirm(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY) return false;
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  if (!io().stdin.isTTY) return false;
+  const rl = createInterface({ input: io().stdin, output: io().stderr });
   try {
     const answer = await rl.question(`${printableText(question)} [y/N] `);
     return /^y(es)?$/i.test(answer.trim());

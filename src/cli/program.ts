@@ -10,6 +10,7 @@ import { fields, printable, printableText } from "../core/base/printable.ts";
 import { CATALOG, catalogEntry } from "./catalog.ts";
 import { CliError, EXIT } from "./cli-error.ts";
 import { groupIndex, HELP_GROUPS } from "./help-groups.ts";
+import { type Io, io, withIo } from "./io.ts";
 import { VERSION } from "./version.ts";
 
 /**
@@ -40,7 +41,15 @@ export async function buildProgram(only: string | "all" | undefined): Promise<Co
     .exitOverride()
     // `run` passes the agent's options through: options after a command belong to that command. The program's
     // only own options are --version and --help, which go first anyway.
-    .enablePositionalOptions();
+    .enablePositionalOptions()
+    // Through the run's streams (./io.ts): help, usage errors and the version are the command's output too.
+    .configureOutput({
+      writeOut: (text) => io().stdout.write(text),
+      writeErr: (text) => io().stderr.write(text),
+      // As commander's own: a terminal's width, else its default (commander reads undefined as 80).
+      getOutHelpWidth: () => (io().stdout.isTTY ? io().stdout.columns : undefined) as number,
+      getErrHelpWidth: () => (io().stderr.isTTY ? io().stderr.columns : undefined) as number,
+    });
   const standard = new Help();
   program.configureHelp({
     // A command known only by its entry has no options yet: its term in the list comes from the catalog.
@@ -92,10 +101,20 @@ async function showManual(): Promise<number> {
 
 /** Through the terminal filter: messages name ids and paths from the archive and the project. */
 function note(text: string): void {
-  process.stderr.write(printableText(text));
+  io().stderr.write(printableText(text));
 }
 
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs the program on `argv` with `streams` as its stdin, stdout and stderr (the process's own by default):
+ * the binary's way and the tests' (test/helpers/program.ts). Answers the exit code: the command's own
+ * (setExitCode: a search with no hit, the agent's code for `run`) unless it failed.
+ */
+export async function main(argv: string[], streams: Io = io()): Promise<number> {
+  const { result, exitCode } = await withIo(streams, () => runArgv(argv));
+  return result === EXIT.ok && exitCode !== undefined ? exitCode : result;
+}
+
+async function runArgv(argv: string[]): Promise<number> {
   // `tapedeck help --man`: the manual page, wherever npm did or did not link it for `man tapedeck`.
   if (argv[2] === "help" && argv[3] === "--man" && argv.length === 4) return showManual();
   try {
@@ -122,7 +141,7 @@ export async function main(argv: string[]): Promise<number> {
     // An unexpected error: say what kind without echoing data that may be sensitive.
     const e = error as NodeJS.ErrnoException;
     note(fields`tapedeck: unexpected ${e?.code ?? e?.name ?? "error"}${e?.path ? ` at ${e.path}` : ""}\n`);
-    if (process.env.TAPEDECK_DEBUG) process.stderr.write(`${e?.stack ?? ""}\n`);
+    if (process.env.TAPEDECK_DEBUG) io().stderr.write(`${e?.stack ?? ""}\n`);
     return EXIT.failed;
   }
 }

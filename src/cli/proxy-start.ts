@@ -11,6 +11,7 @@ import { createArchiveFeed } from "../proxy/extensions/archive-feed.ts";
 import { isValidSecret } from "../proxy/gate.ts";
 import { type ProxyLog, type ProxyLogEntry, type RunningProxy, startProxy } from "../proxy/server.ts";
 import { CliError, EXIT } from "./cli-error.ts";
+import { io } from "./io.ts";
 import { projectRoot } from "./project.ts";
 
 export interface ProxyOpts {
@@ -42,8 +43,7 @@ function extensionsFor(opts: ProxyOpts): {
   const extensions: ProxyExtension[] = [createArchiveFeed()];
   // The mirror applies the rules of the project the proxy was started in, as its hooks do.
   const loadedRules = loadRedactionRules(projectRoot(undefined));
-  if (loadedRules.error)
-    process.stderr.write(fields`tapedeck: redaction rules ignored: ${loadedRules.error}\n`);
+  if (loadedRules.error) io().stderr.write(fields`tapedeck: redaction rules ignored: ${loadedRules.error}\n`);
   let mirror = { enabled: false, dir: "" };
   for (const entry of Object.values(CATALOG)) {
     if (!entry.mirror) continue;
@@ -51,7 +51,7 @@ function extensionsFor(opts: ProxyOpts): {
       flags: mirrorFlags(opts),
       rules: loadedRules.rules,
       // A warning names the user's config file and a key or value from it: one line each.
-      warn: (m) => process.stderr.write(fields`tapedeck: mirror setting ignored: ${m}\n`),
+      warn: (m) => io().stderr.write(fields`tapedeck: mirror setting ignored: ${m}\n`),
     });
     if (started.extension) extensions.push(started.extension);
     if (started.enabled || !mirror.dir) mirror = { enabled: started.enabled, dir: started.dir };
@@ -119,7 +119,7 @@ export function stderrLog(opts: { verbose: boolean; warnUpstream: boolean }, wri
 }
 
 function writeStderr(line: string): void {
-  process.stderr.write(line);
+  io().stderr.write(line);
 }
 
 export async function startProxyFor(

@@ -4,6 +4,7 @@ import { relative } from "node:path";
 import { fields } from "../core/base/printable.ts";
 import type { Candidate, Plan, Protected, Removal } from "../core/read/retention.ts";
 import { CliError, confirm, EXIT, formatBytes, printJson, say } from "./common.ts";
+import { io } from "./io.ts";
 
 export interface RemovalOpts {
   yes?: boolean;
@@ -57,7 +58,7 @@ export async function confirmAndRemove(
   }
   if (!opts.json) preview(plan, "Will remove");
   if (!opts.yes) {
-    if (!process.stdin.isTTY) {
+    if (!io().stdin.isTTY) {
       throw new CliError("nothing removed: pass --yes to remove without a terminal", EXIT.usage);
     }
     if (!(await confirm(`Remove ${plan.remove.length} session(s), ${formatBytes(plan.bytes)}?`))) {

@@ -15,6 +15,7 @@ import { prepareExperiment, runWithInterrupt } from "../../experiment/start.ts";
 import { loadScenario, type Scenario, ScenarioError } from "../../scenario/experiment-input.ts";
 import { CliError, EXIT } from "../cli-error.ts";
 import { checkProvider, note, printJson, projectFromOption, say } from "../common.ts";
+import { setExitCode } from "../io.ts";
 import { costOption, onOff, runOptions, setupError } from "../replay-options.ts";
 
 interface RunOpts {
@@ -144,8 +145,8 @@ async function runCommand(opts: RunOpts): Promise<void> {
   const report = buildReport(record);
   if (opts.json) printJson({ experiment_root: x.root, ...report });
   else say(renderReport(report));
-  if (controller.signal.aborted) process.exitCode = 130;
-  else if (record.runs.some((r) => r.status === "failed")) process.exitCode = EXIT.failed;
+  if (controller.signal.aborted) setExitCode(130);
+  else if (record.runs.some((r) => r.status === "failed")) setExitCode(EXIT.failed);
 }
 
 function dryRun(

@@ -7,6 +7,7 @@ import { writeMarkdown } from "../../viewer/markdown.ts";
 import { CliError, EXIT, note } from "../common.ts";
 import { readableOrExplain } from "../events-file.ts";
 import { writeExportFile } from "../export-file.ts";
+import { io } from "../io.ts";
 import { withSessionScope } from "../options.ts";
 import { projectPrices } from "../project-prices.ts";
 import { resolveSessionArg, type SessionOpts, withAllProjects } from "../session-arg.ts";
@@ -41,14 +42,14 @@ function exportCommand(query: string, opts: ExportOpts): void {
     // Markdown is rendered turn by turn as the archive is read: to stdout as it comes, else gathered for the file.
     const parts: string[] = [];
     const prices = projectPrices(project);
-    const md = writeMarkdown(summary, (t) => (toStdout ? process.stdout.write(t) : parts.push(t)), {
+    const md = writeMarkdown(summary, (t) => (toStdout ? io().stdout.write(t) : parts.push(t)), {
       prices,
     });
     text = parts.join("");
     exported = { events: md.events, skipped: md.bad_lines };
   }
   if (toStdout) {
-    if (text) process.stdout.write(text);
+    if (text) io().stdout.write(text);
   } else {
     writeExportFile(opts.out!, text, opts.force === true);
     note(`Exported ${exported.events} events to ${opts.out}\n`);

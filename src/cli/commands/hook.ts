@@ -6,6 +6,7 @@ import { contextStep } from "../../memory/store/inject.ts";
 import * as retrieval from "../../memory/store/retrieval.ts";
 import { ADAPTERS, adapterFor, injectorFor } from "../../providers/registry.ts";
 import { CliError, EXIT, printJson } from "../common.ts";
+import { io } from "../io.ts";
 
 export function register(program: Command): void {
   program
@@ -26,7 +27,7 @@ export function register(program: Command): void {
       });
       if (opts.json) printJson(result);
       // As the installed hook: retrieval's added context is the hook's stdout.
-      else if (result.output) process.stdout.write(result.output);
+      else if (result.output) io().stdout.write(result.output);
       if (opts.strict && result.status !== "recorded") {
         throw new CliError(
           `not recorded: ${result.status}${result.reason ? ` (${result.reason})` : ""}`,

@@ -18,6 +18,7 @@ import {
 } from "../../import/plan.ts";
 import { type ImportProgress, type ImportResult, runImport } from "../../import/run.ts";
 import { CliError, confirm, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../common.ts";
+import { io, setExitCode } from "../io.ts";
 import { PROJECT_HELP } from "../options.ts";
 import { providerName } from "../providers.ts";
 import { parseSince } from "../since.ts";
@@ -52,7 +53,7 @@ async function importCommand(source: string, opts: ImportOpts): Promise<void> {
   });
   if (foundNothing(plan)) {
     report(opts, source, here, plan, undefined);
-    process.exitCode = EXIT.notFound;
+    setExitCode(EXIT.notFound);
     return;
   }
   if (opts.dryRun) {
@@ -65,7 +66,7 @@ async function importCommand(source: string, opts: ImportOpts): Promise<void> {
   progress.done();
   await updateIndexes(result.projects);
   report(opts, source, here, plan, result);
-  if (result.failed > 0) process.exitCode = EXIT.failed;
+  if (result.failed > 0) setExitCode(EXIT.failed);
 }
 
 /** Writing into a project other than this one is the user's call: asked on a terminal, else --yes. */
@@ -78,7 +79,7 @@ async function confirmOtherProjects(plan: ImportPlan, here: string, opts: Import
   );
   // A project here is a recorded cwd: each on its own line, whatever it holds.
   for (const p of others) note(fields`  ${p}\n`);
-  if (!process.stdin.isTTY) {
+  if (!io().stdin.isTTY) {
     throw new CliError(
       "nothing imported: pass --yes to import into other projects without a terminal",
       EXIT.usage,
@@ -107,7 +108,7 @@ async function updateIndexes(projects: string[]): Promise<void> {
 
 /** One line on a terminal's stderr, redrawn at most ten times a second; nothing elsewhere. */
 function progressLine(): { show: (p: ImportProgress) => void; done: () => void } {
-  if (!process.stderr.isTTY) return { show: () => {}, done: () => {} };
+  if (!io().stderr.isTTY) return { show: () => {}, done: () => {} };
   let last = 0;
   let shown = false;
   return {
@@ -117,12 +118,12 @@ function progressLine(): { show: (p: ImportProgress) => void; done: () => void }
       last = now;
       shown = true;
       const pct = p.bytesTotal > 0 ? Math.floor((100 * p.bytesDone) / p.bytesTotal) : 100;
-      process.stderr.write(
+      io().stderr.write(
         `\r\x1b[Kimporting ${p.sessionsDone}/${p.sessionsTotal} sessions · ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)} (${pct}%)`,
       );
     },
     done: () => {
-      if (shown) process.stderr.write("\r\x1b[K");
+      if (shown) io().stderr.write("\r\x1b[K");
     },
   };
 }

@@ -22,6 +22,7 @@ import { injectorFor } from "../../providers/registry.ts";
 import { clientShellAvailable, nodeHookCommand } from "../../serve/client-command.ts";
 import { hookCommandFor, type Transport, transportConfig } from "../../serve/transport.ts";
 import { CliError, confirm, EXIT, formatBytes, note, printJson, say } from "../common.ts";
+import { io } from "../io.ts";
 import { type LocatedProject, locateProject } from "../project.ts";
 import { installerFor, readSettings, settingsPathFor, writeSettings } from "../provider-settings.ts";
 import { providerName } from "../providers.ts";
@@ -239,7 +240,7 @@ async function showAndConfirm(plan: InstallPlan, rows: Array<[string, string]>):
   const ok = await confirm("Start recording sessions of this project?");
   if (!ok) {
     throw new CliError(
-      process.stdin.isTTY
+      io().stdin.isTTY
         ? "cancelled; nothing was changed"
         : "not installed: pass --yes to confirm without a terminal",
       EXIT.usage,

@@ -18,6 +18,7 @@ import {
   projectFromOption,
   say,
 } from "../common.ts";
+import { io } from "../io.ts";
 import { withSessionOptions } from "../options.ts";
 import { providerName } from "../providers.ts";
 import type { SessionOpts } from "../session-arg.ts";
@@ -150,7 +151,7 @@ function listCommand(opts: ListOpts): void {
   if (withProject) header.splice(1, 0, "PROJECT");
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   // On a terminal the title takes what the other columns leave of its width, so no line wraps.
-  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  const columns = io().stdout.isTTY ? io().stdout.columns : undefined;
   if (columns) {
     const room = columns - widths.slice(0, -1).reduce((a, w) => a + w + 2, 0);
     const titleWidth = Math.max(12, room);

@@ -19,6 +19,7 @@ import { ITEM_KINDS, type MemoryItem, type MemoryKind } from "../../memory/store
 import { type MemoryHit, type MemoryStore, openMemory } from "../../memory/store/store.ts";
 import { type VerifyFinding, verifyMemory } from "../../memory/store/verify.ts";
 import { CliError, confirm, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../common.ts";
+import { io, setExitCode } from "../io.ts";
 import { PROJECT_HELP } from "../options.ts";
 
 interface MemoryOpts {
@@ -151,7 +152,7 @@ function searchCommand(query: string, opts: SearchOpts): void {
     }
   }
   // As `tapedeck search`: exit 1 when nothing matched, for scripts.
-  if (hits.length === 0) process.exitCode = EXIT.failed;
+  if (hits.length === 0) setExitCode(EXIT.failed);
 }
 
 // --- edit ----------------------------------------------------------------
@@ -181,7 +182,7 @@ function changeOf(opts: EditOpts): EditChange | undefined {
  * text. The file is the user's own words, in a 0700 directory of their own, 0600, and removed afterwards.
  */
 function changeInEditor(item: MemoryItem): EditChange {
-  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+  if (!io().stdin.isTTY || !io().stdout.isTTY) {
     throw new CliError("memory edit needs --title, --text or --text-file without a terminal", EXIT.usage);
   }
   const editor = process.env.VISUAL || process.env.EDITOR || "vi";
@@ -234,7 +235,7 @@ async function forgetCommand(id: string, opts: ForgetOpts): Promise<void> {
     const ok = await confirm(fields`Forget ${found.id} (${found.kind}: ${found.title})?`);
     if (!ok) {
       throw new CliError(
-        process.stdin.isTTY ? "not forgotten" : "not forgotten: pass --yes to forget without a terminal",
+        io().stdin.isTTY ? "not forgotten" : "not forgotten: pass --yes to forget without a terminal",
         EXIT.usage,
       );
     }
@@ -264,8 +265,8 @@ function exportCommand(opts: ExportOpts): void {
   const format = opts.format;
   const n = withStore(
     opts,
-    () => exportMemory(emptyStore, format, (t) => process.stdout.write(t)),
-    (s) => exportMemory(s, format, (t) => process.stdout.write(t)),
+    () => exportMemory(emptyStore, format, (t) => io().stdout.write(t)),
+    (s) => exportMemory(s, format, (t) => io().stdout.write(t)),
   );
   note(`Exported ${n} memory item(s)\n`);
 }
@@ -292,7 +293,7 @@ function verifyCommand(opts: MemoryOpts): void {
     }
     say(`${report.checked} item(s) checked: ${verdict(report.findings)}\n`);
   }
-  if (report.findings.length > 0) process.exitCode = EXIT.failed;
+  if (report.findings.length > 0) setExitCode(EXIT.failed);
 }
 
 /** The summary line's verdict: what was found, by kind. */

@@ -29,6 +29,7 @@ import {
   projectFromOption,
   say,
 } from "../common.ts";
+import { setExitCode } from "../io.ts";
 import { withSessionScope } from "../options.ts";
 import { resolveRef } from "../session-arg.ts";
 import { parseSince } from "../since.ts";
@@ -209,7 +210,7 @@ async function sendAll(
   };
   if (opts.json) printJson({ ...totals, results });
   else if (!opts.quiet) say(summary(totals, failed));
-  if (failed.length > 0) process.exitCode = EXIT.failed;
+  if (failed.length > 0) setExitCode(EXIT.failed);
 }
 
 /** The run's last line; a failure comes first when nothing went out. */
@@ -362,5 +363,5 @@ async function exportResults(project: string, file: string, opts: ExportOpts): P
     say(
       `Exported ${sent} evaluation(s) of ${printable(result.scenario.id)} to ${describeEndpoint(run.endpoint)}.\n`,
     );
-  if (failed > 0 || missing.length > 0) process.exitCode = EXIT.failed;
+  if (failed > 0 || missing.length > 0) setExitCode(EXIT.failed);
 }

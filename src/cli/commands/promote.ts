@@ -23,6 +23,7 @@ import type { ScanProgress } from "../../memory/store/source.ts";
 import { memoryPath, openMemory } from "../../memory/store/store.ts";
 import { checklist } from "../checklist.ts";
 import { CliError, confirm, EXIT, formatBytes, note, say } from "../common.ts";
+import { io } from "../io.ts";
 import { offerWords, withSessionOptions } from "../options.ts";
 import { resolveSessionArg, type SessionOpts, withAllProjects } from "../session-arg.ts";
 
@@ -97,7 +98,7 @@ async function promoteCommand(query: string, opts: PromoteOpts): Promise<void> {
     const ok = await confirm(`Store ${plan.items} item(s) (${formatBytes(plan.body_bytes)}) in ${where}?`);
     if (!ok) {
       throw new CliError(
-        process.stdin.isTTY ? "not promoted" : "not promoted: pass --yes to promote without a terminal",
+        io().stdin.isTTY ? "not promoted" : "not promoted: pass --yes to promote without a terminal",
         EXIT.usage,
       );
     }
@@ -123,8 +124,8 @@ async function pick(
   plan: PromotionPlan,
   pass: PassOptions,
 ): Promise<MemoryItem[]> {
-  const output = process.stderr.isTTY ? process.stderr : process.stdout.isTTY ? process.stdout : undefined;
-  if (!process.stdin.isTTY || !output) {
+  const output = io().stderr.isTTY ? io().stderr : io().stdout.isTTY ? io().stdout : undefined;
+  if (!io().stdin.isTTY || !output) {
     throw new CliError(
       "--pick needs a terminal; in a script, choose events with --events 3-9,14",
       EXIT.usage,
@@ -149,8 +150,9 @@ async function pick(
       const bytes = ticked.reduce((n, i) => n + Buffer.byteLength(items[i]!.body), 0);
       return `${ticked.length} of ${items.length} ticked, ${formatBytes(bytes)}${skippedText(plan)}`;
     },
-    input: process.stdin,
-    output,
+    // Both are terminals here (checked above): the checklist needs their raw mode and size.
+    input: io().stdin as NodeJS.ReadStream,
+    output: output as NodeJS.WriteStream,
   });
   if (chosen === undefined) throw new CliError("not promoted", EXIT.usage);
   return chosen.map((i) => items[i]!);
@@ -185,16 +187,16 @@ class JsonItems {
 
   constructor(head: Record<string, unknown>) {
     const fields = Object.entries(head).map(([k, v]) => `${JSON.stringify(k)}: ${printableJson(v)},\n`);
-    process.stdout.write(`{\n${fields.join("")}"items": [\n`);
+    io().stdout.write(`{\n${fields.join("")}"items": [\n`);
   }
 
   readonly item = (item: MemoryItem): void => {
-    process.stdout.write(`${this.first ? "" : ",\n"}${printableJson(item)}`);
+    io().stdout.write(`${this.first ? "" : ",\n"}${printableJson(item)}`);
     this.first = false;
   };
 
   end(): void {
-    process.stdout.write("\n]\n}\n");
+    io().stdout.write("\n]\n}\n");
   }
 }
 

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { SECRET_HEADER } from "../../proxy/gate.ts";
 import { printJson } from "../common.ts";
+import { io } from "../io.ts";
 import { ANTHROPIC_API, type ProxyOpts, startProxyFor, stderrLog, withProxyOptions } from "../proxy-start.ts";
 
 async function proxyCommand(opts: ProxyOpts): Promise<void> {
@@ -11,7 +12,7 @@ async function proxyCommand(opts: ProxyOpts): Promise<void> {
   if (opts.json)
     printJson({ url: proxy.url, port: proxy.port, upstream, mirror, mirror_dir: mirror ? mirrorDir : null });
   else {
-    process.stderr.write(
+    io().stderr.write(
       [
         `tapedeck proxy on ${proxy.origin} -> ${upstream}`,
         `mirror: ${mirror ? `on (${mirrorDir})` : "off"}   archive feed: on for projects with recording on`,

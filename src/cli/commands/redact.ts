@@ -4,6 +4,7 @@ import { explainText, type RedactionRules, redactText } from "@tapedeck/redact";
 import { loadRedactionRules, RULES_FILE } from "@tapedeck/redact/rules-file";
 import type { Command } from "commander";
 import { CliError, EXIT, printJson } from "../common.ts";
+import { io } from "../io.ts";
 import { projectRoot } from "../project.ts";
 
 interface RedactOpts {
@@ -17,7 +18,7 @@ interface RedactOpts {
 
 async function readAll(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of io().stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
 }
 
@@ -46,7 +47,7 @@ function projectRules(opts: RedactOpts): RedactionRules | undefined {
 /** Streams `{"id","text"}` lines, redacting only `text`; other fields pass through. */
 async function redactJsonl(rules: RedactionRules | undefined): Promise<number> {
   const { createInterface } = await import("node:readline");
-  const rl = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+  const rl = createInterface({ input: io().stdin, crlfDelay: Number.POSITIVE_INFINITY });
   let lineNo = 0;
   let total = 0;
   for await (const line of rl) {
@@ -63,7 +64,7 @@ async function redactJsonl(rules: RedactionRules | undefined): Promise<number> {
     }
     const out = redactText(record.text, rules);
     total += out.kinds.length;
-    process.stdout.write(`${JSON.stringify({ ...record, text: out.text })}\n`);
+    io().stdout.write(`${JSON.stringify({ ...record, text: out.text })}\n`);
   }
   return total;
 }
@@ -96,7 +97,7 @@ async function explain(
       `project rules: ${rules.patterns.length} pattern(s), ${rules.allow.size} allowed literal(s) from ${RULES_FILE}`,
     );
   }
-  process.stdout.write(`${lines.join("\n")}\n`);
+  io().stdout.write(`${lines.join("\n")}\n`);
 }
 
 export function register(program: Command): void {
@@ -128,9 +129,9 @@ export function register(program: Command): void {
         count = await redactJsonl(rules);
       } else {
         const out = redactText(await readAll(), rules);
-        process.stdout.write(out.text);
+        io().stdout.write(out.text);
         count = out.kinds.length;
       }
-      if (opts.summary) process.stderr.write(`${count} redaction(s)\n`);
+      if (opts.summary) io().stderr.write(`${count} redaction(s)\n`);
     });
 }

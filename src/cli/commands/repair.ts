@@ -5,6 +5,7 @@ import { recoverSession } from "../../core/archive/recovery.ts";
 import { summarizeSpool } from "../../core/archive/spool.ts";
 import { printable } from "../../core/base/printable.ts";
 import { EXIT, printJson, say } from "../common.ts";
+import { setExitCode } from "../io.ts";
 import { withSessionOptions } from "../options.ts";
 import { resolveSessionArg, type SessionOpts } from "../session-arg.ts";
 
@@ -14,7 +15,7 @@ function repairCommand(query: string, opts: SessionOpts): void {
   const r = result.report;
   // Events still in the spool (lock held, unsafe spool) mean the repair is not done: never a quiet success.
   const left = summarizeSpool(ref.dir);
-  if (left.events > 0 || left.unsafe || result.readOnlyReason) process.exitCode = EXIT.failed;
+  if (left.events > 0 || left.unsafe || result.readOnlyReason) setExitCode(EXIT.failed);
   if (opts.json) {
     printJson({
       session_id: ref.manifest.session_id,

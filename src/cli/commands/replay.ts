@@ -8,6 +8,7 @@ import { ARM_NAME } from "../../experiment/orchestrator.ts";
 import { prepareExperiment, runWithInterrupt } from "../../experiment/start.ts";
 import { CliError, EXIT } from "../cli-error.ts";
 import { checkProvider, printJson, say } from "../common.ts";
+import { setExitCode } from "../io.ts";
 import { costOption, onOff, runOptions, setupError } from "../replay-options.ts";
 import { resolveSessionArg, withAllProjects } from "../session-arg.ts";
 
@@ -75,8 +76,8 @@ async function replayCommand(session: string, opts: ReplayOpts): Promise<void> {
         fields`Saved to ${out.archive ?? "(no archive)"}\nExperiment ${x.root}\n`,
     );
   }
-  if (run.status === "interrupted") process.exitCode = 130;
-  else if (run.status !== "complete") process.exitCode = EXIT.failed;
+  if (run.status === "interrupted") setExitCode(130);
+  else if (run.status !== "complete") setExitCode(EXIT.failed);
 }
 
 export function register(program: Command): void {

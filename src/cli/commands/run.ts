@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import { CATALOG } from "../../providers/catalog.ts";
 import { CliError, EXIT } from "../cli-error.ts";
+import { io, setExitCode } from "../io.ts";
 import { type ProxyOpts, startProxyFor, stderrLog, withProxyOptions } from "../proxy-start.ts";
 
 async function runCommand(agent: string, args: string[], opts: ProxyOpts): Promise<void> {
@@ -27,7 +28,7 @@ async function runCommand(agent: string, args: string[], opts: ProxyOpts): Promi
   for (const [s, h] of handlers) process.on(s, h);
   const code = await new Promise<number>((resolve) => {
     child.on("error", (error) => {
-      process.stderr.write(
+      io().stderr.write(
         `tapedeck: cannot run ${agent}: ${(error as NodeJS.ErrnoException).code ?? "error"}\n`,
       );
       resolve(127);
@@ -36,7 +37,7 @@ async function runCommand(agent: string, args: string[], opts: ProxyOpts): Promi
   });
   for (const [s, h] of handlers) process.off(s, h);
   await proxy.close();
-  process.exitCode = code;
+  setExitCode(code);
 }
 
 function signalNumber(signal: NodeJS.Signals): number | undefined {

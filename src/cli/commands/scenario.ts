@@ -16,6 +16,7 @@ import { makeReplayRunner, ReplayUnavailable } from "../../scenario/replay.ts";
 import { type Against, type ArmOption, runScenario } from "../../scenario/run.ts";
 import type { Sample, ScenarioResult } from "../../scenario/schema.ts";
 import { CliError, EXIT, note, printJson, projectFromOption, say } from "../common.ts";
+import { setExitCode } from "../io.ts";
 import { PROJECT_HELP } from "../options.ts";
 import { isMissingForRun } from "../replay-options.ts";
 import { resolveSessionArg } from "../session-arg.ts";
@@ -111,7 +112,7 @@ function checkCommand(file: string, opts: { json?: boolean }): void {
     if (!(error instanceof ScenarioFileError)) throw error;
     if (opts.json) {
       printJson({ ok: false, problems: error.problems });
-      process.exitCode = EXIT.usage;
+      setExitCode(EXIT.usage);
       return;
     }
     throw new CliError(error.message, EXIT.usage);
@@ -209,7 +210,7 @@ async function runCommand(file: string, opts: RunOpts): Promise<void> {
   if (outPath) writeFileAtomicSync(outPath, `${JSON.stringify(result, null, 2)}\n`);
   if (opts.json) printJson(result);
   else say(report(result, outPath));
-  process.exitCode = interrupted ? 130 : result.passed ? EXIT.ok : EXIT.failed;
+  setExitCode(interrupted ? 130 : result.passed ? EXIT.ok : EXIT.failed);
 }
 
 // --- export --------------------------------------------------------------

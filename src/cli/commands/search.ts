@@ -19,6 +19,7 @@ import {
 import { MemoryDbError } from "../../memory/index/sqlite.ts";
 import { CliError, checkProvider, EXIT, note, printJson, projectFromOption } from "../common.ts";
 import { progressPrinter } from "../index-progress.ts";
+import { io, setExitCode } from "../io.ts";
 import { offerWords, PROJECT_HELP } from "../options.ts";
 import { parseSince } from "../since.ts";
 
@@ -78,7 +79,7 @@ async function searchCommand(text: string, opts: SearchOpts): Promise<void> {
   else printHits(shown, projects.length > 1);
   if (shown.length === 0) {
     if (!opts.json) note("tapedeck: no matches\n");
-    process.exitCode = EXIT.failed;
+    setExitCode(EXIT.failed);
   }
 }
 
@@ -132,7 +133,7 @@ function jsonHit(h: SearchHit) {
 
 function printHits(hits: SearchHit[], withProject: boolean): void {
   // Highlight only on a terminal: piped output stays plain text for grep and friends.
-  const tty = process.stdout.isTTY === true;
+  const tty = io().stdout.isTTY === true;
   const lines: string[] = [];
   for (const h of hits) {
     const id = h.provider_session_id ?? h.session_id;
@@ -141,7 +142,7 @@ function printHits(hits: SearchHit[], withProject: boolean): void {
     lines.push(head.map(printable).join("  "));
     lines.push(`  ${highlight(h.snippet, tty)}`);
   }
-  if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
+  if (lines.length > 0) io().stdout.write(`${lines.join("\n")}\n`);
 }
 
 /** Recorded text made safe for the terminal piece by piece, the markers then turned into bold inverse (or dropped). */

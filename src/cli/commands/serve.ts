@@ -3,6 +3,7 @@
 import type { Command } from "commander";
 import { readConfig } from "../../core/archive/config.ts";
 import { CliError, EXIT } from "../cli-error.ts";
+import { io } from "../io.ts";
 import { locateProject } from "../project.ts";
 import { DEFAULT_PROVIDER } from "../providers.ts";
 
@@ -19,7 +20,7 @@ async function serveCommand(opts: { project?: string; port?: string; provider: s
     port,
     lingerMs: 365 * 24 * 3600 * 1000,
   });
-  process.stderr.write(
+  io().stderr.write(
     `tapedeck hook server for ${project} on http://127.0.0.1:${server.port} (Ctrl-C to stop)\n`,
   );
   const stop = () => void server.close();

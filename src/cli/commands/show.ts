@@ -22,6 +22,7 @@ import {
 import { type RenderOptions, renderTurn, styleFor, usageLine } from "../../viewer/turn-text.ts";
 import { CliError, EXIT, note } from "../common.ts";
 import { readableOrExplain } from "../events-file.ts";
+import { io, setExitCode } from "../io.ts";
 import { offerWords, withSessionOptions } from "../options.ts";
 import { projectPrices } from "../project-prices.ts";
 import { providerName } from "../providers.ts";
@@ -112,8 +113,8 @@ type ReadResult = ReturnType<typeof readEventLines>;
  * the totals then come from a second model fed every event.
  */
 class ShowRun {
-  private readonly out = (text: string) => process.stdout.write(text);
-  private readonly style = styleFor(process.stdout, process.env);
+  private readonly out = (text: string) => io().stdout.write(text);
+  private readonly style = styleFor(io().stdout, process.env);
   private readonly totals: Totals;
   private readonly renderOptions: RenderOptions;
   private readonly live: boolean;
@@ -256,7 +257,7 @@ function follow(run: ShowRun, dir: string): Promise<void> {
       if (timer) clearInterval(timer);
       process.off("SIGINT", onSigint);
       run.finish();
-      if (code !== undefined) process.exitCode = code;
+      if (code !== undefined) setExitCode(code);
       resolve();
     };
     const onSigint = () => stop(130);

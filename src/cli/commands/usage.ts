@@ -9,6 +9,7 @@ import { UsageQueryError } from "../../usage/query-error.ts";
 import { REPORT_KINDS, type ReportKind, usageReport } from "../../usage/report.ts";
 import { systemTimeZone } from "../../usage/zone.ts";
 import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "../common.ts";
+import { io } from "../io.ts";
 import { offerWords, PROJECT_HELP } from "../options.ts";
 import { PROVIDERS } from "../providers.ts";
 import { renderUsage } from "../usage-table.ts";
@@ -32,10 +33,10 @@ function usageCommand(kind: ReportKind, opts: UsageOpts): void {
   const projects = opts.allProjects ? registeredProjects().present : [projectFromOption(opts.project)];
   // Our own text and a terminal's line erase: written as it is (note() would show the escape as U+FFFD).
   let shown = false;
-  const progress = process.stderr.isTTY
+  const progress = io().stderr.isTTY
     ? (done: number, total: number) => {
         shown = true;
-        process.stderr.write(`\r\x1b[Ktapedeck: reading usage, ${done} sessions read (of ${total})…`);
+        io().stderr.write(`\r\x1b[Ktapedeck: reading usage, ${done} sessions read (of ${total})…`);
       }
     : undefined;
   let report: ReturnType<typeof usageReport>;
@@ -55,7 +56,7 @@ function usageCommand(kind: ReportKind, opts: UsageOpts): void {
     if (error instanceof UsageQueryError) throw new CliError(error.message, EXIT.usage);
     throw error;
   } finally {
-    if (shown) process.stderr.write("\r\x1b[K");
+    if (shown) io().stderr.write("\r\x1b[K");
   }
   if (opts.json) {
     printJson({ rows: report.rows, totals: report.totals, refused_prices: report.refused_prices });

@@ -97,7 +97,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     term: "usage [options] <report>",
     description:
       "token usage and estimated cost of every provider's sessions: by day, week, month, session or model",
-    load: () => import("./commands/usage.ts"),
+    load: () => import("./commands/usage/index.ts"),
   },
   {
     name: "last",
@@ -109,7 +109,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     name: "export",
     term: "export [options] <session>",
     description: "export a session's redacted record as JSONL (manifest first), Markdown or HTML",
-    load: () => import("./commands/export.ts"),
+    load: () => import("./commands/export/index.ts"),
   },
   {
     name: "otel",
@@ -135,7 +135,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     name: "promote",
     term: "promote [options] <session>",
     description: "store selected events of a session as durable memory items (redacted preview, asks first)",
-    load: () => import("./commands/promote.ts"),
+    load: () => import("./commands/promote/index.ts"),
   },
   {
     name: "memory",
@@ -230,7 +230,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     term: "doctor [options]",
     description:
       "check that recording works here: config, hooks, session root, hook trust (Codex), hook server",
-    load: () => import("./commands/doctor.ts"),
+    load: () => import("./commands/doctor/index.ts"),
   },
   {
     name: "mcp",
@@ -258,7 +258,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     term: "config",
     description:
       "read and change settings (limits, transport, retention, retrieval budget, OTLP): value and source",
-    load: () => import("./commands/config.ts"),
+    load: () => import("./commands/config/index.ts"),
   },
   {
     name: "completion",

@@ -2,7 +2,7 @@
 // that decide whether the installed hooks run at all (Codex's trust), which
 // only the provider knows. Each answers like every doctor check: a status, a
 // message, and for a warning or a problem the fix. The CLI's doctor
-// (cli/doctor/) runs them after its own checks of the hooks.
+// (cli/commands/doctor/) runs them after its own checks of the hooks.
 
 export type CheckStatus = "ok" | "warn" | "fail";
 

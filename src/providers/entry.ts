@@ -13,6 +13,7 @@ import type { HistoryReader } from "./history.ts";
 import type { ProviderIdentity } from "./identity.ts";
 import type { ProviderInstaller } from "./installer.ts";
 import type { AgentLauncher } from "./launch.ts";
+import type { TranscriptCheck } from "./transcripts.ts";
 import type { ArgvHook, StatusLinePart } from "./types.ts";
 
 export interface ProviderEntry {
@@ -26,6 +27,8 @@ export interface ProviderEntry {
   apiUsage?: ApiUsageReader;
   /** `tapedeck doctor`: checks only this provider knows how to make. */
   doctorChecks?: readonly ProviderDoctorCheck[];
+  /** `inspect` and `doctor --transcripts`: whether the agent's own transcript of a session survives. */
+  transcripts?: () => Promise<TranscriptCheck>;
   /** `tapedeck replay` and `tapedeck experiment`: runs recorded prompts through the real CLI, isolated. */
   replay?: ReplayDriver;
   /**

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runDoctor } from "../../src/cli/doctor/run.ts";
+import { runDoctor } from "../../src/cli/commands/doctor/run.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
 const dirs: string[] = [];

@@ -28,7 +28,9 @@ vi.mock("node:fs", async (importOriginal) => {
 const { inspectSession, listSessions } = await import("../../src/core/read/sessions.ts");
 const { BOUNDARY_BYTES } = await import("../../src/core/archive/checkpoint.ts");
 const { recordEvents } = await import("../../src/core/archive/session-store.ts");
-const { inspectTranscript, scanArchive, TALLY_FILE } = await import("../../src/cli/transcript-check.ts");
+const { claudeTranscripts, scanArchive, TALLY_FILE } = await import(
+  "../../src/providers/claude/transcript-check.ts"
+);
 const { event, spec, useTempProjects } = await import("../helpers/session.ts");
 
 const project = useTempProjects("tapedeck-inspect-checkpoint-");
@@ -71,7 +73,7 @@ describe("inspect of a sealed session", () => {
     const inspect = () => {
       const ref = listSessions(root)[0]!;
       const summary = inspectSession(ref);
-      const transcript = inspectTranscript(ref, root);
+      const transcript = claudeTranscripts.inspect(ref, root);
       expect(summary.event_count).toBe(2102);
       expect(summary.checksums?.ok).toBe(true);
       return transcript;

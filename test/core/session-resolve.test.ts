@@ -4,7 +4,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkExperimentLinks } from "../../src/cli/doctor/experiment-links.ts";
+import { checkExperimentLinks } from "../../src/cli/commands/doctor/experiment-links.ts";
 import { registerSession } from "../../src/core/archive/session-registry.ts";
 import { ignoredExperimentLinks } from "../../src/core/read/experiment-links.ts";
 import {

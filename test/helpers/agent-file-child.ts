@@ -3,8 +3,8 @@
 // settings, a repository's .git/HEAD) or its own diagnostics, so a read that
 // blocks on a planted FIFO fails the test on the spawn timeout instead of
 // hanging the run. Prints one JSON line.
-import { runDoctor } from "../../src/cli/doctor/run.ts";
-import { writeExportFile } from "../../src/cli/export-file.ts";
+import { runDoctor } from "../../src/cli/commands/doctor/run.ts";
+import { writeExportFile } from "../../src/cli/commands/export/export-file.ts";
 import { restoreMirror } from "../../src/providers/claude/mirror/restore.ts";
 import { loadMirrorSettings } from "../../src/providers/claude/mirror/settings.ts";
 import { readNewUsage } from "../../src/providers/claude/transcript-usage.ts";

@@ -71,6 +71,11 @@ export function runCliInProcess(
   mkdirSync(home, { recursive: true });
   return runProgram(args, {
     ...opts,
-    env: { HOME: home, TAPEDECK_HOME: join(home, ".tapedeck"), TAPEDECK_MIRROR_DIR: join(home, "mirror"), ...env },
+    env: {
+      HOME: home,
+      TAPEDECK_HOME: join(home, ".tapedeck"),
+      TAPEDECK_MIRROR_DIR: join(home, "mirror"),
+      ...env,
+    },
   });
 }

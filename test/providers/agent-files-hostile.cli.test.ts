@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeExportFile } from "../../src/cli/export-file.ts";
+import { writeExportFile } from "../../src/cli/commands/export/export-file.ts";
 import { writeConfig } from "../../src/core/archive/config.ts";
 import { readMirrorSession } from "../../src/providers/claude/mirror/restore.ts";
 import {

@@ -18,10 +18,8 @@ const ALLOWED: Record<string, string> = {
   "cli/commands/demo.ts": "the demo records a real claude against the built-in mock model",
   "cli/commands/mirror.ts": "mirror restore writes Claude's transcript back",
   "cli/commands/restore.ts": "restore puts Claude's transcript back (providers/claude/transcript-restore.ts)",
-  "cli/transcript-check.ts": "doctor --transcripts and inspect check Claude's transcripts",
-  "cli/transcript-doctor.ts": "doctor --transcripts over the projects that recorded Claude",
   "cli/commands/du.ts": "counts the proxy mirror's directory, whose settings are Claude's mirror's",
-  "cli/commands/config.ts": "shows the proxy mirror's settings, Claude's mirror's",
+  "cli/commands/config/index.ts": "shows the proxy mirror's settings, Claude's mirror's",
   "cli/proxy-start.ts": "the proxy's default upstream is Anthropic's API, from Claude's launch recipe",
   // Model ids, not providers: the price table's keys.
   "usage/pricing.ts": "model ids (claude-sonnet-4, gemini-2.5-pro) of the dated price table",

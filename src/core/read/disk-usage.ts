@@ -9,6 +9,9 @@ import { lstatOrUndefined, readJsonOrUndefined } from "../base/fsutil.ts";
 import { treeBytes } from "./retention.ts";
 import { sessionRoots } from "./sessions.ts";
 
+/** Where `doctor` warns unless `retention.warn_bytes` says otherwise (the value `config` shows as the default). */
+export const DEFAULT_WARN_BYTES = 2 * 1024 ** 3;
+
 export type UsageKind = "archive" | "spool" | "index" | "memory" | "experiments" | "other";
 
 export interface SessionUsage {

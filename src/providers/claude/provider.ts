@@ -36,4 +36,6 @@ export const claudeProvider: ProviderEntry = {
   // Agent since 2.1; Task before it, in sessions recorded then.
   subagentTools: ["Agent", "Task"],
   statusLine: claudeStatusLine,
+  // Restore's code: loaded only by `inspect` and `doctor --transcripts`.
+  transcripts: async () => (await import("./transcript-check.ts")).claudeTranscripts,
 };

@@ -1,11 +1,11 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { scanArchive } from "../../../src/cli/transcript-check.ts";
 import type { JsonObject } from "../../../src/core/base/json.ts";
 import { shapeAssistantRecord, shapeUserRecord } from "../../../src/providers/claude/mirror/envelope.ts";
 import { RestoreError, toTranscript } from "../../../src/providers/claude/mirror/restore.ts";
 import { mirrorDirName } from "../../../src/providers/claude/mirror/writer.ts";
+import { scanArchive } from "../../../src/providers/claude/transcript-check.ts";
 import {
   type ArchivedEvent,
   rebuildFromArchive,

@@ -3,13 +3,21 @@
 // schema and refuses anything else with the allowed range (exit 2), leaving the file byte for byte as it was.
 import { homedir } from "node:os";
 import type { Command } from "commander";
-import { loadConfig, type ProjectConfig, writeConfig } from "../../core/archive/config.ts";
-import { readJsonOrUndefined } from "../../core/base/fsutil.ts";
-import { printable } from "../../core/base/printable.ts";
-import { defaultProxyConfigPath, loadMirrorSettings } from "../../providers/claude/mirror/settings.ts";
-import { CliError, checkProvider, EXIT, printJson, projectFromOption, providersIn, say } from "../common.ts";
-import { parseValue, SETTINGS, type Setting, type Source, settingFor } from "../config/settings.ts";
-import { PROJECT_HELP } from "../options.ts";
+import { loadConfig, type ProjectConfig, writeConfig } from "../../../core/archive/config.ts";
+import { readJsonOrUndefined } from "../../../core/base/fsutil.ts";
+import { printable } from "../../../core/base/printable.ts";
+import { defaultProxyConfigPath, loadMirrorSettings } from "../../../providers/claude/mirror/settings.ts";
+import {
+  CliError,
+  checkProvider,
+  EXIT,
+  printJson,
+  projectFromOption,
+  providersIn,
+  say,
+} from "../../common.ts";
+import { PROJECT_HELP } from "../../options.ts";
+import { parseValue, SETTINGS, type Setting, type Source, settingFor } from "./settings.ts";
 
 interface ConfigOpts {
   project?: string;

@@ -1,11 +1,11 @@
 // What every doctor check answers: a status, a message, and for a warning or a problem the fix.
 import { relative } from "node:path";
-import { isInside } from "../../core/archive/paths.ts";
+import { isInside } from "../../../core/archive/paths.ts";
 
 // The check itself is the providers' contract too (providers/doctor.ts): their checks answer the same way.
-import type { DoctorCheck } from "../../providers/doctor.ts";
+import type { DoctorCheck } from "../../../providers/doctor.ts";
 
-export { type CheckStatus, check, type DoctorCheck } from "../../providers/doctor.ts";
+export { type CheckStatus, check, type DoctorCheck } from "../../../providers/doctor.ts";
 
 export interface ProviderReport {
   provider: string;

@@ -5,9 +5,9 @@
 // TAPEDECK_MIRROR_* variables, which `config` shows but does not write (they belong to the user, not the
 // project). The redaction rules file has a fixed place, shown for reference.
 import { z } from "zod";
-import { DEFAULT_LIMITS } from "../../core/archive/bound.ts";
-import { DEFAULT_THRESHOLD } from "../../memory/store/inject.ts";
-import { DEFAULT_WARN_BYTES } from "../doctor/disk-usage.ts";
+import { DEFAULT_LIMITS } from "../../../core/archive/bound.ts";
+import { DEFAULT_WARN_BYTES } from "../../../core/read/disk-usage.ts";
+import { DEFAULT_THRESHOLD } from "../../../memory/store/inject.ts";
 
 export type Source = "default" | "project" | "user" | "environment" | "fixed";
 

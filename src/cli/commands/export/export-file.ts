@@ -4,8 +4,14 @@
 // through (it could point at a file the user never named, as an O_TRUNC open
 // did), and a FIFO is replaced instead of blocking the export on a reader.
 import { closeSync, constants, openSync } from "node:fs";
-import { FILE_MODE, isErrno, lstatOrUndefined, writeAll, writeFileAtomicSync } from "../core/base/fsutil.ts";
-import { CliError, EXIT } from "./cli-error.ts";
+import {
+  FILE_MODE,
+  isErrno,
+  lstatOrUndefined,
+  writeAll,
+  writeFileAtomicSync,
+} from "../../../core/base/fsutil.ts";
+import { CliError, EXIT } from "../../cli-error.ts";
 
 export function writeExportFile(out: string, text: string, force: boolean): void {
   const existing = lstatOrUndefined(out);

@@ -1,7 +1,7 @@
 // The recorder's own errors of the last day, from .tapedeck/diagnostics.jsonl (which holds no payload content).
 import { join } from "node:path";
-import { tapedeckDir } from "../../core/archive/paths.ts";
-import { readRegularFileSync } from "../../core/base/fsutil.ts";
+import { tapedeckDir } from "../../../core/archive/paths.ts";
+import { readRegularFileSync } from "../../../core/base/fsutil.ts";
 import { check, type DoctorCheck } from "./check.ts";
 
 const RECENT_DIAGNOSTICS_MS = 24 * 3600 * 1000;

@@ -3,11 +3,11 @@
 // each returns its results (a status, a message, and for a warning or a
 // problem the fix). Exit 0 when nothing is wrong, 1 when a problem was found
 // (warnings alone do not fail).
-import { loadConfig, type ProviderConfig } from "../../core/archive/config.ts";
-import { installable, providerEntry } from "../../providers/catalog.ts";
-import type { ProviderInstaller } from "../../providers/installer.ts";
-import { projectFromOption, providersIn } from "../common.ts";
-import { providerName } from "../providers.ts";
+import { loadConfig, type ProviderConfig } from "../../../core/archive/config.ts";
+import { installable, providerEntry } from "../../../providers/catalog.ts";
+import type { ProviderInstaller } from "../../../providers/installer.ts";
+import { projectFromOption, providersIn } from "../../common.ts";
+import { providerName } from "../../providers.ts";
 import { check, type DoctorCheck, type DoctorReport, type ProviderReport } from "./check.ts";
 import { checkDiagnostics } from "./diagnostics.ts";
 import { checkDiskUsage } from "./disk-usage.ts";

@@ -3,9 +3,9 @@
 // candidate items to tick (`--pick`).
 import { relative } from "node:path";
 import type { Command } from "commander";
-import { EVENT_KINDS } from "../../core/archive/kinds.ts";
-import { printable, printableJson } from "../../core/base/printable.ts";
-import type { MemoryItem } from "../../memory/store/items.ts";
+import { EVENT_KINDS } from "../../../core/archive/kinds.ts";
+import { printable, printableJson } from "../../../core/base/printable.ts";
+import type { MemoryItem } from "../../../memory/store/items.ts";
 import {
   currentRules,
   forEachItem,
@@ -18,14 +18,14 @@ import {
   planPromotion,
   type Selection,
   writePromotion,
-} from "../../memory/store/promote.ts";
-import type { ScanProgress } from "../../memory/store/source.ts";
-import { memoryPath, openMemory } from "../../memory/store/store.ts";
-import { checklist } from "../checklist.ts";
-import { CliError, confirm, EXIT, formatBytes, note, say } from "../common.ts";
-import { io } from "../io.ts";
-import { offerWords, withSessionOptions } from "../options.ts";
-import { resolveSessionArg, type SessionOpts, withAllProjects } from "../session-arg.ts";
+} from "../../../memory/store/promote.ts";
+import type { ScanProgress } from "../../../memory/store/source.ts";
+import { memoryPath, openMemory } from "../../../memory/store/store.ts";
+import { CliError, confirm, EXIT, formatBytes, note, say } from "../../common.ts";
+import { io } from "../../io.ts";
+import { offerWords, withSessionOptions } from "../../options.ts";
+import { resolveSessionArg, type SessionOpts, withAllProjects } from "../../session-arg.ts";
+import { checklist } from "./checklist.ts";
 
 interface PromoteOpts extends SessionOpts {
   events?: string;

@@ -1,6 +1,6 @@
 // Experiment links (`.tapedeck/experiments/<id>.link.json`) that lead into another user's directory, or one
 // others can write: list, show and the viewer ignore them (core/read/experiment-links.ts), and this says so.
-import { ignoredExperimentLinks } from "../../core/read/experiment-links.ts";
+import { ignoredExperimentLinks } from "../../../core/read/experiment-links.ts";
 import { check, type DoctorCheck, shown } from "./check.ts";
 
 /** A warning naming each ignored link, else nothing (the report stays as short as before for most projects). */

@@ -2,17 +2,17 @@
 // and imported session, all providers in one table (src/usage/report.ts), from the usage cache: a report over
 // sessions whose events did not change reads none of them.
 import { Argument, type Command } from "commander";
-import { printable } from "../../core/base/printable.ts";
-import { registeredProjects } from "../../core/read/registry-projects.ts";
-import { USAGE_FACTS } from "../../providers/usage-facts.ts";
-import { UsageQueryError } from "../../usage/query-error.ts";
-import { REPORT_KINDS, type ReportKind, usageReport } from "../../usage/report.ts";
-import { systemTimeZone } from "../../usage/zone.ts";
-import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "../common.ts";
-import { io } from "../io.ts";
-import { offerWords, PROJECT_HELP } from "../options.ts";
-import { PROVIDERS } from "../providers.ts";
-import { renderUsage } from "../usage-table.ts";
+import { printable } from "../../../core/base/printable.ts";
+import { registeredProjects } from "../../../core/read/registry-projects.ts";
+import { USAGE_FACTS } from "../../../providers/usage-facts.ts";
+import { UsageQueryError } from "../../../usage/query-error.ts";
+import { REPORT_KINDS, type ReportKind, usageReport } from "../../../usage/report.ts";
+import { systemTimeZone } from "../../../usage/zone.ts";
+import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "../../common.ts";
+import { io } from "../../io.ts";
+import { offerWords, PROJECT_HELP } from "../../options.ts";
+import { PROVIDERS } from "../../providers.ts";
+import { renderUsage } from "./table.ts";
 
 interface UsageOpts {
   since?: string;

@@ -1,7 +1,7 @@
 // A checklist on the terminal: one line per entry with a box, the text of the entry under the cursor below the
 // list, space to tick or untick, enter to accept, q or Esc to cancel. What `promote --pick` shows; drawn on the
 // alternate screen so that the user's scrollback is left as it was, and read from stdin in raw mode.
-import { printable } from "../core/base/printable.ts";
+import { printable } from "../../../core/base/printable.ts";
 
 export interface ChecklistEntry {
   /** One line: what the entry is. */

@@ -2,11 +2,11 @@
 // then what the figures leave out. No colour, numbers in full: it reads the same through `less -S`, grep or a
 // file, and `--json` is the form for scripts.
 import { join } from "node:path";
-import { printable } from "../core/base/printable.ts";
-import { FIGURE_HEADINGS, figureTexts, totalTexts } from "../usage/figure-text.ts";
-import { refusedPriceNotes } from "../usage/pricing.ts";
-import type { ReportKind, UsageReport, UsageRow } from "../usage/report.ts";
-import { providerName } from "./providers.ts";
+import { printable } from "../../../core/base/printable.ts";
+import { FIGURE_HEADINGS, figureTexts, totalTexts } from "../../../usage/figure-text.ts";
+import { refusedPriceNotes } from "../../../usage/pricing.ts";
+import type { ReportKind, UsageReport, UsageRow } from "../../../usage/report.ts";
+import { providerName } from "../../providers.ts";
 
 const TITLE_WIDTH = 50;
 

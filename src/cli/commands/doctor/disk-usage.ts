@@ -1,11 +1,9 @@
 // The disk the project's tapedeck data takes, against a threshold (`retention.warn_bytes` in
 // .tapedeck/config.json, else DEFAULT_WARN_BYTES): the hook archive grows without bound unless pruned.
-import { readConfig } from "../../core/archive/config.ts";
-import { projectUsage } from "../../core/read/disk-usage.ts";
-import { formatBytes } from "../common.ts";
+import { readConfig } from "../../../core/archive/config.ts";
+import { DEFAULT_WARN_BYTES, projectUsage } from "../../../core/read/disk-usage.ts";
+import { formatBytes } from "../../common.ts";
 import { check, type DoctorCheck } from "./check.ts";
-
-export const DEFAULT_WARN_BYTES = 2 * 1024 ** 3;
 
 export function warnBytes(project: string): number {
   const v = readConfig(project)?.retention?.warn_bytes;

@@ -1,9 +1,9 @@
 // The http transport's hook server: answering for this project, or able to start on its port (a port held by
 // another program means every hook records in its own process instead).
 import { createServer } from "node:net";
-import type { ProviderConfig } from "../../core/archive/config.ts";
-import { health } from "../../serve/launch.ts";
-import { liveServer, runFilePath } from "../../serve/runfile.ts";
+import type { ProviderConfig } from "../../../core/archive/config.ts";
+import { health } from "../../../serve/launch.ts";
+import { liveServer, runFilePath } from "../../../serve/runfile.ts";
 import { check, type DoctorCheck } from "./check.ts";
 
 function portFree(port: number): Promise<boolean> {

@@ -1,16 +1,16 @@
 // `tapedeck export <session> --format jsonl|md`: a session's redacted record, to stdout or a new file.
 import type { Command } from "commander";
-import { toJsonl } from "../../core/read/export.ts";
-import { inspectSession, readEvents } from "../../core/read/sessions.ts";
-import { renderHtmlExport } from "../../viewer/html-export.ts";
-import { writeMarkdown } from "../../viewer/markdown.ts";
-import { CliError, EXIT, note } from "../common.ts";
-import { readableOrExplain } from "../events-file.ts";
-import { writeExportFile } from "../export-file.ts";
-import { io } from "../io.ts";
-import { withSessionScope } from "../options.ts";
-import { projectPrices } from "../project-prices.ts";
-import { resolveSessionArg, type SessionOpts, withAllProjects } from "../session-arg.ts";
+import { toJsonl } from "../../../core/read/export.ts";
+import { inspectSession, readEvents } from "../../../core/read/sessions.ts";
+import { renderHtmlExport } from "../../../viewer/html-export.ts";
+import { writeMarkdown } from "../../../viewer/markdown.ts";
+import { CliError, EXIT, note } from "../../common.ts";
+import { readableOrExplain } from "../../events-file.ts";
+import { io } from "../../io.ts";
+import { withSessionScope } from "../../options.ts";
+import { projectPrices } from "../../project-prices.ts";
+import { resolveSessionArg, type SessionOpts, withAllProjects } from "../../session-arg.ts";
+import { writeExportFile } from "./export-file.ts";
 
 interface ExportOpts extends SessionOpts {
   format: string;

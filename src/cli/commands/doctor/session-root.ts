@@ -3,16 +3,16 @@
 // git.
 import { accessSync, constants, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { ProviderConfig } from "../../core/archive/config.ts";
+import type { ProviderConfig } from "../../../core/archive/config.ts";
 import {
   isInside,
   resolveSessionRoot,
   sessionWriteProblem,
   TAPEDECK_DIR,
   tapedeckDir,
-} from "../../core/archive/paths.ts";
-import { lstatOrUndefined } from "../../core/base/fsutil.ts";
-import { gitView } from "../session-root.ts";
+} from "../../../core/archive/paths.ts";
+import { lstatOrUndefined } from "../../../core/base/fsutil.ts";
+import { gitView } from "../../session-root.ts";
 import { check, type DoctorCheck, shown } from "./check.ts";
 
 export function checkSessionRoot(project: string, provider: string, entry: ProviderConfig): DoctorCheck {

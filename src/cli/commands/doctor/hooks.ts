@@ -4,10 +4,10 @@
 // through serve/client-command.ts).
 import { accessSync, constants, existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { readAgentFileText } from "../../providers/agent-file.ts";
-import type { FoundHook, ProviderInstaller } from "../../providers/installer.ts";
-import { parseHookCommand } from "../../serve/client-command.ts";
-import { providerName } from "../providers.ts";
+import { readAgentFileText } from "../../../providers/agent-file.ts";
+import type { FoundHook, ProviderInstaller } from "../../../providers/installer.ts";
+import { parseHookCommand } from "../../../serve/client-command.ts";
+import { providerName } from "../../providers.ts";
 import { check, type DoctorCheck, shown } from "./check.ts";
 import { shellWords } from "./shell-words.ts";
 

@@ -2,8 +2,8 @@
 // this Node and a file of this tapedeck, so a moved checkout breaks them silently.
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import type { ProviderInstaller } from "../../providers/installer.ts";
-import { readSettingsFile } from "../../providers/settings-file.ts";
+import type { ProviderInstaller } from "../../../providers/installer.ts";
+import { readSettingsFile } from "../../../providers/settings-file.ts";
 import { check, type DoctorCheck, shown } from "./check.ts";
 
 /** The MCP server entry and the notify program, reported when installed (they are optional). */

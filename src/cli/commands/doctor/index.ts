@@ -1,11 +1,11 @@
 // `tapedeck doctor`: the checks of ../doctor/run.ts for every installed provider (or one), or with
-// --transcripts the state of Claude Code's transcripts of recorded sessions (../transcript-doctor.ts).
+// --transcripts the state of the agents' transcripts of recorded sessions (./transcripts.ts).
 import type { Command } from "commander";
-import { otelStatus, renderOtelStatus } from "../../otel/status.ts";
-import { CliError, EXIT, printJson, projectFromOption, say } from "../common.ts";
-import { renderDoctor } from "../doctor/render.ts";
-import { type DoctorOpts, runDoctor } from "../doctor/run.ts";
-import type { TranscriptDoctorOpts } from "../transcript-doctor.ts";
+import { otelStatus, renderOtelStatus } from "../../../otel/status.ts";
+import { CliError, EXIT, printJson, projectFromOption, say } from "../../common.ts";
+import { renderDoctor } from "./render.ts";
+import { type DoctorOpts, runDoctor } from "./run.ts";
+import type { TranscriptDoctorOpts } from "./transcripts.ts";
 
 export function register(program: Command): void {
   program
@@ -30,7 +30,7 @@ export function register(program: Command): void {
     .option("--mirror-dir <dir>", "with --transcripts: the proxy mirror root (default: the configured one)")
     .action(async (opts: DoctorOpts & TranscriptDoctorOpts & { transcripts?: boolean }) => {
       // The transcript check is restore's code: loaded only when asked for.
-      if (opts.transcripts) return (await import("../transcript-doctor.ts")).transcriptDoctor(opts);
+      if (opts.transcripts) return (await import("./transcripts.ts")).transcriptDoctor(opts);
       const report = await runDoctor(opts);
       const otel = otelStatus(projectFromOption(opts.project));
       if (opts.json) printJson(otel ? { ...report, otel } : report);

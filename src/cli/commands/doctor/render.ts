@@ -1,6 +1,6 @@
 // The doctor report for the terminal: one line per check, its fixes below it.
-import { printable } from "../../core/base/printable.ts";
-import { providerName } from "../providers.ts";
+import { printable } from "../../../core/base/printable.ts";
+import { providerName } from "../../providers.ts";
 import type { CheckStatus, DoctorReport } from "./check.ts";
 
 const MARK: Record<CheckStatus, string> = { ok: "✓", warn: "!", fail: "✗" };

@@ -2,21 +2,23 @@
 // archive against Claude Code's transcript (transcript-watch.ts), with the command that restores a lost one.
 import { closeSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { CHECKPOINT_MIN_BYTES, readPrefixMemo, writePrefixMemo } from "../core/archive/checkpoint.ts";
-import { openForScan, scanLines } from "../core/archive/line-scan.ts";
-import { SESSION_FILES, sessionDirName } from "../core/archive/paths.ts";
-import type { JsonObject } from "../core/base/json.ts";
-import { printable } from "../core/base/printable.ts";
-import { listSessions, type SessionRef } from "../core/read/sessions.ts";
-import { readMirrorSession } from "../providers/claude/mirror/restore.ts";
-import { mirrorDirName } from "../providers/claude/mirror/writer.ts";
-import { claudeHomeDir, transcriptPathFor } from "../providers/claude/transcript-restore.ts";
+import { CHECKPOINT_MIN_BYTES, readPrefixMemo, writePrefixMemo } from "../../core/archive/checkpoint.ts";
+import { openForScan, scanLines } from "../../core/archive/line-scan.ts";
+import { SESSION_FILES, sessionDirName } from "../../core/archive/paths.ts";
+import type { JsonObject } from "../../core/base/json.ts";
+import { printable } from "../../core/base/printable.ts";
+import { listSessions, type SessionRef } from "../../core/read/sessions.ts";
+import type { TranscriptCheck } from "../transcripts.ts";
+import { readMirrorSession } from "./mirror/restore.ts";
+import { loadMirrorSettings } from "./mirror/settings.ts";
+import { mirrorDirName } from "./mirror/writer.ts";
+import { claudeHomeDir, transcriptPathFor } from "./transcript-restore.ts";
 import {
   compareTranscript,
   observeTranscript,
   type TranscriptComparison,
   type TranscriptExpectation,
-} from "../providers/claude/transcript-watch.ts";
+} from "./transcript-watch.ts";
 
 export interface TranscriptState {
   session_id: string;
@@ -268,7 +270,7 @@ export function renderTranscriptLine(state: TranscriptState): string {
 }
 
 /** What `inspect` adds for a Claude session; never fails the inspect it is part of. */
-export function inspectTranscript(
+function inspectTranscript(
   ref: SessionRef,
   project: string,
 ):
@@ -283,3 +285,23 @@ export function inspectTranscript(
     return undefined;
   }
 }
+
+/** The mirror root the doctor compares with: the one asked for, else the configured one. */
+function mirrorDirOf(explicit: string | undefined): string {
+  return explicit ?? loadMirrorSettings().settings.dir;
+}
+
+export const claudeTranscripts: TranscriptCheck = {
+  inspect: inspectTranscript,
+  doctor(projects, opts) {
+    const result = lostTranscripts(projects, {
+      claudeHome: opts.agentHome,
+      mirrorDir: mirrorDirOf(opts.mirrorDir),
+    });
+    return {
+      checked: result.checked,
+      lost: result.lost.map(({ comparison: c, ...s }) => ({ ...s, expected: c.expected, found: c.found })),
+      text: renderLost(result),
+    };
+  },
+};

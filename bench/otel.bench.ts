@@ -190,6 +190,9 @@ export async function runOtelBench(turns = Number(process.argv[2] ?? 200)) {
       ] as const) {
         const endpoint: Endpoint = {
           url: s.url,
+          logsUrl: s.url.replace(/\/v1\/traces$/, "/v1/logs"),
+          metricsUrl: s.url.replace(/\/v1\/traces$/, "/v1/metrics"),
+          backend: "otlp",
           source: "flag",
           protocol,
           headers: {},
@@ -208,7 +211,7 @@ export async function runOtelBench(turns = Number(process.argv[2] ?? 200)) {
           rmSync(join(root, ".tapedeck", "otel"), { recursive: true, force: true });
           const t0 = performance.now();
           const r = await exportSession(
-            { projectRoot: root, endpoint, resource: () => resource, scopeVersion: "bench", content: false },
+            { projectRoot: root, endpoint, resource: () => resource, scopeVersion: "bench", content: "off" },
             dir,
             manifest,
           );

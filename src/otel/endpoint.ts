@@ -13,6 +13,12 @@ export function contentType(protocol: Protocol): string {
 export interface Endpoint {
   /** the full traces URL */
   url: string;
+  /** where log records go (content in the `logs` mode): the same collector's /v1/logs */
+  logsUrl: string;
+  /** where the usage counters go: the same collector's /v1/metrics */
+  metricsUrl: string;
+  /** a backend whose own rules apply (docs/team.md): Langfuse reads spans only */
+  backend: "langfuse" | "otlp";
   /**
    * Who named the URL. A project's config.json can come with a cloned repository, so a `config` endpoint is
    * confirmed by the user before the first export to it, and the environment's headers (the user's
@@ -89,6 +95,28 @@ function langfuseHeaders(url: string, headers: Record<string, string>): void {
     headers["x-langfuse-ingestion-version"] = "4";
 }
 
+/**
+ * The other signals' URLs beside a traces URL: `…/v1/traces` becomes `…/v1/logs` and `…/v1/metrics`; a
+ * URL with another path gets them added (a base URL); the environment's signal variables win, as the spec
+ * orders them, when the environment named the endpoint.
+ */
+function signalUrl(traces: URL, signal: "logs" | "metrics", env: Env, fromEnv: boolean): string {
+  const named = fromEnv ? env[`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`]?.trim() : undefined;
+  if (named) {
+    try {
+      const u = new URL(named);
+      if ((u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password)
+        return u.toString();
+    } catch {
+      // not a URL: derived from the traces URL instead
+    }
+  }
+  const u = new URL(traces.toString());
+  const base = u.pathname.replace(/\/+$/, "").replace(/\/v1\/traces$/, "");
+  u.pathname = `${base}/v1/${signal}`;
+  return u.toString();
+}
+
 /** The endpoint to send to, or undefined when nothing names one. */
 export function resolveEndpoint(
   flags: EndpointFlags,
@@ -139,6 +167,9 @@ export function resolveEndpoint(
   const timeout = Number(pick(env, "TIMEOUT"));
   return {
     url: href,
+    logsUrl: signalUrl(parsed, "logs", env, source === "env"),
+    metricsUrl: signalUrl(parsed, "metrics", env, source === "env"),
+    backend: /\/api\/public\/otel(\/|$)/.test(parsed.pathname) ? "langfuse" : "otlp",
     source,
     protocol: parseProtocol(flags.protocol ?? config?.protocol ?? pick(env, "PROTOCOL")),
     headers,

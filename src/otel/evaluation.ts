@@ -59,7 +59,7 @@ export function evaluationSpans(
           ? {}
           : { [ATTR.evaluationScoreValue]: c.outcome === "pass" ? 1 : 0 }),
         ...(content && c.evidence
-          ? { "gen_ai.evaluation.explanation": c.evidence.slice(0, MAX_EVIDENCE_CHARS) }
+          ? { [ATTR.evaluationExplanation]: c.evidence.slice(0, MAX_EVIDENCE_CHARS) }
           : {}),
       },
     }));

@@ -11,7 +11,7 @@ import { readJsonOrUndefined } from "../core/base/fsutil.ts";
 import type { Placement, TurnEvent } from "../core/read/timeline/nodes.ts";
 import { TurnModel } from "../core/read/timeline/turns.ts";
 import { subagentToolsOf } from "../providers/catalog.ts";
-import type { Attributes, MappedTurn } from "./model.ts";
+import type { Attributes, ContentMode, MappedTurn } from "./model.ts";
 import { type ArchiveEvent, readArchive } from "./read.ts";
 import { ATTR } from "./semconv.ts";
 import { type SessionFacts, TurnMapper } from "./turn-spans.ts";
@@ -21,8 +21,13 @@ export interface MapOptions {
   fromOffset?: number;
   /** turns already exported before fromOffset (numbers the turns) */
   turnsBefore?: number;
-  /** prompts, answers, tool input and output as operation-details events (the redacted archive's text) */
-  content?: boolean;
+  /**
+   * prompts, answers, tool input and output (the redacted archive's text): as span attributes (`true` or
+   * "attributes") or as operation-details log records ("logs"); none when absent, false or "off"
+   */
+  content?: boolean | ContentMode;
+  /** also write the usage names the conventions renamed (the `dup` stability mode) */
+  legacyNames?: boolean;
   /** an active session whose last event is older than this is treated as over (default 30 minutes) */
   idleMs?: number;
   now?: number;
@@ -129,11 +134,23 @@ export function mapSession(sessionDir: string, manifest: Manifest, options: MapO
     group = undefined;
     if (!g.events.some(({ e }) => CONTENT_KINDS.has(e.kind))) {
       // Starts and ends with nothing between (a resume that was closed at once): no trace, only the range.
-      turns.push({ traceId: "", firstOffset: g.first.offset, endOffset, closed, spans: [] });
+      turns.push({
+        traceId: "",
+        firstOffset: g.first.offset,
+        endOffset,
+        closed,
+        spans: [],
+        logs: [],
+        usage: [],
+      });
       return;
     }
     index += 1;
-    const mapper = new TurnMapper(facts, g.first, g.prompt, { content: options.content === true, index });
+    const mapper = new TurnMapper(facts, g.first, g.prompt, {
+      content: contentMode(options.content),
+      legacyNames: options.legacyNames === true,
+      index,
+    });
     for (const { e, placed } of g.events) mapper.add(e, placed);
     const spans = mapper.finish();
     spanCount += spans.length;
@@ -143,6 +160,8 @@ export function mapSession(sessionDir: string, manifest: Manifest, options: MapO
       endOffset,
       closed,
       spans,
+      logs: mapper.logRecords,
+      usage: mapper.usageByModel,
     });
   };
 
@@ -180,10 +199,51 @@ export function mapSession(sessionDir: string, manifest: Manifest, options: MapO
   };
 }
 
+export function contentMode(c: boolean | ContentMode | undefined): ContentMode {
+  if (c === true) return "attributes";
+  return c === "attributes" || c === "logs" ? c : "off";
+}
+
 /** Finished, or active with nothing recorded for longer than the idle limit. */
 export function sessionOver(m: Manifest, options: Pick<MapOptions, "idleMs" | "now"> = {}): boolean {
   if (m.status !== "active") return true;
   const last = Date.parse(m.last_event_at ?? m.started_at);
   const now = options.now ?? Date.now();
   return Number.isFinite(last) && now - last > (options.idleMs ?? DEFAULT_IDLE_MS);
+}
+
+/** Resource attributes the user adds (OTEL_RESOURCE_ATTRIBUTES, otel.resource_attributes): bounded. */
+const MAX_USER_RESOURCE = 32;
+const RESOURCE_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,127}$/;
+
+/**
+ * What the user asked to stamp on every resource: `user.id` (to join Claude Code's own events by user, which
+ * tapedeck never adds by itself), `deployment.environment`, a team. The environment's `k=v,k2=v2` list
+ * (percent-encoded, as the spec writes it), then the config's object; tapedeck's own keys win over both.
+ */
+export function userResource(
+  envText: string | undefined,
+  config: Record<string, unknown> | undefined,
+): Attributes {
+  const out: Attributes = {};
+  const put = (k: string, v: unknown) => {
+    if (Object.keys(out).length >= MAX_USER_RESOURCE || !RESOURCE_KEY.test(k)) return;
+    if (typeof v === "string" && v !== "") out[k] = v.slice(0, 256);
+    else if (typeof v === "number" && Number.isFinite(v)) out[k] = v;
+    else if (typeof v === "boolean") out[k] = v;
+  };
+  for (const part of (envText ?? "").split(",")) {
+    const eq = part.indexOf("=");
+    if (eq <= 0) continue;
+    let value = part.slice(eq + 1).trim();
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      // not percent-encoded: kept as written
+    }
+    put(part.slice(0, eq).trim(), value);
+  }
+  if (config && typeof config === "object" && !Array.isArray(config))
+    for (const [k, v] of Object.entries(config)) put(k, v);
+  return out;
 }

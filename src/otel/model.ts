@@ -5,6 +5,21 @@ import { createHash } from "node:crypto";
 export type AttrValue = string | number | boolean | string[];
 export type Attributes = Record<string, AttrValue>;
 
+/** A log record attribute may be structured (the conventions want content on events in structured form). */
+export type AnyValue = string | number | boolean | AnyValue[] | { [key: string]: AnyValue };
+
+/** Where `--content` puts prompts, answers and tool input/output (docs/team.md: the default per backend). */
+export type ContentMode = "off" | "attributes" | "logs";
+
+/** A log record correlated with a span: the conventions' GenAI events as OTLP logs (/v1/logs). */
+export interface LogRecord {
+  traceId: string;
+  spanId: string;
+  timeMs: number;
+  eventName: string;
+  attributes: Record<string, AnyValue>;
+}
+
 export interface SpanEvent {
   name: string;
   timeMs: number;
@@ -34,6 +49,20 @@ export interface MappedTurn {
   /** no later event can still join it (the next prompt came, the session ended, or it went idle) */
   closed: boolean;
   spans: Span[];
+  /** the turn's content as log records, in the `logs` content mode (else empty) */
+  logs: LogRecord[];
+  /** the turn's usage per model, for the usage counters (counted once, as the chat spans are) */
+  usage: ModelUsage[];
+}
+
+/** Token counts of one model's responses in a turn, as the conventions count them (input includes cache). */
+export interface ModelUsage {
+  model: string;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
 }
 
 function hex(parts: string[], chars: number): string {

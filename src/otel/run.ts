@@ -1,11 +1,13 @@
 // Export runs shared by `tapedeck otel export` and the background export the hook server starts: which
 // sessions, with which endpoint and resource, one at a time, progress on stderr.
 import { execFileSync } from "node:child_process";
-import { readConfig } from "../core/archive/config.ts";
+import { type OtelConfig, readConfig } from "../core/archive/config.ts";
 import type { Manifest } from "../core/archive/schemas.ts";
 import type { SessionRef } from "../core/read/sessions.ts";
-import { type Endpoint, type EndpointFlags, resolveEndpoint } from "./endpoint.ts";
-import { DEFAULT_IDLE_MS, sessionResource } from "./map.ts";
+import { type Endpoint, EndpointError, type EndpointFlags, resolveEndpoint } from "./endpoint.ts";
+import { DEFAULT_IDLE_MS, sessionResource, userResource } from "./map.ts";
+import type { ContentMode } from "./model.ts";
+import { stabilityMode } from "./semconv.ts";
 import type { RetryPolicy } from "./send.ts";
 import {
   type ExportContext,
@@ -46,8 +48,21 @@ function repositoryUrl(projectRoot: string): string | null {
   }
 }
 
+/** The `otel` block's settings beyond the core's: where content goes, the usage counters, resource attributes. */
+export interface OtelSettings extends OtelConfig {
+  content_as?: string;
+  metrics?: boolean;
+  resource_attributes?: Record<string, unknown>;
+}
+
+export const CONTENT_AS = ["attributes", "logs"] as const;
+
 export interface RunOptions extends EndpointFlags {
   content?: boolean;
+  /** where content goes: span attributes or log records (implies content) */
+  contentAs?: string;
+  /** the usage counters to /v1/metrics */
+  metrics?: boolean;
   force?: boolean;
   retry?: RetryPolicy;
 }
@@ -63,24 +78,54 @@ export function resolveRun(
   opts: RunOptions,
   env: Record<string, string | undefined> = process.env,
 ): ResolvedRun | undefined {
-  const config = readConfig(projectRoot)?.otel;
+  const config = readConfig(projectRoot)?.otel as OtelSettings | undefined;
   const endpoint = resolveEndpoint(opts, config, env);
   if (!endpoint) return undefined;
   let repo: string | null | undefined;
   const idle = config?.idle_minutes;
+  const metrics = opts.metrics ?? config?.metrics === true;
+  if (metrics && endpoint.backend === "langfuse")
+    throw new EndpointError(
+      "Langfuse ingests traces only (it has no /v1/metrics): its dashboards sum the chat spans' usage; drop --metrics",
+    );
+  const extra = userResource(env.OTEL_RESOURCE_ATTRIBUTES, config?.resource_attributes);
   const context: ExportContext = {
     projectRoot,
     endpoint,
     scopeVersion: serviceVersion,
-    content: opts.content ?? config?.content === true,
+    content: contentModeFor(endpoint, opts, config),
+    metrics,
+    legacyNames: stabilityMode(env).genai === "dup",
     idleMs: typeof idle === "number" && idle > 0 ? idle * 60_000 : DEFAULT_IDLE_MS,
     resource: (m: Manifest) => {
       repo ??= repositoryUrl(m.project_root || projectRoot);
-      return sessionResource(m, { serviceVersion, repositoryUrl: repo });
+      return { ...extra, ...sessionResource(m, { serviceVersion, repositoryUrl: repo }) };
     },
     ...(opts.retry ? { retry: opts.retry } : {}),
   };
   return { endpoint, context };
+}
+
+/**
+ * Where content goes, when it goes: `--content-as`, else the config's `content_as`, else the endpoint's
+ * default: span attributes, which every trace store reads (Langfuse and Phoenix read nothing else); log
+ * records only when asked, for a Collector that routes them to Loki or ClickHouse's otel_logs.
+ */
+export function contentModeFor(
+  endpoint: Pick<Endpoint, "backend">,
+  opts: Pick<RunOptions, "content" | "contentAs">,
+  config: Pick<OtelSettings, "content" | "content_as"> | undefined,
+): ContentMode {
+  const wanted = opts.content ?? (opts.contentAs !== undefined || config?.content === true);
+  if (!wanted) return "off";
+  const as = opts.contentAs ?? config?.content_as ?? "attributes";
+  if (!(CONTENT_AS as readonly string[]).includes(as))
+    throw new EndpointError(`--content-as takes ${CONTENT_AS.join(" or ")} (got "${as.slice(0, 40)}")`);
+  if (as === "logs" && endpoint.backend === "langfuse")
+    throw new EndpointError(
+      "Langfuse reads content from span attributes only (it has no /v1/logs): use --content-as attributes",
+    );
+  return as as ContentMode;
 }
 
 /** A session's progress line: a failure first, with what did go out before it and what waits. */

@@ -8,8 +8,9 @@
 import type { Manifest } from "../core/archive/schemas.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { mapSession, type SessionMapping } from "./map.ts";
-import type { MappedTurn, Span } from "./model.ts";
-import { encodeSpans } from "./otlp.ts";
+import { sessionUsage, usageCounters } from "./metrics.ts";
+import type { ContentMode, LogRecord, MappedTurn, Span } from "./model.ts";
+import { encodeLogs, encodeMetrics, encodeSpans } from "./otlp.ts";
 import { backoffMs, DEFAULT_RETRY, type RetryPolicy, sendWithRetry } from "./send.ts";
 import { readWatermark, type Watermark, writeWatermark } from "./watermark.ts";
 
@@ -23,7 +24,12 @@ export interface ExportContext {
   endpoint: Endpoint;
   resource: (m: Manifest) => Record<string, string | number | boolean | string[]>;
   scopeVersion: string;
-  content: boolean;
+  /** where content goes, if anywhere */
+  content: ContentMode;
+  /** the usage counters to the endpoint's /v1/metrics after each session */
+  metrics?: boolean;
+  /** also write the renamed usage names (OTEL_SEMCONV_STABILITY_OPT_IN dup) */
+  legacyNames?: boolean;
   idleMs?: number;
   retry?: RetryPolicy;
   now?: () => number;
@@ -40,6 +46,10 @@ export interface SessionExport {
   resent_spans: number;
   requests: number;
   bytes: number;
+  /** log records sent (content in the `logs` mode) */
+  log_records: number;
+  /** usage counter points sent (--metrics) */
+  metric_points: number;
   /** closed turns past the watermark that were not sent (a failure stopped the run) */
   backlog_turns: number;
   /** the last turn is still open (the session goes on): it is sent once it closes */
@@ -67,6 +77,8 @@ export function emptyExport(sessionId: string, error: string | null = null): Ses
     resent_spans: 0,
     requests: 0,
     bytes: 0,
+    log_records: 0,
+    metric_points: 0,
     backlog_turns: 0,
     open_turn: false,
     error,
@@ -108,7 +120,7 @@ function resendFrom(
 ): { offset: number; turns: number } | undefined {
   const from = opts.resend
     ? { offset: 0, turns: 0 }
-    : opts.addContent && ctx.content
+    : opts.addContent && ctx.content !== "off"
       ? (w.content ?? { offset: 0, turns: 0 })
       : undefined;
   return from && from.offset < w.offset ? from : undefined;
@@ -141,8 +153,55 @@ export async function exportSession(
     const closed = closedTurns(mapping);
     result.open_turn = closed.length < mapping.turns.length;
     const failed = await sendTurns(ctx, manifest, w, closed, result, now);
-    if (failed || !mapping.more) return result;
+    if (failed) return result;
+    if (!mapping.more) break;
   }
+  if (ctx.metrics && (w.metrics_offset !== w.offset || opts.resend) && w.offset > 0)
+    await sendUsage(ctx, sessionDir, manifest, w, result, now);
+  return result;
+}
+
+/**
+ * The session's usage counters up to the watermark, once its turns are in: the same totals and times for
+ * the same prefix, so sending them again changes nothing a backend has. A failure leaves them pending.
+ */
+async function sendUsage(
+  ctx: ExportContext,
+  sessionDir: string,
+  manifest: Manifest,
+  w: Watermark,
+  result: SessionExport,
+  now: () => number,
+): Promise<void> {
+  const usage = sessionUsage(sessionDir, manifest, w.offset);
+  const counters = usageCounters(manifest, usage);
+  if (counters.length > 0) {
+    const body = encodeMetrics(
+      {
+        resource: { ...ctx.resource(manifest), "service.instance.id": manifest.session_id },
+        scopeVersion: ctx.scopeVersion,
+        startMs: usage.startMs,
+        timeMs: usage.timeMs,
+        counters,
+      },
+      ctx.endpoint.protocol,
+    );
+    const sent = await sendWithRetry(
+      { ...ctx.endpoint, url: ctx.endpoint.metricsUrl },
+      body,
+      ctx.retry ?? DEFAULT_RETRY,
+    );
+    result.bytes += sent.bytes;
+    if (!sent.ok) {
+      failed(ctx, w, `metrics: ${sent.error ?? "failed"}`, sent.retryable, result, now);
+      return;
+    }
+    w.requests += 1;
+    result.requests += 1;
+    result.metric_points += counters.reduce((n, c) => n + c.points.length, 0);
+  }
+  w.metrics_offset = w.offset;
+  writeWatermark(ctx.projectRoot, ctx.endpoint, w);
 }
 
 function mapRound(
@@ -157,43 +216,80 @@ function mapRound(
     fromOffset,
     turnsBefore,
     content: ctx.content,
+    legacyNames: ctx.legacyNames === true,
     ...(ctx.idleMs !== undefined ? { idleMs: ctx.idleMs } : {}),
     now: now(),
     maxSpans: ctx.maxSpansPerRound ?? MAX_SPANS_PER_ROUND,
   });
 }
 
-/** One request; on failure the error and the wait before the next try are written down. */
+/** Log records per request: each at most ~256 KB of content, so a request stays under a few MB. */
+const MAX_LOGS_PER_REQUEST = 16;
+
+/**
+ * One batch: its spans, then (content as logs) its log records, each request retried; on failure the
+ * error and the wait before the next try are written down. A batch whose logs failed is sent again whole,
+ * spans included, with the same ids.
+ */
 async function sendBatch(
   ctx: ExportContext,
   manifest: Manifest,
   w: Watermark,
   spans: Span[],
+  logs: LogRecord[],
   result: SessionExport,
   now: () => number,
 ): Promise<boolean> {
-  const body = encodeSpans(
-    { resource: ctx.resource(manifest), scopeVersion: ctx.scopeVersion, spans },
-    ctx.endpoint.protocol,
-  );
-  const sent = await sendWithRetry(ctx.endpoint, body, ctx.retry ?? DEFAULT_RETRY);
+  const resource = ctx.resource(manifest);
+  const body = encodeSpans({ resource, scopeVersion: ctx.scopeVersion, spans }, ctx.endpoint.protocol);
+  if (!(await post(ctx, ctx.endpoint.url, body, w, result, now))) return false;
+  for (let i = 0; i < logs.length; i += MAX_LOGS_PER_REQUEST) {
+    const chunk = logs.slice(i, i + MAX_LOGS_PER_REQUEST);
+    const logBody = encodeLogs(
+      { resource, scopeVersion: ctx.scopeVersion, logs: chunk },
+      ctx.endpoint.protocol,
+    );
+    if (!(await post(ctx, ctx.endpoint.logsUrl, logBody, w, result, now))) return false;
+    result.log_records += chunk.length;
+  }
+  return true;
+}
+
+async function post(
+  ctx: ExportContext,
+  url: string,
+  body: Uint8Array,
+  w: Watermark,
+  result: SessionExport,
+  now: () => number,
+): Promise<boolean> {
+  const sent = await sendWithRetry({ ...ctx.endpoint, url }, body, ctx.retry ?? DEFAULT_RETRY);
   result.bytes += sent.bytes;
   if (sent.ok) {
     w.requests += 1;
     result.requests += 1;
     return true;
   }
+  failed(ctx, w, sent.error ?? "failed", sent.retryable, result, now);
+  return false;
+}
+
+function failed(
+  ctx: ExportContext,
+  w: Watermark,
+  error: string,
+  retryable: boolean,
+  result: SessionExport,
+  now: () => number,
+): void {
   w.in_flight = null;
   w.failures += 1;
-  w.last_error = sent.error ?? "failed";
+  w.last_error = error;
   w.last_error_at = new Date(now()).toISOString();
-  const wait = sent.retryable
-    ? backoffMs(w.failures, { baseDelayMs: 30_000, maxDelayMs: 3_600_000 })
-    : 3_600_000;
+  const wait = retryable ? backoffMs(w.failures, { baseDelayMs: 30_000, maxDelayMs: 3_600_000 }) : 3_600_000;
   w.next_attempt_at = new Date(now() + wait).toISOString();
   writeWatermark(ctx.projectRoot, ctx.endpoint, w);
   result.error = w.last_error;
-  return false;
 }
 
 function succeeded(w: Watermark, now: () => number): void {
@@ -225,13 +321,14 @@ async function resendTurns(
     if (accepted.length === 0) return false;
     for (const batch of batches(accepted)) {
       const spans = batch.flatMap((t) => t.spans);
+      const logs = batch.flatMap((t) => t.logs);
       const counted = batch.filter((t) => t.spans.length > 0).length;
-      if (spans.length > 0 && !(await sendBatch(ctx, manifest, w, spans, result, now))) {
+      if (spans.length > 0 && !(await sendBatch(ctx, manifest, w, spans, logs, result, now))) {
         result.backlog_turns = 0;
         return true;
       }
       at = { offset: batch.at(-1)!.endOffset, turns: at.turns + counted };
-      if (ctx.content) w.content = { ...at };
+      if (ctx.content !== "off") w.content = { ...at };
       succeeded(w, now);
       writeWatermark(ctx.projectRoot, ctx.endpoint, w);
       result.turns += counted;
@@ -257,18 +354,20 @@ async function sendTurns(
   for (let i = 0; i < todo.length; i += 1) {
     const batch = todo[i]!;
     const spans: Span[] = batch.flatMap((t) => t.spans);
+    const logs = batch.flatMap((t) => t.logs);
     const to = batch.at(-1)!.endOffset;
     const counted = batch.filter((t) => t.spans.length > 0).length;
     if (spans.length > 0) {
       w.in_flight = { from: w.offset, to, turns: counted };
       writeWatermark(ctx.projectRoot, ctx.endpoint, w);
-      if (!(await sendBatch(ctx, manifest, w, spans, result, now))) {
+      if (!(await sendBatch(ctx, manifest, w, spans, logs, result, now))) {
         result.backlog_turns = todo.slice(i).reduce((n, b) => n + b.length, 0);
         return true;
       }
     }
     // The content prefix follows the watermark while every turn so far went with content (or had no spans).
-    const withContent = (w.content?.offset ?? 0) === w.offset && (ctx.content || spans.length === 0);
+    const withContent =
+      (w.content?.offset ?? 0) === w.offset && (ctx.content !== "off" || spans.length === 0);
     w.offset = to;
     w.turns += counted;
     w.spans += spans.length;

@@ -2,16 +2,18 @@
 // child per model response (from turn_usage), an `execute_tool {tool}` child per tool call closed by its
 // result or error, subagents as nested `invoke_agent` under the call that spawned them, and session starts,
 // ends and compactions as span events. Only named, content-free fields become attributes; prompts, answers
-// and tool input/output go out only with the content opt-in, from the (already redacted) archive text.
+// and tool input/output go out only with the content opt-in, from the (already redacted) archive text: as
+// the conventions' JSON-string span attributes, or as `gen_ai.client.inference.operation.details` log
+// records correlated with the span (one per agent scope: its prompt, tool calls, tool results and answer).
 
 import type { AgentNode, CallNode, Placement } from "../core/read/timeline/nodes.ts";
 import { type Placed, type PlacementReader, readPlaced } from "../core/read/timeline/reader.ts";
 import { completedSource, type UsageFacts } from "../core/read/usage-facts.ts";
 import { usageFactsOf } from "../providers/usage-facts.ts";
-import type { Attributes, Span } from "./model.ts";
+import type { AnyValue, Attributes, ContentMode, LogRecord, ModelUsage, Span } from "./model.ts";
 import { spanIdFor, traceIdFor } from "./model.ts";
 import type { ArchiveEvent } from "./read.ts";
-import { AGENT_NAME, ATTR, EVENT, OPERATION, PROVIDER_NAME } from "./semconv.ts";
+import { AGENT_NAME, ATTR, EVENT, OPERATION, PROMPT_ID_PROVIDERS, PROVIDER_NAME } from "./semconv.ts";
 import { addUsage, fillUsage, type GenAiUsage, normalizeUsage } from "./usage.ts";
 
 export interface SessionFacts {
@@ -27,7 +29,9 @@ export interface SessionFacts {
 }
 
 export interface TurnOptions {
-  content: boolean;
+  content: ContentMode;
+  /** also write the usage attribute names the conventions renamed (OTEL_SEMCONV_STABILITY_OPT_IN dup) */
+  legacyNames?: boolean;
   /** turn number over the session, 1-based */
   index: number;
 }
@@ -36,10 +40,21 @@ export interface TurnOptions {
 const MAX_CONTENT_CHARS = 16 * 1024;
 /** A span name or a non-content attribute value is cut here. */
 const MAX_NAME_CHARS = 256;
+/** A log record's content in all: past it, further tool calls are left out of the record (and it says so). */
+const MAX_RECORD_CHARS = 256 * 1024;
 
 interface ToolState {
   span: Span;
   done: boolean;
+  /** the call as a message part (content modes only) */
+  part?: ToolPart;
+}
+
+interface ToolPart {
+  id: string;
+  name: string;
+  arguments?: unknown;
+  result?: string;
 }
 
 interface Scope {
@@ -48,6 +63,8 @@ interface Scope {
   lastMs: number;
   prompt?: string;
   answer?: string;
+  /** its tool calls, in order, for the operation-details record */
+  tools: ToolPart[];
   /** records another source completes, in order (Gemini's hook records await its chat file's counts) */
   awaiting: Array<{ source: string; span: Span; usage: GenAiUsage }>;
   usage: GenAiUsage;
@@ -86,13 +103,25 @@ function resultText(response: unknown): string {
   return json(response);
 }
 
-function usageAttrs(u: GenAiUsage): Attributes {
+/** A chat span's usage: every count the client reported, under the conventions' current names. */
+function usageAttrs(u: GenAiUsage, legacyNames: boolean): Attributes {
   const out: Attributes = {};
   if (u.input !== undefined) out[ATTR.inputTokens] = u.input;
   if (u.output !== undefined) out[ATTR.outputTokens] = u.output;
   if (u.cacheRead !== undefined) out[ATTR.cacheReadTokens] = u.cacheRead;
-  if (u.cacheCreation !== undefined) out[ATTR.cacheCreationTokens] = u.cacheCreation;
+  if (u.cacheWrite !== undefined) {
+    out[ATTR.cacheWriteTokens] = u.cacheWrite;
+    if (legacyNames) out[ATTR.cacheCreationTokensLegacy] = u.cacheWrite;
+  }
   if (u.reasoning !== undefined) out[ATTR.reasoningTokens] = u.reasoning;
+  return out;
+}
+
+/** An invoke_agent span's usage: input and output only (the cache counts left these spans in #469). */
+function agentUsageAttrs(u: GenAiUsage): Attributes {
+  const out: Attributes = {};
+  if (u.input !== undefined) out[ATTR.inputTokens] = u.input;
+  if (u.output !== undefined) out[ATTR.outputTokens] = u.output;
   return out;
 }
 
@@ -115,6 +144,11 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
   private redactions = 0;
   private truncations = 0;
   private model: string | undefined;
+  /** a compaction was recorded in the turn: the responses after it answered a compacted conversation */
+  private compacted = false;
+  private readonly promptId: string | undefined;
+  private readonly logs: LogRecord[] = [];
+  private readonly byModel = new Map<string, ModelUsage>();
   private readonly usageFacts: UsageFacts;
   /** the sources whose records another source's complete */
   private readonly completedSources: Set<string>;
@@ -131,17 +165,17 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
     this.model = facts.model ?? str(prompt?.payload.model);
     this.usageFacts = usageFactsOf(facts.provider);
     this.completedSources = new Set(Object.values(this.usageFacts.completes ?? {}));
+    if (PROMPT_ID_PROVIDERS.has(facts.provider) && opener.turnId) this.promptId = opener.turnId;
     const agentName = AGENT_NAME[facts.provider] ?? facts.provider;
     const span = this.newSpan(opener, undefined, `${OPERATION.invokeAgent} ${agentName}`, "internal");
     span.startMs = first.timeMs;
     Object.assign(span.attributes, {
       [ATTR.operationName]: OPERATION.invokeAgent,
       [ATTR.agentName]: agentName,
-      [ATTR.agentId]: facts.conversationId,
       "tapedeck.turn.index": options.index,
     });
     if (opener.turnId) span.attributes["tapedeck.turn.id"] = opener.turnId;
-    this.root = { span, lastMs: first.timeMs, awaiting: [], usage: {} };
+    this.root = { span, lastMs: first.timeMs, awaiting: [], usage: {}, tools: [] };
   }
 
   get id(): string {
@@ -159,7 +193,7 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
       endMs: Number.NaN,
       attributes: {
         ...this.facts.common,
-        [ATTR.providerName]: PROVIDER_NAME[this.facts.provider] ?? this.facts.provider,
+        ...(this.promptId ? { [ATTR.promptId]: this.promptId } : {}),
         // The archive line it starts at. Not the event id: some ids hash the unredacted payload.
         "tapedeck.event.sequence": from.sequence,
       },
@@ -217,13 +251,12 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
       [ATTR.toolType]: "function",
       ...(toolUseId ? { [ATTR.toolCallId]: toolUseId } : {}),
     });
-    this.tools.set(placed.call, { span, done: false });
-    if (this.options.content && e.payload.tool_input !== undefined) {
-      span.events.push({
-        name: EVENT.operationDetails,
-        timeMs: e.timeMs,
-        attributes: { [ATTR.toolArguments]: clip(json(e.payload.tool_input)) },
-      });
+    const state: ToolState = { span, done: false };
+    this.tools.set(placed.call, state);
+    if (this.options.content !== "off") {
+      state.part = { id: toolUseId ?? span.spanId, name };
+      if (e.payload.tool_input !== undefined) state.part.arguments = e.payload.tool_input;
+      scope.tools.push(state.part);
     }
     return span;
   }
@@ -238,7 +271,7 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
       tool = this.tools.get(placed.call)!;
       const duration = typeof p.duration_ms === "number" && p.duration_ms >= 0 ? p.duration_ms : 0;
       span.startMs = e.timeMs - duration;
-      span.events = [];
+      if (tool.part) delete tool.part.arguments;
     }
     const span = tool.span;
     const exit = typeof p.exit_code === "number" && Number.isInteger(p.exit_code) ? p.exit_code : undefined;
@@ -251,14 +284,8 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
     if (tool.done) return span;
     tool.done = true;
     if (Number.isFinite(e.timeMs)) span.endMs = Math.max(span.startMs, e.timeMs);
-    if (this.options.content) {
-      const text = resultText(e.kind === "tool_error" ? (p.error ?? p.tool_response) : p.tool_response);
-      span.events.push({
-        name: EVENT.operationDetails,
-        timeMs: e.timeMs,
-        attributes: { [ATTR.toolResult]: clip(text) },
-      });
-    }
+    if (tool.part)
+      tool.part.result = resultText(e.kind === "tool_error" ? (p.error ?? p.tool_response) : p.tool_response);
     return span;
   }
 
@@ -272,18 +299,17 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
     const span = this.newSpan(e, parent, `${OPERATION.invokeAgent} ${type ?? "subagent"}`, "internal");
     span.startMs = e.timeMs;
     span.endMs = e.timeMs;
+    // The subagent's id is the client's instance id: not gen_ai.agent.id, which now names a hosted agent.
     Object.assign(span.attributes, {
       [ATTR.operationName]: OPERATION.invokeAgent,
-      [ATTR.agentId]: id,
       [ATTR.agentName]: type ?? "subagent",
+      "tapedeck.agent.id": id,
     });
-    const scope: Scope = { span, lastMs: e.timeMs, awaiting: [], usage: {} };
-    if (parentTool && this.options.content) {
-      const input = parentTool.span.events.find((ev) => ev.attributes[ATTR.toolArguments] !== undefined);
-      // Claude's Agent call carries the task; Codex's child thread records its own prompt.
-      const task = input ? str(safeParse(input.attributes[ATTR.toolArguments])?.prompt) : undefined;
-      if (task) scope.prompt = task;
-    }
+    const scope: Scope = { span, lastMs: e.timeMs, awaiting: [], usage: {}, tools: [] };
+    const args = parentTool?.part?.arguments;
+    // Claude's Agent call carries the task; Codex's child thread records its own prompt.
+    const task = args && typeof args === "object" ? str((args as Record<string, unknown>).prompt) : undefined;
+    if (task) scope.prompt = task;
     this.agents.set(started, scope);
     return span;
   }
@@ -322,12 +348,15 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
       [ATTR.responseModel]: model,
       ...(responseId ? { [ATTR.responseId]: responseId } : {}),
       ...(finish ? { [ATTR.finishReasons]: [finish.toLowerCase()] } : {}),
-      ...usageAttrs(usage),
+      ...(this.compacted ? { [ATTR.conversationCompacted]: true } : {}),
+      [ATTR.providerName]: PROVIDER_NAME[this.facts.provider] ?? this.facts.provider,
+      ...usageAttrs(usage, this.options.legacyNames === true),
       "tapedeck.usage.source": source ?? "unknown",
     });
     if (source !== undefined && this.completedSources.has(source))
       scope.awaiting.push({ source, span, usage });
     this.addToScopes(scope, usage);
+    this.countModel(model, usage);
     return span;
   }
 
@@ -342,12 +371,41 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
     if (!pending) return undefined;
     const before = { ...pending.usage };
     fillUsage(pending.usage, usage);
-    Object.assign(pending.span.attributes, usageAttrs(pending.usage));
+    Object.assign(pending.span.attributes, usageAttrs(pending.usage, this.options.legacyNames === true));
     const added: GenAiUsage = {};
     for (const k of Object.keys(pending.usage) as Array<keyof GenAiUsage>)
       if (before[k] === undefined) added[k] = pending.usage[k];
     this.addToScopes(scope, added);
+    this.countModel(str(pending.span.attributes[ATTR.requestModel]) ?? "unknown", added);
     return pending.span;
+  }
+
+  /** A response's counts for the usage counters, per model. */
+  private countModel(model: string, u: GenAiUsage): void {
+    const m = this.byModel.get(model) ?? {
+      model,
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      reasoning: 0,
+    };
+    m.input += u.input ?? 0;
+    m.output += u.output ?? 0;
+    m.cacheRead += u.cacheRead ?? 0;
+    m.cacheWrite += u.cacheWrite ?? 0;
+    m.reasoning += u.reasoning ?? 0;
+    this.byModel.set(model, m);
+  }
+
+  /** The turn's usage per model, once finished. */
+  get usageByModel(): ModelUsage[] {
+    return [...this.byModel.values()];
+  }
+
+  /** The turn's content as log records (the `logs` content mode), once finished. */
+  get logRecords(): LogRecord[] {
+    return this.logs;
   }
 
   /** A response's usage counts for its agent and for the turn's root. */
@@ -377,6 +435,7 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
       const attrs: Attributes = {};
       if (str(p.trigger)) attrs["tapedeck.compaction.trigger"] = str(p.trigger)!;
       if (str(p.phase)) attrs["tapedeck.compaction.phase"] = str(p.phase)!;
+      this.compacted = true;
       scope.span.events.push({ name: "tapedeck.compaction", timeMs: at, attributes: attrs });
     } else if (p.failure === true) {
       this.root.span.status = { code: "error" };
@@ -417,18 +476,75 @@ export class TurnMapper implements PlacementReader<ArchiveEvent, Span> {
   }
 
   private finishScope(scope: Scope): void {
-    Object.assign(scope.span.attributes, usageAttrs(scope.usage));
-    if (!this.options.content || (scope.prompt === undefined && scope.answer === undefined)) return;
-    const attrs: Attributes = {};
+    Object.assign(scope.span.attributes, agentUsageAttrs(scope.usage));
+    if (this.options.content === "attributes") this.contentAttributes(scope);
+    else if (this.options.content === "logs") this.contentLog(scope);
+  }
+
+  /** Content as the conventions' JSON-string span attributes: messages on the agent, calls on the tool. */
+  private contentAttributes(scope: Scope): void {
     if (scope.prompt !== undefined)
-      attrs[ATTR.inputMessages] = json([
+      scope.span.attributes[ATTR.inputMessages] = json([
         { role: "user", parts: [{ type: "text", content: clip(scope.prompt) }] },
       ]);
     if (scope.answer !== undefined)
-      attrs[ATTR.outputMessages] = json([
-        { role: "assistant", parts: [{ type: "text", content: clip(scope.answer) }], finish_reason: "stop" },
+      scope.span.attributes[ATTR.outputMessages] = json([
+        { role: "assistant", parts: [{ type: "text", content: clip(scope.answer) }] },
       ]);
-    scope.span.events.push({ name: EVENT.operationDetails, timeMs: scope.span.endMs, attributes: attrs });
+    for (const tool of this.tools.values()) {
+      if (!tool.part || !scope.tools.includes(tool.part)) continue;
+      if (tool.part.arguments !== undefined)
+        tool.span.attributes[ATTR.toolArguments] = clip(json(tool.part.arguments));
+      if (tool.part.result !== undefined) tool.span.attributes[ATTR.toolResult] = clip(tool.part.result);
+    }
+  }
+
+  /**
+   * Content as one operation-details log record for the agent's span, in structured form: the prompt and
+   * each tool result as input messages, each tool call and the answer as the output message, bounded.
+   */
+  private contentLog(scope: Scope): void {
+    if (scope.prompt === undefined && scope.answer === undefined && scope.tools.length === 0) return;
+    let budget = MAX_RECORD_CHARS;
+    const take = (text: string): string => {
+      const t = clip(text).slice(0, Math.max(0, budget));
+      budget -= t.length;
+      return t;
+    };
+    const input: AnyValue[] = [];
+    const calls: AnyValue[] = [];
+    if (scope.prompt !== undefined)
+      input.push({ role: "user", parts: [{ type: "text", content: take(scope.prompt) }] });
+    let left = 0;
+    for (const t of scope.tools) {
+      if (budget <= 0) {
+        left += 1;
+        continue;
+      }
+      calls.push({ type: "tool_call", id: t.id, name: t.name, arguments: take(json(t.arguments ?? {})) });
+      if (t.result !== undefined)
+        input.push({
+          role: "tool",
+          parts: [{ type: "tool_call_response", id: t.id, response: take(t.result) }],
+        });
+    }
+    const answer = scope.answer !== undefined ? [{ type: "text", content: take(scope.answer) }] : [];
+    const attributes: Record<string, AnyValue> = {
+      ...(this.promptId ? { [ATTR.promptId]: this.promptId } : {}),
+      [ATTR.conversationId]: this.facts.conversationId,
+      [ATTR.sessionId]: this.facts.conversationId,
+    };
+    if (input.length > 0) attributes[ATTR.inputMessages] = input;
+    if (calls.length > 0 || answer.length > 0)
+      attributes[ATTR.outputMessages] = [{ role: "assistant", parts: [...calls, ...answer] }];
+    if (left > 0) attributes["tapedeck.content.tool_calls_left_out"] = left;
+    this.logs.push({
+      traceId: this.traceId,
+      spanId: scope.span.spanId,
+      timeMs: scope.span.endMs,
+      eventName: EVENT.operationDetails,
+      attributes,
+    });
   }
 }
 
@@ -460,14 +576,4 @@ function boundNames(span: Span): void {
   span.name = cut(span.name);
   boundAttrs(span.attributes);
   for (const e of span.events) boundAttrs(e.attributes);
-}
-
-function safeParse(v: unknown): Record<string, unknown> | undefined {
-  if (typeof v !== "string") return undefined;
-  try {
-    const o = JSON.parse(v);
-    return o && typeof o === "object" ? o : undefined;
-  } catch {
-    return undefined;
-  }
 }

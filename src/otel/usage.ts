@@ -11,7 +11,7 @@ export interface GenAiUsage {
   input?: number;
   output?: number;
   cacheRead?: number;
-  cacheCreation?: number;
+  cacheWrite?: number;
   reasoning?: number;
 }
 
@@ -30,30 +30,30 @@ export function normalizeUsage(provider: string, u: Record<string, unknown>): Ge
   const input = count(u.input_tokens);
   const output = count(u.output_tokens);
   const cacheRead = count(u.cache_read_input_tokens);
-  const cacheCreation = count(u.cache_creation_input_tokens);
+  const cacheWrite = count(u.cache_creation_input_tokens);
   const reasoning = count(u.reasoning_output_tokens);
   const out: GenAiUsage = {};
   if (!factsOf(provider).input_includes_cache_read) {
     // A record with no input figure at all stays without one rather than claiming the cache alone.
-    if (input !== undefined) out.input = input + (cacheRead ?? 0) + (cacheCreation ?? 0);
+    if (input !== undefined) out.input = input + (cacheRead ?? 0) + (cacheWrite ?? 0);
   } else if (input !== undefined) out.input = input;
   if (output !== undefined) out.output = output;
   if (cacheRead !== undefined) out.cacheRead = cacheRead;
-  if (cacheCreation !== undefined) out.cacheCreation = cacheCreation;
+  if (cacheWrite !== undefined) out.cacheWrite = cacheWrite;
   if (reasoning !== undefined) out.reasoning = reasoning;
   return out;
 }
 
 /** Adds b's counts into a (a figure missing on both sides stays missing). */
 export function addUsage(a: GenAiUsage, b: GenAiUsage): void {
-  for (const k of ["input", "output", "cacheRead", "cacheCreation", "reasoning"] as const) {
+  for (const k of ["input", "output", "cacheRead", "cacheWrite", "reasoning"] as const) {
     if (b[k] !== undefined) a[k] = (a[k] ?? 0) + b[k];
   }
 }
 
 /** Fills the figures a lacks from b: Gemini's chat file supplies the cache and reasoning counts its hooks omit. */
 export function fillUsage(a: GenAiUsage, b: GenAiUsage): void {
-  for (const k of ["input", "output", "cacheRead", "cacheCreation", "reasoning"] as const) {
+  for (const k of ["input", "output", "cacheRead", "cacheWrite", "reasoning"] as const) {
     if (a[k] === undefined && b[k] !== undefined) a[k] = b[k];
   }
 }

@@ -25,6 +25,8 @@ export interface Watermark {
    */
   content?: { offset: number; turns: number };
   requests: number;
+  /** the offset whose usage counters the endpoint accepted (--metrics): sent again once it moves */
+  metrics_offset?: number;
   last_export_at: string | null;
   /** the range of the request being sent; a leftover means the last run died before the answer */
   in_flight: { from: number; to: number; turns: number } | null;

@@ -94,21 +94,32 @@ describe("invoke_agent: one trace per turn", () => {
     expect(root.name).toBe("invoke_agent claude-code");
     expect(root.attributes).toMatchObject({
       "gen_ai.operation.name": "invoke_agent",
-      "gen_ai.provider.name": "anthropic",
       "gen_ai.agent.name": "claude-code",
-      "gen_ai.agent.id": "sess-1",
       "gen_ai.conversation.id": "sess-1",
       "session.id": "sess-1",
+      "prompt.id": "t1",
       "gen_ai.request.model": "claude-opus-5-5",
       "gen_ai.usage.input_tokens": 130,
       "gen_ai.usage.output_tokens": 5,
       "tapedeck.turn.index": 1,
       "tapedeck.turn.id": "t1",
     });
-    // Every span of the session carries both grouping keys.
-    for (const s of turns.flatMap((t) => t.spans)) {
+    // An internal invoke_agent span: no vendor, no agent id (a hosted agent's), no cache counts (#242,
+    // #289, #469); the chat span under it names the vendor.
+    for (const gone of [
+      "gen_ai.provider.name",
+      "gen_ai.agent.id",
+      "gen_ai.usage.cache_read.input_tokens",
+      "gen_ai.usage.cache_creation.input_tokens",
+      "gen_ai.usage.cache_write.input_tokens",
+    ])
+      expect(root.attributes).not.toHaveProperty(gone);
+    expect(byName(turns[0]!.spans, "chat ")[0]!.attributes["gen_ai.provider.name"]).toBe("anthropic");
+    // Every span of the session carries both grouping keys, and Claude's prompt id: its native events'.
+    for (const [i, s] of turns.flatMap((t, i) => t.spans.map((s) => [i, s] as const))) {
       expect(s.attributes["gen_ai.conversation.id"]).toBe("sess-1");
       expect(s.attributes["session.id"]).toBe("sess-1");
+      expect(s.attributes["prompt.id"]).toBe(`t${i + 1}`);
       expect(s.traceId).toMatch(/^[0-9a-f]{32}$/);
       expect(s.spanId).toMatch(/^[0-9a-f]{16}$/);
     }
@@ -190,8 +201,18 @@ describe("chat {model}: one per model response", () => {
       "gen_ai.response.model": "claude-opus-5-5",
       "gen_ai.usage.input_tokens": 130,
       "gen_ai.usage.cache_read.input_tokens": 100,
-      "gen_ai.usage.cache_creation.input_tokens": 20,
+      "gen_ai.usage.cache_write.input_tokens": 20,
       "gen_ai.usage.output_tokens": 5,
+    });
+    // The name before the conventions' rename only in the dup mode, for one release.
+    expect(chats[0]!.attributes).not.toHaveProperty("gen_ai.usage.cache_creation.input_tokens");
+    const dupChat = byName(
+      mapSession(dir, manifest, { legacyNames: true }).turns.flatMap((t) => t.spans),
+      "chat ",
+    )[0]!;
+    expect(dupChat.attributes).toMatchObject({
+      "gen_ai.usage.cache_write.input_tokens": 20,
+      "gen_ai.usage.cache_creation.input_tokens": 20,
     });
   });
 
@@ -291,11 +312,15 @@ describe("chat {model}: one per model response", () => {
       "gen_ai.usage.input_tokens": 1000,
       "gen_ai.response.finish_reasons": ["stop"],
     });
-    expect(spans[0]!.attributes).toMatchObject({
-      "gen_ai.usage.input_tokens": 2100,
-      "gen_ai.usage.cache_read.input_tokens": 500,
-      "gen_ai.usage.reasoning.output_tokens": 6,
-    });
+    expect(spans[0]!.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 2100 });
+    expect(chats.map((c) => c.attributes["gen_ai.usage.reasoning.output_tokens"] ?? 0)).toEqual([
+      expect.any(Number),
+      expect.any(Number),
+    ]);
+    // The turn's usage per model, for the usage counters: the filled-in counts included, once.
+    const usage = mapSession(dir, manifest).turns[0]!.usage;
+    expect(usage).toHaveLength(1);
+    expect(usage[0]).toMatchObject({ input: 2100, cacheRead: 500, reasoning: 6 });
   });
 });
 
@@ -356,8 +381,9 @@ describe("subagents: a nested invoke_agent under the call that spawned it", () =
     const agentCall = spans.find((s) => s.name === "execute_tool Agent")!;
     const sub = spans.find((s) => s.name === "invoke_agent general-purpose")!;
     expect(sub.parentSpanId).toBe(agentCall.spanId);
+    expect(sub.attributes).not.toHaveProperty("gen_ai.agent.id");
     expect(sub.attributes).toMatchObject({
-      "gen_ai.agent.id": "ag1",
+      "tapedeck.agent.id": "ag1",
       "gen_ai.operation.name": "invoke_agent",
       "gen_ai.usage.input_tokens": 4,
     });
@@ -391,43 +417,99 @@ describe("subagents: a nested invoke_agent under the call that spawned it", () =
 });
 
 describe("compactions and content", () => {
-  it("a compaction is an event on its turn's span", () => {
+  it("a compaction is an event on its turn's span; the responses after it say the conversation was compacted", () => {
+    const usage = (id: string) =>
+      ev(
+        "turn_usage",
+        `u-${id}`,
+        {},
+        { turn_id: "t1", usage: { source: "transcript", message_id: id, input_tokens: 1, output_tokens: 1 } },
+      );
     const { dir, manifest } = record([
       ev("user_prompt", "p1", { prompt: "go" }, { turn_id: "t1" }),
+      usage("before"),
       ev("compaction", "k1", { trigger: "auto", phase: "pre" }),
+      usage("after"),
     ]);
-    const root = spansOf(dir, manifest)[0]!;
-    expect(root.events).toContainEqual(
+    const spans = spansOf(dir, manifest);
+    expect(spans[0]!.events).toContainEqual(
       expect.objectContaining({
         name: "tapedeck.compaction",
         attributes: { "tapedeck.compaction.trigger": "auto", "tapedeck.compaction.phase": "pre" },
       }),
     );
+    const chats = byName(spans, "chat ");
+    expect(chats.map((c) => c.attributes["gen_ai.conversation.compacted"])).toEqual([undefined, true]);
   });
 
-  it("content only with the opt-in, as operation-details events of redacted text; redaction counts either way", () => {
+  it("content only with the opt-in, as JSON-string span attributes of redacted text (not span events); redaction counts either way", () => {
     const { dir, manifest } = record(claudeTurn("t1", 1));
     expect(readFileSync(join(dir, "events.jsonl"), "utf8")).not.toContain(AWS_KEY);
-    const without = spansOf(dir, manifest);
+    const without = mapSession(dir, manifest).turns;
     const text = JSON.stringify(without);
     expect(text).not.toContain("deploy with");
     expect(text).not.toContain("echo");
-    expect(
-      without.flatMap((s) => s.events).some((e) => e.name === "gen_ai.client.inference.operation.details"),
-    ).toBe(false);
-    expect(without[0]!.attributes["tapedeck.turn.redaction.count"]).toBeGreaterThanOrEqual(4);
+    expect(without[0]!.logs).toEqual([]);
+    expect(without[0]!.spans[0]!.attributes["tapedeck.turn.redaction.count"]).toBeGreaterThanOrEqual(4);
     const withContent = spansOf(dir, manifest, true);
-    const details = withContent
-      .flatMap((s) => s.events)
-      .filter((e) => e.name === "gen_ai.client.inference.operation.details");
-    const root = details.find((d) => d.attributes["gen_ai.input.messages"] !== undefined)!;
+    // Langfuse ingests no span events and Phoenix reads attributes: the content is where they read.
+    expect(withContent.flatMap((s) => s.events).map((e) => e.name)).not.toContain(
+      "gen_ai.client.inference.operation.details",
+    );
+    const root = withContent[0]!;
     expect(JSON.parse(root.attributes["gen_ai.input.messages"] as string)[0].parts[0].content).toMatch(
       /^deploy with \[REDACTED:/,
     );
-    expect(
-      details.some((d) => String(d.attributes["gen_ai.tool.call.arguments"]).includes("echo [REDACTED:")),
-    ).toBe(true);
+    expect(JSON.parse(root.attributes["gen_ai.output.messages"] as string)[0].parts[0].content).toMatch(
+      /^done \[REDACTED:/,
+    );
+    const tool = byName(withContent, "execute_tool ")[0]!;
+    expect(String(tool.attributes["gen_ai.tool.call.arguments"])).toContain("echo [REDACTED:");
+    expect(String(tool.attributes["gen_ai.tool.call.result"])).toMatch(/^\[REDACTED:/);
     expect(JSON.stringify(withContent)).not.toContain(AWS_KEY);
+  });
+
+  it("content as logs: one operation-details record per agent span, structured, correlated, bounded; no content on spans", () => {
+    const { dir, manifest } = record(claudeTurn("t1", 1));
+    const turn = mapSession(dir, manifest, { content: "logs" }).turns[0]!;
+    expect(JSON.stringify(turn.spans)).not.toContain("deploy with");
+    expect(turn.logs).toHaveLength(1);
+    const log = turn.logs[0]!;
+    expect(log.eventName).toBe("gen_ai.client.inference.operation.details");
+    expect(log.traceId).toBe(turn.traceId);
+    expect(log.spanId).toBe(turn.spans[0]!.spanId);
+    expect(log.attributes["prompt.id"]).toBe("t1");
+    const input = log.attributes["gen_ai.input.messages"] as Array<{ role: string; parts: unknown[] }>;
+    expect(input.map((m) => m.role)).toEqual(["user", "tool"]);
+    expect(JSON.stringify(input)).toContain("deploy with [REDACTED:");
+    const output = log.attributes["gen_ai.output.messages"] as Array<{ parts: Array<{ type: string }> }>;
+    expect(output[0]!.parts.map((p) => p.type)).toEqual(["tool_call", "text"]);
+    expect(JSON.stringify(turn)).not.toContain(AWS_KEY);
+    // A turn of many large tool results: the record stays bounded and says what it left out.
+    const big = "x".repeat(20_000);
+    const many = Array.from({ length: 40 }, (_, i) => [
+      ev(
+        "tool_call",
+        `bc${i}`,
+        { tool_name: "Read", tool_input: { path: `f${i}` }, tool_use_id: `b${i}` },
+        { turn_id: "t9" },
+      ),
+      ev(
+        "tool_result",
+        `br${i}`,
+        { tool_name: "Read", tool_use_id: `b${i}`, tool_response: big },
+        { turn_id: "t9" },
+      ),
+    ]).flat();
+    const large = record(
+      [ev("user_prompt", "p9", { prompt: "read all" }, { turn_id: "t9" }), ...many],
+      "claude",
+      "sess-big",
+    );
+    const bounded = mapSession(large.dir, large.manifest, { content: "logs", now: Number.POSITIVE_INFINITY })
+      .turns[0]!.logs[0]!;
+    expect(JSON.stringify(bounded).length).toBeLessThan(300 * 1024);
+    expect(bounded.attributes["tapedeck.content.tool_calls_left_out"]).toBeGreaterThan(0);
   });
 });
 
@@ -446,6 +528,9 @@ describe("semconv pin", () => {
       genai: "latest",
       requested: ["gen_ai_latest_experimental", "http"],
     });
+    expect(stabilityMode({ OTEL_SEMCONV_STABILITY_OPT_IN: "gen_ai_latest_experimental/dup" }).genai).toBe(
+      "dup",
+    );
   });
 });
 

@@ -42,6 +42,13 @@ export interface ReceivedRequest {
   spans: ReceivedSpan[];
 }
 
+/** A /v1/logs or /v1/metrics request, its body decompressed. */
+export interface ReceivedSignal {
+  path: string;
+  contentType: string;
+  body: Buffer;
+}
+
 export type Behaviour =
   | { kind: "ok" }
   /** the connection is cut before any answer */
@@ -136,6 +143,10 @@ export interface Receiver {
   url: string;
   tracesUrl: string;
   requests: ReceivedRequest[];
+  /** the /v1/logs and /v1/metrics requests */
+  signals: ReceivedSignal[];
+  /** answer /v1/logs and /v1/metrics with 404 (a collector without those pipelines) */
+  refuseSignals(refuse: boolean): void;
   /** every request attempt, answered or not */
   attempts: number;
   behave(b: Behaviour): void;
@@ -148,6 +159,8 @@ export interface Receiver {
 export async function startReceiver(port = 0): Promise<Receiver> {
   let behaviour: Behaviour = { kind: "ok" };
   const requests: ReceivedRequest[] = [];
+  const signals: ReceivedSignal[] = [];
+  let closedSignals = false;
   const wire: Buffer[] = [];
   let attempts = 0;
   const server = http.createServer((req, res) => {
@@ -166,6 +179,19 @@ export async function startReceiver(port = 0): Promise<Receiver> {
         b.times -= 1;
         res.writeHead(b.status, b.retryAfter ? { "retry-after": b.retryAfter } : {});
         res.end();
+        return;
+      }
+      const path = req.url ?? "";
+      if (
+        req.method === "POST" &&
+        (path.endsWith("/v1/logs") || path.endsWith("/v1/metrics")) &&
+        !closedSignals
+      ) {
+        // Logs and metrics are kept as bodies: the tests that send them use http/json.
+        const body = req.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw;
+        if (req.headers["content-encoding"] === "gzip") wire.push(body);
+        signals.push({ path, contentType: req.headers["content-type"] ?? "", body });
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
         return;
       }
       if (req.method !== "POST" || !req.url?.endsWith("/v1/traces")) {
@@ -202,6 +228,10 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     url,
     tracesUrl: `${url}/v1/traces`,
     requests,
+    signals,
+    refuseSignals: (refuse: boolean) => {
+      closedSignals = refuse;
+    },
     get attempts() {
       return attempts;
     },

@@ -79,15 +79,14 @@ async function exportWith(
   opts: { content?: boolean; resend?: boolean; addContent?: boolean },
 ) {
   const ctx = run(root);
-  ctx.content = opts.content === true;
+  ctx.content = opts.content === true ? "attributes" : "off";
   return exportSession(ctx, dir, readManifest(dir)!, {
     ...(opts.resend ? { resend: true } : {}),
     ...(opts.addContent ? { addContent: true } : {}),
   });
 }
 
-const DETAILS = "gen_ai.client.inference.operation.details";
-const withDetails = () => receiver.spans().filter((s) => s.events.some((e) => e.name === DETAILS));
+const withDetails = () => receiver.spans().filter((s) => s.attributes["gen_ai.input.messages"] !== undefined);
 
 function received(): string[] {
   return receiver.spans().map((s) => s.spanId);
@@ -297,7 +296,7 @@ describe("sending again", () => {
     expect(added).toMatchObject({ spans: 6, resent_spans: 6, error: null });
     expect(received().slice(6)).toEqual(ids);
     expect(withDetails().length).toBeGreaterThan(0);
-    expect(JSON.stringify(withDetails()[0]!.events)).toContain("prompt 1");
+    expect(String(withDetails()[0]!.attributes["gen_ai.input.messages"])).toContain("prompt 1");
     // They have their content now: asking again sends nothing.
     expect(await exportWith(root, dir, { content: true, addContent: true })).toMatchObject({ spans: 0 });
     // Content from the config alone (the hook server's run) never resends by itself.
@@ -357,6 +356,8 @@ describe("progress lines", () => {
     resent_spans: 0,
     requests: 0,
     bytes: 0,
+    log_records: 0,
+    metric_points: 0,
     backlog_turns: 2,
     open_turn: false,
     error: "http://127.0.0.1:9: connection failed",

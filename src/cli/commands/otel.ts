@@ -48,6 +48,8 @@ interface ExportOpts {
   header?: string[];
   protocol?: string;
   content?: boolean;
+  contentAs?: string;
+  metrics?: boolean;
   dryRun?: boolean;
   results?: string;
   force?: boolean;
@@ -67,6 +69,8 @@ function resolveOrThrow(project: string, opts: ExportOpts): ResolvedRun | undefi
       ...(opts.protocol !== undefined ? { protocol: opts.protocol } : {}),
       headers: opts.header ?? [],
       ...(opts.content !== undefined ? { content: opts.content } : {}),
+      ...(opts.contentAs !== undefined ? { contentAs: opts.contentAs } : {}),
+      ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
     });
   } catch (e) {
     if (e instanceof EndpointError) throw new CliError(e.message, EXIT.usage);
@@ -99,7 +103,8 @@ function sessions(project: string, session: string | undefined, opts: ExportOpts
 }
 
 function dryRun(refs: SessionRef[], opts: ExportOpts): void {
-  const content = opts.content === true;
+  // Content as attributes (the default everywhere): a dry run shows the spans, not log records.
+  const content = opts.content === true || opts.contentAs !== undefined;
   const spans = [];
   const requests = [];
   for (const ref of refs) {
@@ -169,7 +174,7 @@ async function exportCommand(session: string | undefined, opts: ExportOpts): Pro
  */
 async function confirmConfigEndpoint(project: string, run: ResolvedRun, opts: ExportOpts): Promise<void> {
   if (run.endpoint.source !== "config" || opts.yes || isTrusted(project, run.endpoint)) return;
-  const what = `${describeEndpoint(run.endpoint)}${run.context.content ? ", with content (prompts, answers, tool input and output)" : ""}`;
+  const what = `${describeEndpoint(run.endpoint)}${run.context.content !== "off" ? ", with content (prompts, answers, tool input and output)" : ""}`;
   note(
     `.tapedeck/config.json names ${what} as this project's OTLP endpoint, and you have not exported this project there before.\n`,
   );
@@ -189,12 +194,12 @@ async function sendAll(
   const progress = opts.quiet || opts.json ? undefined : (line: string) => note(`${printable(line)}\n`);
   if (progress)
     progress(
-      `exporting ${refs.length} session(s) to ${describeEndpoint(run.endpoint)}${run.context.content ? ", with content (prompts, answers, tool input and output)" : ""}`,
+      `exporting ${refs.length} session(s) to ${describeEndpoint(run.endpoint)}${run.context.content !== "off" ? `, with content (prompts, answers, tool input and output) as ${run.context.content === "logs" ? "log records" : "span attributes"}` : ""}${run.context.metrics ? ", and the usage counters" : ""}`,
     );
   const results = await exportRefs(run, refs, {
     ...(opts.force ? { force: true } : {}),
     ...(opts.resend ? { resend: true } : {}),
-    ...(opts.content === true ? { addContent: true } : {}),
+    ...(opts.content === true || opts.contentAs !== undefined ? { addContent: true } : {}),
     ...(progress ? { progress } : {}),
   });
   const failed = results.filter((r) => r.error !== null && !r.skipped);
@@ -206,6 +211,8 @@ async function sendAll(
     resent_spans: results.reduce((n, r) => n + r.resent_spans, 0),
     requests: results.reduce((n, r) => n + r.requests, 0),
     bytes: results.reduce((n, r) => n + r.bytes, 0),
+    log_records: results.reduce((n, r) => n + r.log_records, 0),
+    metric_points: results.reduce((n, r) => n + r.metric_points, 0),
     failed: failed.length,
   };
   if (opts.json) printJson({ ...totals, results });
@@ -260,6 +267,14 @@ export function register(program: Command): void {
     .option(
       "--content",
       "include prompts, answers and tool input/output (the redacted archive's text); turns this endpoint got without content are sent again with it, same ids",
+    )
+    .option(
+      "--content-as <attributes|logs>",
+      "where content goes (implies --content): span attributes (default; Langfuse and Phoenix read only these) or OTLP log records to the endpoint's /v1/logs (a Collector feeding Loki or ClickHouse)",
+    )
+    .option(
+      "--metrics",
+      "also send the session's token usage as the GenAI usage counters to the endpoint's /v1/metrics (no content)",
     )
     .option(
       "--results <file>",

@@ -3,9 +3,12 @@
 # and never downloads one), zsh for the completion test and man for the manual page's. Installed from Debian's packages when missing
 # and we may (root, or sudo without a password); otherwise it says what to install. Nothing else is touched.
 # Then promptfoo and the Node 22 it runs on, from the npm registry into a cache (scripts/test-promptfoo.mjs),
-# so that one-time install is not timed inside a test.
+# so that one-time install is not timed inside a test; and the OpenTelemetry receivers and Inspect AI the
+# e2e tests export into (Arize Phoenix and Inspect AI from PyPI, Jaeger v2 and a Collector built from the Go
+# module proxy), into the same cache by scripts/test-receivers.mjs: about 10 minutes once on two cores.
 set -euo pipefail
 node "$(dirname "$0")/test-promptfoo.mjs" >/dev/null
+node "$(dirname "$0")/test-receivers.mjs" >/dev/null
 chromium=${TAPEDECK_CHROMIUM:-/usr/bin/chromium}
 missing=()
 [ -x "$chromium" ] || missing+=(chromium)

@@ -43,6 +43,10 @@ export const AGENT_TAGS = [
   "ccusage",
   "zsh",
   "man",
+  "phoenix",
+  "jaeger",
+  "otelcol",
+  "inspect",
 ] as const;
 
 /** `npm run test:e2e claude`: only this agent's rows of a file over several agents (undefined: all). */

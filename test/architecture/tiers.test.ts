@@ -44,8 +44,12 @@ function importsOf(file: string): string[] {
 /** A built bundle (dist/): only the cli tier (and those above) build and run it. */
 const BUILT = [/helpers\/cli-run\.ts$/, /e2e\/sandboxes\.ts$/];
 /** A browser, a real agent CLI or promptfoo: what only the e2e tier installs and runs. */
-const E2E_ONLY = [/helpers\/chromium\.ts$/, /playwright/, /e2e\/(agents|claude-runner|replay-harness)\.ts$/];
-const REAL_AGENT = /\brun(Claude|Codex|Gemini)\(|test-promptfoo/;
+const E2E_ONLY = [
+  /helpers\/chromium\.ts$/,
+  /playwright/,
+  /e2e\/(agents|claude-runner|replay-harness|receivers)\.ts$/,
+];
+const REAL_AGENT = /\brun(Claude|Codex|Gemini)\(|test-promptfoo|test-receivers/;
 
 function offending(file: string, modules: readonly RegExp[]): string[] {
   const found = importsOf(file)

@@ -50,11 +50,14 @@ export const AGENT_NAME: Readonly<Record<string, string>> = Object.fromEntries(
 );
 
 /**
- * The clients whose archived turn id is what their own telemetry calls `prompt.id` (Claude Code: the
- * `prompt_id` of its hooks is the `prompt.id` on its native events and metrics), so a tapedeck span joins
- * them on `session.id` + `prompt.id`. Codex's and Gemini's turn ids are their own, not a prompt id.
+ * The clients whose archived turn id is what their own telemetry calls `prompt.id` (each provider's identity
+ * says so), so a tapedeck span joins them on `session.id` + `prompt.id`.
  */
-export const PROMPT_ID_PROVIDERS: ReadonlySet<string> = new Set(["claude"]);
+export const PROMPT_ID_PROVIDERS: ReadonlySet<string> = new Set(
+  Object.values(IDENTITIES)
+    .filter((i) => i.telemetry.turnIdIsPromptId === true)
+    .map((i) => i.name),
+);
 
 export const ATTR = {
   operationName: "gen_ai.operation.name",

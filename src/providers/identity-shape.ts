@@ -10,6 +10,8 @@ export interface ProviderIdentity {
     vendor: string;
     /** `gen_ai.agent.name` of a session's own agent: the client's name for itself in its native telemetry. */
     agent: string;
+    /** Its archived turn id is the `prompt.id` of its own telemetry's events and metrics (the OTLP join key). */
+    turnIdIsPromptId?: boolean;
   };
   scenario: {
     /** The inspect_swe agent that runs this client in Inspect's sandbox. */

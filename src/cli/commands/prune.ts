@@ -71,7 +71,7 @@ async function pruneCommand(opts: PruneOpts): Promise<void> {
   for (const project of projects) {
     if (opts.allProjects && !opts.json) say(fields`${project}\n`);
     const plan = planRemoval(project, selectionFor(project, opts));
-    await confirmAndRemove(project, plan, opts, (p) => removeSessions(project, p));
+    await confirmAndRemove(project, plan, opts, (p) => removeSessions(project, p, { by: "prune" }));
   }
 }
 

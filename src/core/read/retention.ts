@@ -32,7 +32,9 @@ export { parseAge } from "../base/age.ts";
 
 import { acquireLock } from "../archive/lock.ts";
 import { isInside, SESSION_FILES, tapedeckDir } from "../archive/paths.ts";
+import type { Manifest } from "../archive/schemas.ts";
 import { forgetSession } from "../archive/session-registry.ts";
+import { writeTombstone } from "../archive/tombstone.ts";
 import { processExists } from "../base/pids.ts";
 
 /** A hook's appends come seconds apart within a turn; a session written this recently is someone's. */
@@ -261,11 +263,30 @@ function removeOne(c: Candidate, now: number, force: boolean): string | null {
   return null;
 }
 
+/**
+ * What a removal leaves so that `tapedeck import` does not bring the session back from the agent's files
+ * (core/archive/tombstone.ts): its id and source, redacted as the manifest holds them.
+ */
+function leaveTombstone(projectRoot: string, manifest: Manifest, by: "delete" | "prune"): void {
+  if (!manifest.provider_session_id) return;
+  try {
+    writeTombstone(projectRoot, {
+      provider: manifest.provider,
+      provider_session_id: manifest.provider_session_id,
+      identity_source: manifest.identity_source ?? null,
+      source: manifest.import?.source.path ?? null,
+      by,
+    });
+  } catch {
+    // Without it, a later import brings the session back; the removal itself is done.
+  }
+}
+
 /** Removes a plan's sessions, checking each again just before: a session that woke up since the preview stays. */
 export function removeSessions(
   projectRoot: string,
   plan: Plan,
-  opts: { now?: number; force?: boolean } = {},
+  opts: { now?: number; force?: boolean; by?: "delete" | "prune" } = {},
 ): Removal {
   const removed: Candidate[] = [];
   const failed: Protected[] = [];
@@ -294,6 +315,7 @@ export function removeSessions(
     } catch {
       // a stale registry entry only makes the proxy find nothing
     }
+    leaveTombstone(projectRoot, c.ref.manifest, opts.by ?? "delete");
   }
   return { removed, failed, bytes: removed.reduce((n, c) => n + c.bytes, 0) };
 }
@@ -342,7 +364,7 @@ export function applyRetention(projectRoot: string, now = Date.now()): AutoResul
   if (!realTapedeckDir(projectRoot)) return { ran: false, removed: 0, bytes: 0, kept: 0 };
   writeJsonAtomicSync(join(tapedeckDir(projectRoot), STATE_FILE), { last_run_at: nowIso() });
   const plan = planRemoval(projectRoot, { ...sel, now });
-  const result = removeSessions(projectRoot, plan, { now });
+  const result = removeSessions(projectRoot, plan, { now, by: "prune" });
   return {
     ran: true,
     removed: result.removed.length,

@@ -18,8 +18,10 @@ import { openForScan, parseObjectLine } from "../core/archive/line-scan.ts";
 import { isInside, SESSION_FILES, sessionWriteProblem } from "../core/archive/paths.ts";
 import { projectOfDir } from "../core/archive/project-root.ts";
 import type { Manifest } from "../core/archive/schemas.ts";
+import { lookupSession, tapedeckHome } from "../core/archive/session-registry.ts";
 import { sessionSpecFor } from "../core/archive/session-spec.ts";
 import { type SessionSpec, sessionDirNameFor } from "../core/archive/session-store.ts";
+import { readTombstone } from "../core/archive/tombstone.ts";
 import { readLines } from "../core/base/bounded-lines.ts";
 import { readJsonOrUndefined } from "../core/base/fsutil.ts";
 import { CATALOG } from "../providers/catalog.ts";
@@ -50,6 +52,13 @@ export interface PlanOptions {
   /** Only sessions active at or after this time (ms since the epoch). */
   sinceMs?: number;
   env: Record<string, string | undefined>;
+  /**
+   * The project was named (--project): a session that recorded no cwd, and whose folder names no project,
+   * goes there. Without it such a session is reported, never guessed into the current directory's project.
+   */
+  projectGiven?: boolean;
+  /** --include-deleted: a session deleted or pruned from the project's archive is imported again */
+  includeDeleted?: boolean;
 }
 
 export interface PlannedFile {
@@ -82,15 +91,23 @@ export interface ImportPlan {
   elsewhere: number;
   /** sessions of the project its hooks recorded, left to them (each also in `skipped`) */
   recorded: number;
+  /** sessions the user deleted or pruned from the project, left out (each also in `skipped`) */
+  deleted: number;
+  /** the project asked for is one of tapedeck's own folders: nothing is planned into it */
+  refused?: string;
 }
 
 /** Whether no session of the agent was found for the project: not one to import, up to date or recorded. */
 export function foundNothing(plan: ImportPlan): boolean {
-  return plan.sessions.length === 0 && plan.unchanged === 0 && plan.recorded === 0;
+  return plan.sessions.length === 0 && plan.unchanged === 0 && plan.recorded === 0 && plan.deleted === 0;
 }
 
 export const REASONS = {
-  noCwd: "records no working directory: no project to import it into",
+  noCwd:
+    "records no working directory, and its folder names no project: pass --project DIR to import it there",
+  ambiguous: "records no working directory, and its folder's name fits several projects",
+  deleted: "deleted from this project's archive; --include-deleted imports it again",
+  ownFolder: "is tapedeck's own folder (its user home), not a project",
   since: "last active before --since",
   hooks: "recorded by hooks already (tapedeck list shows it); not imported twice",
   hooksSince: "hooks recorded more of it after it was imported; not imported twice",
@@ -100,42 +117,134 @@ export const REASONS = {
 } as const;
 
 export function planImport(options: PlanOptions): ImportPlan {
-  const plan: ImportPlan = { sessions: [], skipped: [], unchanged: 0, elsewhere: 0, recorded: 0 };
+  const plan: ImportPlan = { sessions: [], skipped: [], unchanged: 0, elsewhere: 0, recorded: 0, deleted: 0 };
   const skip = (s: HistorySkip) => plan.skipped.push({ source: safePath(s.source), reason: s.reason });
-  const projects = new ProjectCache();
+  const projects = new ProjectCache(options.env);
+  if (!options.allProjects && projects.ownFolder(options.project!)) {
+    plan.refused = `${safePath(options.project!)} ${REASONS.ownFolder}`;
+  }
   for (const provider of options.providers) {
     const reader = historyReader(provider);
     if (!reader) continue;
     const found = reader.discover({ env: options.env, skip }).sort(byFirstAt);
+    const siblings = folderCwds(found);
     for (const session of found) {
       const source = session.files[0]?.path ?? session.sessionId;
+      if (plan.refused !== undefined) {
+        skip({ source, reason: whereItLives(provider, session, options.env) });
+        continue;
+      }
       const last = Date.parse(session.lastAt ?? session.firstAt ?? "");
       if (options.sinceMs !== undefined && Number.isFinite(last) && last < options.sinceMs) {
         skip({ source, reason: REASONS.since });
         continue;
       }
-      if (session.cwd === null) {
-        skip({ source, reason: REASONS.noCwd });
-        continue;
-      }
-      const project = options.allProjects
-        ? projects.of(session.cwd)
-        : projects.within(session.cwd, options.project!);
+      const project = projectOf(provider, reader, session, options, projects, siblings);
       if (project === undefined) {
         plan.elsewhere += 1;
         continue;
       }
-      if ("missing" in project) {
-        skip({ source, reason: `project not found: ${safePath(session.cwd)} (moved or deleted)` });
+      if ("skip" in project) {
+        skip({ source, reason: project.skip });
         continue;
       }
-      const planned = planSession(provider, reader, session, project.root, skip);
+      if (projects.ownFolder(project.root)) {
+        skip({
+          source,
+          reason: `${safePath(project.root)} ${REASONS.ownFolder}; ${whereItLives(provider, session, options.env)}`,
+        });
+        continue;
+      }
+      const planned = planSession(
+        provider,
+        reader,
+        session,
+        project.root,
+        skip,
+        options.includeDeleted === true,
+      );
       if (planned === "unchanged") plan.unchanged += 1;
       else if (planned === "recorded") plan.recorded += 1;
+      else if (planned === "deleted") plan.deleted += 1;
       else if (planned) plan.sessions.push(planned);
     }
   }
   return plan;
+}
+
+/** Where the registry says a session is: what a refusal tells the user instead of planning it again. */
+function whereItLives(
+  provider: string,
+  session: HistorySession,
+  env: Record<string, string | undefined>,
+): string {
+  const entry = lookupSession(provider, session.sessionId, env);
+  return entry
+    ? `already in ${safePath(entry.project_root)}`
+    : "in no project yet: import it from its project's directory, or with --project DIR";
+}
+
+/** The cwds the sessions of each folder recorded: what a session of the same folder without one shares. */
+function folderCwds(found: HistorySession[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const s of found) {
+    if (s.folder === undefined || s.cwd === null) continue;
+    const set = out.get(s.folder) ?? new Set<string>();
+    set.add(s.cwd);
+    out.set(s.folder, set);
+  }
+  return out;
+}
+
+type ProjectChoice = { root: string } | { skip: string } | undefined;
+
+/**
+ * The project a session goes to: the one its cwd is in. A session that recorded no cwd (Claude records before
+ * the first prompt, exporters' files; a Codex rollout without session_meta) goes where the registry says it
+ * is, else where its folder's name says (Claude's cwd slug: the sessions of the same folder that recorded one,
+ * or the project asked for), else into the project named with --project; several fitting projects are
+ * reported, never chosen between. undefined: another project's, left out.
+ */
+function projectOf(
+  provider: string,
+  reader: HistoryReader,
+  session: HistorySession,
+  options: PlanOptions,
+  projects: ProjectCache,
+  siblings: Map<string, Set<string>>,
+): ProjectChoice {
+  const missing = (cwd: string) => ({ skip: `project not found: ${safePath(cwd)} (moved or deleted)` });
+  if (session.cwd !== null) {
+    const project = options.allProjects
+      ? projects.of(session.cwd)
+      : projects.within(session.cwd, options.project!);
+    if (project !== undefined && "missing" in project) return missing(session.cwd);
+    return project;
+  }
+  const registered = lookupSession(provider, session.sessionId, options.env)?.project_root;
+  if (!options.allProjects) {
+    const here = options.project!;
+    if (registered !== undefined) return registered === here ? { root: here } : undefined;
+    const fits = reader.folderFits?.(session, here);
+    if (fits === true || (fits === undefined && options.projectGiven)) return { root: here };
+    if (fits === false) return undefined;
+    return { skip: REASONS.noCwd };
+  }
+  if (registered !== undefined) {
+    const project = projects.of(registered);
+    return "missing" in project ? missing(registered) : project;
+  }
+  const roots = new Set<string>();
+  for (const cwd of session.folder !== undefined ? (siblings.get(session.folder) ?? []) : []) {
+    const project = projects.of(cwd);
+    if (!("missing" in project)) roots.add(project.root);
+  }
+  if (roots.size === 1) return { root: [...roots][0]! };
+  if (roots.size > 1) {
+    const names = [...roots].sort().map((r) => safePath(r));
+    return { skip: `${REASONS.ambiguous} (${names.join(", ")}): pass --project DIR to choose` };
+  }
+  return { skip: REASONS.noCwd };
 }
 
 function planSession(
@@ -144,7 +253,8 @@ function planSession(
   session: HistorySession,
   project: string,
   skip: (s: HistorySkip) => void,
-): PlannedSession | "unchanged" | "recorded" | undefined {
+  includeDeleted: boolean,
+): PlannedSession | "unchanged" | "recorded" | "deleted" | undefined {
   const source = session.files[0]!.path;
   const identity: SessionIdentity = {
     provider,
@@ -172,6 +282,16 @@ function planSession(
     return undefined;
   }
   const manifest = readJsonOrUndefined<Manifest>(join(sessionDir, SESSION_FILES.manifest), 1024 * 1024);
+  if (!manifest && !includeDeleted) {
+    const stone = readTombstone(project, provider, session.sessionId);
+    if (stone) {
+      skip({
+        source,
+        reason: `${REASONS.deleted} (${stone.by === "prune" ? "pruned" : "deleted"} ${stone.deleted_at.slice(0, 10)})`,
+      });
+      return "deleted";
+    }
+  }
   if (manifest && manifest.identity_source !== "import") {
     skip({ source, reason: REASONS.hooks });
     return "recorded";
@@ -237,6 +357,18 @@ function hooksAppendedUnmarked(sessionDir: string, cursor: SessionCursor, reader
 /** Projects of cwds, each looked up once: thousands of sessions share a handful of directories. */
 class ProjectCache {
   private readonly cache = new Map<string, { root: string } | { missing: true }>();
+  /** The user's tapedeck home, resolved: never a project (`cd ~` has it as its `.tapedeck`). */
+  private readonly home: string;
+
+  constructor(env: Record<string, string | undefined>) {
+    this.home = resolvedOr(tapedeckHome(env));
+  }
+
+  /** Whether `root` is tapedeck's own folder: the home itself, inside it, or the directory it is `.tapedeck` of. */
+  ownFolder(root: string): boolean {
+    const real = resolvedOr(root);
+    return isInside(this.home, real) || resolvedOr(join(real, ".tapedeck")) === this.home;
+  }
 
   /** The project of `cwd` by the CLI's rule; `missing` when the directory is gone. */
   of(cwd: string): { root: string } | { missing: true } {

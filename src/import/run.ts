@@ -6,10 +6,11 @@
 import { storedIdentity } from "../core/archive/identity.ts";
 import { ensureTapedeckDir, UnsafePathError } from "../core/archive/paths.ts";
 import { registerSession } from "../core/archive/session-registry.ts";
+import { removeTombstone } from "../core/archive/tombstone.ts";
 import { errorCode } from "../core/base/diagnostics.ts";
 import { safePath } from "./cursor.ts";
 import { historyReader, type ImportPlan, type PlannedSession, REASONS } from "./plan.ts";
-import { importSession, type SessionOutcome } from "./session.ts";
+import { type FileOutcome, importSession, type SessionOutcome } from "./session.ts";
 
 export interface ImportProgress {
   bytesDone: number;
@@ -41,6 +42,8 @@ export interface ImportedSession {
   last_at: string | null;
   malformed_lines: number;
   torn_tail: boolean;
+  /** per file read: its records, the events they became, what was skipped or unknown, by record type */
+  files: FileOutcome[];
 }
 
 export interface ImportResult {
@@ -98,6 +101,9 @@ export function runImport(plan: ImportPlan, options: RunOptions): ImportResult {
         if (outcome.appended > 0) result.sessions += 1;
         projects.add(planned.project);
         register(planned, options.env);
+        // Imported again on purpose (--include-deleted): the session is back, its tombstone goes.
+        if (outcome.failed === undefined)
+          removeTombstone(planned.project, planned.provider, planned.session.sessionId);
       }
     } catch (error) {
       result.failed += 1;
@@ -144,6 +150,7 @@ function summary(planned: PlannedSession, o: SessionOutcome, source: string): Im
     last_at: planned.session.lastAt ?? null,
     malformed_lines: o.malformed,
     torn_tail: o.torn > 0,
+    files: o.files,
   };
 }
 

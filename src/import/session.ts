@@ -14,18 +14,18 @@
 // land inside the turn and after the tool call that started it, in the order the hooks would have appended
 // them; a subagent file with no time is read after the session's own.
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
 import type { RedactionRules } from "@tapedeck/redact";
 import { loadRedactionRules } from "@tapedeck/redact/rules-file";
 import type { NormalizedEvent } from "../core/archive/event.ts";
-import { scanLines } from "../core/archive/line-scan.ts";
+import { parseObjectLine, scanLines } from "../core/archive/line-scan.ts";
 import { ensureSessionDir } from "../core/archive/paths.ts";
 import type { ImportedFile, ImportRecord } from "../core/archive/schemas.ts";
 import { type RecordOutcome, recordEvents, sessionDirNameFor } from "../core/archive/session-store.ts";
 import { hashPrefix } from "../core/base/byte-range.ts";
 import { errorCode } from "../core/base/diagnostics.ts";
 import { nowIso } from "../core/base/fsutil.ts";
-import type { HistoryReader } from "../providers/history.ts";
+import type { HistoryMapper, HistoryReader } from "../providers/history.ts";
 import { openAgentFile, openFailure } from "../providers/history-files.ts";
 import {
   CURSOR_VERSION,
@@ -54,6 +54,48 @@ const PROGRESS_BYTES = 8 * 1024 * 1024;
 const LOCK_WAIT_MS = 10_000;
 const NEWLINE = Buffer.from("\n");
 
+/** A torn write is at most one record long; a longer tail is left as it is. */
+const FINAL_RECORD_BYTES = 16 * 1024 * 1024;
+
+/** The file's bytes after its last newline when they are one whole JSON object (no newline after it). */
+function finalRecord(fd: number, from: number, size: number): Buffer | undefined {
+  if (size <= from || size - from > FINAL_RECORD_BYTES) return undefined;
+  const bytes = Buffer.allocUnsafe(size - from);
+  if (readSync(fd, bytes, 0, bytes.length, from) !== bytes.length) return undefined;
+  return parseObjectLine(bytes) ? bytes : undefined;
+}
+
+/** The tokens a usage counts: input, output and both cache counts. */
+function tokensOf(usage: NonNullable<NormalizedEvent["usage"]>): number {
+  let n = 0;
+  for (const k of [
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+  ] as const) {
+    const v = usage[k];
+    if (typeof v === "number") n += v;
+  }
+  return n;
+}
+
+/** What one file of the session gave this run: its lines, the events they became, what was skipped and where. */
+export interface FileOutcome {
+  /** the path, redacted */
+  path: string;
+  records: number;
+  mapped: number;
+  events: number;
+  /** input, output and cache tokens of its turn_usage events */
+  tokens: number;
+  skipped: Record<string, number>;
+  unknown: Record<string, number>;
+  malformed: number;
+  /** the first line numbers of each skipped, unknown or malformed type */
+  lines: Record<string, number[]>;
+}
+
 export interface SessionOutcome {
   appended: number;
   duplicates: number;
@@ -66,6 +108,7 @@ export interface SessionOutcome {
   /** files that could not be opened (with why) */
   unreadable: Array<{ source: string; reason: string }>;
   bytesRead: number;
+  files: FileOutcome[];
   /** nothing was there to import: no session was created */
   empty: boolean;
   /** the run stopped part-way (the error's code): `appended` is what it wrote, the next import resumes it */
@@ -93,6 +136,7 @@ class SessionImport {
     torn: 0,
     unreadable: [],
     bytesRead: 0,
+    files: [],
     empty: false,
   };
   /** the cursor as the run found it: what an interrupted run leaves for the next */
@@ -176,7 +220,8 @@ class SessionImport {
     let hash = createHash("sha256");
     let start = 0;
     let state: Record<string, unknown> | undefined;
-    if (previous && previous.offset > 0 && previous.offset <= size) {
+    // A JSON document is rewritten whole by its agent: always read from its start.
+    if (file.format !== "json" && previous && previous.offset > 0 && previous.offset <= size) {
       hashPrefix(fd, previous.offset, hash);
       if (hash.copy().digest("hex") === previous.sha256) {
         start = previous.offset;
@@ -187,25 +232,97 @@ class SessionImport {
       }
     }
     const mapper = this.reader.mapper(this.planned.session, file, state);
-    const end = scanLines(
-      fd,
-      start,
-      (line) => {
-        hash.update(line.bytes);
-        hash.update(NEWLINE);
-        this.countBytes(line.bytes.length + 1);
-        const events = mapper.line(line.bytes, line.offset);
-        if (events.length > 0) this.batchSource += line.bytes.length;
-        for (const event of events) this.push(event, main);
-      },
-      { end: size, completeOnly: true },
-    );
-    for (const event of mapper.end()) this.push(event, main);
+    const stats = this.fileStats(file.path);
+    const take = (events: NormalizedEvent[]) => {
+      for (const event of events) {
+        stats.events += 1;
+        if (event.usage) stats.tokens += tokensOf(event.usage);
+        this.push(event, main);
+      }
+    };
+    let end: number;
+    if (file.format === "json") end = this.scanDocument(fd, size, hash, mapper, take);
+    else {
+      end = scanLines(
+        fd,
+        start,
+        (line) => {
+          hash.update(line.bytes);
+          hash.update(NEWLINE);
+          this.countBytes(line.bytes.length + 1);
+          const events = mapper.line(line.bytes, line.offset);
+          if (events.length > 0) this.batchSource += line.bytes.length;
+          take(events);
+        },
+        { end: size, completeOnly: true },
+      );
+      const last = finalRecord(fd, end, size);
+      if (last) {
+        // A last line the agent ended without a newline, yet a whole JSON object: a record, not a torn write.
+        hash.update(last);
+        this.countBytes(last.length);
+        take(mapper.line(last, end));
+        end = size;
+      }
+    }
+    take(mapper.end());
     if (end < size) this.outcome.torn += 1;
     this.outcome.malformed += mapper.malformed;
+    Object.assign(stats, {
+      records: mapper.tally.records,
+      mapped: mapper.tally.mapped,
+      skipped: mapper.tally.skipped,
+      unknown: mapper.tally.unknown,
+      malformed: mapper.tally.malformed,
+      lines: mapper.tally.lines,
+    });
     const sha256 = hash.digest("hex");
     this.cursor.files[key] = { path: file.path, offset: end, sha256, state: mapper.state() };
     this.imported.set(key, { path: safePath(file.path, this.rules), bytes: end, sha256 });
+  }
+
+  /** A file that is one JSON document: read whole (the reader bounded its size), parsed once, mapped. */
+  private scanDocument(
+    fd: number,
+    size: number,
+    hash: ReturnType<typeof createHash>,
+    mapper: HistoryMapper,
+    take: (events: NormalizedEvent[]) => void,
+  ): number {
+    const bytes = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, bytes, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    const text = bytes.subarray(0, read);
+    hash.update(text);
+    this.countBytes(read);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text.toString("utf8"));
+    } catch {
+      doc = undefined;
+    }
+    take(mapper.document ? mapper.document(doc) : []);
+    return read;
+  }
+
+  private fileStats(path: string): FileOutcome {
+    const stats: FileOutcome = {
+      path: safePath(path, this.rules),
+      records: 0,
+      mapped: 0,
+      events: 0,
+      tokens: 0,
+      skipped: {},
+      unknown: {},
+      malformed: 0,
+      lines: {},
+    };
+    this.outcome.files.push(stats);
+    return stats;
   }
 
   /** Appends to the batch; a subagent's file due by this event's time is read first. */

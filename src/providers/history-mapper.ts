@@ -3,8 +3,17 @@
 // payload each record is turned into before the hooks' own normalizer reads it.
 import type { NormalizedEvent } from "../core/archive/event.ts";
 import { parseObjectLine } from "../core/archive/line-scan.ts";
-import { type HistoryMapper, isoTime, shortString } from "./history.ts";
-import type { Payload } from "./shared.ts";
+import { type HistoryMapper, isoTime, type LineTally, shortString } from "./history.ts";
+import { derivedId, type Payload } from "./shared.ts";
+
+/** Line numbers kept per record type in a tally: where to look, not a listing. */
+const LINES_NOTED = 5;
+
+/** A line of nothing but whitespace (what a newline written after a record that had none leaves). */
+function isBlank(bytes: Buffer): boolean {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
+  return true;
+}
 
 /** The fields that are set, in their order: what a hook payload or a cursor's state holds. */
 export function setFields(fields: Payload): Payload {
@@ -14,11 +23,18 @@ export function setFields(fields: Payload): Payload {
 }
 
 export abstract class RecordMapper implements HistoryMapper {
-  malformed = 0;
+  readonly tally: LineTally = { records: 0, mapped: 0, skipped: {}, unknown: {}, malformed: 0, lines: {} };
   /** The turn of a record that names none: the last one opened (the state's `turn`). */
   protected turn: string | undefined;
   /** The last record time read, for a record without one (the state's `last_at`). */
   protected lastAt: string | undefined;
+  /** Lines of the file read before this one, by this read and the earlier ones (the state's `lines`). */
+  protected lineNo: number;
+  /** Where the line being mapped starts: what a generic event's id is made of. */
+  protected offset = 0;
+  /** Which file of the session this is, in a generic event's id (a subagent's id; "" for the session's own). */
+  protected fileTag = "";
+  private verdict: "skipped" | "unknown" | undefined;
 
   /** `state` is what the previous import of the file left; `firstAt` the time before its first record. */
   protected constructor(
@@ -28,17 +44,85 @@ export abstract class RecordMapper implements HistoryMapper {
   ) {
     this.turn = shortString(state?.turn);
     this.lastAt = isoTime(state?.last_at) ?? firstAt;
+    const lines = state?.lines;
+    this.lineNo = typeof lines === "number" && Number.isSafeInteger(lines) && lines >= 0 ? lines : 0;
   }
 
-  line(bytes: Buffer): NormalizedEvent[] {
-    const record = parseObjectLine(bytes);
-    if (!record) {
-      this.malformed += 1;
+  get malformed(): number {
+    return this.tally.malformed;
+  }
+
+  line(bytes: Buffer, offset = 0): NormalizedEvent[] {
+    this.lineNo += 1;
+    this.offset = offset;
+    this.tally.records += 1;
+    const known = isBlank(bytes) ? "(blank line)" : this.provablyUnread(bytes);
+    if (known !== undefined) {
+      this.count("skipped", known);
       return [];
     }
+    const record = parseObjectLine(bytes);
+    if (!record) {
+      this.count("malformed", "malformed");
+      return [];
+    }
+    return this.record(record);
+  }
+
+  /** One parsed record (a line's, or a message of a JSON document), counted in the tally. */
+  protected record(record: Payload): NormalizedEvent[] {
     const at = this.timeOf(record);
     if (at !== undefined) this.lastAt = at;
-    return this.map(record);
+    this.verdict = undefined;
+    const events = this.map(record);
+    if (this.verdict === undefined) this.tally.mapped += 1;
+    return events;
+  }
+
+  /**
+   * The record type of a line that is certainly one the mapper skips, told from its first bytes without a
+   * parse (Claude's request blobs, megabytes each, name their type first); undefined: parse it.
+   */
+  protected provablyUnread(_bytes: Buffer): string | undefined {
+    return undefined;
+  }
+
+  /** The record being mapped is one the agent writes that holds nothing to import: counted by its type. */
+  protected skip(type: string): NormalizedEvent[] {
+    this.verdict = "skipped";
+    this.count("skipped", type);
+    return [];
+  }
+
+  /**
+   * A record of a type the mapper does not know: kept whole as a generic event (redacted and bounded by the
+   * core like any payload), counted by its type, never dropped. A later tapedeck may map it.
+   */
+  protected unknown(type: string, record: Payload): NormalizedEvent {
+    this.verdict = "unknown";
+    this.count("unknown", type);
+    const event: NormalizedEvent = {
+      kind: "provider_event",
+      event_id: derivedId("provider_event", `unknown_record:${this.session}:${this.fileTag}:${this.offset}`),
+      payload: { type: "unknown_record", record_type: type, record },
+    };
+    if (this.lastAt !== undefined) event.timestamp = this.lastAt;
+    if (this.turn !== undefined) event.turn_id = this.turn;
+    return event;
+  }
+
+  private count(where: "skipped" | "unknown" | "malformed", type: string): void {
+    if (where === "malformed") this.tally.malformed += 1;
+    else this.tally[where][type] = (this.tally[where][type] ?? 0) + 1;
+    const key = where === "malformed" ? "malformed" : `${where}:${type}`;
+    const noted = this.tally.lines[key] ?? [];
+    if (noted.length < LINES_NOTED) noted.push(this.lineNo);
+    this.tally.lines[key] = noted;
+  }
+
+  /** What every mapper's state keeps: the open turn, the last time, the lines read. */
+  protected baseState(): Payload {
+    return { turn: this.turn, last_at: this.lastAt, lines: this.lineNo };
   }
 
   end(): NormalizedEvent[] {

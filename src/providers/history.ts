@@ -18,6 +18,11 @@ export interface HistoryFile {
    * time, so its events sit inside the turn (and after the tool call) that started it, as hooks record them.
    */
   firstAt?: string;
+  /**
+   * `jsonl` (the default): one record a line, streamed. `json`: one JSON document holding the whole session
+   * (Gemini CLI's chat files before 0.6x), read whole, within a bound, by the mapper's `document`.
+   */
+  format?: "jsonl" | "json";
 }
 
 /** A past session found under the agent's home: its files, and what a cheap look at them told. */
@@ -32,6 +37,11 @@ export interface HistorySession {
   /** The earliest and latest record times the look found (ISO 8601). */
   firstAt?: string;
   lastAt?: string;
+  /**
+   * The folder the agent keeps the session in, where its name stands for the project (Claude's cwd slug): how
+   * a session that recorded no cwd is matched to a project (HistoryReader.folderFits).
+   */
+  folder?: string;
 }
 
 /** A file or directory discovery did not take, and why (symlink, FIFO, another user's, no session id...). */
@@ -47,12 +57,31 @@ export interface DiscoverOptions {
 }
 
 /**
+ * What became of a file's lines: every line read is in exactly one count. `mapped`: read into events (or into
+ * the state an event is made of); `skipped`: records the agent writes that hold nothing to import (request
+ * blobs, UI progress), by record type; `unknown`: records of a type the mapper does not know, by type, each
+ * kept as a generic event (`provider_event` with `type: "unknown_record"`), never dropped; `malformed`: lines
+ * that are no JSON object. `lines` names where (1-based line numbers, the first few of each type).
+ */
+export interface LineTally {
+  records: number;
+  mapped: number;
+  skipped: Record<string, number>;
+  unknown: Record<string, number>;
+  malformed: number;
+  lines: Record<string, number[]>;
+}
+
+/**
  * Turns one file's records into normalized events, line by line, in file order. Never throws: a line that is
- * not one of the agent's records is counted in `malformed` and passed over.
+ * not one of the agent's records is counted in `malformed` and passed over; every line is counted somewhere
+ * in `tally`.
  */
 export interface HistoryMapper {
   /** One complete line (without its newline) starting at byte `offset` of the file. */
   line(bytes: Buffer, offset: number): NormalizedEvent[];
+  /** A file of `format: "json"`: the whole document, parsed (undefined: it is not JSON). */
+  document?(doc: unknown): NormalizedEvent[];
   /** The end of what the file holds now: the events held back for a record still to come (a message's last block). */
   end(): NormalizedEvent[];
   /**
@@ -61,6 +90,7 @@ export interface HistoryMapper {
    */
   state(): Record<string, unknown>;
   readonly malformed: number;
+  readonly tally: LineTally;
 }
 
 export interface HistoryReader {
@@ -72,6 +102,12 @@ export interface HistoryReader {
     file: HistoryFile,
     state: Record<string, unknown> | undefined,
   ): HistoryMapper;
+  /**
+   * Whether `dir` is a project the session's folder (HistorySession.folder) names by the agent's own naming,
+   * for a session that recorded no cwd. A lossy naming (Claude's slug) can fit several directories.
+   * undefined: the folder names no project (a layout the agent did not make).
+   */
+  folderFits?(session: HistorySession, dir: string): boolean | undefined;
   /** The manifest's capabilities of an imported session: what the files give. */
   capabilities: readonly string[];
   /** What only the hooks see, which the agent's files do not keep (the manifest's `import.not_captured`). */

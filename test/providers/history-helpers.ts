@@ -22,10 +22,11 @@ export function mapLines(
   file: HistoryFile,
   lines: string[],
   state?: Record<string, unknown>,
+  from = 0,
 ): Mapped {
   const mapper = reader.mapper(session, file, state);
   const events: NormalizedEvent[] = [];
-  let offset = 0;
+  let offset = from;
   for (const line of lines) {
     events.push(...mapper.line(Buffer.from(line), offset));
     offset += Buffer.byteLength(line) + 1;
@@ -44,7 +45,9 @@ export function mapInTwo(
   at: number,
 ): NormalizedEvent[] {
   const first = mapLines(reader, session, file, lines.slice(0, at));
-  const second = mapLines(reader, session, file, lines.slice(at), first.state);
+  // The second read starts where the first stopped, at that byte of the file.
+  const from = lines.slice(0, at).reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
+  const second = mapLines(reader, session, file, lines.slice(at), first.state, from);
   return [...first.events, ...second.events];
 }
 

@@ -30,6 +30,7 @@ interface ImportOpts {
   dryRun?: boolean;
   json?: boolean;
   yes?: boolean;
+  includeDeleted?: boolean;
 }
 
 export const IMPORT_DESCRIPTION =
@@ -50,7 +51,16 @@ async function importCommand(source: string, opts: ImportOpts): Promise<void> {
     allProjects: !!opts.allProjects,
     ...(opts.since !== undefined ? { sinceMs: parseSince(opts.since) } : {}),
     env: process.env,
+    projectGiven: opts.project !== undefined,
+    includeDeleted: opts.includeDeleted === true,
   });
+  if (plan.refused !== undefined) {
+    report(opts, source, here, plan, undefined);
+    throw new CliError(
+      `nothing imported: ${plan.refused}; run it from a project's directory, or pass --project DIR`,
+      EXIT.usage,
+    );
+  }
   if (foundNothing(plan)) {
     report(opts, source, here, plan, undefined);
     setExitCode(EXIT.notFound);
@@ -267,5 +277,9 @@ export function register(program: Command): void {
     .option("--dry-run", "list what would be imported (sessions, bytes, dates) and write nothing")
     .option("--json", "machine-readable output")
     .option("--yes", "import into other projects without asking (--all-projects)")
+    .option(
+      "--include-deleted",
+      "also the sessions deleted or pruned from the archive (tapedeck delete, prune)",
+    )
     .action(importCommand);
 }

@@ -26,13 +26,30 @@ const TURNS_KEPT = 4096;
 /** The subagent's answer is kept for its subagent_stop: bounded here, bounded again by the core. */
 const LAST_TEXT_CHARS = 64 * 1024;
 
-/** Cheap tests before a parse: most lines (request blobs, snapshots, attachments) are large and unused. */
-const WANTED = [
-  Buffer.from('"type":"user"'),
-  Buffer.from('"type":"assistant"'),
-  Buffer.from('"compact_boundary"'),
-  Buffer.from('"queued_command"'),
-];
+/**
+ * Records Claude writes that hold nothing to import, by type: counted as skipped, never read into events. A
+ * type not here and not mapped is an unknown record, kept as a generic event.
+ */
+const SKIPPED_TYPES = new Set([
+  "progress",
+  "file-history-snapshot",
+  "queue-operation",
+  "summary",
+  "custom-title",
+  "agent-name",
+  "tag",
+  "last-prompt",
+  "api-request",
+  "api-request-blob",
+  "api-request-shape",
+  "atis-latch",
+  "tools-used",
+  "cost-state",
+  "worktree-state",
+  "permission-mode",
+  "mode",
+  "pr-link",
+]);
 
 interface Pending {
   usage: TranscriptUsage;
@@ -69,6 +86,7 @@ export class ClaudeHistoryMapper extends RecordMapper {
     super(session.sessionId, state, session.firstAt);
     this.fileAgent = file.role === "subagent" ? file.agentId : undefined;
     this.agentId = this.fileAgent;
+    this.fileTag = this.fileAgent ?? "";
     this.started = state?.started === true;
     this.stopped = state?.stopped === true;
     this.lastText =
@@ -78,17 +96,20 @@ export class ClaudeHistoryMapper extends RecordMapper {
     this.prompts = BoundedMap.from(PROMPTS_KEPT, state?.prompts, (v): v is number => v === 1);
   }
 
-  override line(bytes: Buffer): NormalizedEvent[] {
-    if (unwantedByHead(bytes) || !WANTED.some((mark) => bytes.includes(mark))) {
-      // The records skipped unread are big (request blobs, snapshots): one that does not even look like a
-      // JSON object (a torn write, a stray line) is counted without parsing it.
-      if (bytes[0] !== 0x7b || lastByte(bytes) !== 0x7d) this.malformed += 1;
-      return [];
-    }
-    return super.line(bytes);
+  /** Request blobs, snapshots and attachments are most of a transcript's bytes: their head names their type. */
+  protected override provablyUnread(bytes: Buffer): string | undefined {
+    return unreadByHead(bytes);
   }
 
   protected map(record: Payload): NormalizedEvent[] {
+    const type = recordType(record);
+    if (type === "system" && record.subtype !== "compact_boundary")
+      return this.skip(`system:${shortString(record.subtype, 64) ?? "(none)"}`);
+    if (type === "attachment") {
+      const attached = isRecord(record.attachment) ? shortString(record.attachment.type, 64) : undefined;
+      if (attached !== "queued_command") return this.skip(`attachment:${attached ?? "(none)"}`);
+    }
+    if (type !== undefined && SKIPPED_TYPES.has(type)) return this.skip(type);
     // Claude 1.x wrote a Task subagent's records into the main transcript, marked isSidechain.
     this.agentId =
       this.fileAgent ??
@@ -96,10 +117,14 @@ export class ClaudeHistoryMapper extends RecordMapper {
     const out: NormalizedEvent[] = [];
     this.start(out, record);
     this.placeInTurn(record);
-    if (record.type === "user") this.user(record, out);
-    else if (record.type === "assistant") this.assistant(record, out);
-    else if (record.type === "system" && record.subtype === "compact_boundary") this.compactBoundary(record);
-    else if (record.type === "attachment") this.queued(record, out);
+    if (type === "user") this.user(record, out);
+    else if (type === "assistant") this.assistant(record, out);
+    else if (type === "system") this.compactBoundary(record);
+    else if (type === "attachment") this.queued(record, out);
+    else {
+      const event = this.unknown(type ?? "(no type)", record);
+      out.push(this.place(event, isoTime(record.timestamp) ?? this.lastAt, this.turnOf(record)));
+    }
     return out;
   }
 
@@ -126,8 +151,7 @@ export class ClaudeHistoryMapper extends RecordMapper {
       started: this.started,
       tools: this.tools.entries(),
       prompts: this.prompts.entries(),
-      turn: this.turn,
-      last_at: this.lastAt,
+      ...this.baseState(),
       stopped: this.stopped || undefined,
       last_text: this.fileAgent !== undefined ? this.lastText : undefined,
       boundary: this.boundary,
@@ -269,9 +293,29 @@ export class ClaudeHistoryMapper extends RecordMapper {
     return this.place(event, at, turn);
   }
 
-  /** A message's blocks repeat its usage; the last block read holds the final output count (as the hooks read it). */
+  /**
+   * A message's blocks repeat its usage; the last block read holds the final output count (as the hooks read
+   * it). A message is its `message.id` with a `requestId`, as ccusage keys it: a record lacking either (an
+   * exporter's, Claude's earliest) is a message of its own, counted once per record as ccusage counts it.
+   * A record of another session in a session's own file (what a resume or a fork copied in, with its ids)
+   * has its usage counted where it was first written, never again here.
+   */
   private usage(record: Record<string, unknown>, turn: string | undefined, out: NormalizedEvent[]): void {
-    const usage = usageFromRecord(record);
+    if (
+      this.fileAgent === undefined &&
+      typeof record.sessionId === "string" &&
+      record.sessionId !== this.session
+    )
+      return;
+    const here = `${shortString(record.uuid) ?? `${this.fileTag}@${this.offset}`}`;
+    const message = isRecord(record.message) ? record.message : undefined;
+    const id = shortString(message?.id);
+    const usage = usageFromRecord(
+      id !== undefined && typeof record.requestId !== "string" && message
+        ? { ...record, message: { ...message, id: `${id}@${here}` } }
+        : record,
+      `record:${here}`,
+    );
     if (!usage) return;
     if (this.pending && this.pending.usage.message_id !== usage.message_id) this.flushUsage(out);
     const same = this.pending?.usage.message_id === usage.message_id;
@@ -356,23 +400,37 @@ export class ClaudeHistoryMapper extends RecordMapper {
 const HEAD_BYTES = 256;
 const TYPE_FIRST = Buffer.from('{"type":"');
 const ATTACHMENT_TYPE = Buffer.from('"attachment":{"type":"');
-const READ_TYPES = new Set(["user", "assistant", "system"]);
 
 /**
- * Most of a transcript's bytes are records whose type its first bytes already name (request blobs and shapes
- * start `{"type":"api-request…`; attachments, the prompt snapshots among them, carry `"attachment":{"type":…`
- * near the start): those are passed over without searching their whole length for the record types read.
+ * A record's type; a record without one that holds a message is of its role (exporters and ccusage's own
+ * fixtures leave `type` out).
  */
-function unwantedByHead(bytes: Buffer): boolean {
+function recordType(record: Payload): string | undefined {
+  if (typeof record.type === "string") return record.type.slice(0, 64);
+  const role = isRecord(record.message) ? record.message.role : undefined;
+  if (role === "user" || role === "assistant") {
+    record.type = role;
+    return role;
+  }
+  return undefined;
+}
+
+/**
+ * The skipped type a line's first bytes prove (`{"type":"api-request-blob",…}`, or an attachment that is no
+ * queued prompt: `"attachment":{"type":"prompt_snapshot"` near the start), for a line that ends as an object
+ * does. Anything else is parsed.
+ */
+function unreadByHead(bytes: Buffer): string | undefined {
+  if (lastByte(bytes) !== 0x7d) return undefined;
   const head = bytes.subarray(0, HEAD_BYTES);
   if (head.subarray(0, TYPE_FIRST.length).equals(TYPE_FIRST)) {
     const type = nameAt(head, TYPE_FIRST.length);
-    return type !== undefined && !READ_TYPES.has(type) && lastByte(bytes) === 0x7d;
+    return type !== undefined && SKIPPED_TYPES.has(type) ? type : undefined;
   }
   const at = head.indexOf(ATTACHMENT_TYPE);
-  if (at < 0) return false;
+  if (at < 0) return undefined;
   const type = nameAt(head, at + ATTACHMENT_TYPE.length);
-  return type !== undefined && type !== "queued_command" && lastByte(bytes) === 0x7d;
+  return type !== undefined && type !== "queued_command" ? `attachment:${type}` : undefined;
 }
 
 /** The JSON string's characters from `start` to the next quote, if it ends within the head. */

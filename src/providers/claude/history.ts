@@ -6,7 +6,7 @@
 // comma-separated list there), else both `~/.config/claude` (newer installs) and `~/.claude`. The slug loses
 // information (every non-alphanumeric character becomes `-`), so a session's project is the `cwd` its records
 // carry, never the directory name.
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { DiscoverOptions, HistoryFile, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
 import { byFirstAt, isoTime, shortString } from "../history.ts";
 import { agentHome, lastTimestampOf, listOwnEntries, peekRecords, readAgentJson } from "../history-files.ts";
@@ -92,7 +92,7 @@ function sessionsIn(slugDir: string, skip: (s: HistorySkip) => void): HistorySes
       continue;
     }
     mains.add(id);
-    const session = look(id, { path: entry.path, role: "main" }, skip);
+    const session = look(id, { path: entry.path, role: "main" }, basename(slugDir), skip);
     if (!session) continue;
     if (dirs.has(id)) session.files.push(...subagentFiles(join(slugDir, id), skip));
     out.push(session);
@@ -103,7 +103,7 @@ function sessionsIn(slugDir: string, skip: (s: HistorySkip) => void): HistorySes
     const subs = subagentFiles(join(slugDir, id), skip);
     const first = subs[0];
     if (!first) continue;
-    const session = look(id, first, skip);
+    const session = look(id, first, basename(slugDir), skip);
     if (session) {
       session.files.push(...subs.slice(1));
       out.push(session);
@@ -112,31 +112,52 @@ function sessionsIn(slugDir: string, skip: (s: HistorySkip) => void): HistorySes
   return out;
 }
 
+/** How deep subagents' folders go: `subagents/`, then a workflow's `workflows/<run>/`, and a little more. */
+const SUBAGENT_DEPTH = 4;
+
+/**
+ * Every subagent's transcript of a session: `subagents/agent-<id>.jsonl` and, at any depth below it, those of
+ * Claude's workflows (`subagents/workflows/<run>/agent-<id>.jsonl`): all the session's, each with its own id.
+ */
 function subagentFiles(sessionDir: string, skip: (s: HistorySkip) => void): HistoryFile[] {
-  const dir = join(sessionDir, "subagents");
   const entries = listOwnEntries(sessionDir, skip, (name) => name === "subagents");
   if (!entries.some((e) => e.dir)) return [];
   const files: HistoryFile[] = [];
-  for (const entry of listOwnEntries(dir, skip, (name) => name.endsWith(".jsonl"))) {
-    const agentId = AGENT_FILE.exec(entry.name)?.[1];
-    if (!agentId || entry.dir) continue;
-    const file: HistoryFile = {
-      path: entry.path,
-      role: "subagent",
-      agentId,
-      meta: join(dir, `agent-${agentId}.meta.json`),
-    };
-    peekRecords(entry.path, skip, (record) => {
-      file.firstAt = isoTime(record.timestamp);
-      return file.firstAt === undefined;
-    });
-    files.push(file);
-  }
+  const walk = (dir: string, depth: number) => {
+    for (const entry of listOwnEntries(dir, skip, (name, isDir) => isDir || name.endsWith(".jsonl"))) {
+      if (entry.dir) {
+        if (depth < SUBAGENT_DEPTH) walk(entry.path, depth + 1);
+        continue;
+      }
+      const agentId = AGENT_FILE.exec(entry.name)?.[1];
+      if (!agentId) {
+        skip({ source: entry.path, reason: "not named like a subagent's transcript (agent-<id>.jsonl)" });
+        continue;
+      }
+      const file: HistoryFile = {
+        path: entry.path,
+        role: "subagent",
+        agentId,
+        meta: join(dir, `agent-${agentId}.meta.json`),
+      };
+      peekRecords(entry.path, skip, (record) => {
+        file.firstAt = isoTime(record.timestamp);
+        return file.firstAt === undefined;
+      });
+      files.push(file);
+    }
+  };
+  walk(join(sessionDir, "subagents"), 1);
   return files.sort(byFirstAt);
 }
 
 /** The session's cwd and first time from its first records, its last time from the file's tail. */
-function look(id: string, file: HistoryFile, skip: (s: HistorySkip) => void): HistorySession | undefined {
+function look(
+  id: string,
+  file: HistoryFile,
+  folder: string,
+  skip: (s: HistorySkip) => void,
+): HistorySession | undefined {
   let cwd: string | null = null;
   let firstAt: string | undefined;
   const opened = peekRecords(file.path, skip, (record) => {
@@ -146,7 +167,7 @@ function look(id: string, file: HistoryFile, skip: (s: HistorySkip) => void): Hi
     return cwd === null || firstAt === undefined;
   });
   if (!opened) return undefined;
-  const session: HistorySession = { provider: "claude", sessionId: id, cwd, files: [file] };
+  const session: HistorySession = { provider: "claude", sessionId: id, cwd, files: [file], folder };
   if (firstAt !== undefined) session.firstAt = firstAt;
   const lastAt = isoTime(lastTimestampOf(file.path));
   if (lastAt !== undefined) session.lastAt = lastAt;
@@ -160,8 +181,22 @@ function agentTypeOf(file: HistoryFile): string | undefined {
   return isRecord(meta) ? shortString(meta.agentType) : undefined;
 }
 
+/**
+ * Claude's folder for a project: its cwd with every character but a letter or digit made `-` (lossy: `a.b` and
+ * `a-b` share one). A folder that is no such name (not made from an absolute path) names no project.
+ */
+export function claudeSlug(dir: string): string {
+  return dir.replace(/[^a-zA-Z0-9]/g, "-");
+}
+
+function folderFits(session: HistorySession, dir: string): boolean | undefined {
+  if (session.folder === undefined || !session.folder.startsWith("-")) return undefined;
+  return session.folder === claudeSlug(dir);
+}
+
 export const claudeHistory: HistoryReader = {
   discover: discoverClaude,
+  folderFits,
   mapper: (session, file, state) =>
     new ClaudeHistoryMapper(session, file, file.role === "subagent" ? agentTypeOf(file) : undefined, state),
   capabilities: CLAUDE_HISTORY_CAPABILITIES,

@@ -188,18 +188,24 @@ function parseJson(text: string): unknown {
 }
 
 /** The usage of one `assistant` record (each content block repeats its message's): also what `tapedeck import` maps. */
-export function usageFromRecord(record: unknown): TranscriptUsage | undefined {
+/**
+ * `idWhenNone`: the key of a message that has no `message.id` (exporters and Claude's earliest records leave it
+ * out): without it, such a record counts nothing (the hook path, which keys its reads by message id).
+ */
+export function usageFromRecord(record: unknown, idWhenNone?: string): TranscriptUsage | undefined {
   if (!isRecord(record) || record.type !== "assistant") return undefined;
   // API error records are synthesized locally: no request was billed.
   if (record.isApiErrorMessage === true) return undefined;
   const message = record.message;
-  if (!isRecord(message) || typeof message.id !== "string" || message.id === "") return undefined;
+  if (!isRecord(message)) return undefined;
+  const id = typeof message.id === "string" && message.id !== "" ? message.id : idWhenNone;
+  if (id === undefined) return undefined;
   const model = typeof message.model === "string" ? message.model : undefined;
   // Claude also writes locally generated "<synthetic>" assistant turns with zero usage.
   if (model === "<synthetic>") return undefined;
-  const usage = anthropicUsage(message.usage, "claude-transcript", model, message.id);
+  const usage = anthropicUsage(message.usage, "claude-transcript", model, id);
   if (!usage) return undefined;
-  const entry: TranscriptUsage = { message_id: message.id, usage };
+  const entry: TranscriptUsage = { message_id: id, usage };
   if (model !== undefined) entry.model = model;
   if (typeof record.requestId === "string") entry.request_id = record.requestId;
   if (typeof record.timestamp === "string") entry.timestamp = record.timestamp;

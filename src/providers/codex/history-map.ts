@@ -10,11 +10,12 @@
 // into the root's session, its events carrying the child thread id as agent_id, as the hooks record them.
 // Rollouts older than token_usage_record (Codex before it wrote one per response) have only `token_count`
 // events, whose `last_token_usage` is read instead, once per change of the running total.
+import { basename } from "node:path";
 import type { NormalizedEvent } from "../../core/archive/event.ts";
 import { contentText } from "../content-text.ts";
 import { BoundedMap, type HistoryFile, type HistorySession, isoTime, shortString } from "../history.ts";
 import { RecordMapper, setFields } from "../history-mapper.ts";
-import { derivedId, isRecord, type Payload } from "../shared.ts";
+import { derivedId, digest, isRecord, type Payload } from "../shared.ts";
 import { normalizeCodexHook } from "./normalize.ts";
 import {
   codexUsage,
@@ -29,6 +30,68 @@ const OPEN_CALLS_KEPT = 256;
 const TURNS_KEPT = 256;
 /** Call ids whose result was recorded from their CommandExecution: their function_call_output adds nothing. */
 const DONE_KEPT = 1024;
+/** Messages read, by turn and text: Codex writes each twice (its UI's event_msg and the model's response_item). */
+const MESSAGES_KEPT = 1024;
+
+/** The rollout's record types the mapper reads; any other is an unknown record, kept as a generic event. */
+const RECORD_TYPES = new Set([
+  "session_meta",
+  "turn_context",
+  "event_msg",
+  "response_item",
+  "token_usage_record",
+  "compacted",
+]);
+
+/**
+ * Codex's UI events that hold nothing the import keeps (reasoning deltas, the command's begin and end that its
+ * function_call and output also carry, settings), counted as skipped. Another event_msg type is unknown.
+ */
+const SKIPPED_EVENTS = new Set([
+  "agent_reasoning",
+  "agent_reasoning_raw_content",
+  "agent_reasoning_section_break",
+  "agent_reasoning_delta",
+  "agent_message_delta",
+  "exec_command_begin",
+  "exec_command_end",
+  "exec_command_output_delta",
+  "exec_approval_request",
+  "apply_patch_approval_request",
+  "patch_apply_begin",
+  "patch_apply_end",
+  "mcp_tool_call_begin",
+  "mcp_tool_call_end",
+  "web_search_begin",
+  "web_search_end",
+  "image_generation_begin",
+  "image_generation_end",
+  "view_image_tool_call",
+  "context_compacted",
+  "thread_settings_applied",
+  "session_configured",
+  "entered_review_mode",
+  "exited_review_mode",
+  "turn_diff",
+  "plan_update",
+  "background_event",
+  "stream_error",
+  "guardian_assessment",
+  "sub_agent_activity",
+  "item_started",
+  "mcp_list_tools_response",
+  "list_custom_prompts_response",
+  "get_history_entry_response",
+  "shutdown_complete",
+  "user_message_delta",
+  "thread_name_updated",
+  "undo_started",
+  "undo_completed",
+]);
+
+/** What Codex puts in the conversation as a user message that the user never typed. */
+const CONTEXT_MESSAGE =
+  /^\s*(<environment_context>|<user_instructions>|<permissions instructions>|<collaboration_mode>|<turn_aborted>|<user_shell_command>|# AGENTS\.md instructions)/;
 
 export class CodexHistoryMapper extends RecordMapper {
   private readonly agentId: string | undefined;
@@ -41,6 +104,9 @@ export class CodexHistoryMapper extends RecordMapper {
   private readonly calls: BoundedMap<string>;
   private readonly done: BoundedMap<number>;
   private readonly prompted: BoundedMap<number>;
+  private readonly messages: BoundedMap<number>;
+  /** An older rollout's last token_count without running totals: a repeat of it is the same response. */
+  private lastCount: string | undefined;
 
   constructor(
     session: HistorySession,
@@ -57,13 +123,25 @@ export class CodexHistoryMapper extends RecordMapper {
     this.calls = BoundedMap.from(OPEN_CALLS_KEPT, state?.calls, (v): v is string => typeof v === "string");
     this.done = BoundedMap.from(DONE_KEPT, state?.done, (v): v is number => v === 1);
     this.prompted = BoundedMap.from(TURNS_KEPT, state?.prompted, (v): v is number => v === 1);
+    this.messages = BoundedMap.from(MESSAGES_KEPT, state?.messages, (v): v is number => v === 1);
+    this.lastCount = shortString(state?.last_count, 128);
+    this.fileTag = this.agentId ?? basename(file.path);
   }
 
   protected map(record: Payload): NormalizedEvent[] {
+    const type = shortString(record.type, 64);
+    // Codex 0.14x's snapshot of the environment between turns: nothing of the conversation.
+    if (type === "world_state") return this.skip(type);
+    if (type === undefined && typeof record.id === "string" && "instructions" in record)
+      return this.skip("session header (Codex 0.1x)");
+    if (type === undefined || !RECORD_TYPES.has(type))
+      return [this.place(this.unknown(type ?? "(no type)", record), this.turn)];
     const p = isRecord(record.payload) ? record.payload : undefined;
-    if (!p) return [];
+    if (!p) return this.skip(`${type}:(no payload)`);
     const out: NormalizedEvent[] = [];
-    switch (record.type) {
+    // A rollout without session_meta starts at its first record all the same.
+    if (!this.started && type !== "session_meta") this.sessionMeta({}, out);
+    switch (type) {
       case "session_meta":
         this.sessionMeta(p, out);
         break;
@@ -71,19 +149,17 @@ export class CodexHistoryMapper extends RecordMapper {
         this.turnContext(p);
         break;
       case "event_msg":
-        this.eventMsg(p, out);
+        this.eventMsg(p, record, out);
         break;
       case "response_item":
-        this.responseItem(p, out);
+        this.responseItem(p, record, out);
         break;
       case "token_usage_record":
         this.usageRecords = true;
         this.usage(rolloutUsage(p, this.lastAt), out);
         break;
-      case "compacted":
-        this.compacted(p, out);
-        break;
       default:
+        this.compacted(p, out);
         break;
     }
     return out;
@@ -95,9 +171,10 @@ export class CodexHistoryMapper extends RecordMapper {
       calls: this.calls.entries(),
       done: this.done.entries(),
       prompted: this.prompted.entries(),
-      turn: this.turn,
+      messages: this.messages.entries(),
+      last_count: this.lastCount,
+      ...this.baseState(),
       model: this.model,
-      last_at: this.lastAt,
       stopped: this.stopped || undefined,
       usage_records: this.usageRecords || undefined,
       last_total: this.lastTotal,
@@ -123,26 +200,23 @@ export class CodexHistoryMapper extends RecordMapper {
     this.turn = shortString(p.turn_id) ?? this.turn;
   }
 
-  private eventMsg(p: Payload, out: NormalizedEvent[]): void {
+  private eventMsg(p: Payload, record: Payload, out: NormalizedEvent[]): void {
     const turn = shortString(p.turn_id);
-    if (p.type === "task_started") {
-      this.turn = turn ?? this.turn;
-      return;
-    }
-    if (p.type === "item_completed" && isRecord(p.item)) {
-      this.item(p, p.item, turn ?? this.turn, out);
-      return;
-    }
-    if (p.type === "user_message" && typeof p.message === "string")
+    const type = shortString(p.type, 64) ?? "(no type)";
+    if (type === "task_started") this.turn = turn ?? this.turn;
+    else if (type === "item_completed" && isRecord(p.item)) this.item(p, p.item, turn ?? this.turn, out);
+    else if (type === "user_message" && typeof p.message === "string")
       this.message("user", p.message, undefined, out);
-    else if (p.type === "agent_message" && typeof p.message === "string")
+    else if (type === "agent_message" && typeof p.message === "string")
       this.message("agent", p.message, undefined, out);
-    else if (p.type === "token_count" && !this.usageRecords) this.tokenCount(p, out);
-    else if (p.type === "task_complete") this.taskComplete(p, out);
-    else if (p.type === "turn_aborted") out.push(this.hook("Interrupt", { reason: p.reason }, turn));
-    else if (p.type === "error" && typeof p.message === "string") {
+    else if (type === "token_count") {
+      if (!this.usageRecords) this.tokenCount(p, out);
+    } else if (type === "task_complete") this.taskComplete(p, out);
+    else if (type === "turn_aborted") out.push(this.hook("Interrupt", { reason: p.reason }, turn));
+    else if (type === "error" && typeof p.message === "string") {
       out.push(this.generic("turn_error", { failure: true, error: p.message }, turn));
-    }
+    } else if (SKIPPED_EVENTS.has(type)) this.skip(`event_msg:${type}`);
+    else out.push(this.place(this.unknown(`event_msg:${type}`, record), turn ?? this.turn));
   }
 
   private item(p: Payload, item: Payload, turn: string | undefined, out: NormalizedEvent[]): void {
@@ -167,17 +241,43 @@ export class CodexHistoryMapper extends RecordMapper {
     }
   }
 
-  private responseItem(p: Payload, out: NormalizedEvent[]): void {
+  private responseItem(p: Payload, record: Payload, out: NormalizedEvent[]): void {
     const turn = turnOfItem(p) ?? this.turn;
-    if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
+    const type = shortString(p.type, 64) ?? "(no type)";
+    if (type === "function_call" || type === "custom_tool_call" || type === "local_shell_call") {
       const id = shortString(p.call_id) ?? shortString(p.id);
       const { name, input } = toolCall(p);
       if (id !== undefined && name !== undefined) this.calls.set(id, name);
       out.push(this.hook("PreToolUse", { tool_name: name, tool_input: input, tool_use_id: id }, turn));
       return;
     }
-    if (p.type !== "function_call_output" && p.type !== "custom_tool_call_output") return;
-    const id = shortString(p.call_id);
+    if (type === "function_call_output" || type === "custom_tool_call_output") {
+      this.callOutput(p, turn, out);
+      return;
+    }
+    if (type === "message") {
+      this.responseMessage(p, out, turn);
+      return;
+    }
+    if (type === "reasoning" || type === "ghost_snapshot" || type === "compaction_summary") {
+      this.skip(`response_item:${type}`);
+      return;
+    }
+    // A hosted tool (web_search_call, image_generation_call, tool_search_call, and those to come): the call
+    // and its result in one item, run by the API rather than by Codex.
+    if (type.endsWith("_call")) {
+      this.hostedCall(type, p, turn, out);
+      return;
+    }
+    if (type.endsWith("_call_output")) {
+      this.callOutput(p, turn, out);
+      return;
+    }
+    out.push(this.place(this.unknown(`response_item:${type}`, record), turn));
+  }
+
+  private callOutput(p: Payload, turn: string | undefined, out: NormalizedEvent[]): void {
+    const id = shortString(p.call_id) ?? shortString(p.id);
     if (id === undefined || this.done.has(id)) return;
     const failed = rolloutStartFailure(p, this.lastAt);
     if (failed) {
@@ -196,6 +296,42 @@ export class CodexHistoryMapper extends RecordMapper {
     );
   }
 
+  /** A hosted tool's item: its call (what it was asked: the action, the query) and, once done, its result. */
+  private hostedCall(type: string, p: Payload, turn: string | undefined, out: NormalizedEvent[]): void {
+    const name = type.slice(0, -"_call".length);
+    const id = shortString(p.call_id) ?? shortString(p.id) ?? `${this.fileTag}@${this.offset}`;
+    const { type: _t, id: _i, call_id: _c, status, result, output, ...input } = p;
+    out.push(this.hook("PreToolUse", { tool_name: name, tool_input: input, tool_use_id: id }, turn));
+    if (this.done.has(id)) return;
+    const response: Payload = {};
+    if (status !== undefined) response.status = status;
+    if (result !== undefined) response.result = result;
+    if (output !== undefined) response.output = output;
+    if (status === "in_progress" || status === "searching" || status === "generating") {
+      this.calls.set(id, name);
+      return;
+    }
+    this.done.set(id, 1);
+    this.calls.delete(id);
+    out.push(this.hook("PostToolUse", { tool_name: name, tool_use_id: id, tool_response: response }, turn));
+  }
+
+  /** The model's conversation item: a prompt or an answer, unless its UI event already gave it. */
+  private responseMessage(p: Payload, out: NormalizedEvent[], turn: string | undefined): void {
+    const role = shortString(p.role, 32);
+    const text = contentText(p.content);
+    if (role !== "user" && role !== "assistant") {
+      this.skip(`response_item:message:${role ?? "(no role)"}`);
+      return;
+    }
+    if (text === undefined || text.trim() === "") return;
+    if (role === "user" && CONTEXT_MESSAGE.test(text)) {
+      this.skip("response_item:message:context");
+      return;
+    }
+    this.message(role === "user" ? "user" : "agent", text, shortString(p.id), out, turn);
+  }
+
   /** The user's message (a prompt) or the agent's (an answer) in `turn`; a blank one is neither. */
   private message(
     from: "user" | "agent",
@@ -205,6 +341,9 @@ export class CodexHistoryMapper extends RecordMapper {
     turn: string | undefined = this.turn,
   ): void {
     if (text === undefined || text.trim() === "") return;
+    const key = `${this.agentId ?? ""}:${turn ?? ""}:${from}:${digest(text.trim()).slice(0, 32)}`;
+    if (this.messages.has(key)) return;
+    this.messages.set(key, 1);
     out.push(from === "user" ? this.prompt(text, id, turn) : this.answer(text, id, turn));
   }
 
@@ -252,9 +391,20 @@ export class CodexHistoryMapper extends RecordMapper {
   private tokenCount(p: Payload, out: NormalizedEvent[]): void {
     const info = isRecord(p.info) ? p.info : undefined;
     const total = isRecord(info?.total_token_usage) ? info.total_token_usage.total_tokens : undefined;
-    if (typeof total !== "number" || total === this.lastTotal) return;
-    this.lastTotal = total;
-    const id = `${this.agentId ?? this.session}:total-${total}`;
+    let id: string;
+    if (typeof total === "number") {
+      if (total === this.lastTotal) return;
+      this.lastTotal = total;
+      id = `${this.agentId ?? this.session}:total-${total}`;
+    } else {
+      // Only last_token_usage (some Codex 0.4x-0.5x builds): Codex writes a response's count once or twice in
+      // a row; a count equal to the one just before is that repeat, any other a response of its own.
+      if (!isRecord(info?.last_token_usage)) return;
+      const count = digest(info.last_token_usage).slice(0, 32);
+      if (count === this.lastCount) return;
+      this.lastCount = count;
+      id = `${this.agentId ?? this.session}:last-${this.fileTag}@${this.offset}`;
+    }
     const usage = codexUsage(info?.last_token_usage, id);
     if (!usage) return;
     const entry: RolloutUsage = { response_id: id, usage };

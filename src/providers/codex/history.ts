@@ -3,7 +3,7 @@
 // `session_meta` record `{id, session_id, cwd, timestamp, ...}`. A subagent has a rollout of its own whose
 // `session_id` is the root thread and `id` its own thread (with `parent_thread_id`): it is grouped under the
 // root's session, as the hooks record it. What the records become: history-map.ts.
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import type { DiscoverOptions, HistoryFile, HistoryReader, HistorySession, HistorySkip } from "../history.ts";
 import { byFirstAt, isoTime, shortString } from "../history.ts";
 import { agentHome, lastTimestampOf, listOwnEntries, peekRecords } from "../history-files.ts";
@@ -63,26 +63,49 @@ function rolloutFiles(home: string, skip: (s: HistorySkip) => void): string[] {
   return files;
 }
 
-/** The rollout's identity from its session_meta; undefined (with a skip) when it has none. */
+/** The thread id in a rollout's name (`rollout-<time>-<uuid>.jsonl`), else the name itself. */
+const NAMED_THREAD = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
+/** Records looked at for a rollout without session_meta: its first turn_context (with the cwd) comes early. */
+const PEEK_RECORDS = 256;
+
+/**
+ * The rollout's identity from its session_meta. A rollout without one (Codex builds that wrote none, a file
+ * cut at its head) is still read: its thread id from its name, its cwd from its first turn_context, else none
+ * (the plan takes it to the project named with --project).
+ */
 function readMeta(path: string, skip: (s: HistorySkip) => void): Rollout | undefined {
   let meta: Record<string, unknown> | undefined;
+  let contextCwd: string | undefined;
+  let legacyId: string | undefined;
   let firstAt: string | undefined;
+  let seen = 0;
   const opened = peekRecords(path, skip, (record) => {
+    seen += 1;
     firstAt ??= isoTime(record.timestamp);
+    // Codex's earliest rollouts open with `{id, timestamp, instructions}` instead of session_meta.
+    if (seen === 1 && record.type === undefined && typeof record.id === "string")
+      legacyId = shortString(record.id);
     if (record.type === "session_meta" && isRecord(record.payload)) meta = record.payload;
-    return false;
+    if (record.type === "turn_context" && isRecord(record.payload))
+      contextCwd ??= shortString(record.payload.cwd, 4096);
+    return meta === undefined && contextCwd === undefined && seen < PEEK_RECORDS;
   });
   if (!opened) return undefined;
-  const thread = shortString(meta?.id);
-  if (!meta || thread === undefined) {
-    skip({ source: path, reason: "no session_meta record first (not a rollout Codex 0.2x+ writes)" });
+  const named =
+    NAMED_THREAD.exec(path)?.[1] ?? shortString(basename(path).replace(/^rollout-|\.jsonl$/g, ""), 128);
+  const thread = shortString(meta?.id) ?? legacyId ?? named;
+  if (thread === undefined) {
+    skip({
+      source: path,
+      reason: "no session_meta record and no thread id in its name: not a rollout Codex writes",
+    });
     return undefined;
   }
-  const root = shortString(meta.session_id) ?? thread;
-  const cwd = shortString(meta.cwd, 4096);
+  const root = shortString(meta?.session_id) ?? thread;
+  const cwd = shortString(meta?.cwd, 4096) ?? contextCwd;
   const file: HistoryFile =
     root === thread ? { path, role: "main" } : { path, role: "subagent", agentId: thread };
-  const at = firstAt ?? isoTime(meta.timestamp);
+  const at = firstAt ?? isoTime(meta?.timestamp);
   if (at !== undefined) file.firstAt = at;
   const rollout: Rollout = { file, root, thread, cwd: cwd?.startsWith("/") ? cwd : null };
   if (at !== undefined) rollout.firstAt = at;

@@ -10,8 +10,10 @@
 // token counts are the message's `tokens`, all of them in one turn_usage (the hook path splits them between the
 // AfterModel chunk and the chat file: the sums are the same). A `$set` that rewrites the history with a
 // `<state_snapshot>` is a compression.
+
+import { basename } from "node:path";
 import type { NormalizedEvent } from "../../core/archive/event.ts";
-import { BoundedMap, type HistorySession, isoTime, shortString } from "../history.ts";
+import { BoundedMap, type HistoryFile, type HistorySession, isoTime, shortString } from "../history.ts";
 import { RecordMapper, setFields } from "../history-mapper.ts";
 import { digest, idFor, isRecord, type Payload } from "../shared.ts";
 import { chatTokens } from "./chat-usage.ts";
@@ -29,6 +31,7 @@ export class GeminiHistoryMapper extends RecordMapper {
 
   constructor(
     session: HistorySession,
+    file: HistoryFile,
     private readonly cwd: string | null,
     state: Record<string, unknown> | undefined,
   ) {
@@ -36,6 +39,32 @@ export class GeminiHistoryMapper extends RecordMapper {
     this.firstStart = session.firstAt;
     this.starts = typeof state?.starts === "number" && Number.isSafeInteger(state.starts) ? state.starts : 0;
     this.seen = BoundedMap.from(SEEN_KEPT, state?.seen, (v): v is number => v === 1);
+    this.fileTag = basename(file.path);
+  }
+
+  /**
+   * A chat file of Gemini CLI before 0.6x: one JSON document `{sessionId, startTime, lastUpdated, messages}`,
+   * rewritten whole on each message. Its header and each message are read as the JSONL file's records are
+   * (the messages have the same shape), each message one record of the tally.
+   */
+  document(doc: unknown): NormalizedEvent[] {
+    this.lineNo += 1;
+    this.tally.records += 1;
+    if (!isRecord(doc) || !Array.isArray(doc.messages)) {
+      this.tally.malformed += 1;
+      this.tally.lines.malformed = [this.lineNo];
+      return [];
+    }
+    const { messages, ...header } = doc;
+    const out = this.record({ sessionId: header.sessionId, startTime: header.startTime });
+    messages.forEach((message, index) => {
+      this.lineNo += 1;
+      this.offset = index + 1;
+      this.tally.records += 1;
+      if (isRecord(message)) out.push(...this.record(message));
+      else this.tally.malformed += 1;
+    });
+    return out;
   }
 
   /** A header has its `startTime` instead. */
@@ -50,6 +79,9 @@ export class GeminiHistoryMapper extends RecordMapper {
     else if (record.type === "user") this.user(record, out);
     else if (record.type === "gemini") this.model(record, out);
     else if (record.type === "error") this.error(record, out);
+    else if (record.type === "info" || record.type === "warning") this.skip(String(record.type));
+    else if (record.type === undefined && typeof record.sessionId !== "string") this.skip("(no type)");
+    else out.push(this.place(this.unknown(shortString(record.type, 64) ?? "(no type)", record), this.lastAt));
     return out;
   }
 
@@ -57,8 +89,7 @@ export class GeminiHistoryMapper extends RecordMapper {
     return setFields({
       starts: this.starts,
       seen: this.seen.entries(),
-      turn: this.turn,
-      last_at: this.lastAt,
+      ...this.baseState(),
     });
   }
 

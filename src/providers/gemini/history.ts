@@ -76,14 +76,9 @@ function discoverGemini(options: DiscoverOptions): HistorySession[] {
       (name) => name.endsWith(".jsonl") || name.endsWith(".json"),
     )) {
       if (chat.dir) continue;
-      if (chat.name.endsWith(".json")) {
-        options.skip({
-          source: chat.path,
-          reason: "an older chat format (one JSON document, not JSONL): not read",
-        });
-        continue;
-      }
-      const session = look(chat.path, cwd, options.skip);
+      const session = chat.name.endsWith(".json")
+        ? lookDocument(chat.path, cwd, options.skip)
+        : look(chat.path, cwd, options.skip);
       if (!session) continue;
       const earlier = sessions.get(session.sessionId);
       if (!earlier) sessions.set(session.sessionId, session);
@@ -131,9 +126,43 @@ function look(path: string, cwd: string | null, skip: (s: HistorySkip) => void):
   return session;
 }
 
+/** A chat file is small (a session's text); a document past this is not read whole. */
+export const GEMINI_DOCUMENT_BYTES = 256 * 1024 * 1024;
+
+/** An older chat file (one JSON document): its id and times from the document itself. */
+function lookDocument(
+  path: string,
+  cwd: string | null,
+  skip: (s: HistorySkip) => void,
+): HistorySession | undefined {
+  const doc = readAgentJson(path, GEMINI_DOCUMENT_BYTES);
+  const id = isRecord(doc) ? shortString(doc.sessionId) : undefined;
+  if (!isRecord(doc) || id === undefined || !Array.isArray(doc.messages)) {
+    skip({
+      source: path,
+      reason:
+        doc === undefined
+          ? "not JSON, unreadable or larger than 256 MiB: not a chat file Gemini CLI wrote"
+          : "a JSON document without sessionId and messages: not a chat file Gemini CLI wrote",
+    });
+    return undefined;
+  }
+  const file: HistoryFile = { path, role: "main", format: "json" };
+  const session: HistorySession = { provider: "gemini", sessionId: id, cwd, files: [file] };
+  const firstAt = isoTime(doc.startTime);
+  if (firstAt !== undefined) {
+    file.firstAt = firstAt;
+    session.firstAt = firstAt;
+  }
+  const times = doc.messages.map((m) => (isRecord(m) ? isoTime(m.timestamp) : undefined)).filter(Boolean);
+  const lastAt = isoTime(doc.lastUpdated) ?? (times[times.length - 1] as string | undefined);
+  if (lastAt !== undefined) session.lastAt = lastAt;
+  return session;
+}
+
 export const geminiHistory: HistoryReader = {
   discover: discoverGemini,
-  mapper: (session, _file, state) => new GeminiHistoryMapper(session, session.cwd, state),
+  mapper: (session, file, state) => new GeminiHistoryMapper(session, file, session.cwd, state),
   capabilities: GEMINI_HISTORY_CAPABILITIES,
   notCaptured: GEMINI_NOT_CAPTURED,
   ownHooks: ["SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "PreCompress"],

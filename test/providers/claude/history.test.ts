@@ -294,6 +294,8 @@ describe("finding Claude's sessions", () => {
     const expected: HistorySkip[] = [
       { source: join(slug, "11111111-1111-1111-1111-111111111111.jsonl"), reason: SKIP.symlink },
       { source: join(slug, "22222222-2222-2222-2222-222222222222.jsonl"), reason: SKIP.special },
+      // Subagents' folders are walked (workflows nest them): a linked one is reported, never followed.
+      { source: join(slug, SID, "subagents", "linked"), reason: SKIP.symlink },
     ];
     if (process.getuid?.() === 0) {
       const theirs = join(slug, "33333333-3333-3333-3333-333333333333.jsonl");

@@ -186,16 +186,15 @@ describe("finding Codex's sessions", () => {
     expect(found.find((s) => s.sessionId === ROOT)?.cwd).toBe("/home/user/project");
   });
 
-  it("passes over a symlinked rollout and a file that does not start with session_meta, saying why", () => {
+  it("passes over a symlinked rollout, saying why, and finds one without session_meta by its name", () => {
     const { home, day } = layout();
     const outside = join(temp(), "x.jsonl");
     copyFileSync(SAMPLE, outside);
     symlinkSync(outside, join(day, "rollout-link.jsonl"));
     writeFileSync(join(day, "rollout-old.jsonl"), '{"id":"legacy","instructions":""}\n');
-    const { skipped } = discover({ HOME: home });
-    expect(skipped).toEqual([
-      { source: join(day, "rollout-link.jsonl"), reason: SKIP.symlink },
-      { source: join(day, "rollout-old.jsonl"), reason: expect.stringContaining("no session_meta") },
-    ]);
+    const { found, skipped } = discover({ HOME: home });
+    expect(skipped).toEqual([{ source: join(day, "rollout-link.jsonl"), reason: SKIP.symlink }]);
+    // Codex's earliest rollouts open with `{id, instructions}`: its id is the session's, its cwd unknown.
+    expect(found.find((s) => s.sessionId === "legacy")?.cwd).toBeNull();
   });
 });

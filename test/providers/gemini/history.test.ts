@@ -155,7 +155,7 @@ describe("finding Gemini's sessions", () => {
     return { found: geminiHistory.discover({ env, skip: (s) => skipped.push(s) }), skipped };
   };
 
-  it("names each chat's project from .project_root, else projects.json, and passes over the older JSON format", () => {
+  it("names each chat's project from .project_root, else projects.json, and says why a JSON file is no chat", () => {
     const home = temp();
     const tmp = join(home, ".gemini", "tmp");
     mkdirSync(join(tmp, "proj", "chats"), { recursive: true });
@@ -176,7 +176,7 @@ describe("finding Gemini's sessions", () => {
     expect(skipped).toEqual([
       {
         source: join(tmp, "other", "chats", "session-old.json"),
-        reason: expect.stringContaining("older chat format"),
+        reason: expect.stringContaining("without sessionId and messages"),
       },
     ]);
     // GEMINI_CLI_HOME stands for the home directory, as in Gemini CLI.

@@ -8,6 +8,7 @@ import { ensureTapedeckDir, UnsafePathError } from "../core/archive/paths.ts";
 import { registerSession } from "../core/archive/session-registry.ts";
 import { removeTombstone } from "../core/archive/tombstone.ts";
 import { errorCode } from "../core/base/diagnostics.ts";
+import { type ImportRun, newImportRun } from "../providers/history.ts";
 import { safePath } from "./cursor.ts";
 import { historyReader, type ImportPlan, type PlannedSession, REASONS } from "./plan.ts";
 import { type FileOutcome, importSession, type SessionOutcome } from "./session.ts";
@@ -82,13 +83,18 @@ export function runImport(plan: ImportPlan, options: RunOptions): ImportResult {
     sessionsTotal: plan.sessions.length,
   };
   const projects = new Set<string>();
+  const shared = newImportRun();
   for (const planned of plan.sessions) {
     const source = safePath(planned.files[0]!.file.path);
     try {
-      const outcome = importOne(planned, (n) => {
-        progress.bytesDone += n;
-        options.onProgress?.(progress);
-      });
+      const outcome = importOne(
+        planned,
+        (n) => {
+          progress.bytesDone += n;
+          options.onProgress?.(progress);
+        },
+        shared,
+      );
       for (const u of outcome.unreadable) result.skipped.push(u);
       if (outcome.failed !== undefined) {
         result.failed += 1;
@@ -121,12 +127,12 @@ export function runImport(plan: ImportPlan, options: RunOptions): ImportResult {
   return result;
 }
 
-function importOne(planned: PlannedSession, onBytes: (n: number) => void): SessionOutcome {
+function importOne(planned: PlannedSession, onBytes: (n: number) => void, shared: ImportRun): SessionOutcome {
   const reader = historyReader(planned.provider);
   if (!reader) throw new Error("no history reader");
   // .tapedeck made as install makes it: 0700, refusing a symlink, with a .gitignore of `*`.
   ensureTapedeckDir(planned.project);
-  return importSession(planned, reader, onBytes);
+  return importSession(planned, reader, onBytes, shared);
 }
 
 function summary(planned: PlannedSession, o: SessionOutcome, source: string): ImportedSession {

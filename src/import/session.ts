@@ -25,7 +25,12 @@ import { type RecordOutcome, recordEvents, sessionDirNameFor } from "../core/arc
 import { hashPrefix } from "../core/base/byte-range.ts";
 import { errorCode } from "../core/base/diagnostics.ts";
 import { nowIso } from "../core/base/fsutil.ts";
-import type { HistoryMapper, HistoryReader } from "../providers/history.ts";
+import {
+  type HistoryMapper,
+  type HistoryReader,
+  type ImportRun,
+  newImportRun,
+} from "../providers/history.ts";
 import { openAgentFile, openFailure } from "../providers/history-files.ts";
 import {
   CURSOR_VERSION,
@@ -121,8 +126,9 @@ export function importSession(
   planned: PlannedSession,
   reader: HistoryReader,
   onBytes: (bytes: number) => void = () => {},
+  run: ImportRun = newImportRun(),
 ): SessionOutcome {
-  return new SessionImport(planned, reader, onBytes).run();
+  return new SessionImport(planned, reader, onBytes, run).perform();
 }
 
 class SessionImport {
@@ -155,6 +161,7 @@ class SessionImport {
     private readonly planned: PlannedSession,
     private readonly reader: HistoryReader,
     private readonly onBytes: (bytes: number) => void,
+    private readonly run: ImportRun,
   ) {
     this.previous = planned.status === "grown" ? readCursor(planned.sessionDir) : undefined;
     this.cursor = {
@@ -168,7 +175,7 @@ class SessionImport {
       .sort((a, b) => a.file.firstAt!.localeCompare(b.file.firstAt!));
   }
 
-  run(): SessionOutcome {
+  perform(): SessionOutcome {
     try {
       return this.read();
     } catch (error) {
@@ -231,7 +238,7 @@ class SessionImport {
         hash = createHash("sha256");
       }
     }
-    const mapper = this.reader.mapper(this.planned.session, file, state);
+    const mapper = this.reader.mapper(this.planned.session, file, state, this.run);
     const stats = this.fileStats(file.path);
     const take = (events: NormalizedEvent[]) => {
       for (const event of events) {

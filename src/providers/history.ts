@@ -93,14 +93,30 @@ export interface HistoryMapper {
   readonly tally: LineTally;
 }
 
+/**
+ * What the mappers of one import run share: the messages counted so far, by their key, with the session that
+ * counted them (a resume or fork copies earlier messages, ids and all, into a session's own file).
+ */
+export interface ImportRun {
+  messages: Map<string, string>;
+}
+
+export function newImportRun(): ImportRun {
+  return { messages: new Map() };
+}
+
 export interface HistoryReader {
   /** The sessions under the agent's home directories (from `env`: HOME, CLAUDE_CONFIG_DIR, CODEX_HOME...). */
   discover(options: DiscoverOptions): HistorySession[];
-  /** A mapper for `file` of `session`; `state` is what the previous import of the file left (absent: from its start). */
+  /**
+   * A mapper for `file` of `session`; `state` is what the previous import of the file left (absent: from its
+   * start); `run` what every mapper of one import run shares.
+   */
   mapper(
     session: HistorySession,
     file: HistoryFile,
     state: Record<string, unknown> | undefined,
+    run?: ImportRun,
   ): HistoryMapper;
   /**
    * Whether `dir` is a project the session's folder (HistorySession.folder) names by the agent's own naming,

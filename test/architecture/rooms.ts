@@ -29,7 +29,7 @@ export const ROOMS: Room[] = [
   { name: "memory/store", paths: ["memory/store/"], may: [...CORE, "memory/index"] },
   { name: "proxy", paths: ["proxy/"], may: [...CORE, "providers"] },
   { name: "experiment", paths: ["experiment/"], may: [...CORE, "providers"] },
-  { name: "import", paths: ["import/"], may: [...CORE, "providers"] },
+  { name: "import", paths: ["import/"], may: [...CORE, "providers", "memory/index"] },
   { name: "scenario", paths: ["scenario/"], may: [...CORE, "providers", "experiment"] },
   { name: "otel", paths: ["otel/"], may: [...CORE, "providers", "scenario"] },
   { name: "mcp", paths: ["mcp/"], may: [...CORE, "providers", "memory/index", "memory/store"] },

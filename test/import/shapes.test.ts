@@ -164,49 +164,44 @@ describe("every line of a Claude transcript", () => {
     expect(usage.map((e) => e.usage.input_tokens)).toEqual([10, 20]);
   });
 
-  it("leaves the usage a resume or fork copied from another session to that session", () => {
+  it("counts a message a resume or fork copied into a later session once, in the session that wrote it", () => {
     const { home, project } = setUp();
-    const id = "44444444-4444-4444-8444-444444444444";
-    write(claudeFile(home, slugOf(project), id), [
-      {
-        type: "assistant",
-        uuid: "old",
-        sessionId: "earlier-session",
-        cwd: project,
-        timestamp: T(1),
-        requestId: "req_old",
-        message: {
-          id: "msg_old",
-          role: "assistant",
-          model: "m",
-          content: [{ type: "text", text: "before" }],
-          usage: { input_tokens: 100, output_tokens: 1 },
-        },
+    const earlier = "44444444-4444-4444-8444-444444444440";
+    const later = "44444444-4444-4444-8444-444444444441";
+    const answer = (session: string, uuid: string, msg: string, input: number, at: number) => ({
+      type: "assistant",
+      uuid,
+      sessionId: session,
+      cwd: project,
+      timestamp: T(at),
+      requestId: `req_${msg}`,
+      message: {
+        id: msg,
+        role: "assistant",
+        model: "m",
+        content: [{ type: "text", text: msg }],
+        usage: { input_tokens: input, output_tokens: 1 },
       },
-      {
-        type: "assistant",
-        uuid: "new",
-        sessionId: id,
-        cwd: project,
-        timestamp: T(2),
-        requestId: "req_new",
-        message: {
-          id: "msg_new",
-          role: "assistant",
-          model: "m",
-          content: [{ type: "text", text: "after" }],
-          usage: { input_tokens: 5, output_tokens: 1 },
-        },
-      },
+    });
+    write(claudeFile(home, slugOf(project), earlier), [answer(earlier, "old", "msg_old", 100, 1)]);
+    // The resume's file starts with the earlier conversation, ids and all.
+    write(claudeFile(home, slugOf(project), later), [
+      answer(later, "old-copy", "msg_old", 100, 2),
+      answer(later, "new", "msg_new", 5, 3),
     ]);
     importIt(home, project, ["claude"]);
-    const all = events(project, "claude", id);
-    expect(all.filter((e) => e.kind === "turn_usage").map((e) => e.usage.input_tokens)).toEqual([5]);
-    // Its text is still the session's history.
-    expect(all.filter((e) => e.kind === "assistant_message").map((e) => e.payload.text)).toEqual([
-      "before",
-      "after",
-    ]);
+    const inputs = (id: string) =>
+      events(project, "claude", id)
+        .filter((e) => e.kind === "turn_usage")
+        .map((e) => e.usage.input_tokens);
+    expect(inputs(earlier)).toEqual([100]);
+    expect(inputs(later)).toEqual([5]);
+    // Its text is still the later session's history.
+    expect(
+      events(project, "claude", later)
+        .filter((e) => e.kind === "assistant_message")
+        .map((e) => e.payload.text),
+    ).toEqual(["msg_old", "msg_new"]);
   });
 
   it("attaches a workflow's subagents (subagents/workflows/<run>/) to their session", () => {

@@ -1,22 +1,20 @@
 // `tapedeck import claude|codex|gemini|all`: the sessions the agents kept in their own files before tapedeck
-// recorded them, into this project's archive (docs/import.md). The work is src/import/'s (plan, then run);
-// this file parses, asks where other projects are written, shows progress and formats. Exit 0 imported or
+// recorded them, into this project's archive (docs/import.md). The work is src/import/'s (import.ts: plan,
+// the decision, run, register, re-index); this file parses, asks, shows progress and formats. Exit 0 imported or
 // already up to date, 1 a session failed, 2 used wrongly (or another project's import not confirmed), 3 no
 // session of the agent was found for the project.
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { Argument, type Command } from "commander";
 import { storedId } from "../../core/archive/identity.ts";
 import { fields, printable } from "../../core/base/printable.ts";
 import { safePath } from "../../import/cursor.ts";
+import { importHistory, type OtherProjects } from "../../import/import.ts";
 import {
   foundNothing,
   type ImportPlan,
   importableProviders,
   type PlannedSession,
-  planImport,
 } from "../../import/plan.ts";
-import { type ImportProgress, type ImportResult, runImport } from "../../import/run.ts";
+import type { ImportProgress, ImportResult } from "../../import/run.ts";
 import { CliError, confirm, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../common.ts";
 import { io, setExitCode } from "../io.ts";
 import { PROJECT_HELP } from "../options.ts";
@@ -45,75 +43,57 @@ async function importCommand(source: string, opts: ImportOpts): Promise<void> {
     throw new CliError("--project and --all-projects exclude each other", EXIT.usage);
   }
   const here = projectFromOption(opts.project);
-  const plan = planImport({
-    providers: providersOf(source),
-    project: here,
-    allProjects: !!opts.allProjects,
-    ...(opts.since !== undefined ? { sinceMs: parseSince(opts.since) } : {}),
-    env: process.env,
-    projectGiven: opts.project !== undefined,
-    includeDeleted: opts.includeDeleted === true,
-  });
-  if (plan.refused !== undefined) {
-    report(opts, source, here, plan, undefined);
+  const progress = progressLine();
+  const outcome = await importHistory(
+    {
+      providers: providersOf(source),
+      project: here,
+      here,
+      allProjects: !!opts.allProjects,
+      ...(opts.since !== undefined ? { sinceMs: parseSince(opts.since) } : {}),
+      env: process.env,
+      projectGiven: opts.project !== undefined,
+      includeDeleted: opts.includeDeleted === true,
+      dryRun: !!opts.dryRun,
+    },
+    {
+      confirm: (others) => confirmOtherProjects(others, opts),
+      onProgress: progress.show,
+      onIndexError: (project, error) =>
+        note(
+          fields`tapedeck: the search index of ${project} was not updated (${error.message}); search will\n`,
+        ),
+    },
+  );
+  progress.done();
+  const result = outcome.status === "imported" ? outcome.result : undefined;
+  if (outcome.status !== "declined") report(opts, source, here, outcome.plan, result);
+  if (outcome.status === "refused") {
     throw new CliError(
-      `nothing imported: ${plan.refused}; run it from a project's directory, or pass --project DIR`,
+      `nothing imported: ${outcome.reason}; run it from a project's directory, or pass --project DIR`,
       EXIT.usage,
     );
   }
-  if (foundNothing(plan)) {
-    report(opts, source, here, plan, undefined);
-    setExitCode(EXIT.notFound);
-    return;
-  }
-  if (opts.dryRun) {
-    report(opts, source, here, plan, undefined);
-    return;
-  }
-  await confirmOtherProjects(plan, here, opts);
-  const progress = progressLine();
-  const result = runImport(plan, { env: process.env, onProgress: progress.show });
-  progress.done();
-  await updateIndexes(result.projects);
-  report(opts, source, here, plan, result);
-  if (result.failed > 0) setExitCode(EXIT.failed);
+  if (outcome.status === "declined") throw new CliError("nothing imported", EXIT.usage);
+  if (outcome.status === "nothing") setExitCode(EXIT.notFound);
+  if (result && result.failed > 0) setExitCode(EXIT.failed);
 }
 
 /** Writing into a project other than this one is the user's call: asked on a terminal, else --yes. */
-async function confirmOtherProjects(plan: ImportPlan, here: string, opts: ImportOpts): Promise<void> {
-  const others = [...new Set(plan.sessions.map((s) => s.project))].filter((p) => p !== here).sort();
-  if (others.length === 0 || opts.yes) return;
-  const count = plan.sessions.filter((s) => s.project !== here).length;
+async function confirmOtherProjects(others: OtherProjects, opts: ImportOpts): Promise<boolean> {
+  if (opts.yes) return true;
   note(
-    `tapedeck: ${count} session(s) belong to ${others.length} other project(s); each gets a git-ignored .tapedeck/:\n`,
+    `tapedeck: ${others.sessions} session(s) belong to ${others.projects.length} other project(s); each gets a git-ignored .tapedeck/:\n`,
   );
   // A project here is a recorded cwd: each on its own line, whatever it holds.
-  for (const p of others) note(fields`  ${p}\n`);
+  for (const p of others.projects) note(fields`  ${p}\n`);
   if (!io().stdin.isTTY) {
     throw new CliError(
       "nothing imported: pass --yes to import into other projects without a terminal",
       EXIT.usage,
     );
   }
-  if (!(await confirm(`Import into ${others.length} other project(s)?`))) {
-    throw new CliError("nothing imported", EXIT.usage);
-  }
-}
-
-/** The search index sees the new sessions at once where there is one (a project that never searched has none). */
-async function updateIndexes(projects: string[]): Promise<void> {
-  const indexed = projects.filter((p) => existsSync(join(p, ".tapedeck", "index.sqlite")));
-  if (indexed.length === 0) return;
-  const { updateIndex } = await import("../../memory/index/index.ts");
-  for (const project of indexed) {
-    try {
-      updateIndex(project);
-    } catch (error) {
-      note(
-        fields`tapedeck: the search index of ${project} was not updated (${(error as Error).message}); search will\n`,
-      );
-    }
-  }
+  return confirm(`Import into ${others.projects.length} other project(s)?`);
 }
 
 /** One line on a terminal's stderr, redrawn at most ten times a second; nothing elsewhere. */

@@ -10,7 +10,14 @@
 // and a subagent's task prompt. What it lacks: see CLAUDE_NOT_CAPTURED.
 import type { NormalizedEvent } from "../../core/archive/event.ts";
 import { contentText } from "../content-text.ts";
-import { BoundedMap, type HistoryFile, type HistorySession, isoTime, shortString } from "../history.ts";
+import {
+  BoundedMap,
+  type HistoryFile,
+  type HistorySession,
+  type ImportRun,
+  isoTime,
+  shortString,
+} from "../history.ts";
 import { RecordMapper, setFields } from "../history-mapper.ts";
 import { derivedId, isRecord, type Payload } from "../shared.ts";
 import { normalizeClaudeHook } from "./normalize.ts";
@@ -82,6 +89,7 @@ export class ClaudeHistoryMapper extends RecordMapper {
     private readonly file: HistoryFile,
     private readonly agentType: string | undefined,
     state: Record<string, unknown> | undefined,
+    private readonly run?: ImportRun,
   ) {
     super(session.sessionId, state, session.firstAt);
     this.fileAgent = file.role === "subagent" ? file.agentId : undefined;
@@ -297,16 +305,17 @@ export class ClaudeHistoryMapper extends RecordMapper {
    * A message's blocks repeat its usage; the last block read holds the final output count (as the hooks read
    * it). A message is its `message.id` with a `requestId`, as ccusage keys it: a record lacking either (an
    * exporter's, Claude's earliest) is a message of its own, counted once per record as ccusage counts it.
-   * A record of another session in a session's own file (what a resume or a fork copied in, with its ids)
-   * has its usage counted where it was first written, never again here.
+   * A message another session of the same run counted already (a resume or fork copies earlier messages,
+   * ids and all, into its own file) is counted there, once, as ccusage's deduplication across files does.
    */
   private usage(record: Record<string, unknown>, turn: string | undefined, out: NormalizedEvent[]): void {
-    if (
-      this.fileAgent === undefined &&
-      typeof record.sessionId === "string" &&
-      record.sessionId !== this.session
-    )
-      return;
+    const copied = isRecord(record.message) ? record.message : undefined;
+    if (this.run && typeof copied?.id === "string" && typeof record.requestId === "string") {
+      const key = `${copied.id}:${record.requestId}`;
+      const owner = this.run.messages.get(key);
+      if (owner !== undefined && owner !== this.session) return;
+      this.run.messages.set(key, this.session);
+    }
     const here = `${shortString(record.uuid) ?? `${this.fileTag}@${this.offset}`}`;
     const message = isRecord(record.message) ? record.message : undefined;
     const id = shortString(message?.id);

@@ -197,8 +197,14 @@ function folderFits(session: HistorySession, dir: string): boolean | undefined {
 export const claudeHistory: HistoryReader = {
   discover: discoverClaude,
   folderFits,
-  mapper: (session, file, state) =>
-    new ClaudeHistoryMapper(session, file, file.role === "subagent" ? agentTypeOf(file) : undefined, state),
+  mapper: (session, file, state, run) =>
+    new ClaudeHistoryMapper(
+      session,
+      file,
+      file.role === "subagent" ? agentTypeOf(file) : undefined,
+      state,
+      run,
+    ),
   capabilities: CLAUDE_HISTORY_CAPABILITIES,
   notCaptured: CLAUDE_NOT_CAPTURED,
   ownHooks: [

@@ -31,7 +31,7 @@ function output(turn: number): string {
   return words.join(" ");
 }
 
-async function writeTranscript(path: string, mb: number, cwd: string): Promise<number> {
+export async function writeTranscript(path: string, mb: number, cwd: string): Promise<number> {
   const template = readFileSync(FIXTURE, "utf8").split("/home/user/project").join(cwd);
   const out = createWriteStream(path);
   let bytes = 0;

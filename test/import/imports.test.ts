@@ -1,5 +1,5 @@
-// The import room's place in the layering: it uses the core (the one write path) and the providers' catalog
-// (their history readers), and nothing above it; the command line is above it and calls it.
+// The import room's place in the layering: it uses the core (the one write path), the providers' catalog
+// (their history readers) and the events index it updates, and nothing above it; the command line is above it and calls it.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,13 +19,15 @@ function importViolations(file: string, src = readFileSync(file, "utf8")): strin
     const target = spec.startsWith(".") ? relative(SRC, resolve(file, "..", spec)) : spec;
     const room = target.split("/")[0];
     if (room === "core" || room === "providers" || room === "import") continue;
+    // The events index, which an import brings up to date (import.ts).
+    if (target.startsWith("memory/index/")) continue;
     bad.push(`${relative(SRC, file)} imports ${spec}`);
   }
   return bad;
 }
 
 describe("src/import imports", () => {
-  it("only the core, the providers and itself", () => {
+  it("only the core, the providers, the events index and itself", () => {
     const files = readdirSync(ROOM).filter((n) => n.endsWith(".ts"));
     expect(files.length).toBeGreaterThan(3);
     expect(files.flatMap((n) => importViolations(join(ROOM, n)))).toEqual([]);

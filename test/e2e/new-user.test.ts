@@ -7,17 +7,29 @@
  *   run from `proj/src/deep`, act on `proj` (the git root), and the session lands in its archive;
  * - has only Codex installed: `status` shows Codex recording, `record stop` (no --provider) stops it, and the
  *   next real `codex exec` records nothing;
- * - installs the packed package (`npm pack`, then the tarball): its `tapedeck demo` runs the `claude` on the
+ * - installs the packed package (`npm pack` of a fresh clone, then the tarball, into a prefix of its own): it
+ *   runs (`--version`, a hook), needs no workspace package, and its `tapedeck demo` runs the `claude` on the
  *   PATH, and without one says how to install it instead of failing with ENOENT.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runClaude } from "../../src/demo/claude-offline.ts";
 import { CODEX, runOk } from "./agents.ts";
 import { type CliResult, readEventsFile, runCli, snapshot } from "./archive-checks.ts";
+import { AWS_KEY_ID } from "./planted-secrets.ts";
 import { CLI_JS, REPO, type Sandbox, useBuild, useClaudeSandbox } from "./sandboxes.ts";
 
 useBuild();
@@ -115,19 +127,47 @@ describe("a project with only Codex installed (item 11)", () => {
   });
 });
 
-describe("the packed package's demo (item 17)", () => {
+const PACKED_KEY = AWS_KEY_ID;
+
+/** The checkout's own files (tracked, and new ones not ignored) copied to `dir`, node_modules linked in. */
+function freshClone(dir: string): string {
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: REPO,
+    encoding: "utf8",
+  })
+    .split("\0")
+    .filter((f) => f !== "" && existsSync(join(REPO, f)));
+  for (const f of files) cpSync(join(REPO, f), join(dir, f), { recursive: false });
+  expect(existsSync(join(dir, "dist"))).toBe(false);
+  symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"));
+  return dir;
+}
+
+describe("the packed package of a fresh clone: installs, runs, its demo (item 17; issue 41, item 1)", () => {
   let work = "";
   let bin = "";
+  /** The `tapedeck` that `npm install -g .` of the fresh clone put on its prefix's PATH. */
+  let linked = "";
   /** A directory with nothing but `node`: the PATH of a machine without any agent CLI. */
   let nodeOnly = "";
 
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), "tapedeck-packed-"));
+    // Packed from a fresh clone: the checkout's files without dist/ (and node_modules as `npm ci` leaves it).
+    // Packing the checkout itself hid that nothing built dist/ on pack: a 17 kB tarball, no `tapedeck` command.
+    const clone = freshClone(join(work, "clone"));
+    // The README's line, as written: `npm install -g .` in the clone (a link to it; `prepare` builds dist/).
+    execFileSync("npm", ["install", "-g", "--prefix", join(work, "linked"), "--no-audit", "--no-fund", "."], {
+      cwd: clone,
+      stdio: "ignore",
+    });
+    linked = join(work, "linked", "bin", "tapedeck");
     const out = execFileSync("npm", ["pack", "--silent", "--pack-destination", work], {
-      cwd: REPO,
+      cwd: clone,
       encoding: "utf8",
     });
     const tarball = join(work, out.trim().split("\n").at(-1)!);
+    expect(statSync(tarball).size).toBeGreaterThan(1_000_000);
     // --prefer-offline: the dependencies come from the cache `npm ci` filled, so this costs a few seconds.
     execFileSync(
       "npm",
@@ -158,6 +198,57 @@ describe("the packed package's demo (item 17)", () => {
   function packedTapedeck(args: string[], path: string): Promise<CliResult> {
     return runCli(join(bin, "tapedeck"), args, { cwd: work, env: { PATH: path, HOME: join(work, "home") } });
   }
+
+  it("npm install -g . of the fresh clone, as the README says, gives a working tapedeck", async () => {
+    const env = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: join(work, "home") };
+    const res = await runCli(linked, ["--version"], { cwd: work, env });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it("runs from the fresh prefix: --version, and a hook records a redacted prompt", async () => {
+    const env = { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: join(work, "home") };
+    const version = await runCli(join(bin, "tapedeck"), ["--version"], { cwd: work, env });
+    expect(version.code, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).version);
+    const project = join(work, "project");
+    mkdirSync(project);
+    const installed = await runCli(
+      join(bin, "tapedeck"),
+      ["install", "claude", "--yes", "--transport", "command", "--project", project],
+      { cwd: project, env },
+    );
+    expect(installed.code, installed.stderr).toBe(0);
+    // The hook exactly as install wrote it, run as Claude Code runs it: a shell command, the payload on stdin.
+    const settings = JSON.parse(readFileSync(join(project, ".claude", "settings.local.json"), "utf8"));
+    const command: string = settings.hooks.UserPromptSubmit[0].hooks[0].command;
+    expect(command).toContain(join(work, "prefix", "lib", "node_modules", "tapedeck", "dist", "hook.cjs"));
+    const payload = {
+      session_id: "11111111-2222-4333-8444-555555555555",
+      prompt_id: "p1",
+      hook_event_name: "UserPromptSubmit",
+      cwd: project,
+      prompt: `deploy with ${PACKED_KEY}`,
+    };
+    execFileSync("sh", ["-c", command], { cwd: project, env, input: JSON.stringify(payload) });
+    const events = readEventsFile(
+      join(project, ".tapedeck", "claude-sessions", payload.session_id, "events.jsonl"),
+    );
+    expect(events.map((e) => e.kind)).toEqual(["user_prompt"]);
+    expect(JSON.stringify(events)).not.toContain(PACKED_KEY);
+    expect(JSON.stringify(events)).toContain("[REDACTED:");
+  });
+
+  it("needs no workspace package at run time: the redactor is inside its bundles", () => {
+    const installed = join(work, "prefix", "lib", "node_modules", "tapedeck");
+    const names = readdirSync(join(installed, "dist"), { recursive: true, encoding: "utf8" });
+    const requiring = names.filter((n) => {
+      const path = join(installed, "dist", n);
+      return statSync(path).isFile() && readFileSync(path, "utf8").includes("@tapedeck/");
+    });
+    expect(requiring).toEqual([]);
+    expect(existsSync(join(installed, "node_modules", "@tapedeck"))).toBe(false);
+  });
 
   it("is installed without the dev dependencies (no claude of its own)", () => {
     const installed = join(work, "prefix", "lib", "node_modules", "tapedeck");

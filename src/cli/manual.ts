@@ -1,7 +1,8 @@
 // The manual page (dist/tapedeck.1), made at build time from the program itself: each command's own --help
 // text, its examples and exit codes (./help-extras.ts), so the page can never say something the help does
-// not. scripts/man.mjs bundles this module and writes its result.
+// not. scripts/man.mjs bundles this module and writes its result, and the shell completion scripts with it.
 import type { Command } from "commander";
+import { completionScripts } from "./completion-scripts.ts";
 import { addHelpExtras, extraText } from "./help-extras.ts";
 import { HELP_GROUPS } from "./help-groups.ts";
 import { buildProgram } from "./program.ts";
@@ -59,4 +60,9 @@ export async function manualPage(version: string): Promise<string> {
     ".SH SEE ALSO\nREADME.md and docs/ in the package; \\fBtapedeck <command> \\-\\-help\\fR\n",
   );
   return parts.join("");
+}
+
+/** `tapedeck completion`'s scripts (dist/completion/tapedeck.<shell>), from the program with every command. */
+export async function completionFiles(): Promise<Record<string, string>> {
+  return completionScripts(await buildProgram("all"));
 }

@@ -71,11 +71,6 @@ export async function buildProgram(only: string | "all" | undefined): Promise<Co
   });
   // `help [command]` goes with the internal commands, last.
   program.commandsGroup(HELP_GROUPS.at(-1)!.heading).helpCommand(true);
-  // For `tapedeck completion`, which needs every command's options: handed over here, because that command
-  // importing this module would move the entry's own code into a shared chunk (one more file to load on
-  // every start, `--version` included).
-  (program as unknown as Record<symbol, unknown>)[Symbol.for("tapedeck.fullProgram")] = () =>
-    buildProgram("all");
   return program;
 }
 

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fakeSession } from "../helpers/archive-fixture.ts";
 import { CLI, ensureBuilt, runCli } from "../helpers/cli-run.ts";
@@ -27,6 +27,16 @@ function completeBash(script: string, words: string[], home: string, cwd?: strin
 }
 
 describe("tapedeck completion", () => {
+  it("prints the scripts the build made, as they are: the eval line loads no command of the program", () => {
+    // Made on each call, the script loaded every command's module: 1.0 s for every new shell (issue 41, item 11).
+    const home = join(project(), "home");
+    for (const shell of ["bash", "zsh", "fish"]) {
+      const r = runCli(["completion", shell], home);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(readFileSync(join(dirname(CLI), "completion", `tapedeck.${shell}`), "utf8"));
+    }
+  });
+
   it("the bash script loads in bash and completes commands, options, providers and session ids", () => {
     const root = project();
     const home = join(root, "home");

@@ -62,7 +62,15 @@ class Md {
     for (const item of items) {
       if (item.type === "tool") this.call(item, depth);
       else if (item.type === "agent") this.agent(item, depth);
-      else this.out.push(`${"  ".repeat(depth)}- _${printable(item.text)}_ · ${this.when(item.at)}`);
+      else if (item.type === "text") {
+        const indent = "  ".repeat(depth);
+        this.out.push(
+          `${indent}- _Said_ · ${this.when(item.at)}`,
+          "",
+          ...quote(item.text.text, `${indent}  `),
+        );
+        this.out.push(...omittedNote(item.text, `${indent}  `), "");
+      } else this.out.push(`${"  ".repeat(depth)}- _${printable(item.text)}_ · ${this.when(item.at)}`);
     }
   }
 

@@ -17,7 +17,15 @@ import {
   resultText,
   str,
 } from "./tool-text.ts";
-import type { Agent, TimelineEvent, TimelineOptions, ToolCall, Turn, TurnItem } from "./turn-shape.ts";
+import type {
+  Agent,
+  Excerpt,
+  TimelineEvent,
+  TimelineOptions,
+  ToolCall,
+  Turn,
+  TurnItem,
+} from "./turn-shape.ts";
 
 const DEFAULT_EXCERPT = 600;
 
@@ -32,6 +40,8 @@ export class TimelineBuilder implements PlacementReader<TimelineEvent, void> {
   private readonly calls = new Map<CallNode, ToolCall>();
   private readonly agents = new Map<AgentNode, Agent>();
   private readonly agentCosts = new Map<Agent, CostAccumulator>();
+  /** A subagent's latest message while nothing followed it: its answer unless it goes on. */
+  private readonly agentSaid = new Map<Agent, { sequence: number; at: string | null; text: Excerpt }>();
   private turnCost: CostAccumulator;
   private readonly max: number | null;
 
@@ -104,6 +114,7 @@ export class TimelineBuilder implements PlacementReader<TimelineEvent, void> {
     this.calls.clear();
     this.agents.clear();
     this.agentCosts.clear();
+    this.agentSaid.clear();
     this.turnCost = new CostAccumulator(this.options.prices);
     this.onTurn(t);
   }
@@ -133,8 +144,30 @@ export class TimelineBuilder implements PlacementReader<TimelineEvent, void> {
 
   call(e: TimelineEvent, placed: Placed<"call">): void {
     const call = this.newCall(e, true);
-    this.itemsFor(placed).push(call);
+    this.push(placed, call);
     this.calls.set(placed.call, call);
+  }
+
+  /**
+   * An item that follows what the agent said: that text was not its answer (it went on), so it becomes an item
+   * where it happened, before this one. The answer is what is said after the last call.
+   */
+  private push(placed: Placement, item: TurnItem): void {
+    const agent = placed.agent ? this.agents.get(placed.agent) : undefined;
+    const owner = agent ?? this.current!;
+    const said = agent ? this.agentSaid.get(agent) : this.current!.answer;
+    if (said) {
+      owner.items.push({
+        type: "text",
+        sequence: said.sequence,
+        at: said.at,
+        text: said.text,
+        ...(agent ? { agent_id: agent.agent_id } : {}),
+      });
+      owner.answer = null;
+      if (agent) this.agentSaid.delete(agent);
+    }
+    owner.items.push(item);
   }
 
   private newCall(e: TimelineEvent, recorded: boolean): ToolCall {
@@ -159,7 +192,7 @@ export class TimelineBuilder implements PlacementReader<TimelineEvent, void> {
     let call = this.calls.get(placed.call);
     if (!call) {
       call = this.newCall(e, false);
-      this.itemsFor(placed).push(call);
+      this.push(placed, call);
       this.calls.set(placed.call, call);
     }
     if (call.result) {
@@ -198,7 +231,7 @@ export class TimelineBuilder implements PlacementReader<TimelineEvent, void> {
     };
     const parent = node.parent ? this.calls.get(node.parent) : undefined;
     if (parent) parent.agents.push(agent);
-    else this.current!.items.push(agent);
+    else this.push({ ...placed, agent: undefined }, agent);
     this.agents.set(node, agent);
     this.agentCosts.set(agent, new CostAccumulator(this.options.prices));
   }
@@ -219,10 +252,11 @@ export class TimelineBuilder implements PlacementReader<TimelineEvent, void> {
     const agent = placed.agent ? this.agents.get(placed.agent) : undefined;
     if (agent) {
       agent.answer = excerpt(text, this.max);
+      this.agentSaid.set(agent, { sequence: e.sequence, at: e.timestamp, text: agent.answer });
       return;
     }
     const turn = this.current!;
-    // Several messages in one turn (Codex, Gemini): the answer is all of them, in order.
+    // Several messages in a row (no call between them): the answer is all of them, in order.
     const joined = turn.answer ? `${turn.answer.text.text}\n\n${text}` : text;
     const omitted = turn.answer?.text.omitted_chars ?? 0;
     const cut = excerpt(joined, this.max);

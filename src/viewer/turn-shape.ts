@@ -82,7 +82,19 @@ export interface Mark {
   agent_id?: string;
 }
 
-export type TurnItem = ToolCall | Agent | Mark;
+/**
+ * What the agent said before it went on (a text before a tool call): where it happened, not in the answer. The
+ * answer is what it said after its last call.
+ */
+export interface Said {
+  type: "text";
+  sequence: number;
+  at: string | null;
+  text: Excerpt;
+  agent_id?: string;
+}
+
+export type TurnItem = ToolCall | Agent | Mark | Said;
 
 export interface Turn {
   /** 1-based over the session (over the page when it did not start at offset 0) */

@@ -179,7 +179,11 @@ function renderItems(l: Lines, items: TurnItem[], depth: number, o: RenderOption
   for (const item of items) {
     if (item.type === "tool") renderCall(l, item, depth, o);
     else if (item.type === "agent") renderAgent(l, item, depth, o);
-    else if (l.shows(item.kind)) {
+    else if (item.type === "text") {
+      if (!l.shows("assistant_message")) continue;
+      l.line(item.at, depth, s.bold("said"));
+      l.block(depth, item.text);
+    } else if (l.shows(item.kind)) {
       const text = printable(item.text);
       l.line(item.at, depth, item.failure ? s.red(text) : s.dim(`· ${text}`));
     }

@@ -11,7 +11,11 @@ import { makeClaudeHome } from "../../src/demo/claude-offline.ts";
 import { makeCodexHome } from "../../src/demo/codex-offline.ts";
 import { type GeminiMock, startGeminiMock } from "../../src/demo/gemini-mock.ts";
 import { makeGeminiHome } from "../../src/demo/gemini-offline.ts";
-import { type OpenAIResponsesMock, startOpenAIResponsesMock } from "../../src/demo/openai-responses-mock.ts";
+import {
+  type OpenAIResponsesMock,
+  type ResponsesScript,
+  startOpenAIResponsesMock,
+} from "../../src/demo/openai-responses-mock.ts";
 import { type CliResult, runCli } from "./archive-checks.ts";
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -123,9 +127,10 @@ export interface CodexSandbox extends Sandbox {
   mock: OpenAIResponsesMock;
 }
 
-export function useCodexSandbox(prefix: string): CodexSandbox {
+/** `script`: the mock's replies where the test wants its own (a text before a call). */
+export function useCodexSandbox(prefix: string, opts: { script?: ResponsesScript } = {}): CodexSandbox {
   return sandbox<CodexSandbox>(prefix, async (sb) => {
-    sb.mock = await startOpenAIResponsesMock({ port: 0 });
+    sb.mock = await startOpenAIResponsesMock({ port: 0, ...opts });
     Object.assign(sb, makeCodexHome(join(sb.root, "home"), join(sb.root, "project"), sb.mock.url));
     sb.env = { HOME: sb.home, CODEX_HOME: sb.codexHome };
   });

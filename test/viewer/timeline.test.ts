@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { NormalizedEvent } from "../../src/core/archive/event.ts";
 import { recordEvents } from "../../src/core/archive/session-store.ts";
+import { findSession, inspectSession } from "../../src/core/read/sessions.ts";
+import { writeMarkdown } from "../../src/viewer/markdown.ts";
 import {
   type Agent,
   readTimelinePage,
@@ -10,6 +12,7 @@ import {
   type ToolCall,
   type Turn,
 } from "../../src/viewer/timeline.ts";
+import { PLAIN, renderTurn } from "../../src/viewer/turn-text.ts";
 import { eventClock } from "../helpers/event-clock.ts";
 import { spec, useTempProjects } from "../helpers/session.ts";
 
@@ -61,6 +64,59 @@ describe("turns", () => {
     expect(first!.items[0]).toMatchObject({ type: "mark", kind: "session_start" });
     expect(second!.prompt!.text.text).toBe("again");
     expect(second!.index).toBe(2);
+  });
+
+  it("shows each text of the agent where it was said: before its tool call, and the answer after the last one", () => {
+    // An imported transcript holds each text block (the hooks only the last): they used to merge into one
+    // answer, printed above the calls it came before and after (issue 41, item 6).
+    const root = project();
+    const dir = record(root, [
+      ev("user_prompt", "p", { prompt: "look around" }),
+      ev("assistant_message", "a1", { text: "First I list the files." }),
+      ev("tool_call", "c1", { tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "u1" }),
+      ev("tool_result", "r1", { tool_name: "Bash", tool_response: "a.txt", tool_use_id: "u1" }),
+      ev("assistant_message", "a2", { text: "Now I read it." }),
+      ev("tool_call", "c2", { tool_name: "Read", tool_input: { file_path: "a.txt" }, tool_use_id: "u2" }),
+      ev("tool_result", "r2", { tool_name: "Read", tool_response: "hello", tool_use_id: "u2" }),
+      ev("assistant_message", "a3", { text: "It says hello." }),
+      ev("assistant_message", "a4", { text: "That is all." }),
+    ]);
+    const [turn] = turns(dir);
+    expect(turn!.items.map((i) => (i.type === "text" ? `said: ${i.text.text}` : i.type))).toEqual([
+      "said: First I list the files.",
+      "tool",
+      "said: Now I read it.",
+      "tool",
+    ]);
+    expect(turn!.answer!.text.text).toBe("It says hello.\n\nThat is all.");
+    // Each line after its time and offset (24 columns).
+    const shown = renderTurn(turn!, { style: PLAIN, origin: null })
+      .map((l) => l.slice(24).trim())
+      .filter((l) => /^(prompt|said|answer|Bash|Read|│)/.test(l));
+    expect(shown).toEqual([
+      "prompt",
+      "│ look around",
+      "said",
+      "│ First I list the files.",
+      "Bash  ls",
+      "│ a.txt",
+      "said",
+      "│ Now I read it.",
+      "Read  a.txt",
+      "│ hello",
+      "answer",
+      "│ It says hello.",
+      "│",
+      "│ That is all.",
+    ]);
+    const parts: string[] = [];
+    writeMarkdown(inspectSession(findSession(root, "last")), (t) => parts.push(t));
+    const md = parts.join("");
+    const at = (t: string) => md.indexOf(t);
+    expect(at("First I list the files.")).toBeLessThan(at("`ls`"));
+    expect(at("`ls`")).toBeLessThan(at("Now I read it."));
+    expect(at("Now I read it.")).toBeLessThan(at("`a.txt`"));
+    expect(at("`a.txt`")).toBeLessThan(at("**Answer**"));
   });
 
   it("pairs results without an id (Gemini) with the oldest open call of that tool, and merges a second report (Codex)", () => {

@@ -85,7 +85,7 @@ function filterTurn(turn: Turn, kinds: Set<string> | undefined): Turn {
       ? kinds.has("tool_call") || kinds.has(i.result?.ok === false ? "tool_error" : "tool_result")
       : i.type === "agent"
         ? kinds.has("subagent_start")
-        : kinds.has(i.kind);
+        : kinds.has(i.type === "text" ? "assistant_message" : i.kind);
   return {
     ...turn,
     prompt: kinds.has("user_prompt") ? turn.prompt : null,

@@ -312,14 +312,19 @@ export class TimelineBuilder implements PlacementReader<TimelineEvent, void> {
       this.mark(e, placed, `${name ?? e.kind}: ${oneLine(str(p.error) ?? compactJson(p.error), 200)}`);
       return;
     }
+    if (p.task_notification === true) {
+      // The agent's own event: what it said before the report was not its answer, it goes on after it.
+      this.mark(e, placed, taskNotice(str(p.prompt) ?? ""), false, true);
+      return;
+    }
     // What tapedeck itself added to the agent's context is part of the turn, never an unlabelled event.
     const injection = injectionOf(e);
     if (injection) this.mark(e, placed, injectionLine(injection));
     // Other provider events (notifications, batches, expansions) are in the event list, not the turn view.
   }
 
-  private mark(e: TimelineEvent, placed: Placement, text: string, failure = false): void {
-    this.itemsFor(placed).push({
+  private mark(e: TimelineEvent, placed: Placement, text: string, failure = false, settles = false): void {
+    const item: TurnItem = {
       type: "mark",
       kind: e.kind,
       sequence: e.sequence,
@@ -328,6 +333,17 @@ export class TimelineBuilder implements PlacementReader<TimelineEvent, void> {
       text,
       failure,
       ...(e.agent_id ? { agent_id: e.agent_id } : {}),
-    });
+    };
+    if (settles) this.push(placed, item);
+    else this.itemsFor(placed).push(item);
   }
+}
+
+/** `task notification: Agent "x" finished (completed)`: a background task's report, from its tags. */
+function taskNotice(text: string): string {
+  const tag = (name: string) =>
+    new RegExp(`<${name}>([^<]{0,400})</${name}>`).exec(text.slice(0, 8192))?.[1]?.trim() || undefined;
+  const summary = tag("summary") ?? "a background task reported back";
+  const status = tag("status");
+  return `task notification: ${oneLine(summary, 200)}${status ? ` (${oneLine(status, 40)})` : ""}`;
 }

@@ -7,9 +7,14 @@
  * `tapedeck import` brings in its own file, which holds every text; `show` and `export --format md` then
  * print the prompt, that text, the call and its result, and the answer, in that order. They used to merge
  * the text into the answer, printed above the call.
+ *
+ * Item 7: Claude Code hands a background subagent's report back as a `<task-notification>` message that fires
+ * UserPromptSubmit; it is recorded as the agent's own event, out of turn counts and retrieval.
  */
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type Agent, CLAUDE, CODEX, GEMINI, rowsFor, runOk } from "./agents.ts";
+import { readEventsFile } from "./archive-checks.ts";
 import { type Sandbox, useBuild, useCodexSandbox } from "./sandboxes.ts";
 
 useBuild();
@@ -91,3 +96,38 @@ for (const row of rowsFor(ROWS, (r) => r.agent.name)) {
     }, 180_000);
   });
 }
+
+describe("claude: a background subagent's task notification (issue 41, item 7)", () => {
+  const sb = CLAUDE.sandbox("task-notice");
+
+  it("is the agent's own event: no turn, no title, no retrieval run on it; show names it", async () => {
+    const install = await sb.cli(["install", "claude", "--yes", "--retrieval"]);
+    expect(install.code, install.stderr).toBe(0);
+    const first = await runOk(CLAUDE, sb, ["SCENARIO_AGENT_BG echo from the background"]);
+    await runOk(CLAUDE, sb, CLAUDE.resume(first.sessionId!, "SCENARIO_TEXT and then"));
+    const events = readEventsFile(
+      join(sb.projectDir, ".tapedeck", "claude-sessions", first.sessionId!, "events.jsonl"),
+    );
+    const notices = events.filter((e) => e.payload.task_notification === true);
+    // Claude Code delivered the report through UserPromptSubmit: recorded, whole, as its own event.
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.kind).toBe("provider_event");
+    expect(String(notices[0]!.payload.prompt)).toMatch(/^<task-notification>/);
+    const prompts = events.filter((e) => e.kind === "user_prompt" && !e.agent_id);
+    expect(prompts.map((e) => e.payload.prompt)).toEqual([
+      "SCENARIO_AGENT_BG echo from the background",
+      "SCENARIO_TEXT and then",
+    ]);
+    // Retrieval ran once per prompt of the user, never on the notification.
+    const asked = events.filter((e) => e.payload.type === "context_injection");
+    expect(asked.map((e) => e.payload.prompt_event_id)).toEqual(prompts.map((e) => e.event_id));
+    const [listed] = JSON.parse((await sb.cli(["list", "--json"])).stdout);
+    expect(listed.turns).toBe(2);
+    const show = await sb.cli(["show", first.sessionId!]);
+    expect(show.stdout).toContain('task notification: Agent "Run subagent task" finished (completed)');
+    expect(show.stdout).not.toMatch(/prompt\n\s+│ <task-notification>/);
+    expect(show.stdout).toContain("2 turns");
+    const json = JSON.parse((await sb.cli(["show", first.sessionId!, "--json"])).stdout);
+    expect(json.turns).toHaveLength(2);
+  }, 180_000);
+});

@@ -119,6 +119,31 @@ describe("turns", () => {
     expect(at("`a.txt`")).toBeLessThan(at("**Answer**"));
   });
 
+  it("shows a task notification as the agent's own event inside the turn, never as a prompt or a turn", () => {
+    const dir = record(project(), [
+      ev("user_prompt", "p", { prompt: "run it in the background" }),
+      ev("tool_call", "c1", { tool_name: "Agent", tool_input: { prompt: "x" }, tool_use_id: "u1" }),
+      ev("tool_result", "r1", { tool_name: "Agent", tool_response: "launched", tool_use_id: "u1" }),
+      ev("assistant_message", "a1", { text: "Launched it." }),
+      ev("provider_event", "n1", {
+        hook_event_name: "UserPromptSubmit",
+        task_notification: true,
+        prompt:
+          '<task-notification>\n<task-id>abc</task-id>\n<status>completed</status>\n<summary>Agent "x" finished</summary>\n</task-notification>',
+      }),
+      ev("assistant_message", "a2", { text: "It finished." }),
+    ]);
+    const all = turns(dir);
+    expect(all).toHaveLength(1);
+    const [turn] = all;
+    expect(
+      turn!.items.map((i) =>
+        i.type === "tool" ? "tool" : i.type === "text" ? i.text.text : i.type === "mark" ? i.text : i.type,
+      ),
+    ).toEqual(["tool", "Launched it.", 'task notification: Agent "x" finished (completed)']);
+    expect(turn!.answer!.text.text).toBe("It finished.");
+  });
+
   it("pairs results without an id (Gemini) with the oldest open call of that tool, and merges a second report (Codex)", () => {
     const dir = record(project(), [
       ev("user_prompt", "p", { prompt: "x" }),

@@ -106,7 +106,7 @@ const RULES: Record<string, HookRule> = {
       "estimated_cache_write_usd",
     ],
   },
-  UserPromptSubmit: { kind: "user_prompt", fields: ["prompt"], optional: ["prompt"] },
+  UserPromptSubmit: mapPrompt,
   // The slash command as typed; the expanded text arrives as the turn's
   // UserPromptSubmit, so this must not become a second user_prompt.
   UserPromptExpansion: {
@@ -170,6 +170,29 @@ const RULES: Record<string, HookRule> = {
   },
   SessionEnd: { kind: "session_end", fields: ["reason"], terminal: true },
 };
+
+const PROMPT: FieldRule = { kind: "user_prompt", fields: ["prompt"], optional: ["prompt"] };
+
+/**
+ * Claude Code hands a background task's report (a subagent that finished) to the model as a message that fires
+ * UserPromptSubmit like a prompt (2.1.332): `<task-notification>…`. It is the agent's own event, not the user's:
+ * no turn of its own, no title, no retrieval (which runs on user_prompt only). Kept whole, flagged.
+ */
+function mapPrompt(name: string, p: Payload): MappedEvent {
+  if (typeof p.prompt === "string" && p.prompt.trimStart().startsWith("<task-notification>")) {
+    return fromFields(
+      {
+        kind: "provider_event",
+        fields: ["prompt"],
+        extra: { task_notification: true },
+        optional: ["prompt"],
+      },
+      name,
+      p,
+    );
+  }
+  return fromFields(PROMPT, name, p);
+}
 
 function mapToolResult(name: string, p: Payload): MappedEvent {
   const mapped = fromFields(TOOL_RESULT, name, p);

@@ -38,7 +38,8 @@ const EXPECTED_KIND: Record<string, EventKind> = {
   "SubagentStop.json": "subagent_stop",
   "UserPromptExpansion.json": "provider_event",
   "UserPromptSubmit.json": "user_prompt",
-  "UserPromptSubmit.task-notification.json": "user_prompt",
+  // A background task's report, delivered as a prompt: the agent's own event (issue 41, item 7).
+  "UserPromptSubmit.task-notification.json": "provider_event",
 };
 
 describe("normalizeClaudeHook: captured payloads", () => {
@@ -57,6 +58,18 @@ describe("normalizeClaudeHook: captured payloads", () => {
   });
 
   h.itGivesDistinctIds(hookFixtures, "gives every captured event a distinct id");
+
+  it("keeps a task notification whole as the agent's own event, flagged, never as the user's prompt", () => {
+    const { payload, event } = h.expectCaptured("UserPromptSubmit.task-notification.json", "provider_event", [
+      "session_id",
+      "transcript_path",
+      "permission_mode",
+      "cwd",
+    ]);
+    expect(event.payload).toMatchObject({ task_notification: true, prompt: payload.prompt });
+    const typed = h.normalizeOne({ ...payload, prompt: "what did the subagent find?" }).event;
+    expect(typed.kind).toBe("user_prompt");
+  });
 
   it("session_start keeps source, model, cwd and the resume statistics", () => {
     expect(normalizeOne(fixture("SessionStart.json")).event.payload).toEqual({

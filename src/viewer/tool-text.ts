@@ -66,6 +66,12 @@ export function resultText(response: unknown): string {
     }
     const file = fileResultText(r);
     if (file !== undefined) return file;
+    // Gemini's {llmContent, returnDisplay}: what the user saw, else what the model was given.
+    if ("llmContent" in r || "returnDisplay" in r) {
+      const shown = str(r.returnDisplay);
+      if (shown !== undefined) return shown;
+      if (r.llmContent !== undefined) return resultText(r.llmContent);
+    }
     if (Array.isArray(r.content)) return resultText(r.content);
     for (const key of ["output", "text", "result", "message"]) if (typeof r[key] === "string") return r[key];
   }
@@ -110,6 +116,10 @@ export function exitCode(p: Record<string, unknown>): number | null {
   if (typeof p.exit_code === "number" && Number.isInteger(p.exit_code)) return p.exit_code;
   const r = p.tool_response as Record<string, unknown> | undefined;
   if (r && typeof r === "object" && typeof r.exit_code === "number") return r.exit_code as number;
+  // Gemini's shell tool: an `Exit Code: N` line in what the model was given.
+  const gemini =
+    r && typeof r === "object" ? /^Exit Code: (-?\d{1,10})$/m.exec(str(r.llmContent) ?? "") : null;
+  if (gemini) return Number.parseInt(gemini[1]!, 10);
   const m = /^Exit code:? (-?\d{1,10})\b/i.exec(str(p.error) ?? "");
   return m ? Number.parseInt(m[1]!, 10) : null;
 }

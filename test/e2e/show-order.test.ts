@@ -82,6 +82,8 @@ for (const row of rowsFor(ROWS, (r) => r.agent.name)) {
         show.stdout,
       ).toBe(true);
       expect(prompt < said && said < text && text < call && call < answer, show.stdout).toBe(true);
+      // A tool's result is its text (Gemini's was printed as its raw JSON; issue 41, item 12).
+      expect(show.stdout).not.toContain("llmContent");
       // The answer no longer repeats the text that came before the call.
       expect(
         lines.slice(answer).some((l) => l.includes(row.said)),

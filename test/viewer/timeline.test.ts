@@ -144,6 +144,29 @@ describe("turns", () => {
     expect(turn!.answer!.text.text).toBe("It finished.");
   });
 
+  it("shows a Gemini tool result as the text the user saw, with the exit code it names, not as raw JSON", () => {
+    const dir = record(project(), [
+      ev("user_prompt", "p", { prompt: "x" }),
+      ev("tool_call", "c1", { tool_name: "run_shell_command", tool_input: { command: "echo hi" } }),
+      ev("tool_result", "r1", {
+        tool_name: "run_shell_command",
+        tool_response: {
+          llmContent: "<untrusted_context>\nOutput: hi\nProcess Group PGID: 7\n</untrusted_context>",
+          returnDisplay: "hi",
+        },
+      }),
+      ev("tool_call", "c2", { tool_name: "run_shell_command", tool_input: { command: "exit 3" } }),
+      ev("tool_result", "r2", {
+        tool_name: "run_shell_command",
+        tool_response: { llmContent: "Output: oops\nExit Code: 3\nProcess Group PGID: 8" },
+      }),
+    ]);
+    const [ok, failed] = tools(turns(dir)[0]!);
+    expect(ok!.result!.excerpt.text).toBe("hi");
+    expect(failed!.result).toMatchObject({ exit_code: 3 });
+    expect(failed!.result!.excerpt.text).toBe("Output: oops\nExit Code: 3\nProcess Group PGID: 8");
+  });
+
   it("pairs results without an id (Gemini) with the oldest open call of that tool, and merges a second report (Codex)", () => {
     const dir = record(project(), [
       ev("user_prompt", "p", { prompt: "x" }),

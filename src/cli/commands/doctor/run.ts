@@ -4,6 +4,7 @@
 // problem the fix). Exit 0 when nothing is wrong, 1 when a problem was found
 // (warnings alone do not fail).
 import { loadConfig, type ProviderConfig } from "../../../core/archive/config.ts";
+import { sessionsInScope } from "../../../core/read/session-scope.ts";
 import { installable, providerEntry } from "../../../providers/catalog.ts";
 import type { ProviderInstaller } from "../../../providers/installer.ts";
 import { projectFromOption, providersIn } from "../../common.ts";
@@ -100,6 +101,45 @@ async function providerReport(
   return { provider, ok: !checks.some((c) => c.status === "fail"), checks };
 }
 
+/**
+ * No agent's hooks in this project. With sessions in its archive (imported, or recorded before an uninstall)
+ * nothing is wrong: they are read as they are, and the report says what is and is not installed. With none,
+ * tapedeck has nothing here, which is the problem doctor reports.
+ */
+function notInstalled(project: string, only: string | undefined): ProviderReport {
+  const [first, ...rest] = installable();
+  const counts = new Map<string, number>();
+  for (const s of sessionsInScope({ project, ...(only ? { provider: only } : {}) })) {
+    const provider = s.manifest.provider ?? "unknown";
+    counts.set(provider, (counts.get(provider) ?? 0) + 1);
+  }
+  if (counts.size === 0) {
+    return {
+      provider: "none",
+      ok: false,
+      checks: [
+        check("config", "fail", `tapedeck is not installed in ${project}`, [
+          `tapedeck install ${first}   (or ${rest.join(", ")})`,
+        ]),
+      ],
+    };
+  }
+  const archived = [...counts].map(([p, n]) => `${n} ${providerName(p)} session${n === 1 ? "" : "s"}`);
+  const missing = only ? [only] : installable();
+  return {
+    provider: "none",
+    ok: true,
+    checks: [
+      check("archive", "ok", `${archived.join(", ")} in .tapedeck/ (imported or recorded before)`),
+      check(
+        "config",
+        "ok",
+        `no hooks installed (${missing.map(providerName).join(", ")}): new sessions are not recorded; \`tapedeck install ${missing[0]}\` records them`,
+      ),
+    ],
+  };
+}
+
 export async function runDoctor(opts: DoctorOpts): Promise<DoctorReport> {
   const project = projectFromOption(opts.project);
   const config = loadConfig(project);
@@ -108,18 +148,7 @@ export async function runDoctor(opts: DoctorOpts): Promise<DoctorReport> {
   for (const provider of providers) {
     reports.push(await providerReport(project, provider, config?.providers[provider], opts));
   }
-  if (providers.length === 0) {
-    const [first, ...rest] = installable();
-    reports.push({
-      provider: "none",
-      ok: false,
-      checks: [
-        check("config", "fail", `tapedeck is not installed in ${project}`, [
-          `tapedeck install ${first}   (or ${rest.join(", ")})`,
-        ]),
-      ],
-    });
-  }
+  if (providers.length === 0) reports.push(notInstalled(project, opts.provider));
   const diagnostics = checkDiagnostics(project);
   if (diagnostics && reports[0]) reports[0].checks.push(diagnostics);
   const disk = checkDiskUsage(project);

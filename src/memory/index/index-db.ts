@@ -14,7 +14,7 @@ import {
 
 export const INDEX_FILE = "index.sqlite";
 /** Bumped when the tables or the extracted text change: an older index is rebuilt, never migrated (it is derived). */
-export const INDEX_SCHEMA_VERSION = 3;
+export const INDEX_SCHEMA_VERSION = 4;
 
 export function indexPath(projectRoot: string): string {
   return join(tapedeckDir(projectRoot), INDEX_FILE);

@@ -64,14 +64,18 @@ function bounded(s: string, max: number): string {
   return s.slice(0, cut);
 }
 
-/** The string, number and boolean values of a JSON value, one per line, in order, within `max` characters. */
+/**
+ * The string and number values of a JSON value, one per line, in order, within `max` characters. Not its
+ * booleans: a tool response's flags (Claude's `interrupted`, `isImage`, `noOutputExpected`) made snippets of
+ * `false false false`, and nobody searches for a flag's value.
+ */
 function flatten(value: unknown, max: number): string {
   const out: string[] = [];
   let length = 0;
   let count = 0;
   const walk = (v: unknown, depth: number): void => {
     if (length >= max || count >= MAX_VALUES || depth > MAX_DEPTH) return;
-    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") {
+    if (typeof v === "string" || typeof v === "number") {
       const s = bounded(String(v), max - length);
       out.push(s);
       length += s.length + 1;

@@ -2,6 +2,22 @@ import { describe, expect, it } from "vitest";
 import { searchableText } from "../../../src/memory/index/index-text.ts";
 
 describe("searchableText", () => {
+  it("leaves a tool response's flags out: no snippet of `false false false` (issue 41, item 12)", () => {
+    const body = searchableText("tool_result", {
+      tool_name: "Bash",
+      tool_input: { command: "make" },
+      tool_response: {
+        stdout: "built",
+        stderr: "",
+        interrupted: false,
+        isImage: false,
+        noOutputExpected: false,
+      },
+    }).body;
+    expect(body).toBe("Bash\nmake\nbuilt\n");
+    expect(body).not.toMatch(/false|true/);
+  });
+
   it("takes a prompt's and an answer's text, a tool's name, input and output", () => {
     expect(searchableText("user_prompt", { prompt: "hello there", model: "x" }).body).toBe("hello there");
     expect(searchableText("assistant_message", { text: "done", hook_event_name: "Stop" }).body).toBe("done");
@@ -10,7 +26,7 @@ describe("searchableText", () => {
       tool_input: { command: "ls -la src/core", description: "List" },
       tool_response: { stdout: "store.ts\nscan.ts", stderr: "", interrupted: false },
     });
-    expect(tool.body).toBe("Bash\nls -la src/core\nList\nstore.ts\nscan.ts\n\nfalse");
+    expect(tool.body).toBe("Bash\nls -la src/core\nList\nstore.ts\nscan.ts\n");
     expect(searchableText("tool_error", { tool_name: "Edit", error: "no match" }).body).toBe(
       "Edit\nno match",
     );

@@ -170,12 +170,19 @@ function report(
   sayskipped(result?.skipped ?? plan.skipped);
 }
 
+/** `2026-12-01 10:00 → 2026-12-02 11:00`; one end when the other is unknown, nothing when both are. */
 function range(first: string | undefined | null, last: string | undefined | null): string {
-  const day = (t: string | undefined | null) => (t ? t.replace("T", " ").slice(0, 16) : "?");
-  return `${day(first)} → ${day(last)}`;
+  const day = (t: string | undefined | null) => (t ? t.replace("T", " ").slice(0, 16) : "");
+  const [a, b] = [day(first), day(last)];
+  return a && b ? `${a} → ${b}` : a || b;
 }
 
 function sayPlan(plan: ImportPlan): void {
+  if (plan.sessions.length === 0) {
+    // Everything found was imported before: an empty plan printed `0 session(s), 0 B, ? → ?`.
+    say(`Nothing to import: ${plan.unchanged} session(s) imported before and unchanged since\n`);
+    return;
+  }
   const bytes = plan.sessions.reduce((n, s) => n + s.bytes, 0);
   const firsts = plan.sessions
     .map((s) => s.session.firstAt)
@@ -186,7 +193,7 @@ function sayPlan(plan: ImportPlan): void {
     .filter(Boolean)
     .sort();
   say(
-    `Would import ${plan.sessions.length} session(s), ${formatBytes(bytes)}, ${range(firsts[0], lasts[lasts.length - 1])}:\n`,
+    `Would import ${plan.sessions.length} session(s), ${[formatBytes(bytes), range(firsts[0], lasts.at(-1))].filter(Boolean).join(", ")}:\n`,
   );
   for (const s of plan.sessions) {
     const row = [
@@ -194,7 +201,7 @@ function sayPlan(plan: ImportPlan): void {
       storedId(s.session.sessionId),
       s.resumed ? `${s.status}, resuming an interrupted import` : s.status,
       formatBytes(s.bytes),
-      range(s.session.firstAt, s.session.lastAt),
+      range(s.session.firstAt, s.session.lastAt) || "no time recorded",
       s.project,
     ];
     say(`  ${row.map(printable).join("  ")}\n`);

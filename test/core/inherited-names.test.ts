@@ -93,6 +93,9 @@ describe("a name spelled like an object's own member", () => {
         error: null,
         matched: null,
         truncated: false,
+        threshold: null,
+        scores: [],
+        best_score: null,
       };
       expect(injectionHeadline(view), name).toBe(`memory: ${name.replace(/_/g, " ")}, nothing injected`);
     }

@@ -37,6 +37,11 @@ export interface InjectionView {
   /** Items that matched before the gate and the budget (when the recorder counted them). */
   matched: number | null;
   truncated: boolean;
+  /** The score an item needed, and what each given item scored (in item_ids' order). */
+  threshold: number | null;
+  scores: number[];
+  /** The best score of any item for the prompt (null when none held a word of it, or not recorded). */
+  best_score: number | null;
 }
 
 function str(value: unknown): string | null {
@@ -62,7 +67,27 @@ export function injectionOf(e: {
     error: str(p.error),
     matched: typeof p.matched === "number" ? p.matched : null,
     truncated: p.truncated === true,
+    threshold: num(p.threshold),
+    scores: Array.isArray(p.scores) ? p.scores.filter((x): x is number => num(x) !== null) : [],
+    best_score: num(p.best_score),
   };
+}
+
+function num(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+const score = (n: number) => n.toFixed(2);
+
+/** `scores 0.82, 0.64 ≥ threshold 0.50`, `best score 0.31 < threshold 0.50`: why retrieval decided so. */
+function scoreText(v: InjectionView): string {
+  if (v.threshold === null) return "";
+  const t = `threshold ${score(v.threshold)}`;
+  if (v.outcome === "injected" && v.scores.length > 0)
+    return `scores ${v.scores.map(score).join(", ")} ≥ ${t}`;
+  if (v.outcome === "nothing_relevant")
+    return v.best_score === null ? `no item shares a word, ${t}` : `best score ${score(v.best_score)} < ${t}`;
+  return "";
 }
 
 function sizeText(n: number): string {
@@ -80,10 +105,12 @@ const OUTCOME_TEXT = new Map([
 export function injectionHeadline(v: InjectionView): string {
   if (v.outcome === "injected") {
     const n = v.item_ids.length;
-    return `memory injected: ${n} item${n === 1 ? "" : "s"}, ${sizeText(v.bytes)}${v.truncated ? " (cut to the budget)" : ""}`;
+    const scores = scoreText(v);
+    return `memory injected: ${n} item${n === 1 ? "" : "s"}, ${sizeText(v.bytes)}${v.truncated ? " (cut to the budget)" : ""}${scores ? ` (${scores})` : ""}`;
   }
   const why = `${OUTCOME_TEXT.get(v.outcome) ?? v.outcome.replace(/_/g, " ")}${v.error ? ` (${v.error})` : ""}`;
-  return `memory: ${why}, nothing injected`;
+  const scores = scoreText(v);
+  return `memory: ${why}${scores ? ` (${scores})` : ""}, nothing injected`;
 }
 
 /** The headline with the items' ids and the query, for a line that has room for them. */

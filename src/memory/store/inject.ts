@@ -39,6 +39,8 @@ export interface Retrieval {
   budget_bytes: number;
   /** The score an item needed. */
   threshold: number;
+  /** The best score of any item for this prompt, passed or not (null: no item held a word of it). */
+  best_score: number | null;
   /** Items relevant to the prompt (over the threshold), given now or before. */
   matched: number;
   /** Relevant items left out because this session was given them already. */
@@ -133,6 +135,7 @@ function injectionEvent(
     item_ids: r?.item_ids ?? [],
     scores: r?.scores ?? [],
     matched: r?.matched ?? 0,
+    best_score: r?.best_score ?? null,
     skipped_repeat_ids: r?.skipped_repeat_ids ?? [],
     truncated: r?.truncated ?? false,
     query: r?.query || null,

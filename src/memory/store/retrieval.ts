@@ -373,10 +373,12 @@ function relevantItems(
   index: TermIndex,
   terms: readonly Term[],
   threshold: number,
-): Array<{ item: MemoryItem; score: number }> {
+): { relevant: Array<{ item: MemoryItem; score: number }>; best: number | null } {
   const { candidates } = scoreCandidates(terms, index);
+  // The best score, passed or not: what "nothing relevant" is measured against the threshold by.
+  const best = candidates.length > 0 ? round(Math.max(...candidates.map((c) => c.coverage))) : null;
   const passed = gate(candidates, { threshold, max: MAX_INJECTED_ITEMS * 2 });
-  if (passed.length === 0) return [];
+  if (passed.length === 0) return { relevant: [], best };
   const idOf = index.ids(passed.map((c) => c.rowid));
   // Only items whose proof holds reach the agent: one changed outside tapedeck is left out (memory verify says it).
   const found = entry.store.get(passed.flatMap((c) => idOf.get(c.rowid) ?? []));
@@ -390,7 +392,7 @@ function relevantItems(
     out.push({ item, score: round(c.coverage) });
     if (out.length >= MAX_INJECTED_ITEMS) break;
   }
-  return out;
+  return { relevant: out, best };
 }
 
 function round(score: number): number {
@@ -416,18 +418,19 @@ export function retrieve(projectRoot: string, prompt: string, opts: RetrieveOpti
     budget_bytes: budget,
     threshold,
     matched: 0,
+    best_score: null,
     truncated: false,
     skipped_repeat_ids: [],
   };
   if (terms.length === 0) return none;
   const entry = memoryOf(projectRoot);
   if (!entry) return none;
-  const relevant = relevantItems(entry, termIndexOf(projectRoot, entry), terms, threshold);
-  if (relevant.length === 0) return none;
+  const { relevant, best } = relevantItems(entry, termIndexOf(projectRoot, entry), terms, threshold);
+  if (relevant.length === 0) return { ...none, best_score: best };
   const given = opts.exclude ?? { has: () => false };
   const fresh = relevant.filter((r) => !given.has(r.item.id));
   const repeats = relevant.filter((r) => given.has(r.item.id)).map((r) => r.item.id);
-  const base = { ...none, matched: relevant.length, skipped_repeat_ids: repeats };
+  const base = { ...none, best_score: best, matched: relevant.length, skipped_repeat_ids: repeats };
   if (fresh.length === 0) return { ...base, outcome: "repeats_only" };
   const composed = composeContext(
     fresh.map((r) => r.item),

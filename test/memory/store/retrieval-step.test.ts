@@ -27,6 +27,7 @@ const FOUND: Retrieval = {
   bytes: Buffer.byteLength(wrapInjected("the deploy key rotates on Fridays", ["m1-aaa"])),
   item_ids: ["m1-aaa"],
   scores: [0.8],
+  best_score: 0.8,
   query: '"deploy" OR "key"',
   budget_bytes: 4096,
   threshold: 0.5,

@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { injectionHeadline, injectionOf } from "../../../src/core/ports/injection.ts";
 import {
   hasInjected,
   parseInjected,
@@ -44,6 +45,32 @@ describe("retrieval", () => {
     expect(found.bytes).toBe(Buffer.byteLength(found.text));
     expect(found.bytes).toBeLessThanOrEqual(4096);
     expect(stripInjected(`${found.text}\nnext question`)).toBe("next question");
+  });
+
+  it("says the scores beside the threshold: each given item's, and the best one when nothing passed", () => {
+    // "nothing relevant" gave no way to tell a near miss from no match at all (issue 41, item 9).
+    const fact = item("Deploy key rotation", "The staging deploy key rotates every Friday at 17:00 UTC.");
+    const root = withMemory([fact, item("Lint setup", "biome formats the code.")]);
+    const found = retrieve(root, "When does the staging deploy key rotate?");
+    const given = injectionOf({ kind: "provider_event", payload: { type: "context_injection", ...found } })!;
+    expect(injectionHeadline(given)).toMatch(
+      /^memory injected: 1 item, .* \(scores [01]\.\d\d ≥ threshold 0\.50\)$/,
+    );
+    const near = retrieve(root, "staging lunch menu for the whole team on Friday afternoon");
+    expect(near.outcome).toBe("nothing_relevant");
+    expect(near.best_score).toBeGreaterThan(0);
+    expect(near.best_score).toBeLessThan(near.threshold);
+    const missed = injectionOf({ kind: "provider_event", payload: { type: "context_injection", ...near } })!;
+    expect(injectionHeadline(missed)).toBe(
+      `memory: nothing relevant (best score ${near.best_score!.toFixed(2)} < threshold 0.50), nothing injected`,
+    );
+    const none = retrieve(root, "quantum chromodynamics");
+    expect(none.best_score).toBeNull();
+    expect(
+      injectionHeadline(
+        injectionOf({ kind: "provider_event", payload: { type: "context_injection", ...none } })!,
+      ),
+    ).toBe("memory: nothing relevant (no item shares a word, threshold 0.50), nothing injected");
   });
 
   it("no memory yet: nothing, and no file is created", () => {

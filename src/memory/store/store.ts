@@ -251,6 +251,13 @@ class SqliteMemoryStore implements MemoryStore {
     return this.guard(() => {
       if (q.match === "") return this.filtered(filter, limit);
       const hits = this.words(q.match, filter, limit);
+      // The set's label (`promote --title`) is not in the word index: an item is found by it too.
+      if (hits.length < limit && this.format >= 2 && q.terms.length > 0) {
+        const floor = Math.min(0, ...hits.map((h) => h.score));
+        const seen = hits.map((h) => h.id);
+        for (const h of this.labelled(q.terms, filter, limit - hits.length, seen))
+          hits.push({ ...h, score: floor - 0.5 });
+      }
       // As the events index: fragments of identifiers and paths, or anything when the words found nothing.
       if (hits.length < limit && q.trigram && (q.identifiers || hits.length === 0)) {
         const seen = hits.map((h) => h.id);
@@ -329,6 +336,20 @@ class SqliteMemoryStore implements MemoryStore {
       const row = rows.get(r.rid);
       return row ? [this.hit(row, -r.rank, fragmentSnippet(row.body, terms))] : [];
     });
+  }
+
+  /** Items whose set label holds every term (case-insensitive), newest first. */
+  private labelled(terms: string[], filter: Filter, limit: number, exclude: string[]): MemoryHit[] {
+    const words = terms.map((t) => t.toLowerCase()).filter((t) => t !== "");
+    if (words.length === 0 || limit <= 0) return [];
+    const held = words.map(() => " AND instr(lower(i.label), ?) > 0").join("");
+    const sql =
+      `SELECT ${this.columns} FROM items i WHERE i.label IS NOT NULL${held}${filter.sql} ` +
+      "AND i.id NOT IN (SELECT value FROM json_each(?)) ORDER BY i.rowid DESC LIMIT ?";
+    const rows = this.db
+      .prepare(sql)
+      .all(...words, ...filter.params, JSON.stringify(exclude), limit) as Row[];
+    return rows.map((r) => this.hit(r, 0, `«${r.label}» ${headOf(r.body)}`));
   }
 
   private filtered(filter: Filter, limit: number): MemoryHit[] {

@@ -3,6 +3,7 @@
 import { relative } from "node:path";
 import { fields } from "../core/base/printable.ts";
 import type { Candidate, Plan, Protected, Removal } from "../core/read/retention.ts";
+import { statusWord } from "../core/read/session-status.ts";
 import { CliError, confirm, EXIT, formatBytes, printJson, say } from "./common.ts";
 import { io } from "./io.ts";
 
@@ -18,6 +19,8 @@ function row(project: string, c: Candidate): Record<string, unknown> {
     session_id: m.session_id,
     provider: m.provider,
     status: m.status,
+    // The word list shows (failed outranks complete): the same session reads the same everywhere.
+    shown_status: statusWord(m),
     last_event_at: m.last_event_at ?? m.ended_at ?? m.started_at,
     bytes: c.bytes,
     path: relative(project, c.ref.dir) || c.ref.dir,
@@ -32,7 +35,7 @@ function preview(plan: Plan, verb: string): void {
   for (const c of plan.remove) {
     const m = c.ref.manifest;
     const when = (m.last_event_at ?? m.ended_at ?? m.started_at).slice(0, 10);
-    say(fields`  ${m.session_id}  ${m.provider}  ${m.status}  ${when}  ${formatBytes(c.bytes)}\n`);
+    say(fields`  ${m.session_id}  ${m.provider}  ${statusWord(m)}  ${when}  ${formatBytes(c.bytes)}\n`);
   }
   for (const k of plan.kept) say(fields`  kept: ${k.ref.manifest.session_id} (${k.reason})\n`);
   say(`${verb} ${plan.remove.length} session(s), ${formatBytes(plan.bytes)}\n`);

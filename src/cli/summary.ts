@@ -1,6 +1,7 @@
 import { relative } from "node:path";
 import { READ_ONLY_BY_REQUEST } from "../core/archive/recovery.ts";
 import { printable } from "../core/base/printable.ts";
+import { statusWord } from "../core/read/session-status.ts";
 import type { SessionSummary } from "../core/read/sessions.ts";
 import { unknownCounts } from "../core/read/usage-facts.ts";
 import { usageFactsOf } from "../providers/usage-facts.ts";
@@ -115,7 +116,12 @@ export function renderSummary(s: SessionSummary, projectRoot: string, options: S
   const status =
     s.status === "incomplete"
       ? `incomplete (${printable(s.incomplete_reason ?? "no terminal event")})`
-      : printable(s.status);
+      : printable(
+          statusWord({
+            status: s.status,
+            failure: (s.manifest as { failure?: unknown } | undefined)?.failure,
+          }),
+        );
   const heading = options.details
     ? `Session ${id} · ${printable(providerName(s.provider))}`
     : "Session recorded";

@@ -6,6 +6,7 @@
 import type { Command } from "commander";
 import { printable } from "../../core/base/printable.ts";
 import { type ScopedSession, sessionsInScope } from "../../core/read/session-scope.ts";
+import { statusWord } from "../../core/read/session-status.ts";
 import { totalTokens } from "../../core/read/usage-facts.ts";
 import { usageFactsOf } from "../../providers/usage-facts.ts";
 import { summarizeManifest } from "../../viewer/session-summary.ts";
@@ -74,8 +75,7 @@ function row(s: ScopedSession, withProject: boolean): string[] {
   const t = sum.tokens;
   // Each token once: where input includes the cache reads (Codex, Gemini), they are not added again.
   const tokens = t ? compactCount(totalTokens(usageFactsOf(m.provider), t)) : "—";
-  // A turn that failed (Claude's StopFailure: the API call failed) outranks "complete": the session ended, badly.
-  const status = sum.failed ? "failed" : String(m.status);
+  const status = statusWord(m);
   // Every cell comes from a manifest on disk: one line each, no control characters.
   const cells = [
     m.provider_session_id ?? m.session_id,

@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { EVENT_KINDS } from "../../core/archive/kinds.ts";
 import { printable, printableJson } from "../../core/base/printable.ts";
 import type { ScopedSession } from "../../core/read/session-scope.ts";
+import { statusWord } from "../../core/read/session-status.ts";
 import { emptyUsage } from "../../core/read/timeline/usage.ts";
 import { subagentToolsOf } from "../../providers/catalog.ts";
 import { CostAccumulator, formatCost, type PriceTable } from "../../usage/pricing.ts";
@@ -179,7 +180,7 @@ class ShowRun {
     const id = printable(m.provider_session_id ?? m.session_id);
     const started = printable(String(m.started_at)).replace("T", " ").slice(0, 23);
     this.out(
-      `${this.style.bold(`Session ${id}`)}${this.style.dim(` · ${printable(providerName(m.provider))} · ${printable(String(m.status))} · started ${started} UTC`)}\n`,
+      `${this.style.bold(`Session ${id}`)}${this.style.dim(` · ${printable(providerName(m.provider))} · ${printable(statusWord(m))} · started ${started} UTC`)}\n`,
     );
     this.out(
       this.style.dim(

@@ -136,7 +136,9 @@ function wordsKind(key: string): string | null {
   if (last === "key") {
     if (prev === undefined) return null;
     if (prev === "api" || prev === "subscription" || prev === "xapi") return "api_key";
-    if (prev === "access") return "access_key";
+    // AWS's own name for its secret key (`aws_secret_access_key`, `AWS_SECRET_ACCESS_KEY`, S3 tools'
+    // `secret_access_key`): labelled as the same secret found beside its key id, one label everywhere.
+    if (prev === "access") return words.at(-3) === "secret" ? "aws_secret_access_key" : "access_key";
     if (prev === "private") return "private_key";
     return KEY_QUALIFIERS.has(prev) ? "secret_key" : null;
   }

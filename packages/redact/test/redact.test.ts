@@ -83,8 +83,10 @@ const discordId = b64url(String(100000000000000000n + BigInt(Math.floor(rnd() * 
 const SAMPLES: Sample[] = [
   token("AWS access key id", "aws_access_key_id", J("AK", "IA") + gen(UPPER + "234567", 16)),
   token("AWS temporary key id", "aws_access_key_id", J("AS", "IA") + gen(UPPER + DIGITS, 16)),
-  line(framed("AWS secret key (labelled)", "access_key", "aws_secret_access_key = ", gen(B64, 40))),
-  line(framed("AWS secret key (env)", "access_key", "AWS_SECRET_ACCESS_KEY=", gen(B64, 40))),
+  line(
+    framed("AWS secret key (labelled)", "aws_secret_access_key", "aws_secret_access_key = ", gen(B64, 40)),
+  ),
+  line(framed("AWS secret key (env)", "aws_secret_access_key", "AWS_SECRET_ACCESS_KEY=", gen(B64, 40))),
   token("GitHub classic PAT", "github_token", J("gh", "p_") + mixed(36)),
   token("GitHub OAuth token", "github_token", J("gh", "o_") + mixed(36)),
   token("GitHub user-to-server", "github_token", J("gh", "u_") + mixed(36)),

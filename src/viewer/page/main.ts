@@ -56,7 +56,17 @@ function badges(s: SessionListItem): HTMLElement[] {
   return out;
 }
 
-function sessionItem(s: SessionListItem, open: boolean, nested = false): HTMLElement {
+/** A project's name as the list shows it: its directory's own name. */
+function projectName(path: string): string {
+  return (
+    path
+      .replace(/[\\/]+$/, "")
+      .split(/[\\/]/)
+      .at(-1) || path
+  );
+}
+
+function sessionItem(s: SessionListItem, open: boolean, nested = false, withProject = false): HTMLElement {
   const item = h(
     "a",
     {
@@ -70,7 +80,7 @@ function sessionItem(s: SessionListItem, open: boolean, nested = false): HTMLEle
     h(
       "div",
       { class: "meta" },
-      `${s.provider} · ${s.started_at.replace("T", " ").slice(0, 16)} · ${s.turns} turn${s.turns === 1 ? "" : "s"} · ${s.tool_errors} err · ${compact(s.tokens)} tok`,
+      `${withProject ? `${projectName(s.project)} · ` : ""}${s.provider} · ${s.started_at.replace("T", " ").slice(0, 16)} · ${s.turns} turn${s.turns === 1 ? "" : "s"} · ${s.tool_errors} err · ${compact(s.tokens)} tok`,
     ),
     h("div", { class: "badges" }, ...badges(s)),
   );
@@ -127,6 +137,8 @@ class App {
     "aria-label": "provider",
   }) as HTMLSelectElement;
   private readonly status = h("select", { id: "f-status", "aria-label": "status" }) as HTMLSelectElement;
+  /** Shown only when the sessions come from more than one project (`view --all-projects`). */
+  private readonly project = h("select", { id: "f-project", "aria-label": "project" }) as HTMLSelectElement;
   private readonly since = h("input", {
     type: "date",
     id: "f-since",
@@ -138,7 +150,7 @@ class App {
 
   async mount(): Promise<void> {
     const app = document.getElementById("app")!;
-    const filters = h("div", { class: "filters" }, this.provider, this.status, this.since);
+    const filters = h("div", { class: "filters" }, this.project, this.provider, this.status, this.since);
     const side = h(
       "aside",
       { class: "side" },
@@ -162,7 +174,7 @@ class App {
       clearTimeout(this.searchTimer);
       this.searchTimer = window.setTimeout(() => void this.runSearch(), 200);
     });
-    for (const f of [this.provider, this.status, this.since])
+    for (const f of [this.project, this.provider, this.status, this.since])
       f.addEventListener("change", () => this.renderList());
     window.addEventListener("hashchange", () => void this.route());
     document.addEventListener("keydown", (ev) => this.onKey(ev));
@@ -183,12 +195,23 @@ class App {
     };
     opts(this.provider, "every provider", [...new Set(this.st.sessions.map((s) => s.provider))].sort());
     opts(this.status, "every status", [...new Set(this.st.sessions.map((s) => s.status))].sort());
+    const projects = [...new Set(this.st.sessions.map((s) => s.project))].sort();
+    this.project.hidden = projects.length < 2;
+    this.project.append(
+      h("option", { value: "" }, "every project"),
+      ...projects.map((p) => h("option", { value: p, title: p }, projectName(p))),
+    );
+  }
+
+  private manyProjects(): boolean {
+    return !this.project.hidden;
   }
 
   private filtered(): SessionListItem[] {
     const since = this.since.value ? Date.parse(this.since.value) : Number.NaN;
     return this.st.sessions.filter(
       (s) =>
+        (!this.project.value || s.project === this.project.value) &&
         (!this.provider.value || s.provider === this.provider.value) &&
         (!this.status.value || s.status === this.status.value) &&
         (!Number.isFinite(since) || Date.parse(s.started_at) >= since),
@@ -210,10 +233,10 @@ class App {
     const shownKeys = new Set(shown.map((s) => s.key));
     for (const s of shown) {
       if (s.baseline_key !== null && shownKeys.has(s.baseline_key)) continue;
-      this.list.append(sessionItem(s, s.key === this.st.openKey));
+      this.list.append(sessionItem(s, s.key === this.st.openKey, false, this.manyProjects()));
       for (const key of s.replay_keys) {
         const run = shown.find((x) => x.key === key);
-        if (run) this.list.append(sessionItem(run, run.key === this.st.openKey, true));
+        if (run) this.list.append(sessionItem(run, run.key === this.st.openKey, true, this.manyProjects()));
       }
     }
     if (this.st.sessions.length === 0)

@@ -5,6 +5,8 @@
 //
 // The program reads process.env and the working directory where the binary would, so a run sets both for its
 // duration and puts them back after: runs in one file go one at a time (vitest runs a file's tests in order).
+// The variables are set in the process's own environment, not in a copy put in process.env's place: Node reads
+// some of them from there (os.tmpdir() TMPDIR, os.homedir() HOME, the clock TZ), never from the object.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
@@ -15,6 +17,8 @@ import type { CliResult } from "./cli-run.ts";
 export interface ProgramOptions {
   /** Set over the test process's own environment for the run. */
   env?: Record<string, string | undefined>;
+  /** false: the run sees `env` alone, as a child started with exactly that environment would. */
+  inheritEnv?: boolean;
   /** The working directory of the run (the test process's own by default). */
   cwd?: string;
   /** What the command reads on stdin: never a terminal. */
@@ -41,10 +45,9 @@ export async function runProgram(args: string[], opts: ProgramOptions = {}): Pro
   const stdin = Readable.from([Buffer.from(opts.stdin ?? "")]) as InStream;
   stdin.isTTY = false;
   const streams: Io = { stdin, stdout: out.stream, stderr: err.stream };
-  const savedEnv = process.env;
+  const savedEnv = { ...process.env };
   const savedCwd = process.cwd();
-  process.env = { ...savedEnv, ...opts.env };
-  for (const [k, v] of Object.entries(opts.env ?? {})) if (v === undefined) delete process.env[k];
+  setEnv({ ...(opts.inheritEnv === false ? {} : savedEnv), ...opts.env });
   try {
     if (opts.cwd) process.chdir(opts.cwd);
     const code = await main(["node", "tapedeck", ...args], streams);
@@ -53,9 +56,15 @@ export async function runProgram(args: string[], opts: ProgramOptions = {}): Pro
     return { code, stdout: out.text(), stderr: err.text() };
   } finally {
     process.chdir(savedCwd);
-    process.env = savedEnv;
+    setEnv(savedEnv);
     running = false;
   }
+}
+
+/** Makes the process's environment exactly `env` (an undefined value: the variable unset). */
+function setEnv(env: Record<string, string | undefined>): void {
+  for (const k of Object.keys(process.env)) if (env[k] === undefined) delete process.env[k];
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && process.env[k] !== v) process.env[k] = v;
 }
 
 /**

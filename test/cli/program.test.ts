@@ -1,11 +1,14 @@
 // The in-process harness (test/helpers/program.ts) answers what the binary answers: the same exit code,
 // stdout and stderr for the same arguments, so a test of a command's output may run it either way.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { writeConfig } from "../../src/core/archive/config.ts";
+import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { fakeSession } from "../helpers/archive-fixture.ts";
 import { ensureBuilt, runCli } from "../helpers/cli-run.ts";
 import { runCliInProcess, runProgram } from "../helpers/program.ts";
-import { useTempProjects } from "../helpers/session.ts";
+import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 beforeAll(ensureBuilt);
 const project = useTempProjects();
@@ -77,5 +80,44 @@ describe("runProgram, the command line in process", () => {
     const first = runProgram(["--version"]);
     await expect(runProgram(["--version"])).rejects.toThrow(/one run at a time/);
     expect((await first).code).toBe(0);
+  });
+});
+
+describe("a command run in process reads the stdin it is handed, never the test process's own", () => {
+  it("tapedeck hook records the payload on it", async () => {
+    const root = project();
+    writeConfig(root, {
+      schema_version: 1,
+      providers: { claude: { recording: "on", mode: "capture-only" } },
+    });
+    const payload = {
+      session_id: "in-1",
+      transcript_path: "/nonexistent",
+      hook_event_name: "UserPromptSubmit",
+    };
+    const r = await runProgram(["hook", "claude", "--strict", "--json", "--project", root], {
+      stdin: JSON.stringify({ ...payload, prompt: "handed on stdin" }),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: "recorded" });
+    const events = join(root, ".tapedeck", "claude-sessions", "in-1", "events.jsonl");
+    expect(readFileSync(events, "utf8")).toContain("handed on stdin");
+  });
+
+  it("memory edit --text-file - takes the new text from it", async () => {
+    const root = project();
+    recordEvents(spec(root), [
+      { ...event("user_prompt", "p1", { prompt: "which port does the gizmo use?" }), turn_id: "t1" },
+      { ...event("assistant_message", "a1", { text: "The gizmo listens on 7311." }), turn_id: "t1" },
+    ]);
+    const promoted = await runProgram(["promote", "last", "--project", root, "--yes", "--json"]);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    const [id] = JSON.parse(promoted.stdout).created as string[];
+    const edit = await runProgram(["memory", "edit", id!, "--text-file", "-", "--project", root], {
+      stdin: "the gizmo uses 7311",
+    });
+    expect(edit.code, edit.stderr).toBe(0);
+    const shown = await runProgram(["memory", "show", id!, "--json", "--project", root]);
+    expect(JSON.parse(shown.stdout).body).toBe("the gizmo uses 7311");
   });
 });

@@ -1,12 +1,12 @@
 // `tapedeck hook <provider>`: records one hook payload from stdin, as the installed hook does.
 import type { Command } from "commander";
-import { runHook } from "../../core/hook/recorder.ts";
-import { readStdinSync } from "../../core/hook/stdin.ts";
+import { MAX_HOOK_INPUT_BYTES, runHook } from "../../core/hook/recorder.ts";
 import { contextStep } from "../../memory/store/inject.ts";
 import * as retrieval from "../../memory/store/retrieval.ts";
 import { ADAPTERS, adapterFor, injectorFor } from "../../providers/registry.ts";
 import { CliError, EXIT, printJson } from "../common.ts";
 import { io } from "../io.ts";
+import { readInput } from "../stdin.ts";
 
 export function register(program: Command): void {
   program
@@ -21,7 +21,8 @@ export function register(program: Command): void {
         if (opts.strict) throw new CliError(`unknown provider "${provider}"`, EXIT.usage);
         return;
       }
-      const input = readStdinSync();
+      // The installed hook's bound and its deadline for a stdin left open (core/hook/stdin.ts).
+      const input = await readInput(MAX_HOOK_INPUT_BYTES, 10_000);
       const result = runHook(adapter, input, process.env, opts.project, {
         addContext: contextStep(injectorFor, () => retrieval),
       });

@@ -21,6 +21,7 @@ import { type VerifyFinding, verifyMemory } from "../../memory/store/verify.ts";
 import { CliError, confirm, EXIT, formatBytes, note, printJson, projectFromOption, say } from "../common.ts";
 import { io, setExitCode } from "../io.ts";
 import { PROJECT_HELP } from "../options.ts";
+import { readInputText } from "../stdin.ts";
 
 interface MemoryOpts {
   project?: string;
@@ -164,7 +165,7 @@ interface EditOpts extends MemoryOpts {
   dryRun?: boolean;
 }
 
-function changeOf(opts: EditOpts): EditChange | undefined {
+async function changeOf(opts: EditOpts): Promise<EditChange | undefined> {
   if (opts.text !== undefined && opts.textFile !== undefined) {
     throw new CliError("--text and --text-file are one or the other", EXIT.usage);
   }
@@ -172,7 +173,7 @@ function changeOf(opts: EditOpts): EditChange | undefined {
   if (opts.title !== undefined) change.title = opts.title;
   if (opts.text !== undefined) change.text = opts.text;
   if (opts.textFile !== undefined) {
-    change.text = readFileSync(opts.textFile === "-" ? 0 : opts.textFile, "utf8");
+    change.text = opts.textFile === "-" ? await readInputText() : readFileSync(opts.textFile, "utf8");
   }
   return change.title === undefined && change.text === undefined ? undefined : change;
 }
@@ -200,10 +201,10 @@ function changeInEditor(item: MemoryItem): EditChange {
   }
 }
 
-function editCommand(id: string, opts: EditOpts): void {
+async function editCommand(id: string, opts: EditOpts): Promise<void> {
   const project = projectFromOption(opts.project);
   const found = itemById(opts, id);
-  const change = changeOf(opts) ?? changeInEditor(found);
+  const change = (await changeOf(opts)) ?? changeInEditor(found);
   if (opts.dryRun) {
     const next = previewEdit(project, found, change);
     if (opts.json) printJson({ dry_run: true, item: next });

@@ -1,9 +1,12 @@
+// `tapedeck completion`: the scripts the build made, printed by the binary; bash loads them and they call the
+// built CLI for the words to offer (session ids, an option's values), as they do in the user's shell.
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fakeSession } from "../helpers/archive-fixture.ts";
 import { CLI, ensureBuilt, runCli } from "../helpers/cli-run.ts";
+import { runCliInProcess } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 beforeAll(ensureBuilt);
@@ -37,13 +40,13 @@ describe("tapedeck completion", () => {
     }
   });
 
-  it("the bash script loads in bash and completes commands, options, providers and session ids", () => {
+  it("the bash script loads in bash and completes commands, options, providers and session ids", async () => {
     const root = project();
     const home = join(root, "home");
     fakeSession(root, { id: "abc-111", daysAgo: 1 });
     fakeSession(root, { id: "abd-222", daysAgo: 2 });
     fakeSession(root, { id: "zzz-333", daysAgo: 3 });
-    const r = runCli(["completion", "bash"], home);
+    const r = await runCliInProcess(["completion", "bash"], home);
     expect(r.code).toBe(0);
     const script = r.stdout;
     expect(completeBash(script, ["tapedeck", "pr"], home)).toEqual(["promote", "proxy", "prune"]);
@@ -71,11 +74,11 @@ describe("tapedeck completion", () => {
     ]);
   });
 
-  it("an option's value completes with its own values (formats, kinds, on/off), never session ids", () => {
+  it("an option's value completes with its own values (formats, kinds, on/off), never session ids", async () => {
     const root = project();
     const home = join(root, "home");
     fakeSession(root, { id: "abc-111", daysAgo: 1 });
-    const script = runCli(["completion", "bash"], home).stdout;
+    const script = (await runCliInProcess(["completion", "bash"], home)).stdout;
     const at = (words: string[]) => completeBash(script, ["tapedeck", ...words], home, root);
     expect(at(["export", "abc-111", "--format", ""])).toEqual(["html", "jsonl", "md"]);
     expect(at(["memory", "export", "--format", "j"])).toEqual(["jsonl"]);
@@ -90,14 +93,14 @@ describe("tapedeck completion", () => {
     expect(at(["delete", "--project", root, "--older-than", ""])).toEqual([]);
   });
 
-  it("a session id made of shell syntax (a planted archive) is offered as text, never run", () => {
+  it("a session id made of shell syntax (a planted archive) is offered as text, never run", async () => {
     const root = project();
     const home = join(root, "home");
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the planted name is bash syntax
     const hostile = ["$(touch${IFS}ran-dollar)", "`touch${IFS}ran-tick`", "a;touch${IFS}ran-semi", "*"];
     for (const [i, id] of hostile.entries()) fakeSession(root, { id, daysAgo: i + 1 });
     fakeSession(root, { id: "abc-111", daysAgo: 9 });
-    const script = runCli(["completion", "bash"], home).stdout;
+    const script = (await runCliInProcess(["completion", "bash"], home)).stdout;
     const offered = completeBash(script, ["tapedeck", "show", "--project", root, ""], root, root);
     expect(readdirSync(root).filter((n) => n.startsWith("ran-"))).toEqual([]);
     expect(offered).toEqual(["abc-111", "last"]);
@@ -106,11 +109,11 @@ describe("tapedeck completion", () => {
     expect(dollar).toEqual([]);
   });
 
-  it("fish: a script naming every command; an unknown shell is a usage error", () => {
+  it("fish: a script naming every command; an unknown shell is a usage error", async () => {
     const root = project();
-    const fish = runCli(["completion", "fish"], root).stdout;
+    const fish = (await runCliInProcess(["completion", "fish"], root)).stdout;
     expect(fish).toContain("-a prune");
     expect(fish).toContain("completion fish --sessions");
-    expect(runCli(["completion", "tcsh"], root).code).toBe(2);
+    expect((await runCliInProcess(["completion", "tcsh"], root)).code).toBe(2);
   });
 });

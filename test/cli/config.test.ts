@@ -1,16 +1,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, runCli } from "../helpers/cli-run.ts";
+import { describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
-beforeAll(ensureBuilt);
 const project = useTempProjects();
 
 function setup(): {
   root: string;
   config: string;
-  cli: (a: string[], env?: Record<string, string>) => ReturnType<typeof runCli>;
+  cli: (a: string[], env?: Record<string, string>) => ReturnType<typeof runCliInProcess>;
 } {
   const root = project();
   mkdirSync(join(root, ".tapedeck"));
@@ -20,11 +19,15 @@ function setup(): {
     config,
     '{ "schema_version": 1,\n  "providers": { "claude": { "recording": "on", "mode": "capture-only", "transport": "command" } },\n  "limits": { "max_depth": 30 } }\n',
   );
-  return { root, config, cli: (a, env) => runCli([...a, "--project", root], join(root, "home"), env) };
+  return {
+    root,
+    config,
+    cli: (a, env) => runCliInProcess([...a, "--project", root], join(root, "home"), env),
+  };
 }
 
 describe("tapedeck config", () => {
-  it("refuses an invalid value with the allowed range: exit 2, the file byte for byte unchanged", () => {
+  it("refuses an invalid value with the allowed range: exit 2, the file byte for byte unchanged", async () => {
     const { config, cli } = setup();
     const before = readFileSync(config);
     for (const [key, value] of [
@@ -37,42 +40,46 @@ describe("tapedeck config", () => {
       ["limits.max_depth", "030"],
       ["limits.max_depth", "1e"],
     ]) {
-      const r = cli(["config", "set", key!, value!]);
+      const r = await cli(["config", "set", key!, value!]);
       expect(r.code, `${key}=${value}`).toBe(2);
       expect(r.stderr).toContain("use ");
       expect(readFileSync(config).equals(before)).toBe(true);
     }
-    expect(cli(["config", "set", "limits.max_depth", "0"]).stderr).toContain("from 1 to 256");
-    expect(cli(["config", "set", "no.such.key", "1"]).code).toBe(2);
-    expect(cli(["config", "set", "transport", "pigeon", "--provider", "claude"]).code).toBe(2);
+    expect((await cli(["config", "set", "limits.max_depth", "0"])).stderr).toContain("from 1 to 256");
+    expect((await cli(["config", "set", "no.such.key", "1"])).code).toBe(2);
+    expect((await cli(["config", "set", "transport", "pigeon", "--provider", "claude"])).code).toBe(2);
     expect(readFileSync(config).equals(before)).toBe(true);
   });
 
-  it("sets a valid value, keeping the rest of the config; get shows it with its source", () => {
+  it("sets a valid value, keeping the rest of the config; get shows it with its source", async () => {
     const { config, cli } = setup();
-    expect(cli(["config", "set", "retention.older_than", "30d"]).code).toBe(0);
-    expect(cli(["config", "set", "retrieval.budget_bytes", "2048", "--provider", "claude"]).code).toBe(0);
+    expect((await cli(["config", "set", "retention.older_than", "30d"])).code).toBe(0);
+    expect(
+      (await cli(["config", "set", "retrieval.budget_bytes", "2048", "--provider", "claude"])).code,
+    ).toBe(0);
     const written = JSON.parse(readFileSync(config, "utf8"));
     expect(written.retention).toEqual({ older_than: "30d" });
     expect(written.providers.claude.retrieval).toEqual({ budget_bytes: 2048 });
     expect(written.providers.claude.transport).toBe("command");
     expect(written.limits.max_depth).toBe(30);
-    expect(cli(["config", "get", "retention.older_than"]).stdout).toBe("30d\n");
+    expect((await cli(["config", "get", "retention.older_than"])).stdout).toBe("30d\n");
     expect(
-      JSON.parse(cli(["config", "get", "providers.claude.retrieval.budget_bytes", "--json"]).stdout),
+      JSON.parse((await cli(["config", "get", "providers.claude.retrieval.budget_bytes", "--json"])).stdout),
     ).toMatchObject({
       value: 2048,
       source: "project",
     });
   });
 
-  it("list: every setting with its effective value and where it came from", () => {
+  it("list: every setting with its effective value and where it came from", async () => {
     const { cli } = setup();
     const rows = JSON.parse(
-      cli(["config", "list", "--json"], {
-        OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318",
-        TAPEDECK_MIRROR_MAX_BYTES: "5000",
-      }).stdout,
+      (
+        await cli(["config", "list", "--json"], {
+          OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318",
+          TAPEDECK_MIRROR_MAX_BYTES: "5000",
+        })
+      ).stdout,
     ) as Array<{ key: string; value: unknown; source: string; provider?: string }>;
     const row = (key: string, provider?: string) =>
       rows.find((r) => r.key === key && r.provider === provider);
@@ -84,21 +91,22 @@ describe("tapedeck config", () => {
     expect(row("redaction.rules_file")).toMatchObject({ source: "fixed" });
   });
 
-  it("the user's proxy config is a source of the mirror settings, which config does not write", () => {
+  it("the user's proxy config is a source of the mirror settings, which config does not write", async () => {
     const { root, cli } = setup();
     const proxy = join(root, "home", "proxy.json");
     mkdirSync(join(root, "home"), { recursive: true });
     writeFileSync(proxy, JSON.stringify({ mirror: { retentionDays: 7 } }));
     const r = JSON.parse(
-      cli(["config", "get", "mirror.retention_days", "--json"], { TAPEDECK_PROXY_CONFIG: proxy }).stdout,
+      (await cli(["config", "get", "mirror.retention_days", "--json"], { TAPEDECK_PROXY_CONFIG: proxy }))
+        .stdout,
     );
     expect(r).toMatchObject({ value: 7, source: "user" });
-    expect(cli(["config", "set", "mirror.retention_days", "3"]).code).toBe(2);
+    expect((await cli(["config", "set", "mirror.retention_days", "3"])).code).toBe(2);
   });
 
-  it("a provider setting needs --provider, and an installed provider", () => {
+  it("a provider setting needs --provider, and an installed provider", async () => {
     const { cli } = setup();
-    expect(cli(["config", "get", "transport"]).code).toBe(2);
-    expect(cli(["config", "set", "transport", "http", "--provider", "codex"]).code).toBe(2);
+    expect((await cli(["config", "get", "transport"])).code).toBe(2);
+    expect((await cli(["config", "set", "transport", "http", "--provider", "codex"])).code).toBe(2);
   });
 });

@@ -1,14 +1,13 @@
 // doctor runs a provider's own checks (its catalog entry's doctorChecks) for
 // that provider only, and only where the hooks check found hooks: Codex's hook
 // trust for codex, nothing of it for gemini or claude.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runDoctor } from "../../src/cli/commands/doctor/run.ts";
+import { runProgram } from "../helpers/program.ts";
 
-const CLI = join(process.cwd(), "dist", "cli.js");
 const dirs: string[] = [];
 
 function temp(prefix: string): string {
@@ -21,16 +20,11 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function install(project: string, provider: string, env: Record<string, string>): void {
-  const r = spawnSync(
-    process.execPath,
-    [CLI, "install", provider, "--yes", "--transport", "command", "--project", project],
-    {
-      encoding: "utf8",
-      env: { ...process.env, ...env, TAPEDECK_HOME: join(project, "home") },
-    },
-  );
-  expect(r.status, r.stderr).toBe(0);
+async function install(project: string, provider: string, env: Record<string, string>): Promise<void> {
+  const r = await runProgram(["install", provider, "--yes", "--transport", "command", "--project", project], {
+    env: { ...env, TAPEDECK_HOME: join(project, "home") },
+  });
+  expect(r.code, r.stderr).toBe(0);
 }
 
 function checkNames(report: Awaited<ReturnType<typeof runDoctor>>, provider: string): string[] {
@@ -42,7 +36,7 @@ describe("doctor: the providers' own checks", () => {
     const project = temp("tapedeck-doctor-");
     const codexHome = temp("tapedeck-codex-home-");
     for (const provider of ["codex", "gemini", "claude"])
-      install(project, provider, { CODEX_HOME: codexHome });
+      await install(project, provider, { CODEX_HOME: codexHome });
     const report = await runDoctor({ project, codexHome });
     expect(checkNames(report, "codex")).toContain("hook trust");
     expect(
@@ -58,7 +52,7 @@ describe("doctor: the providers' own checks", () => {
   it("does not check trust where no hooks are installed", async () => {
     const project = temp("tapedeck-doctor-");
     const codexHome = temp("tapedeck-codex-home-");
-    install(project, "codex", { CODEX_HOME: codexHome });
+    await install(project, "codex", { CODEX_HOME: codexHome });
     unlinkSync(join(project, ".codex", "hooks.json"));
     const report = await runDoctor({ project, codexHome });
     expect(checkNames(report, "codex")).not.toContain("hook trust");

@@ -1,17 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fakeSession } from "../helpers/archive-fixture.ts";
-import { ensureBuilt, runCli } from "../helpers/cli-run.ts";
+import { runCliInProcess } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
-beforeAll(ensureBuilt);
 const project = useTempProjects();
 const duB = (p: string) => Number(execFileSync("du", ["-sb", p], { encoding: "utf8" }).split("\t")[0]);
 
 describe("tapedeck du", () => {
-  it("figures equal du -b of the same tree: the project total and each session", () => {
+  it("figures equal du -b of the same tree: the project total and each session", async () => {
     const root = project();
     const big = fakeSession(root, { id: "big", daysAgo: 1, eventBytes: 50_000 });
     fakeSession(root, { id: "small", daysAgo: 1, eventBytes: 10 });
@@ -28,7 +27,7 @@ describe("tapedeck du", () => {
       JSON.stringify({ schema_version: 1, providers: {} }),
     );
     symlinkSync("/nonexistent-target", join(root, ".tapedeck", "planted"));
-    const r = runCli(["du", "--json", "--project", root], join(root, "home"));
+    const r = await runCliInProcess(["du", "--json", "--project", root], join(root, "home"));
     expect(r.code).toBe(0);
     const [usage] = JSON.parse(r.stdout).projects;
     expect(usage.total_bytes).toBe(duB(join(root, ".tapedeck")));
@@ -39,12 +38,12 @@ describe("tapedeck du", () => {
     expect(usage.kinds.index).toBe(4096);
     expect(usage.kinds.experiments).toBe(duB(join(root, ".tapedeck", "experiments")));
     expect(usage.providers.map((p: { provider: string }) => p.provider)).toEqual(["claude", "codex"]);
-    const human = runCli(["du", "--project", root], join(root, "home")).stdout;
+    const human = (await runCliInProcess(["du", "--project", root], join(root, "home"))).stdout;
     expect(human).toContain("largest sessions");
     expect(human.indexOf("big")).toBeLessThan(human.indexOf("small"));
   });
 
-  it("a session root configured outside .tapedeck counts its sessions only, never the rest of it", () => {
+  it("a session root configured outside .tapedeck counts its sessions only, never the rest of it", async () => {
     const root = project();
     const shared = join(project(), "recordings");
     const session = fakeSession(root, { id: "mine", daysAgo: 1, eventBytes: 3000 });
@@ -58,7 +57,7 @@ describe("tapedeck du", () => {
       join(root, ".tapedeck", "config.json"),
       JSON.stringify({ schema_version: 1, providers: { claude: { session_root: claudeRoot } } }),
     );
-    const r = runCli(["du", "--json", "--project", root], join(root, "home"));
+    const r = await runCliInProcess(["du", "--json", "--project", root], join(root, "home"));
     expect(r.code, r.stderr).toBe(0);
     const [usage] = JSON.parse(r.stdout).projects;
     expect(usage.sessions.map((s: { session_id: string }) => s.session_id)).toEqual(["mine"]);
@@ -68,7 +67,7 @@ describe("tapedeck du", () => {
     );
   });
 
-  it("doctor warns past the configured threshold", () => {
+  it("doctor warns past the configured threshold", async () => {
     const root = project();
     fakeSession(root, { id: "s", daysAgo: 1, eventBytes: 5000 });
     const config = (warn: number) =>
@@ -77,13 +76,17 @@ describe("tapedeck du", () => {
         JSON.stringify({ schema_version: 1, providers: {}, retention: { warn_bytes: warn } }),
       );
     config(1000);
-    const over = JSON.parse(runCli(["doctor", "--json", "--project", root], join(root, "home")).stdout);
+    const over = JSON.parse(
+      (await runCliInProcess(["doctor", "--json", "--project", root], join(root, "home"))).stdout,
+    );
     const checks = over.providers.flatMap(
       (p: { checks: Array<{ name: string; status: string }> }) => p.checks,
     );
     expect(checks.find((c: { name: string }) => c.name === "disk usage")?.status).toBe("warn");
     config(10 ** 9);
-    const under = JSON.parse(runCli(["doctor", "--json", "--project", root], join(root, "home")).stdout);
+    const under = JSON.parse(
+      (await runCliInProcess(["doctor", "--json", "--project", root], join(root, "home"))).stdout,
+    );
     const none = under.providers.flatMap((p: { checks: Array<{ name: string }> }) => p.checks);
     expect(none.find((c: { name: string }) => c.name === "disk usage")).toBeUndefined();
   });

@@ -5,12 +5,14 @@ import { HELP_EXTRAS } from "../../src/cli/help-extras.ts";
 import { HELP_GROUPS } from "../../src/cli/help-groups.ts";
 import { buildProgram } from "../../src/cli/program.ts";
 import { ensureBuilt, runCli } from "../helpers/cli-run.ts";
+import { runCliInProcess } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 beforeAll(ensureBuilt);
 const project = useTempProjects();
 
 describe("tapedeck --help", () => {
+  // The built CLI's own help, end to end; a command's help is the same in process.
   it("lists the commands by group, internal last, every catalog command in a named group", () => {
     const out = runCli(["--help"], project()).stdout;
     const headings = HELP_GROUPS.map((g) => g.heading).filter((h) => out.includes(`\n${h}\n`));
@@ -22,15 +24,17 @@ describe("tapedeck --help", () => {
     expect(CATALOG.map((e) => e.name).filter((n) => !named.includes(n))).toEqual([]);
   });
 
-  it("every command's --help ends with examples and its exit codes", () => {
+  it("every command's --help ends with examples and its exit codes", async () => {
     const home = project();
     expect(CATALOG.map((e) => e.name).filter((n) => !HELP_EXTRAS[n])).toEqual([]);
     for (const name of ["prune", "delete", "config", "run", "scenario"]) {
-      const out = runCli([name, "--help"], home).stdout;
+      const out = (await runCliInProcess([name, "--help"], home)).stdout;
       expect(out, name).toMatch(/\nExamples:\n {2}tapedeck /);
       expect(out, name).toContain("\nExit codes: ");
     }
-    expect(runCli(["help", "du"], home).stdout).toContain("tapedeck du --all-projects --json");
+    expect((await runCliInProcess(["help", "du"], home)).stdout).toContain(
+      "tapedeck du --all-projects --json",
+    );
   });
 
   it("every example names a real command and only options it has", async () => {

@@ -1,12 +1,14 @@
 // `tapedeck import` as a command: its JSON, its exit codes, what it says about what it skipped, and that it
-// asks before writing into another project.
+// asks before writing into another project. In process, but for the full disk: a file size limit (ulimit -f)
+// is a process's own, so that import runs the built CLI under it.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { REASONS } from "../../src/import/plan.ts";
-import { CLI, ensureBuilt, runCli } from "../helpers/cli-run.ts";
+import { CLI, ensureBuilt } from "../helpers/cli-run.ts";
+import { runCliInProcess } from "../helpers/program.ts";
 import { identity, spec } from "../helpers/session.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 import {
@@ -31,17 +33,17 @@ function setUp() {
     CODEX_HOME: join(home, ".codex"),
     GEMINI_CLI_HOME: home,
   };
-  const run = (args: string[]) => runCli([...args, "--project", project], home, env);
-  const runAll = (args: string[]) => runCli(args, home, env);
+  const run = (args: string[]) => runCliInProcess([...args, "--project", project], home, env);
+  const runAll = (args: string[]) => runCliInProcess(args, home, env);
   return { home, project, run, runAll };
 }
 
 describe("tapedeck import", () => {
-  it("--json: what was imported and skipped, sessions and events; exit 0, then 0 with nothing new", () => {
+  it("--json: what was imported and skipped, sessions and events; exit 0, then 0 with nothing new", async () => {
     const { home, project, run } = setUp();
     writeTranscript(home, project, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", project));
     execFileSync("mkfifo", [transcriptPath(home, project, "fifo-session")]);
-    const first = run(["import", "claude", "--json"]);
+    const first = await run(["import", "claude", "--json"]);
     expect(first.code, first.stderr).toBe(0);
     const out = JSON.parse(first.stdout);
     expect(out).toMatchObject({
@@ -58,14 +60,14 @@ describe("tapedeck import", () => {
         },
       ],
     });
-    const again = JSON.parse(run(["import", "claude", "--json"]).stdout);
+    const again = JSON.parse((await run(["import", "claude", "--json"])).stdout);
     expect(again).toMatchObject({ sessions: 0, events: 0, unchanged: 1 });
   });
 
-  it("--dry-run lists sessions, bytes and dates, and writes nothing", () => {
+  it("--dry-run lists sessions, bytes and dates, and writes nothing", async () => {
     const { home, project, run } = setUp();
     writeTranscript(home, project, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", project));
-    const r = run(["import", "all", "--dry-run"]);
+    const r = await run(["import", "all", "--dry-run"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
       /^Would import 1 session\(s\), [\d.]+ KB, 2026-11-29 18:40 → 2026-11-29 18:40:$/m,
@@ -74,54 +76,54 @@ describe("tapedeck import", () => {
     expect(existsSync(join(project, ".tapedeck"))).toBe(false);
   });
 
-  it("exit 3 when the agent has no session for the project, saying where others are; 2 for a wrong source", () => {
+  it("exit 3 when the agent has no session for the project, saying where others are; 2 for a wrong source", async () => {
     const { home, project, run } = setUp();
     const other = join(temp(), "elsewhere");
     writeTranscript(home, other, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", other));
-    const none = run(["import", "claude"]);
+    const none = await run(["import", "claude"]);
     expect(none.code).toBe(3);
     expect(none.stderr).toContain("no Claude Code sessions found for");
     expect(none.stderr).toContain("1 session(s) of other projects left out (--all-projects");
-    expect(run(["import", "antigravity"]).code).toBe(2);
-    expect(run(["import", "claude", "--all-projects"]).code).toBe(2);
+    expect((await run(["import", "antigravity"])).code).toBe(2);
+    expect((await run(["import", "claude", "--all-projects"])).code).toBe(2);
     expect(existsSync(join(project, ".tapedeck"))).toBe(false);
   });
 
-  it("exit 0 when the project's only session is one its hooks recorded: found, skipped with why, not 'none found'", () => {
+  it("exit 0 when the project's only session is one its hooks recorded: found, skipped with why, not 'none found'", async () => {
     const { home, project, run } = setUp();
     writeTranscript(home, project, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", project));
     recordEvents(spec(project, { identity: identity(SAMPLE_ID, "claude") }), [
       { kind: "session_start", event_id: "s1", payload: { source: "startup" } },
     ]);
-    const json = run(["import", "claude", "--json"]);
+    const json = await run(["import", "claude", "--json"]);
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({
       sessions: 0,
       skipped: [{ reason: REASONS.hooks }],
     });
-    const human = run(["import", "claude"]);
+    const human = await run(["import", "claude"]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stderr).not.toContain("no Claude Code sessions found");
     expect(human.stderr).toContain(REASONS.hooks);
   });
 
-  it("--all-projects asks before writing into another project: without a terminal only --yes does", () => {
+  it("--all-projects asks before writing into another project: without a terminal only --yes does", async () => {
     const { home, runAll } = setUp();
     const other = join(temp(), "other");
     mkdirSync(join(other, ".git"), { recursive: true });
     writeTranscript(home, other, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", other));
-    const refused = runAll(["import", "claude", "--all-projects"]);
+    const refused = await runAll(["import", "claude", "--all-projects"]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("pass --yes");
     expect(existsSync(join(other, ".tapedeck"))).toBe(false);
-    const yes = runAll(["import", "claude", "--all-projects", "--yes", "--json"]);
+    const yes = await runAll(["import", "claude", "--all-projects", "--yes", "--json"]);
     expect(yes.code, yes.stderr).toBe(0);
     expect(JSON.parse(yes.stdout).imported[0].project).toBe(other);
     expect(existsSync(join(other, ".tapedeck", "claude-sessions", SAMPLE_ID, "manifest.json"))).toBe(true);
   });
 
-  it("--help says what it reads and every option", () => {
-    const r = runCli(["import", "--help"], temp());
+  it("--help says what it reads and every option", async () => {
+    const r = await runCliInProcess(["import", "--help"], temp());
     expect(r.code).toBe(0);
     for (const o of ["--project", "--all-projects", "--since", "--dry-run", "--json", "--yes"])
       expect(r.stdout).toContain(o);
@@ -161,7 +163,7 @@ describe("tapedeck import on a full disk", () => {
   const linesOf = (project: string, id: string) =>
     readFileSync(join(sessionsOf(project), id, "events.jsonl"), "utf8").split("\n").length - 1;
 
-  it("a session stopped part-way reports the events it got (--json and on screen); the next import completes it", () => {
+  it("a session stopped part-way reports the events it got (--json and on screen); the next import completes it", async () => {
     for (const json of [true, false]) {
       const { home, project, run } = setUp();
       // 701 events, about 370 KB of events.jsonl: the second batch of 200 meets the limit.
@@ -185,14 +187,14 @@ describe("tapedeck import on a full disk", () => {
         expect(failed.stdout).toContain("tapedeck import again resumes them");
         expect(failed.stderr).toContain("import failed (EFBIG)");
       }
-      const done = run(["import", "claude", "--json"]);
+      const done = await run(["import", "claude", "--json"]);
       expect(done.code, done.stderr).toBe(0);
       expect(JSON.parse(done.stdout).imported[0]).toMatchObject({ resumed: true, events: 701 - got });
       expect(linesOf(project, SAMPLE_ID)).toBe(701);
     }
   });
 
-  it("a new session stopped before its first event leaves no directory behind", () => {
+  it("a new session stopped before its first event leaves no directory behind", async () => {
     const { home, project, run } = setUp();
     writeTranscript(home, project, SAMPLE_ID, claudeTurns(project, 0, 3));
     writeTranscript(home, project, SUBAGENT_SESSION, claudeTurns(project, 3, 3));
@@ -201,7 +203,7 @@ describe("tapedeck import on a full disk", () => {
     expect(failed.code, failed.stderr).toBe(1);
     expect(JSON.parse(failed.stdout)).toMatchObject({ sessions: 0, events: 0, failed: 2, imported: [] });
     expect(readdirSync(sessionsOf(project))).toEqual([]);
-    const done = run(["import", "claude", "--json"]);
+    const done = await run(["import", "claude", "--json"]);
     expect(JSON.parse(done.stdout)).toMatchObject({ sessions: 2, events: 44, failed: 0 });
   });
 });

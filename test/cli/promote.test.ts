@@ -1,5 +1,6 @@
-// `tapedeck promote` as a user runs it: the built CLI in a child process, against sessions recorded through
-// the real hook entry (dist/hook.cjs) with Claude's payloads.
+// `tapedeck promote` as a user runs it, in process (test/helpers/program.ts), against sessions recorded through
+// the real hook entry (dist/hook.cjs) with Claude's payloads. The built CLI runs where a process of its own is
+// the subject: a terminal, two promotions at once, and a heap of a given size.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { findSession } from "../../src/core/read/sessions.ts";
 import { memoryPath } from "../../src/memory/store/store.ts";
 import { outputOf } from "../helpers/child-output.ts";
 import { runHook } from "../helpers/cli-run.ts";
+import { runProgram } from "../helpers/program.ts";
 import { event, spec, useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
@@ -22,7 +24,12 @@ beforeAll(() => {
 
 const project = useTempProjects("tapedeck-promote-cli-");
 
-function cli(args: string[], nodeArgs: string[] = []) {
+function cli(args: string[]) {
+  return runProgram(args);
+}
+
+/** The built CLI in a Node of its own, started with `nodeArgs`. */
+function binary(args: string[], nodeArgs: string[]) {
   const r = spawnSync(process.execPath, [...nodeArgs, CLI, ...args], {
     input: "",
     encoding: "utf8",
@@ -48,8 +55,10 @@ function hook(root: string, payload: object) {
 const ids = { session_id: "promo-1", transcript_path: "/nonexistent", prompt_id: "p1" };
 
 /** A Claude session in which the assistant states a fact (and a prompt carries a credential). */
-function recordFact(root: string) {
-  expect(cli(["install", "claude", "--project", root, "--yes", "--transport", "command"]).code).toBe(0);
+async function recordFact(root: string) {
+  expect((await cli(["install", "claude", "--project", root, "--yes", "--transport", "command"])).code).toBe(
+    0,
+  );
   hook(root, { ...ids, hook_event_name: "SessionStart", source: "startup" });
   hook(root, {
     ...ids,
@@ -95,10 +104,10 @@ function json(r: { stdout: string }) {
 }
 
 describe("tapedeck promote", () => {
-  it("without a terminal and without --yes: shows the preview, refuses (exit 2), stores nothing", () => {
+  it("without a terminal and without --yes: shows the preview, refuses (exit 2), stores nothing", async () => {
     const root = project();
-    recordFact(root);
-    const r = cli(["promote", "last", "--project", root]);
+    await recordFact(root);
+    const r = await cli(["promote", "last", "--project", root]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("not promoted: pass --yes");
     expect(r.stdout).toContain("2 item(s)");
@@ -108,9 +117,9 @@ describe("tapedeck promote", () => {
     expect(existsSync(memoryPath(root))).toBe(false);
   });
 
-  it("on a terminal it asks: yes stores, anything else stores nothing (exit 2)", () => {
+  it("on a terminal it asks: yes stores, anything else stores nothing (exit 2)", async () => {
     const root = project();
-    recordFact(root);
+    await recordFact(root);
     const no = onTerminal(["promote", "last", "--project", root], "n\n");
     expect(no.code).toBe(2);
     expect(no.out).toContain("Store 2 item(s)");
@@ -121,10 +130,10 @@ describe("tapedeck promote", () => {
     expect(yes.out).toContain("Promoted 2 new item(s)");
   });
 
-  it("--yes --json stores the items and reports them; the same promotion again creates nothing", () => {
+  it("--yes --json stores the items and reports them; the same promotion again creates nothing", async () => {
     const root = project();
-    recordFact(root);
-    const first = cli(["promote", "last", "--project", root, "--yes", "--json"]);
+    await recordFact(root);
+    const first = await cli(["promote", "last", "--project", root, "--yes", "--json"]);
     expect(first.code).toBe(0);
     const a = json(first);
     expect(Object.keys(a)).toEqual(["created", "existing", "items"]);
@@ -144,91 +153,93 @@ describe("tapedeck promote", () => {
     expect(file.includes(Buffer.from("AKIAQ3ZT7RBX5MWN2KPD"))).toBe(false);
 
     // The items reported are the rows stored, field for field (created_at too).
-    const shown = JSON.parse(cli(["memory", "show", answer.id, "--project", root, "--json"]).stdout);
+    const shown = JSON.parse((await cli(["memory", "show", answer.id, "--project", root, "--json"])).stdout);
     expect(shown).toEqual(answer);
-    const again = json(cli(["promote", "last", "--project", root, "--yes", "--json"]));
+    const again = json(await cli(["promote", "last", "--project", root, "--yes", "--json"]));
     expect(again.created).toEqual([]);
     expect(again.items.find((i) => i.id === answer.id)).toEqual(answer);
     expect([...again.existing].sort()).toEqual([...a.created].sort());
-    const search = cli(["memory", "search", "staging database", "--project", root, "--json"]);
+    const search = await cli(["memory", "search", "staging database", "--project", root, "--json"]);
     expect(search.code).toBe(0);
     const hits = JSON.parse(search.stdout).hits as Array<{ id: string; source: { session_id: string } }>;
     expect(hits.map((h) => h.id)).toContain(answer.id);
     expect(hits[0]!.source.session_id).toBe("claude:promo-1");
   });
 
-  it("deleting the recording never deletes its memory; verify then reports the source gone (exit 1)", () => {
+  it("deleting the recording never deletes its memory; verify then reports the source gone (exit 1)", async () => {
     const root = project();
-    recordFact(root);
-    const created = json(cli(["promote", "last", "--project", root, "--yes", "--json"])).created;
-    expect(cli(["memory", "verify", "--project", root]).code).toBe(0);
-    expect(cli(["delete", "last", "--project", root, "--yes"]).code).toBe(0);
-    const list = JSON.parse(cli(["memory", "list", "--project", root, "--json"]).stdout) as Array<{
+    await recordFact(root);
+    const created = json(await cli(["promote", "last", "--project", root, "--yes", "--json"])).created;
+    expect((await cli(["memory", "verify", "--project", root])).code).toBe(0);
+    expect((await cli(["delete", "last", "--project", root, "--yes"])).code).toBe(0);
+    const list = JSON.parse((await cli(["memory", "list", "--project", root, "--json"])).stdout) as Array<{
       id: string;
     }>;
     expect(list.map((i) => i.id).sort()).toEqual([...created].sort());
-    expect(cli(["memory", "search", "db-staging-7", "--project", root]).code).toBe(0);
-    const verify = cli(["memory", "verify", "--project", root, "--json"]);
+    expect((await cli(["memory", "search", "db-staging-7", "--project", root])).code).toBe(0);
+    const verify = await cli(["memory", "verify", "--project", root, "--json"]);
     expect(verify.code).toBe(1);
     const report = JSON.parse(verify.stdout);
     expect(report.checked).toBe(2);
     expect(report.findings.map((f: { problem: string }) => f.problem)).toEqual(["gone", "gone"]);
   });
 
-  it("selection options: --events, --kinds, --exclude-events, --exclude-fields, --title, --dry-run", () => {
+  it("selection options: --events, --kinds, --exclude-events, --exclude-fields, --title, --dry-run", async () => {
     const root = project();
-    recordFact(root);
+    await recordFact(root);
     const dryRun = (...options: string[]) =>
       cli(["promote", "last", "--project", root, "--dry-run", "--json", ...options]);
-    const dry = dryRun("--kinds", "tool_call,tool_result");
+    const dry = await dryRun("--kinds", "tool_call,tool_result");
     expect(dry.code).toBe(0);
     expect(json(dry).items.map((i) => i.kind)).toEqual(["tool_call"]);
     expect(existsSync(memoryPath(root))).toBe(false);
     const fields = json(
-      dryRun("--events", "3..4", "--exclude-fields", "payload.tool_response", "--title", "Staging"),
+      await dryRun("--events", "3..4", "--exclude-fields", "payload.tool_response", "--title", "Staging"),
     );
     expect(fields.items).toHaveLength(1);
     expect(fields.items[0]!.body).not.toContain("DB_HOST");
     // The title labels the set: beside the item, never in its own title.
     expect(fields.items[0]).toMatchObject({ title: "Bash: cat deploy/staging.env", label: "Staging" });
     // A list of events and ranges: the prompt and the answer (2 and 5) are still one exchange.
-    const list = json(dryRun("--events", "2,5"));
+    const list = json(await dryRun("--events", "2,5"));
     expect(list.items.map((i) => [i.kind, i.source.seq_from, i.source.seq_to])).toEqual([["exchange", 2, 5]]);
     // Only the prompt: its answer exists outside the selection, so the prompt is an item of its own.
-    const prompt = json(dryRun("--events", "1-4"));
+    const prompt = json(await dryRun("--events", "1-4"));
     expect(prompt.items.map((i) => i.kind)).toEqual(["prompt", "tool_call"]);
-    const excluded = json(dryRun("--exclude-events", "2,5"));
+    const excluded = json(await dryRun("--exclude-events", "2,5"));
     expect(excluded.items.map((i) => i.kind)).toEqual(["tool_call"]);
   });
 
-  it("bad input: a wrong range or kind is a usage error, an empty selection or unknown session is not found", () => {
+  it("bad input: a wrong range or kind is a usage error, an empty selection or unknown session is not found", async () => {
     const root = project();
-    recordFact(root);
-    expect(cli(["promote", "last", "--project", root, "--events", "9..3"]).code).toBe(2);
-    expect(cli(["promote", "last", "--project", root, "--kinds", "turn_usage"]).code).toBe(2);
-    expect(cli(["promote", "last", "--project", root, "--exclude-fields", "manifest.x"]).code).toBe(2);
-    const pick = cli(["promote", "last", "--project", root, "--pick"]);
+    await recordFact(root);
+    expect((await cli(["promote", "last", "--project", root, "--events", "9..3"])).code).toBe(2);
+    expect((await cli(["promote", "last", "--project", root, "--kinds", "turn_usage"])).code).toBe(2);
+    expect((await cli(["promote", "last", "--project", root, "--exclude-fields", "manifest.x"])).code).toBe(
+      2,
+    );
+    const pick = await cli(["promote", "last", "--project", root, "--pick"]);
     expect(pick.code).toBe(2);
     expect(pick.stderr).toContain("--pick needs a terminal");
-    expect(cli(["promote", "last", "--project", root, "--events", "3-x"]).code).toBe(2);
-    const none = cli(["promote", "last", "--project", root, "--events", "100..200", "--yes"]);
+    expect((await cli(["promote", "last", "--project", root, "--events", "3-x"])).code).toBe(2);
+    const none = await cli(["promote", "last", "--project", root, "--events", "100..200", "--yes"]);
     expect(none.code).toBe(3);
     expect(none.stderr).toContain("nothing to promote");
-    expect(cli(["promote", "no-such-session", "--project", root, "--yes"]).code).toBe(3);
+    expect((await cli(["promote", "no-such-session", "--project", root, "--yes"])).code).toBe(3);
   });
 
-  it("a corrupt memory.sqlite: a clear error naming the file, exit 1, and the file is left as it was", () => {
+  it("a corrupt memory.sqlite: a clear error naming the file, exit 1, and the file is left as it was", async () => {
     const root = project();
-    recordFact(root);
+    await recordFact(root);
     const garbage = Buffer.alloc(4096, 0x41);
     writeFileSync(memoryPath(root), garbage);
-    const r = cli(["promote", "last", "--project", root, "--yes"]);
+    const r = await cli(["promote", "last", "--project", root, "--yes"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("memory.sqlite is not a valid SQLite database");
     expect(r.stderr).toContain("never deletes it");
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(readFileSync(memoryPath(root)).equals(garbage)).toBe(true);
-    expect(cli(["memory", "list", "--project", root]).code).toBe(1);
+    expect((await cli(["memory", "list", "--project", root])).code).toBe(1);
   });
 
   it("two promotions at once both succeed, without duplicates or a busy error", async () => {
@@ -247,16 +258,16 @@ describe("tapedeck promote", () => {
     expect(all.size).toBe(1500);
     expect(new Set([...ja.created, ...ja.existing]).size).toBe(1500);
     const count = JSON.parse(
-      cli(["memory", "list", "--project", root, "--json", "--limit", "100000"]).stdout,
+      (await cli(["memory", "list", "--project", root, "--json", "--limit", "100000"])).stdout,
     );
     expect(count).toHaveLength(1500);
   }, 180_000);
 
-  it("a 100,000-event session: progress on stderr, and it fits a heap far smaller than its items", () => {
+  it("a 100,000-event session: progress on stderr, and it fits a heap far smaller than its items", async () => {
     const root = project();
     recordMany(root, 100_000);
     // 100,000 items of ~600 bytes would need well over 32 MB of heap if they were held; streamed, they are not.
-    const r = cli(["promote", "last", "--project", root, "--yes"], ["--max-old-space-size=32"]);
+    const r = binary(["promote", "last", "--project", root, "--yes"], ["--max-old-space-size=32"]);
     expect(r.stderr).not.toMatch(/heap out of memory/);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("tapedeck: reading: 100,000 events");

@@ -2,7 +2,8 @@
 // the URL it prints carries the secret, --verbose says one line per request
 // and nothing more, an unreachable upstream is said at once, `run` hands the
 // agent its own options and the credential, and a missing agent CLI is a
-// clear message, not ENOENT.
+// clear message, not ENOENT. Spawned: proxy and run serve until a signal
+// stops them, and run hands the agent's exit code to its own process.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";

@@ -1,13 +1,12 @@
 // `tapedeck record start|stop` and the MCP tool record_session switch recording with one function
 // (core/hook/recording-control.ts). What each keeps of its own: the CLI leaves the mode the user configured, the
 // MCP tool starts capture-only (the agent may start recording, nothing more); both log who switched.
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ProjectConfig, readConfig, writeConfig } from "../../src/core/archive/config.ts";
 import { lastControlChange } from "../../src/core/hook/control-log.ts";
 import { switchRecording } from "../../src/core/hook/recording-control.ts";
 import { recordSession } from "../../src/mcp/control.ts";
+import { runProgram } from "../helpers/program.ts";
 import { tempProject } from "../helpers/session.ts";
 
 const cleanups: Array<() => void> = [];
@@ -80,28 +79,18 @@ describe("the MCP tool through it", () => {
 });
 
 describe("the CLI through it", () => {
-  it("`record start` keeps the mode the user configured and logs the change as the CLI's", () => {
+  it("`record start` keeps the mode the user configured and logs the change as the CLI's", async () => {
     const root = project({ claude: { recording: "off", mode: "ab" } });
-    const r = spawnSync(
-      process.execPath,
-      [join(process.cwd(), "dist", "cli.js"), "record", "start", "--project", root],
-      {
-        encoding: "utf8",
-      },
-    );
-    expect(r.status).toBe(0);
+    const r = await runProgram(["record", "start", "--project", root]);
+    expect(r.code).toBe(0);
     expect(readConfig(root)?.providers.claude).toMatchObject({ recording: "on", mode: "ab" });
     expect(lastControlChange(root, "claude")).toMatchObject({ action: "start", via: "cli" });
   });
 
-  it("`record stop` of a provider not installed changes nothing and fails", () => {
+  it("`record stop` of a provider not installed changes nothing and fails", async () => {
     const root = project({ claude: { recording: "on", mode: "capture-only" } });
-    const r = spawnSync(
-      process.execPath,
-      [join(process.cwd(), "dist", "cli.js"), "record", "stop", "--provider", "codex", "--project", root],
-      { encoding: "utf8" },
-    );
-    expect(r.status).toBe(1);
+    const r = await runProgram(["record", "stop", "--provider", "codex", "--project", root]);
+    expect(r.code).toBe(1);
     expect(r.stderr).toContain("Codex CLI is not installed");
     expect(readConfig(root)?.providers.claude?.recording).toBe("on");
   });

@@ -2,16 +2,14 @@
 // shows them (import, list, show, inspect, du, usage) keeps each record on its own line and shows the
 // controls as U+FFFD, so a transcript cannot forge a line of tapedeck's output nor steer the terminal.
 
-import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { CLI, ensureBuilt } from "../helpers/cli-run.ts";
+import { describe, expect, it } from "vitest";
+import { runProgram } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 import { CLAUDE_FIXTURES, SAMPLE_ID, writeTranscript } from "../import/fixture.ts";
 
 const temp = useTempProjects("tapedeck-recorded-text-");
-beforeAll(ensureBuilt);
 
 const HOSTILE_DIR = "proj\nFORGED LINE\r\x1b[31mred\x1b]0;owned\x07";
 const HOSTILE_TITLE = "title\nFORGED TITLE\r\x1b[2J\x1b]0;owned\x07 end";
@@ -45,7 +43,6 @@ function setUp() {
   for (const dir of [here, hostile]) mkdirSync(join(dir, ".git"), { recursive: true });
   writeTranscript(home, hostile, SAMPLE_ID, hostileLines(hostile));
   const env = {
-    ...process.env,
     HOME: home,
     TAPEDECK_HOME: join(home, ".tapedeck"),
     CLAUDE_CONFIG_DIR: join(home, ".claude"),
@@ -53,32 +50,29 @@ function setUp() {
     GEMINI_CLI_HOME: home,
   };
   // From inside `here`, the project the user stands in.
-  const anywhere = (args: string[]) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { cwd: here, env, input: "", encoding: "utf8" });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
+  const anywhere = (args: string[]) => runProgram(args, { cwd: here, env });
   const run = (args: string[], project: string) => anywhere([...args, "--project", project]);
   return { root, hostile, run, anywhere };
 }
 
 describe("a recorded cwd and title with a newline, a carriage return and escapes", () => {
-  it("are shown on their line by import, list, show, inspect, du and usage", () => {
+  it("are shown on their line by import, list, show, inspect, du and usage", async () => {
     const { hostile, run, anywhere } = setUp();
     const outputs: Array<[string, { code: number | null; stdout: string; stderr: string }]> = [];
     // Another project's import is asked for: the project, a recorded cwd, is listed on stderr.
-    const asked = anywhere(["import", "claude", "--all-projects"]);
+    const asked = await anywhere(["import", "claude", "--all-projects"]);
     outputs.push(["import (asks)", asked]);
     expect(asked.stderr).toContain("proj\ufffdFORGED LINE\ufffd\ufffd");
-    outputs.push(["import --dry-run", anywhere(["import", "claude", "--all-projects", "--dry-run"])]);
-    const imported = anywhere(["import", "claude", "--all-projects", "--yes"]);
+    outputs.push(["import --dry-run", await anywhere(["import", "claude", "--all-projects", "--dry-run"])]);
+    const imported = await anywhere(["import", "claude", "--all-projects", "--yes"]);
     expect(imported.code, imported.stderr).toBe(0);
     outputs.push(["import --yes", imported]);
-    outputs.push(["list", run(["list"], hostile)]);
-    outputs.push(["list --all-projects", anywhere(["list", "--all-projects"])]);
-    outputs.push(["show", run(["show", "last"], hostile)]);
-    outputs.push(["inspect", run(["inspect", "last"], hostile)]);
-    outputs.push(["du --all-projects", anywhere(["du", "--all-projects"])]);
-    outputs.push(["usage session --all-projects", anywhere(["usage", "session", "--all-projects"])]);
+    outputs.push(["list", await run(["list"], hostile)]);
+    outputs.push(["list --all-projects", await anywhere(["list", "--all-projects"])]);
+    outputs.push(["show", await run(["show", "last"], hostile)]);
+    outputs.push(["inspect", await run(["inspect", "last"], hostile)]);
+    outputs.push(["du --all-projects", await anywhere(["du", "--all-projects"])]);
+    outputs.push(["usage session --all-projects", await anywhere(["usage", "session", "--all-projects"])]);
     for (const [what, r] of outputs) {
       expectOneLineEach(r.stdout, `${what}: stdout`);
       expectOneLineEach(r.stderr, `${what}: stderr`);
@@ -88,18 +82,18 @@ describe("a recorded cwd and title with a newline, a carriage return and escapes
     expect(list.trimEnd().split("\n")).toHaveLength(2);
   });
 
-  it("is one line of an error that names it", () => {
+  it("is one line of an error that names it", async () => {
     const { hostile, anywhere } = setUp();
-    const r = anywhere(["show", "nothing\nFORGED LINE\x1b[2J", "--project", hostile]);
+    const r = await anywhere(["show", "nothing\nFORGED LINE\x1b[2J", "--project", hostile]);
     expect(r.code).toBe(3);
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     expectOneLineEach(r.stderr, "show's error");
   });
 
-  it("is named on one line when the project it names is gone", () => {
+  it("is named on one line when the project it names is gone", async () => {
     const { root, hostile, anywhere } = setUp();
     renameSync(hostile, join(root, "moved"));
-    const r = anywhere(["import", "claude", "--all-projects", "--dry-run"]);
+    const r = await anywhere(["import", "claude", "--all-projects", "--dry-run"]);
     expect(r.stderr).toContain("project not found: ");
     expectOneLineEach(r.stderr, "import's skipped reasons");
     expectOneLineEach(r.stdout, "import's plan");

@@ -1,10 +1,12 @@
-// `tapedeck search` and `tapedeck index` as a user runs them: the built dist/cli.js in a child process.
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+// `tapedeck search` and `tapedeck index` as a user runs them, in process (test/helpers/program.ts); the
+// built dist/cli.js for updates in processes of their own at once.
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { openDatabase } from "../../src/memory/index/sqlite.ts";
+import { runProgram } from "../helpers/program.ts";
 import { event, identity, spec, useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
@@ -16,12 +18,7 @@ beforeAll(() => {
 const project = useTempProjects("tapedeck-search-cli-");
 
 function cli(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    input: "",
-    encoding: "utf8",
-    env: { ...process.env, TAPEDECK_HOME: join(project(), "home"), ...env },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runProgram(args, { env: { TAPEDECK_HOME: join(project(), "home"), ...env } });
 }
 
 function seeded(): string {
@@ -37,31 +34,31 @@ function seeded(): string {
 }
 
 describe("tapedeck search", () => {
-  it("prints ranked hits (plain when piped) and exits 0; 1 with none; 2 for a bad query", () => {
+  it("prints ranked hits (plain when piped) and exits 0; 1 with none; 2 for a bad query", async () => {
     const root = seeded();
-    const found = cli(["search", "recorder", "--project", root]);
+    const found = await cli(["search", "recorder", "--project", root]);
     expect(found.code).toBe(0);
     expect(found.stdout).toContain("claude  s-1  #1  user_prompt");
     expect(found.stdout).toContain("the recorder module");
     // Piped: no highlighting, and the recorded escape sequence never reaches the terminal.
     expect(found.stdout).not.toContain("\u001b");
     expect(found.stdout).not.toContain("\ue000");
-    const none = cli(["search", "absent", "--project", root]);
+    const none = await cli(["search", "absent", "--project", root]);
     expect(none).toMatchObject({ code: 1, stdout: "" });
     expect(none.stderr).toContain("no matches");
-    const bad = cli(["search", '"open', "--project", root]);
+    const bad = await cli(["search", '"open', "--project", root]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("bad query: unterminated quote");
     expect(bad.stderr).not.toContain("SQLITE");
-    expect(cli(["search", "x", "--project", root, "--limit", "0"]).code).toBe(2);
-    expect(cli(["search", "x", "--project", root, "--since", "yesterday"]).code).toBe(2);
-    expect(cli(["search", "x", "--project", root, "--kind", "banana"]).code).toBe(2);
-    expect(cli(["search", "x".repeat(100_000), "--project", root]).stderr).toContain(
+    expect((await cli(["search", "x", "--project", root, "--limit", "0"])).code).toBe(2);
+    expect((await cli(["search", "x", "--project", root, "--since", "yesterday"])).code).toBe(2);
+    expect((await cli(["search", "x", "--project", root, "--kind", "banana"])).code).toBe(2);
+    expect((await cli(["search", "x".repeat(100_000), "--project", root])).stderr).toContain(
       "longer than 4096 bytes",
     );
   });
 
-  it("reads --since as list does: weeks, days, a date; an age past the calendar is every event", () => {
+  it("reads --since as list does: weeks, days, a date; an age past the calendar is every event", async () => {
     const root = project();
     const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
     recordEvents(spec(root, { identity: identity("s-1") }), [
@@ -69,23 +66,26 @@ describe("tapedeck search", () => {
       { ...event("user_prompt", "b", { prompt: "the kettle from last week" }), timestamp: ago(10) },
       { ...event("user_prompt", "c", { prompt: "the kettle from today" }), timestamp: ago(0) },
     ]);
-    const prompts = (since: string) => {
-      const r = cli(["search", "kettle", "--project", root, "--since", since, "--json"]);
+    const prompts = async (since: string) => {
+      const r = await cli(["search", "kettle", "--project", root, "--since", since, "--json"]);
       expect(r.code, r.stderr).toBe(0);
       return (JSON.parse(r.stdout) as { snippet: string }[]).map((h) => h.snippet).sort();
     };
-    expect(prompts("2w")).toEqual(["the kettle from last week", "the kettle from today"]);
-    expect(prompts("1d")).toEqual(["the kettle from today"]);
-    expect(prompts(ago(20).slice(0, 10))).toEqual(["the kettle from last week", "the kettle from today"]);
-    expect(prompts("999999w")).toHaveLength(3);
-    const bad = cli(["search", "kettle", "--project", root, "--since", "2 weeks"]);
+    expect(await prompts("2w")).toEqual(["the kettle from last week", "the kettle from today"]);
+    expect(await prompts("1d")).toEqual(["the kettle from today"]);
+    expect(await prompts(ago(20).slice(0, 10))).toEqual([
+      "the kettle from last week",
+      "the kettle from today",
+    ]);
+    expect(await prompts("999999w")).toHaveLength(3);
+    const bad = await cli(["search", "kettle", "--project", root, "--since", "2 weeks"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("is not a date or a duration");
   });
 
-  it("answers --json with the snippet as plain text and the match offsets", () => {
+  it("answers --json with the snippet as plain text and the match offsets", async () => {
     const root = seeded();
-    const r = cli(["search", "store.ts", "--project", root, "--json"]);
+    const r = await cli(["search", "store.ts", "--project", root, "--json"]);
     expect(r.code).toBe(0);
     const [hit] = JSON.parse(r.stdout);
     expect(hit).toMatchObject({
@@ -96,10 +96,10 @@ describe("tapedeck search", () => {
     });
     const [start, end] = hit.matches[0];
     expect(hit.snippet.slice(start, end).toLowerCase()).toContain("store");
-    expect(JSON.parse(cli(["search", "absent", "--project", root, "--json"]).stdout)).toEqual([]);
+    expect(JSON.parse((await cli(["search", "absent", "--project", root, "--json"])).stdout)).toEqual([]);
   });
 
-  it("searches every registered project with --all-projects, naming the gone ones", () => {
+  it("searches every registered project with --all-projects, naming the gone ones", async () => {
     const a = seeded();
     const b = seeded();
     const home = project();
@@ -118,7 +118,7 @@ describe("tapedeck search", () => {
         }),
       );
     }
-    const r = cli(["search", "recorder", "--project", a, "--all-projects", "--json"], {
+    const r = await cli(["search", "recorder", "--project", a, "--all-projects", "--json"], {
       TAPEDECK_HOME: home,
     });
     expect(r.code).toBe(0);
@@ -127,7 +127,7 @@ describe("tapedeck search", () => {
     // One project's unusable index is named and skipped; the others still answer.
     execFileSync("rm", ["-f", join(b, ".tapedeck", "index.sqlite")]);
     execFileSync("mkfifo", [join(b, ".tapedeck", "index.sqlite")]);
-    const partial = cli(["search", "recorder", "--project", a, "--all-projects", "--json"], {
+    const partial = await cli(["search", "recorder", "--project", a, "--all-projects", "--json"], {
       TAPEDECK_HOME: home,
     });
     expect(partial.code).toBe(0);
@@ -139,27 +139,27 @@ describe("tapedeck search", () => {
 });
 
 describe("tapedeck index", () => {
-  it("updates, reports status and rebuilds, the file 0600", () => {
+  it("updates, reports status and rebuilds, the file 0600", async () => {
     const root = seeded();
-    const before = JSON.parse(cli(["index", "status", "--project", root, "--json"]).stdout);
+    const before = JSON.parse((await cli(["index", "status", "--project", root, "--json"])).stdout);
     expect(before).toMatchObject({ exists: false, behind_sessions: 1 });
-    const up = JSON.parse(cli(["index", "update", "--project", root, "--json"]).stdout);
+    const up = JSON.parse((await cli(["index", "update", "--project", root, "--json"])).stdout);
     expect(up).toMatchObject({ action: "update", events: 2, sessions: 1 });
-    expect(JSON.parse(cli(["index", "update", "--project", root, "--json"]).stdout)).toMatchObject({
+    expect(JSON.parse((await cli(["index", "update", "--project", root, "--json"])).stdout)).toMatchObject({
       events: 0,
     });
     expect(statSync(join(root, ".tapedeck", "index.sqlite")).mode & 0o777).toBe(0o600);
-    const rebuilt = cli(["index", "rebuild", "--project", root]);
+    const rebuilt = await cli(["index", "rebuild", "--project", root]);
     expect(rebuilt.stdout).toContain("Rebuilt: 2 events");
-    expect(cli(["index", "status", "--project", root]).stdout).toContain("up to date");
-    expect(cli(["index", "banana", "--project", root]).code).toBe(2);
+    expect((await cli(["index", "status", "--project", root])).stdout).toContain("up to date");
+    expect((await cli(["index", "banana", "--project", root])).code).toBe(2);
   });
 
-  it("says how to fix a corrupt index it cannot replace, without an SQLite stack", () => {
+  it("says how to fix a corrupt index it cannot replace, without an SQLite stack", async () => {
     const root = seeded();
     mkdirSync(join(root, ".tapedeck"), { recursive: true });
     execFileSync("mkfifo", [join(root, ".tapedeck", "index.sqlite")]);
-    const r = cli(["search", "recorder", "--project", root]);
+    const r = await cli(["search", "recorder", "--project", root]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("index.sqlite is not a regular file");
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
@@ -183,7 +183,7 @@ describe("concurrent updates", () => {
     const codes = await Promise.all([run(), run(), run()]);
     // One may give up on a lock it waited 2 s for (exit 1); the others finish the work.
     expect(codes.filter((c) => c === 0).length).toBeGreaterThan(0);
-    expect(cli(["index", "update", "--project", root]).code).toBe(0);
+    expect((await cli(["index", "update", "--project", root])).code).toBe(0);
     const db = openDatabase(join(root, ".tapedeck", "index.sqlite"));
     try {
       expect(db.prepare("SELECT count(*) AS n, count(DISTINCT seq) AS d FROM events").get()).toEqual({
@@ -197,7 +197,9 @@ describe("concurrent updates", () => {
       db.close();
     }
     expect(
-      JSON.parse(cli(["search", "concurrent", "--project", root, "--json", "--limit", "1000"]).stdout),
+      JSON.parse(
+        (await cli(["search", "concurrent", "--project", root, "--json", "--limit", "1000"])).stdout,
+      ),
     ).toHaveLength(1000);
   });
 });

@@ -4,19 +4,14 @@
 // named with its size, and `inspect` says what --json alone said.
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { registerSession } from "../../src/core/archive/session-registry.ts";
-import { CLI, ensureBuilt, runCli } from "../helpers/cli-run.ts";
+import { runCliInProcess } from "../helpers/program.ts";
 import { recordSession, runSessionsDir } from "../helpers/scoped-sessions.ts";
 import { event } from "../helpers/session.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 
 const project = useTempProjects("tapedeck-seams-");
-
-beforeAll(() => {
-  ensureBuilt();
-  expect(CLI).toContain("dist");
-});
 
 function withReplay(extra: ReturnType<typeof event>[] = []) {
   const root = project();
@@ -29,60 +24,63 @@ function withReplay(extra: ReturnType<typeof event>[] = []) {
     minute: 2,
     extra,
   });
-  const cli = (args: string[]) => runCli([...args, "--project", root], home);
+  const cli = (args: string[]) => runCliInProcess([...args, "--project", root], home);
   return { root, home, replay, cli };
 }
 
 describe("a replay's session opens everywhere a session does", () => {
-  it("show, inspect and export take the id replay printed; list marks it with its baseline", () => {
+  it("show, inspect and export take the id replay printed; list marks it with its baseline", async () => {
     const { cli } = withReplay();
-    const show = cli(["show", "claude:run-2222"]);
+    const show = await cli(["show", "claude:run-2222"]);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain("prompt of run-2222");
-    const inspect = cli(["inspect", "run-22"]);
+    const inspect = await cli(["inspect", "run-22"]);
     expect(inspect.code, inspect.stderr).toBe(0);
     expect(inspect.stdout).toContain("Run:          replay of claude:base-1111");
-    const md = cli(["export", "run-2222", "--format", "md"]);
+    const md = await cli(["export", "run-2222", "--format", "md"]);
     expect(md.code, md.stderr).toBe(0);
     expect(md.stdout).toContain("answer of run-2222");
-    const jsonl = cli(["export", "run-2222", "--format", "jsonl"]);
+    const jsonl = await cli(["export", "run-2222", "--format", "jsonl"]);
     expect(JSON.parse(jsonl.stdout.split("\n")[0]!).replay_of_session_id).toBe("claude:base-1111");
 
-    const list = cli(["list"]);
+    const list = await cli(["list"]);
     expect(list.code, list.stderr).toBe(0);
     const row = list.stdout.split("\n").find((l) => l.startsWith("run-2222"));
     expect(row).toContain("replay of base-111");
     expect(list.stdout.split("\n").find((l) => l.startsWith("base-1111"))).toMatch(/complete\s+—/);
-    const runs = cli(["list", "--runs", "--json"]);
+    const runs = await cli(["list", "--runs", "--json"]);
     expect(JSON.parse(runs.stdout).map((s: { session_id: string }) => s.session_id)).toEqual([
       "claude:run-2222",
     ]);
-    const noRuns = cli(["list", "--no-runs", "--json"]);
+    const noRuns = await cli(["list", "--no-runs", "--json"]);
     expect(JSON.parse(noRuns.stdout).map((s: { session_id: string }) => s.session_id)).toEqual([
       "claude:base-1111",
     ]);
   });
 
-  it("--all-projects opens another project's session from outside it; without it the miss says where", () => {
+  it("--all-projects opens another project's session from outside it; without it the miss says where", async () => {
     const { root, home } = withReplay();
     registerSession(
       { provider: "claude", provider_session_id: "base-1111", project_root: root },
       { TAPEDECK_HOME: join(home, ".tapedeck") },
     );
     const elsewhere = project();
-    const miss = runCli(["show", "run-2222", "--project", elsewhere], home);
+    const miss = await runCliInProcess(["show", "run-2222", "--project", elsewhere], home);
     expect(miss.code).toBe(3);
     expect(miss.stderr).toContain(`It is a session of ${root}: add --all-projects`);
     for (const command of [["show"], ["inspect"], ["export", "--format", "md"]]) {
       const [name, ...rest] = command;
-      const r = runCli([name!, "run-2222", ...rest, "--all-projects", "--project", elsewhere], home);
+      const r = await runCliInProcess(
+        [name!, "run-2222", ...rest, "--all-projects", "--project", elsewhere],
+        home,
+      );
       expect(r.code, `${name}: ${r.stderr}`).toBe(0);
     }
   });
 
-  it("an ambiguous prefix is a usage error that lists the candidates", () => {
+  it("an ambiguous prefix is a usage error that lists the candidates", async () => {
     const { cli } = withReplay();
-    const r = cli(["show", "claude:"]);
+    const r = await cli(["show", "claude:"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('"claude:" matches 2 sessions; give more of the id:');
     expect(r.stderr).toContain("claude:run-2222");
@@ -93,7 +91,7 @@ describe("a replay's session opens everywhere a session does", () => {
 });
 
 describe("every event visible", () => {
-  it("show --kinds tool_error prints the call that failed beside its error", () => {
+  it("show --kinds tool_error prints the call that failed beside its error", async () => {
     const { cli } = withReplay([
       event("tool_call", "call-1", {
         hook_event_name: "PreToolUse",
@@ -109,13 +107,13 @@ describe("every event visible", () => {
         error: "Exit code 2\nno rule to make target",
       }),
     ]);
-    const r = cli(["show", "run-2222", "--kinds", "tool_error"]);
+    const r = await cli(["show", "run-2222", "--kinds", "tool_error"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("make deploy");
     expect(r.stdout).toContain("no rule to make target");
   });
 
-  it("a memory injection is named with its items, size and query in show and the Markdown export", () => {
+  it("a memory injection is named with its items, size and query in show and the Markdown export", async () => {
     const { cli } = withReplay([
       event("provider_event", "inj-1", {
         hook_event_name: "UserPromptSubmit",
@@ -129,15 +127,15 @@ describe("every event visible", () => {
         context: "<tapedeck-memory>the staging host is db-7</tapedeck-memory>",
       }),
     ]);
-    const show = cli(["show", "run-2222"]);
+    const show = await cli(["show", "run-2222"]);
     expect(show.stdout).toContain("memory injected: 2 items, 1.3 KB");
     expect(show.stdout).toContain("mem_aaaa, mem_bbbb");
     expect(show.stdout).toContain('query "deploy" OR "staging"');
-    const md = cli(["export", "run-2222", "--format", "md"]);
+    const md = await cli(["export", "run-2222", "--format", "md"]);
     expect(md.stdout).toContain("memory injected: 2 items, 1.3 KB");
   });
 
-  it("a Write result reads as what happened to the file, not as the tool's JSON", () => {
+  it("a Write result reads as what happened to the file, not as the tool's JSON", async () => {
     const { cli } = withReplay([
       event("tool_call", "w-call", {
         hook_event_name: "PreToolUse",
@@ -158,14 +156,14 @@ describe("every event visible", () => {
         },
       }),
     ]);
-    const r = cli(["show", "run-2222"]);
+    const r = await cli(["show", "run-2222"]);
     expect(r.stdout).toContain("created /p/hello.txt (2 lines)");
     expect(r.stdout).not.toContain('"structuredPatch"');
   });
 
-  it("inspect's own output has the checksum, the spool, the recovery state and the capabilities", () => {
+  it("inspect's own output has the checksum, the spool, the recovery state and the capabilities", async () => {
     const { cli } = withReplay();
-    const r = cli(["inspect", "base-1111"]);
+    const r = await cli(["inspect", "base-1111"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Session base-1111 · Claude Code/);
     expect(r.stdout).not.toContain("Session recorded");

@@ -1,11 +1,14 @@
 // `tapedeck show` and `tapedeck list` on sessions recorded through the real hook path (dist/hook.cjs with
-// Claude's payload shapes): columns, the failed flag, filters, colour rules and --follow.
+// Claude's payload shapes): columns, the failed flag, filters, colour rules and --follow. The commands run in
+// process (test/helpers/program.ts); the built CLI on a pseudo-terminal for what a terminal changes, and for
+// --follow, which runs until the session ends or Ctrl-C (a real SIGINT) stops it.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, unlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { nextCommands, tokensLine } from "../../src/cli/summary.ts";
+import { runProgram } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
@@ -22,13 +25,8 @@ function env(home: string): Record<string, string> {
   return { ...rest, TAPEDECK_HOME: home };
 }
 
-function cli(args: string[], home: string, extra: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    input: "",
-    encoding: "utf8",
-    env: { ...env(home), ...extra },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+function cli(args: string[], home: string) {
+  return runProgram(args, { env: { NO_COLOR: undefined, TAPEDECK_HOME: home } });
 }
 
 function hook(root: string, home: string, payload: Record<string, unknown>) {
@@ -41,11 +39,11 @@ function hook(root: string, home: string, payload: Record<string, unknown>) {
   expect(r.status).toBe(0);
 }
 
-function installed(): { root: string; home: string } {
+async function installed(): Promise<{ root: string; home: string }> {
   const root = project();
   const home = join(root, "tapedeck-home");
   mkdirSync(home, { mode: 0o700 });
-  const r = cli(["install", "claude", "--yes", "--transport", "command", "--project", root], home);
+  const r = await cli(["install", "claude", "--yes", "--transport", "command", "--project", root], home);
   expect(r.code, r.stderr).toBe(0);
   return { root, home };
 }
@@ -93,10 +91,10 @@ function failedSession(root: string, home: string, id = "sess-fail"): void {
 }
 
 describe("list", () => {
-  it("shows the title, turns, tool errors and a failed session as failed, from the manifest", () => {
-    const { root, home } = installed();
+  it("shows the title, turns, tool errors and a failed session as failed, from the manifest", async () => {
+    const { root, home } = await installed();
     failedSession(root, home);
-    const out = cli(["list", "--project", root], home);
+    const out = await cli(["list", "--project", root], home);
     expect(out.code, out.stderr).toBe(0);
     const [header, row] = out.stdout.trimEnd().split("\n");
     expect(header).toMatch(
@@ -106,7 +104,7 @@ describe("list", () => {
       /^sess-fail +Claude Code +\S+ \S+ +\S+ +2 +1 +— +failed +— +deploy with \[REDACTED:[a-z_]+\] now$/,
     );
     expect(out.stdout).not.toContain(SECRET);
-    const [json] = JSON.parse(cli(["list", "--json", "--project", root], home).stdout);
+    const [json] = JSON.parse((await cli(["list", "--json", "--project", root], home)).stdout);
     expect(json).toMatchObject({
       status: "complete",
       failed: true,
@@ -117,7 +115,7 @@ describe("list", () => {
   });
 
   it("fits the title to the terminal's width, and keeps the whole (60 characters) when piped", async () => {
-    const { root, home } = installed();
+    const { root, home } = await installed();
     failedSession(root, home);
     const pty = createRequire(import.meta.url)("@lydell/node-pty") as typeof import("@lydell/node-pty");
     const screen = await new Promise<string>((resolve) => {
@@ -136,43 +134,48 @@ describe("list", () => {
     expect(lines).toHaveLength(2);
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(110);
     expect(lines[1]).toMatch(/deploy with \[RED\S*…$/);
-    expect(cli(["list", "--project", root], home).stdout).toMatch(/deploy with \[REDACTED:[a-z_]+\] now\n$/);
+    expect((await cli(["list", "--project", root], home)).stdout).toMatch(
+      /deploy with \[REDACTED:[a-z_]+\] now\n$/,
+    );
   });
 
-  it("--limit, --since and --all-projects (from the registry)", () => {
-    const a = installed();
+  it("--limit, --since and --all-projects (from the registry)", async () => {
+    const a = await installed();
     failedSession(a.root, a.home, "one");
     failedSession(a.root, a.home, "two");
-    const b = installed();
+    const b = await installed();
     // The second project records into its own tree but registers in the same tapedeck home.
-    const r = cli(["install", "claude", "--yes", "--transport", "command", "--project", b.root], a.home);
+    const r = await cli(
+      ["install", "claude", "--yes", "--transport", "command", "--project", b.root],
+      a.home,
+    );
     expect(r.code).toBe(0);
     failedSession(b.root, a.home, "three");
-    const rows = (args: string[]) =>
-      cli(["list", ...args], a.home)
-        .stdout.trimEnd()
+    const rows = async (args: string[]) =>
+      (await cli(["list", ...args], a.home)).stdout
+        .trimEnd()
         .split("\n")
         .slice(1)
         .map((l) => l.split(/ +/)[0]);
-    expect(rows(["--project", a.root])).toHaveLength(2);
-    expect(rows(["--project", a.root, "--limit", "1"])).toHaveLength(1);
-    expect(rows(["--project", a.root, "--since", "1d"])).toHaveLength(2);
-    expect(cli(["list", "--project", a.root, "--since", "2999-01-01"], a.home).stdout).toContain(
+    expect(await rows(["--project", a.root])).toHaveLength(2);
+    expect(await rows(["--project", a.root, "--limit", "1"])).toHaveLength(1);
+    expect(await rows(["--project", a.root, "--since", "1d"])).toHaveLength(2);
+    expect((await cli(["list", "--project", a.root, "--since", "2999-01-01"], a.home)).stdout).toContain(
       "No recorded sessions",
     );
-    const all = cli(["list", "--all-projects"], a.home);
+    const all = await cli(["list", "--all-projects"], a.home);
     expect(all.stdout.split("\n")[0]).toMatch(/^SESSION +PROJECT +PROVIDER/);
     expect(all.stdout).toContain(a.root);
     expect(all.stdout).toContain(b.root);
-    expect(rows(["--all-projects"]).sort()).toEqual(["one", "three", "two"]);
-    expect(cli(["list", "--limit", "0", "--project", a.root], a.home).code).toBe(2);
-    expect(cli(["list", "--since", "yesterday", "--project", a.root], a.home).code).toBe(2);
+    expect((await rows(["--all-projects"])).sort()).toEqual(["one", "three", "two"]);
+    expect((await cli(["list", "--limit", "0", "--project", a.root], a.home)).code).toBe(2);
+    expect((await cli(["list", "--since", "yesterday", "--project", a.root], a.home)).code).toBe(2);
   });
 });
 
 /** A live session (started, a first prompt p1) and `show --follow` on it: its output so far, its exit, a wait. */
-function following(sessionId: string, prompt: string) {
-  const { root, home } = installed();
+async function following(sessionId: string, prompt: string) {
+  const { root, home } = await installed();
   const s = { session_id: sessionId };
   hook(root, home, { ...s, hook_event_name: "SessionStart", source: "startup" });
   hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p1", prompt });
@@ -194,10 +197,10 @@ function following(sessionId: string, prompt: string) {
 }
 
 describe("show", () => {
-  it("prints the turns: prompt, the call and its error with exit code and duration, the failed turn", () => {
-    const { root, home } = installed();
+  it("prints the turns: prompt, the call and its error with exit code and duration, the failed turn", async () => {
+    const { root, home } = await installed();
     failedSession(root, home);
-    const out = cli(["show", "last", "--project", root], home);
+    const out = await cli(["show", "last", "--project", root], home);
     expect(out.code, out.stderr).toBe(0);
     const text = out.stdout;
     expect(text).not.toMatch(/\x1b/);
@@ -210,14 +213,14 @@ describe("show", () => {
     expect(text).toContain("turn failed: overloaded_error");
     expect(text).toContain("2 turns · 1 tool call · 1 tool error · failed: overloaded_error");
     expect(text).toMatch(/\nRecord: 8 events · 1 redaction\n$/);
-    const only = cli(["show", "last", "--kinds", "tool_error", "--project", root], home).stdout;
+    const only = (await cli(["show", "last", "--kinds", "tool_error", "--project", root], home)).stdout;
     expect(only).toContain("error  exit 2");
     expect(only).not.toContain("prompt");
     expect(only).not.toContain("── Turn 2");
-    const bad = cli(["show", "last", "--kinds", "tool_errr", "--project", root], home);
+    const bad = await cli(["show", "last", "--kinds", "tool_errr", "--project", root], home);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('unknown event kind "tool_errr"');
-    const json = JSON.parse(cli(["show", "last", "--json", "--project", root], home).stdout);
+    const json = JSON.parse((await cli(["show", "last", "--json", "--project", root], home)).stdout);
     expect(json.turns).toHaveLength(2);
     expect(json.turns[0].items[1]).toMatchObject({
       name: "Bash",
@@ -227,7 +230,7 @@ describe("show", () => {
   });
 
   it("colours on a terminal only, and never with NO_COLOR", async () => {
-    const { root, home } = installed();
+    const { root, home } = await installed();
     failedSession(root, home);
     const pty = createRequire(import.meta.url)("@lydell/node-pty") as typeof import("@lydell/node-pty");
     const run = (extra: Record<string, string>) =>
@@ -251,7 +254,7 @@ describe("show", () => {
   });
 
   it("--follow prints each turn as the live session goes on and stops at its end", async () => {
-    const { root, home, s, exited, until, out } = following("live", "first");
+    const { root, home, s, exited, until, out } = await following("live", "first");
     // The history first, as turns (the one in progress too), then new events line by line as they come.
     await until("Following: new events");
     expect(out()).toContain("── Turn 1 · 0 tool calls");
@@ -288,7 +291,7 @@ describe("show", () => {
     expect(await exited).toBe(0);
     expect(out()).toContain("2 turns · 1 tool call · 1 tool error");
     // Following a session that has ended prints it and exits.
-    const again = cli(["show", "live", "--follow", "--project", root], home);
+    const again = await cli(["show", "live", "--follow", "--project", root], home);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("2 turns · 1 tool call · 1 tool error");
   });
@@ -296,7 +299,7 @@ describe("show", () => {
 
 describe("show --follow, stopped", () => {
   it("Ctrl-C ends it with the totals and exit 130", async () => {
-    const { child, exited, until, out } = following("live2", "still going");
+    const { child, exited, until, out } = await following("live2", "still going");
     await until("Following");
     expect(out()).toContain("still going");
     child.kill("SIGINT");
@@ -307,8 +310,8 @@ describe("show --follow, stopped", () => {
 });
 
 describe("show with hostile recorded text", () => {
-  it("prints escape sequences and bidi controls from the archive as U+FFFD, even on a terminal", () => {
-    const { root, home } = installed();
+  it("prints escape sequences and bidi controls from the archive as U+FFFD, even on a terminal", async () => {
+    const { root, home } = await installed();
     const s = { session_id: "hostile" };
     hook(root, home, {
       ...s,
@@ -324,7 +327,7 @@ describe("show with hostile recorded text", () => {
       tool_input: { command: "echo \u202eabc" },
       tool_use_id: "t",
     });
-    const out = cli(["show", "hostile", "--project", root], home).stdout;
+    const out = (await cli(["show", "hostile", "--project", root], home)).stdout;
     expect(out).toContain("hi\ufffd");
     expect(out).toContain("Bash\ufffd");
     expect(out).not.toMatch(/[\x1b\x07\u202e]/);
@@ -332,30 +335,30 @@ describe("show with hostile recorded text", () => {
 });
 
 describe("a planted events file", () => {
-  it("a symlink or FIFO in place of events.jsonl is named by show and export md, never followed nor waited on", () => {
-    const { root, home } = installed();
+  it("a symlink or FIFO in place of events.jsonl is named by show and export md, never followed nor waited on", async () => {
+    const { root, home } = await installed();
     hook(root, home, { session_id: "planted", hook_event_name: "SessionStart", source: "startup" });
     const events = join(root, ".tapedeck", "claude-sessions", "planted", "events.jsonl");
     renameSync(events, `${events}.real`);
     symlinkSync("/etc/passwd", events);
     for (const args of [["show"], ["export", "--format", "md"]]) {
       const [command, ...rest] = args;
-      const r = cli([command!, "planted", ...rest, "--project", root], home);
+      const r = await cli([command!, "planted", ...rest, "--project", root], home);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`${events}: is a symlink; tapedeck reads only a regular file`);
       expect(r.stdout).not.toContain("root:");
     }
     unlinkSync(events);
     execFileSync("mkfifo", [events]);
-    const r = cli(["show", "planted", "--project", root], home);
+    const r = await cli(["show", "planted", "--project", root], home);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${events}: is not a regular file`);
   });
 });
 
 describe("the manifest's counters are what list reads", () => {
-  it("are in the manifest, so list reads no event", () => {
-    const { root, home } = installed();
+  it("are in the manifest, so list reads no event", async () => {
+    const { root, home } = await installed();
     failedSession(root, home);
     const dir = join(root, ".tapedeck", "claude-sessions", "sess-fail");
     const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));

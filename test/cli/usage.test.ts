@@ -1,11 +1,10 @@
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeConfig } from "../../src/core/archive/config.ts";
-import { ensureBuilt, runCli } from "../helpers/cli-run.ts";
+import { runCliInProcess } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
 import { claudeUsage, codexUsage, recordUsage } from "../usage/sessions.ts";
 
-beforeAll(ensureBuilt);
 const project = useTempProjects("tapedeck-usage-cli-");
 
 function withSessions(): string {
@@ -19,12 +18,13 @@ function withSessions(): string {
   return p;
 }
 
-const usage = (p: string, args: string[]) => runCli(["usage", ...args, "--project", p], join(p, "home"));
+const usage = (p: string, args: string[]) =>
+  runCliInProcess(["usage", ...args, "--project", p], join(p, "home"));
 
 describe("tapedeck usage", () => {
-  it("--json is {rows, totals, refused_prices}: the five totals, cost null when a model has no price", () => {
+  it("--json is {rows, totals, refused_prices}: the five totals, cost null when a model has no price", async () => {
     const p = withSessions();
-    const r = usage(p, ["daily", "--json", "--timezone", "UTC"]);
+    const r = await usage(p, ["daily", "--json", "--timezone", "UTC"]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(Object.keys(out)).toEqual(["rows", "totals", "refused_prices"]);
@@ -45,14 +45,14 @@ describe("tapedeck usage", () => {
       ["2026-12-01", "claude", false],
       ["2026-12-02", "codex", true],
     ]);
-    expect(usage(p, ["daily", "--json", "--provider", "claude", "--timezone", "UTC"]).stdout).toContain(
-      '"cost_usd": 0.00',
-    );
+    expect(
+      (await usage(p, ["daily", "--json", "--provider", "claude", "--timezone", "UTC"])).stdout,
+    ).toContain('"cost_usd": 0.00');
   });
 
-  it("prints a table with a total line and the notes, and says so when nothing was recorded", () => {
+  it("prints a table with a total line and the notes, and says so when nothing was recorded", async () => {
     const p = withSessions();
-    const r = usage(p, ["monthly", "--timezone", "UTC"]);
+    const r = await usage(p, ["monthly", "--timezone", "UTC"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
       /^Token usage by month, time zone UTC; cost estimated at the prices of 2025-11-01\n/,
@@ -61,10 +61,10 @@ describe("tapedeck usage", () => {
     expect(r.stdout).toMatch(/\nTOTAL +1,010 +101 +2,000 +50 +3,161 +≥\$0\.\d{4} +2\n/);
     expect(r.stdout).toContain("no price for mystery: cost unknown");
     const empty = project();
-    const none = usage(empty, ["daily"]);
+    const none = await usage(empty, ["daily"]);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe(`No usage recorded in ${empty}.\n`);
-    expect(JSON.parse(usage(empty, ["session", "--json"]).stdout)).toEqual({
+    expect(JSON.parse((await usage(empty, ["session", "--json"])).stdout)).toEqual({
       rows: [],
       totals: {
         input_tokens: 0,
@@ -77,7 +77,7 @@ describe("tapedeck usage", () => {
     });
   });
 
-  it("answers a wrong report, zone, date, provider or scope with exit 2 and the reason", () => {
+  it("answers a wrong report, zone, date, provider or scope with exit 2 and the reason", async () => {
     const p = withSessions();
     const cases: Array<[string[], RegExp]> = [
       [
@@ -90,7 +90,7 @@ describe("tapedeck usage", () => {
       [["daily", "--all-projects"], /--project and --all-projects: use one of them/],
     ];
     for (const [args, message] of cases) {
-      const r = usage(p, args);
+      const r = await usage(p, args);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr, args.join(" ")).toMatch(message);
     }
@@ -109,13 +109,13 @@ describe("a project's own price table", () => {
     return p;
   }
 
-  it("refuses a price out of range, names it, and never prints Infinity or makes a model free", () => {
+  it("refuses a price out of range, names it, and never prints Infinity or makes a model free", async () => {
     const p = priced({
       "claude-sonnet-4": { input: 1e308, output: 1e308 },
       "my-model": { input: 0, output: 0 },
       "gpt-5": { input: 1001, output: 1 },
     });
-    const r = usage(p, ["daily", "--timezone", "UTC"]);
+    const r = await usage(p, ["daily", "--timezone", "UTC"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(/Infinity|NaN/);
     // claude-sonnet-4 keeps tapedeck's price; my-model has none, so the cost is unknown, not $0.
@@ -130,7 +130,7 @@ describe("a project's own price table", () => {
         `pricing.models.${model} in .tapedeck/config.json refused: ${why} (above 0, at most 1000 USD per million tokens)`,
       );
     }
-    const json = JSON.parse(usage(p, ["daily", "--json", "--timezone", "UTC"]).stdout);
+    const json = JSON.parse((await usage(p, ["daily", "--json", "--timezone", "UTC"])).stdout);
     expect(json.refused_prices.map((x: { model: string }) => x.model)).toEqual([
       "claude-sonnet-4",
       "my-model",
@@ -142,7 +142,7 @@ describe("a project's own price table", () => {
     });
     expect(json.rows[0].cost_usd).toBeNull();
     expect(json.rows[0].project_priced_models).toEqual([]);
-    const show = runCli(["show", "claude:a", "--project", p], join(p, "home"));
+    const show = await runCliInProcess(["show", "claude:a", "--project", p], join(p, "home"));
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).not.toMatch(/Infinity|NaN/);
     expect(show.stderr).toContain(
@@ -150,21 +150,23 @@ describe("a project's own price table", () => {
     );
   });
 
-  it("says in every report that prints a cost when the project's own price was used", () => {
+  it("says in every report that prints a cost when the project's own price was used", async () => {
     const p = priced({ "my-model": { input: 2, output: 8 } });
-    const r = usage(p, ["model", "--timezone", "UTC"]);
+    const r = await usage(p, ["model", "--timezone", "UTC"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`my-model priced by the project's own "pricing" in .tapedeck/config.json`);
-    const json = JSON.parse(usage(p, ["daily", "--json", "--timezone", "UTC"]).stdout);
+    const json = JSON.parse((await usage(p, ["daily", "--json", "--timezone", "UTC"])).stdout);
     expect(json.rows[0].project_priced_models).toEqual(["my-model"]);
     expect(json.refused_prices).toEqual([]);
     const home = join(p, "home");
-    const show = runCli(["show", "claude:a", "--project", p], home);
+    const show = await runCliInProcess(["show", "claude:a", "--project", p], home);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toMatch(
       /Cost: ~\$\d\.\d{4} est\. \(prices of 2025-11-01, 2026-06-01; the project's own price for my-model\)/,
     );
-    const shown = JSON.parse(runCli(["show", "claude:a", "--json", "--project", p], home).stdout);
+    const shown = JSON.parse(
+      (await runCliInProcess(["show", "claude:a", "--json", "--project", p], home)).stdout,
+    );
     expect(JSON.stringify(shown)).toContain('"project_priced_models":["my-model"]');
   });
 });

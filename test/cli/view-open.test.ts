@@ -9,7 +9,10 @@ import { useTempProjects } from "../helpers/session.ts";
 beforeAll(ensureBuilt);
 const project = useTempProjects();
 
-/** Runs `tapedeck view` with a stand-in opener that writes its argv down, then stops it with Ctrl-C. */
+/**
+ * Runs `tapedeck view` with a stand-in opener that writes its argv down, then stops it with Ctrl-C: the built
+ * CLI, as the viewer serves until a real SIGINT ends it and then removes its launcher page.
+ */
 async function viewWithOpener(root: string): Promise<{ url: string; argv: string[]; home: string }> {
   const home = join(root, "home");
   const bin = join(root, "bin");

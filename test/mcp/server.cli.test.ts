@@ -10,6 +10,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { writeConfig } from "../../src/core/archive/config.ts";
 import { recordingState } from "../../src/core/hook/status.ts";
 import { CLI as CLI_JS, ensureBuilt } from "../helpers/cli-run.ts";
+import { runProgram } from "../helpers/program.ts";
 import { tempProject } from "../helpers/session.ts";
 
 beforeAll(ensureBuilt, 120_000);
@@ -109,10 +110,9 @@ describe("tapedeck mcp", () => {
       display: "tapedeck ● REC capture-only",
     });
     // The same compact string as the status line and `tapedeck status --statusline`.
-    const line = execFileSync(process.execPath, [CLI_JS, "status", "--statusline", "--project", root], {
-      encoding: "utf8",
-    });
-    expect(line.trim()).toBe(expected.display);
+    const line = await runProgram(["status", "--statusline", "--project", root]);
+    expect(line.code).toBe(0);
+    expect(line.stdout.trim()).toBe(expected.display);
     expect((await call(client, "record_session", { action: "status" })).structuredContent).toMatchObject({
       recording: true,
     });
@@ -127,9 +127,9 @@ describe("tapedeck mcp", () => {
     expect(stopped.content[0]!.text).toMatch(/hooks and settings are unchanged/);
     expect(configOf(root).providers.claude.recording).toBe("off");
     // Who stopped it stays visible.
-    const shown = JSON.parse(
-      execFileSync(process.execPath, [CLI_JS, "status", "--json", "--project", root], { encoding: "utf8" }),
-    );
+    const statusJson = await runProgram(["status", "--json", "--project", root]);
+    expect(statusJson.code).toBe(0);
+    const shown = JSON.parse(statusJson.stdout);
     expect(shown.last_change).toMatchObject({ provider: "claude", action: "stop", via: "mcp" });
   });
 

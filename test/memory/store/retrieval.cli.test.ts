@@ -1,45 +1,26 @@
-// `tapedeck retrieval on|off|status` and `install --retrieval` (the built CLI): what they write to the
+// `tapedeck retrieval on|off|status` and `install --retrieval`, in process: what they write to the
 // project's config, what status shows, and the usage errors (a budget out of bounds, a provider whose hooks
 // cannot add context, nothing installed).
-import { execFile, execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeConfig } from "../../../src/core/archive/config.ts";
+import { runProgram } from "../../helpers/program.ts";
 import { useTempProjects } from "../../helpers/session.ts";
 
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-const CLI_JS = join(REPO, "dist", "cli.js");
 const project = useTempProjects("tapedeck-retrieval-cli-");
 
-beforeAll(() => {
-  if (!existsSync(CLI_JS)) execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
-}, 120_000);
-
-/** The CLI's options in the project at `root`: its HOME, the suite's tapedeck home, nothing else inherited. */
-function inProject(root: string) {
-  return {
+/** A command in the project at `root`: its HOME, the suite's tapedeck home, nothing else inherited. */
+function cli(root: string, args: string[], stdin = "") {
+  return runProgram([...args, "--project", root], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: root,
       TAPEDECK_HOME: process.env.TAPEDECK_HOME ?? "",
     },
-    encoding: "utf8" as const,
-  };
-}
-
-function cli(root: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI_JS, ...args, "--project", root],
-      {
-        ...inProject(root),
-      },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
+    inheritEnv: false,
+    stdin,
   });
 }
 
@@ -198,17 +179,7 @@ describe("tapedeck hook", () => {
       prompt_id: "p1",
       prompt: "when does the deploy key rotate",
     });
-    const out = await new Promise<string>((resolve) => {
-      const child = execFile(
-        process.execPath,
-        [CLI_JS, "hook", "claude", "--project", root],
-        {
-          ...inProject(root),
-        },
-        (_e, stdout) => resolve(stdout),
-      );
-      child.stdin!.end(payload);
-    });
+    const out = (await cli(root, ["hook", "claude"], payload)).stdout;
     const context = JSON.parse(out).hookSpecificOutput.additionalContext as string;
     expect(context).toContain("The deploy key rotates every Friday.");
     expect(context.startsWith('<tapedeck-memory items="m1-0000000000000000000000000000000a">')).toBe(true);

@@ -1,20 +1,12 @@
 // `install codex --notify` says, before the user confirms, that Codex hands the
 // notify program each turn's prompt and reply on its command line, where other
 // local users can read them while it runs (Codex's design, not ours to change).
-import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { NOTIFY_ARGV_WARNING } from "../../../src/providers/codex/notify-installer.ts";
+import { runProgram } from "../../helpers/program.ts";
 import { tempProject } from "../../helpers/session.ts";
-
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-const CLI_JS = join(REPO, "dist", "cli.js");
-
-beforeAll(() => {
-  if (!existsSync(CLI_JS)) execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO, stdio: "inherit" });
-}, 120_000);
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -28,7 +20,7 @@ function sandbox() {
   const codexHome = join(t.root, "codex-home");
   mkdirSync(join(project, ".git"), { recursive: true });
   mkdirSync(codexHome, { recursive: true });
-  // install asks only outside the temporary directory: give the child one that does not hold the project.
+  // install asks only outside the temporary directory: give the run one that does not hold the project.
   const childTmp = join(t.root, "tmp");
   mkdirSync(childTmp);
   const env = {
@@ -39,11 +31,7 @@ function sandbox() {
     TAPEDECK_HOME: join(t.root, ".tapedeck-home"),
   };
   const install = (...extra: string[]) =>
-    spawnSync(process.execPath, [CLI_JS, "install", "codex", "--notify", "--project", project, ...extra], {
-      env,
-      encoding: "utf8",
-      input: "",
-    });
+    runProgram(["install", "codex", "--notify", "--project", project, ...extra], { env, inheritEnv: false });
   const config = () => {
     const path = join(codexHome, "config.toml");
     return existsSync(path) ? readFileSync(path, "utf8") : "";
@@ -52,19 +40,19 @@ function sandbox() {
 }
 
 describe("install codex --notify warns about the command line", () => {
-  it("in the view shown before confirming; not confirmed, nothing is installed", () => {
+  it("in the view shown before confirming; not confirmed, nothing is installed", async () => {
     const sb = sandbox();
-    const res = sb.install();
-    expect(res.status).toBe(2);
+    const res = await sb.install();
+    expect(res.code).toBe(2);
     expect(res.stdout).toContain(NOTIFY_ARGV_WARNING);
     expect(NOTIFY_ARGV_WARNING).toMatch(/command line.*other users.*\(ps, \/proc\)/);
     expect(sb.config()).not.toContain("notify");
   });
 
-  it("with --yes the warning is printed too, before the notify program is added", () => {
+  it("with --yes the warning is printed too, before the notify program is added", async () => {
     const sb = sandbox();
-    const res = sb.install("--yes", "--transport", "command");
-    expect(res.status, res.stderr).toBe(0);
+    const res = await sb.install("--yes", "--transport", "command");
+    expect(res.code, res.stderr).toBe(0);
     const warned = res.stdout.indexOf(NOTIFY_ARGV_WARNING);
     expect(warned).toBeGreaterThanOrEqual(0);
     expect(warned).toBeLessThan(res.stdout.indexOf("Added tapedeck's notify program"));

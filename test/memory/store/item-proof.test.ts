@@ -3,8 +3,7 @@
 // changed in memory.sqlite by anything but tapedeck still passed `memory verify` and was handed to the agent as
 // memory the user promoted. Now `memory verify` reports it and neither retrieval nor the MCP tools give it;
 // a file of the previous format is proven item by item at its first write, when its own proof holds.
-import { spawnSync } from "node:child_process";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { writeConfig } from "../../../src/core/archive/config.ts";
 import { recordEvents } from "../../../src/core/archive/session-store.ts";
 import { findSession } from "../../../src/core/read/sessions.ts";
@@ -20,12 +19,11 @@ import {
 import { closeRetrievalStores, retrieve } from "../../../src/memory/store/retrieval.ts";
 import { memoryPath, openMemory } from "../../../src/memory/store/store.ts";
 import { verifyMemory } from "../../../src/memory/store/verify.ts";
-import { CLI, ensureBuilt } from "../../helpers/cli-run.ts";
+import { runProgram } from "../../helpers/program.ts";
 import { event, identity, spec, useTempProjects } from "../../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-item-proof-");
 afterEach(() => closeRetrievalStores());
-beforeAll(() => ensureBuilt(), 120_000);
 
 const PROMPTS: Selection = { kinds: parseKinds("prompt"), excludeEvents: [], excludeFields: [] };
 const DEPLOY = "When does the staging deploy key rotate? Every Friday at 17:00 UTC.";
@@ -52,16 +50,13 @@ function promoted(): { root: string; deploy: string; lint: string } {
   }
 }
 
-/** `memory verify --json` of the built CLI. */
-function verifyCli(root: string): {
+/** `memory verify --json`, the command as the user runs it (in process). */
+async function verifyCli(root: string): Promise<{
   code: number | null;
   report: { findings: Array<Record<string, string>> };
-} {
-  const r = spawnSync(process.execPath, [CLI, "memory", "verify", "--json", "--project", root], {
-    encoding: "utf8",
-    env: { ...process.env, HOME: root },
-  });
-  return { code: r.status, report: JSON.parse(r.stdout) };
+}> {
+  const r = await runProgram(["memory", "verify", "--json", "--project", root], { env: { HOME: root } });
+  return { code: r.code, report: JSON.parse(r.stdout) };
 }
 
 /** A statement run on memory.sqlite as any SQLite client would, not through tapedeck. */
@@ -74,15 +69,15 @@ function sql(root: string, statement: string, ...params: unknown[]): void {
 const askDeploy = (root: string) => retrieve(root, "When does the staging deploy key rotate?");
 
 describe("an item changed outside tapedeck", () => {
-  it("is reported by memory verify (exit 1) and never given to the agent", () => {
+  it("is reported by memory verify (exit 1) and never given to the agent", async () => {
     const { root, deploy } = promoted();
-    expect(verifyCli(root).code).toBe(0);
+    expect((await verifyCli(root)).code).toBe(0);
     expect(askDeploy(root).item_ids).toEqual([deploy]);
     closeRetrievalStores();
 
     sql(root, "UPDATE items SET body = ? WHERE id = ?", PLANTED, deploy);
 
-    const { code, report } = verifyCli(root);
+    const { code, report } = await verifyCli(root);
     expect(code).toBe(1);
     expect(report.findings).toEqual([expect.objectContaining({ id: deploy, problem: "tampered" })]);
     const found = askDeploy(root);
@@ -116,24 +111,14 @@ describe("an item changed outside tapedeck", () => {
     expect(askDeploy(root).item_ids).not.toContain(deploy);
   });
 
-  it("an edit through tapedeck (memory edit) is proven again", () => {
+  it("an edit through tapedeck (memory edit) is proven again", async () => {
     const { root, deploy } = promoted();
-    const edited = spawnSync(
-      process.execPath,
-      [
-        CLI,
-        "memory",
-        "edit",
-        deploy,
-        "--text",
-        "The staging deploy key rotates on Mondays.",
-        "--project",
-        root,
-      ],
-      { encoding: "utf8", env: { ...process.env, HOME: root } },
+    const edited = await runProgram(
+      ["memory", "edit", deploy, "--text", "The staging deploy key rotates on Mondays.", "--project", root],
+      { env: { HOME: root } },
     );
-    expect(edited.status, edited.stderr).toBe(0);
-    expect(verifyCli(root).code).toBe(0);
+    expect(edited.code, edited.stderr).toBe(0);
+    expect((await verifyCli(root)).code).toBe(0);
     expect(askDeploy(root).text).toContain("on Mondays");
   });
 });
@@ -151,12 +136,12 @@ describe("a memory file of the previous format (2)", () => {
     db.close();
   }
 
-  it("still gives its items, is reported unproven by verify, and is proven item by item at its first write", () => {
+  it("still gives its items, is reported unproven by verify, and is proven item by item at its first write", async () => {
     const { root, deploy } = promoted();
     formatTwo(root);
     expect(askDeploy(root).item_ids).toEqual([deploy]);
     closeRetrievalStores();
-    const before = verifyCli(root);
+    const before = await verifyCli(root);
     expect(before.code).toBe(1);
     expect(before.report.findings.map((f) => f.problem)).toEqual(["unproven", "unproven"]);
     // Any writer upgrades it: here a forget of nothing.
@@ -164,9 +149,9 @@ describe("a memory file of the previous format (2)", () => {
     expect(writer.format).toBe(3);
     writer.forget("m1-none");
     writer.close();
-    expect(verifyCli(root).code).toBe(0);
+    expect((await verifyCli(root)).code).toBe(0);
     sql(root, "UPDATE items SET body = ? WHERE id = ?", PLANTED, deploy);
-    expect(verifyCli(root).report.findings).toEqual([
+    expect((await verifyCli(root)).report.findings).toEqual([
       expect.objectContaining({ id: deploy, problem: "tampered" }),
     ]);
   });

@@ -1,18 +1,17 @@
 // `tapedeck promote` as a user runs it, in process (test/helpers/program.ts), against sessions recorded through
 // the real hook entry (dist/hook.cjs) with Claude's payloads. The built CLI runs where a process of its own is
-// the subject: a terminal, two promotions at once, and a heap of a given size.
+// the subject: a terminal, and two promotions at once. A 100,000-event session in a small heap is a soak
+// (./promote.soak.test.ts).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { NormalizedEvent } from "../../src/core/archive/event.ts";
-import { recordEvents } from "../../src/core/archive/session-store.ts";
-import { findSession } from "../../src/core/read/sessions.ts";
 import { memoryPath } from "../../src/memory/store/store.ts";
 import { outputOf } from "../helpers/child-output.ts";
 import { runHook } from "../helpers/cli-run.ts";
+import { recordMany } from "../helpers/many-events.ts";
 import { runProgram } from "../helpers/program.ts";
-import { event, spec, useTempProjects } from "../helpers/session.ts";
+import { useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
 const HOOK = join(process.cwd(), "dist", "hook.cjs");
@@ -26,16 +25,6 @@ const project = useTempProjects("tapedeck-promote-cli-");
 
 function cli(args: string[]) {
   return runProgram(args);
-}
-
-/** The built CLI in a Node of its own, started with `nodeArgs`. */
-function binary(args: string[], nodeArgs: string[]) {
-  const r = spawnSync(process.execPath, [...nodeArgs, CLI, ...args], {
-    input: "",
-    encoding: "utf8",
-    maxBuffer: 512 * 1024 * 1024,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** The CLI on a pseudo-terminal (script(1): util-linux and BSD spell its arguments differently), typing `input`. */
@@ -262,36 +251,4 @@ describe("tapedeck promote", () => {
     );
     expect(count).toHaveLength(1500);
   }, 180_000);
-
-  it("a 100,000-event session: progress on stderr, and it fits a heap far smaller than its items", async () => {
-    const root = project();
-    recordMany(root, 100_000);
-    // 100,000 items of ~600 bytes would need well over 32 MB of heap if they were held; streamed, they are not.
-    const r = binary(["promote", "last", "--project", root, "--yes"], ["--max-old-space-size=32"]);
-    expect(r.stderr).not.toMatch(/heap out of memory/);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toContain("tapedeck: reading: 100,000 events");
-    expect(r.stderr).toContain("tapedeck: storing: 50,000 events");
-    // Each prompt and its answer: one exchange.
-    expect(r.stdout).toContain("Promoted 50000 new item(s)");
-  }, 300_000);
 });
-
-/** A session of `n` prompt and answer events (~600 bytes each), recorded through the store in batches. */
-function recordMany(root: string, n: number) {
-  const s = spec(root, {}, { max_session_bytes: 2 * 1024 ** 3 });
-  for (let start = 0; start < n; start += 10_000) {
-    const batch: NormalizedEvent[] = [];
-    for (let i = start; i < Math.min(n, start + 10_000); i += 1) {
-      const words = `item ${i} ${"lorem ipsum dolor ".repeat(30)}`;
-      batch.push({
-        ...(i % 2 === 0
-          ? event("user_prompt", `p${i}`, { prompt: words })
-          : event("assistant_message", `a${i}`, { text: words })),
-        turn_id: `t${i >> 1}`,
-      });
-    }
-    recordEvents(s, batch);
-  }
-  expect(findSession(root, "last").manifest.event_count).toBe(n);
-}

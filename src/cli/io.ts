@@ -2,8 +2,9 @@
 // stdin, stdout and stderr; a test runs the same program in its own process (test/helpers/program.ts) with
 // streams of its own and reads what the command wrote and the code it answered. Every command writes through
 // `io()`, reads its input from `io().stdin` (./stdin.ts) and sets its code through `setExitCode`, never
-// `process.stdout`, fd 0 or `process.exitCode`, so that two ways of running it cannot differ. The run's context follows the command through every await
-// (AsyncLocalStorage), which costs nothing measurable at start-up (a built-in, no hooks installed).
+// `process.stdout`, fd 0 or `process.exitCode`, so that two ways of running it cannot differ. The run's
+// context follows the command through every await (AsyncLocalStorage), which costs nothing measurable at
+// start-up (a built-in, no hooks installed).
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Readable, Writable } from "node:stream";
 

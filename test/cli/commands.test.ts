@@ -195,7 +195,6 @@ describe("archive commands", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("not-enabled");
   });
-
 });
 
 describe("redact command", () => {

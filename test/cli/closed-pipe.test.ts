@@ -16,7 +16,9 @@ import { identity, spec } from "../helpers/session.ts";
 import { tempProject } from "../helpers/temp-project.ts";
 import { slugOf } from "../import/fixture.ts";
 
-const SESSIONS = 1600;
+/** Enough sessions, with ids long enough, that the shortest output (du's, a line per session) passes a pipe. */
+const SESSIONS = 640;
+const ID_TAIL = "-of-the-reader-that-went-away".repeat(3);
 /** What a pipe buffers on Linux (64 KiB): each output is past it, so the command writes after the reader went. */
 const PIPE_BYTES = 64 * 1024;
 
@@ -47,7 +49,7 @@ function fixture(): void {
     GEMINI_CLI_HOME: home,
   };
   for (let i = 0; i < SESSIONS; i++) {
-    const id = `session-${String(i).padStart(5, "0")}`;
+    const id = `session-${String(i).padStart(5, "0")}${ID_TAIL}`;
     const at = new Date(Date.UTC(2026, 10, 1) + i * 60_000).toISOString();
     recordEvents(spec(project, { identity: identity(id) }), [
       { kind: "session_start", event_id: `s-${id}`, timestamp: at, payload: { source: "startup" } },

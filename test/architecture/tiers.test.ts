@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AGENT_TAGS, TIERS, type Tier } from "../tiers.ts";
+import { AGENT_TAGS, ISOLATED, TIERS, type Tier } from "../tiers.ts";
 
 const REPO = process.cwd();
 const SELF = "test/architecture/tiers.test.ts";
@@ -92,6 +92,16 @@ describe("test tiers", () => {
     expect(e2e.flatMap((f) => tags(f).filter((t) => !known.has(t)))).toEqual([]);
   });
 
+  it("a unit file that replaces a module or adds to the catalog runs isolated: *.isolated.test.ts", () => {
+    const mocks = (f: string) =>
+      /\bvi\.(mock|doMock)\(|\b(CATALOG|ADAPTERS|IDENTITIES|USAGE_FACTS)\]?\s*\)?\[[^\]]+\]\s*=[^=]|\[(CATALOG|ADAPTERS), /.test(
+        readFileSync(join(REPO, f), "utf8"),
+      );
+    const unit = files.filter((f) => f !== SELF && tierOf(f)[0] === "unit");
+    expect(unit.filter((f) => mocks(f) && !globRegex(ISOLATED).test(f))).toEqual([]);
+    expect(unit.filter((f) => globRegex(ISOLATED).test(f)).length).toBeGreaterThan(0);
+  });
+
   it("the glob reader reads the tiers' globs as vitest does", () => {
     expect(tierOf("test/core/store.test.ts")).toEqual(["unit"]);
     expect(tierOf("test/core/store.soak.test.ts")).toEqual(["soak"]);
@@ -101,5 +111,6 @@ describe("test tiers", () => {
     expect(tierOf("test/cli/completion-zsh.e2e.test.ts")).toEqual(["e2e"]);
     expect(tierOf("test/hook-entry.cli.test.ts")).toEqual(["cli"]);
     expect(tierOf("packages/redact/test/shapes.test.ts")).toEqual(["unit"]);
+    expect(tierOf("test/core/lock-claim.isolated.test.ts")).toEqual(["unit"]);
   });
 });

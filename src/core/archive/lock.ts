@@ -46,7 +46,7 @@ const MAX_LOCK_BYTES = 256;
  * then hard-linked to `path` (link fails if `path` exists). Created empty and written after, a claimer
  * stalled between the two calls for longer than BREAKER_STALE_MS had its lock broken as abandoned by a
  * waiter and then resumed, holding it together with that waiter: two writers appended at once (a sequence
- * number given twice, seen under CI load; test/core/lock-claim.test.ts).
+ * number given twice, seen under CI load; test/core/lock-claim.isolated.test.ts).
  */
 function createExclusive(path: string, content: string): boolean {
   const claim = `${path}.claim-${process.pid}-${randomBytes(6).toString("hex")}`;

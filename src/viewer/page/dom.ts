@@ -30,7 +30,8 @@ export function offsetFrom(origin: string | null, at: string | null | undefined)
   if (!origin || !at) return "";
   const d = Date.parse(at) - Date.parse(origin);
   if (!Number.isFinite(d)) return "";
-  return `+${duration(d)}`;
+  // An event stamped before the turn's first (an imported record, a clock step) reads −1.0s, not +-1000ms.
+  return d < 0 ? `−${duration(-d)}` : `+${duration(d)}`;
 }
 
 export function duration(ms: number | null | undefined): string {

@@ -106,31 +106,31 @@ function row(label: string, value: Node | string, cls?: string): HTMLElement {
   return h("tr", cls ? { class: cls } : {}, h("th", {}, label), h("td", {}, value));
 }
 
-function checksumRow(info: Integrity, t: Tally): HTMLElement {
+type ChecksumState = "verified" | "mismatch" | "none";
+
+function checksumState(info: Integrity, t: Tally): ChecksumState {
   const stored = info.checksums?.events_sha256;
-  if (typeof stored !== "string") {
-    return row(
-      "Checksum",
-      h(
-        "span",
-        { class: "warn", "data-checksum": "none" },
-        `no checksums.json yet (session ${String(info.manifest.status)}); sha256 now ${t.sha256.slice(0, 16)}…`,
-      ),
-    );
-  }
-  const sameSize = info.checksums?.byte_count === t.bytes;
-  const ok = stored === t.sha256 && sameSize;
-  return row(
-    "Checksum",
-    h(
-      "span",
-      { class: ok ? "ok" : "bad", "data-checksum": ok ? "verified" : "mismatch" },
-      ok
-        ? `✓ verified in this page: sha256 ${t.sha256.slice(0, 16)}… of ${bytes(t.bytes)} matches checksums.json`
-        : `✗ does not match: checksums.json says ${stored.slice(0, 16)}… (${String(info.checksums?.byte_count)} B), the file hashes to ${t.sha256.slice(0, 16)}… (${t.bytes} B)`,
-    ),
-  );
+  if (typeof stored !== "string") return "none";
+  return stored === t.sha256 && info.checksums?.byte_count === t.bytes ? "verified" : "mismatch";
 }
+
+function checksumRow(info: Integrity, t: Tally): HTMLElement {
+  const stored = String(info.checksums?.events_sha256);
+  const state = checksumState(info, t);
+  const text = {
+    none: `no checksums.json yet (session ${String(info.manifest.status)}); sha256 now ${t.sha256.slice(0, 16)}…`,
+    verified: `✓ verified in this page: sha256 ${t.sha256.slice(0, 16)}… of ${bytes(t.bytes)} matches checksums.json`,
+    mismatch: `✗ does not match: checksums.json says ${stored.slice(0, 16)}… (${String(info.checksums?.byte_count)} B), the file hashes to ${t.sha256.slice(0, 16)}… (${t.bytes} B)`,
+  }[state];
+  return row("Checksum", h("span", { class: STATE_CLASS[state] }, text));
+}
+
+const STATE_CLASS: Record<ChecksumState, string> = { verified: "ok", mismatch: "bad", none: "warn" };
+const STATE_WORDS: Record<ChecksumState, string> = {
+  verified: "✓ checksum verified",
+  mismatch: "✗ checksum does not match",
+  none: "no checksum yet",
+};
 
 function channels(info: Integrity, t: Tally): HTMLElement {
   const caps = Array.isArray(info.manifest.capabilities) ? (info.manifest.capabilities as string[]) : [];
@@ -156,7 +156,7 @@ function channels(info: Integrity, t: Tally): HTMLElement {
   return list;
 }
 
-function recovery(info: Integrity): HTMLElement {
+function findingsOf(info: Integrity): string[] {
   const s = info.scan;
   const findings: string[] = [];
   if (s.torn_tail) findings.push("a torn final line");
@@ -165,6 +165,11 @@ function recovery(info: Integrity): HTMLElement {
   if (s.non_monotonic_sequences) findings.push(`${s.non_monotonic_sequences} out-of-order sequence(s)`);
   if (s.dropped_count) findings.push(`${s.dropped_count} event(s) dropped at the size limit`);
   if (s.duplicate_count) findings.push(`${s.duplicate_count} retried hook(s) deduplicated`);
+  return findings;
+}
+
+function recovery(info: Integrity): HTMLElement {
+  const findings = findingsOf(info);
   const rec = info.recovery;
   const past = rec
     ? ` · recovery.json of ${String(rec.scanned_at)}${rec.marked_incomplete ? `: marked incomplete (${String(rec.marked_incomplete)})` : ""}`
@@ -184,11 +189,7 @@ export function integrityPanel(info: Integrity, t: Tally): HTMLElement {
     checksumRow(info, t),
     row(
       "Redactions",
-      h(
-        "span",
-        { "data-redactions": String(t.redactions) },
-        `${t.redactions} marker(s) in ${t.redacted_events} event(s) (manifest: ${String(m.redaction_count)}, policy ${String(m.redaction_policy)})`,
-      ),
+      `${t.redactions} marker(s) in ${t.redacted_events} event(s) (manifest: ${String(m.redaction_count)}, policy ${String(m.redaction_policy)})`,
     ),
     row("Omitted", `${t.omitted} value(s) left out whole`),
     row(
@@ -206,10 +207,29 @@ export function integrityPanel(info: Integrity, t: Tally): HTMLElement {
   for (const [k, v] of Object.entries(m)) {
     manifest.append(row(k, typeof v === "string" ? v : JSON.stringify(v)));
   }
+  // One line above the conversation, the table behind it: open only when something is wrong, so a
+  // healthy session starts with its first turn in view.
+  const state = checksumState(info, t);
+  const findings = findingsOf(info);
+  const wrong = state === "mismatch" || findings.length > 0;
   return h(
-    "section",
-    { class: "integrity", id: "integrity" },
-    h("h2", {}, "Integrity"),
+    "details",
+    { class: "integrity", id: "integrity", open: wrong },
+    h(
+      "summary",
+      { class: "integrity-line" },
+      h("b", {}, "Integrity"),
+      " · ",
+      h("span", { class: STATE_CLASS[state], "data-checksum": state }, STATE_WORDS[state]),
+      " · ",
+      h("span", { "data-redactions": String(t.redactions) }, `${t.redactions} redaction(s)`),
+      ` · ${t.truncations} truncation(s) · `,
+      h(
+        "span",
+        { class: findings.length ? "warn" : "ok" },
+        findings.length ? findings.join("; ") : "nothing to recover",
+      ),
+    ),
     table,
     h("details", {}, h("summary", {}, "Manifest"), manifest),
   );

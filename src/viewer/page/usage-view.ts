@@ -80,7 +80,7 @@ function table(report: UsagePageReport): HTMLElement {
       h(
         "tr",
         { "data-row": lead(report.kind, r), "data-provider": r.provider },
-        h("td", {}, lead(report.kind, r)),
+        h("td", { class: "lead" }, lead(report.kind, r)),
         h("td", {}, r.provider),
         ...figureCells(figureTexts(r)),
         h("td", { class: "n" }, String(r.sessions)),
@@ -173,7 +173,7 @@ export function usageView(initial: string): HTMLElement {
     h("label", {}, "to ", until),
     tz,
   );
-  const el = h("section", { class: "usage", id: "usage" }, h("h2", {}, "Token usage"), controls, out);
+  const el = h("section", { class: "usage-page", id: "usage" }, h("h2", {}, "Token usage"), controls, out);
   let asked = 0;
   const load = async () => {
     const n = ++asked;

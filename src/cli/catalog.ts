@@ -107,8 +107,9 @@ export const CATALOG: readonly CatalogEntry[] = [
   },
   {
     name: "export",
-    term: "export [options] <session>",
-    description: "export a session's redacted record as JSONL (manifest first), Markdown or HTML",
+    term: "export [options] [session]",
+    description:
+      "export a session's redacted record as JSONL (manifest first), Markdown or HTML; --all: every session into a directory",
     load: () => import("./commands/export/index.ts"),
   },
   {

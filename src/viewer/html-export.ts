@@ -48,7 +48,7 @@ export function exportCsp(js: string, css: string): string {
 
 export function renderHtmlExport(
   ref: SessionRef,
-  options: { prices?: PriceTable; assets?: PageAssets } = {},
+  options: { prices?: PriceTable; assets?: PageAssets; index?: string } = {},
 ): { html: string; events: number; bad_lines: number } {
   const raw = readAll(join(ref.dir, SESSION_FILES.events));
   const pages: Record<string, PageData> = {};
@@ -73,6 +73,8 @@ export function renderHtmlExport(
     pages: { [item.key]: pages },
     integrity: { [item.key]: integrityOf(ref) },
     raw: { [item.key]: raw.toString("base64") },
+    // A page of an exported site links back to its project's index.
+    ...(options.index ? { site: { index: options.index } } : {}),
   };
   const assets = options.assets ?? loadPageAssets();
   const js = assets.js.replace(/<\/script/gi, "<\\/script");

@@ -16,6 +16,8 @@ interface State {
   results: ScenarioResultView[];
   openKey: string | null;
   view: TimelineView | null;
+  /** The index of the exported site this page belongs to. */
+  siteIndex: string | null;
 }
 
 function embedded(): EmbeddedData | null {
@@ -159,11 +161,15 @@ class App {
         {},
         "tapedeck",
         this.st.source.embedded ? h("span", { class: "dim" }, " · exported session") : null,
+
         // The usage page asks the local server: an exported file has none.
         this.st.source.embedded
           ? null
           : h("a", { href: "#u=daily", id: "usage-link", class: "usage-link" }, "usage"),
       ),
+      this.st.siteIndex
+        ? h("a", { href: this.st.siteIndex, id: "site-index", class: "site-index" }, "← the export's index")
+        : null,
       this.search,
       filters,
       this.list,
@@ -450,4 +456,5 @@ void new App({
   results: [],
   openKey: null,
   view: null,
+  siteIndex: data?.site?.index ?? null,
 }).mount();

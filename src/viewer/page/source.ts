@@ -36,6 +36,8 @@ export interface EmbeddedData {
   integrity: Record<string, Integrity>;
   /** events.jsonl, base64 */
   raw: Record<string, string>;
+  /** A page of `export --all --format html`: its project's index, relative to the page. */
+  site?: { index: string };
 }
 
 export const PAGE_EVENTS = 500;

@@ -46,6 +46,22 @@ export function exportCsp(js: string, css: string): string {
   );
 }
 
+/**
+ * The head of every exported page: a policy that runs only this page's own script and style (by their hashes),
+ * fetches nothing and sends no referrer. `title` is already free of markup.
+ */
+export function exportHead(title: string, js: string, css: string): string[] {
+  return [
+    "<!doctype html>",
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${exportCsp(js, css)}">`,
+    '<meta name="referrer" content="no-referrer">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>tapedeck · ${title}</title>`,
+    `<style>${css}</style>`,
+  ];
+}
+
 export function renderHtmlExport(
   ref: SessionRef,
   options: { prices?: PriceTable; assets?: PageAssets; index?: string } = {},
@@ -81,13 +97,7 @@ export function renderHtmlExport(
   const css = assets.css.replace(/<\/style/gi, "<\\/style");
   const title = (item.title ?? item.session_id).replace(/[<>&"]/g, " ").slice(0, 120);
   const html = [
-    "<!doctype html>",
-    '<html lang="en"><head><meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${exportCsp(js, css)}">`,
-    '<meta name="referrer" content="no-referrer">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>tapedeck · ${title}</title>`,
-    `<style>${css}</style>`,
+    ...exportHead(title, js, css),
     '</head><body><div id="app"></div>',
     `<script type="application/json" id="tapedeck-data">${scriptSafeJson(data)}</script>`,
     `<script>${js}</script>`,

@@ -4,7 +4,7 @@
 // small inline script turns into elements through textContent only; the script and style are allowed by their
 // hashes in the same CSP as a session's page, so the index fetches nothing and runs nothing else.
 import type { Envelope } from "../core/archive/schemas.ts";
-import { exportCsp, scriptSafeJson } from "./html-export.ts";
+import { exportHead, scriptSafeJson } from "./html-export.ts";
 
 export interface SiteSession {
   title: string;
@@ -115,13 +115,7 @@ function projectLinks(index: SiteIndex): string {
 export function renderSiteIndex(index: SiteIndex): string {
   const heading = escapeText(index.heading.slice(0, 200));
   return [
-    "<!doctype html>",
-    '<html lang="en"><head><meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${exportCsp(SCRIPT, CSS)}">`,
-    '<meta name="referrer" content="no-referrer">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>tapedeck · ${heading}</title>`,
-    `<style>${CSS}</style>`,
+    ...exportHead(heading, SCRIPT, CSS),
     "</head><body><main>",
     index.up ? `<div><a href="${escapeText(index.up)}" id="up">all projects</a></div>` : "",
     `<h1>${heading}</h1>`,

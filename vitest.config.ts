@@ -24,15 +24,21 @@ export default defineConfig({
   },
 });
 
-/** A tier's vitest projects: the unit tier is two, its files sharing a module graph and those that may not. */
+/**
+ * A tier's vitest projects: the unit and cli tiers are two each, their files sharing a module graph and those
+ * that may not (test/tiers.ts); an isolated file of the cli tier lives in test/cli/.
+ */
 function projectsOf(tier: Tier) {
   const project = (name: string, include: string[], exclude: string[], isolate: boolean) => ({
     extends: true as const,
     test: { name, include, exclude, isolate },
   });
-  if (tier.name !== "unit") return [project(tier.name, [...tier.include], [...tier.exclude], true)];
+  const isolated = tier.name === "unit" ? ISOLATED : "test/cli/**/*.isolated.test.ts";
+  if (tier.name !== "unit" && tier.name !== "cli") {
+    return [project(tier.name, [...tier.include], [...tier.exclude], true)];
+  }
   return [
-    project("unit", [...tier.include], [...tier.exclude, ISOLATED], false),
-    project("unit-isolated", [ISOLATED], [...tier.exclude], true),
+    project(tier.name, [...tier.include], [...tier.exclude, ISOLATED], false),
+    project(`${tier.name}-isolated`, [isolated], [...tier.exclude], true),
   ];
 }

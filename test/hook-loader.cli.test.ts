@@ -3,15 +3,7 @@
 // must be named by the code's hash; the cache must be one this Node accepts, or it only costs a read.
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Script } from "node:vm";
@@ -101,19 +93,4 @@ describe("the hook's start-up", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
-});
-
-describe("the build", () => {
-  it("writes the hook into a fresh checkout, which has no dist/ yet", () => {
-    const dir = mkdtempSync(join(tmpdir(), "tapedeck-freshbuild-"));
-    try {
-      // This tree as it is, without its dist/: what a fresh clone builds from.
-      execFileSync("cp", ["-R", "scripts", "src", "packages", "package.json", dir]);
-      symlinkSync(join(process.cwd(), "node_modules"), join(dir, "node_modules"));
-      execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: dir, stdio: "ignore" });
-      expect(existsSync(join(dir, "dist", "hook.cjs"))).toBe(true);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
 });

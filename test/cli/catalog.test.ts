@@ -1,7 +1,7 @@
 // The CLI's layout: the catalog (src/cli/catalog.ts) says what each command is without loading it, each
 // command's file defines it, and the built entry loads only the command it runs.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { Command, Help } from "commander";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -188,27 +188,4 @@ describe("the built CLI loads only the command it runs", () => {
     const withUndici = CATALOG.filter((e) => staticClosure(commandChunk(e.name)).packages.includes("undici"));
     expect(withUndici.map((e) => e.name).sort()).toEqual(["proxy", "run"]);
   });
-});
-
-describe("the build's chunks", () => {
-  it("keep a recent chunk it did not write (another build's), drop an old one, and leave no temporary file", () => {
-    const chunks = join(DIST, "cli-chunks");
-    const recent = join(chunks, "zz-other-build-RECENT.js");
-    const old = join(chunks, "zz-earlier-build-OLD.js");
-    writeFileSync(recent, "export {};\n");
-    writeFileSync(old, "export {};\n");
-    const hourAgo = new Date(Date.now() - 3600_000);
-    utimesSync(old, hourAgo, hourAgo);
-    try {
-      execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "ignore" });
-      expect(existsSync(recent)).toBe(true);
-      expect(existsSync(old)).toBe(false);
-      expect(readdirSync(chunks).filter((f) => f.endsWith(".tmp"))).toEqual([]);
-      for (const e of CATALOG) expect(existsSync(commandChunk(e.name))).toBe(true);
-      expect(readFileSync(CLI, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
-    } finally {
-      rmSync(recent, { force: true });
-      rmSync(old, { force: true });
-    }
-  }, 60_000);
 });

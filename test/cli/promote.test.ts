@@ -1,15 +1,13 @@
 // `tapedeck promote` as a user runs it, in process (test/helpers/program.ts), against sessions recorded through
 // the real hook entry (dist/hook.cjs) with Claude's payloads. The built CLI runs where a process of its own is
-// the subject: a terminal, and two promotions at once. A 100,000-event session in a small heap is a soak
+// the subject: a terminal. Two promotions at once and a 100,000-event session in a small heap are soaks
 // (./promote.soak.test.ts).
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { memoryPath } from "../../src/memory/store/store.ts";
-import { outputOf } from "../helpers/child-output.ts";
 import { runHook } from "../helpers/cli-run.ts";
-import { recordMany } from "../helpers/many-events.ts";
 import { runProgram } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
@@ -230,25 +228,4 @@ describe("tapedeck promote", () => {
     expect(readFileSync(memoryPath(root)).equals(garbage)).toBe(true);
     expect((await cli(["memory", "list", "--project", root])).code).toBe(1);
   });
-
-  it("two promotions at once both succeed, without duplicates or a busy error", async () => {
-    const root = project();
-    recordMany(root, 3000);
-    const run = () =>
-      outputOf(spawn(process.execPath, [CLI, "promote", "last", "--project", root, "--yes", "--json"]));
-    const [a, b] = await Promise.all([run(), run()]);
-    expect(a.stderr).not.toMatch(/locked|BUSY/);
-    expect(b.stderr).not.toMatch(/locked|BUSY/);
-    expect([a.code, b.code]).toEqual([0, 0]);
-    const ja = json(a);
-    const jb = json(b);
-    const all = new Set([...ja.created, ...jb.created]);
-    expect(ja.created.length + jb.created.length).toBe(all.size);
-    expect(all.size).toBe(1500);
-    expect(new Set([...ja.created, ...ja.existing]).size).toBe(1500);
-    const count = JSON.parse(
-      (await cli(["memory", "list", "--project", root, "--json", "--limit", "100000"])).stdout,
-    );
-    expect(count).toHaveLength(1500);
-  }, 180_000);
 });

@@ -241,26 +241,6 @@ describe("memory store", () => {
     expect(lstatSync(memoryPath(root)).isSymbolicLink()).toBe(true);
   });
 
-  it("a write lock held past the wait is a clear 'locked' error, and the insert lands once it is free", () => {
-    const root = project();
-    const s = store(root);
-    const other = openDatabase(memoryPath(root));
-    other.exec("BEGIN IMMEDIATE");
-    let error: unknown;
-    try {
-      s.insert([storedItem("m1-a")]);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(MemoryDbError);
-    expect((error as MemoryDbError).problem).toBe("locked");
-    expect((error as Error).message).toContain(memoryPath(root));
-    other.exec("ROLLBACK");
-    other.close();
-    expect(s.insert([storedItem("m1-a")]).created).toEqual(["m1-a"]);
-    s.close();
-  });
-
   it("refuses a file from a newer tapedeck instead of guessing its layout", () => {
     const root = project();
     store(root).close();

@@ -5,7 +5,7 @@
 // - cli: the command line. Commands run in process through test/helpers/program.ts (runProgram); a file
 //   about the built program itself (help, exit codes, the lazy chunks, the hook bundle, the MCP server's
 //   stdio, the hook client) runs dist/ and is named `*.cli.test.ts` outside test/cli/.
-// - soak: kills, many processes at once, the long generated runs: `*.soak.test.ts`.
+// - soak: kills, many processes at once, lock holders, full builds, the long generated runs: `*.soak.test.ts`.
 // - e2e: the real agent CLIs, Chromium, promptfoo, ccusage and the other real programs a test needs
 //   installed (test/e2e/, or `*.e2e.test.ts`); each file tags the agents and peers it runs.
 //

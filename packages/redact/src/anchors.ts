@@ -94,7 +94,8 @@ const ANCHORS: Array<[string, Branch[]]> = [
         handle: (text, at, cap, spans) =>
           fromSeparator(text, text.indexOf(":", at + cap.length), spans, "api_key"),
       },
-      { src: "(?=(----BEGIN) )", handle: "at" },
+      // A key's armour: BEGIN starts its rule, END closes a body whose BEGIN may be elsewhere (./key-tails.ts).
+      { src: "(?=(----(?:BEGIN|END)) )", handle: "at" },
       // Long options (`--token x`), and `-p` / `-u` for the mysql and curl special cases.
       {
         src: String.raw`(?<=(?:^|[\s"']|\\[nrt])-)(?=(-[A-Za-z]|[a-z]{3,30}(?=[ \t=])|p[^\s\\-]|[puabPwkNtUoDd][ \t=]|cb[ \t]|-+[ \t]{2,}-|S[ \t]|[gU]?x[ \t]))`,

@@ -4,7 +4,7 @@
 // `new NetworkCredential(...)`, `algoliasearch(APP_ID, "...")`, Twilio's `Client("AC...", "...")`.
 // Found at the `,` between the two quoted arguments (./anchors.ts); the handler reads the callee before
 // the `(` and the second argument after the comma, both bounded.
-import { charTable, hasDigit, isBlank, isQuote } from "./chars.ts";
+import { charTable, escapedLetterAt, hasDigit, isBlank, isQuote } from "./chars.ts";
 import { keyKind } from "./keys.ts";
 import { isPlaceholder } from "./placeholders.ts";
 import type { Span } from "./rule.ts";
@@ -31,8 +31,16 @@ function callee(text: string, paren: number): string {
     if (mod !== null) return (mod[1] as string).replace(/^.*\//, "");
   }
   let s = paren;
-  while (s > 0 && paren - s < 80 && text.charCodeAt(s - 1) < 128 && CALLEE_CHAR[text.charCodeAt(s - 1)] === 1)
+  while (
+    s > 0 &&
+    paren - s < 80 &&
+    text.charCodeAt(s - 1) < 128 &&
+    CALLEE_CHAR[text.charCodeAt(s - 1)] === 1
+  ) {
+    // In JSON-escaped text a line's `\n` comes right before the callee: its `n` is no part of the name.
+    if (escapedLetterAt(text, s - 1)) break;
     s--;
+  }
   const name = text.slice(s, paren);
   // `new Foo(`, `Foo::bar(`, `$obj->baz(`: the identifier is what counts.
   return name.replace(/->/g, ".");

@@ -227,7 +227,7 @@ function afterSeparator(text: string, from: number, sep: string, spans: Span[]):
 
 /** A .netrc entry (`machine h login u password SECRET`) starting after the line break at `at`. */
 const NETRC_ENTRY =
-  /(?:\\n|\n|")?[ \t]*(?:machine[ \t]+[^\s\\]+|default)(?:(?:\s|\\n)+(?:login|account|port)[ \t]+[^\s\\]+)*(?:\s|\\n)+password[ \t]+/y;
+  /(?:\\+n|\n|")?[ \t]*(?:machine[ \t]+[^\s\\]+|default)(?:(?:\s|\\+[nrt])+(?:login|account|port)[ \t]+[^\s\\]+)*(?:\s|\\+[nrt])+password[ \t]+/y;
 
 // The entry's first word; where it starts a line (after blanks, a line break, `\n` or a quote) is checked
 // backwards from it: a regex that starts with the line break cannot skip ahead (2 ms a MB, this 0.6).

@@ -1,42 +1,65 @@
 // Kubernetes Secrets: every value under `data:` / `stringData:` is a secret,
-// whatever its key is called (`stripe-key`, `tls.key`, `config.json`).
+// whatever its key is called (`stripe-key`, `tls.key`, `config.json`). Its lines are read as
+// ./lines.ts reads them, so a manifest quoted in a JSON string (a transcript's tool_result) is read too.
+import { isBlank } from "./chars.ts";
+import { breakBefore, lineEndIn, pastBreak } from "./lines.ts";
 import { isPlaceholder } from "./placeholders.ts";
 import type { Span } from "./rule.ts";
 
-const K8S_SECRET = /\bkind\\{0,3}["']?[ \t]*:[ \t]*\\{0,3}["']?Secret\b/;
-const K8S_DATA_YAML = /^([ \t]*)(?:data|stringData):[ \t]*\r?$/gm;
-const K8S_DATA_JSON = /"(?:data|stringData)"[ \t]*:[ \t]*\{/g;
+const K8S_SECRET = /(?:\b|\\[nrt])kind\\{0,3}["']?[ \t]*:[ \t]*\\{0,3}["']?Secret\b/;
+const K8S_DATA_WORD = /(?:data|stringData):/g;
+const K8S_DATA_JSON = /\\{0,7}"(?:data|stringData)\\{0,7}"[ \t]*:[ \t]*\{/g;
+const DATA_LINE = /^([ \t]*)[A-Za-z0-9_.-]+:[ \t]*(?:\\{0,7}["'])?([^\s"'|>\\][^\s"'\\]*)/;
+const MAX_LINE = 65536;
 
-export function k8sSecretSpans(text: string, spans: Span[]): void {
-  if (!K8S_SECRET.test(text)) return;
-  K8S_DATA_YAML.lastIndex = 0;
-  for (let dm = K8S_DATA_YAML.exec(text); dm !== null; dm = K8S_DATA_YAML.exec(text)) {
-    const indent = (dm[1] as string).length;
-    let pos = dm.index + dm[0].length + 1;
+/** The indent of a `data:` at `at` that stands alone on its line, or -1. */
+function dataIndent(text: string, at: number, word: number): number {
+  let ls = at;
+  while (ls > 0 && isBlank(text.charCodeAt(ls - 1))) ls--;
+  if (ls > 0 && !breakBefore(text, ls)) return -1;
+  let e = at + word;
+  while (isBlank(text.charCodeAt(e)) || text.charCodeAt(e) === 13) e++;
+  return e === text.length || lineEndIn(text, e, 1) === e ? at - ls : -1;
+}
+
+function yamlData(text: string, spans: Span[]): void {
+  K8S_DATA_WORD.lastIndex = 0;
+  for (let dm = K8S_DATA_WORD.exec(text); dm !== null; dm = K8S_DATA_WORD.exec(text)) {
+    const indent = dataIndent(text, dm.index, dm[0].length);
+    if (indent < 0) continue;
+    let pos = pastBreak(text, lineEndIn(text, dm.index, MAX_LINE));
     while (pos < text.length) {
-      let le = text.indexOf("\n", pos);
-      if (le < 0) le = text.length;
-      const line = text.slice(pos, le);
-      const lm = /^([ \t]*)[A-Za-z0-9_.-]+:[ \t]*["']?([^\s"'|>][^\s"']*)/.exec(line);
+      const le = lineEndIn(text, pos, MAX_LINE);
+      const lm = DATA_LINE.exec(text.slice(pos, le));
       if (lm === null || (lm[1] as string).length <= indent) break;
       const v = lm[2] as string;
       if (!isPlaceholder(v)) {
         const vs = pos + lm[0].length - v.length;
         spans.push({ s: vs, e: vs + v.length, kind: "kubernetes_secret", p: 1 });
       }
-      pos = le + 1;
+      pos = pastBreak(text, le);
     }
+    K8S_DATA_WORD.lastIndex = Math.max(K8S_DATA_WORD.lastIndex, pos);
   }
+}
+
+function jsonData(text: string, spans: Span[]): void {
   K8S_DATA_JSON.lastIndex = 0;
   for (let dm = K8S_DATA_JSON.exec(text); dm !== null; dm = K8S_DATA_JSON.exec(text)) {
     const end = text.indexOf("}", dm.index);
     const body = text.slice(dm.index + dm[0].length, end < 0 ? text.length : end);
     const base = dm.index + dm[0].length;
-    for (const vm of body.matchAll(/"[^"]{1,253}"[ \t]*:[ \t]*"([^"]{1,65536})"/g)) {
+    for (const vm of body.matchAll(/\\{0,7}"[^"\\]{1,253}\\{0,7}"[ \t]*:[ \t]*\\{0,7}"([^"\\]{1,65536})/g)) {
       const v = vm[1] as string;
       if (isPlaceholder(v)) continue;
-      const vs = base + (vm.index as number) + vm[0].length - v.length - 1;
+      const vs = base + (vm.index as number) + vm[0].length - v.length;
       spans.push({ s: vs, e: vs + v.length, kind: "kubernetes_secret", p: 1 });
     }
   }
+}
+
+export function k8sSecretSpans(text: string, spans: Span[]): void {
+  if (!K8S_SECRET.test(text)) return;
+  yamlData(text, spans);
+  jsonData(text, spans);
 }

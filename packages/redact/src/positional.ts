@@ -208,9 +208,9 @@ const KEYGEN =
 /** A line of base64 key material (`cap`, with its `=`) right after a command that generates a key. */
 export function generatedKey(text: string, at: number, cap: string, spans: Span[]): number {
   const s = at - cap.length;
-  if (!/^[ \t]*(?:$|\r?\n|\\n|")/.test(text.slice(at + 1, at + 4))) return at + 1;
+  if (!/^[ \t]*(?:$|\r?\n|\\{1,7}n|\\{0,7}")/.test(text.slice(at + 1, at + 12))) return at + 1;
   let ls = s - 1;
-  if (text.charCodeAt(ls) === 110 && text.charCodeAt(ls - 1) === 92) ls--;
+  if (text.charCodeAt(ls) === 110) while (text.charCodeAt(ls - 1) === 92) ls--;
   if (!KEYGEN.test(lineBefore(text, ls))) return at + 1;
   spans.push({ s, e: at + 1, kind: "secret_key", p: 1 });
   return at + 1;

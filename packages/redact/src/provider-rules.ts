@@ -109,14 +109,17 @@ on("AKIA ASIA ABIA ACCA", AWS_KEY_ID);
 // Documented token prefixes of registries, CI services, hosting and AI APIs.
 // Each is checked only where its prefix occurs (see ANCHORS in ./anchors.ts).
 const ALNUM_KEY = (s: string) => hasDigit(s) && /[A-Za-z]/.test(s);
-// PuTTY's `.ppk`: the `Private-Lines: N` lines that follow hold the key.
-on(
-  "-Private",
-  rule(
+// A line break, real or JSON-escaped (once or more: `\n`, `\\n`, `\r\n`).
+const BREAK = String.raw`(?:\r?\n|(?:\\{1,7}r)?\\{1,7}n)`;
+// PuTTY's `.ppk`: the `Private-Lines: N` lines that follow hold the key; in a JSON string the last one
+// may end at its closing quote.
+// Tried by ./key-tails.ts, which also reads the key's tail (`Private-MAC:`) when its head was elsewhere.
+export const BREAK_RULES = {
+  puttyPrivate: rule(
     "private_key",
-    String.raw`Private-Lines:[ \t]*[0-9]{1,4}[ \t]*\r?\n((?:[A-Za-z0-9+/=]{1,128}(?:\r?\n|$)){1,512})`,
+    String.raw`Private-Lines:[ \t]*[0-9]{1,4}[ \t]*${BREAK}((?:[A-Za-z0-9+/=]{1,128}(?:${BREAK}|$|(?=\\{0,7}["']))){1,512})`,
   ),
-);
+};
 on("_dckr", rule("docker_hub_token", "dckr_(?:pat|oat)_[A-Za-z0-9_-]{24,64}(?![A-Za-z0-9_-])"));
 on(
   "_sntrys _sntryu",
@@ -211,7 +214,7 @@ on(
   ),
   rule(
     "private_key",
-    String.raw`-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,. \t\r\n-]|\\[nrt]){0,65536}`,
+    String.raw`-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,. \t\r\n-]|\\{1,7}[nrt]){0,65536}`,
   ),
 );
 

@@ -12,6 +12,8 @@ export const scanState = {
   /** The text ./printed.ts last asked whether it has a real line break, and the answer. */
   newlineIn: "",
   hasNewline: false,
+  /** Whether a colon of the text followed a path at a line's start and preceded a line number: grep's. */
+  grepLine: false,
   /** Where ./printed.ts last found (or failed to find, -2) an output field after a serialized command. */
   outputField: -1,
 };

@@ -2,6 +2,7 @@
 // push spans, and the whole-text passes (Kubernetes Secrets, .netrc) add theirs; overlapping spans merge.
 import { BRANCHES, type Branch, MASTER } from "./anchors.ts";
 import { netrcEntries } from "./command-line.ts";
+import { ARMOUR_FORMS } from "./key-tails.ts";
 import { k8sSecretSpans } from "./kubernetes.ts";
 import {
   mayHoldRedisDirective,
@@ -37,7 +38,9 @@ function handleMatch(
     const start = branch.handle === "prefix" ? at - cap.length : at;
     // Airtable's `pat<14 chars>.<64 hex>` is the one prefix that is not a fixed string.
     const rules = BY_PREFIX.get(text[at] + cap) ?? BY_PREFIX.get(text[at] + cap.slice(0, 3));
-    const form = rules === undefined && withKeys ? PREFIX_FORMS.get(text[at] + cap) : undefined;
+    const key = text[at] + cap;
+    const form =
+      rules === undefined && withKeys ? (PREFIX_FORMS.get(key) ?? ARMOUR_FORMS.get(key)) : undefined;
     return form !== undefined
       ? Math.max(form(text, at, spans), at + 1)
       : prefixed(rules, text, start, spans, at + 1);
@@ -55,6 +58,7 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   scanState.printedLine = -1;
   scanState.printedEnd = 0;
   scanState.outputField = -1;
+  scanState.grepLine = false;
   cmdCache.re = null;
   // The master regex's matches and the separators (`:` and `=`, found with indexOf and tried by
   // ./separators.ts), taken in text order as one regex over both would give them; a handler's resume

@@ -8,16 +8,20 @@
 // exactly as their regex; the others read a necessary condition, and only where it holds run their sticky
 // regex, at one separator in a hundred. A regex call costs as much as a hundred reads.
 // packages/redact/test/separators.test.ts holds every branch to its regex at every separator of the corpora.
+
+import { grepColon } from "./agent-view.ts";
 import { type EndingIndex, endingIndex, endsWithOneOf, wordsOf } from "./alternation.ts";
 import { type Branch, encodedKey } from "./anchors.ts";
 import { charTable, isB64Code, isBlank, isDigit, isLower, isQuote, isUpper } from "./chars.ts";
 import { dotenvValue } from "./dotenv.ts";
 import { fromSeparator } from "./key-rules.ts";
+import { breakBefore } from "./lines.ts";
 import { isPlaceholder } from "./placeholders.ts";
 import { generatedKey, oracleLogin, slashPassword } from "./positional.ts";
 import { colonLabel } from "./prose.ts";
 import { AWS_PRESIGNED, AZURE_SAS, FCM_KEY, TELEGRAM } from "./provider-rules.ts";
 import { escapeAware, push, type Span, tryRule } from "./rule.ts";
+import { scanState } from "./scan-state.ts";
 
 const AUTHORITY_END = charTable("/?#\"'<>\\`");
 
@@ -86,13 +90,15 @@ function signatureParam(text: string, at: number, _cap: string, spans: Span[]): 
   return push(spans, hit, at + 1);
 }
 
-// host:port:database:user:password, the whole line (or an echo of it).
+// host:port:database:user:password, the whole line (or an echo of it); in a JSON string the line ends at
+// an escaped `\n` or the closing quote, and a password's `\:` is doubled.
 const PGPASS_LINE =
-  /[ \t]*(?:echo[ \t]+["']?)?[A-Za-z0-9_.*[\]-]{1,253}:(?:[0-9]{2,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:((?:\\:|[^\s:"'])+)(?=["']|[ \t]*(?:\r?\n|$|>))/dy;
+  /[ \t]*(?:echo[ \t]+["']?)?[A-Za-z0-9_.*[\]-]{1,253}:(?:[0-9]{2,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:((?:\\{1,3}:|[^\s:"'\\])+)(?=\\{0,7}["']|\\{1,7}[nr]|[ \t]*(?:\r?\n|$|>))/dy;
 
 function pgpassLine(text: string, at: number, _cap: string, spans: Span[]): number {
   let ls = at;
-  while (ls > 0 && ls > at - 300 && text.charCodeAt(ls - 1) !== 10) ls--;
+  // The line starts after a break, real or escaped, or a JSON string's quote.
+  while (ls > 0 && ls > at - 300 && !breakBefore(text, ls) && text.charCodeAt(ls - 1) !== 34) ls--;
   PGPASS_LINE.lastIndex = ls;
   const pm = PGPASS_LINE.exec(text);
   const g = pm?.indices?.[1];
@@ -421,6 +427,8 @@ export function separatorMatch(text: string, at: number): boolean {
       (around(prev, LINE_KEY_ENDS) && mayLineKey(text, at) && tried(LINE_KEY, text, at))
     );
   }
+  // grep's `path:12:`: noted for ./text.ts, which then reads the text without those prefixes too.
+  if (isDigit(next) && !scanState.grepLine && grepColon(text, at)) scanState.grepLine = true;
   return (
     ((around(next, FOLLOWS) || next === 65 || next === 42 || isDigit(next)) &&
       mayFollow(text, at) &&

@@ -3,6 +3,7 @@
 // column; a cell there is a secret when its row's name is one, when the section holds only secrets
 // (vault's Data), or when the cell looks generated (entropy, but only where the table says "value").
 import { keyKind } from "./keys.ts";
+import { breakStart, lineEndIn, lineStartIn, pastBreak } from "./lines.ts";
 import { isPlaceholder } from "./placeholders.ts";
 import type { Span } from "./rule.ts";
 import { looksGenerated } from "./split.ts";
@@ -14,15 +15,9 @@ const MAX_ROWS = 200;
 // Lines are looked for within a bounded window: one long line of dashes stays linear.
 const MAX_LINE = 4096;
 
-function lineStart(text: string, at: number): number {
-  const from = Math.max(0, at - MAX_LINE);
-  const i = text.slice(from, at).lastIndexOf("\n");
-  return i < 0 ? from : from + i + 1;
-}
-function lineEnd(text: string, at: number): number {
-  const i = text.slice(at, at + MAX_LINE).indexOf("\n");
-  return i < 0 ? Math.min(text.length, at + MAX_LINE) : at + i;
-}
+// A JSON-escaped table (`kubectl` output quoted in a transcript) has its rows end at `\n`: ./lines.ts.
+const lineStart = (text: string, at: number) => lineStartIn(text, at, MAX_LINE);
+const lineEnd = (text: string, at: number) => lineEndIn(text, at, MAX_LINE);
 
 // Generated-looking values that a table holds as data: timestamps, versions, hashes, ids.
 const NOT_KEY_MATERIAL =
@@ -45,8 +40,9 @@ export function dashTable(text: string, at: number, spans: Span[]): number {
     if (text.charCodeAt(i) === 45 && (i === ls || text.charCodeAt(i - 1) === 32)) cols.push(i - ls);
     else if (text.charCodeAt(i) !== 45 && text.charCodeAt(i) !== 32) return le;
   }
-  const hs = lineStart(text, ls - 1);
-  const header = text.slice(hs, ls - 1);
+  const hb = breakStart(text, ls);
+  const hs = lineStart(text, hb);
+  const header = text.slice(hs, hb);
   const cell = (line: string, c: number) => line.slice(cols[c], cols[c + 1] ?? line.length).trim();
   let valueCol = -1;
   let nameCol = -1;
@@ -57,8 +53,8 @@ export function dashTable(text: string, at: number, spans: Span[]): number {
   }
   if (valueCol < 0) return le;
   // vault prints the secret's own fields under `====== Data ======`.
-  const allSecret = /=+ (?:Data|Secret) =+\s*$/.test(text.slice(Math.max(0, hs - 80), hs));
-  let rs = le + 1;
+  const allSecret = /=+ (?:Data|Secret) =+(?:\s|\\+[nr])*$/.test(text.slice(Math.max(0, hs - 80), hs));
+  let rs = pastBreak(text, le);
   for (let row = 0; row < MAX_ROWS && rs < text.length; row++) {
     const re = lineEnd(text, rs);
     const line = text.slice(rs, re);
@@ -69,7 +65,7 @@ export function dashTable(text: string, at: number, spans: Span[]): number {
       const s = rs + line.indexOf(v, cols[valueCol]);
       spans.push({ s, e: s + v.length, kind: "secret", p: 1 });
     }
-    rs = re + 1;
+    rs = pastBreak(text, re);
   }
   return rs;
 }
@@ -84,7 +80,7 @@ export function boxTables(text: string, spans: Span[]): void {
     if (h < 0) return;
     const hs = lineStart(text, h);
     const he = lineEnd(text, h);
-    from = he + 1;
+    from = pastBreak(text, he);
     const headers = text
       .slice(hs, he)
       .split(BOX)
@@ -92,14 +88,14 @@ export function boxTables(text: string, spans: Span[]): void {
     const valueCol = headers.findIndex((c) => VALUE_HEADER.test(c));
     if (valueCol < 0) continue;
     const nameCol = headers.findIndex((c) => NAME_HEADER.test(c));
-    let rs = he + 1;
+    let rs = pastBreak(text, he);
     for (let row = 0; row < MAX_ROWS && rs < text.length; row++) {
       const re = lineEnd(text, rs);
       const line = text.slice(rs, re);
       // A rule between rows (`├────┼────┤`) is skipped; anything else without a `│` ends the table.
       if (!line.includes(BOX)) {
         if (/^[\s\u2500-\u257f]+$/.test(line) && line.trim().length > 0) {
-          rs = re + 1;
+          rs = pastBreak(text, re);
           continue;
         }
         break;
@@ -115,7 +111,7 @@ export function boxTables(text: string, spans: Span[]): void {
           spans.push({ s, e: s + v.length, kind: "secret", p: 1 });
         }
       }
-      rs = re + 1;
+      rs = pastBreak(text, re);
     }
     from = rs;
   }

@@ -1,10 +1,12 @@
 // Redacting one text: omission first, then the scan, a second scan through a decoded view of escaped
 // punctuation, and the project's own rules from `.tapedeck/redaction.json` (loaded and validated by
 // ./rules-file.ts): extra patterns, and allow-listed literals that are never redacted.
+import { type AgentView, grepView, lineView, toOriginal } from "./agent-view.ts";
 import { bareAwsSecret } from "./aws.ts";
 import { omission } from "./omission.ts";
 import type { Span } from "./rule.ts";
 import { applySpans, mergeSpans, scan } from "./scan.ts";
+import { scanState } from "./scan-state.ts";
 import type { Explanation, RedactionRules } from "./types.ts";
 
 // Go and .NET encoders write `"` as `\u0022` (and `=`, `&`, `<`, `>` alike); PHP writes `/` as `\/`.
@@ -59,12 +61,45 @@ function decodedViewSpans(text: string): Span[] | null {
   return spans.map((sp) => ({ ...sp, s: map[sp.s] as number, e: map[sp.e] as number }));
 }
 
-function allSpans(text: string, extra: Span[] | undefined, rules: RedactionRules | undefined): Span[] | null {
-  let spans = scan(text, true);
+/** The scan and the decoded view of one text. */
+function textSpans(text: string): Span[] | null {
+  const spans = scan(text, true);
+  const decoded = decodedViewSpans(text);
+  if (decoded === null) return spans;
+  return spans === null ? decoded : spans.concat(decoded);
+}
+
+/** The text's spans, read through the line prefixes agents add (./agent-view.ts) where it has them. */
+function viewSpans(text: string, view: AgentView | null): Span[] | null {
+  const base = view?.alone === true ? view.text : text;
+  let spans = scan(base, true);
+  const grep = scanState.grepLine ? grepView(text, view?.alone === true ? view : null) : null;
+  spans = union(spans, decodedViewSpans(base));
+  if (view !== null && spans !== null && view.alone) spans = toOriginal(view, spans);
+  if (view !== null && !view.alone) spans = union(spans, mapped(view));
+  if (grep !== null) spans = union(spans, mapped(grep));
+  return spans;
+}
+
+function mapped(view: AgentView): Span[] | null {
+  const spans = textSpans(view.text);
+  return spans === null ? null : toOriginal(view, spans);
+}
+
+function union(a: Span[] | null, b: Span[] | null): Span[] | null {
+  if (a === null || b === null) return a ?? b;
+  return a.concat(b);
+}
+
+function allSpans(
+  text: string,
+  view: AgentView | null,
+  extra: Span[] | undefined,
+  rules: RedactionRules | undefined,
+): Span[] | null {
+  let spans = viewSpans(text, view);
   const bare = text.length <= 64 ? bareAwsSecret(text) : null;
   if (bare !== null) spans = spans === null ? [bare] : [...spans, bare];
-  const decoded = decodedViewSpans(text);
-  if (decoded !== null) spans = spans === null ? decoded : spans.concat(decoded);
   if (extra !== undefined) spans = spans === null ? extra : spans.concat(extra);
   if (rules === undefined) return spans;
   for (const up of rules.patterns) {
@@ -88,11 +123,17 @@ function allSpans(text: string, extra: Span[] | undefined, rules: RedactionRules
   return spans;
 }
 
+/** An environment dump or process table, also as Read or `cat -n` shows it. */
+function omissionOf(text: string, view: AgentView | null): string | null {
+  return omission(text) ?? (view?.alone === true ? omission(view.text) : null);
+}
+
 export function explainText(text: string, rules?: RedactionRules): Explanation {
   const bytes = Buffer.byteLength(text);
-  const omit = text.length < 6 ? null : omission(text);
+  const view = text.length < 6 ? null : lineView(text);
+  const omit = text.length < 6 ? null : omissionOf(text, view);
   if (omit !== null) return { omitted: omit, bytes, hits: [] };
-  const spans = text.length < 6 ? null : allSpans(text, undefined, rules);
+  const spans = text.length < 6 ? null : allSpans(text, view, undefined, rules);
   const hits: Explanation["hits"] = [];
   let pos = 0;
   let byte = 0;
@@ -116,9 +157,10 @@ export function redactTextWith(
   rules: RedactionRules | undefined,
 ): { text: string; kinds: string[] } {
   if (text.length < 6 && extra === undefined && rules === undefined) return { text, kinds: [] };
-  const omit = omission(text);
+  const view = lineView(text);
+  const omit = omissionOf(text, view);
   if (omit !== null) return { text: `[OMITTED:${omit}]`, kinds: [`omitted:${omit}`] };
-  const spans = allSpans(text, extra, rules);
+  const spans = allSpans(text, view, extra, rules);
   if (spans === null) return { text, kinds: [] };
   const kinds: string[] = [];
   return { text: applySpans(text, spans, kinds), kinds };

@@ -393,6 +393,21 @@ const NAMED_KINDS: NamedKind[] = [
   ),
   named("rails_secret_key_base", "SECRET_KEY_BASE", (r) => r.hex(128)),
   named("laravel_app_key", "APP_KEY", (r) => `base64:${r.b64(32)}`),
+  // Issue 38: under a password's name a default or a common word is a password too.
+  named("default_password", "DB_PASSWORD", (r) =>
+    r.pick([
+      "welcome1",
+      "postgres",
+      "letmein",
+      "tiger",
+      "manager",
+      "mysecretpassword",
+      "P@ssw0rd",
+      "minioadmin",
+      "toor",
+      "qwerty",
+    ]),
+  ),
 ];
 
 const NATIVE_KINDS: NativeKind[] = [
@@ -1297,7 +1312,7 @@ const LOOKALIKES: Record<string, LookGen[]> = {
     () => `AWS_ACCESS_KEY_ID=${P("AK", "IA")}IOSFODNN7EXAMPLE`,
     () => `aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`,
     () => `token: "dummy-token-for-tests"`,
-    () => `password: "example"`,
+    () => `token: "example"`,
     () => `"apiKey": "\${OPENAI_API_KEY}"`,
     () => `curl -H "Authorization: Bearer [your-token]" https://api.example.com`,
     () => `--password {{ db_password }}`,

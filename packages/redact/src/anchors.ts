@@ -13,7 +13,7 @@ import { decodeB64, isB64Code, isB64UrlCode } from "./chars.ts";
 import { dashOption, spacedKey } from "./command-line.ts";
 import { fromSeparator } from "./key-rules.ts";
 import { keyKind } from "./keys.ts";
-import { isPlaceholder } from "./placeholders.ts";
+import { placeholderFor } from "./placeholders.ts";
 import { minioAlias, redisAuth } from "./positional.ts";
 import { AZURE_AD_SECRET, DISCORD, DISCORD_WEBHOOK, JWT, TERRAFORM } from "./provider-rules.ts";
 import { escapeAware, push, type Rule, type Span, tryRule } from "./rule.ts";
@@ -221,7 +221,7 @@ function xmlElement(text: string, at: number, _cap: string, spans: Span[]): numb
   }
   const vs = open + tag.length + 2;
   const v = text.slice(vs, at);
-  if (vs >= at || v.includes("\n") || v.includes("<") || isPlaceholder(v.trim())) return at + 1;
+  if (vs >= at || v.includes("\n") || v.includes("<") || placeholderFor(kind, v.trim())) return at + 1;
   spans.push({ s: vs, e: at, kind, p: 1 });
   return gt;
 }

@@ -3,7 +3,7 @@
 import { isBlank, isKeyCode, isQuote, lineBefore } from "./chars.ts";
 import { assignment, MAX_KEY, MAX_VALUE } from "./key-rules.ts";
 import { keyKind } from "./keys.ts";
-import { isPlaceholder } from "./placeholders.ts";
+import { isPasswordPlaceholder, placeholderFor } from "./placeholders.ts";
 import { htpasswdBatch, words } from "./positional.ts";
 import { printedCommand } from "./printed.ts";
 import { escapeAware, push, rule, type Span, tryRule } from "./rule.ts";
@@ -136,7 +136,7 @@ export function dashOption(text: string, at: number, cap: string, spans: Span[])
   if (curl || c === 112 /* p */) {
     const rule = curl ? CURL_U : MYSQL_P;
     const hit = commandBefore(text, at, curl ? CURL_CMD : MYSQL_CMD) ? tryRule(rule, text, at) : null;
-    if (hit !== null && !isPlaceholder(text.slice(hit.s, hit.e))) return push(spans, hit, at + 1);
+    if (hit !== null && !isPasswordPlaceholder(text.slice(hit.s, hit.e))) return push(spans, hit, at + 1);
     return at + 1;
   }
   let ke = at + 2;
@@ -170,7 +170,7 @@ function argumentValue(text: string, from: number, spans: Span[], kind = "passwo
     ve++;
   }
   const v = text.slice(vs, ve);
-  if (v.length === 0 || text.charCodeAt(vs) === 45 || isPlaceholder(v)) return from;
+  if (v.length === 0 || text.charCodeAt(vs) === 45 || placeholderFor(kind, v)) return from;
   spans.push({ s: vs, e: ve, kind, p: 1 });
   return ve;
 }
@@ -192,7 +192,7 @@ function optionForm(text: string, at: number, cap: string, spans: Span[]): numbe
     const cred = words(text, at, Math.min(text.length, at + 600), 3)[2];
     if (cred !== undefined) {
       const colon = cred[0] + text.slice(cred[0], cred[1]).indexOf(":");
-      if (colon >= cred[0] && !isPlaceholder(text.slice(colon + 1, cred[1])))
+      if (colon >= cred[0] && !isPasswordPlaceholder(text.slice(colon + 1, cred[1])))
         spans.push({ s: colon + 1, e: cred[1], kind: "password", p: 1 });
       return cred[1];
     }
@@ -220,7 +220,7 @@ function afterSeparator(text: string, from: number, sep: string, spans: Span[]):
   if (rel < 0) return from;
   const i = p + rel;
   const v = text.slice(i + 1, e);
-  if (v.length === 0 || isPlaceholder(v)) return from;
+  if (v.length === 0 || isPasswordPlaceholder(v)) return from;
   spans.push({ s: i + 1, e, kind: "password", p: 1 });
   return e;
 }
@@ -283,7 +283,7 @@ function pipedPassword(text: string, ks: number, spans: Span[], miss: number): n
   const line = lineBefore(text, ks);
   const m = PIPED_SECRET.exec(line);
   const g = m?.indices?.[2];
-  if (m === null || g === undefined || isPlaceholder(m[2] as string)) return miss;
+  if (m === null || g === undefined || isPasswordPlaceholder(m[2] as string)) return miss;
   const base = ks - line.length;
   spans.push({ s: base + g[0], e: base + g[1], kind: "password", p: 1 });
   return miss;

@@ -22,6 +22,7 @@ import {
   HUMP_OR_SNAKE,
   IDENT,
   isPlaceholder,
+  placeholderFor,
   SECRET_WORD,
 } from "./placeholders.ts";
 import type { Span } from "./rule.ts";
@@ -482,9 +483,12 @@ function unquotedValue(site: Site): [number, number] | null {
   }
   // Long runs mixing letters and digits are generated secrets, whatever their shape.
   if (IDENT.test(v) && !(v.length >= 16 && hasDigit(v) && /[A-Za-z]/.test(v))) {
-    // `token: accessToken`, `api_key=api_key`: a variable, not a literal.
-    if (HUMP_OR_SNAKE.test(v) && SECRET_WORD.test(v)) return null;
-    if (v.toLowerCase() === key.toLowerCase()) return null;
+    // `token: accessToken`, `api_key=api_key`: a variable, not a literal. A config line's password
+    // (`password: db_pass` in YAML, no comma after it) is the literal, whatever it spells.
+    const configPassword =
+      kind === "password" && sep === SEP_COLON && last !== 44 && last !== 59 && lineStartOf(site);
+    if (!configPassword && HUMP_OR_SNAKE.test(v) && SECRET_WORD.test(v)) return null;
+    if (!configPassword && v.toLowerCase() === key.toLowerCase()) return null;
     // `token: UUID`, `password: SecretStr`: a type annotation on a field.
     if (sep === SEP_COLON && isUpper(v.charCodeAt(0)) && (!hasDigit(v) || v.length <= 3)) return null;
     // `credentials: kEnumerableProperty,`: a property in an object literal or a statement.
@@ -536,7 +540,11 @@ function dottedToken(v: string): boolean {
 /** Checks shared by quoted and unquoted values. `quote` is the quote character, or -1. */
 function isLiteral(site: Site, value: string, quote: number, ve: number): boolean {
   const { text, key, sep } = site;
-  if (isPlaceholder(value) || DOTTED_NUMBER.test(value) || namesItself(key, value)) return false;
+  // Under a password's name a word is a password, the key's own word too (`IRC_PASS=irc_pass`); only an
+  // option's value that spells the option is a help text's metavar or example (`-password 'password'`,
+  // kubectl's `--password=basic_password`).
+  if (placeholderFor(site.kind, value) || DOTTED_NUMBER.test(value)) return false;
+  if ((site.kind !== "password" || sep === SEP_FLAG) && namesItself(key, value)) return false;
   // `Bearer null`, `"env.API_KEY"`: a keyword or a property path, not a literal secret.
   if (CODE_KEYWORDS.has(value) || QUOTED_ENUMS.has(value) || (DOTTED.test(value) && !dottedToken(value)))
     return false;

@@ -95,6 +95,46 @@ function isSample(v: string): boolean {
   );
 }
 
+// What marks a value as standing in for a password, not being one: an instruction (`changeme`,
+// `REPLACE_ME`, `your-password-here`, `<password>`), a marker (`[REDACTED]`, `(hidden)`) or a mask.
+const PASSWORD_STAND_IN =
+  /replace[-_ ]?me|change[-_ ]?(?:me|it)|placeholder|fixme|redacted|removed|^(?:todo|tbd|n\/a)$|(?:^|[-_ ])your[-_ ]?[a-z]|[-_ ]here$|^insert[-_ ]|^<[^<>]{1,80}>$/i;
+
+/**
+ * A placeholder under a password's name. People choose passwords, so a word is one: `admin123`,
+ * `password`, `postgres`, `example`, `dummy-pass` are each somebody's password, in a default config as in
+ * a real one, and a password key keeps none of them (the look-alikes that stay are the syntax that
+ * cannot be one: variables, templates, masks, instructions, the name of a variable). Tokens and keys are
+ * generated, so under their names a word stays a placeholder (isPlaceholder).
+ */
+export function isPasswordPlaceholder(v: string): boolean {
+  if (v.length === 0) return true;
+  const c = v.charCodeAt(0);
+  if (c === 36 /* $ */) return v.startsWith("$(") || v.startsWith("${") || VAR_REF.test(v);
+  if (c === 60 /* < */) return v.charCodeAt(v.length - 1) === 62;
+  if (c === 91 /* [ */ && (v.startsWith("[REDACTED:") || v.startsWith("[OMITTED:"))) return true;
+  if (c === 123 /* { */ && (/^\{\{.*\}\}$/.test(v) || /^\{[A-Za-z_][A-Za-z0-9_.]{0,40}\}?$/.test(v)))
+    return true;
+  if (c === 37 /* % */ && /^%(?:[A-Za-z_][A-Za-z0-9_]*|env\([^()]{1,120}\))%$/.test(v)) return true;
+  if (MASKED.test(v) && (v.length >= 3 || ONLY_STARS.test(v))) return true;
+  if (ELIDED.test(v) || ((c === 37 || c === 123) && FORMAT_ONLY.test(v))) return true;
+  if (v.length > 200) return false;
+  if (PASSWORD_STAND_IN.test(v) || spellsInstructions(v) || MASK_RUN.test(v) || BRACKET_MARKER.test(v))
+    return true;
+  // Where the password is, not what: a path, or a secret manager's reference (`op://vault/item/field`,
+  // `vault://…`, `@Microsoft.KeyVault(…)`, `arn:aws:secretsmanager:…`).
+  if (PATH_LIKE.test(v) || SECRET_REFERENCE.test(v)) return true;
+  return ENV_NAME.test(v) && (SECRET_WORD.test(v) || METAVAR.test(v));
+}
+
+const SECRET_REFERENCE =
+  /^(?:[a-z][a-z0-9+.-]{1,20}:\/\/[^\s/]+\/\S*|@Microsoft\.KeyVault\(|arn:aws:(?:secretsmanager|ssm):)/i;
+
+/** The placeholder test for a value under a name of `kind`: a password's is the strict one. */
+export function placeholderFor(kind: string, v: string): boolean {
+  return kind === "password" ? isPasswordPlaceholder(v) : isPlaceholder(v);
+}
+
 /** A provider-shaped token that is masked or a documented example (`AKIAIOSFODNN7EXAMPLE`). */
 export function isSampleToken(t: string): boolean {
   return MASK_RUN.test(t) || /example/i.test(t);

@@ -8,7 +8,7 @@
 // forms, and each new anchor character (`@`, `|`, `>`, `q`) a tenth. Two keep a gate: a `|` (found at
 // memchr speed) and the word `requirepass`. The handlers read only the line they are on.
 import { lineBefore } from "./chars.ts";
-import { isPlaceholder } from "./placeholders.ts";
+import { isPasswordPlaceholder, placeholderFor } from "./placeholders.ts";
 import type { Span } from "./rule.ts";
 
 const MAX_WORD = 256;
@@ -53,7 +53,7 @@ export function words(text: string, from: number, to: number, max = 8): Array<[n
 function pushWord(text: string, w: [number, number] | undefined, spans: Span[], kind: string): number {
   if (w === undefined) return -1;
   const v = text.slice(w[0], w[1]);
-  if (v.length === 0 || v.startsWith("-") || v.startsWith("$") || isPlaceholder(v)) return -1;
+  if (v.length === 0 || v.startsWith("-") || v.startsWith("$") || placeholderFor(kind, v)) return -1;
   spans.push({ s: w[0], e: w[1], kind, p: 1 });
   return w[1];
 }
@@ -129,7 +129,7 @@ export function oracleLogin(text: string, anchor: number, cap: string, spans: Sp
     s++;
     e--;
   }
-  if (s < e && !isPlaceholder(text.slice(s, e))) spans.push({ s, e, kind: "password", p: 1 });
+  if (s < e && !isPasswordPlaceholder(text.slice(s, e))) spans.push({ s, e, kind: "password", p: 1 });
   return at + cap.length;
 }
 
@@ -145,7 +145,7 @@ export function oracleTools(text: string, spans: Span[]): void {
     if (g === undefined) continue;
     const quoted = text.charCodeAt(g[0]) === 34;
     const [s, e] = quoted ? [g[0] + 1, g[1] - 1] : g;
-    if (s < e && !isPlaceholder(text.slice(s, e))) spans.push({ s, e, kind: "password", p: 1 });
+    if (s < e && !isPasswordPlaceholder(text.slice(s, e))) spans.push({ s, e, kind: "password", p: 1 });
   }
 }
 
@@ -174,7 +174,7 @@ export function pipedSecrets(text: string, spans: Span[]): void {
     // chpasswd reads `user:password`.
     if (store[1] !== undefined) s = text.indexOf(":", s) + 1;
     const v = text.slice(s, e);
-    if (s > 0 && s < e && !v.startsWith("$") && !isPlaceholder(v))
+    if (s > 0 && s < e && !v.startsWith("$") && !isPasswordPlaceholder(v))
       spans.push({ s, e, kind: "password", p: 1 });
   }
 }

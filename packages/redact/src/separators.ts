@@ -16,7 +16,7 @@ import { charTable, isB64Code, isBlank, isDigit, isLower, isQuote, isUpper } fro
 import { dotenvValue } from "./dotenv.ts";
 import { fromSeparator } from "./key-rules.ts";
 import { breakBefore } from "./lines.ts";
-import { isPlaceholder } from "./placeholders.ts";
+import { isPasswordPlaceholder, isPlaceholder } from "./placeholders.ts";
 import { generatedKey, oracleLogin, slashPassword } from "./positional.ts";
 import { colonLabel } from "./prose.ts";
 import { AWS_PRESIGNED, AZURE_SAS, FCM_KEY, TELEGRAM } from "./provider-rules.ts";
@@ -104,7 +104,7 @@ function pgpassLine(text: string, at: number, _cap: string, spans: Span[]): numb
   const g = pm?.indices?.[1];
   if (pm === null || g === undefined || text.indexOf(":", ls) !== at) return at + 1;
   const v = text.slice(g[0], g[1]);
-  if (v.length < 6 || isPlaceholder(v)) return at + 1;
+  if (isPasswordPlaceholder(v)) return at + 1;
   spans.push({ s: g[0], e: g[1], kind: "password", p: 1 });
   return g[1];
 }

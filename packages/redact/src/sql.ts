@@ -2,10 +2,11 @@
 // MySQL's `IDENTIFIED BY '...'`. No anchor of the master regex fits (a new one cost a tenth of its time,
 // and a regex gate for the keywords as much again), so the scan walks the text's single quotes with
 // indexOf (memchr speed) and looks at the word before only where it ends in D or Y.
-import { isPlaceholder } from "./placeholders.ts";
+import { isPasswordPlaceholder } from "./placeholders.ts";
 import type { Span } from "./rule.ts";
 
-const KEYWORD = /(?:\bPASSWORD|\bpassword|\bIDENTIFIED[ \t]+BY|\bidentified[ \t]+by)[ \t]+$/;
+// A keyword, not an option's name: `-password 'x'` is a command line's (./key-rules.ts reads it).
+const KEYWORD = /(?:(?<!-)\bPASSWORD|(?<!-)\bpassword|\bIDENTIFIED[ \t]+BY|\bidentified[ \t]+by)[ \t]+$/;
 const MAX_LITERAL = 256;
 const USER = /\b(?:USER|ROLE|user|role)[ \t]+['"`]?([A-Za-z0-9_$.-]{1,64})['"`]?[^;]*$/;
 
@@ -29,7 +30,8 @@ export function sqlPasswords(text: string, spans: Span[]): void {
     const v = text.slice(q + 1, e);
     // `CREATE USER app WITH PASSWORD 'app'`: a tutorial's password is its user's name.
     const user = USER.exec(text.slice(Math.max(0, q - 200), q))?.[1];
-    if (v.length > 0 && v !== user && !isPlaceholder(v)) spans.push({ s: q + 1, e, kind: "password", p: 1 });
+    if (v.length > 0 && v !== user && !isPasswordPlaceholder(v))
+      spans.push({ s: q + 1, e, kind: "password", p: 1 });
     q = e;
   }
 }

@@ -1,7 +1,7 @@
 // Structured values: a payload walked without recursion (hook payloads nest as deep as they like),
 // keys and strings redacted, a secret-keyed value replaced whole, secrets split across an array found.
 import { keyKind, splitWords, weakKeyKind } from "./keys.ts";
-import { isPlaceholder } from "./placeholders.ts";
+import { isPlaceholder, placeholderFor } from "./placeholders.ts";
 import { printedOutput, printsSecret } from "./printed.ts";
 import type { Span } from "./rule.ts";
 import { applySpans, scan } from "./scan.ts";
@@ -131,7 +131,7 @@ function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void
 function redactKeyedValue(kind: string, key: string, v: unknown): string | undefined {
   if (v === null || v === undefined || typeof v === "boolean") return undefined;
   if (typeof v === "string") {
-    if (isPlaceholder(v)) return undefined;
+    if (placeholderFor(kind, v)) return undefined;
     if (/pwd$/i.test(key) && /^[/~]/.test(v)) return undefined;
   }
   return `[REDACTED:${kind}]`;

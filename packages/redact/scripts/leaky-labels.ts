@@ -136,7 +136,7 @@ export const LEAKY_LABELS: Record<string, FileLabels> = {
     ],
   },
   "web/django/settings.py": { risk: [{ line: 24, re: `SECRET_KEY = ${SQ}` }] },
-  "web/js/salesforce.js": { risk: [{ line: 7, re: `login\\(${SQ}, ${SQ}` }] },
+  "web/js/salesforce.js": { risk: [{ line: 7, re: `login\\('[^']+', ${SQ}` }] },
   "web/ruby/config/master.key": { risk: [{ line: 1, re: "^([0-9a-f]+)$" }] },
   "web/ruby/secrets.yml": {
     risk: [14, 17, 22].map((line) => ({ line, re: String.raw`secret_key_base: (\S+)` })),

@@ -69,7 +69,7 @@ describe("a password's name makes its value a password", () => {
 
   it("keeps what cannot be a password: variables, templates, masks, instructions, references", () => {
     for (const v of [
-      "${DB_PASSWORD}",
+      `\${DB_PASSWORD}`,
       "$DB_PASSWORD",
       "{{ db_password }}",
       "<your password>",
@@ -97,8 +97,35 @@ describe("a password's name makes its value a password", () => {
     expectKept('token: test-token\n"secret": "my-secret-key"');
   });
 
-  it("keeps a URL or SQL password that repeats its user", () => {
+  it("keeps a URL or SQL password that repeats its user, and a translation's label", () => {
     expectKept('DATABASE_URL="postgresql://postgres:postgres@localhost:5432/app_dev"');
     expectKept("CREATE USER app WITH PASSWORD 'app';");
+    expectKept('t("password", "Password")');
+  });
+});
+
+describe("PHP's define and login calls", () => {
+  it("takes define's password constant whatever its value", () => {
+    for (const pw of ["admin", word()]) expectHidden(`define( 'DB_PASSWORD', '${pw}' );`, `'${pw}'`);
+    expectKept("define( 'DB_NAME', 'main' );\ndefine( 'DB_USER', 'admin' );");
+  });
+
+  it("takes a login call's second argument", () => {
+    const pw = word();
+    expectHidden(`conn.login('someone@example.com', '${pw}', function(err, res) {`, pw);
+    expectHidden(`server.login("bot@example.com", "${pw}")`, pw);
+    expectHidden(`imap.login('me', '${pw}')`, pw);
+    expectHidden(`await client.signIn("me@example.com", "${pw}");`, pw);
+  });
+
+  it("takes the third argument of a connection that takes a host, a user and a password", () => {
+    const pw = word();
+    expectHidden(`$link = mysqli_connect('localhost', 'app', '${pw}');`, pw);
+    expectHidden(`$db = new PDO($dsn, 'app', '${pw}');`, pw);
+    expectHidden(`ftp_login($conn, 'deploy', '${pw}');`, pw);
+  });
+
+  it("keeps calls whose arguments are no credentials", () => {
+    expectKept("logger.log('info', 'started')\nfn.bind(null, 'click')\nmysql_connect($host, $user, $pass)");
   });
 });

@@ -1092,6 +1092,23 @@ const NATIVE_KINDS: NativeKind[] = [
     const rec = { type: "tool_result", content: JSON.stringify({ stdout: pem }) };
     return { text: JSON.stringify(rec), secrets: body.slice(0, 3) };
   }),
+  // Issue 38: a password hash cracks to its password; its salt and hash go, its algorithm stays.
+  native("password_hash", (r) => {
+    const crypt = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    const bcrypt = r.str(crypt, 53);
+    const sha = `${r.str(crypt, 16)}$${r.str(crypt, 86)}`;
+    const apr = `${r.str(crypt, 8)}$${r.str(crypt, 22)}`;
+    const user = r.pick(["deploy", "alice", "svc_app"]);
+    return r.pick([
+      {
+        text: `INSERT INTO users (id, name, password) VALUES (7, '${user}', '$2y$10$${bcrypt}');`,
+        secrets: [bcrypt],
+      },
+      { text: `${user}:$6$${sha}:19700:0:99999:7:::`, secrets: [sha] },
+      { text: `${user}:$apr1$${apr}`, secrets: [apr] },
+      { text: `password_hash = "$2b$12$${bcrypt}"`, secrets: [bcrypt] },
+    ]);
+  }),
 ];
 
 // ---------------------------------------------------------------------------
@@ -1443,7 +1460,7 @@ const LOOKALIKES: Record<string, LookGen[]> = {
     () => `const TOKEN_PATTERN = /ghp_[A-Za-z0-9]{36}/;`,
     () => `if (password.length < 8) return "Password must be at least 8 characters";`,
     () => `SELECT id, password_hash, created_at FROM users WHERE email = $1`,
-    () => `password_hash = "$2b$12$KIXQJ4Zh0sZ1e1w9Gm3nEuVZ7kq0b5lU7p8aH3xQ1y2z3A4B5C6D7"`,
+    () => `password_hash = bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=12))`,
     () => `CREATE USER app WITH PASSWORD 'app';`,
     () => `docker run -p 5432:5432 -e POSTGRES_HOST_AUTH_METHOD=trust postgres`,
     () => `ssh -i ~/.ssh/id_ed25519 -p 2222 deploy@host`,

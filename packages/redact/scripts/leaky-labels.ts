@@ -99,7 +99,7 @@ export const LEAKY_LABELS: Record<string, FileLabels> = {
   "db/dump.sql": {
     risk: [32, 33, 34, 35, 36, 37, 38, 39, 40, 41].map((line) => ({
       line,
-      re: String.raw`'(\$2y\$[^']+)'`,
+      re: String.raw`'\$2y\$[0-9]+\$([^']+)'`,
     })),
   },
   "db/mongoid.yml": { risk: [{ line: 4, re: "mongodb://[^:]+:([^@]+)@" }] },
@@ -109,7 +109,7 @@ export const LEAKY_LABELS: Record<string, FileLabels> = {
   },
   "deployment-config.json": { risk: [json(5, "password")], informative: [3, 4, 7] },
   // The hash field of a shadow line.
-  "etc/shadow": { risk: [{ line: 20, re: "^[^:]+:([^:]+):" }] },
+  "etc/shadow": { risk: [{ line: 20, re: String.raw`^[^:]+:\$6\$([^:]+):` }] },
   "filezilla/filezilla.xml": { risk: [{ line: 13, re: "<Pass>([^<]+)</Pass>" }], informative: [6, 11] },
   "filezilla/recentservers.xml": {
     risk: [
@@ -127,7 +127,7 @@ export const LEAKY_LABELS: Record<string, FileLabels> = {
     informative: [4, 5, 6, 7, 8, 9, 10],
     armour: [1, 2, 3, 11, 26],
   },
-  proftpdpasswd: { risk: [{ line: 1, re: "^[^:]+:([^:]+):" }] },
+  proftpdpasswd: { risk: [{ line: 1, re: String.raw`^[^:]+:\$6\$([^:]+):` }] },
   "sftp-config.json": { risk: [json(15, "password")], informative: [13, 14] },
   "ventrilo_srv.ini": {
     risk: [
@@ -150,7 +150,7 @@ export const LEAKY_LABELS: Record<string, FileLabels> = {
     ],
     informative: [8, 10, 12, 21, 28, 31],
   },
-  "web/var/www/public_html/.htpasswd": { risk: [{ line: 1, re: String.raw`^[^:]+:(\S+)$` }] },
+  "web/var/www/public_html/.htpasswd": { risk: [{ line: 1, re: String.raw`^[^:]+:\$apr1\$(\S+)$` }] },
   "web/var/www/public_html/config.php": {
     risk: [{ line: 11, re: String.raw`\$dbpasswd = ${SQ}` }],
     informative: [4, 7, 9],

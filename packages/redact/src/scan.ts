@@ -3,6 +3,7 @@
 import { BRANCHES, type Branch, MASTER } from "./anchors.ts";
 import { netrcEntries } from "./command-line.ts";
 import { ARMOUR_FORMS } from "./key-tails.ts";
+import { ldapHashes, passwordHashes } from "./hashes.ts";
 import { k8sSecretSpans } from "./kubernetes.ts";
 import {
   mayHoldRedisDirective,
@@ -105,6 +106,9 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   if (withKeys && mayHoldRedisDirective(text)) redisDirectives(text, spans);
   if (withKeys && text.includes("@") && ORACLE_GATE.test(text)) oracleTools(text, spans);
   if (withKeys) sqlPasswords(text, spans);
+  // A `$` at memchr speed; the hashes' own shapes are checked only after one.
+  if (withKeys && text.includes("$")) passwordHashes(text, spans);
+  if (withKeys && text.includes("}")) ldapHashes(text, spans);
   if (withKeys) proseSecrets(text, spans);
   if (withKeys && text.includes("│")) boxTables(text, spans);
   return spans.length > 0 ? spans.slice() : null;

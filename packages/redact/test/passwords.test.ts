@@ -129,3 +129,74 @@ describe("PHP's define and login calls", () => {
     expectKept("logger.log('info', 'started')\nfn.bind(null, 'click')\nmysql_connect($host, $user, $pass)");
   });
 });
+
+describe("password hashes, redacted after their algorithm", () => {
+  const C = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  const crypt = (n: number) => randomString(rnd, C, n);
+  const b64 = (n: number) => randomString(rnd, `${C.slice(2)}+/`, n);
+
+  it("in a SQL dump's rows, shadow, passwd and htpasswd lines", () => {
+    const bcrypt = crypt(53);
+    const out = expectHidden(
+      `INSERT INTO users VALUES (1, 'ada', '$2y$12$${bcrypt}', 1),\n(2, 'bob', '$2b$10$${crypt(53)}', 0);`,
+      bcrypt,
+    );
+    expect(out).toContain("'$2y$12$[REDACTED:password_hash]'");
+    const sha = `${crypt(16)}$${crypt(86)}`;
+    expect(redactText(`ada:$6$${sha}:19700:0:99999:7:::`).text).toBe(
+      "ada:$6$[REDACTED:password_hash]:19700:0:99999:7:::",
+    );
+    const md5 = `${crypt(8)}$${crypt(22)}`;
+    expect(redactText(`ada:$1$${md5}:1000:1000:Ada:/home/ada:/bin/sh`).text).toBe(
+      "ada:$1$[REDACTED:password_hash]:1000:1000:Ada:/home/ada:/bin/sh",
+    );
+    expect(redactText(`ada:$apr1$${md5}\n`).text).toBe("ada:$apr1$[REDACTED:password_hash]\n");
+    expect(redactText(`ada:$5$rounds=5000$${crypt(16)}$${crypt(43)}:19700::::::`).text).toBe(
+      "ada:$5$rounds=5000$[REDACTED:password_hash]:19700::::::",
+    );
+  });
+
+  it("in the newer and the framework formats", () => {
+    const yes = `${crypt(22)}$${crypt(43)}`;
+    expect(redactText(`ada:$y$j9T$${yes}:19700:0:99999:7:::`).text).toContain(
+      "$y$j9T$[REDACTED:password_hash]:",
+    );
+    const argon = `${b64(22)}$${b64(43)}`;
+    expectHidden(`hash: $argon2id$v=19$m=65536,t=3,p=4$${argon}`, argon);
+    const django = `${b64(22)}$${b64(44)}`;
+    expectHidden(`"password": "pbkdf2_sha256$600000$${django}"`, django);
+    expectHidden(`ada:pbkdf2_sha256$600000$${django}`, django);
+    const ssha = b64(32);
+    expectHidden(`ada:{SSHA}${ssha}`, ssha);
+  });
+
+  it("doubled for Docker Compose, or escaped in a shell's double quotes", () => {
+    const md5 = `${crypt(8)}$${crypt(22)}`;
+    const doubled = md5.replace("$", "$$");
+    expectHidden(`- "traefik.http.middlewares.auth.basicauth.users=ada:$$apr1$$${doubled}"`, doubled);
+    expectHidden(`echo "ada:\\$apr1\\$${md5.replace("$", "\\$")}" >> .htpasswd`, md5.split("$")[1] as string);
+  });
+
+  it("keeps what only starts like one: positional variables, prices, a regex's groups", () => {
+    expectKept('perl -pe "s/(a)(b)/$1$2/" file\necho "$1 $5 $6"\nprice: $1.50, then $2 each');
+    expectKept(
+      'password_hash = bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=12))\nprefix = "$2b$"',
+    );
+  });
+});
+
+describe("robustness of the password rules", () => {
+  const hostile: Array<[string, string]> = [
+    ["dollar runs", "$".repeat(200_000)],
+    ["unfinished hash prefixes", "$2y$12$".repeat(30_000)],
+    ["md5-crypt salts without hashes", `$1$${"a".repeat(8)}$`.repeat(20_000)],
+    ["Django hash words", "pbkdf2_sha256$1$".repeat(20_000)],
+    ["LDAP braces", "{SSHA}".repeat(30_000)],
+  ];
+  for (const [name, input] of hostile) {
+    // A quadratic rule on these sizes runs for minutes and meets the test's timeout (no clock in the assertion).
+    it(`stays linear on ${name}`, () => {
+      expect(redactText(input).text.length).toBeGreaterThan(0);
+    }, 60_000);
+  }
+});

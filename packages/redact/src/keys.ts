@@ -78,6 +78,17 @@ export function splitWords(key: string): string[] {
 }
 
 const PASS_SUFFIX = /(?:^|[_.-])pass$/i;
+// Abbreviated names run the service into the word: `dbpasswd`, `rootpw`, `adminpwd`, `dbpass`. A `pw`,
+// `pwd` or `passwd` ending is always one (no English word ends so); a `pass`
+// ending only after a service's name, since `bypass`, `compass`, `lowpass`, `renderpass` end so too.
+// `chpasswd` is a command, a shell's `OLDPWD` the directory it left.
+const ABBREVIATED = /^([a-z][a-z0-9]{0,13}?)(passwd|pwd|pw|pass)$/;
+const NOT_SERVICES = new Set(["ch", "old"]);
+const PASS_SERVICES = new Set(
+  "db sql mysql pg psql postgres mongo mongodb redis root admin adm user usr ftp sftp smtp mail imap pop ldap ssh vnc rdp wifi wlan proxy master sys sa svc app api web login irc oracle ora mssql jdbc amqp rabbit mq kafka es elastic git svn nexus docker registry repo bind server srv client acct account site".split(
+    " ",
+  ),
+);
 const VERBS = new Set(
   "can could should would will must may might is was has had does did not no to by let allow skip force test tests".split(
     " ",
@@ -86,7 +97,7 @@ const VERBS = new Set(
 const TOOL_PASS = /^(?:src|dest)?(?:store|key)pass$|^pass(?:in|out)$/;
 
 // Every word keyKind can return a kind for contains one of these.
-const KEYISH = /pass|pwd|secret|token|key|auth|cookie|cred|str|sonar|pat|psk|bearer|honeycomb/i;
+const KEYISH = /pass|pwd|pw|secret|token|key|auth|cookie|cred|str|sonar|pat|psk|bearer|honeycomb/i;
 // Payloads repeat the same few hundred keys; remembering the verdict skips the word split.
 const KEY_CACHE = new Map<string, string | null>();
 
@@ -116,6 +127,12 @@ function wordsKind(key: string): string | null {
   if (last === undefined) return null;
   const prev = words.length > 1 ? words[words.length - 2] : undefined;
   if (PASSWORD_WORDS.has(last) || (last.endsWith("password") && last.length > 8)) return "password";
+  if (last === "pw") return "password";
+  const abbreviated = ABBREVIATED.exec(last);
+  if (abbreviated !== null) {
+    const [, service, word] = abbreviated as unknown as [string, string, string];
+    if (word === "pass" ? PASS_SERVICES.has(service) : !NOT_SERVICES.has(service)) return "password";
+  }
   if (PASSWORD_NAMES.has(last)) return "password";
   // curl's `--oauth2-bearer TOKEN` (a bare `bearer` is Postman's auth section or a scheme name).
   if (last === "bearer" && words.length > 1) return "token";

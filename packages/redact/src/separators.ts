@@ -120,7 +120,7 @@ function afterSeparator(text: string, at: number, cap: string, spans: Span[]): n
 // Words that can END a secret-ish key (see keyKind), matched right before a `=` / `:` separator with
 // optional closing quote, bracket and blanks.
 const KEY_TAIL =
-  "[Pp]ass(?:word|wd|phrase|code)?s?|PASS(?:WORD|WD|PHRASE|CODE)?S?|[Pp]wd|PWD|[Ss]ecrets?|SECRETS?|" +
+  "[Pp]ass(?:word|wd|phrase|code)?s?|PASS(?:WORD|WD|PHRASE|CODE)?S?|[Pp]wd|PWD|[Pp]w|PW|[Ss]ecrets?|SECRETS?|" +
   "[Tt]oken|TOKEN|[Kk]ey|KEY|[Aa]uth(?:orization)?|AUTH(?:ORIZATION)?|[Cc]ookies?|COOKIES?|" +
   "[Cc]red(?:ential)?s?|CRED(?:ENTIAL)?S?|[Ss]tring|STRING|[Cc]onnstr|CONNSTR|" +
   "(?:[Kk]ey|KEY)[_.]?(?:[Bb]ase|BASE|[Ii][Dd])|[Ll]ogin|LOGIN|[Vv]alue|VALUE|[Pp]sk|PSK|[Bb]earer|BEARER|" +
@@ -134,7 +134,7 @@ function keyTailIndex(): EndingIndex {
   return keyTails;
 }
 
-const KEY_LAST = charTable("dDeEgGhHkKlLnNrRsStTyY");
+const KEY_LAST = charTable("dDeEgGhHkKlLnNrRsStTwWyY");
 const TOKEN = charTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_~-");
 const LABEL_END = charTable(",;.!?)");
 const URL_STOP = charTable("/@\"'<>\\`");
@@ -320,7 +320,7 @@ const URL: SeparatorBranch = {
 // A cheap one-character test on the key's last letter before the word list.
 const KEY: SeparatorBranch = {
   src:
-    String.raw`(?<=[dDeEgGhHkKlLnNrRsStTyY](?:\\{0,7}["'` +
+    String.raw`(?<=[dDeEgGhHkKlLnNrRsStTwWyY](?:\\{0,7}["'` +
     "`" +
     String.raw`])?\]?[ \t]{0,8}[=:])(?<=(?:${KEY_TAIL})(?:\\{0,7}["'` +
     "`" +
@@ -408,7 +408,7 @@ function mark(chars: string, what: number): void {
   }
 }
 mark(" \t\\\"'Le", FOLLOWS);
-mark("dDeEgGhHkKlLnNrRsStTyY \t]\"'`", KEY_ENDS);
+mark("dDeEgGhHkKlLnNrRsStTwWyY \t]\"'`", KEY_ENDS);
 mark("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_", LINE_KEY_ENDS);
 const around = (c: number, what: number) => c < 128 && ((AROUND[c] as number) & what) !== 0;
 

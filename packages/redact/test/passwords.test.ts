@@ -104,6 +104,36 @@ describe("a password's name makes its value a password", () => {
   });
 });
 
+describe("abbreviated password names", () => {
+  it("takes dbpass, dbpasswd, passwd, pwd and pw in assignments", () => {
+    for (const name of [
+      "dbpass",
+      "dbpasswd",
+      "DBPASS",
+      "rootpw",
+      "adminpwd",
+      "smtppass",
+      "passwd",
+      "pwd",
+      "pw",
+      "db_pw",
+    ]) {
+      const pw = word();
+      expectHidden(`${name}=${pw}\n`, pw);
+      expectHidden(`$${name} = '${pw}';`, pw);
+      expectHidden(`  ${name}: ${pw}\n`, pw);
+      expectHidden(`{"${name}": "${pw}"}`, pw);
+    }
+  });
+
+  it("keeps the words that only end like one", () => {
+    expectKept(
+      "bypass: true\ncompass = 'north'\nlowpass = 0.5\nconst renderPass = encoder.beginRenderPass(desc)",
+    );
+    expectKept("OLDPWD=/home/dev\nPWD=/home/dev/app\nchpasswd: expire: false ");
+  });
+});
+
 describe("PHP's define and login calls", () => {
   it("takes define's password constant whatever its value", () => {
     for (const pw of ["admin", word()]) expectHidden(`define( 'DB_PASSWORD', '${pw}' );`, `'${pw}'`);

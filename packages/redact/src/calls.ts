@@ -77,7 +77,8 @@ function secondArg(text: string, comma: number): [number, number] | null {
     while (r2 < text.length && isBlank(text.charCodeAt(r2))) r2++;
     if (isQuote(text.charCodeAt(r2)) || text.charCodeAt(r2) === 92) return null;
   } else if (after !== 41 && after !== 125 && after !== 93) return null;
-  return [vs, close - (open.length - 1)];
+  // `close` is where the closing quote's backslashes start: the value ends there.
+  return [vs, close];
 }
 
 /** `at` is the comma; `name` the first argument's text and `paren` where its `(` is. */

@@ -155,6 +155,15 @@ describe("PHP's define and login calls", () => {
     expectHidden(`ftp_login($conn, 'deploy', '${pw}');`, pw);
   });
 
+  it("hides all of an argument whose quotes are JSON-escaped, its last character too", () => {
+    const pw = word();
+    const key = `Q${randomString(rnd, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 20)}7z`;
+    const escaped = JSON.stringify({ c: `define("DB_PASSWORD", "${pw}");\nos.Setenv("API_KEY", "${key}")` });
+    expect(redactText(escaped).text).toBe(
+      '{"c":"define(\\"DB_PASSWORD\\", \\"[REDACTED:password]\\");\\nos.Setenv(\\"API_KEY\\", \\"[REDACTED:api_key]\\")"}',
+    );
+  });
+
   it("keeps calls whose arguments are no credentials", () => {
     expectKept("logger.log('info', 'started')\nfn.bind(null, 'click')\nmysql_connect($host, $user, $pass)");
   });

@@ -3,6 +3,7 @@
 import { BRANCHES, type Branch, MASTER } from "./anchors.ts";
 import { netrcEntries } from "./command-line.ts";
 import { ARMOUR_FORMS } from "./key-tails.ts";
+import { passwordDirectives } from "./directives.ts";
 import { ldapHashes, passwordHashes } from "./hashes.ts";
 import { k8sSecretSpans } from "./kubernetes.ts";
 import {
@@ -110,6 +111,7 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   if (withKeys && text.includes("$")) passwordHashes(text, spans);
   if (withKeys && text.includes("}")) ldapHashes(text, spans);
   if (withKeys) proseSecrets(text, spans);
+  if (withKeys && text.includes("password")) passwordDirectives(text, spans);
   if (withKeys && text.includes("│")) boxTables(text, spans);
   return spans.length > 0 ? spans.slice() : null;
 }

@@ -104,6 +104,35 @@ describe("a password's name makes its value a password", () => {
   });
 });
 
+describe("a password directive, its name and value apart by blanks", () => {
+  it("takes msmtp's and esmtp's password line, quoted or bare", () => {
+    for (const pw of [word(), "password"]) {
+      const rc = `account default\nhost smtp.example.com\nuser me@example.com\npassword "${pw}"\nstarttls required\n`;
+      expect(redactText(rc).text).toBe(rc.replace(`"${pw}"`, '"[REDACTED:password]"'));
+      expectHidden(`user me\npassword ${pw}\n`, `password ${pw}`);
+      expectHidden(`password ${pw}   # the relay's\n`, `password ${pw}`);
+    }
+  });
+
+  it("takes fetchmail's and Cisco's, after a user on the same line", () => {
+    const pw = word();
+    expectHidden(`poll pop.example.com protocol pop3 user "me" password "${pw}" is localme`, pw);
+    expectHidden(`username admin privilege 15 password 0 ${pw}`, pw);
+  });
+
+  it("in JSON, as a transcript carries the file", () => {
+    const pw = word();
+    expectHidden(JSON.stringify({ content: `hostname smtp.example.com:587\npassword "${pw}"\n` }), pw);
+  });
+
+  it("keeps sentences and commands that have the word", () => {
+    expectKept("password hashing uses bcrypt with a cost of 12\nthe user can reset the password with a link");
+    expectKept('password   The password to use when connecting\npasswordeval "gpg -d ~/.msmtp.gpg"');
+    expectKept('passwd root\npassword "$SMTP_PASSWORD"\npassword <your password>');
+    expectKept("  --askpass          Force user to input password with mask from STDIN.");
+  });
+});
+
 describe("abbreviated password names", () => {
   it("takes dbpass, dbpasswd, passwd, pwd and pw in assignments", () => {
     for (const name of [
@@ -231,6 +260,9 @@ describe("robustness of the password rules", () => {
     ["md5-crypt salts without hashes", `$1$${"a".repeat(8)}$`.repeat(20_000)],
     ["Django hash words", "pbkdf2_sha256$1$".repeat(20_000)],
     ["LDAP braces", "{SSHA}".repeat(30_000)],
+    ["password words", "password ".repeat(50_000)],
+    ["users and passwords on one line", "user u password ".repeat(30_000)],
+    ["unclosed quoted directives", '\npassword "x'.repeat(30_000)],
   ];
   for (const [name, input] of hostile) {
     // A quadratic rule on these sizes runs for minutes and meets the test's timeout (no clock in the assertion).

@@ -207,10 +207,13 @@ function xmlElement(text: string, at: number, _cap: string, spans: Span[]): numb
   let kind = keyKind(tag.slice(tag.lastIndexOf(":") + 1));
   if (kind === null && tag !== "value" && tag !== "Value") return at + 1;
   // The opening tag is looked for in a bounded window: a text of a thousand closing tags stays linear.
+  // It may carry attributes (FileZilla's `<Pass encoding="base64">`).
   const from = Math.max(0, at - MAX_XML_VALUE);
-  const rel = text.slice(from, at).lastIndexOf(`<${tag}>`);
+  const rel = text.slice(from, at).lastIndexOf(`<${tag}`);
   if (rel < 0) return at + 1;
   const open = from + rel;
+  const openEnd = openTagEnd(text, open + tag.length + 1, at);
+  if (openEnd < 0) return at + 1;
   // Hadoop's and Java's `<property><name>fs.s3a.secret.key</name><value>...</value>`.
   if (kind === null) {
     const name = /<name>[ \t]*([^<>\s]{1,120})[ \t]*<\/name>\s*$/.exec(
@@ -219,11 +222,21 @@ function xmlElement(text: string, at: number, _cap: string, spans: Span[]): numb
     kind = name === null ? null : keyKind(name[1] as string);
     if (kind === null) return at + 1;
   }
-  const vs = open + tag.length + 2;
+  const vs = openEnd;
   const v = text.slice(vs, at);
   if (vs >= at || v.includes("\n") || v.includes("<") || placeholderFor(kind, v.trim())) return at + 1;
   spans.push({ s: vs, e: at, kind, p: 1 });
   return gt;
+}
+
+/** Past the `>` of an opening tag whose name ends at `p` (attributes between), or -1 (another tag, `/>`). */
+function openTagEnd(text: string, p: number, limit: number): number {
+  const c = text.charCodeAt(p);
+  if (c === 62) return p + 1;
+  if (c !== 32 && c !== 9 && c !== 10) return -1;
+  const gt = text.indexOf(">", p);
+  if (gt < 0 || gt >= limit || text.charCodeAt(gt - 1) === 47 || text.slice(p, gt).includes("<")) return -1;
+  return gt + 1;
 }
 
 /**

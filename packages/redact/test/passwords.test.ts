@@ -133,6 +133,24 @@ describe("a password directive, its name and value apart by blanks", () => {
   });
 });
 
+describe("XML elements with attributes", () => {
+  it("takes the value of an element whose opening tag carries attributes", () => {
+    const b64 = Buffer.from(word(12)).toString("base64");
+    const fz = `<Server>\n  <User>root</User>\n  <Pass encoding="base64">${b64}</Pass>\n</Server>`;
+    expect(redactText(fz).text).toBe(fz.replace(b64, "[REDACTED:password]"));
+    const pw = word();
+    expectHidden(`<password type="plain">${pw}</password>`, pw);
+    expectHidden(`<passphrase\n    hint="the usual">${pw}</passphrase>`, pw);
+    expectHidden(JSON.stringify({ xml: `<Pass encoding="base64">${b64}</Pass>` }), b64);
+  });
+
+  it("keeps empty and self-closing elements, and elements of other names", () => {
+    expectKept(
+      '<Pass/>\n<Pass encoding="base64" />\n<PassMode>MODE_DEFAULT</PassMode>\n<key name="x">value</key>',
+    );
+  });
+});
+
 describe("abbreviated password names", () => {
   it("takes dbpass, dbpasswd, passwd, pwd and pw in assignments", () => {
     for (const name of [

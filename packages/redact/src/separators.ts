@@ -42,13 +42,14 @@ function urlCredentials(text: string, end: number): Span | null {
   }
   if (at < 0 || text.startsWith("[REDACTED:", end)) return null;
   if (cut >= 0 && cut < at) {
-    // Only as a password after a user name that is not a host (`localhost:8080?next=a@b` is not one).
+    // Only as a password after a user name that is not a host (`localhost:8080?next=a@b` is not one); a
+    // user name that is an e-mail address is a user's (`https://me@example.com:pa#ss@host`).
     const colon = text.indexOf(":", end);
     const user = text.slice(end, colon);
     if (
       colon < 0 ||
       colon > cut ||
-      /[.]/.test(user) ||
+      (/[.]/.test(user) && !user.includes("@")) ||
       /^[0-9]+[?#]/.test(text.slice(colon + 1, at)) ||
       user === "localhost"
     ) {

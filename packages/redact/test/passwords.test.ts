@@ -151,6 +151,20 @@ describe("XML elements with attributes", () => {
   });
 });
 
+describe("a URL whose user is an e-mail address", () => {
+  it("takes a password that holds # and @ (a .git-credentials line)", () => {
+    const pw = `${word(6)}!#@${word(3)}`;
+    expect(redactText(`https://me@example.com:${pw}@github.com\n`).text).toBe(
+      "https://me@example.com:[REDACTED:url_password]@github.com\n",
+    );
+    expectHidden(`git clone https://ci@corp.example:${pw}@git.example.com/team/app.git`, pw);
+  });
+
+  it("keeps a host's port and fragment before an @ in a query", () => {
+    expectKept("http://localhost:8080?next=a@b\nhttps://example.com:443#frag@x\nhttps://a.b.com:8080/#/x@y");
+  });
+});
+
 describe("abbreviated password names", () => {
   it("takes dbpass, dbpasswd, passwd, pwd and pw in assignments", () => {
     for (const name of [

@@ -28,6 +28,7 @@ import {
 import type { Span } from "./rule.ts";
 import { scanState } from "./scan-state.ts";
 import { looksGenerated } from "./split.ts";
+import { valueBelow } from "./yaml-blocks.ts";
 
 /** A `value` key at [ks, ke) whose sibling field names a secret (./named-pair.ts). */
 function namedValue(text: string, ks: number, ke: number, spans: Span[]): number {
@@ -269,6 +270,17 @@ function literal(site: Site, ke: number, spans: Span[]): number {
   const p1 = p;
   while (p < n && isBlank(text.charCodeAt(p))) p++;
   if (p >= n) return ke;
+  // YAML's `token: >-` and `api_key:` with the value on the lines below.
+  if (site.sep === SEP_COLON && !site.q0 && !kind.startsWith("weak:")) {
+    const c = text.charCodeAt(p);
+    if (c === 124 || c === 62 || c === 10 || c === 13 || (c === 92 && text.charCodeAt(p + 1) === 110)) {
+      const end = valueBelow(text, site.ks, p, kind, spans);
+      if (end >= 0) {
+        scanState.keyedEnd = end;
+        return end;
+      }
+    }
+  }
   // `'password:', password`: the string that held the key closed right after the separator.
   if (site.q0 && !site.keyQuoted && text.startsWith(site.q0, p)) return ke;
   // `<your token>`: a placeholder, also when it holds spaces.

@@ -1,0 +1,63 @@
+// A YAML value on the lines below its key: a block scalar (`token: |`, `>-`, `|+2`) or a plain scalar
+// folded onto the next lines (`api_key:` and the value indented under it). A long token or key is
+// written so when it does not fit a line (kubectl's `>-` for a Secret's data, a CI file's `|`), and a
+// secret split over lines is the lines together. The lines are read as ./lines.ts reads them, so a file
+// quoted in a JSON string is read too.
+import { isBlank } from "./chars.ts";
+import { breakBefore, lineEndIn, lineStartIn, pastBreak } from "./lines.ts";
+import type { Span } from "./rule.ts";
+
+const INDICATOR = /^[|>][-+]?[1-9]?[ \t]*(?:#[^\n]*)?$/;
+// A line of a nested mapping or list: what a plain scalar folded under a key never is.
+const STRUCTURE = /^(?:-[ \t]|[^\s:#]+:(?:[ \t]|$)|#)/;
+const MAX_LINES = 64;
+const MAX_LINE = 4096;
+
+/** The indent of the line holding `at` (blanks, and a list's `- `, before its first character). */
+function indentOf(text: string, at: number): number {
+  const ls = lineStartIn(text, at, MAX_LINE);
+  let i = ls;
+  while (
+    i < at &&
+    (isBlank(text.charCodeAt(i)) || (text.charCodeAt(i) === 45 && isBlank(text.charCodeAt(i + 1))))
+  )
+    i++;
+  return i - ls;
+}
+
+/**
+ * The value below a key whose separator's rest of line, from `p` to its end, is a block indicator or
+ * nothing. `ks` is the key's start. Pushes a span per line of the value; returns the value's end, or -1
+ * when there is none (a nested mapping, a list, a scalar on the key's line).
+ */
+export function valueBelow(text: string, ks: number, p: number, kind: string, spans: Span[]): number {
+  const le = lineEndIn(text, p, MAX_LINE);
+  const rest = text.slice(p, le).trim();
+  const block = INDICATOR.test(rest);
+  if (!block && rest !== "") return -1;
+  if (le >= text.length) return -1;
+  const indent = indentOf(text, ks);
+  const found: Span[] = [];
+  let end = -1;
+  let pos = pastBreak(text, le);
+  for (let n = 0; n < MAX_LINES && pos < text.length; n++) {
+    const e = lineEndIn(text, pos, MAX_LINE);
+    let s = pos;
+    while (s < e && isBlank(text.charCodeAt(s))) s++;
+    let t = e;
+    while (t > s && (isBlank(text.charCodeAt(t - 1)) || text.charCodeAt(t - 1) === 13)) t--;
+    if (s === t) {
+      // An empty line belongs to a block scalar; it ends a plain one.
+      if (!block) break;
+    } else {
+      if (s - pos <= indent) break;
+      if (!block && STRUCTURE.test(text.slice(s, Math.min(t, s + 256)))) return -1;
+      found.push({ s, e: t, kind, p: 1 });
+      end = t;
+    }
+    if (e >= text.length || !breakBefore(text, pastBreak(text, e))) break;
+    pos = pastBreak(text, e);
+  }
+  for (const sp of found) spans.push(sp);
+  return found.length > 0 ? end : -1;
+}

@@ -72,7 +72,8 @@ const SHORT_SECRETS: Record<string, { cmd: RegExp; kind: string }> = {
   },
   k: { cmd: command("openssl (?:enc|aes-[0-9]+-[a-z]+|des3?)"), kind: "password" },
   N: { cmd: command("ssh-keygen"), kind: "password" },
-  t: { cmd: command("codecov"), kind: "token" },
+  // Vercel's `-t` is `--token`.
+  t: { cmd: command("(?:codecov|vercel|vc)"), kind: "token" },
 };
 const BUNDLE = /\bbundle[ \t]+config[ \t]+(?:set[ \t]+)?$/;
 // `user%password` (Samba) and `user:password` (HTTPie): the secret is the part after the separator.

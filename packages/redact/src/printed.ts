@@ -1,7 +1,7 @@
 // Output of a command that prints a secret: `aws configure get aws_secret_access_key`, `vault kv get
 // -field=password`, `gcloud secrets versions access`, `az keyvault secret show --query value -o tsv`,
 // `kubectl get secret ... | base64 -d` (or jq's `@base64d`, a go-template's `base64decode`), `security
-// find-generic-password -w`, `doppler secrets get --plain`. The command is the structure that says
+// find-generic-password -w`, `doppler secrets get --plain`, `heroku auth:token`, `op read`, `pass show`. The command is the structure that says
 // "value": what follows it is redacted, a lone token whole, `key: value` lines by their values.
 //
 // In a text the command is found at one of its options (./command-line.ts) and its output is the lines
@@ -24,12 +24,15 @@ const PRINTER = new RegExp(
     String.raw`\bsecurity\s+find-(?:generic|internet)-password\b.*\s-w\b`,
     String.raw`\bdoppler\s+secrets\s+get\b.*--plain\b`,
     String.raw`\bconsul\s+keygen\b|\bwg\s+genkey\b|\bopenssl\s+rand\s+-base64\s+(?:2[4-9]|[3-9][0-9]|1[0-9]{2})\b`,
+    // The CLIs that print their own token, and the password managers' `read`/`show`.
+    String.raw`\bheroku\s+auth:token\b|\bgh\s+auth\s+token\b|\bvault\s+print\s+token\b|\baws\s+ecr(?:-public)?\s+get-login-password\b`,
+    String.raw`\bop\s+read\s|\b(?:go)?pass\s+show\s|\bbw\s+get\s+password\s|\blpass\s+show\b.*--password\b`,
   ].join("|"),
 );
 
 // Every printer names one of these tools; the small regex spares most commands (and the hook's start-up)
 // the compile and run of the big one.
-const PRINTER_TOOL = /\b(?:aws|vault|gcloud|az|kubectl|security|doppler|consul|wg|openssl)\b/;
+const PRINTER_TOOL = /\b(?:aws|vault|gcloud|az|kubectl|security|doppler|consul|wg|openssl|heroku|gh|op|pass|gopass|bw|lpass)\b/;
 
 export function printsSecret(command: string): boolean {
   return command.length < 4096 && PRINTER_TOOL.test(command) && PRINTER.test(command);

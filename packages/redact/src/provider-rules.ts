@@ -233,9 +233,10 @@ export const DISCORD = rule(
   String.raw`[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])`,
   (s) => /^[0-9]{17,20}$/.test(decodeB64(s.slice(0, s.indexOf(".")), true)),
 );
+// In the Bot API's URLs the token follows `bot`: `https://api.telegram.org/bot<token>/getMe`.
 export const TELEGRAM = rule(
   "telegram_token",
-  "(?<![A-Za-z0-9_:-])[0-9]{8,10}:AA[0-9A-Za-z_-]{33}(?![0-9A-Za-z_-])",
+  "(?:(?<![A-Za-z0-9_:-])|(?<=(?<![A-Za-z0-9_-])bot))[0-9]{8,10}:AA[0-9A-Za-z_-]{33}(?![0-9A-Za-z_-])",
 );
 export const AZURE_SAS = rule("azure_sas", "sig=([A-Za-z0-9%+/=]{20,300})");
 export const AWS_PRESIGNED = rule("aws_presigned_signature", "X-Amz-Signature=([0-9a-f]{64})");

@@ -3,8 +3,8 @@
 // Heroku tokens, cookies, CLI flags, .env values, nested and escaped fields. Values are generated from a
 // seed.
 import { describe, expect, it } from "vitest";
-import { redactText } from "../src/index.ts";
-import { randomString, seededRandom } from "./random.ts";
+import { redactText, redactValue } from "../src/index.ts";
+import { randomString, seededRandom } from "../helpers/random.ts";
 
 const rnd = seededRandom(0x3839);
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -63,6 +63,50 @@ describe("a Kubernetes Secret's data, in every YAML shape", () => {
 
   it("keeps a ConfigMap's data when no Secret is in the text", () => {
     expectKept("apiVersion: v1\nkind: ConfigMap\ndata:\n  mode: production\n  replicas: '3'\n");
+  });
+});
+
+describe("provider tokens where their tools put them", () => {
+  const digits = (n: number) => randomString(rnd, "0123456789", n);
+  const hex = (n: number) => randomString(rnd, "0123456789abcdef", n);
+
+  it("takes a Telegram bot token in the Bot API's URL, after `bot`", () => {
+    const t = `${digits(10)}:AA${randomString(rnd, `${ALNUM}_-`, 33)}`;
+    const out = expectHidden(`curl https://api.telegram.org/bot${t}/sendMessage?chat_id=1`, t.slice(12));
+    expect(out).toContain("/sendMessage?chat_id=1");
+    expectKept("see https://core.telegram.org/bots/api#getme and robot123456789:AB");
+  });
+
+  it("takes a Sentry DSN's keys: the old key:secret form, and a self-hosted host", () => {
+    const k = hex(32);
+    const s = hex(32);
+    expectHidden(`SENTRY_DSN=https://${k}:${s}@sentry.example.com/12`, k, s);
+    expectHidden(`dsn: https://${k}@errors.example.com/3`, k);
+    expectKept(`https://${k}@git.example.com/team/app.git`);
+  });
+
+  it("takes Vercel's -t, its short --token", () => {
+    const t = key(24);
+    expectHidden(`vercel deploy --prod -t ${t}`, t);
+    expectKept("docker build -t app:latest .\ntar -t -f x.tar");
+  });
+
+  it("takes what a CLI prints when asked for its token, and a password manager's read", () => {
+    const t = `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`;
+    for (const command of [
+      "heroku auth:token",
+      "gh auth token",
+      "op read op://Prod/db/password",
+      "pass show db/prod",
+    ]) {
+      const out = redactValue({ tool_input: { command }, tool_response: { stdout: `${t}\n` } }).value;
+      expect(JSON.stringify(out), command).not.toContain(t);
+    }
+    const kept = {
+      tool_input: { command: "gh auth status" },
+      tool_response: { stdout: "Logged in as me\n" },
+    };
+    expect(redactValue(kept).value).toEqual(kept);
   });
 });
 

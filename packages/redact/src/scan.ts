@@ -2,9 +2,10 @@
 // push spans, and the whole-text passes (Kubernetes Secrets, .netrc) add theirs; overlapping spans merge.
 import { BRANCHES, type Branch, MASTER } from "./anchors.ts";
 import { netrcEntries } from "./command-line.ts";
-import { ARMOUR_FORMS } from "./key-tails.ts";
+import { cookieJars, cookieMappings, mayHoldCookieJar } from "./cookies.ts";
 import { passwordDirectives } from "./directives.ts";
 import { ldapHashes, passwordHashes } from "./hashes.ts";
+import { ARMOUR_FORMS } from "./key-tails.ts";
 import { k8sSecretSpans } from "./kubernetes.ts";
 import {
   mayHoldRedisDirective,
@@ -112,6 +113,10 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   if (withKeys && text.includes("}")) ldapHashes(text, spans);
   if (withKeys) proseSecrets(text, spans);
   if (withKeys && text.includes("password")) passwordDirectives(text, spans);
+  // A jar's lines carry `TRUE` or `FALSE` between tabs; a mapping is named `cookies`.
+  if (withKeys && (text.includes("TRUE") || text.includes("FALSE")) && mayHoldCookieJar(text))
+    cookieJars(text, spans);
+  if (withKeys && text.includes("cookies")) cookieMappings(text, spans);
   if (withKeys && text.includes("│")) boxTables(text, spans);
   return spans.length > 0 ? spans.slice() : null;
 }

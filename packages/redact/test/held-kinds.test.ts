@@ -110,6 +110,23 @@ describe("provider tokens where their tools put them", () => {
   });
 });
 
+describe("cookies where they are kept", () => {
+  it("takes a Netscape cookie jar's session values, also escaped in JSON", () => {
+    const c = key(32);
+    const jar = `# Netscape HTTP Cookie File\n#HttpOnly_.example.com\tTRUE\t/\tTRUE\t1767225600\tsession\t${c}\n.example.com\tTRUE\t/\tFALSE\t0\ttheme\tdark\n`;
+    const out = expectHidden(jar, c);
+    expect(out).toContain("\ttheme\tdark");
+    expectHidden(JSON.stringify({ stdout: jar }), c);
+  });
+
+  it("takes a cookies mapping's generated values in code", () => {
+    const c = key(32);
+    expectHidden(`requests.get(url, cookies={"sessionid": "${c}", "lang": "en"})`, c);
+    expectHidden(`const jar = { cookies: { sid: '${c}' } };`, c);
+    expectKept('requests.get(url, cookies={"theme": "dark", "lang": "en-US"})');
+  });
+});
+
 describe("robustness of the held-out kinds' rules", () => {
   const hostile: Array<[string, string]> = [
     ["block scalar keys", "token: |\n".repeat(50_000)],
@@ -119,6 +136,8 @@ describe("robustness of the held-out kinds' rules", () => {
       Array.from({ length: 3_000 }, (_, i) => `${" ".repeat(i % 200)}token:`).join("\n"),
     ],
     ["flow data mappings", `kind: Secret\n${"data: {a: b, ".repeat(20_000)}`],
+    ["cookie jar fields", "\tTRUE\t/\tFALSE\t0\t".repeat(30_000)],
+    ["cookies mappings", 'cookies={"a": "'.repeat(30_000)],
   ];
   for (const [name, input] of hostile) {
     // A quadratic rule on these sizes runs for minutes and meets the test's timeout (no clock in the assertion).

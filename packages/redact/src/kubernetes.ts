@@ -33,9 +33,9 @@ function dataIndent(text: string, at: number, word: number, spans: Span[]): numb
 }
 
 function flowData(text: string, open: number, spans: Span[]): void {
-  const close = text.indexOf("}", open);
-  const end = close < 0 ? lineEndIn(text, open, MAX_LINE) : close;
-  const body = text.slice(open + 1, end);
+  const le = lineEndIn(text, open, MAX_LINE);
+  const close = text.slice(open, le).indexOf("}");
+  const body = text.slice(open + 1, close < 0 ? le : open + close);
   for (const m of body.matchAll(FLOW_PAIR)) {
     const v = m[2] as string;
     if (isPlaceholder(v)) continue;
@@ -78,9 +78,13 @@ function yamlData(text: string, spans: Span[]): void {
 function jsonData(text: string, spans: Span[]): void {
   K8S_DATA_JSON.lastIndex = 0;
   for (let dm = K8S_DATA_JSON.exec(text); dm !== null; dm = K8S_DATA_JSON.exec(text)) {
-    const end = text.indexOf("}", dm.index);
-    const body = text.slice(dm.index + dm[0].length, end < 0 ? text.length : end);
     const base = dm.index + dm[0].length;
+    // Read once, in a bounded window: a text of many unclosed `"data": {` read each to the text's end, and
+    // each pair again for every `"data": {` before it (20,000 of them ran out of memory).
+    const window = text.slice(base, base + 65536);
+    const end = window.indexOf("}");
+    const body = end < 0 ? window : window.slice(0, end);
+    K8S_DATA_JSON.lastIndex = base + body.length;
     for (const vm of body.matchAll(/\\{0,7}"[^"\\]{1,253}\\{0,7}"[ \t]*:[ \t]*\\{0,7}"([^"\\]{1,65536})/g)) {
       const v = vm[1] as string;
       if (isPlaceholder(v)) continue;

@@ -138,6 +138,7 @@ describe("robustness of the held-out kinds' rules", () => {
     ["flow data mappings", `kind: Secret\n${"data: {a: b, ".repeat(20_000)}`],
     ["cookie jar fields", "\tTRUE\t/\tFALSE\t0\t".repeat(30_000)],
     ["cookies mappings", 'cookies={"a": "'.repeat(30_000)],
+    ["unclosed JSON data of a Secret", `"kind": "Secret", ${'"data": {"a": "b", '.repeat(20_000)}`],
   ];
   for (const [name, input] of hostile) {
     // A quadratic rule on these sizes runs for minutes and meets the test's timeout (no clock in the assertion).

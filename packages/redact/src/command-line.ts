@@ -3,7 +3,7 @@
 import { isBlank, isKeyCode, isQuote, lineBefore } from "./chars.ts";
 import { assignment, MAX_KEY, MAX_VALUE } from "./key-rules.ts";
 import { keyKind } from "./keys.ts";
-import { isPasswordPlaceholder, placeholderFor } from "./placeholders.ts";
+import { isPasswordPlaceholder, isPlaceholder, placeholderFor } from "./placeholders.ts";
 import { htpasswdBatch, words } from "./positional.ts";
 import { printedCommand } from "./printed.ts";
 import { escapeAware, push, rule, type Span, tryRule } from "./rule.ts";
@@ -20,7 +20,8 @@ const MYSQL_CMD = new RegExp(
 );
 const CURL_U = rule(
   "password",
-  String.raw`(?:-[uU]|--(?:proxy-)?user)(?:[ \t]+|=)?\\?['"]?[^\s:'"@\\]{1,128}:([^\s'"\\]{1,256})`,
+  // The user may be empty: `curl -u :TOKEN` sends a token as the password.
+  String.raw`(?:-[uU]|--(?:proxy-)?user)(?:[ \t]+|=)?\\?['"]?[^\s:'"@\\]{0,128}:([^\s'"\\]{1,256})`,
 );
 const CURL_CMD = new RegExp(escapeAware(String.raw`(?<![A-Za-z0-9_])curl\s`));
 
@@ -199,7 +200,30 @@ function optionForm(text: string, at: number, cap: string, spans: Span[]): numbe
     }
   }
   if (text.startsWith("--from-literal=", at)) return fromLiteral(text, at, spans);
+  if (text.startsWith("--secret", at) && /^--secret(?:[ \t]|$)/.test(text.slice(at, at + 9)))
+    return configSecret(text, at, spans);
   return -1;
+}
+
+/**
+ * Pulumi's `config set --secret KEY VALUE` (or `config set KEY VALUE --secret`): the value, not the key
+ * the option would otherwise take for its own.
+ */
+function configSecret(text: string, at: number, spans: Span[]): number {
+  const line = lineBefore(text, at);
+  if (/\bconfig[ \t]+set[ \t]+$/.test(line)) {
+    const w = words(text, at, Math.min(text.length, at + 600), 3)[2];
+    if (w === undefined) return at + 1;
+    const v = text.slice(w[0], w[1]);
+    if (!isPlaceholder(v) && !v.startsWith("-")) spans.push({ s: w[0], e: w[1], kind: "secret", p: 1 });
+    return w[1];
+  }
+  const after = /\bconfig[ \t]+set[ \t]+\S+[ \t]+(["']?)([^\s"']+)\1[ \t]+$/d.exec(line);
+  const g = after?.indices?.[2];
+  if (after === null || g === undefined || isPlaceholder(after[2] as string)) return at + 1;
+  const base = at - line.length;
+  spans.push({ s: base + g[0], e: base + g[1], kind: "secret", p: 1 });
+  return at + 9;
 }
 
 function fromLiteral(text: string, at: number, spans: Span[]): number {

@@ -1,6 +1,7 @@
 // The scan of one string: the master regex (./anchors.ts) finds where a rule may start, its handlers
 // push spans, and the whole-text passes (Kubernetes Secrets, .netrc) add theirs; overlapping spans merge.
 import { BRANCHES, type Branch, MASTER } from "./anchors.ts";
+import { hereStrings, loginTokens, mayHoldLoginToken } from "./cli-secrets.ts";
 import { netrcEntries } from "./command-line.ts";
 import { cookieJars, cookieMappings, mayHoldCookieJar } from "./cookies.ts";
 import { passwordDirectives } from "./directives.ts";
@@ -105,6 +106,8 @@ export function scan(text: string, withKeys: boolean): Span[] | null {
   // "login" is in nearly every entry and skips faster than "machine" (0.2 vs 0.6 ms/MB).
   if (withKeys && text.includes("login")) netrcEntries(text, spans);
   if (withKeys && text.includes("|")) pipedSecrets(text, spans);
+  if (withKeys && text.includes("<<<")) hereStrings(text, spans);
+  if (withKeys && mayHoldLoginToken(text)) loginTokens(text, spans);
   if (withKeys && mayHoldRedisDirective(text)) redisDirectives(text, spans);
   if (withKeys && text.includes("@") && ORACLE_GATE.test(text)) oracleTools(text, spans);
   if (withKeys) sqlPasswords(text, spans);

@@ -127,6 +127,37 @@ describe("cookies where they are kept", () => {
   });
 });
 
+describe("secrets a command line gives without an option's name", () => {
+  it("takes a here-string into a command that reads a secret from stdin", () => {
+    const t = key(24);
+    expectHidden(`gh auth login --with-token <<< ${t}`, t);
+    expectHidden(`wrangler secret put API_KEY <<< "${t}"`, t);
+    expectHidden(`docker login -u bot --password-stdin registry.example.com <<< '${t}'`, t);
+    expectKept('cat <<< \'hello world\'\ngrep x <<< "$VAR"\ngh auth login --with-token <<< "$GH_TOKEN"');
+  });
+
+  it("takes the token a login command takes as its argument", () => {
+    const t = key(24);
+    for (const cmd of ["vault login", "snyk auth", "ngrok authtoken"]) expectHidden(`$ ${cmd} ${t}\n`, t);
+    expectKept("vault login -method=userpass username=me\nvault login root\nsnyk auth");
+  });
+
+  it("takes a token sent as curl's password with an empty user", () => {
+    const t = key(24);
+    expectHidden(`curl -u :${t} https://api.example.com/v1`, t);
+    expectKept("curl -u : https://x.example.com");
+  });
+
+  it("takes Pulumi's secret config value, not its key", () => {
+    const t = key(24);
+    expect(redactText(`pulumi config set --secret dbPassword ${t}`).text).toBe(
+      "pulumi config set --secret dbPassword [REDACTED:secret]",
+    );
+    expectHidden(`pulumi config set apiKey ${t} --secret`, t);
+    expectKept("pulumi config set aws:region us-east-1\npulumi config set --secret dbPassword");
+  });
+});
+
 describe("robustness of the held-out kinds' rules", () => {
   const hostile: Array<[string, string]> = [
     ["block scalar keys", "token: |\n".repeat(50_000)],
@@ -138,6 +169,8 @@ describe("robustness of the held-out kinds' rules", () => {
     ["flow data mappings", `kind: Secret\n${"data: {a: b, ".repeat(20_000)}`],
     ["cookie jar fields", "\tTRUE\t/\tFALSE\t0\t".repeat(30_000)],
     ["cookies mappings", 'cookies={"a": "'.repeat(30_000)],
+    ["here-strings", "gh auth login --with-token <<< ".repeat(20_000)],
+    ["login commands", "vault login ".repeat(30_000)],
     ["unclosed JSON data of a Secret", `"kind": "Secret", ${'"data": {"a": "b", '.repeat(20_000)}`],
   ];
   for (const [name, input] of hostile) {

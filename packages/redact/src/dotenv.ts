@@ -18,6 +18,19 @@ export function keyMaterial(v: string): boolean {
   return v.length >= 20 && /[a-z]/.test(v) && /[A-Z]/.test(v) && hasDigit(v) && !NOT_KEY_MATERIAL.test(v);
 }
 
+// Keys in one case: Mailgun's and Pusher's hex secrets, a 40-character lowercase HMAC key. Under a name
+// that is no digest's (DATA_NAME), hex of 32 and more is a key; so is a lowercase run of letters and
+// digits, 24 and more, that mixes both as a generator does.
+const HEX_KEY = /^(?:[0-9a-f]{32,512}|[0-9A-F]{32,512})$/;
+const LOWER_KEY = /^[a-z0-9]{24,512}$/;
+
+function oneCaseKey(v: string): boolean {
+  if (HEX_KEY.test(v)) return true;
+  if (!LOWER_KEY.test(v)) return false;
+  const digits = v.replace(/[^0-9]/g, "").length;
+  return digits >= 4 && v.length - digits >= 8;
+}
+
 /** The `=` of a line-start `NAME=value` whose name the key rules do not know (./anchors.ts). */
 export function dotenvValue(text: string, eq: number, cap: string, spans: Span[]): number {
   const name = cap.slice(cap.lastIndexOf(" ") + 1).trim();
@@ -40,7 +53,7 @@ export function dotenvValue(text: string, eq: number, cap: string, spans: Span[]
     ve++;
   }
   const v = text.slice(vs, ve);
-  if (!keyMaterial(v) || /[\s,]/.test(v) || isPlaceholder(v)) return eq + 1;
+  if (!(keyMaterial(v) || oneCaseKey(v)) || /[\s,]/.test(v) || isPlaceholder(v)) return eq + 1;
   spans.push({ s: vs, e: ve, kind: "secret", p: 1 });
   scanState.keyedEnd = ve;
   return vs;

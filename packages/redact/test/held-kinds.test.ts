@@ -158,6 +158,22 @@ describe("secrets a command line gives without an option's name", () => {
   });
 });
 
+describe(".env values in one case", () => {
+  const hex = (n: number) => randomString(rnd, "0123456789abcdef", n);
+  const lower = (n: number) => `${randomString(rnd, "abcdefghijklmnopqrstuvwxyz0123456789", n - 4)}7q2z`;
+
+  it("takes a hex or lowercase key under a name that is no digest's", () => {
+    const h = hex(32);
+    const l = lower(40);
+    expectHidden(`MAILGUN_SIGNING=${h}\nPAYMENT_HMAC=${l}\nLICENSE=${hex(64).toUpperCase()}\n`, h, l);
+  });
+
+  it("keeps digests, commits and ids under their names, and words", () => {
+    expectKept(`GIT_SHA=${hex(40)}\nIMAGE_DIGEST=${hex(64)}\nBUILD_ID=${hex(32)}\nREGION=eu-west-1\n`);
+    expectKept("LOG_FORMAT=jsonwithtimestampsandlevels\n");
+  });
+});
+
 describe("robustness of the held-out kinds' rules", () => {
   const hostile: Array<[string, string]> = [
     ["block scalar keys", "token: |\n".repeat(50_000)],

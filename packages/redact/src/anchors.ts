@@ -161,7 +161,8 @@ const ANCHORS: Array<[string, Branch[]]> = [
     "J",
     [
       {
-        src: "(?<=(?<![A-Za-z0-9+/._-])eyJ)(?=[A-Za-z0-9+/]{200})()",
+        // Docker's `{"auths":` is shorter than a key file: its own prefix lets it through sooner.
+        src: "(?<=(?<![A-Za-z0-9+/._-])eyJ)(?=[A-Za-z0-9+/]{200}|hdXRocyI6[A-Za-z0-9+/]{40})()",
         handle: (t, at, _c, sp) => encodedKey(t, at, "eyJ", sp),
       },
     ],
@@ -214,11 +215,15 @@ function xmlElement(text: string, at: number, _cap: string, spans: Span[]): numb
   const open = from + rel;
   const openEnd = openTagEnd(text, open + tag.length + 1, at);
   if (openEnd < 0) return at + 1;
-  // Hadoop's and Java's `<property><name>fs.s3a.secret.key</name><value>...</value>`.
+  // Hadoop's and Java's `<property><name>fs.s3a.secret.key</name><value>...</value>`, .NET's
+  // `<setting name="Password" serializeAs="String"><value>...</value>`.
   if (kind === null) {
-    const name = /<name>[ \t]*([^<>\s]{1,120})[ \t]*<\/name>\s*$/.exec(
-      text.slice(Math.max(0, open - 300), open),
-    );
+    const before = text.slice(Math.max(0, open - 300), open);
+    const name =
+      /<name>[ \t]*([^<>\s]{1,120})[ \t]*<\/name>\s*$/.exec(before) ??
+      /<[A-Za-z][\w.:-]*\s[^<>]*?\b(?:name|key)=\\{0,3}["']([^"'<>\\]{1,120})\\{0,3}["'][^<>]*>\s*$/.exec(
+        before,
+      );
     kind = name === null ? null : keyKind(name[1] as string);
     if (kind === null) return at + 1;
   }
@@ -252,7 +257,13 @@ export function encodedKey(text: string, at: number, cap: string, spans: Span[])
   while (e < limit && text.charCodeAt(e) === 61) e++;
   const head = decodeB64(text.slice(start, Math.min(e, start + 4096)).replace(/=+$/, ""), false);
   const pem = head.startsWith("-----BEGIN ") && /PRIVATE KEY/.test(head.slice(0, 60));
-  if (!pem && !/"private_key"|"client_secret"|"refresh_token"/.test(head)) return start + 1;
-  spans.push({ s: start, e, kind: pem ? "private_key" : "service_account_key", p: 2 });
+  const docker = !pem && /^\{\s*"auths"\s*:/.test(head);
+  if (!pem && !docker && !/"private_key"|"client_secret"|"refresh_token"/.test(head)) return start + 1;
+  spans.push({
+    s: start,
+    e,
+    kind: pem ? "private_key" : docker ? "docker_config" : "service_account_key",
+    p: 2,
+  });
   return e;
 }

@@ -9,6 +9,8 @@ import { keyKind } from "./keys.ts";
 const WINDOW = 400;
 const SIBLING =
   /(?:^|[\s{,;<(])\\{0,7}["']?(key|name|keyName|KeyName|Key|Name|type|Type|id|kid|sensitive)\\{0,7}["']?[ \t]*[:=][ \t]*(?:\\{0,7}["']([^"'\\\n]{1,160})\\{0,7}["']|(true)\b|([A-Za-z0-9_.:/-]{1,120}))/g;
+// The key whose value is the object: `"secret": {`.
+const OUTER_KEY = /\\{0,7}["']?([A-Za-z_][A-Za-z0-9_.-]{0,63})\\{0,7}["']?[ \t]*[:=][ \t]*$/;
 // The array an element sits in: Postman's `"apikey": [...]`, a HAR's `"cookies": [...]`.
 const PARENT = /["']?([A-Za-z_][A-Za-z0-9_-]{0,40})["']?[ \t]*:[ \t]*\[[^[\]]*$/;
 
@@ -112,6 +114,12 @@ export function siblingKind(text: string, ks: number, ke: number): string | null
   }
   if (name) return name;
   if (marker !== null) return marker;
+  // `"secret": {"value": "…"}`, `"credentials": {"value": …}`: the object is itself a secret's value.
+  if (open >= 0) {
+    const outer = OUTER_KEY.exec(text.slice(Math.max(0, open - 80), open))?.[1];
+    const kind = outer === undefined ? null : keyKind(outer);
+    if (kind !== null) return kind;
+  }
   // A HAR's cookies: their names are the application's own, their values session secrets.
   return parent === "cookies" ? "weak:cookie" : null;
 }

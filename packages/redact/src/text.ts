@@ -12,7 +12,9 @@ import type { Explanation, RedactionRules } from "./types.ts";
 // Go and .NET encoders write `"` as `\u0022` (and `=`, `&`, `<`, `>` alike); PHP writes `/` as `\/`.
 // Such text is scanned a second time through a decoded view, mapped back onto the original.
 // HTML exports and pages escape quotes as entities (`&quot;api_key&quot;: &quot;...&quot;`).
-const ESCAPED_PUNCT = /\\u00(?:22|27|3[dDaAcCeE]|26)|\\\/|&(?:quot|#34|#39|#x2[27]|apos);/g;
+// JSON in a URL's query or a form body is percent-encoded (`%7B%22api_key%22%3A%22…`).
+const ESCAPED_PUNCT =
+  /\\u00(?:22|27|3[dDaAcCeE]|26)|\\\/|&(?:quot|#34|#39|#x2[27]|apos);|%(?:2[27cC]|3[aAdD]|7[bBdD])/g;
 const HTML_QUOTE = /^&(?:quot|#34|#39|#x2[27]|apos);/;
 const ENTITY: Record<string, string> = {
   "&quot;": '"',
@@ -40,7 +42,7 @@ function decodedViewSpans(text: string): Span[] | null {
   // Both escapes start with a backslash, rare outside escaped text and found at memchr speed; a search for
   // `:\/\/` stopped at every colon.
   const escaped = text.includes("\\") && (text.includes("\\u00") || text.includes(":\\/\\/"));
-  if (!escaped && !hasQuoteEntity(text)) return null;
+  if (!escaped && !text.includes("%22") && !hasQuoteEntity(text)) return null;
   const map: number[] = [];
   let view = "";
   let pos = 0;
@@ -49,7 +51,8 @@ function decodedViewSpans(text: string): Span[] | null {
     for (let i = pos; i < m.index; i++) map.push(i);
     view += text.slice(pos, m.index);
     map.push(m.index);
-    view += m[0] === "\\/" ? "/" : (ENTITY[m[0]] ?? String.fromCharCode(Number.parseInt(m[0].slice(2), 16)));
+    const hex = m[0].charCodeAt(0) === 37 ? m[0].slice(1) : m[0].slice(2);
+    view += m[0] === "\\/" ? "/" : (ENTITY[m[0]] ?? String.fromCharCode(Number.parseInt(hex, 16)));
     pos = m.index + m[0].length;
   }
   if (pos === 0) return null;

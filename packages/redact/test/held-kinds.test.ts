@@ -174,6 +174,36 @@ describe(".env values in one case", () => {
   });
 });
 
+describe("nested and escaped fields", () => {
+  it("takes a value field whose object is a secret's value", () => {
+    const v = key(24);
+    expectHidden(`{"secret":{"value":"${v}"}}`, v);
+    expectHidden(JSON.stringify({ config: { db: { credentials: { value: v } } } }), v);
+    expectHidden(JSON.stringify({ line: JSON.stringify({ secret: { value: v } }) }), v);
+    expectKept('{"settings":{"value":"dark"},"theme":{"value":"solarized-dark-2"}}');
+  });
+
+  it("takes a .NET setting's value named by its element's attribute", () => {
+    const v = key(24);
+    expectHidden(`<setting name="Password" serializeAs="String">\n  <value>${v}</value>\n</setting>`, v);
+    expectKept('<setting name="Theme" serializeAs="String"><value>Dark</value></setting>');
+  });
+
+  it("takes a secret in percent-encoded JSON", () => {
+    const v = key(24);
+    expectHidden(`POST /hook?payload=%7B%22api_key%22%3A%22${v}%22%2C%22n%22%3A1%7D`, v);
+    expectKept("GET /search?q=%22hello%20world%22&page=2");
+  });
+
+  it("takes a Docker config whose base64 is short, decoded by a pipe", () => {
+    const auth = b64(`bot:${key(24)}`);
+    const cfg = b64(`{"auths":{"registry.example.com":{"auth":"${auth}"}}}`);
+    expectHidden(`echo ${cfg} | base64 -d > ~/.docker/config.json`, cfg.slice(12, 60));
+    const plain = b64(JSON.stringify({ name: "app", replicas: 3, image: "registry.example.com/app:1.4.2" }));
+    expectKept(`echo ${plain} | base64 -d`);
+  });
+});
+
 describe("robustness of the held-out kinds' rules", () => {
   const hostile: Array<[string, string]> = [
     ["block scalar keys", "token: |\n".repeat(50_000)],

@@ -1,6 +1,6 @@
 // One planted secret of every kind the redactor knows, for tests that put them all through a path and then
 // look for any trace of one: a text as an agent would see it, the secret values in it, and the kind it is
-// redacted as. Drawn from the two redaction corpora (scripts/redaction-corpus*.ts: generated at run time from
+// redacted as. Drawn from the two redaction corpora (packages/redact/scripts/corpus*.ts: generated at run time from
 // a seed, so no literal secret sits in the repository), one case a kind, the first that redaction clears of
 // every secret in every letter case; the few kinds no corpus case gives alone are written here the same way
 // (prefixes split, values generated). `redactorKinds()` reads the kinds from the redactor's own source, so a

@@ -11,14 +11,14 @@
 //
 // Usage: npx tsx packages/redact/scripts/corpus-docs.ts [--seed S] > corpus.jsonl
 import { pathToFileURL } from "node:url";
-import type { Corpus, LookAlikeCase, PositiveCase } from "./redaction-corpus.ts";
-import { CLOUD } from "./redaction-docs/cloud.ts";
-import { CODE } from "./redaction-docs/code.ts";
-import { DATA } from "./redaction-docs/data.ts";
-import type { Doc } from "./redaction-docs/doc.ts";
-import { HTTP } from "./redaction-docs/http.ts";
+import type { Corpus, LookAlikeCase, PositiveCase } from "./corpus.ts";
+import { CLOUD } from "./docs/cloud.ts";
+import { CODE } from "./docs/code.ts";
+import { DATA } from "./docs/data.ts";
+import type { Doc } from "./docs/doc.ts";
+import { HTTP } from "./docs/http.ts";
 import { DEFAULT_PASSWORDS, LOOKALIKES } from "./docs/lookalikes.ts";
-import { Values } from "./redaction-docs/values.ts";
+import { Values } from "./docs/values.ts";
 
 export const DOCS_SEED = "tapedeck-docs-2026";
 /** Fresh documents per format: a format's `pick` alternatives are drawn across them. */

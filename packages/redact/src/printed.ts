@@ -32,7 +32,8 @@ const PRINTER = new RegExp(
 
 // Every printer names one of these tools; the small regex spares most commands (and the hook's start-up)
 // the compile and run of the big one.
-const PRINTER_TOOL = /\b(?:aws|vault|gcloud|az|kubectl|security|doppler|consul|wg|openssl|heroku|gh|op|pass|gopass|bw|lpass)\b/;
+const PRINTER_TOOL =
+  /\b(?:aws|vault|gcloud|az|kubectl|security|doppler|consul|wg|openssl|heroku|gh|op|pass|gopass|bw|lpass)\b/;
 
 export function printsSecret(command: string): boolean {
   return command.length < 4096 && PRINTER_TOOL.test(command) && PRINTER.test(command);

@@ -60,7 +60,8 @@ function urlCredentials(text: string, end: number): Span | null {
   if (colon >= 0 && colon < at) {
     const pw = text.slice(colon + 1, at);
     // A Sentry DSN of the old form carries its public key as the user and its secret as the password.
-    if (HEX32.test(text.slice(end, colon)) && HEX32.test(pw)) return { s: end, e: at, kind: "sentry_dsn", p: 2 };
+    if (HEX32.test(text.slice(end, colon)) && HEX32.test(pw))
+      return { s: end, e: at, kind: "sentry_dsn", p: 2 };
     // `postgres:postgres@localhost`, `guest:guest@rabbit`: a quick-start's default, not a secret.
     if (isPlaceholder(pw) || pw === text.slice(end, colon)) return null;
     // Low priority: a provider token used as the password should keep its own kind.
@@ -69,7 +70,10 @@ function urlCredentials(text: string, end: number): Span | null {
   // Sentry DSNs carry their key as a bare user name, before a sentry.io host or, self-hosted, before a
   // path that is a project's number (`https://<key>@errors.example.com/3`).
   const user = text.slice(end, at);
-  if (HEX32.test(user) && (text.slice(at, i).includes("sentry") || PROJECT_PATH.test(text.slice(i, i + 12)))) {
+  if (
+    HEX32.test(user) &&
+    (text.slice(at, i).includes("sentry") || PROJECT_PATH.test(text.slice(i, i + 12)))
+  ) {
     return { s: end, e: at, kind: "sentry_dsn", p: 2 };
   }
   return null;

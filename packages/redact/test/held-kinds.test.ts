@@ -4,7 +4,7 @@
 // seed.
 import { describe, expect, it } from "vitest";
 import { redactText, redactValue } from "../src/index.ts";
-import { randomString, seededRandom } from "../helpers/random.ts";
+import { randomString, seededRandom } from "./random.ts";
 
 const rnd = seededRandom(0x3839);
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";

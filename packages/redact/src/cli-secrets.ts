@@ -25,23 +25,43 @@ export function hereStrings(text: string, spans: Span[]): void {
   }
 }
 
-// The login commands that take their token as an argument; `vault login -method=…` takes none.
-const LOGIN_TOKEN =
-  /\b(?:vault[ \t]+login|snyk[ \t]+auth|ngrok[ \t]+authtoken|doctl[ \t]+auth[ \t]+init[ \t]+-t|fly(?:ctl)?[ \t]+auth[ \t]+token)[ \t]+(?:(["'])([^"'\s]{8,4096})\1|([^\s"'|;&\\-][^\s"'|;&\\]{7,4095}))(?=[\s;&|"')]|$)/dg;
+// The login commands that take their token as an argument; `vault login -method=…` takes none. Each is
+// tried where its verb stands, a `login` or an `auth`: one regex over the whole text tried its command
+// words at every position (0.35 ms a MB).
+const TOKEN_ARG = String.raw`[ \t]+(?:(["'])([^"'\s]{8,4096})\1|([^\s"'|;&\\-][^\s"'|;&\\]{7,4095}))(?=[\s;&|"')]|$)`;
+const AFTER_LOGIN = new RegExp(String.raw`(?<=\bvault[ \t]+)login${TOKEN_ARG}`, "dy");
+const AFTER_AUTH = new RegExp(
+  String.raw`(?:(?<=\bsnyk[ \t]+)auth|(?<=\bngrok[ \t]+)authtoken|(?<=\bdoctl[ \t]+)auth[ \t]+init[ \t]+-t|(?<=\bfly(?:ctl)?[ \t]+)auth[ \t]+token)${TOKEN_ARG}`,
+  "dy",
+);
 
-/** Gated on the commands' words (./scan.ts); the token must look generated: `vault login root` is a name. */
-export function loginTokens(text: string, spans: Span[]): void {
-  LOGIN_TOKEN.lastIndex = 0;
-  for (let m = LOGIN_TOKEN.exec(text); m !== null; m = LOGIN_TOKEN.exec(text)) {
-    const g = m.indices?.[2] ?? m.indices?.[3];
-    if (g === undefined) continue;
-    const v = text.slice(g[0], g[1]);
-    if (!looksGenerated(v) || isPlaceholder(v)) continue;
-    spans.push({ s: g[0], e: g[1], kind: "token", p: 1 });
-  }
+/**
+ * Where the first "auth" of `text` at or after `from` is, or -1. Found through its "uth", which skips
+ * faster than "auth" (0.2 vs 0.4 ms a MB): `u` is rarer than `a`.
+ */
+export function authAt(text: string, from: number): number {
+  for (let i = text.indexOf("uth", from + 1); i > 0; i = text.indexOf("uth", i + 3))
+    if (text.charCodeAt(i - 1) === 97) return i - 1;
+  return -1;
 }
 
-/** Whether `text` may hold one of the login commands. */
-export function mayHoldLoginToken(text: string): boolean {
-  return text.includes(" login ") || text.includes(" auth") || text.includes("authtoken");
+/**
+ * The token after a login command's verb; `login` tells whether the text holds the word, `auth` is its
+ * first "auth" (./scan.ts looks for both once). The token must look generated: `vault login root` is a name.
+ */
+export function loginTokens(text: string, login: boolean, auth: number, spans: Span[]): void {
+  if (login)
+    for (let i = text.indexOf("login"); i >= 0; i = text.indexOf("login", i + 5))
+      tokenAt(AFTER_LOGIN, text, i, spans);
+  for (let i = auth; i >= 0; i = authAt(text, i + 4)) tokenAt(AFTER_AUTH, text, i, spans);
+}
+
+function tokenAt(re: RegExp, text: string, at: number, spans: Span[]): void {
+  re.lastIndex = at;
+  const m = re.exec(text);
+  const g = m?.indices?.[2] ?? m?.indices?.[3];
+  if (g === undefined) return;
+  const v = text.slice(g[0], g[1]);
+  if (!looksGenerated(v) || isPlaceholder(v)) return;
+  spans.push({ s: g[0], e: g[1], kind: "token", p: 1 });
 }

@@ -7,7 +7,7 @@
 // Apache's `$apr1$`), sha256- and sha512-crypt (`$5$`, `$6$`), yescrypt (`$y$`) and argon2
 // (`$argon2id$`). Each `$` of a text is found at memchr speed and the character after it decides in one
 // read; only then a sticky regex checks the whole shape, which Perl's `$1$2` or a shell's `$5` never have.
-// LDAP's `{SSHA}…` and its kin are found by their closing `}` word, Django's `pbkdf2_sha256$…` by the
+// LDAP's `{SSHA}…` and its kin are found by their closing `}`, Django's `pbkdf2_sha256$…` by the
 // word before its `$`. Docker Compose doubles every `$`.
 import type { Span } from "./rule.ts";
 
@@ -25,7 +25,7 @@ const MCF = new RegExp(
   "dy",
 );
 const LDAP =
-  /\{(?:S?SHA(?:256|384|512)?|S?MD5|CRYPT|PBKDF2(?:-SHA(?:256|512))?)\}([A-Za-z0-9+/.$]{16,200}={0,2})/dg;
+  /\{(?:S?SHA(?:256|384|512)?|S?MD5|CRYPT|PBKDF2(?:-SHA(?:256|512))?)\}([A-Za-z0-9+/.$]{16,200}={0,2})/dy;
 
 /** The character after a `$` that can open a modular crypt hash: 2, 1, 5, 6, a (apr1, argon2) or y. */
 function opensHash(c: number): boolean {
@@ -63,12 +63,23 @@ export function passwordHashes(text: string, spans: Span[]): void {
   }
 }
 
-/** LDAP's and htpasswd's `{SSHA}…`, `{SHA512}…`, `{CRYPT}…`: gated on the word that closes the brace. */
+/**
+ * LDAP's and htpasswd's `{SSHA}…`, `{SHA512}…`, `{CRYPT}…`: found by their closing `}`, which follows a
+ * capital or a digit there and almost nowhere else (code closes a block after a blank, a `;` or a `)`).
+ * A walk over every `}` costs less than looking for each algorithm's word (0.2 vs 0.45 ms a MB).
+ */
 export function ldapHashes(text: string, spans: Span[]): void {
-  if (!(text.includes("SHA") || text.includes("MD5}") || text.includes("CRYPT}"))) return;
-  LDAP.lastIndex = 0;
-  for (let m = LDAP.exec(text); m !== null; m = LDAP.exec(text)) {
-    const g = m.indices?.[1];
-    if (g !== undefined) spans.push({ s: g[0], e: g[1], kind: "password_hash", p: 1 });
+  for (let i = text.indexOf("}"); i >= 0; i = text.indexOf("}", i + 1)) {
+    const c = text.charCodeAt(i - 1);
+    if (!((c >= 65 && c <= 90) || (c >= 48 && c <= 57))) continue;
+    // The longest name, `PBKDF2-SHA512`, has 13 characters.
+    let open = i - 2;
+    while (open >= 0 && i - open <= 14 && text.charCodeAt(open) !== 123) open--;
+    if (open < 0 || text.charCodeAt(open) !== 123) continue;
+    LDAP.lastIndex = open;
+    const g = LDAP.exec(text)?.indices?.[1];
+    if (g === undefined) continue;
+    spans.push({ s: g[0], e: g[1], kind: "password_hash", p: 1 });
+    i = g[1] - 1;
   }
 }

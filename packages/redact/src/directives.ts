@@ -13,6 +13,7 @@ import type { Span } from "./rule.ts";
 
 const AFTER_USER = /(?:^|[\s"'])(?:user(?:name)?|login)[ \t]+\S+[ \t]+(?:\S+[ \t]+){0,4}$/;
 const MAX_LINE = 4096;
+const SENTENCE_END = /^[A-Za-z]+\.$/;
 
 /** The next "password" at or after `from`, found by its "word": `w` is rarer than `p` (0.2 vs 0.6 ms a MB). */
 function passwordAt(text: string, from: number): number {
@@ -75,5 +76,6 @@ function directiveValue(text: string, p: number): [number, number] | null {
   while (isBlank(text.charCodeAt(r))) r++;
   const n = text.charCodeAt(r);
   const ends = r >= text.length || n === 13 || n === 35 || n === 59 || lineEndIn(text, r, 1) === r;
-  return ends ? [p, e] : null;
+  // A word and a full stop end a sentence (`… the login form takes a password too.`), not a directive.
+  return ends && !SENTENCE_END.test(text.slice(p, e)) ? [p, e] : null;
 }

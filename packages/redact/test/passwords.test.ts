@@ -131,6 +131,14 @@ describe("a password directive, its name and value apart by blanks", () => {
     expectKept('passwd root\npassword "$SMTP_PASSWORD"\npassword <your password>');
     expectKept("  --askpass          Force user to input password with mask from STDIN.");
   });
+
+  it("keeps a sentence that names a user or login before a password and ends with a full stop", () => {
+    // The bench's prose: "login" a few words before "password", and the word that ends the sentence.
+    expectKept("the login form checks the password first.");
+    expectKept("a user asked for a new login password today.");
+    expectKept("reset the login helper password weekly.\nthen run the suite");
+    expectHidden("user me password Xk9mQ2vL.\n", "Xk9mQ2vL");
+  });
 });
 
 describe("XML elements with attributes", () => {

@@ -288,3 +288,54 @@ describe("robustness of the views", () => {
     }, 60_000);
   }
 });
+
+/** The shapes issue 38 found missing, one line or two each: they must hold in every view too. */
+function shapeFixtures(): Fixture[] {
+  const bcrypt = `$2y$12$${gen(`${ALNUM}./`, 53)}`;
+  const crypt = `$6$${lower(8)}$${gen(`${ALNUM}./`, 86)}`;
+  const pw = () => key(14);
+  const [abbrev, define, call, directive, xml, url] = [pw(), pw(), pw(), pw(), pw(), pw()];
+  return [
+    {
+      name: "a bcrypt hash in an htpasswd line",
+      text: `admin:${bcrypt}\n${KEEP}`,
+      secrets: [bcrypt.slice(7)],
+    },
+    {
+      name: "a sha512-crypt hash in a shadow line",
+      text: `root:${crypt}:19000:0:99999:7:::\n${KEEP}`,
+      secrets: [crypt.slice(12)],
+    },
+    { name: "an abbreviated key", text: `dbpass = "${abbrev}"\n${KEEP}`, secrets: [abbrev] },
+    { name: "PHP's define", text: `define('DB_PASSWORD', '${define}');\n${KEEP}`, secrets: [define] },
+    { name: "a login call", text: `server.login("mailer", "${call}")\n${KEEP}`, secrets: [call] },
+    {
+      name: "a password directive",
+      text: `user mailer\npassword "${directive}"\n${KEEP}`,
+      secrets: [directive],
+    },
+    {
+      name: "an XML element with attributes",
+      text: `<Pass encoding="plain">${xml}</Pass>\n${KEEP}`,
+      secrets: [xml],
+    },
+    {
+      name: "a URL whose user has an @",
+      text: `ftp://me@example.com:${url}#@files.example.com/\n${KEEP}`,
+      secrets: [url],
+    },
+  ];
+}
+
+describe("the shapes issue 38 found missing, as agents show a file", () => {
+  for (const f of shapeFixtures()) {
+    describe(f.name, () => {
+      it("in the file as it is", () => expectHidden(f.text, f.secrets));
+      for (const [view, show] of Object.entries(VIEWS)) {
+        for (const [carrier, carry] of Object.entries(CARRIERS)) {
+          it(`${view}, ${carrier}`, () => expectHidden(carry(show(f.text)), f.secrets));
+        }
+      }
+    });
+  }
+});

@@ -15,20 +15,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CATALOG } from "../src/cli/catalog.ts";
-import { ensureBuilt } from "./helpers/cli-run.ts";
+import { commandChunk, ensureBuilt } from "./helpers/cli-run.ts";
 
 const DIST = join(process.cwd(), "dist");
 const CLI = join(DIST, "cli.js");
 
 beforeAll(ensureBuilt);
-
-/** The chunk dist/cli.js loads for a command. */
-function commandChunk(name: string): string {
-  const text = readFileSync(CLI, "utf8");
-  const m = text.match(new RegExp(`import\\("\\./(cli-chunks/${name}-[A-Z0-9]+\\.js)"\\)`));
-  if (!m) throw new Error(`no chunk for ${name} in dist/cli.js`);
-  return join(DIST, m[1]!);
-}
 
 describe("the build", () => {
   it("writes the hook into a fresh checkout, which has no dist/ yet", () => {

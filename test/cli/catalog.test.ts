@@ -9,6 +9,7 @@ import { CATALOG } from "../../src/cli/catalog.ts";
 import { buildProgram, commandNameOf } from "../../src/cli/program.ts";
 import { PROVIDERS } from "../../src/cli/providers.ts";
 import { ADAPTERS } from "../../src/providers/registry.ts";
+import { commandChunk } from "../helpers/cli-run.ts";
 
 const DIST = join(process.cwd(), "dist");
 const CLI = join(DIST, "cli.js");
@@ -137,13 +138,6 @@ function staticClosure(entry: string): { files: string[]; sources: string[]; pac
   };
   walk(entry);
   return { files, sources: [...sources], packages: [...packages] };
-}
-
-function commandChunk(name: string): string {
-  const text = readFileSync(CLI, "utf8");
-  const m = text.match(new RegExp(`import\\("\\./(cli-chunks/${name}-[A-Z0-9]+\\.js)"\\)`));
-  if (!m) throw new Error(`no chunk for ${name} in dist/cli.js`);
-  return join(DIST, m[1]!);
 }
 
 describe("the built CLI loads only the command it runs", () => {

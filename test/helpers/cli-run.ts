@@ -1,7 +1,7 @@
 // The built CLI (dist/cli.js) in a child process, with the user's tapedeck home and mirror in a temp directory:
 // a test of a command that reads the registry or the mirror never sees (nor removes) the real ones.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const CLI = join(process.cwd(), "dist", "cli.js");
@@ -11,6 +11,14 @@ export const HOOK = join(process.cwd(), "dist", "hook.cjs");
 const BUNDLES = [CLI, HOOK, join(process.cwd(), "dist", "mcp.js")];
 
 /** Builds dist/ when the CLI, the hook or the MCP bundle is missing (all come from one build). */
+/** The chunk dist/cli.js loads for a command (the build names each by its content's hash). */
+export function commandChunk(name: string): string {
+  const text = readFileSync(CLI, "utf8");
+  const m = text.match(new RegExp(`import\\("\\./(cli-chunks/${name}-[A-Z0-9]+\\.js)"\\)`));
+  if (!m) throw new Error(`no chunk for ${name} in dist/cli.js`);
+  return join(process.cwd(), "dist", m[1]!);
+}
+
 export function ensureBuilt(): void {
   if (BUNDLES.some((b) => !existsSync(b)))
     execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });

@@ -118,3 +118,10 @@ export function sourceEvent(
     ...extra,
   };
 }
+
+/** The project's memory store, open; a test that finds none has failed already. */
+export function openStore(root: string) {
+  const s = openMemory(root);
+  if (!s) throw new Error("no store");
+  return s;
+}

@@ -2,17 +2,13 @@
 // (src/memory/index/sqlite.ts, src/memory/store/store-schema.ts), some 6 s, before it says so: a soak.
 import { describe, expect, it } from "vitest";
 import { MemoryDbError, openDatabase } from "../../../src/memory/index/sqlite.ts";
-import { memoryPath, openMemory } from "../../../src/memory/store/store.ts";
-import { storedItem } from "../../helpers/memory-item.ts";
+import { memoryPath } from "../../../src/memory/store/store.ts";
+import { openStore, storedItem } from "../../helpers/memory-item.ts";
 import { useTempProjects } from "../../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-memstore-lock-");
 
-function store(root: string) {
-  const s = openMemory(root);
-  if (!s) throw new Error("no store");
-  return s;
-}
+const store = openStore;
 
 describe("memory store under a held lock", () => {
   it("a write lock held past the wait is a clear 'locked' error, and the insert lands once it is free", () => {

@@ -16,7 +16,7 @@ import { QueryError } from "../../../src/memory/index/query.ts";
 import { MemoryDbError, openDatabase } from "../../../src/memory/index/sqlite.ts";
 import { originKey, originMac } from "../../../src/memory/store/origin.ts";
 import { memoryPath, openMemory, RANK_CAP } from "../../../src/memory/store/store.ts";
-import { linkedMemory, storedItem } from "../../helpers/memory-item.ts";
+import { linkedMemory, openStore, storedItem } from "../../helpers/memory-item.ts";
 import { useTempProjects } from "../../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-memstore-");
@@ -67,11 +67,7 @@ END;
 CREATE TABLE IF NOT EXISTS origin (nonce TEXT NOT NULL, mac TEXT NOT NULL);
 `;
 
-function store(root: string) {
-  const s = openMemory(root);
-  if (!s) throw new Error("no store");
-  return s;
-}
+const store = openStore;
 
 describe("memory store", () => {
   it("read-only with nothing promoted: no store, and no file is created", () => {

@@ -7,7 +7,7 @@ import { CATALOG } from "../providers/catalog.ts";
 import type { TranscriptReport } from "../providers/transcripts.ts";
 import { printJson, say } from "./common.ts";
 import { resolveSessionArg, type SessionOpts } from "./session-arg.ts";
-import { renderSummary, usageUnknowns } from "./summary.ts";
+import { renderSummary, usageJson } from "./summary.ts";
 
 /** The transcript's state; never fails the inspect it is part of. */
 async function transcriptOf(ref: ScopedSession, project: string): Promise<TranscriptReport | undefined> {
@@ -31,7 +31,7 @@ export async function inspectCommand(query: string | undefined, opts: SessionOpt
   if (opts.json) {
     printJson({
       ...summary,
-      usage: { ...summary.usage, unknown: usageUnknowns(summary.usage, summary.provider) },
+      usage: usageJson(summary.usage, summary.provider),
       ...transcript?.json,
     });
     return;

@@ -3,7 +3,7 @@ import { READ_ONLY_BY_REQUEST } from "../core/archive/recovery.ts";
 import { printable } from "../core/base/printable.ts";
 import { statusWord } from "../core/read/session-status.ts";
 import type { SessionSummary } from "../core/read/sessions.ts";
-import { unknownCounts } from "../core/read/usage-facts.ts";
+import { inOneMeaning, unknownCounts } from "../core/read/usage-facts.ts";
 import { usageFactsOf } from "../providers/usage-facts.ts";
 import { formatBytes, formatDuration } from "./common.ts";
 import { providerName } from "./providers.ts";
@@ -138,6 +138,8 @@ export function renderSummary(s: SessionSummary, projectRoot: string, options: S
   if (kinds) lines.push(`Events: ${kinds}`);
   if (s.usage.sources.length > 0) {
     lines.push(`Tokens: ${tokensLine(s.usage, s.provider)}`);
+    const recorded = options.details ? recordedLine(s.usage, s.provider) : undefined;
+    if (recorded) lines.push(`        (as recorded: ${recorded})`);
     // The calls no local record of the provider shows, whatever recorded the session (Gemini's model-router
     // call): a gap the proxy closes is said by `tapedeck usage`, not on every session.
     for (const gap of usageFactsOf(s.provider).gaps.filter((g) => !g.closed_by)) {
@@ -171,18 +173,52 @@ export function renderSummary(s: SessionSummary, projectRoot: string, options: S
   return lines.join("\n");
 }
 
+/** A session's sums as recorded (the reasoning tokens absent from a summary made before they were kept). */
+export type RecordedUsage = Omit<SessionSummary["usage"], "reasoning_output_tokens"> & {
+  reasoning_output_tokens?: number;
+};
+
 /** The counts no source of the session reported (its provider's usage facts), which a sum would show as 0. */
-export function usageUnknowns(usage: SessionSummary["usage"], provider: string): string[] {
+export function usageUnknowns(usage: RecordedUsage, provider: string): string[] {
   return unknownCounts(usageFactsOf(provider), usage.sources);
 }
 
-/** `1160 in · 196 out · 11600 cache read · 580 cache write (sources)`; a count no source reported reads "unknown", never 0. */
-export function tokensLine(usage: SessionSummary["usage"], provider: string): string {
+/** inspect's `usage` in JSON: the one meaning every command shows, with the counts as recorded beside it. */
+export function usageJson(usage: RecordedUsage, provider: string) {
+  const { sources, ...recorded } = usage;
+  return {
+    ...inOneMeaning(usageFactsOf(provider), usage),
+    sources,
+    unknown: usageUnknowns(usage, provider),
+    recorded: { reasoning_output_tokens: 0, ...recorded },
+  };
+}
+
+/**
+ * `1160 in · 196 out · 11600 cache read · 580 cache write (sources)`, in the one meaning every command shows
+ * (core/read/usage-facts.ts inOneMeaning); a count no source reported reads "unknown", never 0.
+ */
+export function tokensLine(usage: RecordedUsage, provider: string): string {
   const unknown = new Set(usageUnknowns(usage, provider));
-  const count = (field: keyof SessionSummary["usage"], n: number) =>
-    unknown.has(field) ? "unknown" : String(n);
+  const m = inOneMeaning(usageFactsOf(provider), usage);
+  const count = (field: keyof typeof m, n: number) => (unknown.has(field) ? "unknown" : String(n));
   // Cache writes cost more than plain input (1.25x on Anthropic's list): shown whenever a source reported any.
-  const writes =
-    usage.cache_creation_input_tokens > 0 ? ` · ${usage.cache_creation_input_tokens} cache write` : "";
-  return `${count("input_tokens", usage.input_tokens)} in · ${count("output_tokens", usage.output_tokens)} out · ${count("cache_read_input_tokens", usage.cache_read_input_tokens)} cache read${writes} (${usage.sources.map(printable).join(", ")})`;
+  const writes = m.cache_creation_input_tokens > 0 ? ` · ${m.cache_creation_input_tokens} cache write` : "";
+  return `${count("input_tokens", m.input_tokens)} in · ${count("output_tokens", m.output_tokens)} out · ${count("cache_read_input_tokens", m.cache_read_input_tokens)} cache read${writes} (${usage.sources.map(printable).join(", ")})`;
+}
+
+/**
+ * inspect's word on the counts as the provider reported them, when the one meaning differs: its input with
+ * the cache reads inside (Codex, Gemini), its output without the thinking tokens (Gemini). Undefined when equal.
+ */
+export function recordedLine(usage: RecordedUsage, provider: string): string | undefined {
+  const m = inOneMeaning(usageFactsOf(provider), usage);
+  const reasoning = usage.reasoning_output_tokens ?? 0;
+  if (m.input_tokens === usage.input_tokens && m.output_tokens === usage.output_tokens) return undefined;
+  const parts = [
+    `${usage.input_tokens} in${m.input_tokens !== usage.input_tokens ? " (cache reads included)" : ""}`,
+    `${usage.output_tokens} out`,
+  ];
+  if (m.output_tokens !== usage.output_tokens) parts.push(`${reasoning} thinking`);
+  return parts.join(" · ");
 }

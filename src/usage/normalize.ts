@@ -1,12 +1,13 @@
-// A session's cells in one meaning for every provider, Anthropic's: input without the tokens read from the
-// cache, output with the reasoning tokens. What each provider's counts mean is its own (core/read/usage-facts.ts).
+// A session's cells in the one meaning every command shows (core/read/usage-facts.ts inOneMeaning): input
+// without the tokens read from the cache, output with the reasoning tokens. What each provider's counts mean is
+// its own (its usage facts).
 //
 // Where input includes the cache reads, they are subtracted: in the same cell when both are there (Codex: one
 // record has both), else from the input of the cells before it, nearest first (Gemini: the cache read of a
 // response comes from the chat file at the end of the turn, as its own event, after the hook's input), and what
 // is left from the cells after it. Over a session and model the sum is exact, max(0, input - cache read); each
 // cell's share goes to the nearest input it can be part of.
-import type { UsageFacts } from "../core/read/usage-facts.ts";
+import { outputInOneMeaning, type UsageFacts } from "../core/read/usage-facts.ts";
 import { CELL, CELL_WIDTH, type SessionUsage } from "./fold.ts";
 
 export interface Cell {
@@ -52,12 +53,11 @@ export function normalizeCells(u: SessionUsage, facts: UsageFacts): Cell[] {
 }
 
 function cellOf(raw: number[], i: number, model: string, facts: UsageFacts, slotMs: number): Cell {
-  const reasoning = facts.output_excludes_reasoning ? raw[i + CELL.reasoning]! : 0;
   return {
     slot: raw[i + CELL.slot]! * slotMs,
     model,
     input_tokens: raw[i + CELL.input]!,
-    output_tokens: raw[i + CELL.output]! + reasoning,
+    output_tokens: outputInOneMeaning(facts, raw[i + CELL.output]!, raw[i + CELL.reasoning]!),
     cache_read_input_tokens: raw[i + CELL.cache_read]!,
     cache_creation_input_tokens: raw[i + CELL.cache_creation]!,
   };

@@ -3,6 +3,7 @@
 // tokens the archive recorded, so every cost shown is labelled an estimate with
 // the table's date. A model the table does not know costs "unknown", never 0.
 import { printable } from "../core/base/printable.ts";
+import { inOneMeaning, type RecordedCounts, type UsageFacts } from "../core/read/usage-facts.ts";
 
 /** USD per million tokens. */
 export interface ModelPrice {
@@ -202,8 +203,15 @@ export function costOf(price: ModelPrice, t: TokenCounts): number {
 /** What an estimate names in place of a model when its sum would be past what a double holds. */
 const TOO_LARGE = "usage too large to price";
 
+/** A count as a usage record holds it: anything but a finite, non-negative number is 0. */
+function recordedCount(n: unknown): number {
+  return typeof n === "number" && Number.isFinite(n) && n >= 0 ? n : 0;
+}
+
 /** Accumulates an estimate over usage records of any models. */
 export class CostAccumulator {
+  /** Records as recorded, summed per model until the estimate is taken (addRecorded). */
+  private readonly pending = new Map<string, { facts: UsageFacts; t: RecordedCounts }>();
   private usd = 0;
   private priced = false;
   private readonly unpriced = new Set<string>();
@@ -229,6 +237,41 @@ export class CostAccumulator {
     this.dates.add(price.as_of ?? this.table.as_of);
   }
 
+  /**
+   * A usage record as the archive holds it: summed with the others of its model, and priced in the one meaning
+   * (core/read/usage-facts.ts) when the estimate is taken. A provider may report a response's cache reads in a
+   * record of their own after its input (Gemini): each record alone would be priced wrong.
+   */
+  addRecorded(model: string | undefined, u: Record<string, unknown>, facts: UsageFacts): void {
+    const key = model ?? "";
+    let p = this.pending.get(key);
+    if (!p) {
+      p = {
+        facts,
+        t: {
+          input_tokens: 0,
+          output_tokens: 0,
+          cache_read_input_tokens: 0,
+          cache_creation_input_tokens: 0,
+          reasoning_output_tokens: 0,
+        },
+      };
+      this.pending.set(key, p);
+    }
+    p.t.input_tokens += recordedCount(u.input_tokens);
+    p.t.output_tokens += recordedCount(u.output_tokens);
+    p.t.cache_read_input_tokens += recordedCount(u.cache_read_input_tokens);
+    p.t.cache_creation_input_tokens += recordedCount(u.cache_creation_input_tokens);
+    p.t.reasoning_output_tokens =
+      (p.t.reasoning_output_tokens ?? 0) + recordedCount(u.reasoning_output_tokens);
+  }
+
+  /** Prices what addRecorded summed. */
+  private flush(): void {
+    for (const [model, p] of this.pending) this.add(model || undefined, inOneMeaning(p.facts, p.t));
+    this.pending.clear();
+  }
+
   merge(other: CostEstimate): void {
     if (other.usd !== null && Number.isFinite(this.usd + other.usd)) {
       this.usd += other.usd;
@@ -242,6 +285,7 @@ export class CostAccumulator {
   }
 
   result(): CostEstimate {
+    this.flush();
     return {
       usd: this.priced ? this.usd : null,
       unpriced_models: [...this.unpriced].sort(),

@@ -211,6 +211,7 @@ export class ViewerData {
       // A project's own price overrides (config `pricing`), as `show` uses them; a run's are its baseline's.
       prices: priceTable(readConfig(ref.project)?.pricing),
       subagentTools: subagentToolsOf(ref.manifest.provider),
+      facts: usageFactsOf(ref.manifest.provider),
     });
     return { ...page, size: eventsSize(ref.dir) };
   }

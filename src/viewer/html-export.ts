@@ -10,6 +10,7 @@ import { SESSION_FILES } from "../core/archive/paths.ts";
 import { readRange } from "../core/base/byte-range.ts";
 import type { SessionRef } from "../core/read/sessions.ts";
 import { subagentToolsOf } from "../providers/catalog.ts";
+import { usageFactsOf } from "../providers/usage-facts.ts";
 import type { PriceTable } from "../usage/pricing.ts";
 import { integrityOf, listItem } from "./api.ts";
 import type { PageData } from "./page/source.ts";
@@ -77,6 +78,7 @@ export function renderHtmlExport(
       limit: PAGE_EVENTS,
       prices: options.prices,
       subagentTools: subagentToolsOf(ref.manifest.provider),
+      facts: usageFactsOf(ref.manifest.provider),
     });
     pages[String(offset)] = { ...page, size: raw.length };
     events += page.events.length;

@@ -8,6 +8,7 @@
 import { printable, printableText } from "../core/base/printable.ts";
 import type { SessionSummary } from "../core/read/sessions.ts";
 import { subagentToolsOf } from "../providers/catalog.ts";
+import { usageFactsOf } from "../providers/usage-facts.ts";
 import { formatCost, type PriceTable } from "../usage/pricing.ts";
 import {
   type Agent,
@@ -187,7 +188,12 @@ export function writeMarkdown(
       md.turn(t);
       write(`${md.out.join("\n")}\n`);
     },
-    { full: true, prices: options.prices, subagentTools: subagentToolsOf(m.provider) },
+    {
+      full: true,
+      prices: options.prices,
+      subagentTools: subagentToolsOf(m.provider),
+      facts: usageFactsOf(m.provider),
+    },
   );
   if (result.bad_lines.length > 0) {
     write(

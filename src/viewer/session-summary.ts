@@ -14,6 +14,8 @@ export interface SessionTokens {
   output_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
+  /** the reasoning tokens a provider counts apart from its output (Gemini's thoughts), as recorded */
+  reasoning_output_tokens: number;
 }
 
 export interface SessionSummaryLine {
@@ -30,6 +32,7 @@ export interface SessionSummaryLine {
   tool_errors: number;
   events: number;
   bytes: number;
+  /** as recorded: a reader puts them in the one meaning (core/read/usage-facts.ts inOneMeaning) */
   tokens: SessionTokens | null;
 }
 
@@ -64,6 +67,7 @@ export function summarizeManifest(m: Record<string, unknown>): SessionSummaryLin
           output_tokens: count(tokens.output_tokens),
           cache_read_input_tokens: count(tokens.cache_read_input_tokens),
           cache_creation_input_tokens: count(tokens.cache_creation_input_tokens),
+          reasoning_output_tokens: count(tokens.reasoning_output_tokens),
         }
       : null,
   };

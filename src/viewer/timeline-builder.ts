@@ -5,7 +5,8 @@ import { injectionLine, injectionOf } from "../core/ports/injection.ts";
 import type { AgentNode, CallNode, Placement, TurnNode } from "../core/read/timeline/nodes.ts";
 import { type Placed, type PlacementReader, readPlaced } from "../core/read/timeline/reader.ts";
 import { TurnModel, turnUsage } from "../core/read/timeline/turns.ts";
-import { tokenCount } from "../core/read/timeline/usage.ts";
+import { inMeaning } from "../core/read/timeline/usage.ts";
+import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/read/usage-facts.ts";
 import { CostAccumulator } from "../usage/pricing.ts";
 import {
   between,
@@ -44,12 +45,14 @@ export class TimelineBuilder implements PlacementReader<TimelineEvent, void> {
   private readonly agentSaid = new Map<Agent, { sequence: number; at: string | null; text: Excerpt }>();
   private turnCost: CostAccumulator;
   private readonly max: number | null;
+  private readonly facts: UsageFacts;
 
   constructor(
     private readonly onTurn: (turn: Turn) => void,
     private readonly options: TimelineOptions & { continued?: boolean } = {},
   ) {
     this.max = options.full ? null : (options.excerptChars ?? DEFAULT_EXCERPT);
+    this.facts = options.facts ?? PLAIN_USAGE_FACTS;
     this.turnCost = new CostAccumulator(options.prices);
     this.model = new TurnModel({
       ...(options.subagentTools ? { subagentTools: options.subagentTools } : {}),
@@ -100,12 +103,15 @@ export class TimelineBuilder implements PlacementReader<TimelineEvent, void> {
     if (!t) return;
     t.tool_calls = node.tool_calls;
     t.tool_errors = node.tool_errors;
-    t.total_usage = turnUsage(node);
+    // The counts in the one meaning every command shows, once, here: the turn, its subagents, their total.
+    t.usage = inMeaning(node.usage, this.facts);
+    t.total_usage = inMeaning(turnUsage(node), this.facts);
     const cost = new CostAccumulator(this.options.prices);
     cost.merge(this.turnCost.result());
     for (const a of node.agents) {
       const agent = this.agents.get(a);
       if (!agent) continue;
+      agent.usage = inMeaning(a.usage, this.facts);
       agent.cost = this.agentCosts.get(agent)?.result() ?? agent.cost;
       cost.merge(agent.cost);
     }
@@ -267,19 +273,16 @@ export class TimelineBuilder implements PlacementReader<TimelineEvent, void> {
     };
   }
 
-  /** The model counted the tokens (each response once); the cost is estimated here, per response. */
+  /**
+   * The model counted the tokens (each response once); the cost is estimated from each model's sum over the
+   * turn in the one meaning (a Gemini response's cache reads reach the archive as a record after its input).
+   */
   usage(e: TimelineEvent, placed: Placed<"usage">): void {
     const u = e.usage;
     if (!u || !placed.counted) return;
-    const tokens = {
-      input_tokens: tokenCount(u.input_tokens),
-      output_tokens: tokenCount(u.output_tokens),
-      cache_read_input_tokens: tokenCount(u.cache_read_input_tokens),
-      cache_creation_input_tokens: tokenCount(u.cache_creation_input_tokens),
-    };
     const agent = placed.agent ? this.agents.get(placed.agent) : undefined;
     const cost = agent ? this.agentCosts.get(agent) : this.turnCost;
-    cost?.add(str(u.model), tokens);
+    cost?.addRecorded(str(u.model), u, this.facts);
   }
 
   other(e: TimelineEvent, placed: Placed<"other">): void {

@@ -2,6 +2,7 @@
 // timeline reads them, and the turns built from them (timeline-builder.ts) with excerpts of their text.
 import type { TurnEvent } from "../core/read/timeline/nodes.ts";
 import type { Usage } from "../core/read/timeline/usage.ts";
+import type { UsageFacts } from "../core/read/usage-facts.ts";
 import type { CostEstimate, PriceTable } from "../usage/pricing.ts";
 
 export type { Usage };
@@ -123,6 +124,8 @@ export interface TimelineOptions {
   /** keep every recorded character */
   full?: boolean;
   prices?: PriceTable;
+  /** what the session's provider's token figures mean (its usage facts): the turns' counts are in the one meaning */
+  facts?: UsageFacts;
   /** the session's provider's tool names that start a subagent (its catalog entry's subagentTools) */
   subagentTools?: readonly string[];
 }

@@ -67,6 +67,7 @@ describe("the manifest's list counters", () => {
       output_tokens: 50,
       cache_read_input_tokens: 0,
       cache_creation_input_tokens: 25,
+      reasoning_output_tokens: 0,
     });
   });
 });

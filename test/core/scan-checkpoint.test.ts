@@ -84,6 +84,7 @@ function randomArchive(rand: () => number, lines: number): Buffer {
         output_tokens: Math.floor(rand() * 1000),
         cache_read_input_tokens: rand() < 0.5 ? Math.floor(rand() * 50) : undefined,
         cache_creation_input_tokens: "not a number",
+        reasoning_output_tokens: rand() < 0.3 ? Math.floor(rand() * 20) : undefined,
       };
     }
     out.push(JSON.stringify(envelope));
@@ -117,6 +118,7 @@ function fullParse(bytes: Buffer) {
     output_tokens: 0,
     cache_read_input_tokens: 0,
     cache_creation_input_tokens: 0,
+    reasoning_output_tokens: 0,
   };
   const sources = new Set<string>();
   let previous = 0;

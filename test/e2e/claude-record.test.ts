@@ -459,13 +459,19 @@ describe.each(TRANSPORTS)("tapedeck records the real claude CLI (%s transport)",
 
     const inspected = await rec.complete(session.id);
     const sum = (k: keyof MockUsage) => Object.values(expected).reduce((acc, u) => acc + u[k], 0);
-    expect(inspected.usage).toEqual({
+    const counts = {
       input_tokens: sum("input_tokens"),
       output_tokens: sum("output_tokens"),
       cache_read_input_tokens: sum("cache_read_input_tokens"),
       cache_creation_input_tokens: sum("cache_creation_input_tokens"),
+    };
+    // Anthropic's counts are the one meaning every command shows: the same as recorded.
+    expect(inspected.usage).toEqual({
+      ...counts,
+      total_tokens: Object.values(counts).reduce((a, b) => a + b, 0),
       sources: ["claude-transcript"],
       unknown: [],
+      recorded: { ...counts, reasoning_output_tokens: 0 },
     });
     expect(inspected.redaction_count).toBeGreaterThan(0);
 

@@ -608,13 +608,23 @@ describe("tapedeck records the real codex CLI (command transport)", () => {
     );
     const inspected = await rec.complete(mainThread.id);
     const sum = (f: (u: ResponsesUsageRecord) => number) => all.reduce((acc, u) => acc + f(u), 0);
-    expect(inspected.usage).toEqual({
+    const recorded = {
       input_tokens: sum((u) => u.usage.input_tokens),
       output_tokens: sum((u) => u.usage.output_tokens),
       cache_read_input_tokens: sum((u) => u.usage.input_tokens_details.cached_tokens),
       cache_creation_input_tokens: 0,
+    };
+    // The one meaning every command shows: OpenAI's cache reads out of its input; as recorded beside it.
+    expect(inspected.usage).toEqual({
+      ...recorded,
+      input_tokens: recorded.input_tokens - recorded.cache_read_input_tokens,
+      total_tokens: recorded.input_tokens + recorded.output_tokens,
       sources: ["codex-transcript"],
       unknown: [],
+      recorded: {
+        ...recorded,
+        reasoning_output_tokens: sum((u) => u.usage.output_tokens_details.reasoning_tokens),
+      },
     });
     expect(inspected.redaction_count).toBeGreaterThan(0);
 

@@ -449,17 +449,28 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
     // file, counted once per response; input and output from the hooks alone.
     expect(streamed(all).every((u) => u.usage.cachedContentTokenCount > 0)).toBe(true);
     expect(recorded.filter(isChatUsage).map((e) => e.usage)).toEqual(streamed(all).map(chatUsage));
+    const cached = streamed(all).reduce((acc, u) => acc + u.usage.cachedContentTokenCount, 0);
+    const thoughts = streamed(all).reduce((acc, u) => acc + u.usage.thoughtsTokenCount, 0);
+    // As recorded beside the one meaning every command shows: the cache reads out of input, thinking in output.
     expect(inspected.usage).toEqual({
-      input_tokens: sum("promptTokenCount"),
-      output_tokens: sum("candidatesTokenCount"),
-      cache_read_input_tokens: streamed(all).reduce((acc, u) => acc + u.usage.cachedContentTokenCount, 0),
+      input_tokens: sum("promptTokenCount") - cached,
+      output_tokens: sum("candidatesTokenCount") + thoughts,
+      cache_read_input_tokens: cached,
       cache_creation_input_tokens: 0,
+      total_tokens: sum("promptTokenCount") + sum("candidatesTokenCount") + thoughts,
       sources: ["gemini-hook", "gemini-chat"],
       unknown: [],
+      recorded: {
+        input_tokens: sum("promptTokenCount"),
+        output_tokens: sum("candidatesTokenCount"),
+        cache_read_input_tokens: cached,
+        cache_creation_input_tokens: 0,
+        reasoning_output_tokens: thoughts,
+      },
     });
     const human = await rec.cli(["inspect", session.id, "--project", sb.projectDir]);
     expect(human.stdout).toContain(
-      `Tokens: ${sum("promptTokenCount")} in · ${sum("candidatesTokenCount")} out · ${inspected.usage.cache_read_input_tokens} cache read (gemini-hook, gemini-chat)`,
+      `Tokens: ${sum("promptTokenCount") - cached} in · ${sum("candidatesTokenCount") + thoughts} out · ${cached} cache read (gemini-hook, gemini-chat)`,
     );
     expect(inspected.redaction_count).toBeGreaterThan(0);
 

@@ -112,6 +112,7 @@ describe("claude", () => {
       output_tokens: inspect.usage.output_tokens,
       cache_read_input_tokens: inspect.usage.cache_read_input_tokens,
       cache_creation_input_tokens: inspect.usage.cache_creation_input_tokens,
+      total_tokens: inspect.usage.total_tokens,
     });
     expect(mask(v.show, sb)).toMatchSnapshot("show");
     expect(columns(mask(v.list, sb))).toMatchSnapshot("list");

@@ -1,31 +1,48 @@
+// @module-tag claude
 // @module-tag codex
 // @module-tag gemini
 /**
- * End to end: `tapedeck usage` on sessions recorded from the real `codex` and `gemini` CLIs, offline against
- * the mocks. Their rows carry the tokens `tapedeck inspect` shows, in the report's one meaning: both report
- * the cache reads inside input (inspect shows them as recorded), so a row's input is inspect's less its cache
- * reads; Gemini's thinking tokens, which its chat file gives apart, are output. Gemini's model-router call,
- * which the mock served and no hook or file shows, is named in the row and the table, not counted.
+ * End to end: `tapedeck usage` on sessions recorded from the real `claude`, `codex` and `gemini` CLIs, offline
+ * against the mocks. One session reads one figure in every command: `list`, `show`, `inspect` and `usage` give
+ * the same four counts and total, in the one meaning (Codex and Gemini report the cache reads inside input,
+ * which every command shows apart; Gemini's thinking tokens, which its chat file gives apart, are output), and
+ * inspect keeps the counts as recorded beside them. Gemini's model-router call, which the mock served and no
+ * hook or file shows, is named in the row and the table, not counted.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Envelope } from "../../src/core/archive/schemas.ts";
-import { type Agent, CODEX, conversation, GEMINI, type RunOptions } from "./agents.ts";
+import { type Agent, CLAUDE, CODEX, conversation, GEMINI, type RunOptions } from "./agents.ts";
 import { type Sandbox, useBuild } from "./sandboxes.ts";
 
 useBuild();
 
+interface Counts {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
 interface Inspected {
   path: string;
-  usage: {
-    input_tokens: number;
-    output_tokens: number;
-    cache_read_input_tokens: number;
-    cache_creation_input_tokens: number;
+  usage: Counts & {
+    total_tokens: number;
     sources: string[];
+    recorded: Counts & { reasoning_output_tokens: number };
   };
 }
+
+const FOUR = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+] as const;
+
+const four = (x: object): Counts =>
+  Object.fromEntries(FOUR.map((k) => [k, (x as Record<string, unknown>)[k]])) as unknown as Counts;
 
 async function json<T>(sb: Sandbox, args: string[]): Promise<T> {
   const r = await sb.cli([...args, "--json"]);
@@ -47,12 +64,15 @@ function usageEvents(dir: string): Envelope[] {
     .filter((e) => e.kind === "turn_usage");
 }
 
-/** The session row, the daily rows and the table of a provider's one session, checked against inspect. */
-async function expectRowsOfInspect(sb: Sandbox, provider: string, id: string) {
+/**
+ * The session row, the daily rows and the table of a provider's one session: the same four counts as inspect,
+ * list and show give the session.
+ */
+async function expectRowsOfInspect(sb: Sandbox, provider: string, id: string, cached = true) {
   const inspected = await json<Inspected>(sb, ["inspect", id]);
   const u = inspected.usage;
   expect(u.input_tokens).toBeGreaterThan(0);
-  expect(u.cache_read_input_tokens).toBeGreaterThan(0);
+  if (cached) expect(u.cache_read_input_tokens).toBeGreaterThan(0);
   const sessions = await json<{ rows: Array<Record<string, unknown>> }>(sb, [
     "usage",
     "session",
@@ -63,21 +83,24 @@ async function expectRowsOfInspect(sb: Sandbox, provider: string, id: string) {
   const row = sessions.rows[0]!;
   expect(row).toMatchObject({
     provider,
-    input_tokens: u.input_tokens - u.cache_read_input_tokens,
-    cache_read_input_tokens: u.cache_read_input_tokens,
-    cache_creation_input_tokens: u.cache_creation_input_tokens,
+    ...four(u),
+    total_tokens: u.total_tokens,
     sources: [...u.sources].sort(),
   });
+  const [listed] = await json<Array<{ tokens: Record<string, number> }>>(sb, ["list"]);
+  expect(listed!.tokens).toEqual({ ...four(u), total_tokens: u.total_tokens });
+  const shown = await json<{ totals: { usage: Counts; estimated_cost: { usd: number | null } } }>(sb, [
+    "show",
+    id,
+  ]);
+  expect(four(shown.totals.usage)).toEqual(four(u));
+  if (row.cost_usd === null) expect(shown.totals.estimated_cost.usd).toBeNull();
+  else expect(shown.totals.estimated_cost.usd).toBeCloseTo(row.cost_usd as number, 9);
   const daily = await json<{ rows: Array<Record<string, number>>; totals: Record<string, number | null> }>(
     sb,
     ["usage", "daily", "--timezone", "UTC"],
   );
-  for (const f of [
-    "input_tokens",
-    "output_tokens",
-    "cache_read_input_tokens",
-    "cache_creation_input_tokens",
-  ]) {
+  for (const f of FOUR) {
     expect(
       daily.rows.reduce((n, r) => n + r[f]!, 0),
       f,
@@ -94,6 +117,19 @@ async function oneSession(agent: Agent, sb: Sandbox, limits?: RunOptions): Promi
   return chat.id;
 }
 
+describe("claude", () => {
+  const sb = CLAUDE.sandbox("usage-claude");
+
+  it("its rows carry the tokens inspect, list and show give the session", async () => {
+    expect((await sb.cli(["install", "claude", "--yes"])).code).toBe(0);
+    const id = await oneSession(CLAUDE, sb);
+    const { inspected, row } = await expectRowsOfInspect(sb, "claude", id);
+    // Anthropic's counts are the one meaning: as recorded.
+    expect(four(inspected.usage.recorded)).toEqual(four(inspected.usage));
+    expect(row.cost_usd).toBeGreaterThan(0);
+  }, 240_000);
+});
+
 describe("codex", () => {
   const sb = CODEX.sandbox("usage-codex");
 
@@ -101,8 +137,10 @@ describe("codex", () => {
     expect((await sb.cli(["install", "codex", "--yes", "--transport", "command"])).code).toBe(0);
     const thread = await oneSession(CODEX, sb);
     const { inspected, row, daily } = await expectRowsOfInspect(sb, "codex", thread);
-    // OpenAI's output counts include the reasoning tokens: as recorded.
-    expect(row.output_tokens).toBe(inspected.usage.output_tokens);
+    // OpenAI's output counts include the reasoning tokens: as recorded; its input, the cache reads.
+    const recorded = inspected.usage.recorded;
+    expect(row.output_tokens).toBe(recorded.output_tokens);
+    expect(row.input_tokens).toBe(recorded.input_tokens - recorded.cache_read_input_tokens);
     // Codex's own total of each response is what the row totals.
     const events = usageEvents(inspected.path);
     expect(row.total_tokens).toBe(events.reduce((n, e) => n + (e.usage?.total_tokens ?? 0), 0));
@@ -125,7 +163,8 @@ describe("gemini", () => {
     const events = usageEvents(inspected.path);
     const thinking = events.reduce((n, e) => n + (e.usage?.reasoning_output_tokens ?? 0), 0);
     expect(thinking).toBeGreaterThan(0);
-    expect(row.output_tokens).toBe(inspected.usage.output_tokens + thinking);
+    expect(inspected.usage.recorded.reasoning_output_tokens).toBe(thinking);
+    expect(row.output_tokens).toBe(inspected.usage.recorded.output_tokens + thinking);
     // What Gemini was served in its streamed calls, all of it; its router calls (generateContent) are the gap.
     const streamed = sb.mock.usageLog.filter((u) => u.kind === "streamGenerateContent");
     const served = streamed.reduce(

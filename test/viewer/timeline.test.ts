@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import type { NormalizedEvent } from "../../src/core/archive/event.ts";
 import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { findSession, inspectSession } from "../../src/core/read/sessions.ts";
+import { usageFactsOf } from "../../src/providers/usage-facts.ts";
+import { BUILTIN_PRICES } from "../../src/usage/pricing.ts";
 import { writeMarkdown } from "../../src/viewer/markdown.ts";
 import {
   type Agent,
@@ -318,6 +320,71 @@ describe("turns", () => {
     const usd = (300 * 4 + 30 * 20 + 50 * 5) / 1e6;
     expect(t!.cost.usd).toBeCloseTo(usd, 12);
     expect(t!.cost.unpriced_models).toEqual([]);
+  });
+
+  it("gives a turn and its subagent their counts in the one meaning, and prices those", () => {
+    // Gemini: a response's cache reads and thinking tokens come from the chat file after its hook's input.
+    const dir = record(project(), [
+      ev("user_prompt", "p", { prompt: "delegate" }),
+      ev("tool_call", "c1", { tool_name: "Agent", tool_input: {}, tool_use_id: "ua" }),
+      ev("subagent_start", "ss", { agent_id: "ag1" }, { agent_id: "ag1" }),
+      ev(
+        "turn_usage",
+        "u1",
+        {},
+        {
+          agent_id: "ag1",
+          usage: { source: "gemini-hook", model: "gemini-2.5-pro", input_tokens: 800, output_tokens: 30 },
+        },
+      ),
+      ev(
+        "turn_usage",
+        "u1c",
+        {},
+        {
+          agent_id: "ag1",
+          usage: {
+            source: "gemini-chat",
+            model: "gemini-2.5-pro",
+            cache_read_input_tokens: 500,
+            reasoning_output_tokens: 4,
+          },
+        },
+      ),
+      ev("subagent_stop", "st", { agent_id: "ag1" }, { agent_id: "ag1" }),
+      ev("tool_result", "r1", { tool_name: "Agent", tool_response: "ok", tool_use_id: "ua" }),
+      ev(
+        "turn_usage",
+        "u2",
+        {},
+        { usage: { source: "gemini-hook", model: "gemini-2.5-pro", input_tokens: 2000, output_tokens: 62 } },
+      ),
+      ev(
+        "turn_usage",
+        "u2c",
+        {},
+        {
+          usage: {
+            source: "gemini-chat",
+            model: "gemini-2.5-pro",
+            cache_read_input_tokens: 1500,
+            reasoning_output_tokens: 9,
+          },
+        },
+      ),
+    ]);
+    const [t] = turns(dir, { facts: usageFactsOf("gemini") });
+    const agent = (t!.items[0] as ToolCall).agents[0] as Agent;
+    expect(agent.usage).toMatchObject({ input_tokens: 300, output_tokens: 34, cache_read_input_tokens: 500 });
+    expect(t!.usage).toMatchObject({ input_tokens: 500, output_tokens: 71, cache_read_input_tokens: 1500 });
+    expect(t!.total_usage).toMatchObject({
+      input_tokens: 800,
+      output_tokens: 105,
+      cache_read_input_tokens: 2000,
+    });
+    // Each token once at its own rate: the cache reads at the cache price only, the thinking as output.
+    const p = BUILTIN_PRICES.models["gemini-2.5-pro"]!;
+    expect(t!.cost.usd).toBeCloseTo((800 * p.input + 105 * p.output + 2000 * p.cache_read!) / 1e6, 12);
   });
 
   it("makes a failed turn visible and prices an unknown model as unknown, not zero", () => {

@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { printable } from "../../core/base/printable.ts";
 import { type ScopedSession, sessionsInScope } from "../../core/read/session-scope.ts";
 import { statusWord } from "../../core/read/session-status.ts";
-import { totalTokens } from "../../core/read/usage-facts.ts";
+import { inOneMeaning, totalTokens } from "../../core/read/usage-facts.ts";
 import { usageFactsOf } from "../../providers/usage-facts.ts";
 import { summarizeManifest } from "../../viewer/session-summary.ts";
 import {
@@ -121,7 +121,9 @@ function listCommand(opts: ListOpts): void {
           turns: sum.turns,
           tool_calls: sum.tool_calls,
           tool_errors: sum.tool_errors,
-          tokens: sum.tokens,
+          // The one meaning every command shows; the sums as recorded beside them.
+          tokens: sum.tokens ? inOneMeaning(usageFactsOf(s.manifest.provider), sum.tokens) : null,
+          recorded_tokens: sum.tokens,
           failed: sum.failed,
           failure: sum.failure,
         };

@@ -10,6 +10,7 @@ import type { ScopedSession } from "../../core/read/session-scope.ts";
 import { statusWord } from "../../core/read/session-status.ts";
 import { emptyUsage } from "../../core/read/timeline/usage.ts";
 import { subagentToolsOf } from "../../providers/catalog.ts";
+import { usageFactsOf } from "../../providers/usage-facts.ts";
 import { CostAccumulator, formatCost, type PriceTable } from "../../usage/pricing.ts";
 import { LiveRenderer } from "../../viewer/live-text.ts";
 import {
@@ -147,6 +148,7 @@ class ShowRun {
       full: opts.full === true,
       prices,
       subagentTools: subagentToolsOf(ref.manifest.provider),
+      facts: usageFactsOf(ref.manifest.provider),
     };
     this.live = opts.follow === true && !opts.json;
     this.printer = new TimelineBuilder(

@@ -134,11 +134,13 @@ function wellFormed(c: unknown): c is Checkpoint {
   );
 }
 
+// The reasoning sum is among them: a checkpoint written before it was kept costs one full scan, never an undercount.
 const TOKEN_FIELDS = [
   "input_tokens",
   "output_tokens",
   "cache_read_input_tokens",
   "cache_creation_input_tokens",
+  "reasoning_output_tokens",
 ];
 
 /** The session's checkpoint when it still describes a prefix of the file behind `fd`; undefined otherwise. */

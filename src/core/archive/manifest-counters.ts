@@ -14,6 +14,11 @@ export interface ManifestTokens {
   output_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
+  /**
+   * The reasoning tokens a provider counts apart from its output (Gemini's thoughts), as recorded; absent in a
+   * manifest written before it was kept.
+   */
+  reasoning_output_tokens?: number;
 }
 
 /** The manifest with the list counters (all optional: a manifest written before them has none). */
@@ -33,6 +38,9 @@ export const TOKEN_FIELDS = [
   "cache_read_input_tokens",
   "cache_creation_input_tokens",
 ] as const;
+
+/** The counts a session's sums keep as recorded: the four, and the reasoning tokens some providers give apart. */
+export const RECORDED_FIELDS = [...TOKEN_FIELDS, "reasoning_output_tokens"] as const;
 
 /** The four counts at zero, in TOKEN_FIELDS' order (the order they print in as JSON). */
 export function zeroTokens(): ManifestTokens {
@@ -66,10 +74,10 @@ export function foldListCounters(
   }
   if (e.kind === "turn_usage" && e.usage && typeof e.usage === "object") {
     const u = e.usage as Record<string, unknown>;
-    const tokens = m.tokens ?? zeroTokens();
-    for (const f of TOKEN_FIELDS) {
+    const tokens = m.tokens ?? { ...zeroTokens(), reasoning_output_tokens: 0 };
+    for (const f of RECORDED_FIELDS) {
       const n = u[f];
-      if (typeof n === "number" && Number.isFinite(n) && n > 0) tokens[f] += n;
+      if (typeof n === "number" && Number.isFinite(n) && n > 0) tokens[f] = (tokens[f] ?? 0) + n;
     }
     m.tokens = tokens;
     return true;

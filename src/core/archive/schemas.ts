@@ -152,9 +152,12 @@ export const Manifest = z.object({
       output_tokens: count,
       cache_read_input_tokens: count,
       cache_creation_input_tokens: count,
+      reasoning_output_tokens: count
+        .optional()
+        .describe("reasoning tokens a provider counts apart from its output (Gemini's thoughts)"),
     })
     .optional()
-    .describe("sums over the session's turn_usage events"),
+    .describe("sums over the session's turn_usage events, as recorded"),
   failure: z
     .string()
     .nullable()

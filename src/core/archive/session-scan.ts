@@ -9,7 +9,7 @@
 import { addCount } from "../base/json.ts";
 import { idKey } from "./dedup.ts";
 import { isEnvelopeLine, parseObjectLine, scanLines } from "./line-scan.ts";
-import { TOKEN_FIELDS, zeroTokens } from "./manifest-counters.ts";
+import { RECORDED_FIELDS, zeroTokens } from "./manifest-counters.ts";
 import { emptyReport } from "./recovery-report.ts";
 import type { RecoveryReport } from "./schemas.ts";
 import { applyLineToState, emptyState, type SessionState } from "./session-store.ts";
@@ -19,6 +19,8 @@ export interface UsageSums {
   output_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
+  /** the reasoning tokens a provider counts apart from its output (Gemini's thoughts), as recorded */
+  reasoning_output_tokens: number;
   sources: string[];
 }
 
@@ -132,7 +134,7 @@ class SeenSequences {
 }
 
 export function emptyUsage(): UsageSums {
-  return { ...zeroTokens(), sources: [] };
+  return { ...zeroTokens(), reasoning_output_tokens: 0, sources: [] };
 }
 
 /** One pass over events.jsonl, from offset 0 or from a snapshot. */
@@ -243,7 +245,7 @@ export class SessionScanner {
     const record = u as Record<string, unknown>;
     // Only numbers are summed and only strings named: a hostile line cannot turn a sum into a string.
     if (typeof record.source === "string") this.sources.add(record.source);
-    for (const field of TOKEN_FIELDS) {
+    for (const field of RECORDED_FIELDS) {
       const n = record[field];
       if (typeof n === "number" && Number.isFinite(n)) this.usage[field] += n;
     }

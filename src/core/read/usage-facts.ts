@@ -59,13 +59,41 @@ export type UsageCount =
 /** A session's or a turn's four counts, as the archive keeps them. */
 export type UsageCounts = Record<UsageCount, number>;
 
+/** The counts as recorded: the four, and the reasoning tokens a provider may give apart from its output. */
+export type RecordedCounts = UsageCounts & { reasoning_output_tokens?: number };
+
+/** The four counts in the one meaning every command shows, and their total. */
+export type OneMeaning = UsageCounts & { total_tokens: number };
+
 /**
- * Every token a provider's counts stand for, each once: its cache reads are not added again where its input
- * already includes them (OpenAI's and Gemini's counts), which summing the four counts would do.
+ * THE rule every command applies to a provider's counts (list, show, inspect, usage, the viewer, the exports),
+ * so that one session reads one figure everywhere: Anthropic's meaning. Input leaves out the tokens read from
+ * the cache where the provider counts them inside it (OpenAI, Gemini); output holds the reasoning tokens where
+ * the provider counts them apart (Gemini's thoughts, billed as output). The total is the four added: each
+ * token once.
  */
-export function totalTokens(facts: UsageFacts, t: UsageCounts): number {
-  const reads = facts.input_includes_cache_read ? 0 : t.cache_read_input_tokens;
-  return t.input_tokens + t.output_tokens + reads + t.cache_creation_input_tokens;
+export function inOneMeaning(facts: UsageFacts, t: RecordedCounts): OneMeaning {
+  const input = facts.input_includes_cache_read
+    ? Math.max(0, t.input_tokens - t.cache_read_input_tokens)
+    : t.input_tokens;
+  const output = outputInOneMeaning(facts, t.output_tokens, t.reasoning_output_tokens ?? 0);
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    cache_read_input_tokens: t.cache_read_input_tokens,
+    cache_creation_input_tokens: t.cache_creation_input_tokens,
+    total_tokens: input + output + t.cache_read_input_tokens + t.cache_creation_input_tokens,
+  };
+}
+
+/** The output part of the rule, for a reader that splits input its own way (the usage report's cells). */
+export function outputInOneMeaning(facts: UsageFacts, output: number, reasoning: number): number {
+  return facts.output_excludes_reasoning ? output + reasoning : output;
+}
+
+/** Every token a provider's counts stand for, each once (inOneMeaning's total). */
+export function totalTokens(facts: UsageFacts, t: RecordedCounts): number {
+  return inOneMeaning(facts, t).total_tokens;
 }
 
 /** The source whose records a record of `source` completes (`completes`); undefined: it is a response's own. */

@@ -4,8 +4,6 @@
 // the reader scrolls; rows off screen are skipped by the renderer (content-visibility), so a 100,000-event
 // session neither loads nor lays out whole.
 import { injectionLine, injectionOf } from "../../core/ports/injection.ts";
-import { totalTokens, type UsageFacts } from "../../core/read/usage-facts.ts";
-import { usageFactsOf } from "../../providers/usage-facts.ts";
 import { formatCost } from "../../usage/pricing.ts";
 import type { SessionListItem } from "../api.ts";
 import type { Agent, TimelineEvent, ToolCall, Turn, TurnItem, Usage } from "../timeline.ts";
@@ -71,11 +69,11 @@ function tokensOf(u: Usage): number {
 }
 
 /**
- * A subagent's line in the tree: its calls and its tokens, each once (Codex and Gemini report input with the
- * cache reads in it), as the session list counts them.
+ * A subagent's line in the tree: its calls and its tokens, each once: the timeline's counts are in the one
+ * meaning already (Codex's and Gemini's cache reads out of their input), as the session list counts them.
  */
-export function agentTotals(a: Agent, calls: number, facts: UsageFacts): string {
-  const tokens = compact(totalTokens(facts, a.usage));
+export function agentTotals(a: Agent, calls: number): string {
+  const tokens = compact(tokensOf(a.usage));
   return ` ${a.agent_id} · ${calls} tool call${calls === 1 ? "" : "s"} · ${tokens} tokens`;
 }
 
@@ -279,7 +277,7 @@ export class TimelineView {
         "summary",
         {},
         h("strong", {}, `subagent ${a.agent_type ?? ""}`),
-        agentTotals(a, tools.length, usageFactsOf(this.session.provider)),
+        agentTotals(a, tools.length),
         cost ? ` · ${cost}` : "",
       ),
       list,

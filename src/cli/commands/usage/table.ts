@@ -107,7 +107,7 @@ function notes(report: UsageReport, withProject: boolean): string[] {
   const inInput = report.cache_reads_taken_from_input.map(providerName);
   if (inInput.length > 0) {
     out.push(
-      `${inInput.join(", ")}: input as reported includes the cache reads; shown apart here (inspect shows the counts as recorded)`,
+      `${inInput.join(", ")}: input as reported includes the cache reads; shown apart here, as in every command (inspect shows the counts as recorded too)`,
     );
   }
   if (unpriced.size > 0) {

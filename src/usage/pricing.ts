@@ -45,30 +45,67 @@ export const PROJECT_PRICE = "project config";
 export const MAX_PROJECT_PRICE = 1000;
 
 const LIST = "published list price";
-// Derived from Claude Code's own cost records: 5,742 input + 38 output tokens cost 0.023728 USD, 5,954 + 38
-// cost 0.024576 (4 and 20 USD per million), and a resumed session's estimated cache write of 1,402 tokens was
-// 0.007 USD (5 per million, 1.25x input).
-const CLAUDE_CODE = "Claude Code's cost records";
+
+/**
+ * Claude Code 2.1.332 (built 2026-11-24) prices its own sessions from a model catalog baked into the CLI: per
+ * model a pricing tier of input, output, 5-minute and 1-hour cache writes and cache reads, its results marking
+ * the cost `costBasis: "list"`. Every model that catalog names, and every alias it resolves (`opus` ->
+ * claude-opus-5-5, `sonnet` -> claude-sonnet-5-5, `haiku` -> claude-haiku-5-5 on Anthropic's API), is priced
+ * here from it, so a session costs what Claude Code itself says. Its print-mode result for claude-opus-5-5,
+ * 5,742 input and 38 output tokens for 0.023728 USD, checks the tier (test/usage/pricing.test.ts).
+ *
+ * Two parts of the catalog a sum of tokens cannot apply, so the estimate is the short-context, 5-minute price:
+ * claude-haiku-5-5's dearer rate for a response whose prompt is over 100,000 tokens (0.5 and 2.5 per million),
+ * and the 1-hour cache write (1.6x the input price; Claude Code asks for the 5-minute one unless told).
+ */
+const CLAUDE_CODE_CATALOG = "Claude Code 2.1.332's model catalog (list prices)";
+const CLAUDE_CODE_AS_OF = "2026-11-24";
+
+/** A tier of Claude Code's catalog: input, output, 5-minute cache write, cache read (USD per million tokens). */
+function claudeCode(input: number, output: number, cacheWrite: number, cacheRead: number): ModelPrice {
+  return {
+    input,
+    output,
+    cache_read: cacheRead,
+    cache_write: cacheWrite,
+    source: CLAUDE_CODE_CATALOG,
+    as_of: CLAUDE_CODE_AS_OF,
+  };
+}
+
+/**
+ * Google's published Gemini API list prices (ai.google.dev/gemini-api/docs/pricing, standard tier, a prompt of
+ * at most 200,000 tokens), on the day each model's preview was priced.
+ */
+const GEMINI_LIST = "Google's Gemini API list price (standard, prompts up to 200k tokens)";
 
 export const BUILTIN_PRICES: PriceTable = {
   // The list prices the providers published as of this day (per million tokens, standard tier, short context).
   as_of: "2025-11-01",
   models: {
-    "claude-opus-5-5": {
-      input: 4,
-      output: 20,
-      cache_read: 0.4,
-      cache_write: 5,
-      source: CLAUDE_CODE,
-      as_of: "2026-11-30",
-    },
-    "claude-opus-4-5": { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, source: LIST },
-    "claude-opus-4-1": { input: 15, output: 75, cache_read: 1.5, cache_write: 18.75, source: LIST },
-    "claude-opus-4": { input: 15, output: 75, cache_read: 1.5, cache_write: 18.75, source: LIST },
-    "claude-sonnet-4": { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, source: LIST },
-    "claude-3-7-sonnet": { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, source: LIST },
-    "claude-haiku-4-5": { input: 1, output: 5, cache_read: 0.1, cache_write: 1.25, source: LIST },
-    "claude-3-5-haiku": { input: 0.8, output: 4, cache_read: 0.08, cache_write: 1, source: LIST },
+    // Claude Code's catalog, every id it names (the longest prefix wins: claude-opus-4-6 is not claude-opus-4).
+    "claude-mythos-5": claudeCode(10, 50, 12.5, 1),
+    "claude-mythos-5-1": claudeCode(10, 50, 12.5, 0.25),
+    "claude-mythos-5-2": claudeCode(8, 40, 10, 0.2),
+    "claude-fable-5": claudeCode(10, 50, 12.5, 1),
+    "claude-fable-5-1": claudeCode(10, 50, 12.5, 0.25),
+    "claude-fable-5-2": claudeCode(8, 40, 10, 0.2),
+    "claude-opus-5-5": claudeCode(4, 20, 5, 0.2),
+    "claude-opus-5": claudeCode(5, 25, 6.25, 0.5),
+    "claude-opus-4-8": claudeCode(5, 25, 6.25, 0.5),
+    "claude-opus-4-7": claudeCode(5, 25, 6.25, 0.5),
+    "claude-opus-4-6": claudeCode(5, 25, 6.25, 0.5),
+    "claude-opus-4-5": claudeCode(5, 25, 6.25, 0.5),
+    "claude-opus-4-1": claudeCode(15, 75, 18.75, 1.5),
+    "claude-opus-4": claudeCode(15, 75, 18.75, 1.5),
+    "claude-sonnet-5-5": claudeCode(2, 10, 2.5, 0.1),
+    "claude-sonnet-5": claudeCode(2, 10, 2.5, 0.2),
+    "claude-sonnet-4": claudeCode(3, 15, 3.75, 0.3),
+    "claude-3-7-sonnet": claudeCode(3, 15, 3.75, 0.3),
+    "claude-3-5-sonnet": claudeCode(3, 15, 3.75, 0.3),
+    "claude-haiku-5-5": claudeCode(0.1, 0.5, 0.125, 0.01),
+    "claude-haiku-4-5": claudeCode(1, 5, 1.25, 0.1),
+    "claude-3-5-haiku": claudeCode(0.8, 4, 1, 0.08),
     "gpt-5": { input: 1.25, output: 10, cache_read: 0.125, source: LIST },
     "gpt-5-mini": { input: 0.25, output: 2, cache_read: 0.025, source: LIST },
     "gpt-5-nano": { input: 0.05, output: 0.4, cache_read: 0.005, source: LIST },
@@ -77,6 +114,21 @@ export const BUILTIN_PRICES: PriceTable = {
     "gpt-4o": { input: 2.5, output: 10, cache_read: 1.25, source: LIST },
     o3: { input: 2, output: 8, cache_read: 0.5, source: LIST },
     "o4-mini": { input: 1.1, output: 4.4, cache_read: 0.275, source: LIST },
+    "gemini-3.1-pro-preview": {
+      input: 2,
+      output: 12,
+      cache_read: 0.2,
+      source: GEMINI_LIST,
+      as_of: "2026-02-19",
+    },
+    "gemini-3-pro-preview": { input: 2, output: 12, cache_read: 0.2, source: GEMINI_LIST, as_of: "2025-11-18" },
+    "gemini-3-flash-preview": {
+      input: 0.5,
+      output: 3,
+      cache_read: 0.05,
+      source: GEMINI_LIST,
+      as_of: "2025-12-17",
+    },
     "gemini-2.5-pro": { input: 1.25, output: 10, cache_read: 0.31, source: LIST },
     "gemini-2.5-flash": { input: 0.3, output: 2.5, cache_read: 0.075, source: LIST },
     "gemini-2.5-flash-lite": { input: 0.1, output: 0.4, cache_read: 0.025, source: LIST },

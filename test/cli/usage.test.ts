@@ -55,7 +55,7 @@ describe("tapedeck usage", () => {
     const r = await usage(p, ["monthly", "--timezone", "UTC"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
-      /^Token usage by month, time zone UTC; cost estimated at the prices of 2025-11-01\n/,
+      /^Token usage by month, time zone UTC; cost estimated at the prices of 2026-11-24\n/,
     );
     expect(r.stdout).toMatch(/\n2026-12 +Claude Code +1,000 +100 +2,000 +50 +3,150 +\$0\.\d{4} +1\n/);
     expect(r.stdout).toMatch(/\nTOTAL +1,010 +101 +2,000 +50 +3,161 +≥\$0\.\d{4} +2\n/);
@@ -162,7 +162,7 @@ describe("a project's own price table", () => {
     const show = await runCliInProcess(["show", "claude:a", "--project", p], home);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toMatch(
-      /Cost: ~\$\d\.\d{4} est\. \(prices of 2025-11-01, 2026-06-01; the project's own price for my-model\)/,
+      /Cost: ~\$\d\.\d{4} est\. \(prices of 2026-06-01, 2026-11-24; the project's own price for my-model\)/,
     );
     const shown = JSON.parse(
       (await runCliInProcess(["show", "claude:a", "--json", "--project", p], home)).stdout,

@@ -130,6 +130,32 @@ describe("claude", () => {
   }, 240_000);
 });
 
+describe("claude's aliases", () => {
+  const sb = CLAUDE.sandbox("usage-claude-models");
+
+  it("prices --model sonnet and --model haiku as Claude Code itself does", async () => {
+    expect((await sb.cli(["install", "claude", "--yes"])).code).toBe(0);
+    const own = new Map<string, number>();
+    for (const alias of ["sonnet", "haiku"]) {
+      const res = await CLAUDE.exec(sb, ["--model", alias, "SCENARIO_BASH echo priced"]);
+      expect(res.code, res.stderr).toBe(0);
+      own.set(CLAUDE.session(res)!, Number(res.json?.total_cost_usd));
+    }
+    const sessions = await json<{
+      rows: Array<Record<string, unknown>>;
+      totals: { cost_usd: number | null };
+    }>(sb, ["usage", "session", "--timezone", "UTC"]);
+    expect(sessions.rows.map((r) => r.models).sort()).toEqual([["claude-haiku-5-5"], ["claude-sonnet-5-5"]]);
+    for (const row of sessions.rows) {
+      expect(row.unpriced_models).toEqual([]);
+      expect(row.cost_usd as number).toBeCloseTo(own.get(row.provider_session_id as string)!, 6);
+    }
+    expect(sessions.totals.cost_usd).not.toBeNull();
+    const table = await text(sb, ["usage", "daily", "--breakdown", "--timezone", "UTC"]);
+    expect(table).not.toMatch(/≥\$|unknown/);
+  }, 240_000);
+});
+
 describe("codex", () => {
   const sb = CODEX.sandbox("usage-codex");
 

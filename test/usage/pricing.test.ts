@@ -24,6 +24,53 @@ describe("prices", () => {
     expect(costOf(priceFor(BUILTIN_PRICES, "claude-opus-5-5")!, tokens(0, 0, 0, 1402))).toBeCloseTo(0.007, 4);
   });
 
+  it("price every model the pinned Claude Code names, and its aliases, as its own catalog does", () => {
+    // The first-party ids of Claude Code 2.1.332's model catalog, and what `--model opus|sonnet|haiku` resolve to.
+    const catalog: Array<[string, [number, number, number, number]]> = [
+      ["claude-3-5-haiku-20241022", [0.8, 4, 1, 0.08]],
+      ["claude-haiku-4-5-20251001", [1, 5, 1.25, 0.1]],
+      ["claude-haiku-5-5", [0.1, 0.5, 0.125, 0.01]],
+      ["claude-3-5-sonnet-20241022", [3, 15, 3.75, 0.3]],
+      ["claude-3-7-sonnet-20250219", [3, 15, 3.75, 0.3]],
+      ["claude-sonnet-4-20250514", [3, 15, 3.75, 0.3]],
+      ["claude-sonnet-4-5-20250929", [3, 15, 3.75, 0.3]],
+      ["claude-sonnet-4-6", [3, 15, 3.75, 0.3]],
+      ["claude-sonnet-5", [2, 10, 2.5, 0.2]],
+      ["claude-sonnet-5-5", [2, 10, 2.5, 0.1]],
+      ["claude-opus-4-20250514", [15, 75, 18.75, 1.5]],
+      ["claude-opus-4-1-20250805", [15, 75, 18.75, 1.5]],
+      ["claude-opus-4-5-20251101", [5, 25, 6.25, 0.5]],
+      ["claude-opus-4-6", [5, 25, 6.25, 0.5]],
+      ["claude-opus-4-7", [5, 25, 6.25, 0.5]],
+      ["claude-opus-4-8", [5, 25, 6.25, 0.5]],
+      ["claude-opus-5", [5, 25, 6.25, 0.5]],
+      ["claude-opus-5-5", [4, 20, 5, 0.2]],
+      ["claude-fable-5", [10, 50, 12.5, 1]],
+      ["claude-fable-5-1", [10, 50, 12.5, 0.25]],
+      ["claude-fable-5-2", [8, 40, 10, 0.2]],
+      ["claude-mythos-5", [10, 50, 12.5, 1]],
+      ["claude-mythos-5-1", [10, 50, 12.5, 0.25]],
+      ["claude-mythos-5-2", [8, 40, 10, 0.2]],
+    ];
+    for (const [model, [input, output, cacheWrite, cacheRead]] of catalog) {
+      const price = priceFor(BUILTIN_PRICES, model);
+      expect(price, model).toMatchObject({ input, output, cache_write: cacheWrite, cache_read: cacheRead });
+      expect(price!.source, model).toMatch(/Claude Code 2\.1\.332's model catalog/);
+      expect(price!.as_of, model).toMatch(/^\d{4}-\d\d-\d\d$/);
+    }
+  });
+
+  it("price the Gemini CLI's preview models from Google's list, each dated", () => {
+    for (const model of ["gemini-3.1-pro-preview", "gemini-3.1-pro-preview-customtools", "gemini-3-pro-preview"]) {
+      expect(priceFor(BUILTIN_PRICES, model), model).toMatchObject({ input: 2, output: 12, cache_read: 0.2 });
+    }
+    expect(priceFor(BUILTIN_PRICES, "gemini-3-flash-preview")).toMatchObject({ input: 0.5, output: 3 });
+    for (const model of ["gemini-3.1-pro-preview", "gemini-3-pro-preview", "gemini-3-flash-preview"]) {
+      expect(priceFor(BUILTIN_PRICES, model)!.as_of, model).toMatch(/^\d{4}-\d\d-\d\d$/);
+      expect(priceFor(BUILTIN_PRICES, model)!.source, model).toMatch(/Google's Gemini API list price/);
+    }
+  });
+
   it("find a dated model id by its family, the longest prefix first, and only whole segments", () => {
     expect(priceFor(BUILTIN_PRICES, "claude-sonnet-4-5-20250929")).toBe(
       BUILTIN_PRICES.models["claude-sonnet-4"],
@@ -153,8 +200,8 @@ describe("prices", () => {
     const c = acc.result();
     expect(c.usd).toBeCloseTo(14, 9);
     expect(c.unpriced_models).toEqual(["gpt-mock"]);
-    expect(c.as_of).toBe("2025-11-01, 2026-11-30");
-    expect(formatCost(c)).toBe("~$14.00 est. (prices of 2025-11-01, 2026-11-30; no price for gpt-mock)");
+    expect(c.as_of).toBe("2025-11-01, 2026-11-24");
+    expect(formatCost(c)).toBe("~$14.00 est. (prices of 2025-11-01, 2026-11-24; no price for gpt-mock)");
     const none = new CostAccumulator();
     none.add("gpt-mock", tokens(1, 1));
     expect(formatCost(none.result())).toBe(

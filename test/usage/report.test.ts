@@ -33,7 +33,7 @@ describe("usage report: figures and cost", () => {
       total_tokens: 1234 + 567 + 8910 + 1112,
     });
     expect(known!.cost_usd).toBeCloseTo(expected, 9);
-    expect(known!.prices_as_of).toEqual([BUILTIN_PRICES.as_of]);
+    expect(known!.prices_as_of).toEqual([SONNET.as_of]);
     expect(unknown).toMatchObject({ date: "2026-12-02", cost_usd: null, priced_cost_usd: null });
     expect(unknown!.unpriced_models).toEqual(["my-own-model"]);
     expect(r.totals.cost_usd).toBeNull();
@@ -129,6 +129,21 @@ describe("usage report: figures and cost", () => {
     expect(r.rows[0]!.gaps).toEqual([
       "the model-router call before each prompt reaches no hook or file: not counted",
     ]);
+  });
+
+  it("lists no model for a record of no tokens: never `unknown model … $0.0000`", () => {
+    const p = project();
+    recordUsage(p, "claude", "a", "2026-12-01T10:00:00.000Z", [
+      { at: "2026-12-01T10:01:00.000Z", usage: claudeUsage("claude-haiku-5-5", 100, 10, 0, 0, "m1") },
+      // Claude Code's synthetic message (an interrupted turn), and a record that named no model.
+      { at: "2026-12-01T10:02:00.000Z", usage: claudeUsage("<synthetic>", 0, 0, 0, 0, "m2") },
+      { at: "2026-12-01T10:03:00.000Z", usage: { source: "claude-transcript", message_id: "m3" } },
+    ]);
+    const r = report([p], { kind: "daily", breakdown: true });
+    expect(r.rows[0]!.breakdown!.map((b) => b.model)).toEqual(["claude-haiku-5-5"]);
+    expect(r.rows[0]!.models).toEqual(["claude-haiku-5-5"]);
+    expect(r.rows[0]!.cost_usd).toBeCloseTo((100 * 0.1 + 10 * 0.5) / 1e6, 12);
+    expect(r.rows[0]!.unpriced_models).toEqual([]);
   });
 
   it("counts a response reported twice (same message id, two sources) once", () => {

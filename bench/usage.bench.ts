@@ -134,7 +134,7 @@ export function runUsageBench(
     const t0 = Date.now();
     const dirs = generate(project, sessions);
     const generatedMs = Date.now() - t0;
-    const cache = join(project, ".tapedeck", "usage-cache.json");
+    const cache = join(project, ".tapedeck", "usage-cache.bin");
     const usage = (kind: string) => [CLI, "usage", kind, "--timezone", "Europe/Paris"];
     let grown = 0;
     const candidates = (cpu: boolean): Record<string, () => number> => ({

@@ -1,9 +1,11 @@
 // One session's token usage, folded from its events.jsonl into cells: the counts of its turn_usage events summed
-// per model and per slot of time. A slot is 15 minutes of UTC: every UTC offset in use since 1972 is a multiple
-// of 15 minutes and changes at a local time that is one too, so no slot straddles a local midnight in any time
-// zone Node knows, and a day, week or month in any of them is a sum of whole slots. A report that meets a slot
-// straddling one of its boundaries anyway (a duration like `--since 12h` cuts through slots) folds that session
-// again with slots of one millisecond: every event then has its own time (report.ts).
+// per model, agent version and slot of time. A slot is 15 minutes of UTC: every UTC offset in use since 1972 is
+// a multiple of 15 minutes and changes at a local time that is one too, so no slot straddles a local midnight in
+// any time zone Node knows, and a day, week or month in any of them is a sum of whole slots; so is a 5-hour
+// block, which starts on an hour. A report that meets a slot straddling one of its boundaries anyway (a
+// duration like `--since 12h` cuts through slots) folds that session again with slots of one millisecond:
+// every event then has its own time (report.ts). Each cell also keeps how many responses it holds and when,
+// within its slot, the first and the last came: what a block's start, end and burn rate need.
 //
 // The counts are kept as the provider reported them (what each means is the provider's, normalize.ts). A
 // response reported twice under two event ids (the same message id from two sources) counts once, first report
@@ -16,23 +18,30 @@ export const SLOT_MS = 15 * 60 * 1000;
 /** Message ids remembered per session. */
 export const SEEN_KEPT = 16;
 /** Numbers per cell in SessionUsage.cells. */
-export const CELL_WIDTH = 8;
+export const CELL_WIDTH = 12;
 /** Offsets within a cell. */
 export const CELL = {
   slot: 0,
   model: 1,
-  input: 2,
-  output: 3,
-  cache_read: 4,
-  cache_creation: 5,
-  reasoning: 6,
+  /** the agent CLI's version the records named (index into SessionUsage.versions) */
+  version: 2,
   /** 1: usage that named no message id (a provider may say such a record is a running total) */
-  anonymous: 7,
+  anonymous: 3,
+  input: 4,
+  output: 5,
+  cache_read: 6,
+  cache_creation: 7,
+  reasoning: 8,
+  /** records that stand for a response of their own (not one completing another's, Gemini's chat file) */
+  responses: 9,
+  /** ms into the slot of the first and the last record */
+  first: 10,
+  last: 11,
 } as const;
 
 /** The byte pattern of a usage line, tested before anything is parsed: most lines are tool calls and outputs. */
 const TURN_USAGE_MARK = Buffer.from('"kind":"turn_usage"');
-/** More distinct models or sources than any session has: a hostile file cannot grow the lists without end. */
+/** More distinct models, versions or sources than any session has: a hostile file cannot grow them without end. */
 const MAX_NAMES = 64;
 const MAX_NAME_CHARS = 200;
 
@@ -45,8 +54,10 @@ export interface SessionUsage {
   run_type: string;
   /** Model ids the cells name by index; "" for usage that named no model. */
   models: string[];
+  /** Agent CLI versions the cells name by index; "" for usage that named none. */
+  versions: string[];
   sources: string[];
-  /** Flat: CELL_WIDTH numbers per cell (the slot's index, start / slot_ms; the model's index; the counts). */
+  /** Flat: CELL_WIDTH numbers per cell (the slot's index, start / slot_ms; the indices; the counts). */
   cells: number[];
   /**
    * Hashes of the last message ids counted (SEEN_KEPT at most), oldest first, packed into one string of
@@ -62,8 +73,15 @@ export type SessionMeta = Pick<
   "provider" | "session_id" | "provider_session_id" | "title" | "started_at" | "run_type"
 >;
 
+/** What a fold needs of the provider: the sources whose records complete another's rather than stand alone. */
+export interface FoldRules {
+  completing: ReadonlySet<string>;
+}
+
+export const NO_RULES: FoldRules = { completing: new Set() };
+
 export function emptyUsage(meta: SessionMeta, slotMs = SLOT_MS): SessionUsage {
-  return { ...meta, models: [], sources: [], cells: [], seen: "", slot_ms: slotMs };
+  return { ...meta, models: [], versions: [], sources: [], cells: [], seen: "", slot_ms: slotMs };
 }
 
 function count(v: unknown): number {
@@ -81,13 +99,11 @@ export class UsageFolder {
   private readonly order: string[];
   private readonly fallbackAt: number;
 
-  constructor(private readonly u: SessionUsage) {
-    for (let i = 0; i < u.cells.length; i += CELL_WIDTH) {
-      this.cellAt.set(
-        `${u.cells[i + CELL.slot]}/${u.cells[i + CELL.model]}/${u.cells[i + CELL.anonymous]}`,
-        i,
-      );
-    }
+  constructor(
+    private readonly u: SessionUsage,
+    private readonly rules: FoldRules = NO_RULES,
+  ) {
+    for (let i = 0; i < u.cells.length; i += CELL_WIDTH) this.cellAt.set(cellKey(u.cells, i), i);
     this.order = unpackSeen(u.seen);
     this.seen = new Set(this.order);
     const started = u.started_at ? Date.parse(u.started_at) : Number.NaN;
@@ -125,23 +141,29 @@ export class UsageFolder {
     }
     // The store stamps every event; a line without a time (a planted file) is dated by the session's start.
     const when = Number.isFinite(at) ? at : this.fallbackAt;
-    if (!Number.isFinite(when)) return;
-    const model = this.modelIndex(name(u.model) ?? "");
-    const slot = Math.floor(when / this.u.slot_ms);
+    if (!Number.isFinite(when) || when < 0) return;
+    const model = indexIn(this.u.models, name(u.model) ?? "");
+    const version = indexIn(this.u.versions, name(u.agent_version) ?? "");
+    const slotMs = this.u.slot_ms;
+    const slot = Math.floor(when / slotMs);
+    const within = when - slot * slotMs;
     const anonymous = messageId === undefined ? 1 : 0;
-    const key = `${slot}/${model}/${anonymous}`;
+    const key = `${slot}/${model}/${version}/${anonymous}`;
+    const c = this.u.cells;
     let at0 = this.cellAt.get(key);
     if (at0 === undefined) {
-      at0 = this.u.cells.length;
-      this.u.cells.push(slot, model, 0, 0, 0, 0, 0, anonymous);
+      at0 = c.length;
+      c.push(slot, model, version, anonymous, 0, 0, 0, 0, 0, 0, within, within);
       this.cellAt.set(key, at0);
     }
-    const c = this.u.cells;
     c[at0 + CELL.input]! += count(u.input_tokens);
     c[at0 + CELL.output]! += count(u.output_tokens);
     c[at0 + CELL.cache_read]! += count(u.cache_read_input_tokens);
     c[at0 + CELL.cache_creation]! += count(u.cache_creation_input_tokens);
     c[at0 + CELL.reasoning]! += count(u.reasoning_output_tokens);
+    if (source === undefined || !this.rules.completing.has(source)) c[at0 + CELL.responses]! += 1;
+    if (within < c[at0 + CELL.first]!) c[at0 + CELL.first] = within;
+    if (within > c[at0 + CELL.last]!) c[at0 + CELL.last] = within;
   }
 
   private remember(id: string): void {
@@ -150,16 +172,19 @@ export class UsageFolder {
     if (this.order.length > SEEN_KEPT) this.seen.delete(this.order.shift()!);
     this.u.seen = this.order.join("");
   }
+}
 
-  /** A model's index, added when new; past MAX_NAMES a new model's usage counts as of no named model. */
-  private modelIndex(model: string): number {
-    const models = this.u.models;
-    const i = models.indexOf(model);
-    if (i >= 0) return i;
-    if (models.length >= MAX_NAMES && model !== "") return this.modelIndex("");
-    models.push(model);
-    return models.length - 1;
-  }
+function cellKey(cells: readonly number[], i: number): string {
+  return `${cells[i + CELL.slot]}/${cells[i + CELL.model]}/${cells[i + CELL.version]}/${cells[i + CELL.anonymous]}`;
+}
+
+/** A name's index in a session's list, added when new; past MAX_NAMES a new one counts as none (""). */
+function indexIn(names: string[], value: string): number {
+  const i = names.indexOf(value);
+  if (i >= 0) return i;
+  if (names.length >= MAX_NAMES && value !== "") return indexIn(names, "");
+  names.push(value);
+  return names.length - 1;
 }
 
 /** Characters of one hash in SessionUsage.seen: 2^52 needs 11 in base 36. */
@@ -187,7 +212,7 @@ export function idHash(id: string): string {
  * Folds the complete lines of an open events.jsonl from `from` into `u`; answers where the next fold starts (past
  * the last newline: a line still being written is read once it is whole).
  */
-export function foldFrom(fd: number, from: number, u: SessionUsage): number {
-  const folder = new UsageFolder(u);
+export function foldFrom(fd: number, from: number, u: SessionUsage, rules: FoldRules = NO_RULES): number {
+  const folder = new UsageFolder(u, rules);
   return scanLines(fd, from, (line) => folder.line(line.bytes), { completeOnly: true });
 }

@@ -7,9 +7,31 @@
 // response comes from the chat file at the end of the turn, as its own event, after the hook's input), and what
 // is left from the cells after it. Over a session and model the sum is exact, max(0, input - cache read); each
 // cell's share goes to the nearest input it can be part of.
+//
+// The result is flat, NCELL_WIDTH numbers a cell, as the cache keeps it: a warm report over 10,000 sessions adds
+// these up without building an object per cell.
 import { outputInOneMeaning, type UsageFacts } from "../core/read/usage-facts.ts";
 import { CELL, CELL_WIDTH, type SessionUsage } from "./fold.ts";
 
+/** Numbers per normalized cell. */
+export const NCELL_WIDTH = 10;
+/** Offsets within a normalized cell. */
+export const NCELL = {
+  /** the slot's index: its start is slot * slot_ms */
+  slot: 0,
+  model: 1,
+  version: 2,
+  input: 3,
+  output: 4,
+  cache_read: 5,
+  cache_creation: 6,
+  responses: 7,
+  /** ms into the slot of the first and the last record */
+  first: 8,
+  last: 9,
+} as const;
+
+/** One cell in the report's terms (what a caller outside the hot loop reads). */
 export interface Cell {
   /** slot start, ms since the epoch */
   slot: number;
@@ -21,69 +43,93 @@ export interface Cell {
   cache_creation_input_tokens: number;
 }
 
-export function normalizeCells(u: SessionUsage, facts: UsageFacts): Cell[] {
-  // Most sessions: one model, and nothing to take from input.
+/** The session's cells in the one meaning, flat; a running total (a provider says so) is no response and left out. */
+export function normalizeCells(u: SessionUsage, facts: UsageFacts): number[] {
+  const raw = u.cells;
   const skipAnonymous = facts.response_needs_message_id;
-  if (!facts.input_includes_cache_read && u.models.length <= 1) {
-    const out: Cell[] = [];
-    for (let i = 0; i < u.cells.length; i += CELL_WIDTH) {
-      if (skipAnonymous && u.cells[i + CELL.anonymous] === 1) continue;
-      out.push(cellOf(u.cells, i, u.models[0] ?? "", facts, u.slot_ms));
+  const out: number[] = [];
+  // Most sessions: nothing to take from input, each cell as it is.
+  if (!facts.input_includes_cache_read) {
+    for (let i = 0; i < raw.length; i += CELL_WIDTH) {
+      if (skipAnonymous && raw[i + CELL.anonymous] === 1) continue;
+      push(out, raw, i, facts, raw[i + CELL.input]!);
     }
     return out;
   }
   const byModel = new Map<number, number[]>();
-  for (let i = 0; i < u.cells.length; i += CELL_WIDTH) {
-    // A running total (Codex's thread figures), not a response: adding it would count its responses again.
-    if (skipAnonymous && u.cells[i + CELL.anonymous] === 1) continue;
-    const m = u.cells[i + CELL.model]!;
-    const list = byModel.get(m) ?? [];
+  for (let i = 0; i < raw.length; i += CELL_WIDTH) {
+    if (skipAnonymous && raw[i + CELL.anonymous] === 1) continue;
+    const m = raw[i + CELL.model]!;
+    let list = byModel.get(m);
+    if (!list) {
+      list = [];
+      byModel.set(m, list);
+    }
     list.push(i);
-    byModel.set(m, list);
   }
-  const out: Cell[] = [];
-  for (const [m, starts] of byModel) {
-    starts.sort((a, b) => u.cells[a + CELL.slot]! - u.cells[b + CELL.slot]!);
-    const model = u.models[m] ?? "";
-    const cells = starts.map((i) => cellOf(u.cells, i, model, facts, u.slot_ms));
-    if (facts.input_includes_cache_read) subtractCacheReads(cells);
-    out.push(...cells);
+  for (const starts of byModel.values()) {
+    starts.sort((a, b) => raw[a + CELL.slot]! - raw[b + CELL.slot]!);
+    const inputs = subtractCacheReads(
+      starts.map((i) => raw[i + CELL.input]!),
+      starts.map((i) => raw[i + CELL.cache_read]!),
+    );
+    for (const [k, i] of starts.entries()) push(out, raw, i, facts, inputs[k]!);
   }
   return out;
 }
 
-function cellOf(raw: number[], i: number, model: string, facts: UsageFacts, slotMs: number): Cell {
-  return {
-    slot: raw[i + CELL.slot]! * slotMs,
-    model,
-    input_tokens: raw[i + CELL.input]!,
-    output_tokens: outputInOneMeaning(facts, raw[i + CELL.output]!, raw[i + CELL.reasoning]!),
-    cache_read_input_tokens: raw[i + CELL.cache_read]!,
-    cache_creation_input_tokens: raw[i + CELL.cache_creation]!,
-  };
+function push(out: number[], raw: readonly number[], i: number, facts: UsageFacts, input: number): void {
+  out.push(
+    raw[i + CELL.slot]!,
+    raw[i + CELL.model]!,
+    raw[i + CELL.version]!,
+    input,
+    outputInOneMeaning(facts, raw[i + CELL.output]!, raw[i + CELL.reasoning]!),
+    raw[i + CELL.cache_read]!,
+    raw[i + CELL.cache_creation]!,
+    raw[i + CELL.responses]!,
+    raw[i + CELL.first]!,
+    raw[i + CELL.last]!,
+  );
 }
 
-/** In time order: each cell's cache reads out of its own input, then the nearest earlier, then later ones. */
-function subtractCacheReads(cells: Cell[]): void {
+/**
+ * In time order: each cell's cache reads out of its own input, then the nearest earlier, then later ones.
+ * Answers the inputs left.
+ */
+function subtractCacheReads(inputs: number[], reads: readonly number[]): number[] {
   /** indices of earlier cells with input left, latest last */
   const withInput: number[] = [];
   let owed = 0;
-  for (const [i, c] of cells.entries()) {
-    const paid = Math.min(owed, c.input_tokens);
-    c.input_tokens -= paid;
+  for (let i = 0; i < inputs.length; i += 1) {
+    const paid = Math.min(owed, inputs[i]!);
+    inputs[i]! -= paid;
     owed -= paid;
-    let rest = c.cache_read_input_tokens;
-    const own = Math.min(rest, c.input_tokens);
-    c.input_tokens -= own;
+    let rest = reads[i]!;
+    const own = Math.min(rest, inputs[i]!);
+    inputs[i]! -= own;
     rest -= own;
     while (rest > 0 && withInput.length > 0) {
-      const earlier = cells[withInput.at(-1)!]!;
-      const take = Math.min(rest, earlier.input_tokens);
-      earlier.input_tokens -= take;
+      const earlier = withInput.at(-1)!;
+      const take = Math.min(rest, inputs[earlier]!);
+      inputs[earlier]! -= take;
       rest -= take;
-      if (earlier.input_tokens === 0) withInput.pop();
+      if (inputs[earlier] === 0) withInput.pop();
     }
     owed += rest;
-    if (c.input_tokens > 0) withInput.push(i);
+    if (inputs[i]! > 0) withInput.push(i);
   }
+  return inputs;
+}
+
+/** The normalized cell at `i` as a Cell (models named), for readers outside the report's loop. */
+export function cellAt(n: readonly number[], i: number, models: readonly string[], slotMs: number): Cell {
+  return {
+    slot: n[i + NCELL.slot]! * slotMs,
+    model: models[n[i + NCELL.model]!] ?? "",
+    input_tokens: n[i + NCELL.input]!,
+    output_tokens: n[i + NCELL.output]!,
+    cache_read_input_tokens: n[i + NCELL.cache_read]!,
+    cache_creation_input_tokens: n[i + NCELL.cache_creation]!,
+  };
 }

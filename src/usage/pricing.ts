@@ -121,7 +121,13 @@ export const BUILTIN_PRICES: PriceTable = {
       source: GEMINI_LIST,
       as_of: "2026-02-19",
     },
-    "gemini-3-pro-preview": { input: 2, output: 12, cache_read: 0.2, source: GEMINI_LIST, as_of: "2025-11-18" },
+    "gemini-3-pro-preview": {
+      input: 2,
+      output: 12,
+      cache_read: 0.2,
+      source: GEMINI_LIST,
+      as_of: "2025-11-18",
+    },
     "gemini-3-flash-preview": {
       input: 0.5,
       output: 3,

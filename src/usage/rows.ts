@@ -142,10 +142,7 @@ export class RowSum {
     this.sum.add(c, price, asOf);
     // A record of no tokens (Claude's `<synthetic>` messages, a Gemini chunk without counts) is no model's
     // usage: a line of it under the row read `unknown model … $0.0000`, a price nobody has.
-    if (
-      c.input_tokens + c.output_tokens + c.cache_read_input_tokens + c.cache_creation_input_tokens ===
-      0
-    )
+    if (c.input_tokens + c.output_tokens + c.cache_read_input_tokens + c.cache_creation_input_tokens === 0)
       return;
     if (c.model) this.models.add(c.model);
     if (!this.breakdown) return;

@@ -108,26 +108,91 @@ describe("usage cache", () => {
     rmSync(a!, { recursive: true });
     expect(report([p], { kind: "daily" }).rows.map((r) => r.date)).toEqual(["2026-12-02", "2026-12-03"]);
     const expected = report([p], { kind: "session" }).rows;
-    const cache = JSON.parse(readFileSync(cachePath(p), "utf8"));
-    const rows = cache.sessions as unknown[][];
-    expect(rows).toHaveLength(2);
-    // A cell naming a model that is not there, a count that is not one, ids that are not text.
-    const cells = rows[0]!.findIndex((v) => Array.isArray(v) && v.length > 0 && typeof v[0] === "number");
-    rows[0]![cells] = [0, 7, 1, 1, 1, 1, 1, 0];
-    rows[1]![cells] = [0, 0, "1e99", 0, 0, 0, 0, 0];
-    writeFileSync(cachePath(p), JSON.stringify(cache));
-    expect(report([p], { kind: "session" }).rows).toEqual(expected);
+    const damage = (change: (c: CacheParts) => void) => {
+      const c = readCache(p);
+      change(c);
+      writeCache(p, c);
+      expect(report([p], { kind: "session" }).rows).toEqual(expected);
+    };
+    expect(readCache(p).hot.sessions).toHaveLength(2);
+    // A cell naming a model that is not there.
+    damage((c) => {
+      c.data[rawAt(c, 0) + 1] = 7;
+    });
     // Each damaged row was folded again; the rewritten cache is well formed.
     expect(report([p], { kind: "session" }).stats).toMatchObject({ unchanged: 2, folded: 0 });
+    // A count that is not one, raw or normalized.
+    damage((c) => {
+      c.data[rawAt(c, 1) + 4] = 1e99;
+    });
+    damage((c) => {
+      c.data[(c.hot.sessions[0]![13] as number) + 3] = -1;
+    });
+    // A range past the cells, a name index past the names.
+    damage((c) => {
+      c.hot.sessions[0]![11] = c.data.length;
+    });
+    damage((c) => {
+      c.hot.sessions[1]![6] = 99;
+    });
     // Well formed but of another file (a cache copied from elsewhere: its inodes are not these), and cut short.
-    rows[0]![cells] = [0, 0, 5, 5, 5, 5, 5, 0];
-    rows[0]![1] = "1:2";
-    rows[1] = [rows[1]![0], 42];
-    writeFileSync(cachePath(p), JSON.stringify(cache));
-    expect(report([p], { kind: "session" }).rows).toEqual(expected);
-    for (const garbage of ["not json", "[]", '{"version":1,"slot_ms":900000,"sessions":[]}', "{}"]) {
+    damage((c) => {
+      c.data[rawAt(c, 0) + 4] = 5;
+      c.hot.sessions[0]![3] = 1;
+      c.hot.sessions[1] = [c.hot.sessions[1]![0], 42];
+    });
+    // The ids and titles damaged, the cells good: the session report names the sessions from their manifests.
+    damage((c) => {
+      c.cold = [["x"], 5];
+    });
+    const whole = readFileSync(cachePath(p));
+    for (const garbage of [
+      "not json",
+      "[]",
+      '{"version":1,"slot_ms":900000,"sessions":[]}',
+      whole.subarray(0, whole.length - 4),
+      whole.subarray(0, 20),
+    ]) {
       writeFileSync(cachePath(p), garbage);
       expect(report([p], { kind: "session" }).rows).toEqual(expected);
     }
   });
 });
+
+interface CacheParts {
+  magic: Buffer;
+  hot: { sessions: unknown[][] } & Record<string, unknown>;
+  cold: unknown;
+  data: Float64Array;
+}
+
+/** The cache's parts as cache.ts lays them out: magic, two lengths, two JSON parts, padding, float64s. */
+function readCache(p: string): CacheParts {
+  const buf = readFileSync(cachePath(p));
+  const hotLen = buf.readUInt32LE(8);
+  const coldLen = buf.readUInt32LE(12);
+  const hotEnd = 16 + hotLen;
+  const dataAt = Math.ceil((hotEnd + coldLen) / 8) * 8;
+  return {
+    magic: buf.subarray(0, 8),
+    hot: JSON.parse(buf.toString("utf8", 16, hotEnd)),
+    cold: JSON.parse(buf.toString("utf8", hotEnd, hotEnd + coldLen)),
+    data: new Float64Array(buf.buffer.slice(buf.byteOffset + dataAt, buf.byteOffset + buf.length)),
+  };
+}
+
+function writeCache(p: string, c: CacheParts): void {
+  const hot = Buffer.from(JSON.stringify(c.hot));
+  const cold = Buffer.from(JSON.stringify(c.cold));
+  const lengths = Buffer.alloc(8);
+  lengths.writeUInt32LE(hot.length, 0);
+  lengths.writeUInt32LE(cold.length, 4);
+  const used = 16 + hot.length + cold.length;
+  const pad = Buffer.alloc(Math.ceil(used / 8) * 8 - used);
+  writeFileSync(cachePath(p), Buffer.concat([c.magic, lengths, hot, cold, pad, Buffer.from(c.data.buffer)]));
+}
+
+/** Where a row's cells as recorded start in the float64s. */
+function rawAt(c: CacheParts, row: number): number {
+  return c.hot.sessions[row]![11] as number;
+}

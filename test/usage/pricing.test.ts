@@ -61,7 +61,11 @@ describe("prices", () => {
   });
 
   it("price the Gemini CLI's preview models from Google's list, each dated", () => {
-    for (const model of ["gemini-3.1-pro-preview", "gemini-3.1-pro-preview-customtools", "gemini-3-pro-preview"]) {
+    for (const model of [
+      "gemini-3.1-pro-preview",
+      "gemini-3.1-pro-preview-customtools",
+      "gemini-3-pro-preview",
+    ]) {
       expect(priceFor(BUILTIN_PRICES, model), model).toMatchObject({ input: 2, output: 12, cache_read: 0.2 });
     }
     expect(priceFor(BUILTIN_PRICES, "gemini-3-flash-preview")).toMatchObject({ input: 0.5, output: 3 });

@@ -39,6 +39,8 @@ export const HELP_EXTRAS: Record<string, Extra> = {
       "tapedeck usage weekly --all-projects --breakdown",
       "tapedeck usage session --since 7d --provider codex",
       "tapedeck usage daily --timezone Europe/Paris --since 2026-11-01 --json",
+      "tapedeck usage publish --to ~/Sync/tapedeck-usage --device laptop",
+      "tapedeck usage monthly --machines ~/Sync/tapedeck-usage",
     ],
     exit: "0 also when nothing was recorded in the range (an empty table; --json has no rows)",
   },

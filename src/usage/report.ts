@@ -24,7 +24,7 @@ import { Calendar, checkTimeZone, type Period } from "./zone.ts";
 export const REPORT_KINDS = ["daily", "weekly", "monthly", "session", "model"] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
-const PERIOD: Partial<Record<ReportKind, { period: Period; field: string }>> = {
+export const PERIOD: Partial<Record<ReportKind, { period: Period; field: string }>> = {
   daily: { period: "day", field: "date" },
   weekly: { period: "week", field: "week" },
   monthly: { period: "month", field: "month" },
@@ -273,15 +273,7 @@ class ReportBuilder {
   finish(): Omit<UsageReport, "kind" | "time_zone" | "stats"> {
     const rows = [...this.rows.values()].map((r) => r.row() as UsageRow);
     sortRows(this.q.kind, rows, this.period?.field, Object.keys(this.q.facts));
-    const totals: UsageTotals = { ...zeroTokens(), cost_usd: 0 };
-    let priced = 0;
-    for (const r of rows) {
-      for (const f of TOKEN_FIELDS) totals[f] += r[f] ?? 0;
-      priced += r.priced_cost_usd ?? 0;
-      totals.cost_usd = r.cost_usd === null || totals.cost_usd === null ? null : totals.cost_usd + r.cost_usd;
-    }
-    if (totals.cost_usd !== null) totals.cost_usd = Math.round(totals.cost_usd * 1e9) / 1e9;
-    priced = Math.round(priced * 1e9) / 1e9;
+    const { totals, priced } = totalsOf(rows);
     return {
       rows,
       totals,
@@ -295,8 +287,26 @@ class ReportBuilder {
   }
 }
 
+/** The rows' totals, and the part of their cost that is known. */
+export function totalsOf(rows: readonly UsageRow[]): { totals: UsageTotals; priced: number } {
+  const totals: UsageTotals = { ...zeroTokens(), cost_usd: 0 };
+  let priced = 0;
+  for (const r of rows) {
+    for (const f of TOKEN_FIELDS) totals[f] += r[f] ?? 0;
+    priced += r.priced_cost_usd ?? 0;
+    totals.cost_usd = r.cost_usd === null || totals.cost_usd === null ? null : totals.cost_usd + r.cost_usd;
+  }
+  if (totals.cost_usd !== null) totals.cost_usd = Math.round(totals.cost_usd * 1e9) / 1e9;
+  return { totals, priced: Math.round(priced * 1e9) / 1e9 };
+}
+
 /** Periods and sessions oldest first, models by tokens; providers in the facts' (the catalog's) order. */
-function sortRows(kind: ReportKind, rows: UsageRow[], field: string | undefined, order: string[]): void {
+export function sortRows(
+  kind: ReportKind,
+  rows: UsageRow[],
+  field: string | undefined,
+  order: string[],
+): void {
   const text = (v: unknown) => (typeof v === "string" ? v : "");
   const rank = (p: string) => {
     const i = order.indexOf(p);

@@ -71,6 +71,12 @@ export class FigureSum {
   private readonly dates = new Set<string>();
 
   add(c: Cell, price: ModelPrice | undefined, asOf: string): void {
+    const cost = price ? costOf(price, c) : undefined;
+    this.addCost(c, cost, [price?.as_of ?? asOf], isProjectPrice(price));
+  }
+
+  /** A cell priced elsewhere (a published day: its cost and price dates as the publishing machine made them). */
+  addCost(c: Cell, cost: number | undefined, asOf: readonly string[], projectPriced: boolean): void {
     this.counted = true;
     this.t.input_tokens += c.input_tokens;
     this.t.output_tokens += c.output_tokens;
@@ -79,16 +85,15 @@ export class FigureSum {
     const tokens =
       c.input_tokens + c.output_tokens + c.cache_read_input_tokens + c.cache_creation_input_tokens;
     if (tokens === 0) return;
-    const cost = price ? costOf(price, c) : Number.NaN;
     // A sum past what a double holds is unknown, never $Infinity.
-    if (!price || !Number.isFinite(this.usd + cost)) {
+    if (cost === undefined || !Number.isFinite(this.usd + cost)) {
       this.unpriced.add(c.model || UNKNOWN_MODEL);
       return;
     }
     this.usd += cost;
     this.priced = true;
-    if (isProjectPrice(price)) this.projectPriced.add(c.model || UNKNOWN_MODEL);
-    this.dates.add(price.as_of ?? asOf);
+    if (projectPriced) this.projectPriced.add(c.model || UNKNOWN_MODEL);
+    for (const d of asOf) this.dates.add(d);
   }
 
   /** A session without usage whose provider records it: it used nothing a local record shows. */
@@ -138,8 +143,20 @@ export class RowSum {
   ) {}
 
   add(c: Cell, price: ModelPrice | undefined, asOf: string, s: SessionPart): void {
+    const cost = price ? costOf(price, c) : undefined;
+    this.addCost(c, cost, [price?.as_of ?? asOf], isProjectPrice(price), s);
+  }
+
+  /** A cell priced elsewhere (FigureSum.addCost), of session `s`. */
+  addCost(
+    c: Cell,
+    cost: number | undefined,
+    asOf: readonly string[],
+    projectPriced: boolean,
+    s: SessionPart,
+  ): void {
     this.session(s);
-    this.sum.add(c, price, asOf);
+    this.sum.addCost(c, cost, asOf, projectPriced);
     // A record of no tokens (Claude's `<synthetic>` messages, a Gemini chunk without counts) is no model's
     // usage: a line of it under the row read `unknown model … $0.0000`, a price nobody has.
     if (c.input_tokens + c.output_tokens + c.cache_read_input_tokens + c.cache_creation_input_tokens === 0)
@@ -151,7 +168,12 @@ export class RowSum {
       m = new FigureSum();
       this.byModel.set(c.model, m);
     }
-    m.add(c, price, asOf);
+    m.addCost(c, cost, asOf, projectPriced);
+  }
+
+  /** A session in the row without a cell of its own here (a published row's other sessions). */
+  count(s: SessionPart): void {
+    this.session(s);
   }
 
   /** A session with no usage recorded; `known`: its provider records usage, so it used none we can see. */

@@ -1,18 +1,25 @@
 // `tapedeck usage daily|weekly|monthly|session|model`: token usage and its estimated cost over every recorded
 // and imported session, all providers in one table (src/usage/report.ts), from the usage cache: a report over
-// sessions whose events did not change reads none of them.
+// sessions whose events did not change reads none of them. `usage publish` writes this machine's aggregates
+// into a synced folder (publish-command.ts); `--machines DIR` sums every device's (src/usage/machines.ts).
+import { resolve } from "node:path";
 import { Argument, type Command } from "commander";
 import { printable } from "../../../core/base/printable.ts";
 import { registeredProjects } from "../../../core/read/registry-projects.ts";
 import { USAGE_FACTS } from "../../../providers/usage-facts.ts";
+import { machinesReport } from "../../../usage/machines.ts";
 import { UsageQueryError } from "../../../usage/query-error.ts";
-import { REPORT_KINDS, type ReportKind, usageReport } from "../../../usage/report.ts";
+import { REPORT_KINDS, type ReportKind, type UsageReport, usageReport } from "../../../usage/report.ts";
 import { systemTimeZone } from "../../../usage/zone.ts";
 import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "../../common.ts";
 import { io } from "../../io.ts";
 import { offerWords, PROJECT_HELP } from "../../options.ts";
 import { PROVIDERS } from "../../providers.ts";
-import { renderUsage } from "./table.ts";
+import { publishCommand } from "./publish-command.ts";
+import { renderMachines, renderUsage } from "./table.ts";
+
+const COMMANDS = [...REPORT_KINDS, "publish"] as const;
+type UsageCommand = (typeof COMMANDS)[number];
 
 interface UsageOpts {
   since?: string;
@@ -23,10 +30,45 @@ interface UsageOpts {
   breakdown?: boolean;
   timezone?: string;
   json?: boolean;
+  machines?: string;
+  to?: string;
+  device?: string;
+  nameProject?: string;
 }
 
-function usageCommand(kind: ReportKind, opts: UsageOpts): void {
+/** Options that belong to one command only: given to another, a usage error rather than ignored. */
+const ONLY: Array<[keyof UsageOpts, string, (c: UsageCommand) => boolean]> = [
+  ["to", "--to", (c) => c === "publish"],
+  ["device", "--device", (c) => c === "publish"],
+  ["nameProject", "--name-project", (c) => c === "publish"],
+  ["machines", "--machines", (c) => c !== "publish" && c !== "session"],
+  ["breakdown", "--breakdown", (c) => c !== "publish"],
+  ["since", "--since", (c) => c !== "publish"],
+  ["until", "--until", (c) => c !== "publish"],
+  ["allProjects", "--all-projects", (c) => !(c === "publish")],
+];
+
+function usageCommand(command: UsageCommand, opts: UsageOpts): void {
+  for (const [key, flag, ok] of ONLY) {
+    if (opts[key] !== undefined && !ok(command)) {
+      throw new CliError(`${flag} does not apply to \`usage ${command}\``, EXIT.usage);
+    }
+  }
+  if (command === "publish") {
+    publishCommand(opts);
+    return;
+  }
+  const kind: ReportKind = command;
   const provider = checkProvider(opts.provider);
+  if (opts.machines !== undefined) {
+    if (opts.project !== undefined || opts.allProjects)
+      throw new CliError(
+        "--machines sums every device's published days: no --project or --all-projects",
+        EXIT.usage,
+      );
+    machinesCommand(kind, provider, opts);
+    return;
+  }
   if (opts.allProjects && opts.project !== undefined) {
     throw new CliError("--project and --all-projects: use one of them", EXIT.usage);
   }
@@ -59,7 +101,7 @@ function usageCommand(kind: ReportKind, opts: UsageOpts): void {
     if (shown) io().stderr.write("\r\x1b[K");
   }
   if (opts.json) {
-    printJson({ rows: report.rows, totals: report.totals, refused_prices: report.refused_prices });
+    printJson(jsonOf(report));
     return;
   }
   if (report.rows.length === 0) {
@@ -72,6 +114,34 @@ function usageCommand(kind: ReportKind, opts: UsageOpts): void {
   say(renderUsage(report, opts.allProjects === true));
 }
 
+function jsonOf(report: UsageReport): Record<string, unknown> {
+  return { rows: report.rows, totals: report.totals, refused_prices: report.refused_prices };
+}
+
+function machinesCommand(kind: ReportKind, provider: string | undefined, opts: UsageOpts): void {
+  let report: ReturnType<typeof machinesReport>;
+  try {
+    report = machinesReport({
+      kind,
+      dir: resolve(opts.machines!),
+      provider,
+      since: opts.since,
+      until: opts.until,
+      timeZone: opts.timezone ?? systemTimeZone(),
+      breakdown: opts.breakdown === true,
+      facts: USAGE_FACTS,
+    });
+  } catch (error) {
+    if (error instanceof UsageQueryError) throw new CliError(error.message, EXIT.usage);
+    throw error;
+  }
+  if (opts.json) {
+    printJson({ ...jsonOf(report), machines: report.machines });
+    return;
+  }
+  say(renderMachines(report, opts.machines!));
+}
+
 /** `--timezone`'s completion words: the IANA names this Node knows. */
 function timeZones(): string[] {
   return Intl.supportedValuesOf("timeZone");
@@ -81,9 +151,14 @@ export function register(program: Command): void {
   const command = program
     .command("usage")
     .description(
-      "token usage and estimated cost of every provider's sessions: by day, week, month, session or model",
+      "token usage and estimated cost of every provider's sessions: by day, week, month, session or model; across machines",
     )
-    .addArgument(new Argument("<report>", "daily, weekly, monthly, session or model").choices(REPORT_KINDS))
+    .addArgument(
+      new Argument(
+        "<report>",
+        "daily, weekly, monthly, session or model; publish: write this machine's aggregates for --machines",
+      ).choices(COMMANDS),
+    )
     .option(
       "--since <when>",
       "from a date (2026-11-30, 20261130, the whole day), a time or a duration (7d, 12h)",
@@ -97,6 +172,19 @@ export function register(program: Command): void {
       "--timezone <zone>",
       "the IANA time zone days, weeks and months are counted in (default: the system's)",
     )
-    .option("--json", 'machine-readable output: {"rows": [...], "totals": {...}, "refused_prices": [...]}');
+    .option(
+      "--machines <dir>",
+      "sum every device published into DIR (daily, weekly, monthly, model): one total for all machines",
+    )
+    .option("--to <dir>", "publish: the folder to write into (one you sync); remembered for the next publish")
+    .option("--device <name>", "publish: this machine's name in --machines reports (default: its id's start)")
+    .option(
+      "--name-project <name>",
+      "publish: publish this project under NAME, not a salted hash (remembered)",
+    )
+    .option(
+      "--json",
+      'machine-readable output: {"rows": [...], "totals": {...}, "refused_prices": [...]} (with --machines, also "machines")',
+    );
   offerWords(command, "--timezone", timeZones()).action(usageCommand);
 }

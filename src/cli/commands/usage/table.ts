@@ -4,6 +4,7 @@
 import { join } from "node:path";
 import { printable } from "../../../core/base/printable.ts";
 import { FIGURE_HEADINGS, figureTexts, totalTexts } from "../../../usage/figure-text.ts";
+import type { MachinesReport } from "../../../usage/machines.ts";
 import { refusedPriceNotes } from "../../../usage/pricing.ts";
 import type { ReportKind, UsageReport, UsageRow } from "../../../usage/report.ts";
 import { providerName } from "../../providers.ts";
@@ -143,4 +144,35 @@ export function renderUsage(report: UsageReport, withProject: boolean): string {
   const n = notes(report, withProject);
   const tail = n.length > 0 ? `\n\nNotes:\n${n.map((x) => `  ${printable(x)}`).join("\n")}` : "";
   return `${printable(title)}\n\n${align(table, numeric)}${tail}\n`;
+}
+
+/** How long ago, in the largest whole unit. */
+function ago(iso: string | null, now: number): string {
+  if (iso === null) return "never published";
+  const ms = now - Date.parse(iso);
+  const min = Math.round(ms / 60_000);
+  const when = iso.replace("T", " ").slice(0, 16);
+  if (min < 1) return `published ${when} UTC (just now)`;
+  if (min < 120) return `published ${when} UTC (${min} min ago)`;
+  const h = Math.round(min / 60);
+  return h < 48
+    ? `published ${when} UTC (${h} h ago)`
+    : `published ${when} UTC (${Math.round(h / 24)} days ago)`;
+}
+
+/** A --machines report: the table, then each device's freshness and the files not summed. */
+export function renderMachines(report: MachinesReport, dir: string, now = Date.now()): string {
+  const head =
+    report.rows.length > 0
+      ? renderUsage(report, false)
+      : `No published usage in ${dir}${report.machines.length > 0 ? " in that range" : ""}.\n`;
+  const lines = report.machines.map(
+    (m) => `  ${m.name} (${m.device_id.slice(0, 8)}): ${ago(m.published_at, now)}, ${m.days} day(s) summed`,
+  );
+  const problems = report.machines.flatMap((m) =>
+    m.problems.map((p) => `  ${m.name}: ${p.file} not summed: ${p.problem}`),
+  );
+  const machines = lines.length > 0 ? `\nMachines (${dir}):\n${lines.join("\n")}\n` : "";
+  const skipped = problems.length > 0 ? `\nNot summed:\n${problems.join("\n")}\n` : "";
+  return `${head}${machines}${skipped}`;
 }

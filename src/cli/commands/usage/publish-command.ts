@@ -1,0 +1,61 @@
+// `tapedeck usage publish [--to DIR] [--device NAME] [--name-project NAME]`: this machine's usage over every
+// project the registry knows (and this one) as aggregate files in DIR/<device id>/ (src/usage/publish.ts). The
+// device (a random id, the name, the salt) lives in the user's tapedeck home and is made on the first publish.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { tapedeckDir } from "../../../core/archive/paths.ts";
+import { tapedeckHome } from "../../../core/base/home.ts";
+import { printable } from "../../../core/base/printable.ts";
+import { registeredProjects } from "../../../core/read/registry-projects.ts";
+import { USAGE_FACTS } from "../../../providers/usage-facts.ts";
+import { LABEL, loadDevice, newDevice, saveDevice } from "../../../usage/device.ts";
+import { publishUsage } from "../../../usage/publish.ts";
+import { CliError, EXIT, printJson, projectFromOption, say } from "../../common.ts";
+
+export interface PublishOpts {
+  to?: string;
+  device?: string;
+  nameProject?: string;
+  project?: string;
+  json?: boolean;
+}
+
+function checkLabel(flag: string, name: string | undefined): void {
+  if (name !== undefined && !LABEL.test(name)) {
+    throw new CliError(
+      `${flag} "${printable(name)}": letters, digits, space, dot, dash or underscore, 64 at most, starting with a letter or digit`,
+      EXIT.usage,
+    );
+  }
+}
+
+export function publishCommand(opts: PublishOpts): void {
+  checkLabel("--device", opts.device);
+  checkLabel("--name-project", opts.nameProject);
+  const device = loadDevice() ?? newDevice(opts.device);
+  if (opts.device !== undefined) device.name = opts.device;
+  const to = opts.to !== undefined ? resolve(opts.to) : device.to;
+  if (to === undefined) {
+    throw new CliError("usage publish: say where with --to DIR (a folder you sync; remembered)", EXIT.usage);
+  }
+  device.to = to;
+  const here = projectFromOption(opts.project);
+  if (opts.nameProject !== undefined) device.project_names[here] = opts.nameProject;
+  const projects = new Set(registeredProjects().present);
+  // This project too when it has an archive; never the user's own tapedeck home as if it were one.
+  if (existsSync(tapedeckDir(here)) && resolve(tapedeckDir(here)) !== resolve(tapedeckHome()))
+    projects.add(here);
+  saveDevice(device);
+  const result = publishUsage({ device, to, projects: [...projects].sort(), facts: USAGE_FACTS });
+  if (opts.json) {
+    printJson({ ...result, projects: projects.size });
+    return;
+  }
+  say(
+    `Published ${result.days} day(s) of usage (${result.sessions} session(s), ${projects.size} project(s)) as ` +
+      `"${result.device_name}" into ${result.folder}` +
+      `${result.removed > 0 ? `; ${result.removed} day(s) no longer here removed` : ""}.\n` +
+      "Aggregates only: no prompt, path, session id or hostname. Sum every machine with " +
+      `\`tapedeck usage daily --machines ${to}\`.\n`,
+  );
+}

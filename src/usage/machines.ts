@@ -1,0 +1,229 @@
+// `tapedeck usage daily|weekly|monthly|model --machines DIR`: every device's published days (published.ts)
+// summed into one report, as `usage` sums one machine's sessions. A device-day is one file, rewritten whole by
+// each publish, so a re-publish replaces its figures and never adds to them. A file that does not check (torn or
+// merged by a sync tool, of another device or day, of a clock ahead of this one) is reported and not summed.
+import { join } from "node:path";
+import { readDirEntries, readRegularFileSync } from "../core/base/fsutil.ts";
+import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/read/usage-facts.ts";
+import { DEVICE_ID } from "./device.ts";
+import type { Cell } from "./normalize.ts";
+import { checkDay, checkDevice, DAY_FILE, DEVICE_INFO_FILE, type PublishedDay } from "./published.ts";
+import { UsageQueryError } from "./query-error.ts";
+import { inRange, parseRange } from "./range.ts";
+import { PERIOD, type ReportKind, sortRows, totalsOf, type UsageReport, type UsageRow } from "./report.ts";
+import { RowSum, type SessionPart } from "./rows.ts";
+import { Calendar, checkTimeZone } from "./zone.ts";
+
+export const MACHINE_KINDS = ["daily", "weekly", "monthly", "model"] as const;
+/** A day file is a few hundred KB at most; past this a planted one is not read. */
+const MAX_DAY_BYTES = 64 * 1024 * 1024;
+/** A clock this far ahead of the reader's, or usage this far past its own publish time, is skew, not usage. */
+export const SKEW_MS = 5 * 60 * 1000;
+
+export interface MachinesQuery {
+  kind: ReportKind;
+  dir: string;
+  provider?: string;
+  since?: string;
+  until?: string;
+  timeZone: string;
+  breakdown?: boolean;
+  facts: Readonly<Record<string, UsageFacts>>;
+  now?: number;
+}
+
+export interface MachineProblem {
+  /** the file, relative to DIR */
+  file: string;
+  problem: string;
+}
+
+export interface Machine {
+  device_id: string;
+  name: string;
+  /** the last publish: device.json's time, else the latest day file's */
+  published_at: string | null;
+  /** day files summed */
+  days: number;
+  problems: MachineProblem[];
+}
+
+export interface MachinesReport extends UsageReport {
+  machines: Machine[];
+}
+
+/** Every device folder's days that check, and what did not. */
+export function readMachines(dir: string, now = Date.now()): { machines: Machine[]; days: PublishedDay[] } {
+  const machines: Machine[] = [];
+  const days: PublishedDay[] = [];
+  let entries: ReturnType<typeof readDirEntries>;
+  try {
+    entries = readDirEntries(dir);
+  } catch {
+    entries = [];
+  }
+  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (!e.isDirectory() || !DEVICE_ID.test(e.name)) continue;
+    const m: Machine = {
+      device_id: e.name,
+      name: e.name.slice(0, 8),
+      published_at: null,
+      days: 0,
+      problems: [],
+    };
+    const folder = join(dir, e.name);
+    const info = checkDevice(readJson(join(folder, DEVICE_INFO_FILE)), e.name);
+    if (info) {
+      m.name = info.device_name;
+      m.published_at = info.published_at;
+    }
+    for (const f of readDirEntries(folder).sort((a, b) => a.name.localeCompare(b.name))) {
+      const match = DAY_FILE.exec(f.name);
+      if (!match) continue;
+      const file = `${e.name}/${f.name}`;
+      if (!f.isFile()) {
+        m.problems.push({ file, problem: "not a regular file" });
+        continue;
+      }
+      const value = readJson(join(folder, f.name));
+      const checked =
+        value === undefined
+          ? { problem: "torn: not whole JSON (cut in transit, or still being written)" }
+          : checkDay(value, { device: e.name, day: match[1]! });
+      if ("problem" in checked) {
+        m.problems.push({ file, problem: checked.problem });
+        continue;
+      }
+      const skew = skewOf(checked.day, now);
+      if (skew) {
+        m.problems.push({ file, problem: skew });
+        continue;
+      }
+      days.push(checked.day);
+      m.days += 1;
+      if (!info) {
+        m.name = checked.day.device_name;
+        if (m.published_at === null || checked.day.published_at > m.published_at)
+          m.published_at = checked.day.published_at;
+      }
+    }
+    machines.push(m);
+  }
+  machines.sort((a, b) => a.name.localeCompare(b.name) || a.device_id.localeCompare(b.device_id));
+  return { machines, days };
+}
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readRegularFileSync(path, MAX_DAY_BYTES).toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a day's times cannot be true on one clock; undefined when they can. */
+function skewOf(d: PublishedDay, now: number): string | undefined {
+  const published = Date.parse(d.published_at);
+  if (published > now + SKEW_MS) return `published at ${d.published_at}, ahead of this clock: clock skew`;
+  const dayStart = Date.parse(`${d.day}T00:00:00.000Z`);
+  const latest = Math.max(...d.rows.map((r) => dayStart + r.slot * 60_000), dayStart);
+  if (d.rows.length > 0 && latest > published + SKEW_MS)
+    return `usage at ${new Date(latest).toISOString()}, after its own publish time ${d.published_at}: clock skew`;
+  return undefined;
+}
+
+/** The devices' days summed into one report; rows, totals and notes as `usage` makes them. */
+export function machinesReport(q: MachinesQuery): MachinesReport {
+  if (!(MACHINE_KINDS as readonly string[]).includes(q.kind)) {
+    throw new UsageQueryError(
+      `--machines sums ${MACHINE_KINDS.join(", ")}: not "${q.kind}" (no session leaves a machine)`,
+    );
+  }
+  const zone = checkTimeZone(q.timeZone);
+  const now = q.now ?? Date.now();
+  const range = parseRange(q.since, q.until, now);
+  const cal = new Calendar(zone);
+  const period = PERIOD[q.kind];
+  const { machines, days } = readMachines(q.dir, now);
+  const rows = new Map<string, RowSum>();
+  const parts = new Map<string, SessionPart>();
+  const counted = new Set<string>();
+  const cacheInInput = new Set<string>();
+  const partOf = (device: string, label: string, facts: UsageFacts, sources: readonly string[]) => {
+    const key = `${device}\0${label}`;
+    let p = parts.get(key);
+    if (!p) {
+      const gaps = facts.gaps
+        .filter((g) => !g.closed_by || !sources.includes(g.closed_by))
+        .map((g) => g.text);
+      p = { key, sources, gaps };
+      parts.set(key, p);
+    }
+    return p;
+  };
+  const cell: Cell = {
+    slot: 0,
+    model: "",
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+  };
+  for (const d of days) {
+    const dayStart = Date.parse(`${d.day}T00:00:00.000Z`);
+    for (const r of d.rows) {
+      if (q.provider !== undefined && r.provider !== q.provider) continue;
+      const at = dayStart + r.slot * 60_000;
+      if (!inRange(range, at, () => cal.day(at))) continue;
+      const facts =
+        (Object.hasOwn(q.facts, r.provider) ? q.facts[r.provider] : undefined) ?? PLAIN_USAGE_FACTS;
+      const label = period ? cal.key(at, period.period) : r.model;
+      const id = `${label}\0${r.provider}`;
+      let row = rows.get(id);
+      if (!row) {
+        const fields = period
+          ? { [period.field]: label, provider: r.provider }
+          : { model: r.model, provider: r.provider };
+        row = new RowSum(fields, q.breakdown === true);
+        rows.set(id, row);
+      }
+      for (const s of r.sessions_without_usage) {
+        const p = partOf(d.device_id, s, facts, r.sources);
+        row.addEmpty(p, r.usage_recorded);
+        counted.add(p.key);
+      }
+      const [first, ...others] = r.sessions;
+      if (first === undefined) continue;
+      if (facts.input_includes_cache_read) cacheInInput.add(r.provider);
+      cell.slot = at;
+      cell.model = r.model ?? "";
+      cell.input_tokens = r.input_tokens;
+      cell.output_tokens = r.output_tokens;
+      cell.cache_read_input_tokens = r.cache_read_input_tokens;
+      cell.cache_creation_input_tokens = r.cache_creation_input_tokens;
+      const p = partOf(d.device_id, first, facts, r.sources);
+      row.addCost(cell, r.cost_usd ?? undefined, r.prices_as_of, r.project_priced, p);
+      counted.add(p.key);
+      for (const s of others) {
+        const o = partOf(d.device_id, s, facts, r.sources);
+        row.count(o);
+        counted.add(o.key);
+      }
+    }
+  }
+  const out = [...rows.values()].map((r) => r.row() as UsageRow);
+  sortRows(q.kind, out, period?.field, Object.keys(q.facts));
+  const { totals, priced } = totalsOf(out);
+  return {
+    kind: q.kind,
+    time_zone: zone,
+    rows: out,
+    totals,
+    priced_cost_usd: priced,
+    sessions: counted.size,
+    cache_reads_taken_from_input: [...cacheInInput].sort(),
+    refused_prices: [],
+    stats: { sessions: counted.size, unchanged: 0, folded: 0, bytes_read: 0, written: false },
+    machines,
+  };
+}

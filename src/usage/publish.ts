@@ -1,0 +1,225 @@
+// `tapedeck usage publish`: this machine's usage as per-device-day aggregate files (published.ts) in a folder
+// the user syncs (a git repository, a synced folder, an rsync target): no daemon, no port. Every file is
+// rewritten whole through a temp file and a rename, so a reader (or a sync tool) sees the old file or the new
+// one; a day this machine no longer has (its sessions pruned) loses its file. The figures are the cache's
+// (cache.ts), in the one meaning, priced as `usage` prices them on this machine.
+import { join } from "node:path";
+import { readConfig } from "../core/archive/config.ts";
+import {
+  ensureDir,
+  ensureOwnDirUnder,
+  readDirEntries,
+  unlinkQuietly,
+  writeFileAtomicSync,
+} from "../core/base/fsutil.ts";
+import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/read/usage-facts.ts";
+import { collectProject } from "./cache.ts";
+import { type Device, projectLabel, saltedLabel } from "./device.ts";
+import { NCELL, NCELL_WIDTH } from "./normalize.ts";
+import { costOf, isProjectPrice, type PriceTable, priceFor, priceTable } from "./pricing.ts";
+import {
+  DAY_FILE,
+  DAY_FORMAT,
+  DEVICE_FORMAT,
+  DEVICE_INFO_FILE,
+  FORMAT_VERSION,
+  type PublishedDay,
+  type PublishedDevice,
+  type PublishedRow,
+  rowsHash,
+  SLOT_MINUTES,
+} from "./published.ts";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface PublishOptions {
+  device: Device;
+  to: string;
+  projects: readonly string[];
+  facts: Readonly<Record<string, UsageFacts>>;
+  now?: number;
+}
+
+export interface PublishResult {
+  device_id: string;
+  device_name: string;
+  /** the device's folder */
+  folder: string;
+  published_at: string;
+  days: number;
+  rows: number;
+  sessions: number;
+  /** day files of an earlier publish this one no longer has (removed) */
+  removed: number;
+}
+
+/** Builds every day's rows from the projects' sessions. */
+export function aggregateDays(o: Omit<PublishOptions, "to">): {
+  days: Map<string, PublishedRow[]>;
+  sessions: number;
+} {
+  const rows = new Map<string, PublishedRow>();
+  const days = new Map<string, PublishedRow[]>();
+  let sessions = 0;
+  const rowFor = (
+    at: number,
+    provider: string,
+    model: string | null,
+    version: string | null,
+    project: string,
+  ) => {
+    const slotStart = at - (at % (SLOT_MINUTES * 60_000));
+    const key = `${slotStart}\0${provider}\0${model}\0${version}\0${project}`;
+    let r = rows.get(key);
+    if (!r) {
+      const day = new Date(slotStart - (slotStart % DAY_MS)).toISOString().slice(0, 10);
+      r = {
+        slot: ((slotStart % DAY_MS) / 60_000) | 0,
+        provider,
+        model,
+        agent_version: version,
+        project,
+        sessions: [],
+        sessions_without_usage: [],
+        usage_recorded: true,
+        sources: [],
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: 0,
+        cost_usd: 0,
+        prices_as_of: [],
+        project_priced: false,
+      };
+      rows.set(key, r);
+      let list = days.get(day);
+      if (!list) {
+        list = [];
+        days.set(day, list);
+      }
+      list.push(r);
+    }
+    return r;
+  };
+  const addOnce = (list: string[], v: string) => {
+    if (!list.includes(v)) list.push(v);
+  };
+  for (const project of o.projects) {
+    const table: PriceTable = priceTable(readConfig(project)?.pricing);
+    const label = projectLabel(o.device, project);
+    for (const s of collectProject(project, { facts: o.facts }).sessions) {
+      const u = s.usage;
+      const facts =
+        (Object.hasOwn(o.facts, u.provider) ? o.facts[u.provider] : undefined) ?? PLAIN_USAGE_FACTS;
+      const session = saltedLabel(o.device, "session", `${project}\0${s.key}`);
+      sessions += 1;
+      const cells = u.cells;
+      if (cells.length === 0) {
+        const at = u.started_at ? Date.parse(u.started_at) : Number.NaN;
+        if (!Number.isFinite(at) || at < 0) continue;
+        // A row of its own: `usage` counts such a session in the row of its start, with no model.
+        const r = rowFor(at, u.provider, null, null, `${label}\0empty`);
+        r.project = label;
+        r.usage_recorded = facts.records_usage;
+        addOnce(r.sessions_without_usage, session);
+        for (const x of u.sources) addOnce(r.sources, x);
+        continue;
+      }
+      for (let i = 0; i < cells.length; i += NCELL_WIDTH) {
+        const at = cells[i + NCELL.slot]! * u.slot_ms;
+        const model = u.models[cells[i + NCELL.model]!] || null;
+        const version = u.versions[cells[i + NCELL.version]!] || null;
+        const r = rowFor(at, u.provider, model, version, label);
+        const c = {
+          input_tokens: cells[i + NCELL.input]!,
+          output_tokens: cells[i + NCELL.output]!,
+          cache_read_input_tokens: cells[i + NCELL.cache_read]!,
+          cache_creation_input_tokens: cells[i + NCELL.cache_creation]!,
+        };
+        r.input_tokens += c.input_tokens;
+        r.output_tokens += c.output_tokens;
+        r.cache_read_input_tokens += c.cache_read_input_tokens;
+        r.cache_creation_input_tokens += c.cache_creation_input_tokens;
+        addOnce(r.sessions, session);
+        for (const x of u.sources) addOnce(r.sources, x);
+        const tokens =
+          c.input_tokens + c.output_tokens + c.cache_read_input_tokens + c.cache_creation_input_tokens;
+        if (tokens === 0) continue;
+        const price = priceFor(table, model ?? undefined);
+        if (!price) {
+          r.cost_usd = null;
+          continue;
+        }
+        if (r.cost_usd !== null) r.cost_usd += costOf(price, c);
+        addOnce(r.prices_as_of, price.as_of ?? table.as_of);
+        if (isProjectPrice(price)) r.project_priced = true;
+      }
+    }
+  }
+  for (const list of days.values()) {
+    for (const r of list) {
+      r.sessions.sort();
+      r.sessions_without_usage.sort();
+      r.sources.sort();
+      r.prices_as_of.sort();
+    }
+    list.sort((a, b) => a.slot - b.slot || key(a).localeCompare(key(b)));
+  }
+  return { days, sessions };
+}
+
+const key = (r: PublishedRow) =>
+  `${r.provider}\0${r.model ?? ""}\0${r.agent_version ?? ""}\0${r.project}\0${r.sessions_without_usage.length}`;
+
+/** Writes this device's day files and device.json into `<to>/<device id>/`. */
+export function publishUsage(o: PublishOptions): PublishResult {
+  const now = o.now ?? Date.now();
+  const publishedAt = new Date(now).toISOString();
+  const { days, sessions } = aggregateDays(o);
+  ensureDir(o.to);
+  const folder = join(o.to, o.device.id);
+  ensureOwnDirUnder(o.to, folder, true);
+  let rowCount = 0;
+  for (const [day, rows] of [...days].sort(([a], [b]) => a.localeCompare(b))) {
+    const file: PublishedDay = {
+      format: DAY_FORMAT,
+      format_version: FORMAT_VERSION,
+      device_id: o.device.id,
+      device_name: o.device.name,
+      day,
+      published_at: publishedAt,
+      slot_minutes: SLOT_MINUTES,
+      rows,
+      rows_sha256: rowsHash(rows),
+    };
+    rowCount += rows.length;
+    writeFileAtomicSync(join(folder, `${day}.json`), `${JSON.stringify(file, null, 1)}\n`);
+  }
+  let removed = 0;
+  for (const e of readDirEntries(folder)) {
+    const m = DAY_FILE.exec(e.name);
+    if (m && e.isFile() && !days.has(m[1]!)) {
+      unlinkQuietly(join(folder, e.name));
+      removed += 1;
+    }
+  }
+  const info: PublishedDevice = {
+    format: DEVICE_FORMAT,
+    format_version: FORMAT_VERSION,
+    device_id: o.device.id,
+    device_name: o.device.name,
+    published_at: publishedAt,
+    days: [...days.keys()].sort(),
+  };
+  writeFileAtomicSync(join(folder, DEVICE_INFO_FILE), `${JSON.stringify(info, null, 1)}\n`);
+  return {
+    device_id: o.device.id,
+    device_name: o.device.name,
+    folder,
+    published_at: publishedAt,
+    days: days.size,
+    rows: rowCount,
+    sessions,
+    removed,
+  };
+}

@@ -1,0 +1,134 @@
+// What `tapedeck usage publish` writes and `usage --machines` reads: one file per device and UTC day,
+// `<DIR>/<device id>/<YYYY-MM-DD>.json`, and the device's `device.json`. Aggregates only: per 15-minute UTC slot
+// (any time zone's days are sums of them, as in the cache), provider, model, agent version and project label,
+// the token counts in the one meaning, the cost with its price dates, and the sessions as salted labels (so a
+// local day that spans two UTC files counts a session once). No prompt, path, session id or hostname.
+import { createHash } from "node:crypto";
+import { DEVICE_ID, LABEL } from "./device.ts";
+
+export const DAY_FORMAT = "tapedeck-usage-day";
+export const DEVICE_FORMAT = "tapedeck-usage-device";
+export const FORMAT_VERSION = 1;
+export const SLOT_MINUTES = 15;
+export const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.json$/;
+export const DEVICE_INFO_FILE = "device.json";
+
+export interface PublishedRow {
+  /** minutes from the day's UTC midnight to the slot's start */
+  slot: number;
+  provider: string;
+  model: string | null;
+  agent_version: string | null;
+  project: string;
+  /** salted labels of the sessions with usage in the slot */
+  sessions: string[];
+  /** salted labels of sessions that started in the slot and recorded no usage */
+  sessions_without_usage: string[];
+  /** false: the provider records no usage, so a session without any is of unknown figures */
+  usage_recorded: boolean;
+  sources: string[];
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+  /** null: the model has no price on the publishing machine */
+  cost_usd: number | null;
+  prices_as_of: string[];
+  /** priced by the project's own `pricing`, not tapedeck's table */
+  project_priced: boolean;
+}
+
+export interface PublishedDay {
+  format: typeof DAY_FORMAT;
+  format_version: typeof FORMAT_VERSION;
+  device_id: string;
+  device_name: string;
+  day: string;
+  published_at: string;
+  slot_minutes: typeof SLOT_MINUTES;
+  rows: PublishedRow[];
+  /** sha256 of JSON.stringify(rows): a file cut or merged by a sync tool does not pass */
+  rows_sha256: string;
+}
+
+export interface PublishedDevice {
+  format: typeof DEVICE_FORMAT;
+  format_version: typeof FORMAT_VERSION;
+  device_id: string;
+  device_name: string;
+  published_at: string;
+  days: string[];
+}
+
+export function rowsHash(rows: readonly PublishedRow[]): string {
+  return createHash("sha256").update(JSON.stringify(rows)).digest("hex");
+}
+
+const isCount = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
+const isText = (v: unknown, max = 200): v is string => typeof v === "string" && v.length <= max;
+const isTexts = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.length <= 10_000 && v.every((x) => isText(x));
+const isIso = (v: unknown): v is string => typeof v === "string" && Number.isFinite(Date.parse(v));
+
+/** Why a row is not one publish would write; undefined when it is. */
+function rowProblem(r: unknown): string | undefined {
+  if (!r || typeof r !== "object") return "a row is not an object";
+  const x = r as Record<string, unknown>;
+  if (!isCount(x.slot) || x.slot % SLOT_MINUTES !== 0 || x.slot >= 24 * 60) return "a row's slot is not one";
+  if (!isText(x.provider) || !isText(x.project)) return "a row names no provider or project";
+  if (!(x.model === null || isText(x.model)) || !(x.agent_version === null || isText(x.agent_version)))
+    return "a row's model or version is not text";
+  if (!isTexts(x.sessions) || !isTexts(x.sessions_without_usage) || !isTexts(x.sources))
+    return "a row's sessions or sources are not a list of text";
+  if (typeof x.usage_recorded !== "boolean" || typeof x.project_priced !== "boolean")
+    return "a row's flags are not booleans";
+  for (const k of [
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+  ]) {
+    if (!isCount(x[k])) return `a row's ${k} is not a count`;
+  }
+  if (
+    !(
+      x.cost_usd === null ||
+      (typeof x.cost_usd === "number" && x.cost_usd >= 0 && Number.isFinite(x.cost_usd))
+    )
+  )
+    return "a row's cost is not a number";
+  if (!isTexts(x.prices_as_of)) return "a row's price dates are not text";
+  return undefined;
+}
+
+/** A day file's content checked: the day, or why it is not summed. */
+export function checkDay(
+  value: unknown,
+  expected: { device: string; day: string },
+): { day: PublishedDay } | { problem: string } {
+  if (!value || typeof value !== "object") return { problem: "not a usage day file" };
+  const d = value as Partial<PublishedDay>;
+  if (d.format !== DAY_FORMAT || d.format_version !== FORMAT_VERSION || d.slot_minutes !== SLOT_MINUTES)
+    return { problem: "not a usage day file of this format" };
+  if (d.device_id !== expected.device) return { problem: "another device's file in this device's folder" };
+  if (d.day !== expected.day) return { problem: "a day file named for another day" };
+  if (!isIso(d.published_at) || !isText(d.device_name) || !LABEL.test(d.device_name))
+    return { problem: "no publish time or device name" };
+  if (!Array.isArray(d.rows) || typeof d.rows_sha256 !== "string") return { problem: "no rows" };
+  if (rowsHash(d.rows as PublishedRow[]) !== d.rows_sha256)
+    return { problem: "torn: its rows are not the ones published (cut or merged in transit)" };
+  for (const r of d.rows) {
+    const p = rowProblem(r);
+    if (p) return { problem: p };
+  }
+  return { day: d as PublishedDay };
+}
+
+export function checkDevice(value: unknown, device: string): PublishedDevice | undefined {
+  if (!value || typeof value !== "object") return undefined;
+  const d = value as Partial<PublishedDevice>;
+  if (d.format !== DEVICE_FORMAT || d.device_id !== device || !DEVICE_ID.test(device)) return undefined;
+  if (!isIso(d.published_at) || !isText(d.device_name) || !LABEL.test(d.device_name)) return undefined;
+  if (!isTexts(d.days)) return undefined;
+  return d as PublishedDevice;
+}

@@ -266,8 +266,18 @@ describe("usage publish and --machines", () => {
     expect(JSON.parse(readFileSync(join(m.home, ".tapedeck", "usage-device.json"), "utf8")).id).toBe(
       device.id,
     );
+    // blocks: no --machines; --live without a terminal prints once and exits.
+    expect(m.cli(["usage", "blocks", "--machines", join(root, "d")]).code).toBe(2);
+    const live = m.cli(["usage", "blocks", "--live", "--project", m.home]);
+    expect(live.code, live.stderr).toBe(0);
+    expect(live.stdout).toBe("No Claude usage recorded in these projects.\n");
+    const daily = m.cli(["usage", "daily", "--live", "--project", m.home]);
+    expect(daily.code, daily.stderr).toBe(0);
+    expect(daily.stdout).toMatch(/^No usage recorded in /);
     const help = m.cli(["usage", "--help"]);
     expect(help.stdout).toContain("--machines <dir>");
     expect(help.stdout).toContain("--to <dir>");
+    expect(help.stdout).toContain("--live");
+    expect(help.stdout).toMatch(/blocks:\s+Claude's 5-hour windows/);
   });
 });

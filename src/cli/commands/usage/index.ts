@@ -7,18 +7,22 @@ import { Argument, type Command } from "commander";
 import { printable } from "../../../core/base/printable.ts";
 import { registeredProjects } from "../../../core/read/registry-projects.ts";
 import { USAGE_FACTS } from "../../../providers/usage-facts.ts";
+import { blocksReport } from "../../../usage/blocks.ts";
 import { machinesReport } from "../../../usage/machines.ts";
 import { UsageQueryError } from "../../../usage/query-error.ts";
+import { inRange, parseRange } from "../../../usage/range.ts";
 import { REPORT_KINDS, type ReportKind, type UsageReport, usageReport } from "../../../usage/report.ts";
-import { systemTimeZone } from "../../../usage/zone.ts";
+import { Calendar, checkTimeZone, systemTimeZone } from "../../../usage/zone.ts";
 import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "../../common.ts";
 import { io } from "../../io.ts";
 import { offerWords, PROJECT_HELP } from "../../options.ts";
 import { PROVIDERS } from "../../providers.ts";
+import { renderBlocks } from "./blocks-table.ts";
+import { runLive } from "./live.ts";
 import { publishCommand } from "./publish-command.ts";
 import { renderMachines, renderUsage } from "./table.ts";
 
-const COMMANDS = [...REPORT_KINDS, "publish"] as const;
+const COMMANDS = [...REPORT_KINDS, "blocks", "publish"] as const;
 type UsageCommand = (typeof COMMANDS)[number];
 
 interface UsageOpts {
@@ -34,6 +38,7 @@ interface UsageOpts {
   to?: string;
   device?: string;
   nameProject?: string;
+  live?: boolean;
 }
 
 /** Options that belong to one command only: given to another, a usage error rather than ignored. */
@@ -41,14 +46,16 @@ const ONLY: Array<[keyof UsageOpts, string, (c: UsageCommand) => boolean]> = [
   ["to", "--to", (c) => c === "publish"],
   ["device", "--device", (c) => c === "publish"],
   ["nameProject", "--name-project", (c) => c === "publish"],
-  ["machines", "--machines", (c) => c !== "publish" && c !== "session"],
-  ["breakdown", "--breakdown", (c) => c !== "publish"],
+  ["machines", "--machines", (c) => c !== "publish" && c !== "session" && c !== "blocks"],
+  ["breakdown", "--breakdown", (c) => c !== "publish" && c !== "blocks"],
   ["since", "--since", (c) => c !== "publish"],
-  ["until", "--until", (c) => c !== "publish"],
+  ["until", "--until", (c) => c !== "publish" && c !== "blocks"],
+  ["provider", "--provider", (c) => c !== "publish" && c !== "blocks"],
+  ["live", "--live", (c) => c !== "publish"],
   ["allProjects", "--all-projects", (c) => !(c === "publish")],
 ];
 
-function usageCommand(command: UsageCommand, opts: UsageOpts): void {
+async function usageCommand(command: UsageCommand, opts: UsageOpts): Promise<void> {
   for (const [key, flag, ok] of ONLY) {
     if (opts[key] !== undefined && !ok(command)) {
       throw new CliError(`${flag} does not apply to \`usage ${command}\``, EXIT.usage);
@@ -58,7 +65,70 @@ function usageCommand(command: UsageCommand, opts: UsageOpts): void {
     publishCommand(opts);
     return;
   }
-  const kind: ReportKind = command;
+  if (opts.allProjects && opts.project !== undefined) {
+    throw new CliError("--project and --all-projects: use one of them", EXIT.usage);
+  }
+  if (command === "blocks") {
+    await blocksCommand(opts);
+    return;
+  }
+  if (opts.live && !opts.json) {
+    // Checked once before the view opens: a wrong option is an exit 2, not a screen of errors.
+    capture(() => reportCommand(command, opts));
+    await runLive({
+      input: io().stdin,
+      output: io().stdout,
+      render: () => capture(() => reportCommand(command, opts)),
+    });
+    return;
+  }
+  reportCommand(command, opts);
+}
+
+/** What a command would print, as text (for --live to draw). */
+function capture(run: () => void): string {
+  const chunks: string[] = [];
+  const out = io().stdout;
+  const write = out.write;
+  out.write = ((chunk: string | Uint8Array) => {
+    chunks.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+    return true;
+  }) as typeof out.write;
+  try {
+    run();
+  } finally {
+    out.write = write;
+  }
+  return chunks.join("");
+}
+
+function scopeOf(opts: UsageOpts): string[] {
+  return opts.allProjects ? registeredProjects().present : [projectFromOption(opts.project)];
+}
+
+async function blocksCommand(opts: UsageOpts): Promise<void> {
+  const zone = opts.timezone ?? systemTimeZone();
+  let keep: ((ms: number) => boolean) | undefined;
+  try {
+    const cal = new Calendar(checkTimeZone(zone));
+    const range = parseRange(opts.since, undefined);
+    if (opts.since !== undefined) keep = (ms) => inRange(range, ms, () => cal.day(ms));
+  } catch (error) {
+    if (error instanceof UsageQueryError) throw new CliError(error.message, EXIT.usage);
+    throw error;
+  }
+  const projects = scopeOf(opts);
+  const report = () => blocksReport({ projects, facts: USAGE_FACTS, keep });
+  if (opts.json) {
+    printJson(report());
+    return;
+  }
+  const render = () => renderBlocks(report(), zone);
+  if (opts.live) await runLive({ input: io().stdin, output: io().stdout, render });
+  else say(render());
+}
+
+function reportCommand(kind: ReportKind, opts: UsageOpts): void {
   const provider = checkProvider(opts.provider);
   if (opts.machines !== undefined) {
     if (opts.project !== undefined || opts.allProjects)
@@ -69,10 +139,7 @@ function usageCommand(command: UsageCommand, opts: UsageOpts): void {
     machinesCommand(kind, provider, opts);
     return;
   }
-  if (opts.allProjects && opts.project !== undefined) {
-    throw new CliError("--project and --all-projects: use one of them", EXIT.usage);
-  }
-  const projects = opts.allProjects ? registeredProjects().present : [projectFromOption(opts.project)];
+  const projects = scopeOf(opts);
   // Our own text and a terminal's line erase: written as it is (note() would show the escape as U+FFFD).
   let shown = false;
   const progress = io().stderr.isTTY
@@ -156,7 +223,7 @@ export function register(program: Command): void {
     .addArgument(
       new Argument(
         "<report>",
-        "daily, weekly, monthly, session or model; publish: write this machine's aggregates for --machines",
+        "daily, weekly, monthly, session or model; blocks: Claude's 5-hour windows; publish: write this machine's aggregates for --machines",
       ).choices(COMMANDS),
     )
     .option(
@@ -172,6 +239,7 @@ export function register(program: Command): void {
       "--timezone <zone>",
       "the IANA time zone days, weeks and months are counted in (default: the system's)",
     )
+    .option("--live", "draw the report again every 5 s until q or Ctrl-C (not a terminal: once)")
     .option(
       "--machines <dir>",
       "sum every device published into DIR (daily, weekly, monthly, model): one total for all machines",

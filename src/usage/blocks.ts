@@ -1,19 +1,18 @@
-// `tapedeck usage blocks`: Claude's 5-hour usage windows, as ccusage's `blocks` cuts them. A block starts on the
-// hour of its first response and lasts 5 hours; a response more than 5 hours after the block's start, or after
-// the response before it, starts the next one, and a pause longer than 5 hours is a gap of its own. The active
-// block (its last response less than 5 hours ago, its end still ahead) has a burn rate (over its first to its
-// last response) and a projection to its end at that rate.
+// `tapedeck usage blocks`: Claude's 5-hour usage windows (a provider whose facts name `usage_window_hours`), as
+// ccusage's `blocks` cuts them. A block starts on the hour of its first response and lasts the window; a
+// response past the window from the block's start, or from the response before it, starts the next one, and a
+// longer pause is a gap of its own. The active block (its last response within the window, its end still
+// ahead) has a burn rate (over its first to its last response) and a projection to its end at that rate.
 //
 // From the cache's cells: 15-minute slots of UTC, each with when its first and last response came. A block
 // starts and ends on an hour, so no slot straddles a block boundary, and a pause of more than 5 hours is always
 // between two slots (their last and first response): the cells give ccusage's blocks without a file read.
 import { readConfig } from "../core/archive/config.ts";
-import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/read/usage-facts.ts";
+import type { UsageFacts } from "../core/read/usage-facts.ts";
 import { collectProject } from "./cache.ts";
 import { NCELL, NCELL_WIDTH } from "./normalize.ts";
 import { costOf, type PriceTable, priceFor, priceTable } from "./pricing.ts";
 
-export const BLOCK_MS = 5 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 
 export interface BlocksQuery {
@@ -79,13 +78,13 @@ interface Slot {
   models: string[];
 }
 
-function slotsOf(q: BlocksQuery): Slot[] {
+function slotsOf(q: BlocksQuery, providers: ReadonlySet<string>): Slot[] {
   const slots = new Map<number, Slot>();
   for (const project of q.projects) {
     let table: PriceTable | undefined;
     for (const s of collectProject(project, { facts: q.facts }).sessions) {
       const u = s.usage;
-      if (u.provider !== "claude") continue;
+      if (!providers.has(u.provider)) continue;
       table ??= priceTable(readConfig(project)?.pricing);
       const cells = u.cells;
       for (let i = 0; i < cells.length; i += NCELL_WIDTH) {
@@ -138,10 +137,10 @@ function slotsOf(q: BlocksQuery): Slot[] {
 const iso = (ms: number) => new Date(ms).toISOString();
 const usd = (n: number) => Math.round(n * 1e9) / 1e9;
 
-function blockOf(start: number, slots: readonly Slot[], now: number): Block {
+function blockOf(start: number, slots: readonly Slot[], now: number, blockMs: number): Block {
   const b: Block = {
     start: iso(start),
-    end: iso(start + BLOCK_MS),
+    end: iso(start + blockMs),
     actual_end: iso(slots.at(-1)!.last),
     active: false,
     gap: false,
@@ -172,7 +171,7 @@ function blockOf(start: number, slots: readonly Slot[], now: number): Block {
     b.input_tokens + b.output_tokens + b.cache_read_input_tokens + b.cache_creation_input_tokens;
   b.cost_usd = unpriced ? null : usd(cost);
   const last = slots.at(-1)!.last;
-  b.active = now - last < BLOCK_MS && now < start + BLOCK_MS;
+  b.active = now - last < blockMs && now < start + blockMs;
   if (b.active) {
     const minutes = (last - slots[0]!.first) / 60_000;
     if (minutes > 0) {
@@ -182,7 +181,7 @@ function blockOf(start: number, slots: readonly Slot[], now: number): Block {
         cost_per_hour: unpriced ? null : (cost / minutes) * 60,
       };
       b.burn_rate = rate;
-      const remaining = Math.max(0, (start + BLOCK_MS - now) / 60_000);
+      const remaining = Math.max(0, (start + blockMs - now) / 60_000);
       b.projection = {
         total_tokens: Math.round(b.total_tokens + rate.tokens_per_minute * remaining),
         cost_usd:
@@ -196,9 +195,9 @@ function blockOf(start: number, slots: readonly Slot[], now: number): Block {
   return b;
 }
 
-function gapOf(lastActivity: number, next: number): Block {
+function gapOf(lastActivity: number, next: number, blockMs: number): Block {
   return {
-    start: iso(lastActivity + BLOCK_MS),
+    start: iso(lastActivity + blockMs),
     end: iso(next),
     actual_end: null,
     active: false,
@@ -216,23 +215,35 @@ function gapOf(lastActivity: number, next: number): Block {
   };
 }
 
+/** The providers that meter usage in windows (their facts say so), and the windows' length. */
+export function windowedProviders(facts: Readonly<Record<string, UsageFacts>>): {
+  providers: string[];
+  hours: number;
+} {
+  const providers = Object.keys(facts).filter((p) => (facts[p]?.usage_window_hours ?? 0) > 0);
+  return { providers, hours: providers.length > 0 ? facts[providers[0]!]!.usage_window_hours! : 0 };
+}
+
 export function blocksReport(q: BlocksQuery): BlocksReport {
   const now = q.now ?? Date.now();
-  const slots = slotsOf({ ...q, facts: { claude: q.facts.claude ?? PLAIN_USAGE_FACTS, ...q.facts } });
+  const { providers, hours } = windowedProviders(q.facts);
+  if (providers.length === 0) return { blocks: [], active: null };
+  const blockMs = hours * HOUR_MS;
+  const slots = slotsOf(q, new Set(providers));
   const blocks: Block[] = [];
   let start = 0;
   let current: Slot[] = [];
   for (const s of slots) {
     const prev = current.at(-1);
-    if (prev && (s.first - start > BLOCK_MS || s.first - prev.last > BLOCK_MS)) {
-      blocks.push(blockOf(start, current, now));
-      if (s.first - prev.last > BLOCK_MS) blocks.push(gapOf(prev.last, s.first));
+    if (prev && (s.first - start > blockMs || s.first - prev.last > blockMs)) {
+      blocks.push(blockOf(start, current, now, blockMs));
+      if (s.first - prev.last > blockMs) blocks.push(gapOf(prev.last, s.first, blockMs));
       current = [];
     }
     if (current.length === 0) start = s.first - (s.first % HOUR_MS);
     current.push(s);
   }
-  if (current.length > 0) blocks.push(blockOf(start, current, now));
+  if (current.length > 0) blocks.push(blockOf(start, current, now, blockMs));
   const keep = q.keep;
   const shown = keep ? blocks.filter((b) => keep(Date.parse(b.actual_end ?? b.end))) : blocks;
   return { blocks: shown, active: shown.find((b) => b.active) ?? null };

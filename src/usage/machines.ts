@@ -10,8 +10,16 @@ import type { Cell } from "./normalize.ts";
 import { checkDay, checkDevice, DAY_FILE, DEVICE_INFO_FILE, type PublishedDay } from "./published.ts";
 import { UsageQueryError } from "./query-error.ts";
 import { inRange, parseRange } from "./range.ts";
-import { PERIOD, type ReportKind, sortRows, totalsOf, type UsageReport, type UsageRow } from "./report.ts";
-import { RowSum, type SessionPart } from "./rows.ts";
+import {
+  breakdownOf,
+  PERIOD,
+  type ReportKind,
+  sortRows,
+  totalsOf,
+  type UsageReport,
+  type UsageRow,
+} from "./report.ts";
+import { type BreakdownBy, RowSum, type SessionPart } from "./rows.ts";
 import { Calendar, checkTimeZone } from "./zone.ts";
 
 export const MACHINE_KINDS = ["daily", "weekly", "monthly", "model"] as const;
@@ -27,7 +35,7 @@ export interface MachinesQuery {
   since?: string;
   until?: string;
   timeZone: string;
-  breakdown?: boolean;
+  breakdown?: boolean | BreakdownBy;
   facts: Readonly<Record<string, UsageFacts>>;
   now?: number;
 }
@@ -184,7 +192,7 @@ export function machinesReport(q: MachinesQuery): MachinesReport {
         const fields = period
           ? { [period.field]: label, provider: r.provider }
           : { model: r.model, provider: r.provider };
-        row = new RowSum(fields, q.breakdown === true);
+        row = new RowSum(fields, breakdownOf(q.breakdown));
         rows.set(id, row);
       }
       for (const s of r.sessions_without_usage) {
@@ -197,6 +205,7 @@ export function machinesReport(q: MachinesQuery): MachinesReport {
       if (facts.input_includes_cache_read) cacheInInput.add(r.provider);
       cell.slot = at;
       cell.model = r.model ?? "";
+      cell.version = r.agent_version ?? "";
       cell.input_tokens = r.input_tokens;
       cell.output_tokens = r.output_tokens;
       cell.cache_read_input_tokens = r.cache_read_input_tokens;

@@ -35,6 +35,8 @@ export const NCELL = {
 export interface Cell {
   /** slot start, ms since the epoch */
   slot: number;
+  /** the agent CLI's version ("" none named); absent where no breakdown asks for it */
+  version?: string;
   /** "" when the usage named no model */
   model: string;
   input_tokens: number;

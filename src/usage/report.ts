@@ -18,7 +18,8 @@ import { type Cell, NCELL, NCELL_WIDTH } from "./normalize.ts";
 import { type ModelPrice, type PriceTable, priceFor, priceTable, type RefusedPrice } from "./pricing.ts";
 import { UsageQueryError } from "./query-error.ts";
 import { cutsThrough, hasDays, hasInstants, inRange, parseRange, type Range } from "./range.ts";
-import { type RowFigures, RowSum, type SessionPart } from "./rows.ts";
+import { type BreakdownBy, type RowFigures, RowSum, type SessionPart } from "./rows.ts";
+import { type VersionShares, versionShares } from "./version-share.ts";
 import { Calendar, checkTimeZone, type Period } from "./zone.ts";
 
 export const REPORT_KINDS = ["daily", "weekly", "monthly", "session", "model"] as const;
@@ -38,7 +39,8 @@ export interface UsageQuery {
   until?: string;
   /** an IANA name; checked */
   timeZone: string;
-  breakdown?: boolean;
+  /** split each row by model (true: by model) or by agent CLI version */
+  breakdown?: boolean | BreakdownBy;
   /** each provider's facts by name (providers/usage-facts.ts); a provider missing here is read as Anthropic's */
   facts: Readonly<Record<string, UsageFacts>>;
   now?: number;
@@ -71,6 +73,8 @@ export interface UsageReport {
   refused_prices: ProjectRefusedPrice[];
   /** what was read: sessions, from the cache, folded, bytes */
   stats: CollectStats;
+  /** `--breakdown version`: the cache-read share of input per provider, project and version, and its drops */
+  cache_read_shares?: VersionShares;
 }
 
 export interface ProjectRefusedPrice extends RefusedPrice {
@@ -101,11 +105,16 @@ export function usageReport(q: UsageQuery): UsageReport {
   const range = parseRange(q.since, q.until, q.now);
   const builder = new ReportBuilder(q, new Calendar(zone), range);
   const { sessions, stats } = collect(q);
+  const counted: ProjectSession[] = [];
   for (const s of sessions) {
     if (q.provider !== undefined && s.usage.provider !== q.provider) continue;
     builder.session(s);
+    counted.push(s);
   }
-  return { kind: q.kind, time_zone: zone, ...builder.finish(), stats };
+  const report: UsageReport = { kind: q.kind, time_zone: zone, ...builder.finish(), stats };
+  // Over each version's whole use on a project, not the range: a version is compared with the one before it.
+  if (breakdownOf(q.breakdown) === "version") report.cache_read_shares = versionShares(counted);
+  return report;
 }
 
 class ReportBuilder {
@@ -176,6 +185,7 @@ class ReportBuilder {
       }
       c.slot = at;
       c.model = model;
+      c.version = usage.versions[cells[i + NCELL.version]!] ?? "";
       c.input_tokens = cells[i + NCELL.input]!;
       c.output_tokens = cells[i + NCELL.output]!;
       c.cache_read_input_tokens = cells[i + NCELL.cache_read]!;
@@ -230,7 +240,7 @@ class ReportBuilder {
     let r = this.rows.get(id);
     if (!r) {
       const fields = p ? { [p.field]: label, provider: u.provider } : this.fields(s, u, model);
-      r = new RowSum(fields, this.q.breakdown === true);
+      r = new RowSum(fields, breakdownOf(this.q.breakdown));
       this.rows.set(id, r);
     }
     return r;
@@ -285,6 +295,11 @@ class ReportBuilder {
       ),
     };
   }
+}
+
+export function breakdownOf(b: boolean | BreakdownBy | undefined): BreakdownBy | false {
+  if (b === true) return "model";
+  return b === "model" || b === "version" ? b : false;
 }
 
 /** The rows' totals, and the part of their cost that is known. */

@@ -36,6 +36,24 @@ export interface ModelFigures extends Figures {
   model: string | null;
 }
 
+/** `--breakdown version`: a row's figures of one agent CLI version. */
+export interface VersionFigures extends Figures {
+  /** null: the records named no version */
+  agent_version: string | null;
+  /** cache reads over all input (uncached, cache reads, cache writes); null without input */
+  cache_read_share: number | null;
+}
+
+export type BreakdownBy = "model" | "version";
+
+/** Cache reads over all the input a model was sent: what a prompt cache saved. */
+export function cacheReadShare(
+  f: Pick<Figures, "input_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens">,
+): number | null {
+  const all = (f.input_tokens ?? 0) + (f.cache_read_input_tokens ?? 0) + (f.cache_creation_input_tokens ?? 0);
+  return all > 0 ? (f.cache_read_input_tokens ?? 0) / all : null;
+}
+
 export interface RowFigures extends Figures {
   sessions: number;
   /** sessions of the row that recorded no usage (unknown figures when their provider records none) */
@@ -45,6 +63,8 @@ export interface RowFigures extends Figures {
   /** model calls of the row's provider that no local record of these sessions shows */
   gaps: string[];
   breakdown?: ModelFigures[];
+  /** `--breakdown version`: one entry per agent CLI version, oldest first */
+  versions?: VersionFigures[];
 }
 
 /** What a session brings to a row beside its cells. */
@@ -136,10 +156,10 @@ export class RowSum {
   private readonly byModel = new Map<string, FigureSum>();
   private last: SessionPart | undefined;
 
-  /** `breakdown`: sum each model apart too (--breakdown) */
+  /** `breakdown`: sum each model (or agent version) apart too (--breakdown) */
   constructor(
     readonly key: Record<string, unknown>,
-    private readonly breakdown: boolean,
+    private readonly breakdown: BreakdownBy | false,
   ) {}
 
   add(c: Cell, price: ModelPrice | undefined, asOf: string, s: SessionPart): void {
@@ -163,10 +183,11 @@ export class RowSum {
       return;
     if (c.model) this.models.add(c.model);
     if (!this.breakdown) return;
-    let m = this.byModel.get(c.model);
+    const by = this.breakdown === "version" ? (c.version ?? "") : c.model;
+    let m = this.byModel.get(by);
     if (!m) {
       m = new FigureSum();
-      this.byModel.set(c.model, m);
+      this.byModel.set(by, m);
     }
     m.addCost(c, cost, asOf, projectPriced);
   }
@@ -205,10 +226,19 @@ export class RowSum {
       sources: [...this.sources].sort(),
       gaps: [...this.gaps].sort(),
     };
-    if (this.breakdown) {
+    if (this.breakdown === "model") {
       row.breakdown = [...this.byModel.entries()]
         .map(([model, sum]) => ({ model: model || null, ...sum.figures() }))
         .sort((a, b) => (b.total_tokens ?? 0) - (a.total_tokens ?? 0));
+    } else if (this.breakdown === "version") {
+      row.versions = [...this.byModel.entries()]
+        .map(([version, sum]) => {
+          const f = sum.figures();
+          return { agent_version: version || null, ...f, cache_read_share: cacheReadShare(f) };
+        })
+        .sort((a, b) =>
+          (a.agent_version ?? "").localeCompare(b.agent_version ?? "", "en", { numeric: true }),
+        );
     }
     return row;
   }

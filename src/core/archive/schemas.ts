@@ -46,6 +46,13 @@ export const Usage = z
     cache_read_input_tokens: count.optional(),
     reasoning_output_tokens: count.optional(),
     total_tokens: count.optional(),
+    agent_version: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        "the agent CLI's version that made the response, where its records name it (Claude Code's transcript)",
+      ),
   })
   .loose();
 export type Usage = z.infer<typeof Usage>;

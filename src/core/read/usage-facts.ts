@@ -46,6 +46,8 @@ export interface UsageFacts {
    * reported), by the source they complete.
    */
   completes?: Readonly<Record<UsageSource, UsageSource>>;
+  /** The provider meters its plans in windows of this many hours from a first request (`usage blocks`). */
+  usage_window_hours?: number;
   gaps: readonly UsageGap[];
 }
 

@@ -205,6 +205,9 @@ export function usageFromRecord(record: unknown, idWhenNone?: string): Transcrip
   if (model === "<synthetic>") return undefined;
   const usage = anthropicUsage(message.usage, "claude-transcript", model, id);
   if (!usage) return undefined;
+  // Every record names the Claude Code that wrote it: what `usage --breakdown version` compares.
+  if (typeof record.version === "string" && /^[\w.+-]{1,64}$/.test(record.version))
+    usage.agent_version = record.version;
   const entry: TranscriptUsage = { message_id: id, usage };
   if (model !== undefined) entry.model = model;
   if (typeof record.requestId === "string") entry.request_id = record.requestId;

@@ -4,6 +4,8 @@ import type { UsageFacts } from "../../core/read/usage-facts.ts";
 
 export const claudeUsageFacts: UsageFacts = {
   records_usage: true,
+  // Claude's subscriptions count usage in 5-hour windows from the first message (what ccusage's blocks show).
+  usage_window_hours: 5,
   input_includes_cache_read: false,
   output_excludes_reasoning: false,
   response_needs_message_id: false,

@@ -66,6 +66,7 @@ describe("readNewUsage on captured transcripts", () => {
           cache_creation_input_tokens: 0,
           cache_read_input_tokens: 0,
           reasoning_output_tokens: 0,
+          agent_version: "2.1.332",
         },
       },
       {
@@ -82,6 +83,7 @@ describe("readNewUsage on captured transcripts", () => {
           cache_creation_input_tokens: 0,
           cache_read_input_tokens: 0,
           reasoning_output_tokens: 0,
+          agent_version: "2.1.332",
         },
       },
     ]);

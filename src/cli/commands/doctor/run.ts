@@ -9,6 +9,7 @@ import { installable, providerEntry } from "../../../providers/catalog.ts";
 import type { ProviderInstaller } from "../../../providers/installer.ts";
 import { projectFromOption, providersIn } from "../../common.ts";
 import { providerName } from "../../providers.ts";
+import { checkCacheShare } from "./cache-share.ts";
 import { check, type DoctorCheck, type DoctorReport, type ProviderReport } from "./check.ts";
 import { checkDiagnostics } from "./diagnostics.ts";
 import { checkDiskUsage } from "./disk-usage.ts";
@@ -153,6 +154,9 @@ export async function runDoctor(opts: DoctorOpts): Promise<DoctorReport> {
   if (diagnostics && reports[0]) reports[0].checks.push(diagnostics);
   const disk = checkDiskUsage(project);
   if (disk && reports[0]) reports[0].checks.push(disk);
+  for (const [provider, c] of checkCacheShare(project)) {
+    (reports.find((r) => r.provider === provider) ?? reports[0])?.checks.push(c);
+  }
   const links = checkExperimentLinks(project);
   if (links && reports[0]) reports[0].checks.push(links);
   const all = reports.flatMap((r) => r.checks);

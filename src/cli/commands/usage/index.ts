@@ -31,7 +31,7 @@ interface UsageOpts {
   provider?: string;
   project?: string;
   allProjects?: boolean;
-  breakdown?: boolean;
+  breakdown?: boolean | string;
   timezone?: string;
   json?: boolean;
   machines?: string;
@@ -157,7 +157,7 @@ function reportCommand(kind: ReportKind, opts: UsageOpts): void {
       since: opts.since,
       until: opts.until,
       timeZone: opts.timezone ?? systemTimeZone(),
-      breakdown: opts.breakdown === true,
+      breakdown: breakdownOpt(opts.breakdown),
       facts: USAGE_FACTS,
       onProgress: progress,
     });
@@ -182,7 +182,24 @@ function reportCommand(kind: ReportKind, opts: UsageOpts): void {
 }
 
 function jsonOf(report: UsageReport): Record<string, unknown> {
-  return { rows: report.rows, totals: report.totals, refused_prices: report.refused_prices };
+  const out: Record<string, unknown> = {
+    rows: report.rows,
+    totals: report.totals,
+    refused_prices: report.refused_prices,
+  };
+  if (report.cache_read_shares) out.cache_read_shares = report.cache_read_shares;
+  return out;
+}
+
+/** `--breakdown` alone is by model; `--breakdown version` by agent CLI version. */
+function breakdownOpt(b: boolean | string | undefined): "model" | "version" | false {
+  if (b === undefined || b === false) return false;
+  if (b === true || b === "model") return "model";
+  if (b === "version") return "version";
+  throw new CliError(
+    `--breakdown ${printable(String(b))}: use --breakdown (by model) or --breakdown version`,
+    EXIT.usage,
+  );
 }
 
 function machinesCommand(kind: ReportKind, provider: string | undefined, opts: UsageOpts): void {
@@ -195,7 +212,7 @@ function machinesCommand(kind: ReportKind, provider: string | undefined, opts: U
       since: opts.since,
       until: opts.until,
       timeZone: opts.timezone ?? systemTimeZone(),
-      breakdown: opts.breakdown === true,
+      breakdown: breakdownOpt(opts.breakdown),
       facts: USAGE_FACTS,
     });
   } catch (error) {
@@ -234,7 +251,10 @@ export function register(program: Command): void {
     .option("--provider <name>", `only sessions of this provider (${PROVIDERS.join(", ")})`)
     .option("--project <dir>", PROJECT_HELP)
     .option("--all-projects", "every project the registry knows, not only this one")
-    .option("--breakdown", "split each row by model")
+    .option(
+      "--breakdown [by]",
+      "split each row by model, or by agent CLI version (`--breakdown version`: with the cache-read share of input, flagged when a new version's halves)",
+    )
     .option(
       "--timezone <zone>",
       "the IANA time zone days, weeks and months are counted in (default: the system's)",

@@ -7,6 +7,7 @@ import { FIGURE_HEADINGS, figureTexts, totalTexts } from "../../../usage/figure-
 import type { MachinesReport } from "../../../usage/machines.ts";
 import { refusedPriceNotes } from "../../../usage/pricing.ts";
 import type { ReportKind, UsageReport, UsageRow } from "../../../usage/report.ts";
+import { dropText, shareText } from "../../../usage/version-share.ts";
 import { providerName } from "../../providers.ts";
 
 const TITLE_WIDTH = 50;
@@ -53,9 +54,21 @@ function lines(report: UsageReport, withProject: boolean): string[][] {
       cells.push(cut(typeof r.title === "string" ? r.title : "—", TITLE_WIDTH));
     }
     out.push(cells);
+    const blank = LEAD[kind].map(() => "");
     for (const m of r.breakdown ?? []) {
-      const blank = LEAD[kind].map(() => "");
       out.push([...blank, `└ ${m.model ?? "unknown model"}`, ...figureTexts(m)]);
+    }
+    for (const v of r.versions ?? []) {
+      const share =
+        v.cache_read_share === null ? "" : `cache reads ${shareText(v.cache_read_share)} of input`;
+      const sessions = kind === "session" ? [] : [""];
+      out.push([
+        ...blank,
+        `└ ${v.agent_version ?? "version unknown"}`,
+        ...figureTexts(v),
+        ...sessions,
+        share,
+      ]);
     }
   }
   return out;
@@ -120,6 +133,9 @@ function notes(report: UsageReport, withProject: boolean): string[] {
     out.push(
       `${[...own].sort().join(", ")} priced by the project's own "pricing" in .tapedeck/config.json, not tapedeck's table`,
     );
+  }
+  for (const d of report.cache_read_shares?.drops ?? []) {
+    out.push(dropText(d, providerName(d.provider), withProject ? d.project : undefined));
   }
   for (const r of report.refused_prices) {
     out.push(

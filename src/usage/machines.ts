@@ -22,7 +22,7 @@ import {
 import { type BreakdownBy, RowSum, type SessionPart } from "./rows.ts";
 import { Calendar, checkTimeZone } from "./zone.ts";
 
-export const MACHINE_KINDS = ["daily", "weekly", "monthly", "model"] as const;
+export const MACHINE_KINDS = ["daily", "weekly", "monthly", "model", "project"] as const;
 /** A day file is a few hundred KB at most; past this a planted one is not read. */
 const MAX_DAY_BYTES = 64 * 1024 * 1024;
 /** A clock this far ahead of the reader's, or usage this far past its own publish time, is skew, not usage. */
@@ -157,14 +157,20 @@ export function machinesReport(q: MachinesQuery): MachinesReport {
   const parts = new Map<string, SessionPart>();
   const counted = new Set<string>();
   const cacheInInput = new Set<string>();
-  const partOf = (device: string, label: string, facts: UsageFacts, sources: readonly string[]) => {
+  const partOf = (
+    device: string,
+    label: string,
+    facts: UsageFacts,
+    sources: readonly string[],
+    project: string,
+  ) => {
     const key = `${device}\0${label}`;
     let p = parts.get(key);
     if (!p) {
       const gaps = facts.gaps
         .filter((g) => !g.closed_by || !sources.includes(g.closed_by))
         .map((g) => g.text);
-      p = { key, sources, gaps };
+      p = { key, sources, gaps, project };
       parts.set(key, p);
     }
     return p;
@@ -185,18 +191,20 @@ export function machinesReport(q: MachinesQuery): MachinesReport {
       if (!inRange(range, at, () => cal.day(at))) continue;
       const facts =
         (Object.hasOwn(q.facts, r.provider) ? q.facts[r.provider] : undefined) ?? PLAIN_USAGE_FACTS;
-      const label = period ? cal.key(at, period.period) : r.model;
+      const label = period ? cal.key(at, period.period) : q.kind === "project" ? r.project : r.model;
       const id = `${label}\0${r.provider}`;
       let row = rows.get(id);
       if (!row) {
         const fields = period
           ? { [period.field]: label, provider: r.provider }
-          : { model: r.model, provider: r.provider };
+          : q.kind === "project"
+            ? { project: r.project, provider: r.provider }
+            : { model: r.model, provider: r.provider };
         row = new RowSum(fields, breakdownOf(q.breakdown));
         rows.set(id, row);
       }
       for (const s of r.sessions_without_usage) {
-        const p = partOf(d.device_id, s, facts, r.sources);
+        const p = partOf(d.device_id, s, facts, r.sources, r.project);
         row.addEmpty(p, r.usage_recorded);
         counted.add(p.key);
       }
@@ -210,11 +218,11 @@ export function machinesReport(q: MachinesQuery): MachinesReport {
       cell.output_tokens = r.output_tokens;
       cell.cache_read_input_tokens = r.cache_read_input_tokens;
       cell.cache_creation_input_tokens = r.cache_creation_input_tokens;
-      const p = partOf(d.device_id, first, facts, r.sources);
+      const p = partOf(d.device_id, first, facts, r.sources, r.project);
       row.addCost(cell, r.cost_usd ?? undefined, r.prices_as_of, r.project_priced, p);
       counted.add(p.key);
       for (const s of others) {
-        const o = partOf(d.device_id, s, facts, r.sources);
+        const o = partOf(d.device_id, s, facts, r.sources, r.project);
         row.count(o);
         counted.add(o.key);
       }

@@ -22,7 +22,7 @@ import { type BreakdownBy, type RowFigures, RowSum, type SessionPart } from "./r
 import { type VersionShares, versionShares } from "./version-share.ts";
 import { Calendar, checkTimeZone, type Period } from "./zone.ts";
 
-export const REPORT_KINDS = ["daily", "weekly", "monthly", "session", "model"] as const;
+export const REPORT_KINDS = ["daily", "weekly", "monthly", "session", "model", "project"] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
 export const PERIOD: Partial<Record<ReportKind, { period: Period; field: string }>> = {
@@ -161,6 +161,7 @@ class ReportBuilder {
       key: s.dir,
       sources: usage.sources,
       gaps: this.openGaps(usage.provider, facts, usage.sources),
+      project: s.project,
     };
     const cells = usage.cells;
     if (cells.length === 0) {
@@ -235,7 +236,7 @@ class ReportBuilder {
   /** The row of a cell: by its period (or session, or model) and provider; made with its naming fields when new. */
   private rowOf(s: ProjectSession, u: SessionView, at: number, model: string | null): RowSum {
     const p = this.period;
-    const label = p ? this.cal.key(at, p.period) : this.q.kind === "model" ? model : s.dir;
+    const label = p ? this.cal.key(at, p.period) : this.unitOf(s, model);
     const id = `${label}\0${u.provider}`;
     let r = this.rows.get(id);
     if (!r) {
@@ -246,8 +247,15 @@ class ReportBuilder {
     return r;
   }
 
+  /** A row's own unit when it is not a period: its model, project or session. */
+  private unitOf(s: ProjectSession, model: string | null): string | null {
+    if (this.q.kind === "model") return model;
+    return this.q.kind === "project" ? s.project : s.dir;
+  }
+
   private fields(s: ProjectSession, u: SessionView, model: string | null): Record<string, unknown> {
     if (this.q.kind === "model") return { model, provider: u.provider };
+    if (this.q.kind === "project") return { project: s.project, provider: u.provider };
     const d = u.detail();
     return {
       session_id: d.session_id,
@@ -299,7 +307,7 @@ class ReportBuilder {
 
 export function breakdownOf(b: boolean | BreakdownBy | undefined): BreakdownBy | false {
   if (b === true) return "model";
-  return b === "model" || b === "version" ? b : false;
+  return b === "model" || b === "version" || b === "project" ? b : false;
 }
 
 /** The rows' totals, and the part of their cost that is known. */
@@ -315,7 +323,7 @@ export function totalsOf(rows: readonly UsageRow[]): { totals: UsageTotals; pric
   return { totals, priced: Math.round(priced * 1e9) / 1e9 };
 }
 
-/** Periods and sessions oldest first, models by tokens; providers in the facts' (the catalog's) order. */
+/** Periods and sessions oldest first, models and projects by tokens; providers in the facts' (the catalog's) order. */
 export function sortRows(
   kind: ReportKind,
   rows: UsageRow[],

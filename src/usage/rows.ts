@@ -44,7 +44,13 @@ export interface VersionFigures extends Figures {
   cache_read_share: number | null;
 }
 
-export type BreakdownBy = "model" | "version";
+/** `--breakdown project`: a row's figures of one project (its path; a published label with --machines). */
+export interface ProjectFigures extends Figures {
+  project: string;
+  sessions: number;
+}
+
+export type BreakdownBy = "model" | "version" | "project";
 
 /** Cache reads over all the input a model was sent: what a prompt cache saved. */
 export function cacheReadShare(
@@ -65,6 +71,8 @@ export interface RowFigures extends Figures {
   breakdown?: ModelFigures[];
   /** `--breakdown version`: one entry per agent CLI version, oldest first */
   versions?: VersionFigures[];
+  /** `--breakdown project`: one entry per project, most tokens first */
+  projects?: ProjectFigures[];
 }
 
 /** What a session brings to a row beside its cells. */
@@ -72,6 +80,8 @@ export interface SessionPart {
   key: string;
   sources: readonly string[];
   gaps: readonly string[];
+  /** the session's project (its path, or the label a device published it under) */
+  project?: string;
 }
 
 const UNKNOWN_MODEL = "unknown model";
@@ -154,6 +164,8 @@ export class RowSum {
   private readonly sources = new Set<string>();
   private readonly gaps = new Set<string>();
   private readonly byModel = new Map<string, FigureSum>();
+  /** `--breakdown project`: each project's sessions, for its line's count */
+  private readonly projectSessions = new Map<string, Set<string>>();
   private last: SessionPart | undefined;
 
   /** `breakdown`: sum each model (or agent version) apart too (--breakdown) */
@@ -183,13 +195,18 @@ export class RowSum {
       return;
     if (c.model) this.models.add(c.model);
     if (!this.breakdown) return;
-    const by = this.breakdown === "version" ? (c.version ?? "") : c.model;
-    let m = this.byModel.get(by);
+    let m = this.byModel.get(this.splitKey(c, s));
     if (!m) {
       m = new FigureSum();
-      this.byModel.set(by, m);
+      this.byModel.set(this.splitKey(c, s), m);
     }
     m.addCost(c, cost, asOf, projectPriced);
+  }
+
+  private splitKey(c: Cell, s: SessionPart): string {
+    if (this.breakdown === "version") return c.version ?? "";
+    if (this.breakdown === "project") return s.project ?? "";
+    return c.model;
   }
 
   /** A session in the row without a cell of its own here (a published row's other sessions). */
@@ -201,8 +218,20 @@ export class RowSum {
   addEmpty(s: SessionPart, known: boolean): void {
     this.session(s);
     this.withoutUsage.add(s.key);
-    if (known) this.sum.none();
-    else this.sum.unknown();
+    const sums = [this.sum];
+    if (this.breakdown === "project") {
+      const key = s.project ?? "";
+      let m = this.byModel.get(key);
+      if (!m) {
+        m = new FigureSum();
+        this.byModel.set(key, m);
+      }
+      sums.push(m);
+    }
+    for (const sum of sums) {
+      if (known) sum.none();
+      else sum.unknown();
+    }
   }
 
   private session(s: SessionPart): void {
@@ -210,8 +239,23 @@ export class RowSum {
     if (this.last === s) return;
     this.last = s;
     this.sessions.add(s.key);
+    if (this.breakdown === "project") {
+      const project = s.project ?? "";
+      const set = this.projectSessions.get(project) ?? new Set<string>();
+      this.projectSessions.set(project, set.add(s.key));
+    }
     for (const x of s.sources) this.sources.add(x);
     for (const g of s.gaps) this.gaps.add(g);
+  }
+
+  /** Each project's figures, a project whose sessions recorded no usage included (its figures null). */
+  private projectFigures(): ProjectFigures[] {
+    return [...this.projectSessions.entries()]
+      .map(([project, sessions]) => {
+        const f = this.byModel.get(project)?.figures() ?? new FigureSum().figures();
+        return { project, ...f, sessions: sessions.size };
+      })
+      .sort((a, b) => (b.total_tokens ?? -1) - (a.total_tokens ?? -1) || a.project.localeCompare(b.project));
   }
 
   /** The finished row: its key's fields, then the figures; with `breakdown`, one entry per model. */
@@ -239,6 +283,8 @@ export class RowSum {
         .sort((a, b) =>
           (a.agent_version ?? "").localeCompare(b.agent_version ?? "", "en", { numeric: true }),
         );
+    } else if (this.breakdown === "project") {
+      row.projects = this.projectFigures();
     }
     return row;
   }

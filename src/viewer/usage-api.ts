@@ -6,8 +6,9 @@ import { UsageQueryError } from "../usage/query-error.ts";
 import { type ReportKind, type UsageReport, usageReport } from "../usage/report.ts";
 import { systemTimeZone } from "../usage/zone.ts";
 
-/** The page's copy of a report: the rows and totals `--json` prints, and what the table's notes need. */
-export type UsagePageReport = Omit<UsageReport, "stats">;
+/** The page's copy of a report: the rows and totals `--json` prints, what the table's notes need, and the
+ * projects it covers (the page says its scope, as `tapedeck usage` does in its title). */
+export type UsagePageReport = Omit<UsageReport, "stats"> & { projects: string[] };
 
 const MAX_PARAM_CHARS = 100;
 
@@ -33,5 +34,5 @@ export function usageForPage(projects: readonly string[], params: URLSearchParam
     breakdown: params.get("breakdown") === "1",
     facts: USAGE_FACTS,
   });
-  return report;
+  return { ...report, projects: [...projects] };
 }

@@ -55,7 +55,7 @@ describe("usage --breakdown version", () => {
     );
     // By model as before, without the shares.
     const byModel = JSON.parse((await usage(p, ["daily", "--breakdown", "--json"])).stdout);
-    expect(Object.keys(byModel)).toEqual(["rows", "totals", "refused_prices"]);
+    expect(Object.keys(byModel)).toEqual(["scope", "rows", "totals", "refused_prices"]);
     expect(byModel.rows[0].breakdown[0].model).toBe("claude-sonnet-4-5");
     expect((await usage(p, ["daily", "--breakdown", "vendor"])).code).toBe(2);
 

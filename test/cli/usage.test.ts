@@ -27,7 +27,7 @@ describe("tapedeck usage", () => {
     const r = await usage(p, ["daily", "--json", "--timezone", "UTC"]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(Object.keys(out)).toEqual(["rows", "totals", "refused_prices"]);
+    expect(Object.keys(out)).toEqual(["scope", "rows", "totals", "refused_prices"]);
     expect(out.totals).toEqual({
       input_tokens: 1010,
       output_tokens: 101,
@@ -55,7 +55,7 @@ describe("tapedeck usage", () => {
     const r = await usage(p, ["monthly", "--timezone", "UTC"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
-      /^Token usage by month, time zone UTC; cost estimated at the prices of 2026-11-24\n/,
+      /^Token usage by month in project .+, time zone UTC; cost estimated at the prices of 2026-11-24\n/,
     );
     expect(r.stdout).toMatch(/\n2026-12 +Claude Code +1,000 +100 +2,000 +50 +3,150 +\$0\.\d{4} +1\n/);
     expect(r.stdout).toMatch(/\nTOTAL +1,010 +101 +2,000 +50 +3,161 +≥\$0\.\d{4} +2\n/);
@@ -65,6 +65,7 @@ describe("tapedeck usage", () => {
     expect(none.code).toBe(0);
     expect(none.stdout).toBe(`No usage recorded in ${empty}.\n`);
     expect(JSON.parse((await usage(empty, ["session", "--json"])).stdout)).toEqual({
+      scope: { kind: "project", projects: [empty] },
       rows: [],
       totals: {
         input_tokens: 0,

@@ -270,7 +270,7 @@ describe("usage publish and --machines", () => {
     expect(m.cli(["usage", "blocks", "--machines", join(root, "d")]).code).toBe(2);
     const live = m.cli(["usage", "blocks", "--live", "--project", m.home]);
     expect(live.code, live.stderr).toBe(0);
-    expect(live.stdout).toBe("No Claude usage recorded in these projects.\n");
+    expect(live.stdout).toBe(`No Claude usage recorded in project ${m.home}.\n`);
     const daily = m.cli(["usage", "daily", "--live", "--project", m.home]);
     expect(daily.code, daily.stderr).toBe(0);
     expect(daily.stdout).toMatch(/^No usage recorded in /);

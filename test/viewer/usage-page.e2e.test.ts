@@ -163,6 +163,10 @@ describe("the viewer's usage page in Chromium", () => {
       ["2026-12-05", 1],
     ]);
     expect(await page.locator(".usage-chart .legend").textContent()).toContain("codex");
+    // What the figures cover, as the CLI's title says it.
+    expect(await page.locator("#usage-scope").textContent()).toMatch(
+      new RegExp(`^in project ${project.root} · time zone`),
+    );
     const notes = await page.locator("#usage-notes").textContent();
     expect(notes).toContain("gemini: the model-router call before each prompt reaches no hook or file");
     expect(notes).toContain("codex, gemini: input as reported includes the cache reads");

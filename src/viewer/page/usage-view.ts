@@ -7,7 +7,7 @@ import type { UsagePageReport } from "../usage-api.ts";
 import { clear, h } from "./dom.ts";
 import { barChart, type ChartBar } from "./usage-chart.ts";
 
-const REPORTS = ["daily", "weekly", "monthly", "session", "model"] as const;
+const REPORTS = ["daily", "weekly", "monthly", "session", "model", "project"] as const;
 const PERIOD_FIELD: Record<string, string> = { daily: "date", weekly: "week", monthly: "month" };
 const DAY = 86_400_000;
 
@@ -67,12 +67,16 @@ function lead(kind: string, r: UsageRow): string {
   const field = PERIOD_FIELD[kind];
   if (field) return String(r[field]);
   if (kind === "model") return typeof r.model === "string" ? r.model : "unknown model";
+  if (kind === "project") return String(r.project);
   const title = typeof r.title === "string" ? r.title : "";
   return `${String(r.provider_session_id ?? r.session_id)}${title ? ` · ${title}` : ""}`;
 }
 
 function table(report: UsagePageReport): HTMLElement {
-  const heads = [report.kind === "session" ? "session" : (PERIOD_FIELD[report.kind] ?? "model"), "provider"];
+  const first =
+    PERIOD_FIELD[report.kind] ??
+    (report.kind === "session" || report.kind === "project" ? report.kind : "model");
+  const heads = [first, "provider"];
   heads.push(...FIGURE_HEADINGS, "sessions");
   const body = h("tbody", {});
   for (const r of report.rows) {
@@ -143,6 +147,12 @@ function notes(report: UsagePageReport): HTMLElement {
   return h("ul", { class: "usage-notes dim", id: "usage-notes" }, ...items.map((i) => h("li", {}, i)));
 }
 
+/** What the figures cover: the viewer's projects (one, or every registered one with --all-projects). */
+function scopeLine(projects: readonly string[]): string {
+  if (projects.length === 1) return `in project ${projects[0]}`;
+  return `in ${projects.length} projects`;
+}
+
 /** The page: its controls, then the chart and table of the report they ask for. */
 export function usageView(initial: string): HTMLElement {
   const select = (id: string, values: readonly string[], chosen: string) => {
@@ -202,8 +212,8 @@ export function usageView(initial: string): HTMLElement {
     out.append(
       h(
         "p",
-        { class: "dim" },
-        `time zone ${report.time_zone} · ${report.sessions} session${report.sessions === 1 ? "" : "s"}`,
+        { class: "dim", id: "usage-scope" },
+        `${scopeLine(report.projects)} · time zone ${report.time_zone} · ${report.sessions} session${report.sessions === 1 ? "" : "s"}`,
       ),
     );
     if (report.rows.length === 0) {

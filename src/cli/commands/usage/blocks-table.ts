@@ -34,9 +34,10 @@ function figures(b: Block): string[] {
   ];
 }
 
-export function renderBlocks(report: BlocksReport, zone: string): string {
+/** `scope`: what the blocks cover, in a title's words (scope.ts). */
+export function renderBlocks(report: BlocksReport, zone: string, scope: string): string {
   const at = localTime(zone);
-  if (report.blocks.length === 0) return "No Claude usage recorded in these projects.\n";
+  if (report.blocks.length === 0) return `No Claude usage recorded ${scope}.\n`;
   const head = [
     "START",
     "END",
@@ -65,7 +66,7 @@ export function renderBlocks(report: BlocksReport, zone: string): string {
     )
     .join("\n");
   const a = report.active;
-  const lines = [`Claude Code usage in 5-hour blocks, time zone ${zone}`, "", text];
+  const lines = [`Claude Code usage in 5-hour blocks ${scope}, time zone ${zone}`, "", text];
   if (a?.burn_rate && a.projection) {
     const perHour = a.burn_rate.cost_per_hour === null ? "unknown" : money(a.burn_rate.cost_per_hour, null);
     lines.push(

@@ -20,6 +20,7 @@ import { PROVIDERS } from "../../providers.ts";
 import { renderBlocks } from "./blocks-table.ts";
 import { runLive } from "./live.ts";
 import { publishCommand } from "./publish-command.ts";
+import { projectScope, scopeText, type UsageScope } from "./scope.ts";
 import { renderMachines, renderUsage } from "./table.ts";
 
 const COMMANDS = [...REPORT_KINDS, "blocks", "publish"] as const;
@@ -118,12 +119,13 @@ async function blocksCommand(opts: UsageOpts): Promise<void> {
     throw error;
   }
   const projects = scopeOf(opts);
+  const scope = projectScope(projects, opts.allProjects === true);
   const report = () => blocksReport({ projects, facts: USAGE_FACTS, keep });
   if (opts.json) {
-    printJson(report());
+    printJson({ scope, ...report() });
     return;
   }
-  const render = () => renderBlocks(report(), zone);
+  const render = () => renderBlocks(report(), zone, scopeText(scope));
   if (opts.live) await runLive({ input: io().stdin, output: io().stdout, render });
   else say(render());
 }
@@ -140,6 +142,7 @@ function reportCommand(kind: ReportKind, opts: UsageOpts): void {
     return;
   }
   const projects = scopeOf(opts);
+  const scope = projectScope(projects, opts.allProjects === true);
   // Our own text and a terminal's line erase: written as it is (note() would show the escape as U+FFFD).
   let shown = false;
   const progress = io().stderr.isTTY
@@ -157,7 +160,7 @@ function reportCommand(kind: ReportKind, opts: UsageOpts): void {
       since: opts.since,
       until: opts.until,
       timeZone: opts.timezone ?? systemTimeZone(),
-      breakdown: breakdownOpt(opts.breakdown),
+      breakdown: breakdownOpt(opts.breakdown, kind),
       facts: USAGE_FACTS,
       onProgress: progress,
     });
@@ -168,7 +171,7 @@ function reportCommand(kind: ReportKind, opts: UsageOpts): void {
     if (shown) io().stderr.write("\r\x1b[K");
   }
   if (opts.json) {
-    printJson(jsonOf(report));
+    printJson(jsonOf(report, scope));
     return;
   }
   if (report.rows.length === 0) {
@@ -178,11 +181,12 @@ function reportCommand(kind: ReportKind, opts: UsageOpts): void {
     );
     return;
   }
-  say(renderUsage(report, opts.allProjects === true));
+  say(renderUsage(report, opts.allProjects === true, scopeText(scope)));
 }
 
-function jsonOf(report: UsageReport): Record<string, unknown> {
+function jsonOf(report: UsageReport, scope: UsageScope): Record<string, unknown> {
   const out: Record<string, unknown> = {
+    scope,
     rows: report.rows,
     totals: report.totals,
     refused_prices: report.refused_prices,
@@ -191,13 +195,22 @@ function jsonOf(report: UsageReport): Record<string, unknown> {
   return out;
 }
 
-/** `--breakdown` alone is by model; `--breakdown version` by agent CLI version. */
-function breakdownOpt(b: boolean | string | undefined): "model" | "version" | false {
+/** `--breakdown` alone is by model; `--breakdown version` by agent CLI version, `project` by project. */
+function breakdownOpt(
+  b: boolean | string | undefined,
+  kind: ReportKind,
+): "model" | "version" | "project" | false {
   if (b === undefined || b === false) return false;
   if (b === true || b === "model") return "model";
   if (b === "version") return "version";
+  if (b === "project") {
+    // A session is in one project, and a project report's rows are projects already.
+    if (kind === "session" || kind === "project")
+      throw new CliError(`--breakdown project does not apply to \`usage ${kind}\``, EXIT.usage);
+    return "project";
+  }
   throw new CliError(
-    `--breakdown ${printable(String(b))}: use --breakdown (by model) or --breakdown version`,
+    `--breakdown ${printable(String(b))}: use --breakdown (by model), --breakdown version or --breakdown project`,
     EXIT.usage,
   );
 }
@@ -212,18 +225,19 @@ function machinesCommand(kind: ReportKind, provider: string | undefined, opts: U
       since: opts.since,
       until: opts.until,
       timeZone: opts.timezone ?? systemTimeZone(),
-      breakdown: breakdownOpt(opts.breakdown),
+      breakdown: breakdownOpt(opts.breakdown, kind),
       facts: USAGE_FACTS,
     });
   } catch (error) {
     if (error instanceof UsageQueryError) throw new CliError(error.message, EXIT.usage);
     throw error;
   }
+  const scope: UsageScope = { kind: "machines", dir: opts.machines!, machines: report.machines.length };
   if (opts.json) {
-    printJson({ ...jsonOf(report), machines: report.machines });
+    printJson({ ...jsonOf(report, scope), machines: report.machines });
     return;
   }
-  say(renderMachines(report, opts.machines!));
+  say(renderMachines(report, opts.machines!, scopeText(scope)));
 }
 
 /** `--timezone`'s completion words: the IANA names this Node knows. */
@@ -235,12 +249,12 @@ export function register(program: Command): void {
   const command = program
     .command("usage")
     .description(
-      "token usage and estimated cost of every provider's sessions: by day, week, month, session or model; across machines",
+      "token usage and estimated cost of every provider's sessions: by day, week, month, session, model or project; across machines",
     )
     .addArgument(
       new Argument(
         "<report>",
-        "daily, weekly, monthly, session or model; blocks: Claude's 5-hour windows; publish: write this machine's aggregates for --machines",
+        "daily, weekly, monthly, session, model or project; blocks: Claude's 5-hour windows; publish: write this machine's aggregates for --machines",
       ).choices(COMMANDS),
     )
     .option(
@@ -253,7 +267,7 @@ export function register(program: Command): void {
     .option("--all-projects", "every project the registry knows, not only this one")
     .option(
       "--breakdown [by]",
-      "split each row by model, or by agent CLI version (`--breakdown version`: with the cache-read share of input, flagged when a new version's halves)",
+      "split each row by model, by agent CLI version (`--breakdown version`: with the cache-read share of input, flagged when a new version's halves) or by project (`--breakdown project`)",
     )
     .option(
       "--timezone <zone>",
@@ -262,7 +276,7 @@ export function register(program: Command): void {
     .option("--live", "draw the report again every 5 s until q or Ctrl-C (not a terminal: once)")
     .option(
       "--machines <dir>",
-      "sum every device published into DIR (daily, weekly, monthly, model): one total for all machines",
+      "sum every device published into DIR (daily, weekly, monthly, model, project): one total for all machines",
     )
     .option("--to <dir>", "publish: the folder to write into (one you sync); remembered for the next publish")
     .option("--device <name>", "publish: this machine's name in --machines reports (default: its id's start)")
@@ -272,7 +286,7 @@ export function register(program: Command): void {
     )
     .option(
       "--json",
-      'machine-readable output: {"rows": [...], "totals": {...}, "refused_prices": [...]} (with --machines, also "machines")',
+      'machine-readable output: {"scope": {...}, "rows": [...], "totals": {...}, "refused_prices": [...]} (with --machines, also "machines")',
     );
   offerWords(command, "--timezone", timeZones()).action(usageCommand);
 }

@@ -18,6 +18,7 @@ const HEADINGS: Record<ReportKind, string> = {
   monthly: "by month",
   session: "by session",
   model: "by model",
+  project: "by project",
 };
 
 const LEAD: Record<ReportKind, string[]> = {
@@ -26,6 +27,7 @@ const LEAD: Record<ReportKind, string[]> = {
   monthly: ["MONTH"],
   session: ["SESSION", "STARTED (UTC)"],
   model: ["MODEL"],
+  project: ["PROJECT"],
 };
 
 const FIGURES = FIGURE_HEADINGS.map((h) => h.toUpperCase());
@@ -40,6 +42,7 @@ function lead(kind: ReportKind, r: UsageRow): string[] {
   if (kind === "weekly") return [s(r.week)];
   if (kind === "monthly") return [s(r.month)];
   if (kind === "model") return [typeof r.model === "string" ? r.model : "unknown model"];
+  if (kind === "project") return [s(r.project)];
   return [s(r.provider_session_id ?? r.session_id), s(r.started_at).replace("T", " ").slice(0, 16)];
 }
 
@@ -57,6 +60,14 @@ function lines(report: UsageReport, withProject: boolean): string[][] {
     const blank = LEAD[kind].map(() => "");
     for (const m of r.breakdown ?? []) {
       out.push([...blank, `└ ${m.model ?? "unknown model"}`, ...figureTexts(m)]);
+    }
+    for (const p of r.projects ?? []) {
+      out.push([
+        ...blank,
+        `└ ${p.project || "—"}`,
+        ...figureTexts(p),
+        ...(kind === "session" ? [] : [String(p.sessions)]),
+      ]);
     }
     for (const v of r.versions ?? []) {
       const share =
@@ -145,9 +156,10 @@ function notes(report: UsageReport, withProject: boolean): string[] {
   return out;
 }
 
-export function renderUsage(report: UsageReport, withProject: boolean): string {
+/** `scope`: what the figures cover, in the title's words (scope.ts). */
+export function renderUsage(report: UsageReport, withProject: boolean, scope: string): string {
   const dates = [...new Set(report.rows.flatMap((r) => r.prices_as_of))].sort();
-  const title = `Token usage ${HEADINGS[report.kind]}, time zone ${report.time_zone}${
+  const title = `Token usage ${HEADINGS[report.kind]} ${scope}, time zone ${report.time_zone}${
     dates.length > 0 ? `; cost estimated at the prices of ${dates.join(", ")}` : ""
   }`;
   const head = header(report.kind, withProject);
@@ -177,10 +189,10 @@ function ago(iso: string | null, now: number): string {
 }
 
 /** A --machines report: the table, then each device's freshness and the files not summed. */
-export function renderMachines(report: MachinesReport, dir: string, now = Date.now()): string {
+export function renderMachines(report: MachinesReport, dir: string, scope: string, now = Date.now()): string {
   const head =
     report.rows.length > 0
-      ? renderUsage(report, false)
+      ? renderUsage(report, false, scope)
       : `No published usage in ${dir}${report.machines.length > 0 ? " in that range" : ""}.\n`;
   const lines = report.machines.map(
     (m) => `  ${m.name} (${m.device_id.slice(0, 8)}): ${ago(m.published_at, now)}, ${m.days} day(s) summed`,

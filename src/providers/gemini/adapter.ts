@@ -53,7 +53,8 @@ import type { NormalizedEvent, NormalizeResult } from "../../core/archive/event.
 import type { Usage } from "../../core/archive/schemas.ts";
 import { digest, idFor, isRecord } from "../shared.ts";
 import type { EnrichScope, ProviderAdapter } from "../types.ts";
-import { type ChatCursor, loadChatCursor, readChatUsage } from "./chat-usage.ts";
+import { type ChatCursor, loadChatCursor } from "./chat-file.ts";
+import { readChatUsage } from "./chat-usage.ts";
 import { geminiIdentity } from "./identity.ts";
 import { type GeminiObservation, normalizeGeminiHook } from "./normalize.ts";
 

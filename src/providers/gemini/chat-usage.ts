@@ -10,40 +10,15 @@
 // counts the hooks lack (cache read, reasoning): input and output are already
 // in the AfterModel turn_usage, and summing them twice would double them.
 //
-// The file is JSONL of upserts: a message is written again, same id, when its
-// tool calls are attached, and `{"$set":{"messages":[...]}}` rewrites the
-// history after a resume or compression. So messages are keyed by id (the ids
-// already turned into events are remembered, bounded), and `$set` records are
-// skipped: they only repeat messages already written. Only messages stamped
-// at or after the moment recording was switched on count (off means off).
-import { closeSync, constants, fstatSync } from "node:fs";
+// The file is read from a cursor (chat-file.ts), messages keyed by id: a
+// message written again when its tool calls are attached counts once, and
+// `$set` records are skipped: they only repeat messages already written. Only
+// messages stamped at or after the moment recording was switched on count
+// (off means off).
 import type { NormalizedEvent } from "../../core/archive/event.ts";
-import { scanLines } from "../../core/archive/line-scan.ts";
 import type { Usage } from "../../core/archive/schemas.ts";
-import { openRegularSync } from "../../core/base/fsutil.ts";
 import { idFor } from "../shared.ts";
-
-/** A chat file is small (it holds text, not tool output blobs); the bound keeps a hook fast on a huge one. */
-export const MAX_CHAT_READ_BYTES = 32 * 1024 * 1024;
-/** Message ids remembered per session: far more than one turn writes. */
-const SEEN_KEPT = 512;
-
-export interface ChatCursor {
-  path: string;
-  offset: number;
-  seen: string[];
-}
-
-export function loadChatCursor(raw: unknown): ChatCursor | undefined {
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return undefined;
-  const r = raw as Record<string, unknown>;
-  if (typeof r.path !== "string" || r.path.length > 4096) return undefined;
-  if (typeof r.offset !== "number" || !Number.isSafeInteger(r.offset) || r.offset < 0) return undefined;
-  const seen = Array.isArray(r.seen)
-    ? r.seen.filter((s): s is string => typeof s === "string" && s.length <= 256)
-    : [];
-  return { path: r.path, offset: r.offset, seen: seen.slice(-SEEN_KEPT) };
-}
+import { type ChatCursor, keptSeen, scanChatFile } from "./chat-file.ts";
 
 /** A model message's `tokens` (Gemini's usageMetadata: input = promptTokenCount, cached a part of it). */
 export interface ChatTokens {
@@ -126,34 +101,13 @@ export function readChatUsage(
   session: string,
   since: string | undefined,
 ): { events: NormalizedEvent[]; cursor: ChatCursor | undefined } {
-  const from = cursor?.path === path ? cursor : { path, offset: 0, seen: [] };
-  let fd: number;
-  try {
-    fd = openRegularSync(path, constants.O_RDONLY);
-  } catch {
-    return { events: [], cursor };
-  }
   const found = new Map<string, ChatMessage>();
-  let offset = from.offset;
-  try {
-    const size = fstatSync(fd).size;
-    // A file that shrank was rewritten: read it again from the start (ids already seen stay seen).
-    const start = from.offset <= size ? from.offset : 0;
-    const end = Math.min(size, start + MAX_CHAT_READ_BYTES);
-    const lineEnd = scanLines(
-      fd,
-      start,
-      (line) => {
-        const message = modelMessage(line.bytes);
-        if (message) found.set(message.id, message);
-      },
-      { end, completeOnly: true },
-    );
-    offset = lineEnd === start && end < size ? end : lineEnd;
-  } finally {
-    closeSync(fd);
-  }
-  const seen = new Set(from.seen);
+  const offset = scanChatFile(path, cursor, (line) => {
+    const message = modelMessage(line);
+    if (message) found.set(message.id, message);
+  });
+  if (offset === undefined) return { events: [], cursor };
+  const seen = new Set(cursor?.path === path ? cursor.seen : []);
   const events: NormalizedEvent[] = [];
   for (const message of found.values()) {
     if (seen.has(message.id)) continue;
@@ -161,5 +115,5 @@ export function readChatUsage(
     seen.add(message.id);
     events.push(usageEvent(message, session));
   }
-  return { events, cursor: { path, offset, seen: [...seen].slice(-SEEN_KEPT) } };
+  return { events, cursor: { path, offset, seen: keptSeen(seen) } };
 }

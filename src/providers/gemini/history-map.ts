@@ -16,6 +16,7 @@ import type { NormalizedEvent } from "../../core/archive/event.ts";
 import { BoundedMap, type HistoryFile, type HistorySession, isoTime, shortString } from "../history.ts";
 import { RecordMapper, setFields } from "../history-mapper.ts";
 import { digest, idFor, isRecord, type Payload } from "../shared.ts";
+import { chatText } from "./chat-file.ts";
 import { chatTokens } from "./chat-usage.ts";
 import { normalizeGeminiHook, usageFrom } from "./normalize.ts";
 
@@ -122,7 +123,7 @@ export class GeminiHistoryMapper extends RecordMapper {
     // A compression rewrites the history around a `<state_snapshot>`; a resume's rewrite has none.
     for (const message of set.messages) {
       if (!isRecord(message) || message.type !== "user") continue;
-      const text = textOf(message.content);
+      const text = chatText(message.content);
       const id = shortString(message.id);
       if (!text?.includes("<state_snapshot>") || id === undefined || !this.first(id, "k")) continue;
       const at = isoTime(message.timestamp) ?? this.lastAt;
@@ -144,7 +145,7 @@ export class GeminiHistoryMapper extends RecordMapper {
 
   private user(record: Payload, out: NormalizedEvent[]): void {
     const id = shortString(record.id);
-    const text = textOf(record.content);
+    const text = chatText(record.content);
     // A function response is the tool's result, already read from the model message's tool call.
     if (id === undefined || text === undefined || text.trim() === "" || !this.first(id, "m")) return;
     this.turn = `turn-${digest(["turn", this.session, id]).slice(0, 24)}`;
@@ -157,7 +158,7 @@ export class GeminiHistoryMapper extends RecordMapper {
     const id = shortString(record.id);
     if (id === undefined) return;
     const at = isoTime(record.timestamp) ?? this.lastAt;
-    const text = textOf(record.content);
+    const text = chatText(record.content);
     if (text !== undefined && text.trim() !== "" && this.first(id, "m")) {
       const event: NormalizedEvent = {
         kind: "assistant_message",
@@ -219,7 +220,7 @@ export class GeminiHistoryMapper extends RecordMapper {
 
   private error(record: Payload, out: NormalizedEvent[]): void {
     const id = shortString(record.id);
-    const text = textOf(record.content);
+    const text = chatText(record.content);
     if (id === undefined || text === undefined || !this.first(id, "m")) return;
     const event: NormalizedEvent = {
       kind: "provider_event",
@@ -256,16 +257,6 @@ export class GeminiHistoryMapper extends RecordMapper {
     if (this.turn !== undefined && event.kind !== "session_start") event.turn_id = this.turn;
     return event;
   }
-}
-
-/** Text of a message's content: a string, or parts of which the text ones (thoughts left out) count. */
-function textOf(content: unknown): string | undefined {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return undefined;
-  const texts = content
-    .filter(isRecord)
-    .flatMap((p) => (typeof p.text === "string" && p.thought !== true ? [p.text] : []));
-  return texts.length > 0 ? texts.join("\n") : undefined;
 }
 
 /** A tool call's result parts: the function response's output, as the model got it. */

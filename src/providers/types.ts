@@ -2,7 +2,7 @@
 // here so that the provider folders keep importing their contract from beside them.
 import type { ProviderAdapter } from "../core/hook/provider.ts";
 
-export type { EnrichScope, ProviderAdapter } from "../core/hook/provider.ts";
+export type { Enriched, EnrichScope, ProviderAdapter } from "../core/hook/provider.ts";
 
 /** What a provider adds to `tapedeck status --statusline` and the status-line hook (registry.ts). */
 export interface StatusLinePart {

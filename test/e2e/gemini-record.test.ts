@@ -10,13 +10,14 @@
  * and `uninstall`.
  *
  * Event kinds per `gemini -p` run, as Gemini CLI 0.61 fires them (every run is its own epoch; AfterModel fires
- * once per streamed chunk and only the final chunk of a response is recorded, as one turn_usage):
- *   SCENARIO_BASH      session_start(startup) user_prompt turn_usage tool_call tool_result turn_usage
- *                      assistant_message session_end
- *   SCENARIO_FAIL      session_start(resume) user_prompt turn_usage tool_call tool_error turn_usage
- *                      assistant_message session_end
- *   SCENARIO_COMPRESS  session_start(resume) user_prompt turn_usage tool_call tool_result compaction turn_usage
- *                      assistant_message session_end
+ * once per streamed chunk and only the final chunk of a response is recorded, as one turn_usage; the mock says a
+ * text before each call, which the chat file holds and BeforeTool records before its tool_call):
+ *   SCENARIO_BASH      session_start(startup) user_prompt turn_usage assistant_message tool_call tool_result
+ *                      turn_usage assistant_message session_end
+ *   SCENARIO_FAIL      session_start(resume) user_prompt turn_usage assistant_message tool_call tool_error
+ *                      turn_usage assistant_message session_end
+ *   SCENARIO_COMPRESS  session_start(resume) user_prompt turn_usage assistant_message tool_call tool_result
+ *                      compaction turn_usage assistant_message session_end
  *                      (the mock claims a 900k-token prompt on the tool call, so Gemini compresses the history
  *                      before its next model call: two generateContent calls, then a request that starts with
  *                      the new <state_snapshot>, which is where the adapter sees the compression)
@@ -277,13 +278,14 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
       "session_start",
       "user_prompt",
       "turn_usage",
+      "assistant_message",
       "tool_call",
       "tool_result",
       "turn_usage",
       "assistant_message",
       "session_end",
     ]);
-    const [start, userPrompt, , call, result, , message, end] = events;
+    const [start, userPrompt, , said, call, result, , message, end] = events;
     expect(start!.payload).toEqual({
       hook_event_name: "SessionStart",
       source: "startup",
@@ -310,9 +312,18 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
       },
     });
     expect(result!.redactions).toContain("payload.tool_response.returnDisplay");
+    // What the model said before the call, from the chat file (no hook carries a response's text whole)...
+    expect(said!.payload).toEqual({
+      text: "Running the command now.",
+      message_id: expect.any(String),
+      source: "gemini-chat",
+    });
+    expect(Date.parse(said!.timestamp)).toBeLessThanOrEqual(Date.parse(call!.timestamp));
+    // ...and the answer without it, where AfterAgent's prompt_response was " Running the command now. \n<answer>".
     expect(message!.payload).toEqual({
       hook_event_name: "AfterAgent",
-      text: redacted(` Running the command now. \n${res.response}`),
+      text: redacted(res.response!),
+      text_from: "chat_file",
       stop_hook_active: false,
     });
     expect(end!.payload).toEqual({ hook_event_name: "SessionEnd", reason: "exit" });
@@ -330,6 +341,7 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
       "session_start",
       "user_prompt",
       "turn_usage",
+      "assistant_message",
       "tool_call",
       "tool_error",
       "turn_usage",
@@ -337,7 +349,11 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
       "session_end",
     ]);
     expect(events[0]!.payload).toMatchObject({ source: "resume" });
-    const [, , , call, failure] = events;
+    // A resumed session's chat file holds the earlier runs' texts too: only this turn's is said here.
+    expect(events[3]!.payload.text).toBe("Running the command now.");
+    expect(events[3]!.payload.message_id).not.toBe(runs.bash!.events[3]!.payload.message_id);
+    expect(events[7]!.payload).toMatchObject({ text: res.response, text_from: "chat_file" });
+    const [, , , , call, failure] = events;
     expect(call!.payload).toMatchObject({
       tool_name: "run_shell_command",
       tool_input: { command: "echo oops >&2; exit 3", description: "Fail on purpose" },
@@ -370,6 +386,7 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
       "session_start",
       "user_prompt",
       "turn_usage",
+      "assistant_message",
       "tool_call",
       "tool_result",
       "compaction",
@@ -377,7 +394,12 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
       "assistant_message",
       "session_end",
     ]);
-    const compaction = events[5]!;
+    // The compression rewrote the chat file between the two texts: each is still recorded once.
+    expect(only(events, "assistant_message").map((e) => e.payload.text)).toEqual([
+      "Running the command now.",
+      res.response,
+    ]);
+    const compaction = events[6]!;
     expect(compaction.payload).toMatchObject({
       hook_event_name: "PreCompress",
       trigger: "auto",
@@ -388,7 +410,7 @@ describe("tapedeck records the real gemini CLI (command transport)", () => {
     const { messages_before, messages_after } = compaction.payload as Record<string, number>;
     expect(messages_after).toBeLessThan(messages_before!);
     // The request after it is the compressed history: the usage of that response says so too.
-    expect(events[6]!.payload.message_count).toBe(messages_after);
+    expect(events[7]!.payload.message_count).toBe(messages_after);
     // The compaction is dated by the PreCompress that preceded it, before the request that showed it.
     expect(Date.parse(String(compaction.payload.pre_compress_at))).toBeLessThanOrEqual(
       Date.parse(compaction.timestamp),

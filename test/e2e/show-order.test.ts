@@ -8,6 +8,11 @@
  * print the prompt, that text, the call and its result, and the answer, in that order. They used to merge
  * the text into the answer, printed above the call.
  *
+ * Gemini recorded live through its hooks, too: no hook hands over a response's text whole (AfterModel has
+ * each streamed chunk's, AfterAgent every response of the turn in one reply), so the adapter takes the text
+ * said before a call from Gemini's chat file at BeforeTool, and the answer without it. It used to be the reply,
+ * " Running the command now. \nDone: in-order", one answer after the call.
+ *
  * Item 7: Claude Code hands a background subagent's report back as a `<task-notification>` message that fires
  * UserPromptSubmit; it is recorded as the agent's own event, out of turn counts and retrieval.
  */
@@ -60,6 +65,37 @@ const ROWS: Row[] = [
   },
 ];
 
+/** show and the Markdown export of the last session print the prompt, the text said, the call, the answer. */
+async function expectInOrder(sb: Sandbox, row: Row): Promise<void> {
+  const show = await sb.cli(["show", "last"]);
+  expect(show.code, show.stderr).toBe(0);
+  const lines = show.stdout.split("\n").map((l) => l.slice(24).trim());
+  const at = (test: (l: string) => boolean) => lines.findIndex(test);
+  const prompt = at((l) => l === "prompt");
+  const said = at((l) => l === "said");
+  const text = at((l) => l.includes(row.said));
+  const call = at((l) => row.call.test(l));
+  const answer = at((l) => l === "answer");
+  expect(
+    [prompt, said, call, answer].every((i) => i >= 0),
+    show.stdout,
+  ).toBe(true);
+  expect(prompt < said && said < text && text < call && call < answer, show.stdout).toBe(true);
+  // A tool's result is its text (Gemini's was printed as its raw JSON; issue 41, item 12).
+  expect(show.stdout).not.toContain("llmContent");
+  // The answer no longer repeats the text that came before the call.
+  expect(
+    lines.slice(answer).some((l) => l.includes(row.said)),
+    show.stdout,
+  ).toBe(false);
+  const md = (await sb.cli(["export", "last", "--format", "md"])).stdout;
+  // The call's line quotes its command as code; the prompt names it too, above.
+  const callAt = md.indexOf("`echo in-order`");
+  expect(md.indexOf(row.said)).toBeGreaterThan(md.indexOf("**Prompt**"));
+  expect(md.indexOf(row.said)).toBeLessThan(callAt);
+  expect(callAt).toBeLessThan(md.indexOf("**Answer**"));
+}
+
 for (const row of rowsFor(ROWS, (r) => r.agent.name)) {
   describe(row.agent.name, () => {
     const sb = row.sandbox();
@@ -68,36 +104,30 @@ for (const row of rowsFor(ROWS, (r) => r.agent.name)) {
       await runOk(row.agent as Agent<Sandbox>, sb, ["SCENARIO_BASH echo in-order"]);
       const imported = await sb.cli(["import", row.agent.name, "--yes"]);
       expect(imported.code, imported.stderr).toBe(0);
-      const show = await sb.cli(["show", "last"]);
-      expect(show.code, show.stderr).toBe(0);
-      const lines = show.stdout.split("\n").map((l) => l.slice(24).trim());
-      const at = (test: (l: string) => boolean) => lines.findIndex(test);
-      const prompt = at((l) => l === "prompt");
-      const said = at((l) => l === "said");
-      const text = at((l) => l.includes(row.said));
-      const call = at((l) => row.call.test(l));
-      const answer = at((l) => l === "answer");
-      expect(
-        [prompt, said, call, answer].every((i) => i >= 0),
-        show.stdout,
-      ).toBe(true);
-      expect(prompt < said && said < text && text < call && call < answer, show.stdout).toBe(true);
-      // A tool's result is its text (Gemini's was printed as its raw JSON; issue 41, item 12).
-      expect(show.stdout).not.toContain("llmContent");
-      // The answer no longer repeats the text that came before the call.
-      expect(
-        lines.slice(answer).some((l) => l.includes(row.said)),
-        show.stdout,
-      ).toBe(false);
-      const md = (await sb.cli(["export", "last", "--format", "md"])).stdout;
-      // The call's line quotes its command as code; the prompt names it too, above.
-      const callAt = md.indexOf("`echo in-order`");
-      expect(md.indexOf(row.said)).toBeGreaterThan(md.indexOf("**Prompt**"));
-      expect(md.indexOf(row.said)).toBeLessThan(callAt);
-      expect(callAt).toBeLessThan(md.indexOf("**Answer**"));
+      await expectInOrder(sb, row);
     }, 180_000);
   });
 }
+
+describe.runIf(rowsFor([GEMINI], (a) => a.name).length > 0)("gemini, recorded live through its hooks", () => {
+  const row = ROWS.find((r) => r.agent === GEMINI)!;
+  const sb = GEMINI.sandbox("order-gemini-live");
+
+  it("show prints the text said before the call before it, and the answer without it", async () => {
+    const install = await sb.cli(["install", "gemini", "--yes", "--transport", "command"]);
+    expect(install.code, install.stderr).toBe(0);
+    const res = await runOk(GEMINI, sb, ["SCENARIO_BASH echo in-order"]);
+    await expectInOrder(sb, row);
+    // Each text recorded once, the one said before the call before it.
+    const events = readEventsFile(
+      join(sb.projectDir, ".tapedeck", "gemini-sessions", res.sessionId!, "events.jsonl"),
+    );
+    const said = events.filter((e) => e.kind === "assistant_message").map((e) => e.payload.text);
+    expect(said).toEqual([row.said, res.response]);
+    const order = events.map((e) => e.kind).filter((k) => k === "assistant_message" || k === "tool_call");
+    expect(order).toEqual(["assistant_message", "tool_call", "assistant_message"]);
+  }, 180_000);
+});
 
 describe("claude: a background subagent's task notification (issue 41, item 7)", () => {
   const sb = CLAUDE.sandbox("task-notice");

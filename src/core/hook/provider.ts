@@ -40,7 +40,19 @@ export interface ProviderAdapter<Observation = unknown> {
     result: NormalizeResult<Observation>,
     state: Record<string, unknown> | undefined,
     scope?: EnrichScope,
-  ): { events: NormalizedEvent[]; state: Record<string, unknown> } | undefined;
+  ): Enriched | undefined;
+}
+
+/** What enrich adds: events recorded after the payload's own, and the next state. */
+export interface Enriched {
+  events: NormalizedEvent[];
+  /**
+   * Events that happened before what the payload reports, recorded before its own events in the same append
+   * (Gemini: what the model said before the tool call a BeforeTool announces, which no earlier hook could
+   * record). Readers order a session by sequence, so this is where they show.
+   */
+  before?: NormalizedEvent[];
+  state: Record<string, unknown>;
 }
 
 /** What the recorder knows that bounds enrichment. */

@@ -165,12 +165,15 @@ export function runHook(
     ensureTapedeckDir(project);
     const extra = enrich(hook);
     // Prepared once, before the context step: it reads the events as they will be stored.
+    const before = prepareForSession(hook.spec, extra?.before ?? []);
     const own = prepareForSession(hook.spec, result.events);
-    const enriched = prepareForSession(hook.spec, extra?.events ?? []);
+    const after = prepareForSession(hook.spec, extra?.events ?? []);
+    const enriched = [...before, ...after];
     added = addContext(options, { ...viewOf(hook, parsed.value, own), enriched });
     const injected = added?.event ? prepareForSession(hook.spec, [added.event]) : [];
-    const outcome = record(hook, [...own, ...enriched, ...injected]);
-    afterRecord(hook, [...result.events, ...(extra?.events ?? [])], extra?.state, env);
+    const outcome = record(hook, [...before, ...own, ...after, ...injected]);
+    const derived = [...(extra?.before ?? []), ...result.events, ...(extra?.events ?? [])];
+    afterRecord(hook, derived, extra?.state, env);
     return { status: "recorded", outcome, project, providerConfig, ...outputOf(added) };
   } catch (error) {
     writeDiagnostic(tapedeckDir(project), { what: "error", stage: "record", code: errorCode(error) });

@@ -40,6 +40,15 @@
 //    model messages the chat file gained since the last read add a
 //    turn_usage each with their cache-read and reasoning counts
 //    (chat-usage.ts): AfterModel never carries them.
+// 6. What the model said before a tool call. No hook hands it over whole
+//    (chat-text.ts), and AfterAgent's reply repeats it with the answer. An
+//    AfterModel chunk with text marks the response as having said something;
+//    at the BeforeTool that follows, the chat file's new model messages of
+//    the turn become assistant_messages recorded before the tool_call. Once a
+//    turn has recorded texts of its own, its AfterAgent answer is the chat's
+//    texts since then (`text_from: "chat_file"`), not the reply that repeats
+//    them; without a readable chat file, the reply as it came. A turn
+//    without a text before a call reads nothing more than before.
 //
 // enrich completes normalize's events in place (tool_use_id, event_id,
 // turn_id) and returns the events it adds. Without enrich, normalize's events
@@ -52,8 +61,9 @@
 import type { NormalizedEvent, NormalizeResult } from "../../core/archive/event.ts";
 import type { Usage } from "../../core/archive/schemas.ts";
 import { digest, idFor, isRecord } from "../shared.ts";
-import type { EnrichScope, ProviderAdapter } from "../types.ts";
+import type { Enriched, EnrichScope, ProviderAdapter } from "../types.ts";
 import { type ChatCursor, loadChatCursor } from "./chat-file.ts";
+import { readChatTexts } from "./chat-text.ts";
 import { readChatUsage } from "./chat-usage.ts";
 import { geminiIdentity } from "./identity.ts";
 import { type GeminiObservation, normalizeGeminiHook } from "./normalize.ts";
@@ -91,6 +101,14 @@ export interface GeminiState {
   response?: OpenResponse;
   /** How far the chat file has been read for token counts. */
   chat?: ChatCursor;
+  /** Model messages stamped from here on are not recorded yet: the turn's start, then its latest AfterAgent. */
+  said_since?: string;
+  /** An AfterModel chunk said something since the last read of what was said. */
+  spoke?: boolean;
+  /** Texts the turn recorded on their own (before a call, or an earlier answer): the reply repeats them. */
+  told?: number;
+  /** How far the chat file has been read for what was said. */
+  text?: ChatCursor;
 }
 
 const TOOL_KEYS_KEPT = 256;
@@ -121,6 +139,11 @@ export function loadGeminiState(raw: Record<string, unknown> | undefined): Gemin
   if (response) state.response = response;
   const chat = loadChatCursor(raw.chat);
   if (chat) state.chat = chat;
+  if (isShortString(raw.said_since)) state.said_since = raw.said_since;
+  if (raw.spoke === true) state.spoke = true;
+  if (isCount(raw.told)) state.told = raw.told;
+  const text = loadChatCursor(raw.text);
+  if (text) state.text = text;
   return state;
 }
 
@@ -161,13 +184,14 @@ export function enrichGemini(
   result: NormalizeResult<GeminiObservation>,
   previous: Record<string, unknown> | undefined,
   scope: EnrichScope = {},
-): { events: NormalizedEvent[]; state: Record<string, unknown> } | undefined {
+): Enriched | undefined {
   const observation = result.observation;
   if (!observation || observation.hook === "unknown") return undefined;
   const state = loadGeminiState(previous);
   const identity = result.context.identity;
   const session = identity.provider_session_id ?? identity.session_id;
   const extra: NormalizedEvent[] = [];
+  let before: NormalizedEvent[] = [];
   const closeResponse = () => {
     const open = state.response;
     state.response = undefined;
@@ -179,6 +203,7 @@ export function enrichGemini(
       closeResponse();
       state.epoch += 1;
       state.turn = undefined;
+      startSaying(state, undefined);
       state.tools = {};
       state.precompress = undefined;
       state.manual = undefined;
@@ -192,6 +217,7 @@ export function enrichGemini(
     case "BeforeAgent":
       closeResponse();
       state.turn = `turn-${digest(["turn", session, state.epoch, observation.timestamp ?? result.events[0]?.event_id ?? null]).slice(0, 24)}`;
+      startSaying(state, observation.timestamp);
       state.tools = {};
       break;
     case "BeforeModel":
@@ -199,6 +225,7 @@ export function enrichGemini(
       detectCompaction(state, observation, session, extra);
       break;
     case "AfterModel":
+      if (observation.spoke) state.spoke = true;
       if (observation.final) {
         state.response = undefined;
       } else {
@@ -221,11 +248,16 @@ export function enrichGemini(
       }
       break;
     case "BeforeTool":
+      before = saidBefore(state, result.context.transcript_path, session);
+      pairTools(result.events, state, session);
+      break;
     case "AfterTool":
       pairTools(result.events, state, session);
       break;
     case "AfterAgent":
     case "SessionEnd": {
+      if (observation.hook === "AfterAgent")
+        answerOnly(result.events, state, result.context.transcript_path, session, observation.timestamp);
       closeResponse();
       const chatPath = result.context.transcript_path;
       if (chatPath) {
@@ -246,11 +278,77 @@ export function enrichGemini(
     for (const event of result.events) {
       if (event.kind !== "session_start" && event.kind !== "session_end") event.turn_id ??= state.turn;
     }
-    for (const event of extra) {
+    for (const event of [...before, ...extra]) {
       if (event.kind !== "turn_usage") event.turn_id ??= state.turn;
     }
   }
-  return { events: extra, state: state as unknown as Record<string, unknown> };
+  const enriched: Enriched = { events: extra, state: state as unknown as Record<string, unknown> };
+  if (before.length > 0) enriched.before = before;
+  return enriched;
+}
+
+/** A turn starts (at its prompt's time) or none is known (a session start): nothing of it said yet. */
+function startSaying(state: GeminiState, at: string | undefined): void {
+  state.said_since = at;
+  state.spoke = undefined;
+  state.told = undefined;
+}
+
+/** Where the next read of what was said starts: its own cursor, or where the usage read got to if further. */
+function textCursor(state: GeminiState, path: string): ChatCursor | undefined {
+  const own = state.text?.path === path ? state.text : undefined;
+  const usage = state.chat?.path === path ? state.chat : undefined;
+  if (usage && usage.offset > (own?.offset ?? -1))
+    return { path, offset: usage.offset, seen: own?.seen ?? [] };
+  return own;
+}
+
+/** The turn's model messages not recorded yet, from the chat file; undefined when it cannot be read. */
+function readSaid(
+  state: GeminiState,
+  path: string | null | undefined,
+  session: string,
+): NormalizedEvent[] | undefined {
+  if (!path || state.said_since === undefined) return undefined;
+  const read = readChatTexts(path, textCursor(state, path), session, state.said_since);
+  if (!read) return undefined;
+  state.text = read.cursor;
+  return read.events;
+}
+
+/** BeforeTool after a response that said something: what it said, recorded before the call. */
+function saidBefore(state: GeminiState, path: string | null | undefined, session: string): NormalizedEvent[] {
+  if (!state.spoke) return [];
+  const said = readSaid(state, path, session);
+  if (!said) return [];
+  state.spoke = undefined;
+  if (said.length > 0) state.told = (state.told ?? 0) + said.length;
+  return said;
+}
+
+/**
+ * AfterAgent: Gemini's reply is every text of the turn. Once the turn recorded some on their own, the answer
+ * is what the chat file says since; the reply as it came when the file cannot be read, or nothing was told.
+ */
+function answerOnly(
+  events: NormalizedEvent[],
+  state: GeminiState,
+  path: string | null | undefined,
+  session: string,
+  at: string | undefined,
+): void {
+  const answer = events.find((e) => e.kind === "assistant_message");
+  if (answer && state.told) {
+    const said = readSaid(state, path, session);
+    if (said) {
+      answer.payload.text = said.map((e) => e.payload.text).join("\n");
+      answer.payload.text_from = "chat_file";
+    }
+  }
+  // What a hook that sends the agent back to work gets next repeats this answer too.
+  state.told = (state.told ?? 0) + 1;
+  state.spoke = undefined;
+  if (at !== undefined) state.said_since = at;
 }
 
 function detectCompaction(

@@ -4,7 +4,7 @@
 // `{"$set":{"messages":[...]}}` rewrites the history after a resume or compression. A reader keeps a cursor
 // (how far it read, the message ids it already turned into events, bounded) in the adapter's state, so each
 // hook reads only the lines written since the last one. What the hooks take from it: the token counts they
-// lack (chat-usage.ts).
+// lack (chat-usage.ts) and what the model said (chat-text.ts).
 import { closeSync, constants, fstatSync } from "node:fs";
 import { scanLines } from "../../core/archive/line-scan.ts";
 import { openRegularSync } from "../../core/base/fsutil.ts";

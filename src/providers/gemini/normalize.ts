@@ -16,6 +16,9 @@
 //   empty, whether or not anything is compressed; there is no PostCompress.
 // - A failed shell command still gets a plain AfterTool; the failure shows
 //   only in the text (an `Exit Code: N` trailer line in llmContent).
+// - A chunk's `llm_response.text` is that chunk's text only, and AfterAgent's
+//   prompt_response joins every response of the turn: the text said before a
+//   tool call is taken from the chat file at BeforeTool (chat-text.ts).
 // - SessionEnd can fire several times for one exit.
 //
 // This module is stateless. What needs memory across hooks (pairing a tool
@@ -91,6 +94,8 @@ export interface GeminiObservation {
   snapshot?: string;
   /** AfterModel: this chunk ends the response (it has a finishReason). */
   final?: boolean;
+  /** AfterModel: this chunk holds text the model said (not a thought): the chat file will hold it whole. */
+  spoke?: boolean;
   model?: string;
   /** AfterModel: the chunk's usage, already mapped. */
   usage?: Usage;
@@ -349,6 +354,15 @@ export function usageFrom(meta: Payload, model: string | undefined): Usage | und
   return counted ? usage : undefined;
 }
 
+/**
+ * `llm_response.text` is the chunk's text without its thoughts (the SDK's text getter); its `parts` are
+ * flattened to strings, thoughts among them, and cannot tell one from the other.
+ */
+function spokeIn(p: Payload): boolean {
+  const response = isRecord(p.llm_response) ? p.llm_response : undefined;
+  return typeof response?.text === "string" && response.text.trim() !== "";
+}
+
 /** The first message whose text holds a compression's `<state_snapshot>`. */
 function snapshotFingerprint(messages: unknown[]): string | undefined {
   for (const message of messages) {
@@ -392,6 +406,7 @@ function observe(p: Payload): GeminiObservation {
     case "AfterModel": {
       const chunk = readModelChunk(p);
       observation.final = chunk.final;
+      if (spokeIn(p)) observation.spoke = true;
       if (chunk.model !== undefined) observation.model = chunk.model;
       if (chunk.message_count !== undefined) observation.message_count = chunk.message_count;
       if (chunk.usage !== undefined) observation.usage = chunk.usage;

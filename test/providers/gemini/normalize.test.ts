@@ -226,12 +226,14 @@ describe("normalizeGeminiHook: model responses and usage", () => {
     expect(event.usage).toBeUndefined();
   });
 
-  it("observes the usage and message count of a chunk that is not final", () => {
+  it("observes the usage, message count and text of a chunk that is not final", () => {
     const { observation } = normalizeGeminiHook(fixture("AfterModel.json"), {}, now);
     expect(observation).toEqual({
       hook: "AfterModel",
       timestamp: "2026-11-29T18:49:23.062Z",
       final: false,
+      // Its llm_response.text: the chat file will hold what the response said (chat-text.ts).
+      spoke: true,
       model: "gemini-3.8-flash",
       message_count: 1,
       usage: { source: "gemini-hook", model: "gemini-3.8-flash", input_tokens: 171, total_tokens: 171 },

@@ -76,6 +76,20 @@ describe("tapedeck import", () => {
     expect(existsSync(join(project, ".tapedeck"))).toBe(false);
   });
 
+  it("from tapedeck's own home: refused with its reason alone, no 'no sessions found' beside it", async () => {
+    const { home, project, runAll } = setUp();
+    writeTranscript(home, project, SAMPLE_ID, fixtureLines("transcript.sample.jsonl", project));
+    const r = await runAll(["import", "all", "--dry-run", "--project", home]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("is tapedeck's own folder (its user home), not a project");
+    expect(r.stderr).not.toContain("sessions found");
+    const nothing = join(temp(), "nothing");
+    mkdirSync(join(nothing, ".git"), { recursive: true });
+    const empty = await runAll(["import", "all", "--project", nothing]);
+    expect(empty.code).toBe(3);
+    expect(empty.stderr).toContain(`no agent sessions found for ${nothing}`);
+  });
+
   it("exit 3 when the agent has no session for the project, saying where others are; 2 for a wrong source", async () => {
     const { home, project, run } = setUp();
     const other = join(temp(), "elsewhere");

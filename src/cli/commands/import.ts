@@ -158,8 +158,10 @@ function report(
     });
     return;
   }
-  const who = source === "all" ? "the agents" : providerName(source);
-  if (foundNothing(plan)) note(fields`tapedeck: no ${who} sessions found for ${here}\n`);
+  const who = source === "all" ? "agent" : providerName(source);
+  // A refused folder gets its reason from the caller, not a "found nothing" that reads as an empty history.
+  if (foundNothing(plan) && plan.refused === undefined)
+    note(fields`tapedeck: no ${who} sessions found for ${here}\n`);
   else if (opts.dryRun) sayPlan(plan);
   else if (result) sayResult(result, here);
   if (plan.elsewhere > 0 && !opts.allProjects) {

@@ -85,4 +85,37 @@ describe("bounding", () => {
     expect(tight.payload).toEqual({ hook_event_name: "PostToolUse", tool_use_id: "t" });
     expect(Buffer.byteLength(JSON.stringify(tight))).toBeLessThanOrEqual(2_000);
   });
+
+  it("prepareEvent redacts and bounds every string of usage, as the payload's", () => {
+    const key = "AKIAZ7QX3M2KD9PLW4HB";
+    const prepared = prepareEvent(
+      {
+        kind: "turn_usage",
+        event_id: "e1",
+        payload: {},
+        usage: {
+          source: "claude-transcript",
+          model: `claude-opus-4-1 ${key} ${"m".repeat(500)}`,
+          message_id: `msg_${key}`,
+          agent_version: "9".repeat(100),
+          input_tokens: 12,
+          extra: { note: `key ${key}` },
+        },
+      },
+      identity(),
+      DEFAULT_LIMITS,
+      () => "2026-01-01T00:00:00.000Z",
+    );
+    const u = prepared.usage!;
+    expect(JSON.stringify(prepared).includes(key)).toBe(false);
+    expect(u.model).toMatch(/^claude-opus-4-1 \[REDACTED:aws_access_key_id\] m+$/);
+    expect(u.model!.length).toBeLessThanOrEqual(200);
+    expect(u.message_id).toMatch(/^redacted-[0-9a-f]{32}$/);
+    expect(u.agent_version).toBe("9".repeat(64));
+    expect(u.input_tokens).toBe(12);
+    expect(prepared.redactions).toEqual(
+      expect.arrayContaining(["usage.model", "usage.message_id", "usage.extra.note"]),
+    );
+    expect(prepared.truncations.map((t) => t.path)).toEqual(["usage.model", "usage.agent_version"]);
+  });
 });

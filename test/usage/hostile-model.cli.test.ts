@@ -1,0 +1,50 @@
+// A model name is whatever a transcript or a response says. One that holds a credential and a path, imported
+// and recorded through the built CLI and hook: the archive keeps it redacted (as the payload's copy), `usage`
+// prints it redacted, and `usage publish` sends only a model id's shape.
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../helpers/cli-run.ts";
+import { useScratchDir } from "../helpers/temp-project.ts";
+import { machine, type Turn } from "./machines-fixture.ts";
+
+const scratch = useScratchDir("tapedeck-usage-hostile-model-");
+beforeAll(ensureBuilt);
+
+const SECRET = "AKIAZ7QX3M2KD9PLW4HB";
+const HOSTILE = `claude-opus-4-1 ${SECRET} vm /home/alice/private`;
+const turn = (at: string, model: string): Turn => ({ at, model, input: 1000, output: 200, read: 5000 });
+
+function everyFile(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" }).map((f) => join(dir, f));
+}
+
+describe("a model name holding a credential", () => {
+  it("is redacted in the archive and in every report, on the import and the hook path", () => {
+    const root = scratch.fresh("root");
+    mkdirSync(root, { mode: 0o700 });
+    const m = machine(root, "laptop");
+    const imported = join(m.home, "imported");
+    const recorded = join(m.home, "recorded");
+    m.importSession(imported, "11111111-1111-4111-8111-111111111111", [
+      turn("2026-01-01T10:00:00.000Z", HOSTILE),
+    ]);
+    m.recordSession(recorded, "22222222-2222-4222-8222-222222222222", [
+      turn(new Date(Date.now() + 1000).toISOString(), HOSTILE),
+    ]);
+    for (const project of [imported, recorded]) {
+      const events = everyFile(join(project, ".tapedeck")).filter((f) => f.endsWith("events.jsonl"));
+      expect(events.length).toBe(1);
+      const text = readFileSync(events[0]!, "utf8");
+      expect(text).toContain('"turn_usage"');
+      expect(text.includes(SECRET), `${project}'s events hold the key`).toBe(false);
+      expect(text).toMatch(/"usage":\{[^}]*"model":"claude-opus-4-1 \[REDACTED:/);
+    }
+    const report = m.usage("model");
+    expect(report.rows.map((r) => r.model)).toEqual([
+      "claude-opus-4-1 [REDACTED:aws_access_key_id] vm /home/alice/private",
+    ]);
+    expect(report.rows[0]!.input_tokens).toBe(2000);
+    expect(m.cli(["usage", "model", "--all-projects"]).stdout.includes(SECRET)).toBe(false);
+  });
+});

@@ -18,14 +18,17 @@ import { type Device, projectLabel, saltedLabel } from "./device.ts";
 import { NCELL, NCELL_WIDTH } from "./normalize.ts";
 import { costOf, isProjectPrice, type PriceTable, priceFor, priceTable } from "./pricing.ts";
 import {
+  AGENT_VERSION,
   DAY_FILE,
   DAY_FORMAT,
   DEVICE_FORMAT,
   DEVICE_INFO_FILE,
   FORMAT_VERSION,
+  MODEL_ID,
   type PublishedDay,
   type PublishedDevice,
   type PublishedRow,
+  publishedName,
   rowsHash,
   SLOT_MINUTES,
 } from "./published.ts";
@@ -51,16 +54,21 @@ export interface PublishResult {
   sessions: number;
   /** day files of an earlier publish this one no longer has (removed) */
   removed: number;
+  /** model names not of a model id's shape (published.ts MODEL_ID): their usage published with no model */
+  models_withheld: number;
 }
 
 /** Builds every day's rows from the projects' sessions. */
 export function aggregateDays(o: Omit<PublishOptions, "to">): {
   days: Map<string, PublishedRow[]>;
   sessions: number;
+  /** model names not of a model id's shape, published as null */
+  modelsWithheld: number;
 } {
   const rows = new Map<string, PublishedRow>();
   const days = new Map<string, PublishedRow[]>();
   let sessions = 0;
+  const withheld = new Set<string>();
   const rowFor = (
     at: number,
     provider: string,
@@ -69,7 +77,8 @@ export function aggregateDays(o: Omit<PublishOptions, "to">): {
     project: string,
   ) => {
     const slotStart = at - (at % (SLOT_MINUTES * 60_000));
-    const key = `${slotStart}\0${provider}\0${model}\0${version}\0${project}`;
+    // \u0001 for none: no name holds it (MODEL_ID, AGENT_VERSION), and "null" is a name.
+    const key = `${slotStart}\0${provider}\0${model ?? "\u0001"}\0${version ?? "\u0001"}\0${project}`;
     let r = rows.get(key);
     if (!r) {
       const day = new Date(slotStart - (slotStart % DAY_MS)).toISOString().slice(0, 10);
@@ -127,9 +136,11 @@ export function aggregateDays(o: Omit<PublishOptions, "to">): {
       }
       for (let i = 0; i < cells.length; i += NCELL_WIDTH) {
         const at = cells[i + NCELL.slot]! * u.slot_ms;
-        const model = u.models[cells[i + NCELL.model]!] || null;
-        const version = u.versions[cells[i + NCELL.version]!] || null;
-        const r = rowFor(at, u.provider, model, version, label);
+        const model = u.models[cells[i + NCELL.model]!] || undefined;
+        const shown = publishedName(model, MODEL_ID);
+        if (model !== undefined && shown === null) withheld.add(model);
+        const version = publishedName(u.versions[cells[i + NCELL.version]!] || undefined, AGENT_VERSION);
+        const r = rowFor(at, u.provider, shown, version, label);
         const c = {
           input_tokens: cells[i + NCELL.input]!,
           output_tokens: cells[i + NCELL.output]!,
@@ -145,7 +156,7 @@ export function aggregateDays(o: Omit<PublishOptions, "to">): {
         const tokens =
           c.input_tokens + c.output_tokens + c.cache_read_input_tokens + c.cache_creation_input_tokens;
         if (tokens === 0) continue;
-        const price = priceFor(table, model ?? undefined);
+        const price = priceFor(table, model);
         if (!price) {
           r.cost_usd = null;
           continue;
@@ -165,7 +176,7 @@ export function aggregateDays(o: Omit<PublishOptions, "to">): {
     }
     list.sort((a, b) => a.slot - b.slot || key(a).localeCompare(key(b)));
   }
-  return { days, sessions };
+  return { days, sessions, modelsWithheld: withheld.size };
 }
 
 const key = (r: PublishedRow) =>
@@ -175,7 +186,7 @@ const key = (r: PublishedRow) =>
 export function publishUsage(o: PublishOptions): PublishResult {
   const now = o.now ?? Date.now();
   const publishedAt = new Date(now).toISOString();
-  const { days, sessions } = aggregateDays(o);
+  const { days, sessions, modelsWithheld } = aggregateDays(o);
   ensureDir(o.to);
   const folder = join(o.to, o.device.id);
   ensureOwnDirUnder(o.to, folder, true);
@@ -221,5 +232,6 @@ export function publishUsage(o: PublishOptions): PublishResult {
     rows: rowCount,
     sessions,
     removed,
+    models_withheld: modelsWithheld,
   };
 }

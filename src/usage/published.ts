@@ -60,6 +60,20 @@ export interface PublishedDevice {
   days: string[];
 }
 
+/**
+ * A model id as providers name them (claude-sonnet-4-5-20250929, gpt-5-codex, gemini-2.5-pro, a Bedrock id with
+ * `:`, a Vertex one with `@`). A name of any other shape (spaces, a path, a redaction mark, an ARN holding an
+ * account number, a terminal escape) is published as null: its usage counted, its name never leaving the machine.
+ */
+export const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,79}$/;
+/** An agent CLI's version, as Claude Code's transcript reader takes one. */
+export const AGENT_VERSION = /^[\w.+-]{1,64}$/;
+
+/** The name as published: itself when of the shape, else null. */
+export function publishedName(name: string | undefined, shape: RegExp): string | null {
+  return name !== undefined && shape.test(name) ? name : null;
+}
+
 export function rowsHash(rows: readonly PublishedRow[]): string {
   return createHash("sha256").update(JSON.stringify(rows)).digest("hex");
 }
@@ -76,8 +90,10 @@ function rowProblem(r: unknown): string | undefined {
   const x = r as Record<string, unknown>;
   if (!isCount(x.slot) || x.slot % SLOT_MINUTES !== 0 || x.slot >= 24 * 60) return "a row's slot is not one";
   if (!isText(x.provider) || !isText(x.project)) return "a row names no provider or project";
-  if (!(x.model === null || isText(x.model)) || !(x.agent_version === null || isText(x.agent_version)))
-    return "a row's model or version is not text";
+  if (!(x.model === null || (isText(x.model) && MODEL_ID.test(x.model))))
+    return "a row's model is not a model id";
+  if (!(x.agent_version === null || (isText(x.agent_version) && AGENT_VERSION.test(x.agent_version))))
+    return "a row's agent version is not a version";
   if (!isTexts(x.sessions) || !isTexts(x.sessions_without_usage) || !isTexts(x.sources))
     return "a row's sessions or sources are not a list of text";
   if (typeof x.usage_recorded !== "boolean" || typeof x.project_priced !== "boolean")

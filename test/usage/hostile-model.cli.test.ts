@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/cli-run.ts";
 import { useScratchDir } from "../helpers/temp-project.ts";
+import { dayRow, writeDay } from "./day-file.ts";
 import { machine, type Turn } from "./machines-fixture.ts";
 
 const scratch = useScratchDir("tapedeck-usage-hostile-model-");
@@ -46,5 +47,42 @@ describe("a model name holding a credential", () => {
     ]);
     expect(report.rows[0]!.input_tokens).toBe(2000);
     expect(m.cli(["usage", "model", "--all-projects"]).stdout.includes(SECRET)).toBe(false);
+  });
+
+  it("is published as no model, and a planted one is not summed", () => {
+    const root = scratch.fresh("root");
+    mkdirSync(root, { mode: 0o700 });
+    const m = machine(root, "laptop");
+    m.importSession(join(m.home, "p"), "33333333-3333-4333-8333-333333333333", [
+      turn("2026-01-01T10:00:00.000Z", HOSTILE),
+      turn(
+        "2026-01-01T10:20:00.000Z",
+        "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/x",
+      ),
+      turn("2026-01-01T10:40:00.000Z", "claude-sonnet-4-5-20250929"),
+    ]);
+    const dir = join(root, "synced");
+    const pub = m.cli(["usage", "publish", "--to", dir, "--json"]);
+    expect(pub.code, pub.stderr).toBe(0);
+    expect(JSON.parse(pub.stdout).models_withheld).toBe(2);
+    const files = everyFile(dir).filter((f) => f.endsWith(".json"));
+    expect(files.length).toBe(2);
+    for (const f of files) {
+      const bytes = readFileSync(f, "utf8");
+      for (const word of [SECRET, "alice", "REDACTED", "123456789012", "claude-opus"])
+        expect(bytes.includes(word), `${f} holds ${word}`).toBe(false);
+    }
+    const all = JSON.parse(m.cli(["usage", "model", "--json", "--machines", dir]).stdout);
+    expect(all.rows.map((r: { model: string | null }) => r.model)).toEqual([
+      null,
+      "claude-sonnet-4-5-20250929",
+    ]);
+    expect(all.totals.input_tokens).toBe(3000);
+    // A peer's file naming a model with a terminal escape: reported, not summed, never printed.
+    writeDay(dir, "2026-01-02", [dayRow({ model: "\u001b]0;PWNED\u0007x" })]);
+    const text = m.cli(["usage", "model", "--machines", dir, "--timezone", "UTC"]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).not.toContain("PWNED");
+    expect(text.stdout).toMatch(/2026-01-02\.json not summed: a row's model is not a model id/);
   });
 });

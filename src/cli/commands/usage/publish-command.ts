@@ -55,6 +55,9 @@ export function publishCommand(opts: PublishOpts): void {
     `Published ${result.days} day(s) of usage (${result.sessions} session(s), ${projects.size} project(s)) as ` +
       `"${result.device_name}" into ${result.folder}` +
       `${result.removed > 0 ? `; ${result.removed} day(s) no longer here removed` : ""}.\n` +
+      (result.models_withheld > 0
+        ? `${result.models_withheld} model name(s) not shaped like a model id published as no model.\n`
+        : "") +
       "Aggregates only: no prompt, path, session id or hostname. Sum every machine with " +
       `\`tapedeck usage daily --machines ${to}\`.\n`,
   );

@@ -28,7 +28,7 @@ import {
   writeFileAtomicSync,
 } from "../core/base/fsutil.ts";
 import { sessionDirNames, sessionRoots } from "../core/read/session-list.ts";
-import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/read/usage-facts.ts";
+import { factsFor, type UsageFacts } from "../core/read/usage-facts.ts";
 import {
   CELL,
   CELL_WIDTH,
@@ -40,6 +40,7 @@ import {
   type SessionUsage,
   SLOT_MS,
 } from "./fold.ts";
+import { isCount, isText, isTextOrNull } from "./json-shape.ts";
 import { NCELL_WIDTH, normalizeCells } from "./normalize.ts";
 
 export const CACHE_FILE = "usage-cache.bin";
@@ -175,7 +176,7 @@ export function collectProject(
       cached.size === st.size &&
       cached.mtime === st.mtimeMs
     ) {
-      entry = renormalize ? withCellsOf(cached, factsOf(facts, cached.provider)) : cached;
+      entry = renormalize ? withCellsOf(cached, factsFor(facts, cached.provider)) : cached;
       stats.unchanged += 1;
     } else {
       entry = refold(t, cached, facts, stats);
@@ -196,10 +197,6 @@ export function collectProject(
   changed ||= old.entries.size !== out.length;
   if (changed) stats.written = saveCache(projectRoot, kept, rules);
   return { sessions: out, stats };
-}
-
-function factsOf(facts: Readonly<Record<string, UsageFacts>>, provider: string): UsageFacts {
-  return (Object.hasOwn(facts, provider) ? facts[provider] : undefined) ?? PLAIN_USAGE_FACTS;
 }
 
 function foldRules(f: UsageFacts): FoldRules {
@@ -298,7 +295,7 @@ function refold(
 ): Entry | undefined {
   const meta = readMeta(t.dir);
   if (!meta) return undefined;
-  const f = factsOf(facts, meta.provider);
+  const f = factsFor(facts, meta.provider);
   let fd: number;
   try {
     fd = openForScan(t.events);
@@ -487,10 +484,6 @@ function loadCache(projectRoot: string): Loaded {
   });
   return { entries, rules: hot.rules };
 }
-
-const isCount = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
-const isText = (v: unknown): v is string => typeof v === "string";
-const isTextOrNull = (v: unknown): v is string | null => v === null || typeof v === "string";
 
 /**
  * A cached row as the fold wrote it, or undefined: the file is derived, but anyone who can write .tapedeck can

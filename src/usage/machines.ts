@@ -3,8 +3,8 @@
 // each publish, so a re-publish replaces its figures and never adds to them. A file that does not check (torn or
 // merged by a sync tool, of another device or day, of a clock ahead of this one) is reported and not summed.
 import { join } from "node:path";
-import { readDirEntries, readRegularFileSync } from "../core/base/fsutil.ts";
-import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/read/usage-facts.ts";
+import { readDirEntries, readJsonOrUndefined } from "../core/base/fsutil.ts";
+import { factsFor, type UsageFacts } from "../core/read/usage-facts.ts";
 import { DEVICE_ID } from "./device.ts";
 import type { Cell } from "./normalize.ts";
 import { checkDay, checkDevice, DAY_FILE, DEVICE_INFO_FILE, type PublishedDay } from "./published.ts";
@@ -80,7 +80,7 @@ export function readMachines(dir: string, now = Date.now()): { machines: Machine
       problems: [],
     };
     const folder = join(dir, e.name);
-    const info = checkDevice(readJson(join(folder, DEVICE_INFO_FILE)), e.name);
+    const info = checkDevice(readJsonOrUndefined(join(folder, DEVICE_INFO_FILE), MAX_DAY_BYTES), e.name);
     if (info) {
       m.name = info.device_name;
       m.published_at = info.published_at;
@@ -93,7 +93,7 @@ export function readMachines(dir: string, now = Date.now()): { machines: Machine
         m.problems.push({ file, problem: "not a regular file" });
         continue;
       }
-      const value = readJson(join(folder, f.name));
+      const value = readJsonOrUndefined(join(folder, f.name), MAX_DAY_BYTES);
       const checked =
         value === undefined
           ? { problem: "torn: not whole JSON (cut in transit, or still being written)" }
@@ -119,14 +119,6 @@ export function readMachines(dir: string, now = Date.now()): { machines: Machine
   }
   machines.sort((a, b) => a.name.localeCompare(b.name) || a.device_id.localeCompare(b.device_id));
   return { machines, days };
-}
-
-function readJson(path: string): unknown {
-  try {
-    return JSON.parse(readRegularFileSync(path, MAX_DAY_BYTES).toString("utf8"));
-  } catch {
-    return undefined;
-  }
 }
 
 /** Why a day's times cannot be true on one clock; undefined when they can. */
@@ -189,8 +181,7 @@ export function machinesReport(q: MachinesQuery): MachinesReport {
       if (q.provider !== undefined && r.provider !== q.provider) continue;
       const at = dayStart + r.slot * 60_000;
       if (!inRange(range, at, () => cal.day(at))) continue;
-      const facts =
-        (Object.hasOwn(q.facts, r.provider) ? q.facts[r.provider] : undefined) ?? PLAIN_USAGE_FACTS;
+      const facts = factsFor(q.facts, r.provider);
       const label = period ? cal.key(at, period.period) : q.kind === "project" ? r.project : r.model;
       const id = `${label}\0${r.provider}`;
       let row = rows.get(id);

@@ -12,7 +12,7 @@ import {
   unlinkQuietly,
   writeFileAtomicSync,
 } from "../core/base/fsutil.ts";
-import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/read/usage-facts.ts";
+import { factsFor, type UsageFacts } from "../core/read/usage-facts.ts";
 import { collectProject } from "./cache.ts";
 import { type Device, projectLabel, saltedLabel } from "./device.ts";
 import { NCELL, NCELL_WIDTH } from "./normalize.ts";
@@ -118,8 +118,7 @@ export function aggregateDays(o: Omit<PublishOptions, "to">): {
     const label = projectLabel(o.device, project);
     for (const s of collectProject(project, { facts: o.facts }).sessions) {
       const u = s.usage;
-      const facts =
-        (Object.hasOwn(o.facts, u.provider) ? o.facts[u.provider] : undefined) ?? PLAIN_USAGE_FACTS;
+      const facts = factsFor(o.facts, u.provider);
       const session = saltedLabel(o.device, "session", `${project}\0${s.key}`);
       sessions += 1;
       const cells = u.cells;

@@ -5,6 +5,7 @@
 // local day that spans two UTC files counts a session once). No prompt, path, session id or hostname.
 import { createHash } from "node:crypto";
 import { DEVICE_ID, LABEL } from "./device.ts";
+import { isCount, isTextUpTo } from "./json-shape.ts";
 
 export const DAY_FORMAT = "tapedeck-usage-day";
 export const DEVICE_FORMAT = "tapedeck-usage-device";
@@ -78,10 +79,10 @@ export function rowsHash(rows: readonly PublishedRow[]): string {
   return createHash("sha256").update(JSON.stringify(rows)).digest("hex");
 }
 
-const isCount = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
-const isText = (v: unknown, max = 200): v is string => typeof v === "string" && v.length <= max;
-const isTexts = (v: unknown): v is string[] =>
-  Array.isArray(v) && v.length <= 10_000 && v.every((x) => isText(x));
+/** A name in a day file: publish writes none longer. */
+const MAX_NAME = 200;
+const isName = (v: unknown): v is string => isTextUpTo(v, MAX_NAME);
+const isTexts = (v: unknown): v is string[] => Array.isArray(v) && v.length <= 10_000 && v.every(isName);
 const isIso = (v: unknown): v is string => typeof v === "string" && Number.isFinite(Date.parse(v));
 
 /** Why a row is not one publish would write; undefined when it is. */
@@ -89,10 +90,10 @@ function rowProblem(r: unknown): string | undefined {
   if (!r || typeof r !== "object") return "a row is not an object";
   const x = r as Record<string, unknown>;
   if (!isCount(x.slot) || x.slot % SLOT_MINUTES !== 0 || x.slot >= 24 * 60) return "a row's slot is not one";
-  if (!isText(x.provider) || !isText(x.project)) return "a row names no provider or project";
-  if (!(x.model === null || (isText(x.model) && MODEL_ID.test(x.model))))
+  if (!isName(x.provider) || !isName(x.project)) return "a row names no provider or project";
+  if (!(x.model === null || (isName(x.model) && MODEL_ID.test(x.model))))
     return "a row's model is not a model id";
-  if (!(x.agent_version === null || (isText(x.agent_version) && AGENT_VERSION.test(x.agent_version))))
+  if (!(x.agent_version === null || (isName(x.agent_version) && AGENT_VERSION.test(x.agent_version))))
     return "a row's agent version is not a version";
   if (!isTexts(x.sessions) || !isTexts(x.sessions_without_usage) || !isTexts(x.sources))
     return "a row's sessions or sources are not a list of text";
@@ -128,7 +129,7 @@ export function checkDay(
     return { problem: "not a usage day file of this format" };
   if (d.device_id !== expected.device) return { problem: "another device's file in this device's folder" };
   if (d.day !== expected.day) return { problem: "a day file named for another day" };
-  if (!isIso(d.published_at) || !isText(d.device_name) || !LABEL.test(d.device_name))
+  if (!isIso(d.published_at) || !isName(d.device_name) || !LABEL.test(d.device_name))
     return { problem: "no publish time or device name" };
   if (!Array.isArray(d.rows) || typeof d.rows_sha256 !== "string") return { problem: "no rows" };
   if (rowsHash(d.rows as PublishedRow[]) !== d.rows_sha256)
@@ -144,7 +145,7 @@ export function checkDevice(value: unknown, device: string): PublishedDevice | u
   if (!value || typeof value !== "object") return undefined;
   const d = value as Partial<PublishedDevice>;
   if (d.format !== DEVICE_FORMAT || d.device_id !== device || !DEVICE_ID.test(device)) return undefined;
-  if (!isIso(d.published_at) || !isText(d.device_name) || !LABEL.test(d.device_name)) return undefined;
+  if (!isIso(d.published_at) || !isName(d.device_name) || !LABEL.test(d.device_name)) return undefined;
   if (!isTexts(d.days)) return undefined;
   return d as PublishedDevice;
 }

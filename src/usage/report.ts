@@ -5,7 +5,7 @@
 // into rows (rows.ts). The same figures for the CLI and the page: both call usageReport.
 import { readConfig } from "../core/archive/config.ts";
 import { TOKEN_FIELDS, zeroTokens } from "../core/archive/manifest-counters.ts";
-import { PLAIN_USAGE_FACTS, type UsageFacts } from "../core/read/usage-facts.ts";
+import { factsFor, type UsageFacts } from "../core/read/usage-facts.ts";
 import {
   type CollectOptions,
   type CollectStats,
@@ -154,7 +154,7 @@ class ReportBuilder {
   };
 
   session(s: ProjectSession): void {
-    const facts = this.q.facts[s.usage.provider] ?? PLAIN_USAGE_FACTS;
+    const facts = factsFor(this.q.facts, s.usage.provider);
     let usage = s.usage;
     if (this.checkSlots && this.anyStraddles(usage)) usage = foldExactly(s, 1, facts);
     const part: SessionPart = {

@@ -171,3 +171,30 @@ describe("a project's own price table", () => {
     expect(JSON.stringify(shown)).toContain('"project_priced_models":["my-model"]');
   });
 });
+
+describe("tapedeck usage over hostile archive text", () => {
+  it("a session whose provider is named like an object's own property is counted, not a crash", async () => {
+    const p = project();
+    const names = ["constructor", "__proto__", "toString"];
+    for (const name of names)
+      recordUsage(p, name, "a", "2026-12-01T10:00:00.000Z", [
+        { at: "2026-12-01T10:01:00.000Z", usage: claudeUsage("claude-sonnet-4", 100, 10) },
+      ]);
+    for (const args of [["daily"], ["model", "--json"], ["daily", "--breakdown", "version"], ["blocks"]]) {
+      const r = await usage(p, [...args, "--timezone", "UTC"]);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
+    }
+    const daily = JSON.parse((await usage(p, ["daily", "--json", "--timezone", "UTC"])).stdout);
+    expect(daily.rows.map((r: { provider: string }) => r.provider).sort()).toEqual([...names].sort());
+    expect(daily.totals.input_tokens).toBe(300);
+    const to = join(p, "synced");
+    const pub = await usage(p, ["publish", "--to", to]);
+    expect(pub.code, pub.stderr).toBe(0);
+    const all = await runCliInProcess(
+      ["usage", "daily", "--json", "--timezone", "UTC", "--machines", to],
+      join(p, "home"),
+    );
+    expect(all.code, all.stderr).toBe(0);
+    expect(JSON.parse(all.stdout).totals.input_tokens).toBe(300);
+  });
+});

@@ -130,3 +130,11 @@ export const PLAIN_USAGE_FACTS: UsageFacts = {
   sources: {},
   gaps: [],
 };
+
+/**
+ * A provider's facts in `facts`, PLAIN_USAGE_FACTS for a name none has. Own keys only: a manifest's provider is
+ * the archive's text, and `constructor` or `__proto__` must not find Object's.
+ */
+export function factsFor(facts: Readonly<Record<string, UsageFacts>>, provider: string): UsageFacts {
+  return (Object.hasOwn(facts, provider) ? facts[provider] : undefined) ?? PLAIN_USAGE_FACTS;
+}

@@ -126,7 +126,8 @@ function skewOf(d: PublishedDay, now: number): string | undefined {
   const published = Date.parse(d.published_at);
   if (published > now + SKEW_MS) return `published at ${d.published_at}, ahead of this clock: clock skew`;
   const dayStart = Date.parse(`${d.day}T00:00:00.000Z`);
-  const latest = Math.max(...d.rows.map((r) => dayStart + r.slot * 60_000), dayStart);
+  let latest = dayStart;
+  for (const r of d.rows) latest = Math.max(latest, dayStart + r.slot * 60_000);
   if (d.rows.length > 0 && latest > published + SKEW_MS)
     return `usage at ${new Date(latest).toISOString()}, after its own publish time ${d.published_at}: clock skew`;
   return undefined;

@@ -30,6 +30,7 @@ import {
   type PublishedRow,
   publishedName,
   rowsHash,
+  rowsProblem,
   SLOT_MINUTES,
 } from "./published.ts";
 
@@ -56,6 +57,8 @@ export interface PublishResult {
   removed: number;
   /** model names not of a model id's shape (published.ts MODEL_ID): their usage published with no model */
   models_withheld: number;
+  /** days written that --machines will report and not sum (more rows than a day file holds) */
+  unsummable: Array<{ day: string; problem: string }>;
 }
 
 /** Builds every day's rows from the projects' sessions. */
@@ -190,6 +193,7 @@ export function publishUsage(o: PublishOptions): PublishResult {
   const folder = join(o.to, o.device.id);
   ensureOwnDirUnder(o.to, folder, true);
   let rowCount = 0;
+  const unsummable: PublishResult["unsummable"] = [];
   for (const [day, rows] of [...days].sort(([a], [b]) => a.localeCompare(b))) {
     const file: PublishedDay = {
       format: DAY_FORMAT,
@@ -203,6 +207,8 @@ export function publishUsage(o: PublishOptions): PublishResult {
       rows_sha256: rowsHash(rows),
     };
     rowCount += rows.length;
+    const problem = rowsProblem(rows);
+    if (problem) unsummable.push({ day, problem });
     writeFileAtomicSync(join(folder, `${day}.json`), `${JSON.stringify(file, null, 1)}\n`);
   }
   let removed = 0;
@@ -232,5 +238,6 @@ export function publishUsage(o: PublishOptions): PublishResult {
     sessions,
     removed,
     models_withheld: modelsWithheld,
+    unsummable,
   };
 }

@@ -85,10 +85,39 @@ const isName = (v: unknown): v is string => isTextUpTo(v, MAX_NAME);
 const isTexts = (v: unknown): v is string[] => Array.isArray(v) && v.length <= 10_000 && v.every(isName);
 const isIso = (v: unknown): v is string => typeof v === "string" && Number.isFinite(Date.parse(v));
 
+/**
+ * The most rows a day file holds. One row per 15-minute slot, provider, model, agent version and project with
+ * usage in it: 96 slots times a thousand such combinations in every slot of the day is past any machine's use,
+ * and the file stays under the reader's 64 MiB. Publish writes a day of more (it says so), and --machines reports
+ * it and does not sum it.
+ */
+export const MAX_ROWS_PER_DAY = 96_000;
+
+/** A row's fields, as publish writes them: a row with any other is not one (and is never hashed). */
+const ROW_KEYS: ReadonlySet<string> = new Set<keyof PublishedRow>([
+  "slot",
+  "provider",
+  "model",
+  "agent_version",
+  "project",
+  "sessions",
+  "sessions_without_usage",
+  "usage_recorded",
+  "sources",
+  "input_tokens",
+  "output_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+  "cost_usd",
+  "prices_as_of",
+  "project_priced",
+]);
+
 /** Why a row is not one publish would write; undefined when it is. */
 function rowProblem(r: unknown): string | undefined {
-  if (!r || typeof r !== "object") return "a row is not an object";
+  if (!r || typeof r !== "object" || Array.isArray(r)) return "a row is not an object";
   const x = r as Record<string, unknown>;
+  for (const k in x) if (!ROW_KEYS.has(k)) return "a row has a field publish never writes";
   if (!isCount(x.slot) || x.slot % SLOT_MINUTES !== 0 || x.slot >= 24 * 60) return "a row's slot is not one";
   if (!isName(x.provider) || !isName(x.project)) return "a row names no provider or project";
   if (!(x.model === null || (isName(x.model) && MODEL_ID.test(x.model))))
@@ -118,6 +147,17 @@ function rowProblem(r: unknown): string | undefined {
   return undefined;
 }
 
+/** Why a day's rows are not ones publish would write (too many, a row of another shape); undefined when they are. */
+export function rowsProblem(rows: readonly unknown[]): string | undefined {
+  if (rows.length > MAX_ROWS_PER_DAY)
+    return `${rows.length} rows, more than a day file holds (${MAX_ROWS_PER_DAY})`;
+  for (const r of rows) {
+    const p = rowProblem(r);
+    if (p) return p;
+  }
+  return undefined;
+}
+
 /** A day file's content checked: the day, or why it is not summed. */
 export function checkDay(
   value: unknown,
@@ -132,12 +172,11 @@ export function checkDay(
   if (!isIso(d.published_at) || !isName(d.device_name) || !LABEL.test(d.device_name))
     return { problem: "no publish time or device name" };
   if (!Array.isArray(d.rows) || typeof d.rows_sha256 !== "string") return { problem: "no rows" };
-  if (rowsHash(d.rows as PublishedRow[]) !== d.rows_sha256)
+  const problem = rowsProblem(d.rows);
+  if (problem) return { problem };
+  // Only rows of the shape are hashed: they are flat, so JSON.stringify cannot overflow the stack.
+  if (rowsHash(d.rows) !== d.rows_sha256)
     return { problem: "torn: its rows are not the ones published (cut or merged in transit)" };
-  for (const r of d.rows) {
-    const p = rowProblem(r);
-    if (p) return { problem: p };
-  }
   return { day: d as PublishedDay };
 }
 

@@ -58,6 +58,9 @@ export function publishCommand(opts: PublishOpts): void {
       (result.models_withheld > 0
         ? `${result.models_withheld} model name(s) not shaped like a model id published as no model.\n`
         : "") +
+      result.unsummable
+        .map((u) => `${u.day}: ${u.problem}: --machines reports it and does not sum it.\n`)
+        .join("") +
       "Aggregates only: no prompt, path, session id or hostname. Sum every machine with " +
       `\`tapedeck usage daily --machines ${to}\`.\n`,
   );

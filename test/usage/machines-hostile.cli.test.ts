@@ -1,0 +1,65 @@
+// `usage … --machines DIR` over day files a peer (or anyone who can write into the synced folder) planted, each
+// with a valid rows_sha256: the built CLI reports each one and sums the rest, never crashes.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../helpers/cli-run.ts";
+import { useScratchDir } from "../helpers/temp-project.ts";
+import { dayRow, writeDay } from "./day-file.ts";
+import { machine } from "./machines-fixture.ts";
+
+const scratch = useScratchDir("tapedeck-usage-machines-hostile-");
+beforeAll(ensureBuilt);
+
+const GOOD = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+const EVIL = "cccccccccccccccccccccccccccccccc";
+
+function setup() {
+  const root = scratch.fresh("root");
+  mkdirSync(root, { mode: 0o700 });
+  const m = machine(root, "reader");
+  const dir = join(root, "synced");
+  writeDay(dir, "2024-05-01", [dayRow({ input_tokens: 7 })], { device: GOOD });
+  const report = () => {
+    const r = m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    const evil = out.machines.find((x: { device_id: string }) => x.device_id === EVIL);
+    return {
+      input: out.totals.input_tokens as number,
+      problems: (evil?.problems ?? []).map(
+        (p: { file: string; problem: string }) => `${p.file}: ${p.problem}`,
+      ),
+    };
+  };
+  return { dir, report };
+}
+
+describe("--machines over planted day files", () => {
+  it("a row nested 200,000 deep, or holding such a field, is no row: reported, not hashed", () => {
+    const { dir, report } = setup();
+    const n = 200_000;
+    writeDay(dir, "2024-05-02", null, { device: EVIL, rowsText: `[${"[".repeat(n)}${"]".repeat(n)}]` });
+    const deepField = JSON.stringify([dayRow()]).replace(/}]$/, `,"x":${"[".repeat(n)}${"]".repeat(n)}}]`);
+    writeDay(dir, "2024-05-03", null, { device: EVIL, rowsText: deepField });
+    expect(report()).toEqual({
+      input: 7,
+      problems: [
+        `${EVIL}/2024-05-02.json: a row is not an object`,
+        `${EVIL}/2024-05-03.json: a row has a field publish never writes`,
+      ],
+    });
+  });
+
+  it("a day of more rows than publish can write is reported, not summed", () => {
+    const { dir, report } = setup();
+    const rows = Array.from({ length: 130_000 }, (_, i) =>
+      dayRow({ slot: (i % 96) * 15, model: `m${i}`, sessions: [`s${i}`] }),
+    );
+    writeDay(dir, "2024-05-02", rows, { device: EVIL });
+    expect(report()).toEqual({
+      input: 7,
+      problems: [`${EVIL}/2024-05-02.json: 130000 rows, more than a day file holds (96000)`],
+    });
+  });
+});

@@ -24,6 +24,7 @@ import {
   DEVICE_FORMAT,
   DEVICE_INFO_FILE,
   FORMAT_VERSION,
+  isCalendarDay,
   MODEL_ID,
   type PublishedDay,
   type PublishedDevice,
@@ -169,6 +170,8 @@ export function aggregateDays(o: Omit<PublishOptions, "to">): {
       }
     }
   }
+  // A slot past the year 9999 has no YYYY-MM-DD (the archive's timestamps cannot hold one): never a file.
+  for (const day of days.keys()) if (!isCalendarDay(day)) days.delete(day);
   for (const list of days.values()) {
     for (const r of list) {
       r.sessions.sort();

@@ -75,6 +75,13 @@ export function publishedName(name: string | undefined, shape: RegExp): string |
   return name !== undefined && shape.test(name) ? name : null;
 }
 
+/** A YYYY-MM-DD that names a real day of the calendar (not 2024-02-30, which Date.parse takes as March 1st). */
+export function isCalendarDay(day: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return false;
+  const ms = Date.parse(`${day}T00:00:00.000Z`);
+  return Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === day;
+}
+
 export function rowsHash(rows: readonly PublishedRow[]): string {
   return createHash("sha256").update(JSON.stringify(rows)).digest("hex");
 }
@@ -163,6 +170,7 @@ export function checkDay(
   value: unknown,
   expected: { device: string; day: string },
 ): { day: PublishedDay } | { problem: string } {
+  if (!isCalendarDay(expected.day)) return { problem: "named for no day of the calendar" };
   if (!value || typeof value !== "object") return { problem: "not a usage day file" };
   const d = value as Partial<PublishedDay>;
   if (d.format !== DAY_FORMAT || d.format_version !== FORMAT_VERSION || d.slot_minutes !== SLOT_MINUTES)

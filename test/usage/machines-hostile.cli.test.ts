@@ -62,4 +62,19 @@ describe("--machines over planted day files", () => {
       problems: [`${EVIL}/2024-05-02.json: 130000 rows, more than a day file holds (96000)`],
     });
   });
+
+  it("a day file named for no calendar day is reported, not summed into another day", () => {
+    const { dir, report } = setup();
+    for (const day of ["2024-13-45", "2024-02-30", "2023-02-29"])
+      writeDay(dir, day, [dayRow({ input_tokens: 1000 })], { device: EVIL });
+    writeDay(dir, "2024-02-29", [dayRow({ input_tokens: 1 })], { device: EVIL });
+    expect(report()).toEqual({
+      input: 8,
+      problems: [
+        `${EVIL}/2023-02-29.json: named for no day of the calendar`,
+        `${EVIL}/2024-02-30.json: named for no day of the calendar`,
+        `${EVIL}/2024-13-45.json: named for no day of the calendar`,
+      ],
+    });
+  });
 });

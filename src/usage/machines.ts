@@ -7,7 +7,14 @@ import { readDirEntries, readJsonOrUndefined } from "../core/base/fsutil.ts";
 import { factsFor, type UsageFacts } from "../core/read/usage-facts.ts";
 import { DEVICE_ID } from "./device.ts";
 import type { Cell } from "./normalize.ts";
-import { checkDay, checkDevice, DAY_FILE, DEVICE_INFO_FILE, type PublishedDay } from "./published.ts";
+import {
+  checkDay,
+  checkDevice,
+  DAY_FILE,
+  DEVICE_INFO_FILE,
+  type PublishedDay,
+  TOKEN_FIELDS,
+} from "./published.ts";
 import { UsageQueryError } from "./query-error.ts";
 import { inRange, parseRange } from "./range.ts";
 import {
@@ -64,6 +71,7 @@ export interface MachinesReport extends UsageReport {
 export function readMachines(dir: string, now = Date.now()): { machines: Machine[]; days: PublishedDay[] } {
   const machines: Machine[] = [];
   const days: PublishedDay[] = [];
+  const sums = TOKEN_FIELDS.map(() => 0);
   let entries: ReturnType<typeof readDirEntries>;
   try {
     entries = readDirEntries(dir);
@@ -102,9 +110,9 @@ export function readMachines(dir: string, now = Date.now()): { machines: Machine
         m.problems.push({ file, problem: checked.problem });
         continue;
       }
-      const skew = skewOf(checked.day, now);
-      if (skew) {
-        m.problems.push({ file, problem: skew });
+      const problem = skewOf(checked.day, now) ?? overflowOf(checked.day, sums);
+      if (problem) {
+        m.problems.push({ file, problem });
         continue;
       }
       days.push(checked.day);
@@ -119,6 +127,22 @@ export function readMachines(dir: string, now = Date.now()): { machines: Machine
   }
   machines.sort((a, b) => a.name.localeCompare(b.name) || a.device_id.localeCompare(b.device_id));
   return { machines, days };
+}
+
+/**
+ * Why a day cannot be added to the days before it (`sums`, each count's so far): a count past 2^53 is no longer
+ * exact. Every row, period and total of the report is at most these sums. Undefined when it can; `sums` grow.
+ */
+function overflowOf(d: PublishedDay, sums: number[]): string | undefined {
+  const own = TOKEN_FIELDS.map(() => 0);
+  for (const r of d.rows) {
+    for (let i = 0; i < TOKEN_FIELDS.length; i += 1) own[i]! += r[TOKEN_FIELDS[i]!];
+  }
+  const over = own.findIndex((n, i) => sums[i]! + n > Number.MAX_SAFE_INTEGER);
+  if (over >= 0)
+    return `its ${TOKEN_FIELDS[over]} would take the sum past 2^53 tokens, where counts stop being exact`;
+  for (let i = 0; i < own.length; i += 1) sums[i]! += own[i]!;
+  return undefined;
 }
 
 /** Why a day's times cannot be true on one clock; undefined when they can. */

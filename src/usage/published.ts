@@ -100,6 +100,26 @@ const isIso = (v: unknown): v is string => typeof v === "string" && Number.isFin
  */
 export const MAX_ROWS_PER_DAY = 96_000;
 
+/**
+ * A row's most tokens of each count: a trillion in one 15-minute slot of one model is no machine's usage (a busy
+ * day is a few hundred million), and a thousand such rows still sum exactly. Its dearest cost: a billion USD.
+ */
+export const MAX_ROW_TOKENS = 1e12;
+export const MAX_ROW_COST_USD = 1e9;
+
+export const TOKEN_FIELDS = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+] as const;
+
+/** What makes a row one: two rows of one key in a file are no publish's (it adds them into one). */
+function rowKey(r: PublishedRow): string {
+  const empty = r.sessions_without_usage.length > 0 ? "empty" : "";
+  return JSON.stringify([r.slot, r.provider, r.model, r.agent_version, r.project, empty]);
+}
+
 /** A row's fields, as publish writes them: a row with any other is not one (and is never hashed). */
 const ROW_KEYS: ReadonlySet<string> = new Set<keyof PublishedRow>([
   "slot",
@@ -135,21 +155,16 @@ function rowProblem(r: unknown): string | undefined {
     return "a row's sessions or sources are not a list of text";
   if (typeof x.usage_recorded !== "boolean" || typeof x.project_priced !== "boolean")
     return "a row's flags are not booleans";
-  for (const k of [
-    "input_tokens",
-    "output_tokens",
-    "cache_read_input_tokens",
-    "cache_creation_input_tokens",
-  ]) {
-    if (!isCount(x[k])) return `a row's ${k} is not a count`;
+  for (const k of TOKEN_FIELDS) {
+    if (!isCount(x[k]) || x[k] > MAX_ROW_TOKENS) return `a row's ${k} is not a count up to 10^12`;
   }
   if (
     !(
       x.cost_usd === null ||
-      (typeof x.cost_usd === "number" && x.cost_usd >= 0 && Number.isFinite(x.cost_usd))
+      (typeof x.cost_usd === "number" && x.cost_usd >= 0 && x.cost_usd <= MAX_ROW_COST_USD)
     )
   )
-    return "a row's cost is not a number";
+    return "a row's cost is not a number of USD up to 10^9";
   if (!isTexts(x.prices_as_of)) return "a row's price dates are not text";
   return undefined;
 }
@@ -158,9 +173,13 @@ function rowProblem(r: unknown): string | undefined {
 export function rowsProblem(rows: readonly unknown[]): string | undefined {
   if (rows.length > MAX_ROWS_PER_DAY)
     return `${rows.length} rows, more than a day file holds (${MAX_ROWS_PER_DAY})`;
+  const keys = new Set<string>();
   for (const r of rows) {
     const p = rowProblem(r);
     if (p) return p;
+    const key = rowKey(r as PublishedRow);
+    if (keys.has(key)) return "two rows of one slot, provider, model, version and project";
+    keys.add(key);
   }
   return undefined;
 }

@@ -77,4 +77,55 @@ describe("--machines over planted day files", () => {
       ],
     });
   });
+
+  it("a count or cost past its bound, or two rows of one key, is reported, not summed", () => {
+    const { dir, report } = setup();
+    const max = Number.MAX_SAFE_INTEGER;
+    writeDay(dir, "2024-05-02", [dayRow({ input_tokens: max }), dayRow({ slot: 615, input_tokens: max })], {
+      device: EVIL,
+    });
+    writeDay(dir, "2024-05-03", [dayRow({ cost_usd: 1e308 }), dayRow({ slot: 615, cost_usd: 1e308 })], {
+      device: EVIL,
+    });
+    writeDay(dir, "2024-05-04", [dayRow({ input_tokens: 100 }), dayRow({ input_tokens: 100 })], {
+      device: EVIL,
+    });
+    // A usage row and a row of sessions without usage share a slot and a project: two rows, as publish writes.
+    writeDay(
+      dir,
+      "2024-05-05",
+      [
+        dayRow({ model: null, agent_version: null, input_tokens: 2 }),
+        dayRow({
+          model: null,
+          agent_version: null,
+          sessions: [],
+          sessions_without_usage: ["s2"],
+          input_tokens: 0,
+        }),
+      ],
+      { device: EVIL },
+    );
+    expect(report()).toEqual({
+      input: 9,
+      problems: [
+        `${EVIL}/2024-05-02.json: a row's input_tokens is not a count up to 10^12`,
+        `${EVIL}/2024-05-03.json: a row's cost is not a number of USD up to 10^9`,
+        `${EVIL}/2024-05-04.json: two rows of one slot, provider, model, version and project`,
+      ],
+    });
+  });
+
+  it("files whose counts would sum past 2^53 are reported, the rest summed exactly", () => {
+    const { dir, report } = setup();
+    const rows = (n: number) =>
+      Array.from({ length: n }, (_, i) => dayRow({ model: `m${i}`, input_tokens: 1e12, cost_usd: 0 }));
+    writeDay(dir, "2024-05-02", rows(5000), { device: EVIL });
+    writeDay(dir, "2024-05-03", rows(5000), { device: EVIL });
+    const r = report();
+    expect(r.input).toBe(7 + 5000 * 1e12);
+    expect(r.problems).toEqual([
+      `${EVIL}/2024-05-03.json: its input_tokens would take the sum past 2^53 tokens, where counts stop being exact`,
+    ]);
+  });
 });

@@ -2,8 +2,10 @@
 // summed into one report, as `usage` sums one machine's sessions. A device-day is one file, rewritten whole by
 // each publish, so a re-publish replaces its figures and never adds to them. A file that does not check (torn or
 // merged by a sync tool, of another device or day, of a clock ahead of this one) is reported and not summed.
+import { type Dirent, readdirSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { readDirEntries, readJsonOrUndefined } from "../core/base/fsutil.ts";
+import { UserError } from "../core/base/user-error.ts";
 import { factsFor, type UsageFacts } from "../core/read/usage-facts.ts";
 import { DEVICE_ID } from "./device.ts";
 import type { Cell } from "./normalize.ts";
@@ -67,17 +69,29 @@ export interface MachinesReport extends UsageReport {
   machines: Machine[];
 }
 
+/**
+ * `dir`'s entries when it is a folder (a link to one followed: reading through it writes nothing). A missing
+ * one, a file, a FIFO or a folder that cannot be listed is the user's mistake (a typo, an unmounted sync folder),
+ * not a folder of no usage: an error.
+ */
+function entriesOf(dir: string): Dirent[] {
+  let st: Stats | undefined;
+  try {
+    st = statSync(dir, { throwIfNoEntry: false });
+    if (st?.isDirectory()) return readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    throw new UserError(`--machines ${dir}: cannot be read (${(error as NodeJS.ErrnoException).code})`);
+  }
+  if (!st) throw new UserError(`--machines ${dir}: no such folder (is it synced or mounted here?)`);
+  throw new UserError(`--machines ${dir}: not a folder`);
+}
+
 /** Every device folder's days that check, and what did not. */
 export function readMachines(dir: string, now = Date.now()): { machines: Machine[]; days: PublishedDay[] } {
   const machines: Machine[] = [];
   const days: PublishedDay[] = [];
   const sums = TOKEN_FIELDS.map(() => 0);
-  let entries: ReturnType<typeof readDirEntries>;
-  try {
-    entries = readDirEntries(dir);
-  } catch {
-    entries = [];
-  }
+  const entries = entriesOf(dir);
   for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (!e.isDirectory() || !DEVICE_ID.test(e.name)) continue;
     const m: Machine = {

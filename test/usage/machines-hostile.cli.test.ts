@@ -1,6 +1,7 @@
 // `usage … --machines DIR` over day files a peer (or anyone who can write into the synced folder) planted, each
 // with a valid rows_sha256: the built CLI reports each one and sums the rest, never crashes.
-import { mkdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/cli-run.ts";
@@ -127,5 +128,30 @@ describe("--machines over planted day files", () => {
     expect(r.problems).toEqual([
       `${EVIL}/2024-05-03.json: its input_tokens would take the sum past 2^53 tokens, where counts stop being exact`,
     ]);
+  });
+});
+
+describe("--machines DIR that is no folder", () => {
+  it("a missing folder, a file or a FIFO is an error (exit 1), not a folder of no usage", () => {
+    const root = scratch.fresh("root");
+    mkdirSync(root, { mode: 0o700 });
+    const m = machine(root, "reader");
+    const file = join(root, "a-file");
+    writeFileSync(file, "{}");
+    const fifo = join(root, "a-fifo");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    const cases: Array<[string, string]> = [
+      [join(root, "missing"), "no such folder"],
+      [file, "not a folder"],
+      [fifo, "not a folder"],
+    ];
+    for (const [dir, why] of cases) {
+      const r = m.cli(["usage", "daily", "--machines", dir]);
+      expect(r.code, `${dir}: ${r.stdout}`).toBe(1);
+      expect(r.stderr).toContain(`--machines ${dir}: ${why}`);
+    }
+    mkdirSync(join(root, "empty"));
+    const empty = m.cli(["usage", "daily", "--machines", join(root, "empty")]);
+    expect(empty.code, empty.stderr).toBe(0);
   });
 });

@@ -3,12 +3,17 @@
 // rewritten whole through a temp file and a rename, so a reader (or a sync tool) sees the old file or the new
 // one; a day this machine no longer has (its sessions pruned) loses its file. The figures are the cache's
 // (cache.ts), in the one meaning, priced as `usage` prices them on this machine.
+import { chmodSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { readConfig } from "../core/archive/config.ts";
 import {
+  DIR_MODE,
   ensureDir,
   ensureOwnDirUnder,
+  lstatOrUndefined,
+  ownedByUser,
   readDirEntries,
+  UnsafePathError,
   unlinkQuietly,
   writeFileAtomicSync,
 } from "../core/base/fsutil.ts";
@@ -187,14 +192,30 @@ export function aggregateDays(o: Omit<PublishOptions, "to">): {
 const key = (r: PublishedRow) =>
   `${r.provider}\0${r.model ?? ""}\0${r.agent_version ?? ""}\0${r.project}\0${r.sessions_without_usage.length}`;
 
+/**
+ * `<to>/<device id>/`, made as needed. `to` may be a link (a synced folder linked into the home) only when it is
+ * the user's own: one another user made could be turned to anywhere between two publishes. Its target, and the
+ * device folder (never a link), must be the user's; a device folder left readable by others is made 0700.
+ */
+function deviceFolder(to: string, id: string): string {
+  const link = lstatOrUndefined(to);
+  if (link?.isSymbolicLink() && !ownedByUser(link))
+    throw new UnsafePathError(
+      `${to} is a symlink another user owns; publish writes through your own links only`,
+    );
+  ensureDir(to);
+  const folder = join(to, id);
+  ensureOwnDirUnder(to, folder, true);
+  if ((lstatSync(folder).mode & 0o077) !== 0) chmodSync(folder, DIR_MODE);
+  return folder;
+}
+
 /** Writes this device's day files and device.json into `<to>/<device id>/`. */
 export function publishUsage(o: PublishOptions): PublishResult {
   const now = o.now ?? Date.now();
   const publishedAt = new Date(now).toISOString();
   const { days, sessions, modelsWithheld } = aggregateDays(o);
-  ensureDir(o.to);
-  const folder = join(o.to, o.device.id);
-  ensureOwnDirUnder(o.to, folder, true);
+  const folder = deviceFolder(o.to, o.device.id);
   let rowCount = 0;
   const unsummable: PublishResult["unsummable"] = [];
   for (const [day, rows] of [...days].sort(([a], [b]) => a.localeCompare(b))) {

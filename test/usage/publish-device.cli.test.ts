@@ -1,6 +1,10 @@
 // `usage publish` and this machine's device file (~/.tapedeck/usage-device.json): only a missing one makes a new
-// device. One that is there but cannot be used is an error that says how to go on, and nothing is published.
+// device. One that is there but cannot be used is an error that says how to go on, and nothing is published. And
+// the folder published into: never inside an archive, never through another user's link.
 import {
+  chmodSync,
+  lchownSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -12,7 +16,7 @@ import {
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/cli-run.ts";
-import { CAN_CHOWN, giveToOtherUser } from "../helpers/other-user.ts";
+import { CAN_CHOWN, giveToOtherUser, OTHER_UID } from "../helpers/other-user.ts";
 import { useScratchDir } from "../helpers/temp-project.ts";
 import { machine } from "./machines-fixture.ts";
 
@@ -76,5 +80,54 @@ describe("usage publish: the device file", () => {
     renameSync(file, join(root, "old-device.json"));
     expect(m.cli(["usage", "publish", "--to", dir]).code).toBe(0);
     expect(readdirSync(dir).length).toBe(2);
+  });
+});
+
+describe("usage publish: where to", () => {
+  it("refuses an empty name, a .tapedeck folder, an archive, and a link another user owns", () => {
+    const root = scratch.fresh("root");
+    mkdirSync(root, { mode: 0o700 });
+    const m = machine(root, "laptop");
+    const project = join(m.home, "p");
+    m.importSession(project, "11111111-1111-4111-8111-111111111111", [
+      { at: "2026-01-01T10:00:00.000Z", model: "claude-sonnet-4-5-20250929", input: 10, output: 1 },
+    ]);
+    const device = () => JSON.parse(readFileSync(join(m.home, ".tapedeck", "usage-device.json"), "utf8"));
+    expect(m.cli(["usage", "publish", "--to", ""]).code).toBe(2);
+    symlinkSync(join(m.home, ".tapedeck"), join(root, "sneaky"));
+    for (const to of [
+      join(m.home, ".tapedeck", "pub"),
+      join(project, ".tapedeck", "usage"),
+      join(root, "a", ".tapedeck", "b"),
+      join(root, "sneaky", "pub"),
+    ]) {
+      const r = m.cli(["usage", "publish", "--to", to, "--project", project]);
+      expect(r.code, `${to}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain("inside a .tapedeck folder or an archive");
+    }
+    // The user's own link to a folder is followed; the device folder is made private if it was not.
+    const dir = join(root, "synced");
+    mkdirSync(dir);
+    symlinkSync(dir, join(root, "my-link"));
+    expect(m.cli(["usage", "publish", "--to", join(root, "my-link")]).code).toBe(0);
+    const { id } = device();
+    chmodSync(join(dir, id), 0o755);
+    expect(m.cli(["usage", "publish"]).code).toBe(0);
+    expect((lstatSync(join(dir, id)).mode & 0o777).toString(8)).toBe("700");
+    expect(device().to).toBe(join(root, "my-link"));
+    // A publish that fails (the folder cannot be made under a file) remembers nothing.
+    writeFileSync(join(root, "a-file"), "");
+    expect(m.cli(["usage", "publish", "--to", join(root, "a-file", "sub")]).code).toBe(1);
+    expect(device().to).toBe(join(root, "my-link"));
+    if (!CAN_CHOWN) return;
+    // A link another user made: refused, and the folder remembered stays the one last published into.
+    mkdirSync(join(root, "theirs"));
+    symlinkSync(join(root, "theirs"), join(root, "their-link"));
+    lchownSync(join(root, "their-link"), OTHER_UID, OTHER_UID);
+    const r = m.cli(["usage", "publish", "--to", join(root, "their-link")]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain("symlink another user owns");
+    expect(readdirSync(join(root, "theirs"))).toEqual([]);
+    expect(device().to).toBe(join(root, "my-link"));
   });
 });

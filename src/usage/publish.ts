@@ -1,7 +1,8 @@
 // `tapedeck usage publish`: this machine's usage as per-device-day aggregate files (published.ts) in a folder
-// the user syncs (a git repository, a synced folder, an rsync target): no daemon, no port. Every file is
-// rewritten whole through a temp file and a rename, so a reader (or a sync tool) sees the old file or the new
-// one; a day this machine no longer has (its sessions pruned) loses its file. The figures are the cache's
+// the user syncs (a git repository, a synced folder, an rsync target): no daemon, no port. A day file whose rows
+// changed is rewritten whole through a temp file and a rename, so a reader (or a sync tool) sees the old file or
+// the new one, and one whose rows did not is left alone; a day this machine no longer has (its sessions pruned)
+// loses its file. The figures are the cache's
 // (cache.ts), in the one meaning, priced as `usage` prices them on this machine.
 import { chmodSync, lstatSync } from "node:fs";
 import { join } from "node:path";
@@ -11,8 +12,11 @@ import {
   ensureDir,
   ensureOwnDirUnder,
   lstatOrUndefined,
+  MAX_SMALL_FILE_BYTES,
   ownedByUser,
+  pruneStaleFiles,
   readDirEntries,
+  readJsonOrUndefined,
   UnsafePathError,
   unlinkQuietly,
   writeFileAtomicSync,
@@ -24,6 +28,7 @@ import { NCELL, NCELL_WIDTH } from "./normalize.ts";
 import { costOf, isProjectPrice, type PriceTable, priceFor, priceTable } from "./pricing.ts";
 import {
   AGENT_VERSION,
+  checkDay,
   DAY_FILE,
   DAY_FORMAT,
   DEVICE_FORMAT,
@@ -57,6 +62,8 @@ export interface PublishResult {
   folder: string;
   published_at: string;
   days: number;
+  /** day files left as they were: the same rows as this publish's (only device.json records its time) */
+  unchanged: number;
   rows: number;
   sessions: number;
   /** day files of an earlier publish this one no longer has (removed) */
@@ -210,15 +217,48 @@ function deviceFolder(to: string, id: string): string {
   return folder;
 }
 
+/** A temp file of this device's (fsutil's writeTempSibling): `<day>.json.<pid>.<n>.tmp`, `device.json.….tmp`. */
+const TEMP_FILE = /^(?:\d{4}-\d{2}-\d{2}|device)\.json\.\d+\.\d+\.tmp$/;
+/** A temp file older than this is a killed publish's: a live one is renamed within the publish that made it. */
+const STALE_TEMP_MS = 60_000;
+
+/** This device's day files as the last publish wrote them: each that still checks, by day. */
+function previousDays(folder: string, device: string): Map<string, PublishedDay> {
+  const out = new Map<string, PublishedDay>();
+  for (const e of readDirEntries(folder)) {
+    const m = DAY_FILE.exec(e.name);
+    if (!m || !e.isFile()) continue;
+    const checked = checkDay(readJsonOrUndefined(join(folder, e.name), MAX_SMALL_FILE_BYTES), {
+      device,
+      day: m[1]!,
+    });
+    if ("day" in checked) out.set(m[1]!, checked.day);
+  }
+  return out;
+}
+
 /** Writes this device's day files and device.json into `<to>/<device id>/`. */
 export function publishUsage(o: PublishOptions): PublishResult {
   const now = o.now ?? Date.now();
   const publishedAt = new Date(now).toISOString();
   const { days, sessions, modelsWithheld } = aggregateDays(o);
   const folder = deviceFolder(o.to, o.device.id);
+  pruneStaleFiles(folder, TEMP_FILE, 0, STALE_TEMP_MS);
+  const previous = previousDays(folder, o.device.id);
   let rowCount = 0;
+  let unchanged = 0;
   const unsummable: PublishResult["unsummable"] = [];
   for (const [day, rows] of [...days].sort(([a], [b]) => a.localeCompare(b))) {
+    rowCount += rows.length;
+    const problem = rowsProblem(rows);
+    if (problem) unsummable.push({ day, problem });
+    const hash = rowsHash(rows);
+    const before = previous.get(day);
+    // The same rows under the same name: the file stays, so a synced folder (a git repository) gets no churn.
+    if (before && before.rows_sha256 === hash && before.device_name === o.device.name) {
+      unchanged += 1;
+      continue;
+    }
     const file: PublishedDay = {
       format: DAY_FORMAT,
       format_version: FORMAT_VERSION,
@@ -228,11 +268,8 @@ export function publishUsage(o: PublishOptions): PublishResult {
       published_at: publishedAt,
       slot_minutes: SLOT_MINUTES,
       rows,
-      rows_sha256: rowsHash(rows),
+      rows_sha256: hash,
     };
-    rowCount += rows.length;
-    const problem = rowsProblem(rows);
-    if (problem) unsummable.push({ day, problem });
     writeFileAtomicSync(join(folder, `${day}.json`), `${JSON.stringify(file, null, 1)}\n`);
   }
   let removed = 0;
@@ -258,6 +295,7 @@ export function publishUsage(o: PublishOptions): PublishResult {
     folder,
     published_at: publishedAt,
     days: days.size,
+    unchanged,
     rows: rowCount,
     sessions,
     removed,

@@ -11,6 +11,7 @@ import {
   renameSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -129,5 +130,67 @@ describe("usage publish: where to", () => {
     expect(r.stderr).toContain("symlink another user owns");
     expect(readdirSync(join(root, "theirs"))).toEqual([]);
     expect(device().to).toBe(join(root, "my-link"));
+  });
+});
+
+describe("usage publish: the device folder over publishes", () => {
+  it("leaves a day file whose rows did not change, and removes a killed publish's old temp files", () => {
+    const root = scratch.fresh("root");
+    mkdirSync(root, { mode: 0o700 });
+    const m = machine(root, "laptop");
+    const project = join(m.home, "p");
+    const turn = (at: string, input: number) => ({
+      at,
+      model: "claude-sonnet-4-5-20250929",
+      input,
+      output: 1,
+    });
+    m.importSession(project, "11111111-1111-4111-8111-111111111111", [
+      turn("2026-01-01T10:00:00.000Z", 10),
+      turn("2026-01-02T10:00:00.000Z", 20),
+    ]);
+    const dir = join(root, "synced");
+    const pub = () => {
+      const r = m.cli(["usage", "publish", "--to", dir, "--json"]);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    const first = pub();
+    const folder = first.folder as string;
+    const bytes = (day: string) => readFileSync(join(folder, `${day}.json`), "utf8");
+    const day1 = bytes("2026-01-01");
+    const day2 = bytes("2026-01-02");
+    const info = JSON.parse(readFileSync(join(folder, "device.json"), "utf8"));
+    // Nothing new: no day file is written again; device.json records the publish.
+    const again = pub();
+    expect([again.days, again.unchanged]).toEqual([2, 2]);
+    expect([bytes("2026-01-01"), bytes("2026-01-02")]).toEqual([day1, day2]);
+    expect(JSON.parse(readFileSync(join(folder, "device.json"), "utf8")).published_at).not.toBe(
+      info.published_at,
+    );
+    // More usage on one day: that file only.
+    m.importSession(project, "22222222-2222-4222-8222-222222222222", [turn("2026-01-02T11:00:00.000Z", 5)]);
+    expect(pub().unchanged).toBe(1);
+    expect(bytes("2026-01-01")).toBe(day1);
+    expect(bytes("2026-01-02")).not.toBe(day2);
+    // A killed publish's temp file: gone once older than a minute; a live one (just written) stays.
+    const stale = join(folder, "2026-01-01.json.4242.1.tmp");
+    const live = join(folder, "2026-01-02.json.4242.2.tmp");
+    writeFileSync(stale, "{", { mode: 0o600 });
+    writeFileSync(live, "{", { mode: 0o600 });
+    const old = new Date(Date.now() - 5 * 60_000);
+    utimesSync(stale, old, old);
+    const all = JSON.parse(
+      m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir]).stdout,
+    );
+    expect(all.machines[0].problems).toEqual([]);
+    expect(all.totals.input_tokens).toBe(35);
+    pub();
+    expect(readdirSync(folder).sort()).toEqual([
+      "2026-01-01.json",
+      "2026-01-02.json",
+      "2026-01-02.json.4242.2.tmp",
+      "device.json",
+    ]);
   });
 });

@@ -99,6 +99,7 @@ export function publishCommand(opts: PublishOpts): void {
   say(
     `Published ${result.days} day(s) of usage (${result.sessions} session(s), ${projects.size} project(s)) as ` +
       `"${result.device_name}" into ${result.folder}` +
+      `${result.unchanged > 0 ? ` (${result.unchanged} unchanged, left as they were)` : ""}` +
       `${result.removed > 0 ? `; ${result.removed} day(s) no longer here removed` : ""}.\n` +
       (result.models_withheld > 0
         ? `${result.models_withheld} model name(s) not shaped like a model id published as no model.\n`

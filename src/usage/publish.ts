@@ -22,10 +22,17 @@ import {
   writeFileAtomicSync,
 } from "../core/base/fsutil.ts";
 import { factsFor, type UsageFacts } from "../core/read/usage-facts.ts";
-import { collectProject } from "./cache.ts";
+import { collectProject, type SessionView } from "./cache.ts";
 import { type Device, projectLabel, saltedLabel } from "./device.ts";
 import { NCELL, NCELL_WIDTH } from "./normalize.ts";
-import { costOf, isProjectPrice, type PriceTable, priceFor, priceTable } from "./pricing.ts";
+import {
+  costOf,
+  isProjectPrice,
+  type PriceTable,
+  priceFor,
+  priceTable,
+  type TokenCounts,
+} from "./pricing.ts";
 import {
   AGENT_VERSION,
   checkDay,
@@ -74,6 +81,122 @@ export interface PublishResult {
   unsummable: Array<{ day: string; problem: string }>;
 }
 
+/** Every day's rows, made as the sessions are added: one row per slot, provider, model, version and project. */
+class DayRows {
+  readonly days = new Map<string, PublishedRow[]>();
+  /** model names not of a model id's shape, published as null */
+  readonly withheld = new Set<string>();
+  private readonly rows = new Map<string, PublishedRow>();
+
+  /** The row of the slot holding `at`, made empty when new; `kind` keeps a row of empty sessions apart. */
+  private row(
+    at: number,
+    provider: string,
+    model: string | null,
+    version: string | null,
+    project: string,
+    kind = "",
+  ): PublishedRow {
+    const slotStart = at - (at % (SLOT_MINUTES * 60_000));
+    // \u0001 for none: no name holds it (MODEL_ID, AGENT_VERSION), and "null" is a name.
+    const id = `${slotStart}\0${provider}\0${model ?? "\u0001"}\0${version ?? "\u0001"}\0${project}\0${kind}`;
+    let r = this.rows.get(id);
+    if (r) return r;
+    r = {
+      slot: ((slotStart % DAY_MS) / 60_000) | 0,
+      provider,
+      model,
+      agent_version: version,
+      project,
+      sessions: [],
+      sessions_without_usage: [],
+      usage_recorded: true,
+      sources: [],
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+      cost_usd: 0,
+      prices_as_of: [],
+      project_priced: false,
+    };
+    this.rows.set(id, r);
+    const day = new Date(slotStart - (slotStart % DAY_MS)).toISOString().slice(0, 10);
+    const list = this.days.get(day);
+    if (list) list.push(r);
+    else this.days.set(day, [r]);
+    return r;
+  }
+
+  /** A session without usage: a row of its own, as `usage` counts it in the row of its start, with no model. */
+  empty(u: SessionView, project: string, session: string, facts: UsageFacts): void {
+    const at = u.started_at ? Date.parse(u.started_at) : Number.NaN;
+    if (!Number.isFinite(at) || at < 0) return;
+    const r = this.row(at, u.provider, null, null, project, "empty");
+    r.usage_recorded = facts.records_usage;
+    addOnce(r.sessions_without_usage, session);
+    for (const x of u.sources) addOnce(r.sources, x);
+  }
+
+  /** A session's cells added to their slots' rows, each priced as `usage` prices it. */
+  cells(u: SessionView, project: string, session: string, table: PriceTable): void {
+    const cells = u.cells;
+    for (let i = 0; i < cells.length; i += NCELL_WIDTH) {
+      const model = u.models[cells[i + NCELL.model]!] || undefined;
+      const shown = publishedName(model, MODEL_ID);
+      if (model !== undefined && shown === null) this.withheld.add(model);
+      const version = publishedName(u.versions[cells[i + NCELL.version]!] || undefined, AGENT_VERSION);
+      const r = this.row(cells[i + NCELL.slot]! * u.slot_ms, u.provider, shown, version, project);
+      const c = {
+        input_tokens: cells[i + NCELL.input]!,
+        output_tokens: cells[i + NCELL.output]!,
+        cache_read_input_tokens: cells[i + NCELL.cache_read]!,
+        cache_creation_input_tokens: cells[i + NCELL.cache_creation]!,
+      };
+      r.input_tokens += c.input_tokens;
+      r.output_tokens += c.output_tokens;
+      r.cache_read_input_tokens += c.cache_read_input_tokens;
+      r.cache_creation_input_tokens += c.cache_creation_input_tokens;
+      addOnce(r.sessions, session);
+      for (const x of u.sources) addOnce(r.sources, x);
+      addCost(r, c, table, model);
+    }
+  }
+
+  /** The days with their rows in order; a slot past the year 9999 has no YYYY-MM-DD, so no file. */
+  finish(): Map<string, PublishedRow[]> {
+    for (const day of this.days.keys()) if (!isCalendarDay(day)) this.days.delete(day);
+    for (const list of this.days.values()) {
+      for (const r of list) {
+        r.sessions.sort();
+        r.sessions_without_usage.sort();
+        r.sources.sort();
+        r.prices_as_of.sort();
+      }
+      sortDayRows(list);
+    }
+    return this.days;
+  }
+}
+
+function addOnce(list: string[], v: string): void {
+  if (!list.includes(v)) list.push(v);
+}
+
+/** A cell's cost into its row: unknown (null) for good once a priced cell has no price. */
+function addCost(r: PublishedRow, c: TokenCounts, table: PriceTable, model: string | undefined): void {
+  const tokens = c.input_tokens + c.output_tokens + c.cache_read_input_tokens + c.cache_creation_input_tokens;
+  if (tokens === 0) return;
+  const price = priceFor(table, model);
+  if (!price) {
+    r.cost_usd = null;
+    return;
+  }
+  if (r.cost_usd !== null) r.cost_usd += costOf(price, c);
+  addOnce(r.prices_as_of, price.as_of ?? table.as_of);
+  if (isProjectPrice(price)) r.project_priced = true;
+}
+
 /** Builds every day's rows from the projects' sessions. */
 export function aggregateDays(o: Omit<PublishOptions, "to">): {
   days: Map<string, PublishedRow[]>;
@@ -81,119 +204,23 @@ export function aggregateDays(o: Omit<PublishOptions, "to">): {
   /** model names not of a model id's shape, published as null */
   modelsWithheld: number;
 } {
-  const rows = new Map<string, PublishedRow>();
-  const days = new Map<string, PublishedRow[]>();
+  const out = new DayRows();
   let sessions = 0;
-  const withheld = new Set<string>();
-  const rowFor = (
-    at: number,
-    provider: string,
-    model: string | null,
-    version: string | null,
-    project: string,
-  ) => {
-    const slotStart = at - (at % (SLOT_MINUTES * 60_000));
-    // \u0001 for none: no name holds it (MODEL_ID, AGENT_VERSION), and "null" is a name.
-    const key = `${slotStart}\0${provider}\0${model ?? "\u0001"}\0${version ?? "\u0001"}\0${project}`;
-    let r = rows.get(key);
-    if (!r) {
-      const day = new Date(slotStart - (slotStart % DAY_MS)).toISOString().slice(0, 10);
-      r = {
-        slot: ((slotStart % DAY_MS) / 60_000) | 0,
-        provider,
-        model,
-        agent_version: version,
-        project,
-        sessions: [],
-        sessions_without_usage: [],
-        usage_recorded: true,
-        sources: [],
-        input_tokens: 0,
-        output_tokens: 0,
-        cache_read_input_tokens: 0,
-        cache_creation_input_tokens: 0,
-        cost_usd: 0,
-        prices_as_of: [],
-        project_priced: false,
-      };
-      rows.set(key, r);
-      let list = days.get(day);
-      if (!list) {
-        list = [];
-        days.set(day, list);
-      }
-      list.push(r);
-    }
-    return r;
-  };
-  const addOnce = (list: string[], v: string) => {
-    if (!list.includes(v)) list.push(v);
-  };
   for (const project of o.projects) {
     const table: PriceTable = priceTable(readConfig(project)?.pricing);
     const label = projectLabel(o.device, project);
     for (const s of collectProject(project, { facts: o.facts }).sessions) {
-      const u = s.usage;
-      const facts = factsFor(o.facts, u.provider);
-      const session = saltedLabel(o.device, "session", `${project}\0${s.key}`);
       sessions += 1;
-      const cells = u.cells;
-      if (cells.length === 0) {
-        const at = u.started_at ? Date.parse(u.started_at) : Number.NaN;
-        if (!Number.isFinite(at) || at < 0) continue;
-        // A row of its own: `usage` counts such a session in the row of its start, with no model.
-        const r = rowFor(at, u.provider, null, null, `${label}\0empty`);
-        r.project = label;
-        r.usage_recorded = facts.records_usage;
-        addOnce(r.sessions_without_usage, session);
-        for (const x of u.sources) addOnce(r.sources, x);
-        continue;
-      }
-      for (let i = 0; i < cells.length; i += NCELL_WIDTH) {
-        const at = cells[i + NCELL.slot]! * u.slot_ms;
-        const model = u.models[cells[i + NCELL.model]!] || undefined;
-        const shown = publishedName(model, MODEL_ID);
-        if (model !== undefined && shown === null) withheld.add(model);
-        const version = publishedName(u.versions[cells[i + NCELL.version]!] || undefined, AGENT_VERSION);
-        const r = rowFor(at, u.provider, shown, version, label);
-        const c = {
-          input_tokens: cells[i + NCELL.input]!,
-          output_tokens: cells[i + NCELL.output]!,
-          cache_read_input_tokens: cells[i + NCELL.cache_read]!,
-          cache_creation_input_tokens: cells[i + NCELL.cache_creation]!,
-        };
-        r.input_tokens += c.input_tokens;
-        r.output_tokens += c.output_tokens;
-        r.cache_read_input_tokens += c.cache_read_input_tokens;
-        r.cache_creation_input_tokens += c.cache_creation_input_tokens;
-        addOnce(r.sessions, session);
-        for (const x of u.sources) addOnce(r.sources, x);
-        const tokens =
-          c.input_tokens + c.output_tokens + c.cache_read_input_tokens + c.cache_creation_input_tokens;
-        if (tokens === 0) continue;
-        const price = priceFor(table, model);
-        if (!price) {
-          r.cost_usd = null;
-          continue;
-        }
-        if (r.cost_usd !== null) r.cost_usd += costOf(price, c);
-        addOnce(r.prices_as_of, price.as_of ?? table.as_of);
-        if (isProjectPrice(price)) r.project_priced = true;
-      }
+      const session = saltedLabel(o.device, "session", `${project}\0${s.key}`);
+      if (s.usage.cells.length === 0) out.empty(s.usage, label, session, factsFor(o.facts, s.usage.provider));
+      else out.cells(s.usage, label, session, table);
     }
   }
-  // A slot past the year 9999 has no YYYY-MM-DD (the archive's timestamps cannot hold one): never a file.
-  for (const day of days.keys()) if (!isCalendarDay(day)) days.delete(day);
-  for (const list of days.values()) {
-    for (const r of list) {
-      r.sessions.sort();
-      r.sessions_without_usage.sort();
-      r.sources.sort();
-      r.prices_as_of.sort();
-    }
-    list.sort((a, b) => a.slot - b.slot || key(a).localeCompare(key(b)));
-  }
-  return { days, sessions, modelsWithheld: withheld.size };
+  return { days: out.finish(), sessions, modelsWithheld: out.withheld.size };
+}
+
+function sortDayRows(list: PublishedRow[]): void {
+  list.sort((a, b) => a.slot - b.slot || key(a).localeCompare(key(b)));
 }
 
 const key = (r: PublishedRow) =>

@@ -129,9 +129,12 @@ export function saltedLabel(d: Device, kind: string, value: string, chars = 16):
     .slice(0, chars);
 }
 
-/** What a project is published as: its chosen name, else `p-` and a salted hash of its root. */
+/** What a project is published as without a chosen name: `p-` and a salted hash of its root. */
+export function saltedProjectLabel(d: Device, root: string): string {
+  return `p-${saltedLabel(d, "project", root)}`;
+}
+
+/** What a project is published as: its chosen name, else its salted label. */
 export function projectLabel(d: Device, root: string): string {
-  return Object.hasOwn(d.project_names, root)
-    ? d.project_names[root]!
-    : `p-${saltedLabel(d, "project", root)}`;
+  return Object.hasOwn(d.project_names, root) ? d.project_names[root]! : saltedProjectLabel(d, root);
 }

@@ -23,7 +23,7 @@ import {
 } from "../core/base/fsutil.ts";
 import { factsFor, type UsageFacts } from "../core/read/usage-facts.ts";
 import { collectProject, type SessionView } from "./cache.ts";
-import { type Device, projectLabel, saltedLabel } from "./device.ts";
+import { type Device, projectLabel, saltedLabel, saltedProjectLabel } from "./device.ts";
 import { NCELL, NCELL_WIDTH } from "./normalize.ts";
 import {
   costOf,
@@ -59,6 +59,8 @@ export interface PublishOptions {
   to: string;
   projects: readonly string[];
   facts: Readonly<Record<string, UsageFacts>>;
+  /** labels this publish replaces (a project's name before --name-project renamed it): read, never carried */
+  formerLabels?: readonly string[];
   now?: number;
 }
 
@@ -75,6 +77,8 @@ export interface PublishResult {
   sessions: number;
   /** day files of an earlier publish this one no longer has (removed) */
   removed: number;
+  /** days holding rows of projects this publish did not read (absent), carried over from the previous files */
+  kept_absent: number;
   /** model names not of a model id's shape (published.ts MODEL_ID): their usage published with no model */
   models_withheld: number;
   /** days written that --machines will report and not sum (more rows than a day file holds) */
@@ -203,12 +207,16 @@ export function aggregateDays(o: Omit<PublishOptions, "to">): {
   sessions: number;
   /** model names not of a model id's shape, published as null */
   modelsWithheld: number;
+  /** the labels of the projects read: each one's label, and its salted one when it is published by name */
+  labels: Set<string>;
 } {
   const out = new DayRows();
+  const labels = new Set<string>();
   let sessions = 0;
   for (const project of o.projects) {
     const table: PriceTable = priceTable(readConfig(project)?.pricing);
     const label = projectLabel(o.device, project);
+    labels.add(label).add(saltedProjectLabel(o.device, project));
     for (const s of collectProject(project, { facts: o.facts }).sessions) {
       sessions += 1;
       const session = saltedLabel(o.device, "session", `${project}\0${s.key}`);
@@ -216,7 +224,7 @@ export function aggregateDays(o: Omit<PublishOptions, "to">): {
       else out.cells(s.usage, label, session, table);
     }
   }
-  return { days: out.finish(), sessions, modelsWithheld: out.withheld.size };
+  return { days: out.finish(), sessions, modelsWithheld: out.withheld.size, labels };
 }
 
 function sortDayRows(list: PublishedRow[]): void {
@@ -264,33 +272,61 @@ function previousDays(folder: string, device: string): Map<string, PublishedDay>
   return out;
 }
 
-/** Writes this device's day files and device.json into `<to>/<device id>/`. */
-export function publishUsage(o: PublishOptions): PublishResult {
-  const now = o.now ?? Date.now();
-  const publishedAt = new Date(now).toISOString();
-  const { days, sessions, modelsWithheld } = aggregateDays(o);
-  const folder = deviceFolder(o.to, o.device.id);
-  pruneStaleFiles(folder, TEMP_FILE, 0, STALE_TEMP_MS);
-  const previous = previousDays(folder, o.device.id);
-  let rowCount = 0;
-  let unchanged = 0;
-  const unsummable: PublishResult["unsummable"] = [];
+/**
+ * Rows of the previous files whose project this publish did not read (moved away, on a disk not mounted, a
+ * registry entry gone) go on as they were: a project out of reach for a publish keeps its published history.
+ * Answers how many days hold such rows.
+ */
+function carryOver(
+  days: Map<string, PublishedRow[]>,
+  previous: ReadonlyMap<string, PublishedDay>,
+  read: ReadonlySet<string>,
+): number {
+  let kept = 0;
+  for (const [day, before] of previous) {
+    const absent = before.rows.filter((r) => !read.has(r.project));
+    if (absent.length === 0) continue;
+    kept += 1;
+    const list = days.get(day);
+    if (!list) {
+      days.set(day, absent);
+      continue;
+    }
+    for (const r of absent) list.push(r);
+    sortDayRows(list);
+  }
+  return kept;
+}
+
+/** Writes the day files whose rows changed; answers how many stayed, the rows, and the days --machines refuses. */
+function writeDays(
+  folder: string,
+  device: Device,
+  days: ReadonlyMap<string, PublishedRow[]>,
+  previous: ReadonlyMap<string, PublishedDay>,
+  publishedAt: string,
+): Pick<PublishResult, "unchanged" | "rows" | "unsummable"> {
+  const out: Pick<PublishResult, "unchanged" | "rows" | "unsummable"> = {
+    unchanged: 0,
+    rows: 0,
+    unsummable: [],
+  };
   for (const [day, rows] of [...days].sort(([a], [b]) => a.localeCompare(b))) {
-    rowCount += rows.length;
+    out.rows += rows.length;
     const problem = rowsProblem(rows);
-    if (problem) unsummable.push({ day, problem });
+    if (problem) out.unsummable.push({ day, problem });
     const hash = rowsHash(rows);
     const before = previous.get(day);
     // The same rows under the same name: the file stays, so a synced folder (a git repository) gets no churn.
-    if (before && before.rows_sha256 === hash && before.device_name === o.device.name) {
-      unchanged += 1;
+    if (before && before.rows_sha256 === hash && before.device_name === device.name) {
+      out.unchanged += 1;
       continue;
     }
     const file: PublishedDay = {
       format: DAY_FORMAT,
       format_version: FORMAT_VERSION,
-      device_id: o.device.id,
-      device_name: o.device.name,
+      device_id: device.id,
+      device_name: device.name,
       day,
       published_at: publishedAt,
       slot_minutes: SLOT_MINUTES,
@@ -299,6 +335,11 @@ export function publishUsage(o: PublishOptions): PublishResult {
     };
     writeFileAtomicSync(join(folder, `${day}.json`), `${JSON.stringify(file, null, 1)}\n`);
   }
+  return out;
+}
+
+/** Removes the day files of days this publish has none of; answers how many. */
+function removeGone(folder: string, days: ReadonlyMap<string, unknown>): number {
   let removed = 0;
   for (const e of readDirEntries(folder)) {
     const m = DAY_FILE.exec(e.name);
@@ -307,6 +348,19 @@ export function publishUsage(o: PublishOptions): PublishResult {
       removed += 1;
     }
   }
+  return removed;
+}
+
+/** Writes this device's day files and device.json into `<to>/<device id>/`. */
+export function publishUsage(o: PublishOptions): PublishResult {
+  const publishedAt = new Date(o.now ?? Date.now()).toISOString();
+  const { days, sessions, modelsWithheld, labels } = aggregateDays(o);
+  const folder = deviceFolder(o.to, o.device.id);
+  pruneStaleFiles(folder, TEMP_FILE, 0, STALE_TEMP_MS);
+  const previous = previousDays(folder, o.device.id);
+  const kept = carryOver(days, previous, new Set([...labels, ...(o.formerLabels ?? [])]));
+  const written = writeDays(folder, o.device, days, previous, publishedAt);
+  const removed = removeGone(folder, days);
   const info: PublishedDevice = {
     format: DEVICE_FORMAT,
     format_version: FORMAT_VERSION,
@@ -322,11 +376,10 @@ export function publishUsage(o: PublishOptions): PublishResult {
     folder,
     published_at: publishedAt,
     days: days.size,
-    unchanged,
-    rows: rowCount,
+    ...written,
     sessions,
     removed,
+    kept_absent: kept,
     models_withheld: modelsWithheld,
-    unsummable,
   };
 }

@@ -194,3 +194,56 @@ describe("usage publish: the device folder over publishes", () => {
     ]);
   });
 });
+
+describe("usage publish: a project out of reach", () => {
+  it("keeps an absent project's published days, and a renamed one's are replaced, never doubled", () => {
+    const root = scratch.fresh("root");
+    mkdirSync(root, { mode: 0o700 });
+    const m = machine(root, "laptop");
+    const web = join(m.home, "web");
+    const api = join(m.home, "api");
+    const turn = (at: string, input: number) => ({
+      at,
+      model: "claude-sonnet-4-5-20250929",
+      input,
+      output: 1,
+    });
+    m.importSession(web, "11111111-1111-4111-8111-111111111111", [turn("2026-01-01T10:00:00.000Z", 10)]);
+    m.importSession(api, "22222222-2222-4222-8222-222222222222", [
+      turn("2026-01-01T11:00:00.000Z", 200),
+      turn("2026-01-02T11:00:00.000Z", 3000),
+    ]);
+    const dir = join(root, "synced");
+    const publish = (args: string[] = []) => {
+      const r = m.cli(["usage", "publish", "--to", dir, ...args], m.home);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    const total = () =>
+      JSON.parse(m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir]).stdout).totals
+        .input_tokens;
+    publish();
+    expect(total()).toBe(3210);
+    // The api project's disk is not mounted: its two days stay published as they were.
+    renameSync(api, join(root, "unmounted"));
+    expect(publish()).toContain("; kept 2 day(s) of absent projects.");
+    expect(total()).toBe(3210);
+    // Back again: read, so replaced, not added.
+    renameSync(join(root, "unmounted"), api);
+    expect(publish()).not.toContain("absent projects");
+    expect(total()).toBe(3210);
+    // Named, then renamed: the old label's rows are this project's, replaced each time.
+    publish(["--project", web, "--name-project", "web"]);
+    expect(total()).toBe(3210);
+    publish(["--project", web, "--name-project", "frontend"]);
+    expect(total()).toBe(3210);
+    const projects = JSON.parse(
+      m.cli(["usage", "project", "--json", "--timezone", "UTC", "--machines", dir]).stdout,
+    ).rows.map((r: { project: string }) => r.project);
+    expect(projects).toHaveLength(2);
+    expect(projects).toContain("frontend");
+    expect(projects.filter((p: string) => p !== "frontend")).toEqual([
+      expect.stringMatching(/^p-[0-9a-f]{16}$/),
+    ]);
+  });
+});

@@ -78,7 +78,12 @@ export function publishCommand(opts: PublishOpts): void {
     throw new CliError("usage publish: say where with --to DIR (a folder you sync; remembered)", EXIT.usage);
   }
   const here = projectFromOption(opts.project);
-  if (opts.nameProject !== undefined) device.project_names[here] = opts.nameProject;
+  // A renamed project's old name is this project's rows, not an absent project's to carry over.
+  const formerLabels: string[] = [];
+  if (opts.nameProject !== undefined) {
+    if (Object.hasOwn(device.project_names, here)) formerLabels.push(device.project_names[here]!);
+    device.project_names[here] = opts.nameProject;
+  }
   const projects = new Set(registeredProjects().present);
   // This project too when it has an archive; never the user's own tapedeck home as if it were one.
   if (existsSync(tapedeckDir(here)) && resolve(tapedeckDir(here)) !== resolve(tapedeckHome()))
@@ -87,7 +92,13 @@ export function publishCommand(opts: PublishOpts): void {
   // The device is kept before anything is published (a new id must not be made again after a partial publish);
   // the folder is remembered only once a publish into it succeeded.
   saveDevice(device);
-  const result = publishUsage({ device, to, projects: [...projects].sort(), facts: USAGE_FACTS });
+  const result = publishUsage({
+    device,
+    to,
+    projects: [...projects].sort(),
+    facts: USAGE_FACTS,
+    formerLabels,
+  });
   if (device.to !== to) {
     device.to = to;
     saveDevice(device);
@@ -100,7 +111,8 @@ export function publishCommand(opts: PublishOpts): void {
     `Published ${result.days} day(s) of usage (${result.sessions} session(s), ${projects.size} project(s)) as ` +
       `"${result.device_name}" into ${result.folder}` +
       `${result.unchanged > 0 ? ` (${result.unchanged} unchanged, left as they were)` : ""}` +
-      `${result.removed > 0 ? `; ${result.removed} day(s) no longer here removed` : ""}.\n` +
+      `${result.removed > 0 ? `; ${result.removed} day(s) no longer here removed` : ""}` +
+      `${result.kept_absent > 0 ? `; kept ${result.kept_absent} day(s) of absent projects` : ""}.\n` +
       (result.models_withheld > 0
         ? `${result.models_withheld} model name(s) not shaped like a model id published as no model.\n`
         : "") +

@@ -1,4 +1,4 @@
-// The cache-read share of input per agent, project and CLI version, and the signal no other tool gives: a new
+// The cache-read share of input per agent, project and CLI version, and the signal no other tool gives: the newest
 // version of an agent whose share fell by more than half on the same project (a prompt-cache regression in the
 // CLI: the same work now pays full input price). From the cache's cells, which carry the version the records
 // named; usage that named none is left out.
@@ -32,7 +32,7 @@ export interface ShareDrop {
 
 export interface VersionShares {
   shares: VersionShare[];
-  /** a version whose share is less than half the version's before it, on the same project */
+  /** per provider and project, the newest version when its share is less than half the version's before it */
   drops: ShareDrop[];
 }
 
@@ -78,17 +78,27 @@ export function versionShares(sessions: readonly ProjectSession[]): VersionShare
       first_seen: new Date(first).toISOString(),
       cache_read_share: cacheReadShare(v),
     }));
+  return { shares, drops: dropsOf(shares) };
+}
+
+/**
+ * Per provider and project, the newest version (by first seen) against the one before it, of those with enough
+ * responses to say something: a regression a later version repaired is history, not a warning.
+ */
+function dropsOf(shares: readonly VersionShare[]): ShareDrop[] {
+  // `shares` is in first-seen order within each provider and project: the last two kept are the newest pair.
+  const pairs = new Map<string, { from?: VersionShare; to: VersionShare }>();
+  for (const v of shares) {
+    if (v.responses < MIN_RESPONSES || v.cache_read_share === null) continue;
+    const key = `${v.provider}\0${v.project}`;
+    pairs.set(key, { from: pairs.get(key)?.to, to: v });
+  }
   const drops: ShareDrop[] = [];
-  for (let i = 1; i < shares.length; i += 1) {
-    const from = shares[i - 1]!;
-    const to = shares[i]!;
-    if (from.provider !== to.provider || from.project !== to.project) continue;
-    if (from.responses < MIN_RESPONSES || to.responses < MIN_RESPONSES) continue;
-    if (from.cache_read_share === null || to.cache_read_share === null) continue;
-    if (to.cache_read_share < from.cache_read_share / 2)
+  for (const { from, to } of pairs.values()) {
+    if (from && to.cache_read_share! < from.cache_read_share! / 2)
       drops.push({ provider: to.provider, project: to.project, from, to });
   }
-  return { shares, drops };
+  return drops;
 }
 
 const percent = (n: number | null) => (n === null ? "—" : `${Math.round(n * 100)}%`);

@@ -85,4 +85,24 @@ describe("usage --breakdown version", () => {
     const doctor = await runCliInProcess(["doctor", "--json", "--project", p], join(p, "home"));
     expect(doctor.stdout).not.toContain("cache reads");
   });
+
+  it("flags only the newest version: a drop a later version repaired is no warning", async () => {
+    const p = project();
+    recordUsage(p, "claude", "a", "2026-12-01T10:00:00.000Z", turns("2026-12-01", "2.1.300", 800));
+    recordUsage(p, "claude", "b", "2026-12-02T10:00:00.000Z", turns("2026-12-02", "2.1.301", 100));
+    const drops = async () =>
+      JSON.parse((await usage(p, ["monthly", "--breakdown", "version", "--json"])).stdout).cache_read_shares
+        .drops;
+    expect((await drops()).map((d: { to: { agent_version: string } }) => d.to.agent_version)).toEqual([
+      "2.1.301",
+    ]);
+    // 2.1.302 reads from the cache again: nothing to warn of, in usage or in doctor.
+    recordUsage(p, "claude", "c", "2026-12-03T10:00:00.000Z", turns("2026-12-03", "2.1.302", 800));
+    expect(await drops()).toEqual([]);
+    const doctor = await runCliInProcess(["doctor", "--json", "--project", p], join(p, "home"));
+    expect(doctor.stdout).not.toContain("cache reads");
+    // A few responses of a newer version say nothing yet: the newest with enough is still compared.
+    recordUsage(p, "claude", "d", "2026-12-04T10:00:00.000Z", turns("2026-12-04", "2.1.303", 10, 2));
+    expect(await drops()).toEqual([]);
+  });
 });

@@ -376,10 +376,12 @@ export function publishUsage(o: PublishOptions): PublishResult {
     folder,
     published_at: publishedAt,
     days: days.size,
-    ...written,
+    unchanged: written.unchanged,
+    rows: written.rows,
     sessions,
     removed,
     kept_absent: kept,
     models_withheld: modelsWithheld,
+    unsummable: written.unsummable,
   };
 }

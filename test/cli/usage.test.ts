@@ -198,3 +198,15 @@ describe("tapedeck usage over hostile archive text", () => {
     expect(JSON.parse(all.stdout).totals.input_tokens).toBe(300);
   });
 });
+
+describe("tapedeck usage --help", () => {
+  it("says every command's --json shape and what --breakdown version flags, in plain words", async () => {
+    const r = await runCliInProcess(["usage", "--help"], join(project(), "home"));
+    expect(r.code, r.stderr).toBe(0);
+    const help = r.stdout.replace(/\s+/g, " ");
+    expect(help).toContain('blocks: {"scope": {...}, "blocks": [...], "active": {...} | null}');
+    expect(help).toContain('publish: {"device_id", "device_name", "folder", "published_at", "days",');
+    expect(help).toContain("flagged when the newest version's share is less than half the one's before it");
+    expect(help).not.toContain("version's halves");
+  });
+});

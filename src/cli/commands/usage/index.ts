@@ -267,7 +267,7 @@ export function register(program: Command): void {
     .option("--all-projects", "every project the registry knows, not only this one")
     .option(
       "--breakdown [by]",
-      "split each row by model, by agent CLI version (`--breakdown version`: with the cache-read share of input, flagged when a new version's halves) or by project (`--breakdown project`)",
+      "split each row by model, by agent CLI version (`--breakdown version`: with the cache-read share of input, flagged when the newest version's share is less than half the one's before it) or by project (`--breakdown project`)",
     )
     .option(
       "--timezone <zone>",
@@ -286,7 +286,7 @@ export function register(program: Command): void {
     )
     .option(
       "--json",
-      'machine-readable output: {"scope": {...}, "rows": [...], "totals": {...}, "refused_prices": [...]} (with --machines, also "machines")',
+      'machine-readable output: {"scope": {...}, "rows": [...], "totals": {...}, "refused_prices": [...]} (with --machines, also "machines"); blocks: {"scope": {...}, "blocks": [...], "active": {...} | null}; publish: {"device_id", "device_name", "folder", "published_at", "days", "unchanged", "rows", "sessions", "removed", "kept_absent", "models_withheld", "unsummable", "projects"}',
     );
   offerWords(command, "--timezone", timeZones()).action(usageCommand);
 }

@@ -15,10 +15,11 @@ import {
   DAY_FILE,
   DEVICE_INFO_FILE,
   type PublishedDay,
+  type PublishedRow,
   TOKEN_FIELDS,
 } from "./published.ts";
 import { UsageQueryError } from "./query-error.ts";
-import { inRange, parseRange } from "./range.ts";
+import { inRange, parseRange, type Range } from "./range.ts";
 import {
   breakdownOf,
   PERIOD,
@@ -171,6 +172,104 @@ function skewOf(d: PublishedDay, now: number): string | undefined {
   return undefined;
 }
 
+/** The published rows summed as `usage` sums sessions: a row per period, model or project, each session once. */
+class MachinesSum {
+  readonly rows = new Map<string, RowSum>();
+  readonly counted = new Set<string>();
+  readonly cacheInInput = new Set<string>();
+  private readonly parts = new Map<string, SessionPart>();
+  private readonly period: (typeof PERIOD)[ReportKind];
+  /** A row's figures as a cell, filled in place for each row. */
+  private readonly cell: Cell = {
+    slot: 0,
+    model: "",
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+  };
+
+  constructor(
+    private readonly q: MachinesQuery,
+    private readonly cal: Calendar,
+    private readonly range: Range,
+  ) {
+    this.period = PERIOD[q.kind];
+  }
+
+  /** A device-day's rows, those of the provider and in the range. */
+  day(d: PublishedDay): void {
+    const dayStart = Date.parse(`${d.day}T00:00:00.000Z`);
+    for (const r of d.rows) {
+      if (this.q.provider !== undefined && r.provider !== this.q.provider) continue;
+      const at = dayStart + r.slot * 60_000;
+      if (inRange(this.range, at, () => this.cal.day(at))) this.add(d.device_id, r, at);
+    }
+  }
+
+  private add(device: string, r: PublishedRow, at: number): void {
+    const facts = factsFor(this.q.facts, r.provider);
+    const row = this.rowOf(r, at);
+    for (const s of r.sessions_without_usage) {
+      const p = this.part(device, s, facts, r);
+      row.addEmpty(p, r.usage_recorded);
+      this.counted.add(p.key);
+    }
+    const [first, ...others] = r.sessions;
+    if (first === undefined) return;
+    if (facts.input_includes_cache_read) this.cacheInInput.add(r.provider);
+    const c = this.cell;
+    c.slot = at;
+    c.model = r.model ?? "";
+    c.version = r.agent_version ?? "";
+    c.input_tokens = r.input_tokens;
+    c.output_tokens = r.output_tokens;
+    c.cache_read_input_tokens = r.cache_read_input_tokens;
+    c.cache_creation_input_tokens = r.cache_creation_input_tokens;
+    const p = this.part(device, first, facts, r);
+    row.addCost(c, r.cost_usd ?? undefined, r.prices_as_of, r.project_priced, p);
+    this.counted.add(p.key);
+    for (const s of others) {
+      const o = this.part(device, s, facts, r);
+      row.count(o);
+      this.counted.add(o.key);
+    }
+  }
+
+  /** The report row a published row goes into: by period, project or model, and provider. */
+  private rowOf(r: PublishedRow, at: number): RowSum {
+    const { kind } = this.q;
+    const period = this.period;
+    const label = period ? this.cal.key(at, period.period) : kind === "project" ? r.project : r.model;
+    const id = `${label}\0${r.provider}`;
+    let row = this.rows.get(id);
+    if (!row) {
+      const fields = period
+        ? { [period.field]: label, provider: r.provider }
+        : kind === "project"
+          ? { project: r.project, provider: r.provider }
+          : { model: r.model, provider: r.provider };
+      row = new RowSum(fields, breakdownOf(this.q.breakdown));
+      this.rows.set(id, row);
+    }
+    return row;
+  }
+
+  /** A session of a device, by its salted label: one part however many rows name it. */
+  private part(device: string, label: string, facts: UsageFacts, r: PublishedRow): SessionPart {
+    const key = `${device}\0${label}`;
+    let p = this.parts.get(key);
+    if (!p) {
+      const gaps = facts.gaps
+        .filter((g) => !g.closed_by || !r.sources.includes(g.closed_by))
+        .map((g) => g.text);
+      p = { key, sources: r.sources, gaps, project: r.project };
+      this.parts.set(key, p);
+    }
+    return p;
+  }
+}
+
 /** The devices' days summed into one report; rows, totals and notes as `usage` makes them. */
 export function machinesReport(q: MachinesQuery): MachinesReport {
   if (!(MACHINE_KINDS as readonly string[]).includes(q.kind)) {
@@ -180,97 +279,23 @@ export function machinesReport(q: MachinesQuery): MachinesReport {
   }
   const zone = checkTimeZone(q.timeZone);
   const now = q.now ?? Date.now();
-  const range = parseRange(q.since, q.until, now);
-  const cal = new Calendar(zone);
-  const period = PERIOD[q.kind];
+  const sum = new MachinesSum(q, new Calendar(zone), parseRange(q.since, q.until, now));
   const { machines, days } = readMachines(q.dir, now);
-  const rows = new Map<string, RowSum>();
-  const parts = new Map<string, SessionPart>();
-  const counted = new Set<string>();
-  const cacheInInput = new Set<string>();
-  const partOf = (
-    device: string,
-    label: string,
-    facts: UsageFacts,
-    sources: readonly string[],
-    project: string,
-  ) => {
-    const key = `${device}\0${label}`;
-    let p = parts.get(key);
-    if (!p) {
-      const gaps = facts.gaps
-        .filter((g) => !g.closed_by || !sources.includes(g.closed_by))
-        .map((g) => g.text);
-      p = { key, sources, gaps, project };
-      parts.set(key, p);
-    }
-    return p;
-  };
-  const cell: Cell = {
-    slot: 0,
-    model: "",
-    input_tokens: 0,
-    output_tokens: 0,
-    cache_read_input_tokens: 0,
-    cache_creation_input_tokens: 0,
-  };
-  for (const d of days) {
-    const dayStart = Date.parse(`${d.day}T00:00:00.000Z`);
-    for (const r of d.rows) {
-      if (q.provider !== undefined && r.provider !== q.provider) continue;
-      const at = dayStart + r.slot * 60_000;
-      if (!inRange(range, at, () => cal.day(at))) continue;
-      const facts = factsFor(q.facts, r.provider);
-      const label = period ? cal.key(at, period.period) : q.kind === "project" ? r.project : r.model;
-      const id = `${label}\0${r.provider}`;
-      let row = rows.get(id);
-      if (!row) {
-        const fields = period
-          ? { [period.field]: label, provider: r.provider }
-          : q.kind === "project"
-            ? { project: r.project, provider: r.provider }
-            : { model: r.model, provider: r.provider };
-        row = new RowSum(fields, breakdownOf(q.breakdown));
-        rows.set(id, row);
-      }
-      for (const s of r.sessions_without_usage) {
-        const p = partOf(d.device_id, s, facts, r.sources, r.project);
-        row.addEmpty(p, r.usage_recorded);
-        counted.add(p.key);
-      }
-      const [first, ...others] = r.sessions;
-      if (first === undefined) continue;
-      if (facts.input_includes_cache_read) cacheInInput.add(r.provider);
-      cell.slot = at;
-      cell.model = r.model ?? "";
-      cell.version = r.agent_version ?? "";
-      cell.input_tokens = r.input_tokens;
-      cell.output_tokens = r.output_tokens;
-      cell.cache_read_input_tokens = r.cache_read_input_tokens;
-      cell.cache_creation_input_tokens = r.cache_creation_input_tokens;
-      const p = partOf(d.device_id, first, facts, r.sources, r.project);
-      row.addCost(cell, r.cost_usd ?? undefined, r.prices_as_of, r.project_priced, p);
-      counted.add(p.key);
-      for (const s of others) {
-        const o = partOf(d.device_id, s, facts, r.sources, r.project);
-        row.count(o);
-        counted.add(o.key);
-      }
-    }
-  }
-  const out = [...rows.values()].map((r) => r.row() as UsageRow);
-  sortRows(q.kind, out, period?.field, Object.keys(q.facts));
+  for (const d of days) sum.day(d);
+  const out = [...sum.rows.values()].map((r) => r.row() as UsageRow);
+  sortRows(q.kind, out, PERIOD[q.kind]?.field, Object.keys(q.facts));
   const { totals, priced } = totalsOf(out);
+  const sessions = sum.counted.size;
   return {
     kind: q.kind,
     time_zone: zone,
     rows: out,
     totals,
     priced_cost_usd: priced,
-    sessions: counted.size,
-    cache_reads_taken_from_input: [...cacheInInput].sort(),
+    sessions,
+    cache_reads_taken_from_input: [...sum.cacheInInput].sort(),
     refused_prices: [],
-    stats: { sessions: counted.size, unchanged: 0, folded: 0, bytes_read: 0, written: false },
+    stats: { sessions, unchanged: 0, folded: 0, bytes_read: 0, written: false },
     machines,
   };
 }

@@ -135,6 +135,14 @@ describe("usage cache", () => {
     damage((c) => {
       c.hot.sessions[1]![6] = 99;
     });
+    // A model list naming an index past the names, a version list that is no list, a source index not a count.
+    damage((c) => {
+      c.hot.sessions[0]![8] = [0, 99];
+      c.hot.sessions[1]![9] = "0";
+    });
+    damage((c) => {
+      c.hot.sessions[0]![10] = [0.5];
+    });
     // Well formed but of another file (a cache copied from elsewhere: its inodes are not these), and cut short.
     damage((c) => {
       c.data[rawAt(c, 0) + 4] = 5;

@@ -47,9 +47,10 @@ function timeIn(cwd: string, args: string[]): number {
  * CPU time (user + system, perf's task-clock) of one run, in ms: a neighbour's load moves it much less than
  * wall time. Undefined where perf cannot count (macOS, a container without perf events).
  */
-export function cpuIn(cwd: string, args: string[]): number | undefined {
+export function cpuIn(cwd: string, args: string[], env?: NodeJS.ProcessEnv): number | undefined {
   const r = spawnSync("perf", ["stat", "-x,", "-e", "task-clock", "--", process.execPath, ...args], {
     cwd,
+    env: env ?? process.env,
     stdio: ["ignore", "ignore", "pipe"],
     encoding: "utf8",
   });

@@ -96,7 +96,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     name: "usage",
     term: "usage [options] <report>",
     description:
-      "token usage and estimated cost of every provider's sessions: by day, week, month, session or model; across machines",
+      "token usage and estimated cost of every provider's sessions: by day, week, month, session, model or project; across machines",
     load: () => import("./commands/usage/index.ts"),
   },
   {

@@ -10,7 +10,7 @@
 import { readConfig } from "../core/archive/config.ts";
 import type { UsageFacts } from "../core/read/usage-facts.ts";
 import { collectProject } from "./cache.ts";
-import { NCELL, NCELL_WIDTH } from "./normalize.ts";
+import { cellAt, NCELL, NCELL_WIDTH } from "./normalize.ts";
 import { costOf, type PriceTable, priceFor, priceTable } from "./pricing.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -110,17 +110,12 @@ function slotsOf(q: BlocksQuery, providers: ReadonlySet<string>): Slot[] {
         slot.first = Math.min(slot.first, at + cells[i + NCELL.first]!);
         slot.last = Math.max(slot.last, at + cells[i + NCELL.last]!);
         slot.entries += responses;
-        const c = {
-          input_tokens: cells[i + NCELL.input]!,
-          output_tokens: cells[i + NCELL.output]!,
-          cache_read_input_tokens: cells[i + NCELL.cache_read]!,
-          cache_creation_input_tokens: cells[i + NCELL.cache_creation]!,
-        };
+        const c = cellAt(cells, i, u.models, u.slot_ms);
         slot.input += c.input_tokens;
         slot.output += c.output_tokens;
         slot.read += c.cache_read_input_tokens;
         slot.write += c.cache_creation_input_tokens;
-        const model = u.models[cells[i + NCELL.model]!] ?? "";
+        const model = c.model;
         if (model && !slot.models.includes(model)) slot.models.push(model);
         const tokens =
           c.input_tokens + c.output_tokens + c.cache_read_input_tokens + c.cache_creation_input_tokens;

@@ -4,6 +4,7 @@
 // merged by a sync tool, of another device or day, of a clock ahead of this one) is reported and not summed.
 import { type Dirent, readdirSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
+import { TOKEN_FIELDS } from "../core/archive/manifest-counters.ts";
 import { readDirEntries, readJsonOrUndefined } from "../core/base/fsutil.ts";
 import { UserError } from "../core/base/user-error.ts";
 import { factsFor, type UsageFacts } from "../core/read/usage-facts.ts";
@@ -16,7 +17,6 @@ import {
   DEVICE_INFO_FILE,
   type PublishedDay,
   type PublishedRow,
-  TOKEN_FIELDS,
 } from "./published.ts";
 import { UsageQueryError } from "./query-error.ts";
 import { inRange, parseRange, type Range } from "./range.ts";

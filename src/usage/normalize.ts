@@ -125,7 +125,7 @@ function subtractCacheReads(inputs: number[], reads: readonly number[]): number[
 }
 
 /** The normalized cell at `i` as a Cell (models named), for readers outside the report's loop. */
-export function cellAt(n: readonly number[], i: number, models: readonly string[], slotMs: number): Cell {
+export function cellAt(n: ArrayLike<number>, i: number, models: readonly string[], slotMs: number): Cell {
   return {
     slot: n[i + NCELL.slot]! * slotMs,
     model: models[n[i + NCELL.model]!] ?? "",

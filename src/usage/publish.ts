@@ -24,7 +24,7 @@ import {
 import { factsFor, type UsageFacts } from "../core/read/usage-facts.ts";
 import { collectProject, type SessionView } from "./cache.ts";
 import { type Device, projectLabel, saltedLabel, saltedProjectLabel } from "./device.ts";
-import { NCELL, NCELL_WIDTH } from "./normalize.ts";
+import { cellAt, NCELL, NCELL_WIDTH } from "./normalize.ts";
 import {
   costOf,
   isProjectPrice,
@@ -151,12 +151,7 @@ class DayRows {
       if (model !== undefined && shown === null) this.withheld.add(model);
       const version = publishedName(u.versions[cells[i + NCELL.version]!] || undefined, AGENT_VERSION);
       const r = this.row(cells[i + NCELL.slot]! * u.slot_ms, u.provider, shown, version, project);
-      const c = {
-        input_tokens: cells[i + NCELL.input]!,
-        output_tokens: cells[i + NCELL.output]!,
-        cache_read_input_tokens: cells[i + NCELL.cache_read]!,
-        cache_creation_input_tokens: cells[i + NCELL.cache_creation]!,
-      };
+      const c = cellAt(cells, i, u.models, u.slot_ms);
       r.input_tokens += c.input_tokens;
       r.output_tokens += c.output_tokens;
       r.cache_read_input_tokens += c.cache_read_input_tokens;

@@ -4,6 +4,7 @@
 // the token counts in the one meaning, the cost with its price dates, and the sessions as salted labels (so a
 // local day that spans two UTC files counts a session once). No prompt, path, session id or hostname.
 import { createHash } from "node:crypto";
+import { TOKEN_FIELDS } from "../core/archive/manifest-counters.ts";
 import { DEVICE_ID, LABEL } from "./device.ts";
 import { isCount, isTextUpTo } from "./json-shape.ts";
 
@@ -106,13 +107,6 @@ export const MAX_ROWS_PER_DAY = 96_000;
  */
 export const MAX_ROW_TOKENS = 1e12;
 export const MAX_ROW_COST_USD = 1e9;
-
-export const TOKEN_FIELDS = [
-  "input_tokens",
-  "output_tokens",
-  "cache_read_input_tokens",
-  "cache_creation_input_tokens",
-] as const;
 
 /** What makes a row one: two rows of one key in a file are no publish's (it adds them into one). */
 function rowKey(r: PublishedRow): string {

@@ -163,7 +163,8 @@ export class RowSum {
   private readonly models = new Set<string>();
   private readonly sources = new Set<string>();
   private readonly gaps = new Set<string>();
-  private readonly byModel = new Map<string, FigureSum>();
+  /** with a breakdown, the sum of each model, agent version or project */
+  private readonly parts = new Map<string, FigureSum>();
   /** `--breakdown project`: each project's sessions, for its line's count */
   private readonly projectSessions = new Map<string, Set<string>>();
   private last: SessionPart | undefined;
@@ -195,12 +196,16 @@ export class RowSum {
       return;
     if (c.model) this.models.add(c.model);
     if (!this.breakdown) return;
-    let m = this.byModel.get(this.splitKey(c, s));
+    this.part(this.splitKey(c, s)).addCost(c, cost, asOf, projectPriced);
+  }
+
+  private part(key: string): FigureSum {
+    let m = this.parts.get(key);
     if (!m) {
       m = new FigureSum();
-      this.byModel.set(this.splitKey(c, s), m);
+      this.parts.set(key, m);
     }
-    m.addCost(c, cost, asOf, projectPriced);
+    return m;
   }
 
   private splitKey(c: Cell, s: SessionPart): string {
@@ -218,16 +223,8 @@ export class RowSum {
   addEmpty(s: SessionPart, known: boolean): void {
     this.session(s);
     this.withoutUsage.add(s.key);
-    const sums = [this.sum];
-    if (this.breakdown === "project") {
-      const key = s.project ?? "";
-      let m = this.byModel.get(key);
-      if (!m) {
-        m = new FigureSum();
-        this.byModel.set(key, m);
-      }
-      sums.push(m);
-    }
+    // Only a project line can hold a session without cells: a model or version line needs a cell to exist.
+    const sums = this.breakdown === "project" ? [this.sum, this.part(s.project ?? "")] : [this.sum];
     for (const sum of sums) {
       if (known) sum.none();
       else sum.unknown();
@@ -252,7 +249,7 @@ export class RowSum {
   private projectFigures(): ProjectFigures[] {
     return [...this.projectSessions.entries()]
       .map(([project, sessions]) => {
-        const f = this.byModel.get(project)?.figures() ?? new FigureSum().figures();
+        const f = this.parts.get(project)?.figures() ?? new FigureSum().figures();
         return { project, ...f, sessions: sessions.size };
       })
       .sort((a, b) => (b.total_tokens ?? -1) - (a.total_tokens ?? -1) || a.project.localeCompare(b.project));
@@ -271,11 +268,11 @@ export class RowSum {
       gaps: [...this.gaps].sort(),
     };
     if (this.breakdown === "model") {
-      row.breakdown = [...this.byModel.entries()]
+      row.breakdown = [...this.parts.entries()]
         .map(([model, sum]) => ({ model: model || null, ...sum.figures() }))
         .sort((a, b) => (b.total_tokens ?? 0) - (a.total_tokens ?? 0));
     } else if (this.breakdown === "version") {
-      row.versions = [...this.byModel.entries()]
+      row.versions = [...this.parts.entries()]
         .map(([version, sum]) => {
           const f = sum.figures();
           return { agent_version: version || null, ...f, cache_read_share: cacheReadShare(f) };

@@ -3,6 +3,7 @@
 import { FIGURE_HEADINGS, figureTexts, totalTexts } from "../../usage/figure-text.ts";
 import { refusedPriceNotes } from "../../usage/pricing.ts";
 import type { UsageRow } from "../../usage/report.ts";
+import { projectScope, scopeText } from "../../usage/scope.ts";
 import type { UsagePageReport } from "../usage-api.ts";
 import { clear, h } from "./dom.ts";
 import { barChart, type ChartBar } from "./usage-chart.ts";
@@ -147,12 +148,6 @@ function notes(report: UsagePageReport): HTMLElement {
   return h("ul", { class: "usage-notes dim", id: "usage-notes" }, ...items.map((i) => h("li", {}, i)));
 }
 
-/** What the figures cover: the viewer's projects (one, or every registered one with --all-projects). */
-function scopeLine(projects: readonly string[]): string {
-  if (projects.length === 1) return `in project ${projects[0]}`;
-  return `in ${projects.length} projects`;
-}
-
 /** The page: its controls, then the chart and table of the report they ask for. */
 export function usageView(initial: string): HTMLElement {
   const select = (id: string, values: readonly string[], chosen: string) => {
@@ -213,7 +208,7 @@ export function usageView(initial: string): HTMLElement {
       h(
         "p",
         { class: "dim", id: "usage-scope" },
-        `${scopeLine(report.projects)} · time zone ${report.time_zone} · ${report.sessions} session${report.sessions === 1 ? "" : "s"}`,
+        `${scopeText(projectScope(report.projects, report.projects.length > 1))} · time zone ${report.time_zone} · ${report.sessions} session${report.sessions === 1 ? "" : "s"}`,
       ),
     );
     if (report.rows.length === 0) {

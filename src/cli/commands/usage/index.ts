@@ -12,6 +12,7 @@ import { machinesReport } from "../../../usage/machines.ts";
 import { UsageQueryError } from "../../../usage/query-error.ts";
 import { inRange, parseRange } from "../../../usage/range.ts";
 import { REPORT_KINDS, type ReportKind, type UsageReport, usageReport } from "../../../usage/report.ts";
+import { projectScope, scopeText, type UsageScope } from "../../../usage/scope.ts";
 import { Calendar, checkTimeZone, systemTimeZone } from "../../../usage/zone.ts";
 import { CliError, checkProvider, EXIT, printJson, projectFromOption, say } from "../../common.ts";
 import { io } from "../../io.ts";
@@ -20,7 +21,6 @@ import { PROVIDERS } from "../../providers.ts";
 import { renderBlocks } from "./blocks-table.ts";
 import { runLive } from "./live.ts";
 import { publishCommand } from "./publish-command.ts";
-import { projectScope, scopeText, type UsageScope } from "./scope.ts";
 import { renderMachines, renderUsage } from "./table.ts";
 
 const COMMANDS = [...REPORT_KINDS, "blocks", "publish"] as const;

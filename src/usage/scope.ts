@@ -1,14 +1,17 @@
-// What a usage report covers, said in its title and its --json: a report scoped to the current project without
-// saying so read as a user's whole usage (135,227 input tokens against ccusage's 223,070 for the same user).
-import { printable } from "../../../core/base/printable.ts";
+// What a usage report covers, said in its title, its --json and the viewer's usage page: a report scoped to the
+// current project without saying so read as a user's whole usage (135,227 input tokens against ccusage's 223,070).
+import { printable } from "../core/base/printable.ts";
 
 export type UsageScope =
   | { kind: "project"; projects: string[] }
   | { kind: "all_projects"; projects: string[] }
   | { kind: "machines"; dir: string; machines: number };
 
-export function projectScope(projects: string[], all: boolean): UsageScope {
-  return all ? { kind: "all_projects", projects } : { kind: "project", projects };
+/** `all`: every registered project (--all-projects; the viewer over more than one). */
+export function projectScope(projects: readonly string[], all: boolean): UsageScope {
+  return all
+    ? { kind: "all_projects", projects: [...projects] }
+    : { kind: "project", projects: [...projects] };
 }
 
 /** The scope in a title's words: "in project /a/b", "in all 3 registered projects", "on 2 machines published in DIR". */

@@ -39,6 +39,17 @@ export function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
+/**
+ * Waits (up to `ms`) until no session under `dir` holds its writer's lock: a writer Codex starts detached (notify)
+ * can still be committing after its events are readable, and a check of every file must see the archive at rest.
+ */
+export async function writersDone(dir: string, ms = 15_000): Promise<void> {
+  const held = () => walk(dir).some(({ path }) => path.endsWith("/lock"));
+  const deadline = Date.now() + ms;
+  while (held() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  expect(held(), "a session's writer still holds its lock").toBe(false);
+}
+
 /** No file under `dir` holds any of the needles, searched in the raw bytes. */
 export function expectNoSecrets(dir: string, needles: readonly string[]): void {
   for (const { path, stat } of walk(dir)) {

@@ -38,7 +38,14 @@ import type { ResponsesUsageRecord } from "../../src/demo/openai-responses-mock.
 import { CODEX_HOOK_EVENTS } from "../../src/providers/codex/installer.ts";
 import { nodeHookCommand } from "../../src/serve/client-command.ts";
 import { CODEX } from "./agents.ts";
-import { type CliResult, expectNoSecrets, expectPrivateModes, snapshot, walk } from "./archive-checks.ts";
+import {
+  type CliResult,
+  expectNoSecrets,
+  expectPrivateModes,
+  snapshot,
+  walk,
+  writersDone,
+} from "./archive-checks.ts";
 import { GITHUB_TOKEN, OPENAI_KEY, plantWithAgentKey } from "./planted-secrets.ts";
 import { expectToolPairs, recording, SHELL_RUN_KINDS } from "./recording.ts";
 import { CLI_JS, type CodexSandbox, HOOK_JS, useBuild, useCodexSandbox } from "./sandboxes.ts";
@@ -969,6 +976,7 @@ describe("codex notify: the fallback for turns the hooks miss", () => {
     expect(
       events.every((e) => e.turn_id === events[0]!.turn_id && e.session_id === `codex:${res.threadId}`),
     ).toBe(true);
+    await writersDone(rec.dir());
     expectNoSecrets(rec.dir(), NEEDLES);
     expectPrivateModes(rec.dir());
   });

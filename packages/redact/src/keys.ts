@@ -178,6 +178,9 @@ export function isSecretKey(key: string): boolean {
   return keyKind(key) !== null;
 }
 
+// Firefox's logins.json keeps `encryptedUsername` and `encryptedPassword`, ciphertext that the key4.db
+// beside it opens: a credential store's field, never text an agent needs to read back.
+const ENCRYPTED_FIELD = /^encrypted(?:[A-Z][a-z]+|_[a-z]+)+$/;
 const ENV_KEY_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEY$/;
 const NOT_SECRET_KEY_NAME =
   /(?:PUBLIC|PUBLISHABLE|PRIMARY|SORT|PARTITION|CACHE|FOREIGN|IDEMPOTENCY|OBJECT|S3|HOT|SHORTCUT|SSH_PUB|GPG|PGP|SITE|MAP)_KEY$/;
@@ -190,6 +193,7 @@ const NOT_SECRET_KEY_NAME =
 export function weakKeyKind(key: string): string | null {
   if (key.length === 0 || key.length > 128) return null;
   // Every such name ends in key, salt or encrypt: one comparison spares most keys the regexes.
+  if (ENCRYPTED_FIELD.test(key)) return "encrypted_credential";
   const tail = key.slice(-3).toLowerCase();
   if (tail !== "key" && tail !== "alt" && tail !== "ypt") return null;
   if (ENV_KEY_NAME.test(key)) return NOT_SECRET_KEY_NAME.test(key) ? null : "secret_key";

@@ -135,7 +135,7 @@ const KEY_TAIL =
   "[Tt]oken|TOKEN|[Kk]ey|KEY|[Aa]uth(?:orization)?|AUTH(?:ORIZATION)?|[Cc]ookies?|COOKIES?|" +
   "[Cc]red(?:ential)?s?|CRED(?:ENTIAL)?S?|[Ss]tring|STRING|[Cc]onnstr|CONNSTR|" +
   "(?:[Kk]ey|KEY)[_.]?(?:[Bb]ase|BASE|[Ii][Dd])|[Ll]ogin|LOGIN|[Vv]alue|VALUE|[Pp]sk|PSK|[Bb]earer|BEARER|" +
-  "secret_id|[Ee]ncrypt|[Ss]alt|SALT";
+  "secret_id|[Ee]ncrypt|[Ss]alt|SALT|[Uu]sername";
 // Built at the first key a text asks about: a millisecond at load that a hook with recording off, or a
 // payload without a separator, would pay for nothing.
 let keyTails: EndingIndex | undefined;

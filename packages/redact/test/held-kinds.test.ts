@@ -204,6 +204,35 @@ describe("nested and escaped fields", () => {
   });
 });
 
+describe("a credential store's encrypted fields", () => {
+  // Firefox's logins.json: the username and the password are ciphertext that the key4.db beside it opens.
+  const cipher = () => b64(randomString(rnd, ALNUM, 60));
+  const read = (text: string) =>
+    text
+      .split("\n")
+      .map((line, i) => `${String(i + 1).padStart(6)}\u2192${line}`)
+      .join("\n");
+
+  it("takes every encrypted field's value, in the file, as Read shows it and in a JSON string", () => {
+    const user = cipher();
+    const pass = cipher();
+    const file = `{\n  "hostname": "https://example.com",\n  "encryptedUsername": "${user}",\n  "encryptedPassword": "${pass}",\n  "encType": 1\n}\n`;
+    for (const view of [file, read(file), JSON.stringify({ content: read(file) })]) {
+      const out = expectHidden(view, user, pass);
+      expect(out).toContain("https://example.com");
+    }
+    expectHidden(`encrypted_username: ${user}\n`, user);
+    const value = redactValue({ logins: [{ encryptedUsername: user, encryptedSize: 1234 }] });
+    expect(JSON.stringify(value.value)).not.toContain(user);
+    expect(value.value).toMatchObject({ logins: [{ encryptedSize: 1234 }] });
+  });
+
+  it("keeps a plain username, flags and notes under encrypted names", () => {
+    expectKept('{"username": "ada.lovelace", "encrypted": true, "encryptedSize": 1234}');
+    expectKept('encrypted_note: "see the vault"\nusername: release-bot\n');
+  });
+});
+
 describe("robustness of the held-out kinds' rules", () => {
   const hostile: Array<[string, string]> = [
     ["block scalar keys", "token: |\n".repeat(50_000)],

@@ -44,7 +44,7 @@ interface CcBlock {
 }
 
 describe("usage blocks against ccusage blocks", () => {
-  it("cuts the same blocks and gaps, with the same figures, burn rate and projection", () => {
+  it("cuts the same blocks and gaps, with the same figures, burn rate and projection", async () => {
     const root = scratch.fresh("root");
     mkdirSync(root);
     const m = machine(root, "home");
@@ -53,7 +53,7 @@ describe("usage blocks against ccusage blocks", () => {
     const now = Date.now();
     const ago = (min: number) => new Date(now - min * 60_000).toISOString();
     // Steady work every two hours for twelve hours: new blocks by the 5 hours from a block's start, not by pause.
-    m.importSession(a, "aaaaaaaa-0000-4000-8000-000000000001", [
+    await m.importSession(a, "aaaaaaaa-0000-4000-8000-000000000001", [
       at("2026-11-20T08:20:00.000Z", 1000),
       at("2026-11-20T10:20:00.000Z", 2000),
       at("2026-11-20T12:20:00.000Z", 3000),
@@ -62,16 +62,19 @@ describe("usage blocks against ccusage blocks", () => {
       at("2026-11-20T18:20:00.000Z", 6000),
     ]);
     // Another project and model in the same minutes, then a pause of more than 5 hours (a gap).
-    m.importSession(b, "bbbbbbbb-0000-4000-8000-000000000002", [
+    await m.importSession(b, "bbbbbbbb-0000-4000-8000-000000000002", [
       at("2026-11-20T08:21:00.000Z", 700, HAIKU),
       at("2026-11-20T08:29:00.000Z", 900, HAIKU),
       at("2026-11-21T03:05:00.000Z", 300, HAIKU),
       at("2026-11-21T03:59:00.000Z", 400),
     ]);
     // The active block: responses 95 and 20 minutes ago.
-    m.importSession(b, "cccccccc-0000-4000-8000-000000000003", [at(ago(95), 1500), at(ago(20), 2500, HAIKU)]);
+    await m.importSession(b, "cccccccc-0000-4000-8000-000000000003", [
+      at(ago(95), 1500),
+      at(ago(20), 2500, HAIKU),
+    ]);
 
-    const ours = JSON.parse(m.cli(["usage", "blocks", "--all-projects", "--json"]).stdout).blocks;
+    const ours = JSON.parse((await m.cli(["usage", "blocks", "--all-projects", "--json"])).stdout).blocks;
     const theirs: CcBlock[] = JSON.parse(
       execFileSync(process.execPath, [CCUSAGE, "blocks", "--json", "--offline", "--timezone", "UTC"], {
         env: {

@@ -45,7 +45,7 @@ describe("--live killed by a signal", () => {
     mkdirSync(root, { mode: 0o700 });
     const m = machine(root, "laptop");
     const project = join(m.home, "p");
-    m.importSession(project, "11111111-1111-4111-8111-111111111111", [
+    await m.importSession(project, "11111111-1111-4111-8111-111111111111", [
       {
         at: new Date(Date.now() - 60_000).toISOString(),
         model: "claude-sonnet-4-5-20250929",

@@ -1,11 +1,12 @@
 // Simulated machines for `usage publish` and `--machines`: each its own HOME and tapedeck home, projects with
-// Claude Code sessions imported from transcripts (`tapedeck import claude`) or recorded through the built hook
-// (dist/hook.cjs), every command the built CLI in a child process.
-import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+// Claude Code sessions imported from transcripts (`tapedeck import claude`) or recorded through the hook
+// (`tapedeck hook claude`, the recorder the installed hook runs), every command run in process
+// (test/helpers/program.ts) with exactly the machine's environment, as a child started with it would be.
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { expect } from "vitest";
-import { CLI, HOOK } from "../helpers/cli-run.ts";
+import type { CliResult } from "../helpers/cli-run.ts";
+import { runProgram } from "../helpers/program.ts";
 import { type Turn, transcript } from "./claude-transcript.ts";
 
 export type { Turn };
@@ -14,13 +15,13 @@ export interface Machine {
   name: string;
   home: string;
   env: Record<string, string>;
-  cli(args: string[], cwd?: string): { code: number | null; stdout: string; stderr: string };
+  cli(args: string[], cwd?: string): Promise<CliResult>;
   /** Imports a session from a transcript in this machine's ~/.claude. */
-  importSession(project: string, sid: string, turns: readonly Turn[]): void;
+  importSession(project: string, sid: string, turns: readonly Turn[]): Promise<void>;
   /** Records a session through the hooks: SessionStart, then per turn UserPromptSubmit and Stop. */
-  recordSession(project: string, sid: string, turns: readonly Turn[]): void;
+  recordSession(project: string, sid: string, turns: readonly Turn[]): Promise<void>;
   /** `usage <kind> --all-projects --json` on this machine. */
-  usage(kind: string, extra?: string[]): UsageJson;
+  usage(kind: string, extra?: string[]): Promise<UsageJson>;
 }
 
 export interface UsageJson {
@@ -51,10 +52,8 @@ export function machine(root: string, name: string): Machine {
     CODEX_HOME: join(home, ".codex"),
     GEMINI_CLI_HOME: home,
   };
-  const cli = (args: string[], cwd = home) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { input: "", encoding: "utf8", env, cwd });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
+  const cli = (args: string[], cwd = home, stdin = "", extra: Record<string, string> = {}) =>
+    runProgram(args, { env: { ...env, ...extra }, inheritEnv: false, cwd, stdin });
   const transcriptFile = (project: string, sid: string) =>
     join(home, ".claude", "projects", slug(project), `${sid}.jsonl`);
   const write = (project: string, sid: string, turns: readonly Turn[]) => {
@@ -68,43 +67,39 @@ export function machine(root: string, name: string): Machine {
     home,
     env,
     cli,
-    importSession(project, sid, turns) {
+    async importSession(project, sid, turns) {
       mkdirSync(join(project, ".git"), { recursive: true });
       write(project, sid, turns);
-      const r = cli(["import", "claude", "--project", project, "--json"]);
+      const r = await cli(["import", "claude", "--project", project, "--json"]);
       expect(r.code, r.stderr).toBe(0);
     },
-    recordSession(project, sid, turns) {
+    async recordSession(project, sid, turns) {
       mkdirSync(project, { recursive: true });
-      if (spawnSync("test", ["-f", join(project, ".tapedeck", "config.json")]).status !== 0) {
-        const r = cli(["install", "claude", "--yes", "--transport", "command", "--project", project]);
+      if (!existsSync(join(project, ".tapedeck", "config.json"))) {
+        const r = await cli(["install", "claude", "--yes", "--transport", "command", "--project", project]);
         expect(r.code, r.stderr).toBe(0);
       }
       const path = transcriptFile(project, sid);
-      const hook = (payload: Record<string, unknown>) => {
-        const r = spawnSync(process.execPath, [HOOK, "claude"], {
-          input: JSON.stringify({ session_id: sid, transcript_path: path, cwd: project, ...payload }),
-          encoding: "utf8",
-          cwd: project,
-          env: { ...env, CLAUDE_PROJECT_DIR: project },
-        });
-        expect(r.status, r.stderr).toBe(0);
+      const hook = async (payload: Record<string, unknown>) => {
+        const input = JSON.stringify({ session_id: sid, transcript_path: path, cwd: project, ...payload });
+        const r = await cli(["hook", "claude"], project, input, { CLAUDE_PROJECT_DIR: project });
+        expect(r.code, r.stderr).toBe(0);
       };
       write(project, sid, []);
-      hook({ hook_event_name: "SessionStart", source: "startup" });
-      turns.forEach((t, i) => {
-        hook({
+      await hook({ hook_event_name: "SessionStart", source: "startup" });
+      for (const [i, t] of turns.entries()) {
+        await hook({
           hook_event_name: "UserPromptSubmit",
           prompt_id: `${sid}-p${i}`,
           prompt: t.prompt ?? `turn ${i}`,
         });
         write(project, sid, turns.slice(0, i + 1));
-        hook({ hook_event_name: "Stop", prompt_id: `${sid}-p${i}`, stop_hook_active: false });
-      });
-      hook({ hook_event_name: "SessionEnd", reason: "prompt_input_exit" });
+        await hook({ hook_event_name: "Stop", prompt_id: `${sid}-p${i}`, stop_hook_active: false });
+      }
+      await hook({ hook_event_name: "SessionEnd", reason: "prompt_input_exit" });
     },
-    usage(kind, extra = []) {
-      const r = cli(["usage", kind, "--all-projects", "--json", ...extra]);
+    async usage(kind, extra = []) {
+      const r = await cli(["usage", kind, "--all-projects", "--json", ...extra]);
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout) as UsageJson;
     },

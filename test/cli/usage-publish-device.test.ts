@@ -15,23 +15,21 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt } from "../helpers/cli-run.ts";
+import { describe, expect, it } from "vitest";
 import { CAN_CHOWN, giveToOtherUser, OTHER_UID } from "../helpers/other-user.ts";
 import { useScratchDir } from "../helpers/temp-project.ts";
-import { machine } from "./machines-fixture.ts";
+import { machine } from "../usage/machines-fixture.ts";
 
 const scratch = useScratchDir("tapedeck-usage-publish-device-");
-beforeAll(ensureBuilt);
 
 describe("usage publish: the device file", () => {
-  it("a damaged, planted or foreign device file is an error (exit 1), never a second device", () => {
+  it("a damaged, planted or foreign device file is an error (exit 1), never a second device", async () => {
     const root = scratch.fresh("root");
     mkdirSync(root, { mode: 0o700 });
     const m = machine(root, "laptop");
     const dir = join(root, "synced");
     const file = join(m.home, ".tapedeck", "usage-device.json");
-    expect(m.cli(["usage", "publish", "--to", dir]).code).toBe(0);
+    expect((await m.cli(["usage", "publish", "--to", dir])).code).toBe(0);
     const good = readFileSync(file, "utf8");
     const { id } = JSON.parse(good);
     const damage: Array<[string, () => void, string]> = [
@@ -68,7 +66,7 @@ describe("usage publish: the device file", () => {
     for (const [name, make, why] of damage) {
       renameSync(file, join(root, "kept.json"));
       make();
-      const r = m.cli(["usage", "publish"]);
+      const r = await m.cli(["usage", "publish"]);
       expect(r.code, `${name}: ${r.stderr}`).toBe(1);
       expect(r.stderr).toContain(`usage-device.json ${why}`);
       expect(r.stderr).toContain("restore it");
@@ -79,22 +77,22 @@ describe("usage publish: the device file", () => {
     }
     // Moved away: a new device, as the message says.
     renameSync(file, join(root, "old-device.json"));
-    expect(m.cli(["usage", "publish", "--to", dir]).code).toBe(0);
+    expect((await m.cli(["usage", "publish", "--to", dir])).code).toBe(0);
     expect(readdirSync(dir).length).toBe(2);
   });
 });
 
 describe("usage publish: where to", () => {
-  it("refuses an empty name, a .tapedeck folder, an archive, and a link another user owns", () => {
+  it("refuses an empty name, a .tapedeck folder, an archive, and a link another user owns", async () => {
     const root = scratch.fresh("root");
     mkdirSync(root, { mode: 0o700 });
     const m = machine(root, "laptop");
     const project = join(m.home, "p");
-    m.importSession(project, "11111111-1111-4111-8111-111111111111", [
+    await m.importSession(project, "11111111-1111-4111-8111-111111111111", [
       { at: "2026-01-01T10:00:00.000Z", model: "claude-sonnet-4-5-20250929", input: 10, output: 1 },
     ]);
     const device = () => JSON.parse(readFileSync(join(m.home, ".tapedeck", "usage-device.json"), "utf8"));
-    expect(m.cli(["usage", "publish", "--to", ""]).code).toBe(2);
+    expect((await m.cli(["usage", "publish", "--to", ""])).code).toBe(2);
     symlinkSync(join(m.home, ".tapedeck"), join(root, "sneaky"));
     for (const to of [
       join(m.home, ".tapedeck", "pub"),
@@ -102,7 +100,7 @@ describe("usage publish: where to", () => {
       join(root, "a", ".tapedeck", "b"),
       join(root, "sneaky", "pub"),
     ]) {
-      const r = m.cli(["usage", "publish", "--to", to, "--project", project]);
+      const r = await m.cli(["usage", "publish", "--to", to, "--project", project]);
       expect(r.code, `${to}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toContain("inside a .tapedeck folder or an archive");
     }
@@ -110,22 +108,22 @@ describe("usage publish: where to", () => {
     const dir = join(root, "synced");
     mkdirSync(dir);
     symlinkSync(dir, join(root, "my-link"));
-    expect(m.cli(["usage", "publish", "--to", join(root, "my-link")]).code).toBe(0);
+    expect((await m.cli(["usage", "publish", "--to", join(root, "my-link")])).code).toBe(0);
     const { id } = device();
     chmodSync(join(dir, id), 0o755);
-    expect(m.cli(["usage", "publish"]).code).toBe(0);
+    expect((await m.cli(["usage", "publish"])).code).toBe(0);
     expect((lstatSync(join(dir, id)).mode & 0o777).toString(8)).toBe("700");
     expect(device().to).toBe(join(root, "my-link"));
     // A publish that fails (the folder cannot be made under a file) remembers nothing.
     writeFileSync(join(root, "a-file"), "");
-    expect(m.cli(["usage", "publish", "--to", join(root, "a-file", "sub")]).code).toBe(1);
+    expect((await m.cli(["usage", "publish", "--to", join(root, "a-file", "sub")])).code).toBe(1);
     expect(device().to).toBe(join(root, "my-link"));
     if (!CAN_CHOWN) return;
     // A link another user made: refused, and the folder remembered stays the one last published into.
     mkdirSync(join(root, "theirs"));
     symlinkSync(join(root, "theirs"), join(root, "their-link"));
     lchownSync(join(root, "their-link"), OTHER_UID, OTHER_UID);
-    const r = m.cli(["usage", "publish", "--to", join(root, "their-link")]);
+    const r = await m.cli(["usage", "publish", "--to", join(root, "their-link")]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain("symlink another user owns");
     expect(readdirSync(join(root, "theirs"))).toEqual([]);
@@ -134,7 +132,7 @@ describe("usage publish: where to", () => {
 });
 
 describe("usage publish: the device folder over publishes", () => {
-  it("leaves a day file whose rows did not change, and removes a killed publish's old temp files", () => {
+  it("leaves a day file whose rows did not change, and removes a killed publish's old temp files", async () => {
     const root = scratch.fresh("root");
     mkdirSync(root, { mode: 0o700 });
     const m = machine(root, "laptop");
@@ -145,32 +143,34 @@ describe("usage publish: the device folder over publishes", () => {
       input,
       output: 1,
     });
-    m.importSession(project, "11111111-1111-4111-8111-111111111111", [
+    await m.importSession(project, "11111111-1111-4111-8111-111111111111", [
       turn("2026-01-01T10:00:00.000Z", 10),
       turn("2026-01-02T10:00:00.000Z", 20),
     ]);
     const dir = join(root, "synced");
-    const pub = () => {
-      const r = m.cli(["usage", "publish", "--to", dir, "--json"]);
+    const pub = async () => {
+      const r = await m.cli(["usage", "publish", "--to", dir, "--json"]);
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout);
     };
-    const first = pub();
+    const first = await pub();
     const folder = first.folder as string;
     const bytes = (day: string) => readFileSync(join(folder, `${day}.json`), "utf8");
     const day1 = bytes("2026-01-01");
     const day2 = bytes("2026-01-02");
     const info = JSON.parse(readFileSync(join(folder, "device.json"), "utf8"));
     // Nothing new: no day file is written again; device.json records the publish.
-    const again = pub();
+    const again = await pub();
     expect([again.days, again.unchanged]).toEqual([2, 2]);
     expect([bytes("2026-01-01"), bytes("2026-01-02")]).toEqual([day1, day2]);
     expect(JSON.parse(readFileSync(join(folder, "device.json"), "utf8")).published_at).not.toBe(
       info.published_at,
     );
     // More usage on one day: that file only.
-    m.importSession(project, "22222222-2222-4222-8222-222222222222", [turn("2026-01-02T11:00:00.000Z", 5)]);
-    expect(pub().unchanged).toBe(1);
+    await m.importSession(project, "22222222-2222-4222-8222-222222222222", [
+      turn("2026-01-02T11:00:00.000Z", 5),
+    ]);
+    expect((await pub()).unchanged).toBe(1);
     expect(bytes("2026-01-01")).toBe(day1);
     expect(bytes("2026-01-02")).not.toBe(day2);
     // A killed publish's temp file: gone once older than a minute; a live one (just written) stays.
@@ -181,11 +181,11 @@ describe("usage publish: the device folder over publishes", () => {
     const old = new Date(Date.now() - 5 * 60_000);
     utimesSync(stale, old, old);
     const all = JSON.parse(
-      m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir]).stdout,
+      (await m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir])).stdout,
     );
     expect(all.machines[0].problems).toEqual([]);
     expect(all.totals.input_tokens).toBe(35);
-    pub();
+    await pub();
     expect(readdirSync(folder).sort()).toEqual([
       "2026-01-01.json",
       "2026-01-02.json",
@@ -196,7 +196,7 @@ describe("usage publish: the device folder over publishes", () => {
 });
 
 describe("usage publish: a project out of reach", () => {
-  it("keeps an absent project's published days, and a renamed one's are replaced, never doubled", () => {
+  it("keeps an absent project's published days, and a renamed one's are replaced, never doubled", async () => {
     const root = scratch.fresh("root");
     mkdirSync(root, { mode: 0o700 });
     const m = machine(root, "laptop");
@@ -208,37 +208,39 @@ describe("usage publish: a project out of reach", () => {
       input,
       output: 1,
     });
-    m.importSession(web, "11111111-1111-4111-8111-111111111111", [turn("2026-01-01T10:00:00.000Z", 10)]);
-    m.importSession(api, "22222222-2222-4222-8222-222222222222", [
+    await m.importSession(web, "11111111-1111-4111-8111-111111111111", [
+      turn("2026-01-01T10:00:00.000Z", 10),
+    ]);
+    await m.importSession(api, "22222222-2222-4222-8222-222222222222", [
       turn("2026-01-01T11:00:00.000Z", 200),
       turn("2026-01-02T11:00:00.000Z", 3000),
     ]);
     const dir = join(root, "synced");
-    const publish = (args: string[] = []) => {
-      const r = m.cli(["usage", "publish", "--to", dir, ...args], m.home);
+    const publish = async (args: string[] = []) => {
+      const r = await m.cli(["usage", "publish", "--to", dir, ...args], m.home);
       expect(r.code, r.stderr).toBe(0);
       return r.stdout;
     };
-    const total = () =>
-      JSON.parse(m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir]).stdout).totals
-        .input_tokens;
-    publish();
-    expect(total()).toBe(3210);
+    const total = async () =>
+      JSON.parse((await m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir])).stdout)
+        .totals.input_tokens;
+    await publish();
+    expect(await total()).toBe(3210);
     // The api project's disk is not mounted: its two days stay published as they were.
     renameSync(api, join(root, "unmounted"));
-    expect(publish()).toContain("; kept 2 day(s) of absent projects.");
-    expect(total()).toBe(3210);
+    expect(await publish()).toContain("; kept 2 day(s) of absent projects.");
+    expect(await total()).toBe(3210);
     // Back again: read, so replaced, not added.
     renameSync(join(root, "unmounted"), api);
-    expect(publish()).not.toContain("absent projects");
-    expect(total()).toBe(3210);
+    expect(await publish()).not.toContain("absent projects");
+    expect(await total()).toBe(3210);
     // Named, then renamed: the old label's rows are this project's, replaced each time.
-    publish(["--project", web, "--name-project", "web"]);
-    expect(total()).toBe(3210);
-    publish(["--project", web, "--name-project", "frontend"]);
-    expect(total()).toBe(3210);
+    await publish(["--project", web, "--name-project", "web"]);
+    expect(await total()).toBe(3210);
+    await publish(["--project", web, "--name-project", "frontend"]);
+    expect(await total()).toBe(3210);
     const projects = JSON.parse(
-      m.cli(["usage", "project", "--json", "--timezone", "UTC", "--machines", dir]).stdout,
+      (await m.cli(["usage", "project", "--json", "--timezone", "UTC", "--machines", dir])).stdout,
     ).rows.map((r: { project: string }) => r.project);
     expect(projects).toHaveLength(2);
     expect(projects).toContain("frontend");

@@ -1,17 +1,16 @@
 // `tapedeck usage publish` and `usage … --machines DIR` over simulated machines: separate homes, sessions
-// imported and recorded through the built CLI and hook, overlapping days, a re-publish and a late publish. The
+// imported and recorded through the CLI and its hook, overlapping days, a re-publish and a late publish. The
 // sum is held to each machine's own `usage daily --json`, and every byte published to what may leave a machine.
+// The commands run in process (test/usage/machines-fixture.ts).
 
 import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, relative } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt } from "../helpers/cli-run.ts";
+import { describe, expect, it } from "vitest";
 import { useScratchDir } from "../helpers/temp-project.ts";
-import { type Machine, machine, type Turn, type UsageJson } from "./machines-fixture.ts";
+import { type Machine, machine, type Turn, type UsageJson } from "../usage/machines-fixture.ts";
 
 const scratch = useScratchDir("tapedeck-usage-machines-");
-beforeAll(ensureBuilt);
 const newRoot = () => {
   const r = scratch.fresh("root");
   mkdirSync(r, { mode: 0o700 });
@@ -82,7 +81,7 @@ function everyFile(dir: string): string[] {
 }
 
 describe("usage publish and --machines", () => {
-  it("sums every machine's own daily report, replaces a re-published day, adds a late machine", () => {
+  it("sums every machine's own daily report, replaces a re-published day, adds a late machine", async () => {
     const root = newRoot();
     const dir = join(root, "synced");
     const laptop = machine(root, "laptop");
@@ -91,63 +90,72 @@ describe("usage publish and --machines", () => {
     const api = join(laptop.home, "src", "api");
     const infra = join(devbox.home, "work", "infra");
     // Overlapping days, one session over a Paris midnight, one recorded through the hooks.
-    laptop.importSession(web, "11111111-1111-4111-8111-111111111111", [
+    await laptop.importSession(web, "11111111-1111-4111-8111-111111111111", [
       turn("2026-11-30T22:40:00.000Z", 1200),
       turn("2026-11-30T23:20:00.000Z", 800),
     ]);
     // A recorded response counts from the recording's start on: these are now.
     const now = Date.now();
     const soon = (s: number) => new Date(now + s * 1000).toISOString();
-    laptop.recordSession(api, "22222222-2222-4222-8222-222222222222", [
+    await laptop.recordSession(api, "22222222-2222-4222-8222-222222222222", [
       turn(soon(1), 500, { model: "claude-haiku-4-5-20251001" }),
       turn(soon(2), 300, { model: "claude-haiku-4-5-20251001" }),
     ]);
-    devbox.importSession(infra, "33333333-3333-4333-8333-333333333333", [
+    await devbox.importSession(infra, "33333333-3333-4333-8333-333333333333", [
       turn("2026-11-30T23:10:00.000Z", 2000),
       turn("2026-12-02T08:00:00.000Z", 900),
       turn(new Date(now - 60_000).toISOString(), 600),
     ]);
     const own = (m: Machine) => m.usage("daily", ["--timezone", ZONE]);
-    const all = () =>
+    const all = async () =>
       JSON.parse(
-        laptop.cli(["usage", "daily", "--json", "--timezone", ZONE, "--machines", dir]).stdout,
+        (await laptop.cli(["usage", "daily", "--json", "--timezone", ZONE, "--machines", dir])).stdout,
       ) as UsageJson;
-    const laptopOwn = own(laptop);
+    const laptopOwn = await own(laptop);
     expect(laptopOwn.rows.length).toBeGreaterThan(2);
     // Both recorded responses were counted (the hook path, not only the import).
     expect(
       laptopOwn.rows.find((r) => (r.models as string[]).includes("claude-haiku-4-5-20251001"))?.input_tokens,
     ).toBe(800);
 
-    const pub = (m: Machine, args: string[]) => {
-      const r = m.cli(["usage", "publish", "--json", ...args]);
+    const pub = async (m: Machine, args: string[]) => {
+      const r = await m.cli(["usage", "publish", "--json", ...args]);
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout);
     };
-    const first = pub(laptop, ["--to", dir, "--device", "laptop", "--project", web, "--name-project", "web"]);
+    const first = await pub(laptop, [
+      "--to",
+      dir,
+      "--device",
+      "laptop",
+      "--project",
+      web,
+      "--name-project",
+      "web",
+    ]);
     expect(first.days).toBeGreaterThan(0);
-    pub(devbox, ["--to", dir, "--device", "devbox"]);
-    expectSum(all(), [own(laptop), own(devbox)]);
+    await pub(devbox, ["--to", dir, "--device", "devbox"]);
+    expectSum(await all(), [await own(laptop), await own(devbox)]);
 
     // A re-publish (nothing new) replaces: the sum does not grow.
-    pub(laptop, []);
-    expectSum(all(), [own(laptop), own(devbox)]);
+    await pub(laptop, []);
+    expectSum(await all(), [await own(laptop), await own(devbox)]);
     // More usage on a day already published, then a re-publish: that day's figures are replaced.
-    laptop.importSession(web, "44444444-4444-4444-8444-444444444444", [
+    await laptop.importSession(web, "44444444-4444-4444-8444-444444444444", [
       turn("2026-12-01T10:00:00.000Z", 4000),
     ]);
-    pub(laptop, []);
-    expectSum(all(), [own(laptop), own(devbox)]);
+    await pub(laptop, []);
+    expectSum(await all(), [await own(laptop), await own(devbox)]);
 
     // A late machine, whose days are old and overlap both.
     const ci = machine(root, "ci");
-    ci.importSession(join(ci.home, "w"), "55555555-5555-4555-8555-555555555555", [
+    await ci.importSession(join(ci.home, "w"), "55555555-5555-4555-8555-555555555555", [
       turn("2026-11-30T12:00:00.000Z", 700, { model: "claude-opus-4-1-20250805" }),
       turn("2026-12-01T09:10:00.000Z", 100, { model: "claude-opus-4-1-20250805" }),
     ]);
-    pub(ci, ["--to", dir, "--device", "ci runner"]);
-    const three = all();
-    expectSum(three, [own(laptop), own(devbox), own(ci)]);
+    await pub(ci, ["--to", dir, "--device", "ci runner"]);
+    const three = await all();
+    expectSum(three, [await own(laptop), await own(devbox), await own(ci)]);
     expect(three.machines!.map((m) => m.name).sort()).toEqual(["ci runner", "devbox", "laptop"]);
     for (const m of three.machines!) {
       expect(m.problems).toEqual([]);
@@ -155,10 +163,10 @@ describe("usage publish and --machines", () => {
     }
     // The weekly and model reports sum the same.
     const weekly = JSON.parse(
-      laptop.cli(["usage", "weekly", "--json", "--timezone", ZONE, "--machines", dir]).stdout,
+      (await laptop.cli(["usage", "weekly", "--json", "--timezone", ZONE, "--machines", dir])).stdout,
     );
     expect(weekly.totals).toEqual(three.totals);
-    const text = laptop.cli(["usage", "model", "--machines", dir]);
+    const text = await laptop.cli(["usage", "model", "--machines", dir]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(
       /Machines \(.*\):\n {2}ci runner \([0-9a-f]{8}\): published .* UTC \(just now\), 2 day\(s\) summed/,
@@ -200,17 +208,17 @@ describe("usage publish and --machines", () => {
     expect(projects.size).toBe(4);
   });
 
-  it("reports a torn or clock-skewed file and sums the rest", () => {
+  it("reports a torn or clock-skewed file and sums the rest", async () => {
     const root = newRoot();
     const dir = join(root, "synced");
     const m = machine(root, "laptop");
-    m.importSession(join(m.home, "p"), "66666666-6666-4666-8666-666666666666", [
+    await m.importSession(join(m.home, "p"), "66666666-6666-4666-8666-666666666666", [
       turn("2026-11-30T10:00:00.000Z", 1000),
       turn("2026-12-01T10:00:00.000Z", 2000),
     ]);
-    expect(m.cli(["usage", "publish", "--to", dir]).code).toBe(0);
+    expect((await m.cli(["usage", "publish", "--to", dir])).code).toBe(0);
     const good = JSON.parse(
-      m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir]).stdout,
+      (await m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir])).stdout,
     );
     expect(good.totals.input_tokens).toBe(3000);
     const [device] = readdirSync(dir);
@@ -222,7 +230,9 @@ describe("usage publish and --machines", () => {
     // A valid JSON file whose rows were changed after publish (a merge), then a clock ahead of this one.
     const d2 = JSON.parse(readFileSync(day2, "utf8"));
     writeFileSync(day2, JSON.stringify({ ...d2, rows: [{ ...d2.rows[0], input_tokens: 999 }] }));
-    let r = JSON.parse(m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir]).stdout);
+    let r = JSON.parse(
+      (await m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir])).stdout,
+    );
     expect(r.rows).toEqual([]);
     expect(r.machines[0].problems.map((p: { problem: string }) => p.problem.split(":")[0])).toEqual([
       "torn",
@@ -230,51 +240,53 @@ describe("usage publish and --machines", () => {
     ]);
     writeFileSync(day1, whole);
     writeFileSync(day2, JSON.stringify({ ...d2, published_at: "2099-01-01T00:00:00.000Z" }));
-    r = JSON.parse(m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir]).stdout);
+    r = JSON.parse(
+      (await m.cli(["usage", "daily", "--json", "--timezone", "UTC", "--machines", dir])).stdout,
+    );
     expect(r.totals.input_tokens).toBe(1000);
     expect(r.machines[0].problems).toEqual([
       { file: `${device}/2026-12-01.json`, problem: expect.stringContaining("clock skew") },
     ]);
     // Usage later than the file says it was published: the publishing clock was behind.
     writeFileSync(day2, JSON.stringify({ ...d2, published_at: "2026-12-01T09:00:00.000Z" }));
-    const text = m.cli(["usage", "daily", "--timezone", "UTC", "--machines", dir]);
+    const text = await m.cli(["usage", "daily", "--timezone", "UTC", "--machines", dir]);
     expect(text.stdout).toMatch(
       /Not summed:\n {2}[0-9a-f]{8}: [0-9a-f]{32}\/2026-12-01\.json not summed: usage at .* clock skew/,
     );
     // A stray file or folder is not a device.
     mkdirSync(join(dir, "notes"));
     writeFileSync(join(dir, device!, "2026-12-03 (conflict).json"), "{}");
-    expect(JSON.parse(m.cli(["usage", "daily", "--json", "--machines", dir]).stdout).machines).toHaveLength(
-      1,
-    );
+    expect(
+      JSON.parse((await m.cli(["usage", "daily", "--json", "--machines", dir])).stdout).machines,
+    ).toHaveLength(1);
   });
 
-  it("asks where on the first publish, refuses a bad name, and keeps --machines to the summable reports", () => {
+  it("asks where on the first publish, refuses a bad name, and keeps --machines to the summable reports", async () => {
     const root = newRoot();
     const m = machine(root, "laptop");
-    const none = m.cli(["usage", "publish"]);
+    const none = await m.cli(["usage", "publish"]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("--to DIR");
-    expect(m.cli(["usage", "publish", "--to", join(root, "d"), "--device", "../etc"]).code).toBe(2);
-    expect(m.cli(["usage", "session", "--machines", join(root, "d")]).code).toBe(2);
-    expect(m.cli(["usage", "daily", "--to", join(root, "d")]).code).toBe(2);
+    expect((await m.cli(["usage", "publish", "--to", join(root, "d"), "--device", "../etc"])).code).toBe(2);
+    expect((await m.cli(["usage", "session", "--machines", join(root, "d")])).code).toBe(2);
+    expect((await m.cli(["usage", "daily", "--to", join(root, "d")])).code).toBe(2);
     // The device is made once, 0600 in the tapedeck home, and remembers the folder.
-    expect(m.cli(["usage", "publish", "--to", join(root, "d")]).code).toBe(0);
+    expect((await m.cli(["usage", "publish", "--to", join(root, "d")])).code).toBe(0);
     const device = JSON.parse(readFileSync(join(m.home, ".tapedeck", "usage-device.json"), "utf8"));
     expect((lstatSync(join(m.home, ".tapedeck", "usage-device.json")).mode & 0o777).toString(8)).toBe("600");
-    expect(m.cli(["usage", "publish", "--json"]).code).toBe(0);
+    expect((await m.cli(["usage", "publish", "--json"])).code).toBe(0);
     expect(JSON.parse(readFileSync(join(m.home, ".tapedeck", "usage-device.json"), "utf8")).id).toBe(
       device.id,
     );
     // blocks: no --machines; --live without a terminal prints once and exits.
-    expect(m.cli(["usage", "blocks", "--machines", join(root, "d")]).code).toBe(2);
-    const live = m.cli(["usage", "blocks", "--live", "--project", m.home]);
+    expect((await m.cli(["usage", "blocks", "--machines", join(root, "d")])).code).toBe(2);
+    const live = await m.cli(["usage", "blocks", "--live", "--project", m.home]);
     expect(live.code, live.stderr).toBe(0);
     expect(live.stdout).toBe(`No Claude usage recorded in project ${m.home}.\n`);
-    const daily = m.cli(["usage", "daily", "--live", "--project", m.home]);
+    const daily = await m.cli(["usage", "daily", "--live", "--project", m.home]);
     expect(daily.code, daily.stderr).toBe(0);
     expect(daily.stdout).toMatch(/^No usage recorded in /);
-    const help = m.cli(["usage", "--help"]);
+    const help = await m.cli(["usage", "--help"]);
     expect(help.stdout).toContain("--machines <dir>");
     expect(help.stdout).toContain("--to <dir>");
     expect(help.stdout).toContain("--live");

@@ -1,16 +1,14 @@
 // A model name is whatever a transcript or a response says. One that holds a credential and a path, imported
-// and recorded through the built CLI and hook: the archive keeps it redacted (as the payload's copy), `usage`
-// prints it redacted, and `usage publish` sends only a model id's shape.
+// and recorded through the CLI and its hook (in process): the archive keeps it redacted (as the payload's
+// copy), `usage` prints it redacted, and `usage publish` sends only a model id's shape.
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt } from "../helpers/cli-run.ts";
+import { describe, expect, it } from "vitest";
 import { useScratchDir } from "../helpers/temp-project.ts";
-import { dayRow, writeDay } from "./day-file.ts";
-import { machine, type Turn } from "./machines-fixture.ts";
+import { dayRow, writeDay } from "../usage/day-file.ts";
+import { machine, type Turn } from "../usage/machines-fixture.ts";
 
 const scratch = useScratchDir("tapedeck-usage-hostile-model-");
-beforeAll(ensureBuilt);
 
 const SECRET = "AKIAZ7QX3M2KD9PLW4HB";
 const HOSTILE = `claude-opus-4-1 ${SECRET} vm /home/alice/private`;
@@ -21,16 +19,16 @@ function everyFile(dir: string): string[] {
 }
 
 describe("a model name holding a credential", () => {
-  it("is redacted in the archive and in every report, on the import and the hook path", () => {
+  it("is redacted in the archive and in every report, on the import and the hook path", async () => {
     const root = scratch.fresh("root");
     mkdirSync(root, { mode: 0o700 });
     const m = machine(root, "laptop");
     const imported = join(m.home, "imported");
     const recorded = join(m.home, "recorded");
-    m.importSession(imported, "11111111-1111-4111-8111-111111111111", [
+    await m.importSession(imported, "11111111-1111-4111-8111-111111111111", [
       turn("2026-01-01T10:00:00.000Z", HOSTILE),
     ]);
-    m.recordSession(recorded, "22222222-2222-4222-8222-222222222222", [
+    await m.recordSession(recorded, "22222222-2222-4222-8222-222222222222", [
       turn(new Date(Date.now() + 1000).toISOString(), HOSTILE),
     ]);
     for (const project of [imported, recorded]) {
@@ -41,19 +39,19 @@ describe("a model name holding a credential", () => {
       expect(text.includes(SECRET), `${project}'s events hold the key`).toBe(false);
       expect(text).toMatch(/"usage":\{[^}]*"model":"claude-opus-4-1 \[REDACTED:/);
     }
-    const report = m.usage("model");
+    const report = await m.usage("model");
     expect(report.rows.map((r) => r.model)).toEqual([
       "claude-opus-4-1 [REDACTED:aws_access_key_id] vm /home/alice/private",
     ]);
     expect(report.rows[0]!.input_tokens).toBe(2000);
-    expect(m.cli(["usage", "model", "--all-projects"]).stdout.includes(SECRET)).toBe(false);
+    expect((await m.cli(["usage", "model", "--all-projects"])).stdout.includes(SECRET)).toBe(false);
   });
 
-  it("is published as no model, and a planted one is not summed", () => {
+  it("is published as no model, and a planted one is not summed", async () => {
     const root = scratch.fresh("root");
     mkdirSync(root, { mode: 0o700 });
     const m = machine(root, "laptop");
-    m.importSession(join(m.home, "p"), "33333333-3333-4333-8333-333333333333", [
+    await m.importSession(join(m.home, "p"), "33333333-3333-4333-8333-333333333333", [
       turn("2026-01-01T10:00:00.000Z", HOSTILE),
       turn(
         "2026-01-01T10:20:00.000Z",
@@ -62,7 +60,7 @@ describe("a model name holding a credential", () => {
       turn("2026-01-01T10:40:00.000Z", "claude-sonnet-4-5-20250929"),
     ]);
     const dir = join(root, "synced");
-    const pub = m.cli(["usage", "publish", "--to", dir, "--json"]);
+    const pub = await m.cli(["usage", "publish", "--to", dir, "--json"]);
     expect(pub.code, pub.stderr).toBe(0);
     expect(JSON.parse(pub.stdout).models_withheld).toBe(2);
     const files = everyFile(dir).filter((f) => f.endsWith(".json"));
@@ -72,7 +70,7 @@ describe("a model name holding a credential", () => {
       for (const word of [SECRET, "alice", "REDACTED", "123456789012", "claude-opus"])
         expect(bytes.includes(word), `${f} holds ${word}`).toBe(false);
     }
-    const all = JSON.parse(m.cli(["usage", "model", "--json", "--machines", dir]).stdout);
+    const all = JSON.parse((await m.cli(["usage", "model", "--json", "--machines", dir])).stdout);
     expect(all.rows.map((r: { model: string | null }) => r.model)).toEqual([
       null,
       "claude-sonnet-4-5-20250929",
@@ -80,7 +78,7 @@ describe("a model name holding a credential", () => {
     expect(all.totals.input_tokens).toBe(3000);
     // A peer's file naming a model with a terminal escape: reported, not summed, never printed.
     writeDay(dir, "2026-01-02", [dayRow({ model: "\u001b]0;PWNED\u0007x" })]);
-    const text = m.cli(["usage", "model", "--machines", dir, "--timezone", "UTC"]);
+    const text = await m.cli(["usage", "model", "--machines", dir, "--timezone", "UTC"]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).not.toContain("PWNED");
     expect(text.stdout).toMatch(/2026-01-02\.json not summed: a row's model is not a model id/);

@@ -1,10 +1,9 @@
-// `tapedeck show` and `tapedeck list` on sessions recorded through the real hook path (dist/hook.cjs with
-// Claude's payload shapes): columns, the failed flag, filters, colour rules and --follow. The commands run in
-// process (test/helpers/program.ts); the built CLI on a pseudo-terminal for what a terminal changes, and for
-// --follow, which runs until the session ends or Ctrl-C (a real SIGINT) stops it.
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+// `tapedeck show` and `tapedeck list` on sessions recorded through the hook's recorder (`tapedeck hook claude`
+// with Claude's payload shapes): columns, the failed flag, filters, colour rules and --follow. The commands run
+// in process (test/helpers/program.ts), on a stdout that is a terminal for what a terminal changes; the built
+// CLI in a child for --follow, which runs until the session ends or Ctrl-C (a real SIGINT) stops it.
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, unlinkSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { nextCommands, tokensLine } from "../../src/cli/summary.ts";
@@ -12,12 +11,10 @@ import { runProgram } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 const CLI = join(process.cwd(), "dist", "cli.js");
-const HOOK = join(process.cwd(), "dist", "hook.cjs");
 const project = useTempProjects();
 
 beforeAll(() => {
-  if (!existsSync(CLI) || !existsSync(HOOK))
-    execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
+  if (!existsSync(CLI)) execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
 });
 
 function env(home: string): Record<string, string> {
@@ -25,18 +22,20 @@ function env(home: string): Record<string, string> {
   return { ...rest, TAPEDECK_HOME: home };
 }
 
-function cli(args: string[], home: string) {
-  return runProgram(args, { env: { NO_COLOR: undefined, TAPEDECK_HOME: home } });
+function cli(args: string[], home: string, opts: { terminalColumns?: number; noColor?: string } = {}) {
+  return runProgram(args, {
+    env: { NO_COLOR: opts.noColor, TAPEDECK_HOME: home },
+    terminalColumns: opts.terminalColumns,
+  });
 }
 
-function hook(root: string, home: string, payload: Record<string, unknown>) {
-  const r = spawnSync(process.execPath, [HOOK, "claude"], {
-    input: JSON.stringify({ transcript_path: join(root, "none.jsonl"), cwd: root, ...payload }),
-    encoding: "utf8",
+async function hook(root: string, home: string, payload: Record<string, unknown>) {
+  const r = await runProgram(["hook", "claude"], {
+    stdin: JSON.stringify({ transcript_path: join(root, "none.jsonl"), cwd: root, ...payload }),
     cwd: root,
-    env: { ...env(home), CLAUDE_PROJECT_DIR: root },
+    env: { NO_COLOR: undefined, TAPEDECK_HOME: home, CLAUDE_PROJECT_DIR: root },
   });
-  expect(r.status).toBe(0);
+  expect(r.code, r.stderr).toBe(0);
 }
 
 async function installed(): Promise<{ root: string; home: string }> {
@@ -51,16 +50,16 @@ async function installed(): Promise<{ root: string; home: string }> {
 const SECRET = "AKIAZ7QX3M2KD9PLW4HB";
 
 /** Two turns: a failing command, then an API error (StopFailure). */
-function failedSession(root: string, home: string, id = "sess-fail"): void {
+async function failedSession(root: string, home: string, id = "sess-fail"): Promise<void> {
   const s = { session_id: id };
-  hook(root, home, { ...s, hook_event_name: "SessionStart", source: "startup" });
-  hook(root, home, {
+  await hook(root, home, { ...s, hook_event_name: "SessionStart", source: "startup" });
+  await hook(root, home, {
     ...s,
     hook_event_name: "UserPromptSubmit",
     prompt_id: "p1",
     prompt: `deploy with ${SECRET}\nnow`,
   });
-  hook(root, home, {
+  await hook(root, home, {
     ...s,
     hook_event_name: "PreToolUse",
     prompt_id: "p1",
@@ -68,7 +67,7 @@ function failedSession(root: string, home: string, id = "sess-fail"): void {
     tool_input: { command: "make deploy" },
     tool_use_id: "toolu_1",
   });
-  hook(root, home, {
+  await hook(root, home, {
     ...s,
     hook_event_name: "PostToolUseFailure",
     prompt_id: "p1",
@@ -78,22 +77,27 @@ function failedSession(root: string, home: string, id = "sess-fail"): void {
     error: "Exit code 2\nmake: *** no rule",
     duration_ms: 58,
   });
-  hook(root, home, { ...s, hook_event_name: "Stop", prompt_id: "p1", last_assistant_message: "It failed." });
-  hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p2", prompt: "try again" });
-  hook(root, home, {
+  await hook(root, home, {
+    ...s,
+    hook_event_name: "Stop",
+    prompt_id: "p1",
+    last_assistant_message: "It failed.",
+  });
+  await hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p2", prompt: "try again" });
+  await hook(root, home, {
     ...s,
     hook_event_name: "StopFailure",
     prompt_id: "p2",
     error: "overloaded_error",
     last_assistant_message: "API Error: 529",
   });
-  hook(root, home, { ...s, hook_event_name: "SessionEnd", reason: "other" });
+  await hook(root, home, { ...s, hook_event_name: "SessionEnd", reason: "other" });
 }
 
 describe("list", () => {
   it("shows the title, turns, tool errors and a failed session as failed, from the manifest", async () => {
     const { root, home } = await installed();
-    failedSession(root, home);
+    await failedSession(root, home);
     const out = await cli(["list", "--project", root], home);
     expect(out.code, out.stderr).toBe(0);
     const [header, row] = out.stdout.trimEnd().split("\n");
@@ -116,21 +120,10 @@ describe("list", () => {
 
   it("fits the title to the terminal's width, and keeps the whole (60 characters) when piped", async () => {
     const { root, home } = await installed();
-    failedSession(root, home);
-    const pty = createRequire(import.meta.url)("@lydell/node-pty") as typeof import("@lydell/node-pty");
-    const screen = await new Promise<string>((resolve) => {
-      let data = "";
-      const p = pty.spawn(process.execPath, [CLI, "list", "--project", root], {
-        cols: 110,
-        rows: 20,
-        env: env(home),
-      });
-      p.onData((d) => {
-        data += d;
-      });
-      p.onExit(() => resolve(data));
-    });
-    const lines = screen.split(/\r?\n/).filter(Boolean);
+    await failedSession(root, home);
+    const screen = await cli(["list", "--project", root], home, { terminalColumns: 110 });
+    expect(screen.code, screen.stderr).toBe(0);
+    const lines = screen.stdout.split(/\r?\n/).filter(Boolean);
     expect(lines).toHaveLength(2);
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(110);
     expect(lines[1]).toMatch(/deploy with \[RED\S*…$/);
@@ -141,8 +134,8 @@ describe("list", () => {
 
   it("--limit, --since and --all-projects (from the registry)", async () => {
     const a = await installed();
-    failedSession(a.root, a.home, "one");
-    failedSession(a.root, a.home, "two");
+    await failedSession(a.root, a.home, "one");
+    await failedSession(a.root, a.home, "two");
     const b = await installed();
     // The second project records into its own tree but registers in the same tapedeck home.
     const r = await cli(
@@ -150,7 +143,7 @@ describe("list", () => {
       a.home,
     );
     expect(r.code).toBe(0);
-    failedSession(b.root, a.home, "three");
+    await failedSession(b.root, a.home, "three");
     const rows = async (args: string[]) =>
       (await cli(["list", ...args], a.home)).stdout
         .trimEnd()
@@ -177,8 +170,8 @@ describe("list", () => {
 async function following(sessionId: string, prompt: string) {
   const { root, home } = await installed();
   const s = { session_id: sessionId };
-  hook(root, home, { ...s, hook_event_name: "SessionStart", source: "startup" });
-  hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p1", prompt });
+  await hook(root, home, { ...s, hook_event_name: "SessionStart", source: "startup" });
+  await hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p1", prompt });
   const child = spawn(process.execPath, [CLI, "show", sessionId, "--follow", "--project", root], {
     env: env(home),
     stdio: ["ignore", "pipe", "pipe"],
@@ -188,9 +181,18 @@ async function following(sessionId: string, prompt: string) {
     out += d;
   });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  /** Waits up to 10 s for `what` in the output. */
+  /** Waits for `what` in the output, or for the child's exit without it. */
   const until = async (what: string) => {
-    for (let i = 0; i < 200 && !out.includes(what); i += 1) await new Promise((r) => setTimeout(r, 50));
+    await new Promise<void>((resolve) => {
+      const seen = () => {
+        if (!out.includes(what)) return;
+        child.stdout.off("data", seen);
+        resolve();
+      };
+      child.stdout.on("data", seen);
+      void exited.then(() => resolve());
+      seen();
+    });
     expect(out).toContain(what);
   };
   return { root, home, s, child, exited, until, out: () => out };
@@ -199,7 +201,7 @@ async function following(sessionId: string, prompt: string) {
 describe("show", () => {
   it("prints the turns: prompt, the call and its error with exit code and duration, the failed turn", async () => {
     const { root, home } = await installed();
-    failedSession(root, home);
+    await failedSession(root, home);
     const out = await cli(["show", "last", "--project", root], home);
     expect(out.code, out.stderr).toBe(0);
     const text = out.stdout;
@@ -231,24 +233,15 @@ describe("show", () => {
 
   it("colours on a terminal only, and never with NO_COLOR", async () => {
     const { root, home } = await installed();
-    failedSession(root, home);
-    const pty = createRequire(import.meta.url)("@lydell/node-pty") as typeof import("@lydell/node-pty");
-    const run = (extra: Record<string, string>) =>
-      new Promise<string>((resolve) => {
-        let data = "";
-        const p = pty.spawn(process.execPath, [CLI, "show", "last", "--project", root], {
-          cols: 200,
-          rows: 50,
-          env: { ...env(home), ...extra },
-        });
-        p.onData((d) => {
-          data += d;
-        });
-        p.onExit(() => resolve(data));
-      });
-    const coloured = await run({});
+    await failedSession(root, home);
+    const run = async (noColor?: string) => {
+      const r = await cli(["show", "last", "--project", root], home, { terminalColumns: 200, noColor });
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    const coloured = await run();
     expect(coloured).toContain("\x1b[31merror\x1b[0m");
-    const plain = await run({ NO_COLOR: "1" });
+    const plain = await run("1");
     expect(plain).toContain("error  exit 2");
     expect(plain).not.toMatch(/\x1b\[\d+m/);
   });
@@ -259,7 +252,7 @@ describe("show", () => {
     await until("Following: new events");
     expect(out()).toContain("── Turn 1 · 0 tool calls");
     expect(out()).toContain("│ first");
-    hook(root, home, {
+    await hook(root, home, {
       ...s,
       hook_event_name: "PreToolUse",
       prompt_id: "p1",
@@ -268,7 +261,7 @@ describe("show", () => {
       tool_use_id: "t1",
     });
     await until("Bash  ls");
-    hook(root, home, {
+    await hook(root, home, {
       ...s,
       hook_event_name: "PostToolUseFailure",
       prompt_id: "p1",
@@ -278,16 +271,16 @@ describe("show", () => {
       duration_ms: 7,
     });
     await until("error Bash  exit 2 · 7 ms");
-    hook(root, home, {
+    await hook(root, home, {
       ...s,
       hook_event_name: "Stop",
       prompt_id: "p1",
       last_assistant_message: "answer one",
     });
     await until("answer one");
-    hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p2", prompt: "second" });
+    await hook(root, home, { ...s, hook_event_name: "UserPromptSubmit", prompt_id: "p2", prompt: "second" });
     await until("── Turn 2");
-    hook(root, home, { ...s, hook_event_name: "SessionEnd", reason: "other" });
+    await hook(root, home, { ...s, hook_event_name: "SessionEnd", reason: "other" });
     expect(await exited).toBe(0);
     expect(out()).toContain("2 turns · 1 tool call · 1 tool error");
     // Following a session that has ended prints it and exits.
@@ -313,13 +306,13 @@ describe("show with hostile recorded text", () => {
   it("prints escape sequences and bidi controls from the archive as U+FFFD, even on a terminal", async () => {
     const { root, home } = await installed();
     const s = { session_id: "hostile" };
-    hook(root, home, {
+    await hook(root, home, {
       ...s,
       hook_event_name: "UserPromptSubmit",
       prompt_id: "p",
       prompt: "hi\u001b]0;owned\u0007",
     });
-    hook(root, home, {
+    await hook(root, home, {
       ...s,
       hook_event_name: "PreToolUse",
       prompt_id: "p",
@@ -337,7 +330,7 @@ describe("show with hostile recorded text", () => {
 describe("a planted events file", () => {
   it("a symlink or FIFO in place of events.jsonl is named by show and export md, never followed nor waited on", async () => {
     const { root, home } = await installed();
-    hook(root, home, { session_id: "planted", hook_event_name: "SessionStart", source: "startup" });
+    await hook(root, home, { session_id: "planted", hook_event_name: "SessionStart", source: "startup" });
     const events = join(root, ".tapedeck", "claude-sessions", "planted", "events.jsonl");
     renameSync(events, `${events}.real`);
     symlinkSync("/etc/passwd", events);
@@ -359,7 +352,7 @@ describe("a planted events file", () => {
 describe("the manifest's counters are what list reads", () => {
   it("are in the manifest, so list reads no event", async () => {
     const { root, home } = await installed();
-    failedSession(root, home);
+    await failedSession(root, home);
     const dir = join(root, ".tapedeck", "claude-sessions", "sess-fail");
     const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
     expect(m).toMatchObject({

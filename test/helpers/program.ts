@@ -23,13 +23,19 @@ export interface ProgramOptions {
   cwd?: string;
   /** What the command reads on stdin: never a terminal. */
   stdin?: string;
+  /**
+   * stdout as a terminal of this many columns, as a pseudo-terminal would make it: what the command changes on
+   * a terminal (colour, fitting to its width) reads the stream's isTTY and columns, nothing else of it.
+   */
+  terminalColumns?: number;
 }
 
 /** A stream that keeps what is written to it, as a pipe's reader would. */
-function collector(): { stream: OutStream; text: () => string } {
+function collector(columns?: number): { stream: OutStream; text: () => string } {
   const chunks: Buffer[] = [];
   const stream = new PassThrough() as PassThrough & OutStream;
-  stream.isTTY = false;
+  stream.isTTY = columns !== undefined;
+  if (columns !== undefined) stream.columns = columns;
   stream.on("data", (c: Buffer) => chunks.push(Buffer.from(c)));
   return { stream, text: () => Buffer.concat(chunks).toString("utf8") };
 }
@@ -40,7 +46,7 @@ let running = false;
 export async function runProgram(args: string[], opts: ProgramOptions = {}): Promise<CliResult> {
   if (running) throw new Error("runProgram: one run at a time (it sets the process's env and cwd)");
   running = true;
-  const out = collector();
+  const out = collector(opts.terminalColumns);
   const err = collector();
   const stdin = Readable.from([Buffer.from(opts.stdin ?? "")]) as InStream;
   stdin.isTTY = false;

@@ -1,23 +1,12 @@
 // `tapedeck promote` as a user runs it, in process (test/helpers/program.ts), against sessions recorded through
-// the real hook entry (dist/hook.cjs) with Claude's payloads. The built CLI runs where a process of its own is
-// the subject: a terminal. Two promotions at once and a 100,000-event session in a small heap are soaks
-// (./promote.soak.test.ts).
-import { execFileSync, spawnSync } from "node:child_process";
+// the hook's recorder (`tapedeck hook claude`) with Claude's payloads; on a terminal, streams that are one (the
+// question and its answer read only their isTTY). Two promotions at once and a 100,000-event session in a small
+// heap are soaks (./promote.soak.test.ts).
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { memoryPath } from "../../src/memory/store/store.ts";
-import { runHook } from "../helpers/cli-run.ts";
 import { runProgram } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/session.ts";
-
-const CLI = join(process.cwd(), "dist", "cli.js");
-const HOOK = join(process.cwd(), "dist", "hook.cjs");
-
-beforeAll(() => {
-  if (!existsSync(CLI) || !existsSync(HOOK))
-    execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
-});
 
 const project = useTempProjects("tapedeck-promote-cli-");
 
@@ -25,18 +14,18 @@ function cli(args: string[]) {
   return runProgram(args);
 }
 
-/** The CLI on a pseudo-terminal (script(1): util-linux and BSD spell its arguments differently), typing `input`. */
-function onTerminal(args: string[], input: string) {
-  const command = [process.execPath, CLI, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
-  const scriptArgs =
-    process.platform === "darwin" ? ["-q", "/dev/null", "sh", "-c", command] : ["-qec", command, "/dev/null"];
-  const r = spawnSync("script", scriptArgs, { input, encoding: "utf8" });
-  return { code: r.status, out: r.stdout };
+/** The command on a terminal, `input` typed at it: what it wrote to the screen (stdout and stderr). */
+async function onTerminal(args: string[], input: string) {
+  const r = await runProgram(args, { stdin: input, terminalColumns: 80 });
+  return { code: r.code, out: r.stdout + r.stderr };
 }
 
-function hook(root: string, payload: object) {
-  const r = runHook(root, payload);
-  expect(r.status).toBe(0);
+async function hook(root: string, payload: object) {
+  const r = await runProgram(["hook", "claude"], {
+    stdin: JSON.stringify(payload),
+    env: { CLAUDE_PROJECT_DIR: root },
+  });
+  expect(r.code, r.stderr).toBe(0);
 }
 
 const ids = { session_id: "promo-1", transcript_path: "/nonexistent", prompt_id: "p1" };
@@ -46,20 +35,20 @@ async function recordFact(root: string) {
   expect((await cli(["install", "claude", "--project", root, "--yes", "--transport", "command"])).code).toBe(
     0,
   );
-  hook(root, { ...ids, hook_event_name: "SessionStart", source: "startup" });
-  hook(root, {
+  await hook(root, { ...ids, hook_event_name: "SessionStart", source: "startup" });
+  await hook(root, {
     ...ids,
     hook_event_name: "UserPromptSubmit",
     prompt: "where is the staging database? key AKIAQ3ZT7RBX5MWN2KPD",
   });
-  hook(root, {
+  await hook(root, {
     ...ids,
     hook_event_name: "PreToolUse",
     tool_name: "Bash",
     tool_use_id: "t1",
     tool_input: { command: "cat deploy/staging.env" },
   });
-  hook(root, {
+  await hook(root, {
     ...ids,
     hook_event_name: "PostToolUse",
     tool_name: "Bash",
@@ -67,12 +56,12 @@ async function recordFact(root: string) {
     tool_input: { command: "cat deploy/staging.env" },
     tool_response: { stdout: "DB_HOST=db-staging-7.internal", stderr: "" },
   });
-  hook(root, {
+  await hook(root, {
     ...ids,
     hook_event_name: "Stop",
     last_assistant_message: "The staging database is db-staging-7 on port 5433.",
   });
-  hook(root, { ...ids, hook_event_name: "SessionEnd", reason: "other" });
+  await hook(root, { ...ids, hook_event_name: "SessionEnd", reason: "other" });
 }
 
 function json(r: { stdout: string }) {
@@ -107,12 +96,12 @@ describe("tapedeck promote", () => {
   it("on a terminal it asks: yes stores, anything else stores nothing (exit 2)", async () => {
     const root = project();
     await recordFact(root);
-    const no = onTerminal(["promote", "last", "--project", root], "n\n");
+    const no = await onTerminal(["promote", "last", "--project", root], "n\n");
     expect(no.code).toBe(2);
     expect(no.out).toContain("Store 2 item(s)");
     expect(no.out).toContain("not promoted");
     expect(existsSync(memoryPath(root))).toBe(false);
-    const yes = onTerminal(["promote", "last", "--project", root], "y\n");
+    const yes = await onTerminal(["promote", "last", "--project", root], "y\n");
     expect(yes.code).toBe(0);
     expect(yes.out).toContain("Promoted 2 new item(s)");
   });

@@ -21,11 +21,12 @@ export interface ProgramOptions {
   inheritEnv?: boolean;
   /** The working directory of the run (the test process's own by default). */
   cwd?: string;
-  /** What the command reads on stdin: never a terminal. */
+  /** What the command reads on stdin (typed on the terminal when there is one). */
   stdin?: string;
   /**
-   * stdout as a terminal of this many columns, as a pseudo-terminal would make it: what the command changes on
-   * a terminal (colour, fitting to its width) reads the stream's isTTY and columns, nothing else of it.
+   * The three streams as a terminal of this many columns, as a pseudo-terminal would make them (pipes by
+   * default): what a command changes on a terminal (colour, fitting to the width, asking before it acts) reads
+   * the streams' isTTY and columns, nothing else of them.
    */
   terminalColumns?: number;
 }
@@ -47,9 +48,9 @@ export async function runProgram(args: string[], opts: ProgramOptions = {}): Pro
   if (running) throw new Error("runProgram: one run at a time (it sets the process's env and cwd)");
   running = true;
   const out = collector(opts.terminalColumns);
-  const err = collector();
+  const err = collector(opts.terminalColumns);
   const stdin = Readable.from([Buffer.from(opts.stdin ?? "")]) as InStream;
-  stdin.isTTY = false;
+  stdin.isTTY = opts.terminalColumns !== undefined;
   const streams: Io = { stdin, stdout: out.stream, stderr: err.stream };
   const savedEnv = { ...process.env };
   const savedCwd = process.cwd();

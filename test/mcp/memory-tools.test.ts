@@ -1,18 +1,20 @@
+// The MCP server's memory tools, as an agent's client calls them: the server `tapedeck mcp` serves, in the
+// test's process over the SDK's in-memory transport. The stdio the agent speaks (framing, a message over the
+// bound) is the built server's, in ./stdio.cli.test.ts and ./server.cli.test.ts.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { VERSION } from "../../src/cli/version.ts";
 import { writeConfig } from "../../src/core/archive/config.ts";
+import { createTapedeckMcpServer } from "../../src/mcp/server.ts";
 import type { MemoryItem } from "../../src/memory/store/items.ts";
 import { memoryPath, openMemory } from "../../src/memory/store/store.ts";
-import { CLI as CLI_JS, ensureBuilt } from "../helpers/cli-run.ts";
 import { memoryItem, storeMemory } from "../helpers/memory-item.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects("tapedeck-mcp-memory-");
-
-beforeAll(ensureBuilt, 120_000);
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -32,21 +34,15 @@ function installed(items: MemoryItem[] = []): string {
   return root;
 }
 
+/**
+ * A client of the server `tapedeck mcp --provider claude` serves when the agent starts it in `cwd`. The same
+ * user as the test: their tapedeck home (TAPEDECK_HOME) holds the key that proves the memory file theirs.
+ */
 async function connect(cwd: string): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI_JS, "mcp", "--provider", "claude"],
-    cwd,
-    // The same user: their tapedeck home holds the key that proves the memory file theirs.
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: cwd,
-      TAPEDECK_HOME: process.env.TAPEDECK_HOME ?? "",
-    },
-    stderr: "pipe",
-  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createTapedeckMcpServer({ provider: "claude", startDir: cwd }, VERSION).connect(serverSide);
   const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(transport);
+  await client.connect(clientSide);
   clients.push(client);
   return client;
 }

@@ -1,10 +1,11 @@
-// `tapedeck proxy` and `tapedeck run` as a user meets them (the built CLI):
-// the URL it prints carries the secret, --verbose says one line per request
-// and nothing more, an unreachable upstream is said at once, `run` hands the
-// agent its own options and the credential, and a missing agent CLI is a
-// clear message, not ENOENT. Spawned: proxy and run serve until a signal
-// stops them, and run hands the agent's exit code to its own process.
-import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+// `tapedeck proxy` and `tapedeck run` as a user meets them: the URL it prints
+// carries the secret, --verbose says one line per request and nothing more, an
+// unreachable upstream is said at once, `run` hands the agent its own options,
+// the credential and its exit code, and a missing agent CLI is a clear
+// message, not ENOENT. The proxy is the built CLI in a child: it serves until
+// a signal stops it. `run` and a refused start run in process
+// (test/helpers/program.ts): run's proxy stops when its agent exits.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
@@ -14,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CliError } from "../../src/cli/cli-error.ts";
 import { makeCodexHome } from "../../src/demo/codex-offline.ts";
 import { agentBinary } from "../../src/providers/agent-cli.ts";
+import { runProgram } from "../helpers/program.ts";
 import { tempProject } from "../helpers/session.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -69,6 +71,10 @@ interface ProxyRun {
   child: ChildProcess;
   stderr(): string;
   stdout(): string;
+  /** Resolves true once `cond` holds of the output, false if the proxy exits first. */
+  until(cond: () => boolean): Promise<boolean>;
+  /** Stops the proxy (SIGTERM) and resolves once it has exited and its output is all read. */
+  stop(): Promise<void>;
 }
 
 async function startProxyCli(args: string[], env: Record<string, string>): Promise<ProxyRun> {
@@ -84,18 +90,28 @@ async function startProxyCli(args: string[], env: Record<string, string>): Promi
   child.stderr!.on("data", (d: Buffer) => {
     err += d.toString();
   });
-  cleanups.push(async () => {
-    if (child.exitCode === null) {
-      child.kill("SIGTERM");
-      await new Promise((r) => child.once("exit", r));
-    }
-  });
-  const t0 = Date.now();
-  while (!(args.includes("--json") ? out.includes("\n") : err.includes("Ctrl-C"))) {
-    if (child.exitCode !== null || Date.now() - t0 > 10_000) throw new Error(`proxy did not start: ${err}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return { child, stderr: () => err, stdout: () => out };
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const until = (cond: () => boolean) =>
+    new Promise<boolean>((resolve) => {
+      const check = () => {
+        if (!cond()) return;
+        child.stdout!.off("data", check);
+        child.stderr!.off("data", check);
+        resolve(true);
+      };
+      child.stdout!.on("data", check);
+      child.stderr!.on("data", check);
+      void closed.then(() => resolve(cond()));
+      check();
+    });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await closed;
+  };
+  cleanups.push(stop);
+  const started = await until(() => (args.includes("--json") ? out.includes("\n") : err.includes("Ctrl-C")));
+  if (!started) throw new Error(`proxy did not start: ${err}`);
+  return { child, stderr: () => err, stdout: () => out, until, stop };
 }
 
 function get(url: string, headers: Record<string, string> = {}): Promise<number> {
@@ -107,15 +123,6 @@ function get(url: string, headers: Record<string, string> = {}): Promise<number>
     req.on("error", reject);
     req.end('{"messages":[{"role":"user","content":"SECRET-CONTENT"}]}');
   });
-}
-
-async function until(cond: () => boolean, ms = 5000): Promise<boolean> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return true;
 }
 
 describe("tapedeck proxy", () => {
@@ -137,11 +144,11 @@ describe("tapedeck proxy", () => {
       baseEnv(root, { TAPEDECK_PROXY_SECRET: pinned }),
     );
     expect((JSON.parse(c.stdout()) as { url: string }).url).toMatch(new RegExp(`/${pinned}$`));
-    const weak = spawnSync(process.execPath, [CLI_JS, "proxy", "--port", "0"], {
+    const weak = await runProgram(["proxy", "--port", "0"], {
       env: baseEnv(root, { TAPEDECK_PROXY_SECRET: "short" }),
-      encoding: "utf8",
+      inheritEnv: false,
     });
-    expect(weak.status).toBe(2);
+    expect(weak.code).toBe(2);
     expect(weak.stderr).toContain("TAPEDECK_PROXY_SECRET must be");
   });
 
@@ -157,7 +164,7 @@ describe("tapedeck proxy", () => {
     expect(await get(`${new URL(url).origin}/v1/guess/one`)).toBe(401);
     expect(await get(`${new URL(url).origin}/v1/guess/two`)).toBe(401);
     expect(
-      await until(
+      await p.until(
         () =>
           p
             .stderr()
@@ -192,8 +199,8 @@ describe("tapedeck proxy", () => {
     const url = (JSON.parse(p.stdout()) as { url: string }).url;
     expect(await get(`${url}/v1/messages`)).toBe(502);
     expect(await get(`${url}/v1/messages`)).toBe(502);
-    expect(await until(() => p.stderr().includes("cannot reach"))).toBe(true);
-    await new Promise((r) => setTimeout(r, 100));
+    // Once: all it wrote, read to its end after it stopped.
+    await p.stop();
     expect(p.stderr().trim().split("\n")).toEqual([
       `tapedeck proxy: cannot reach the upstream http://127.0.0.1:${port} (ECONNREFUSED); the agent gets 502 until it answers: check --upstream and the network`,
     ]);
@@ -221,14 +228,14 @@ function agentSaw(out: string): { args: string[]; base: string; key: string } {
 }
 
 describe("tapedeck run", () => {
-  it("passes the agent's options through without `--`; tapedeck's own go before them", () => {
+  it("passes the agent's options through without `--`; tapedeck's own go before them", async () => {
     const root = sandboxDir();
     const out = join(root, "saw.txt");
     const claude = fakeAgent(root, "claude", out);
     const run = (...args: string[]) =>
-      spawnSync(process.execPath, [CLI_JS, "run", "claude", ...args], {
+      runProgram(["run", "claude", ...args], {
         env: baseEnv(root, { TAPEDECK_CLAUDE_BIN: claude, ANTHROPIC_BASE_URL: upstream.url }),
-        encoding: "utf8",
+        inheritEnv: false,
       });
     for (const [args, expected] of [
       [
@@ -248,8 +255,8 @@ describe("tapedeck run", () => {
         ["--resume", "abc"],
       ],
     ] as const) {
-      const res = run(...args);
-      expect(res.status, res.stderr).toBe(7);
+      const res = await run(...args);
+      expect(res.code, res.stderr).toBe(7);
       expect(agentSaw(out).args).toEqual(expected);
     }
     // The base URL carries the secret, in the environment only.
@@ -258,17 +265,17 @@ describe("tapedeck run", () => {
     expect(saw.args.join(" ")).not.toContain("tpx_");
   });
 
-  it("codex: the base URL on its command line has no secret; the credential header comes from its environment", () => {
+  it("codex: the base URL on its command line has no secret; the credential header comes from its environment", async () => {
     const root = sandboxDir();
     const home = makeCodexHome(join(root, "home"), join(root, "project"), `${upstream.url}/v1`);
     const out = join(root, "saw.txt");
     const codex = fakeAgent(root, "codex", out);
-    const res = spawnSync(process.execPath, [CLI_JS, "run", "codex", "exec", "--json", "hi"], {
+    const res = await runProgram(["run", "codex", "exec", "--json", "hi"], {
       cwd: home.projectDir,
       env: baseEnv(root, { HOME: home.home, CODEX_HOME: home.codexHome, TAPEDECK_CODEX_BIN: codex }),
-      encoding: "utf8",
+      inheritEnv: false,
     });
-    expect(res.status, res.stderr).toBe(7);
+    expect(res.code, res.stderr).toBe(7);
     const saw = agentSaw(out);
     expect(saw.key).toMatch(/^tpx_[A-Za-z0-9_-]{43}$/);
     expect(saw.args.join(" ")).not.toContain(saw.key);

@@ -1,16 +1,14 @@
 // What a new user tripped over (issue 11, items 10, 11, 13, 16, 19) and what the CLI prints from the archive
-// (issue 10, item 7): the commands in process (test/helpers/program.ts), the sessions recorded by the built hook.
-import { execFileSync, spawnSync } from "node:child_process";
+// (issue 10, item 7): the commands in process (test/helpers/program.ts), the sessions recorded by the hook's
+// recorder (`tapedeck hook`).
+import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { tapedeckHome } from "../../src/core/archive/session-registry.ts";
-import { ensureBuilt, HOOK } from "../helpers/cli-run.ts";
 import { CAN_CHOWN, giveToOtherUser } from "../helpers/other-user.ts";
 import { runProgram } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/session.ts";
-
-beforeAll(ensureBuilt);
 
 const project = useTempProjects();
 
@@ -27,14 +25,13 @@ function cli(args: string[], opts: { cwd?: string; env?: Record<string, string> 
   return runProgram(args, opts);
 }
 
-function hook(provider: string, root: string, payload: object) {
-  const r = spawnSync(process.execPath, [HOOK, provider], {
-    input: JSON.stringify(payload),
-    encoding: "utf8",
+async function hook(provider: string, root: string, payload: object) {
+  const r = await runProgram(["hook", provider], {
+    stdin: JSON.stringify(payload),
     cwd: root,
-    env: { ...process.env, CLAUDE_PROJECT_DIR: root },
+    env: { CLAUDE_PROJECT_DIR: root },
   });
-  expect(r.status).toBe(0);
+  expect(r.code, r.stderr).toBe(0);
 }
 
 function config(root: string) {
@@ -164,7 +161,11 @@ describe("--session-root is checked and kept out of git (issue 11.13)", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("WARNING: git would track it now");
     expect(readFileSync(join(root, "rec", ".gitignore"), "utf8")).toBe("*\n");
-    hook("claude", root, { session_id: "sr-1", hook_event_name: "UserPromptSubmit", prompt: "secret plan" });
+    await hook("claude", root, {
+      session_id: "sr-1",
+      hook_event_name: "UserPromptSubmit",
+      prompt: "secret plan",
+    });
     expect(existsSync(join(root, "rec", "sr-1", "events.jsonl"))).toBe(true);
     // git add -A would not commit the prompt.
     execFileSync("git", ["add", "-A"], { cwd: root });
@@ -313,7 +314,7 @@ describe("small slips (issue 11.16)", () => {
   it("delete removes the session's registry entry", async () => {
     const root = project();
     await cli(["install", "claude", "--yes", "--transport", "command", "--project", root]);
-    hook("claude", root, { session_id: "reg-1", hook_event_name: "SessionStart", source: "startup" });
+    await hook("claude", root, { session_id: "reg-1", hook_event_name: "SessionStart", source: "startup" });
     const entry = join(tapedeckHome(), "registry", "claude", "reg-1.json");
     expect(existsSync(entry)).toBe(true);
     expect((await cli(["delete", "reg-1", "--yes", "--force", "--project", root])).code).toBe(0);
@@ -341,7 +342,7 @@ describe("small slips (issue 11.16)", () => {
     // An archived session and its mirror.
     await cli(["install", "claude", "--yes", "--transport", "command", "--project", root]);
     const id = "abcdef12-0000-4000-8000-000000000001";
-    hook("claude", root, { session_id: id, hook_event_name: "SessionStart", source: "startup" });
+    await hook("claude", root, { session_id: id, hook_event_name: "SessionStart", source: "startup" });
     mkdirSync(join(mirror, id), { recursive: true });
     const message = {
       type: "user",
@@ -380,8 +381,8 @@ describe("nothing the CLI prints can steer the terminal (issue 10.7)", () => {
   it("list, inspect, last, export md, delete and errors strip escapes, BEL and bidi controls from ids", async () => {
     const root = project();
     await cli(["install", "claude", "--yes", "--transport", "command", "--project", root]);
-    hook("claude", root, { session_id: "plain-1", hook_event_name: "SessionStart", source: "startup" });
-    hook("claude", root, { session_id: "plain-1", hook_event_name: "UserPromptSubmit", prompt: "hi" });
+    await hook("claude", root, { session_id: "plain-1", hook_event_name: "SessionStart", source: "startup" });
+    await hook("claude", root, { session_id: "plain-1", hook_event_name: "UserPromptSubmit", prompt: "hi" });
     // The recorder cleans ids it is given; a manifest planted or edited on disk is not cleaned by anyone.
     const id = "evil\u001b]0;owned\u0007\u001b[2J\u202eid\u0085x";
     const manifestPath = join(root, ".tapedeck", "claude-sessions", "plain-1", "manifest.json");

@@ -1,17 +1,16 @@
 // A cloned repository can carry a .tapedeck/config.json naming an endpoint: the hook server's background
-// export sends nowhere this user has not sent the project to by hand.
+// export sends nowhere this user has not sent the project to by hand. The commands run in process
+// (test/helpers/program.ts) with exactly the environment given, as a child started with it would.
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeConfig } from "../../src/core/archive/config.ts";
 import type { NormalizedEvent } from "../../src/core/archive/event.ts";
 import { recordEvents } from "../../src/core/archive/session-store.ts";
-import { runCli } from "../e2e/archive-checks.ts";
-import { CLI_JS, useBuild } from "../e2e/sandboxes.ts";
+import { runProgram } from "../helpers/program.ts";
 import { identity, spec, useTempProjects } from "../helpers/session.ts";
-import { type Receiver, startReceiver } from "./receiver.ts";
+import { type Receiver, startReceiver } from "../otel/receiver.ts";
 
-useBuild();
 const project = useTempProjects();
 let receiver: Receiver;
 beforeAll(async () => {
@@ -41,7 +40,8 @@ describe("the automatic export's endpoints", () => {
     ]);
     writeConfig(root, { schema_version: 1, providers: {}, otel: { endpoint: receiver.tracesUrl } });
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(root, "home") };
-    const cli = (args: string[]) => runCli(CLI_JS, [...args, "--project", root], { cwd: root, env });
+    const cli = (args: string[]) =>
+      runProgram([...args, "--project", root], { cwd: root, env, inheritEnv: false });
     const background = await cli(["otel", "export", "--pending", "--background", "--quiet"]);
     expect(background.code).toBe(0);
     expect(receiver.attempts).toBe(0);

@@ -2,7 +2,9 @@
 // one file tapedeck does not write itself (a transcript, a rollout, an agent's
 // settings, a repository's .git/HEAD) or its own diagnostics, so a read that
 // blocks on a planted FIFO fails the test on the spawn timeout instead of
-// hanging the run. Prints one JSON line.
+// hanging the run. It runs the scenarios given (a JSON list of argument lists) one after the other and prints
+// one JSON line as each ends, tagged with its place in the list: a scenario that blocks leaves its line and
+// those after it unwritten.
 import { runDoctor } from "../../src/cli/commands/doctor/run.ts";
 import { writeExportFile } from "../../src/cli/commands/export/export-file.ts";
 import { restoreMirror } from "../../src/providers/claude/mirror/restore.ts";
@@ -15,9 +17,7 @@ import { readConfigText } from "../../src/providers/codex/toml-blocks.ts";
 import { geminiAfterInstall } from "../../src/providers/gemini/installer.ts";
 import { readSettingsFile } from "../../src/providers/settings-file.ts";
 
-const [scenario, a = "", b = "", c = ""] = process.argv.slice(2);
-
-async function run(): Promise<unknown> {
+async function run(scenario: string, a = "", b = "", c = ""): Promise<unknown> {
   switch (scenario) {
     case "transcript":
       return readNewUsage(a, 0, []).offset;
@@ -49,10 +49,17 @@ async function run(): Promise<unknown> {
   }
 }
 
-run().then(
-  (result) => process.stdout.write(`${JSON.stringify({ ok: true, result })}\n`),
-  (error: NodeJS.ErrnoException) =>
-    process.stdout.write(
-      `${JSON.stringify({ ok: false, code: error.code ?? error.name, message: String(error.message) })}\n`,
-    ),
-);
+async function outcome(args: string[]): Promise<Record<string, unknown>> {
+  try {
+    const [scenario = "", ...rest] = args;
+    return { ok: true, result: await run(scenario, ...rest) };
+  } catch (e) {
+    const error = e as NodeJS.ErrnoException;
+    return { ok: false, code: error.code ?? error.name, message: String(error.message) };
+  }
+}
+
+const scenarios = JSON.parse(process.argv[2] ?? "[]") as string[][];
+for (const [i, args] of scenarios.entries()) {
+  process.stdout.write(`${JSON.stringify({ scenario: i, ...(await outcome(args)) })}\n`);
+}

@@ -180,7 +180,8 @@ async function following(sessionId: string, prompt: string) {
   child.stdout.on("data", (d) => {
     out += d;
   });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // "close", not "exit": its output is all read by then.
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   /** Waits for `what` in the output, or for the child's exit without it. */
   const until = async (what: string) => {
     await new Promise<void>((resolve) => {

@@ -11,6 +11,7 @@ import {
   lineBefore,
 } from "./chars.ts";
 import { keyKind, splitWords, weakKeyKind } from "./keys.ts";
+import { BREAK, INDENT } from "./lines.ts";
 import { siblingKind } from "./named-pair.ts";
 import {
   CODE_KEYWORDS,
@@ -125,9 +126,9 @@ const PHP_ASSIGN = /^[ \t]*=[^=~>]/;
 const TYPE_ANNOTATION =
   /^[ \t]*(?:&(?:'static[ \t]+)?)?[A-Za-z_][A-Za-z0-9_.]*(?:<[^<>=\n]{0,40}>|\[[^[\]=\n]{0,40}\])?(?:[ \t]*\|[ \t]*[A-Za-z_][A-Za-z0-9_]*)*[ \t]*=(?![=>])[ \t]*(?=\\{0,7}["'`])/;
 // PHP's var_dump: `["password"]=>` then, on the next line, `string(18) "..."`.
-const VAR_DUMP = /^\r?\n[ \t]*string\([0-9]{1,6}\)[ \t]*(?=")/;
+const VAR_DUMP = new RegExp(String.raw`^${BREAK}${INDENT}string\([0-9]{1,6}\)[ \t]*(?=\\{0,3}")`);
 const WRAPPER =
-  /^(?:String::from|String::new|SecretString::(?:new|from)|Secret::new|SecretStr|SecretString|SecureString|Some|String|str|Secret)?\([ \t]*(?=["'])/;
+  /^(?:String::from|String::new|SecretString::(?:new|from)|Secret::new|SecretStr|SecretString|SecureString|Some|String|str|Secret)?\([ \t]*(?=\\{0,3}["'])/;
 
 /**
  * A kind that the surroundings give a key that is not secret-ish by itself:
@@ -313,6 +314,7 @@ function literal(site: Site, ke: number, spans: Span[]): number {
   spans.push({ s: vs, e: ve, kind: kindOut, p: 1 });
   // `password = "Tr0ub" + "4dor3"`, Python's implicit `("..." "...")`: the pieces that follow are the literal too.
   if (quoted) ve = concatenatedPieces(text, ve, spans, kindOut);
+  else ve = continuedLine(text, ve, spans, kindOut);
   // Resume inside the value so a provider token there can claim a better kind, but
   // never parse the value itself for assignments again: that would be quadratic.
   scanState.keyedEnd = ve;
@@ -333,9 +335,13 @@ function accepted(site: Site, value: string, quote: number, ve: number): string 
   return weak ? kind.slice(5) : kind;
 }
 
-// A closing quote, an operator (or none, or a line break), an opening quote: one literal in pieces.
-const CONCAT =
-  /\\{0,3}["'`][ \t]*(?:[+.&]|\|\||<<)?[ \t]*(?:\\?\r?\n[ \t]*(?:(?:[+.&]|\|\|)[ \t]*)?)?\\{0,3}(["'`])([^\s"'`\\]{1,256})\\{0,3}["'`]/y;
+// A closing quote, an operator (or none, or a line break, real or JSON-escaped), the same quote opening,
+// escaped as the closing one was (in a JSON string, `\"a\"\n",` and `'a'\n",` reach the string's own
+// end): one literal in pieces.
+const CONCAT = new RegExp(
+  String.raw`(\\{0,3})(["'\`])[ \t]*(?:[+.&]|\|\||<<)?[ \t]*(?:${BREAK}${INDENT}(?:(?:[+.&]|\|\|)[ \t]*)?)?\1(\2)([^\s"'\`\\]{1,256})\\{0,3}["'\`]`,
+  "y",
+);
 
 function concatenatedPieces(text: string, ve: number, spans: Span[], kind: string): number {
   let end = ve;
@@ -343,7 +349,7 @@ function concatenatedPieces(text: string, ve: number, spans: Span[], kind: strin
     CONCAT.lastIndex = end;
     const m = CONCAT.exec(text);
     if (m === null || m[0].length === 0) break;
-    const piece = m[2] as string;
+    const piece = m[4] as string;
     // The piece ends right before the closing quote (and its escaping backslashes).
     const s = text.lastIndexOf(piece, CONCAT.lastIndex - 1);
     if (s < end) break;
@@ -351,6 +357,21 @@ function concatenatedPieces(text: string, ve: number, spans: Span[], kind: strin
     end = s + piece.length;
   }
   return end;
+}
+
+// A shell's or a Makefile's continuation: the value's last backslash (its escaping doubles it in a JSON
+// string) right before the break, raw or escaped; the next line's word goes on with the value.
+const CONTINUED = /\\*(?:\r?\n|\\{1,7}n)([^\s"'`\\]{1,256})/y;
+
+/** `TOKEN=abc\` and `def` on the next line: the value in two pieces. */
+function continuedLine(text: string, ve: number, spans: Span[], kind: string): number {
+  if (text.charCodeAt(ve - 1) !== 92) return ve;
+  CONTINUED.lastIndex = ve;
+  const m = CONTINUED.exec(text);
+  if (m === null) return ve;
+  const e = CONTINUED.lastIndex;
+  spans.push({ s: e - (m[1] as string).length, e, kind, p: 1 });
+  return e;
 }
 
 // Set-Cookie attributes, which carry no secret.
@@ -380,9 +401,11 @@ function quotedValue(site: Site, qAt: number): [number, number] | null {
   const limit = Math.min(n, p + MAX_VALUE);
   const vs = qAt + 1;
   if (qAt > p) {
-    // `\"...\"` in JSON-encoded text closes with the same escaped quote.
+    // `\"...\"` in JSON-encoded text closes with the same escaped quote, on the same line of the file: a
+    // string that does not was the end of another one, as unescaped below.
     const close = text.substring(vs, limit).indexOf(text.slice(p, vs));
-    return [vs, close < 0 ? limit : vs + close];
+    const ve = close < 0 ? limit : vs + close;
+    return escapedBreakIn(text, vs, ve, (qAt - p + 1) >> 1) ? null : [vs, ve];
   }
   const q = text.charCodeAt(qAt);
   let i = vs;
@@ -396,6 +419,21 @@ function quotedValue(site: Site, qAt: number): [number, number] | null {
   // (`print("token=" + repr(x))`). One cut off by the end of the text may be real.
   if (text.charCodeAt(i) === 10) return null;
   return [vs, Math.min(i, limit)];
+}
+
+/**
+ * Whether a line of the file ends in `[from, to)` of an escaped string whose line break is `k` backslashes
+ * and an `n` (its quote had 2k−1): `\n` once escaped, `\\n` twice. A longer run is a break when the
+ * innermost string reads one after its backslashes (`\\\n` once: a backslash, then the break); `\\n`
+ * once is a `\n` the file itself holds.
+ */
+function escapedBreakIn(text: string, from: number, to: number, k: number): boolean {
+  for (let i = text.indexOf("\\", from); i >= 0 && i < to; i = text.indexOf("\\", i)) {
+    const b = i;
+    while (text.charCodeAt(i) === 92) i++;
+    if (text.charCodeAt(i) === 110 && (i - b) % (2 * k) === k) return true;
+  }
+  return false;
 }
 
 // How far an unquoted value runs: a header's rest of line, a connection string's field, a config line's

@@ -3,6 +3,14 @@
 // reads a whole line (a table's row, a Secret's data, a .pgpass entry) reads it here the same way in a file,
 // a transcript line and a transcript line quoted inside another.
 
+// Regex sources for the seams of a literal split over lines (./split.ts, ./key-rules.ts). A line break as a
+// file has it (after a shell's or a template's continuation backslash, or none), or as a JSON string
+// carries it: `\n` once escaped, `\\n` twice, `\\\n` for a continuation escaped once, six backslashes
+// for one escaped twice.
+export const BREAK = String.raw`(?:\\?\r?\n|\\{1,7}(?:r\\{1,7})?n)`;
+/** Indentation, whose tabs a JSON string escapes too. */
+export const INDENT = String.raw`(?:[ \t]|\\{1,3}t)*`;
+
 /** Whether `text[i]` is the `n` of an escaped line break. */
 export function escapedBreakAt(text: string, i: number): boolean {
   return text.charCodeAt(i) === 110 && text.charCodeAt(i - 1) === 92;

@@ -339,3 +339,119 @@ describe("the shapes issue 38 found missing, as agents show a file", () => {
     });
   }
 });
+
+/** A secret split across pieces that only a reader joins: `pieces` are what must not survive. */
+interface SplitFixture {
+  name: string;
+  text: string;
+  pieces: string[];
+}
+
+/** A provider token cut in two, as code and shells write it; its public prefix is no secret. */
+function splitTokenFixtures(): SplitFixture[] {
+  const token = () => {
+    const t = `${"gh"}p_${key(36)}`;
+    return [t.slice(0, 20), t.slice(20)] as const;
+  };
+  const shapes: Array<[string, (a: string, b: string) => string]> = [
+    ["JS concatenation", (a, b) => `const token = "${a}" + "${b}";`],
+    ["JS concatenation over a line break", (a, b) => `const token = "${a}" +\n  "${b}";`],
+    ["Java concatenation with a leading +", (a, b) => `String t = "${a}"\n    + "${b}";`],
+    ["Python implicit concatenation", (a, b) => `TOKEN = ("${a}"\n         "${b}")`],
+    ["Python strings joined by a backslash", (a, b) => `TOKEN = '${a}' \\\n    '${b}'`],
+    ["Go concatenation", (a, b) => `token := "${a}" +\n\t"${b}"`],
+    ["PHP concatenation", (a, b) => `$token = '${a}' . '${b}';`],
+    ["JS template pieces", (a, b) => `const token = \`${a}\` +\n  \`${b}\`;`],
+    ["a JS template's interpolations", (a, b) => `const token = \`\${"${a}"}\${"${b}"}\`;`],
+    ["a JS template's interpolation and text", (a, b) => `const token = \`\${'${a}'}${b}\`;`],
+    ["a shell line continuation", (a, b) => `export GITHUB_TOKEN=${a}\\\n${b}`],
+    ["shell variables joined later", (a, b) => `P1=${a}\nP2=${b}\nexport GITHUB_TOKEN="$P1$P2"`],
+  ];
+  return shapes.map(([name, shape]) => {
+    const [a, b] = token();
+    return { name, text: `${shape(a, b)}\n${KEEP}`, pieces: [a.slice(4), b] };
+  });
+}
+
+/** A literal under a secret's name cut in two: neither piece has a prefix to find it by. */
+function splitLiteralFixtures(): SplitFixture[] {
+  const shapes: Array<[string, (a: string, b: string) => string]> = [
+    ["JS concatenation", (a, b) => `const apiKey = "${a}" + "${b}";`],
+    ["Python implicit concatenation", (a, b) => `API_KEY = ("${a}"\n           "${b}")`],
+    ["Python strings joined by a backslash", (a, b) => `API_KEY = '${a}' \\\n    '${b}'`],
+    ["Go concatenation", (a, b) => `password := "${a}" +\n\t"${b}"`],
+    ["Java concatenation with a leading +", (a, b) => `String token = "${a}"\n    + "${b}";`],
+    ["PHP concatenation", (a, b) => `$secret = '${a}' . '${b}';`],
+    ["JS template pieces", (a, b) => `const apiKey = \`${a}\` +\n  \`${b}\`;`],
+    ["a shell line continuation", (a, b) => `export API_TOKEN=${a}\\\n${b}`],
+  ];
+  return shapes.map(([name, shape]) => {
+    const whole = key(28);
+    const [a, b] = [whole.slice(0, 12), whole.slice(12)];
+    return { name, text: `${shape(a, b)}\n${KEEP}`, pieces: [a, b] };
+  });
+}
+
+function expectJoined(text: string, pieces: string[]): void {
+  const out = redactText(text).text;
+  for (const p of pieces) expect(out, `leaks ${p.slice(0, 4)}…`).not.toContain(p);
+  expect(out).toContain(KEEP);
+}
+
+describe("a secret split across strings or lines, as agents show a file", () => {
+  for (const [group, make] of [
+    ["a provider token", splitTokenFixtures],
+    ["a literal under a secret's name", splitLiteralFixtures],
+  ] as const) {
+    describe(group, () => {
+      for (const f of make()) {
+        describe(f.name, () => {
+          for (const [view, show] of Object.entries(VIEWS)) {
+            for (const [carrier, carry] of Object.entries(CARRIERS)) {
+              it(`${view}, ${carrier}`, () => expectJoined(carry(show(f.text)), f.pieces));
+            }
+          }
+        });
+      }
+    });
+  }
+});
+
+describe("a value in a JSON string ends where its line of the file does", () => {
+  it("keeps a string that does not close on its line, as in the file", () => {
+    const code = `api_key = "${lower(3)}\nlet me explain the "plan" now`;
+    for (const carry of Object.values(CARRIERS)) {
+      const t = carry(code);
+      expect(redactText(t).text, t).toBe(t);
+    }
+  });
+
+  it("keeps strings joined over lines that hold no secret, and the string's own end", () => {
+    const code = [
+      `const greeting = "hello" +\n  "world";`,
+      `names = ('alpha'\n  'beta')`,
+      "msg = 'done'\n",
+      `label := "ok" +\n\t"fine"`,
+    ].join("\n");
+    for (const show of Object.values(VIEWS)) {
+      for (const carry of Object.values(CARRIERS)) {
+        const t = carry(show(code));
+        expect(redactText(t).text, t).toBe(t);
+      }
+    }
+  });
+
+  it("ends a quoted secret at its quote, not at the JSON string's closing one after the break", () => {
+    for (const q of [`'`, `"`]) {
+      const pw = key(16);
+      const show = (v: string) => JSON.stringify({ output: `out:\nDB_PASSWORD=${q}${v}${q}\n`, exit: 0 });
+      expect(redactText(show(pw)).text).toBe(show("[REDACTED:password]"));
+    }
+  });
+
+  it("reads PHP's var_dump of a password on the line below its key", () => {
+    const pw = key(18);
+    const dump = `array(1) {\n  ["password"]=>\n  string(18) "${pw}"\n}\n${KEEP}`;
+    for (const carry of Object.values(CARRIERS)) expectHidden(carry(dump), [pw]);
+  });
+});

@@ -7,9 +7,10 @@ import { isPlaceholder } from "./placeholders.ts";
 import type { Span } from "./rule.ts";
 import { looksGenerated } from "./split.ts";
 
-const TAB = String.raw`(?:\t|\\t)`;
+// A tab and a line break, real or JSON-escaped: once in a transcript, twice in a string inside one.
+const TAB = String.raw`(?:\t|\\{1,3}t)`;
 const JAR_LINE = new RegExp(
-  String.raw`(?:^|\n|\\n)(?:#HttpOnly_)?[A-Za-z0-9.-]{1,253}${TAB}(?:TRUE|FALSE)${TAB}[^\t\s\\]*${TAB}(?:TRUE|FALSE)${TAB}-?[0-9]{1,12}${TAB}[^\t\r\n\\]{0,256}${TAB}([^\t\r\n\\"]{1,4096})`,
+  String.raw`(?:^|\n|\\{1,3}n)(?:#HttpOnly_)?[A-Za-z0-9.-]{1,253}${TAB}(?:TRUE|FALSE)${TAB}[^\t\s\\]*${TAB}(?:TRUE|FALSE)${TAB}-?[0-9]{1,12}${TAB}[^\t\r\n\\]{0,256}${TAB}([^\t\r\n\\"]{1,4096})`,
   "dg",
 );
 const MAPPING = /\bcookies\\{0,7}["']?[ \t]*[=:][ \t]*\{/g;
@@ -22,7 +23,7 @@ function sessionLike(v: string): boolean {
 
 /** Whether a field of a jar's line (`\tTRUE\t`, escaped or not) is in `text`: the line regex cannot skip. */
 export function mayHoldCookieJar(text: string): boolean {
-  return /(?:\t|\\t)(?:TRUE|FALSE)(?:\t|\\t)/.test(text);
+  return /(?:\t|\\t)(?:TRUE|FALSE)(?:\t|\\{1,3}t)/.test(text);
 }
 
 /** Whether a `cookies` mapping may be in `text`: "kies" skips faster than "cookies" (0.25 vs 0.58 ms a MB). */

@@ -11,7 +11,7 @@ import {
   lineBefore,
 } from "./chars.ts";
 import { keyKind, splitWords, weakKeyKind } from "./keys.ts";
-import { BREAK, INDENT } from "./lines.ts";
+import { BREAK, INDENT, jsonValueStart } from "./lines.ts";
 import { siblingKind } from "./named-pair.ts";
 import {
   CODE_KEYWORDS,
@@ -58,11 +58,12 @@ function atLineStart(text: string, pos: number): boolean {
   while (i > min) {
     const c = text.charCodeAt(i - 1);
     if (c === 10 || c === 13) break;
-    // A JSON-escaped newline counts as a line break.
+    // A JSON-escaped newline counts as a line break, and a JSON string's opening quote as the text's start.
     if (c === 110 && i >= 2 && text.charCodeAt(i - 2) === 92) break;
+    if (c === 34 && jsonValueStart(text, i)) break;
     i--;
   }
-  if (i === min && min > 0) return false;
+  if (i === min && min > 0 && !jsonValueStart(text, i)) return false;
   return LINE_PREFIX.test(text.slice(i, pos));
 }
 
@@ -253,6 +254,13 @@ export function assignment(
   return literal({ text, ks, key, kind, sep, q0, keyQuoted, spaceBefore, spaceAfter: false, p }, ke, spans);
 }
 
+/** Whether an escaped line break starts at `p`: `\n` in a JSON string, `\\n` in one inside another. */
+function escapedBreakAhead(text: string, p: number): boolean {
+  let q = p;
+  while (q - p < 7 && text.charCodeAt(q) === 92) q++;
+  return q > p && text.charCodeAt(q) === 110;
+}
+
 /** The literal after a secret-ish key's separator (`site.p`): pushed when it is one; returns where to resume. */
 function literal(site: Site, ke: number, spans: Span[]): number {
   const { text, kind } = site;
@@ -272,9 +280,9 @@ function literal(site: Site, ke: number, spans: Span[]): number {
   while (p < n && isBlank(text.charCodeAt(p))) p++;
   if (p >= n) return ke;
   // YAML's `token: >-` and `api_key:` with the value on the lines below.
-  if (site.sep === SEP_COLON && !site.q0 && !kind.startsWith("weak:")) {
+  if (site.sep === SEP_COLON && (!site.q0 || jsonValueStart(text, site.ks)) && !kind.startsWith("weak:")) {
     const c = text.charCodeAt(p);
-    if (c === 124 || c === 62 || c === 10 || c === 13 || (c === 92 && text.charCodeAt(p + 1) === 110)) {
+    if (c === 124 || c === 62 || c === 10 || c === 13 || (c === 92 && escapedBreakAhead(text, p))) {
       const end = valueBelow(text, site.ks, p, kind, spans);
       if (end >= 0) {
         scanState.keyedEnd = end;
@@ -554,7 +562,9 @@ function unquotedValue(site: Site): [number, number] | null {
     let r = ve;
     while (r < n && isBlank(text.charCodeAt(r))) r++;
     const rc = text.charCodeAt(r);
-    if (r < n && rc !== q0c && !(rc < 128 && VALUE_TAIL[rc] === 1)) return null;
+    // A config line's value may end the JSON string that carries the file (`password = v"}`).
+    const closes = rc === 34 && lineStartOf(site);
+    if (r < n && rc !== q0c && !closes && !(rc < 128 && VALUE_TAIL[rc] === 1)) return null;
   }
   return [vs, ve];
 }

@@ -3,6 +3,8 @@
 // reads a whole line (a table's row, a Secret's data, a .pgpass entry) reads it here the same way in a file,
 // a transcript line and a transcript line quoted inside another.
 
+import { isBlank } from "./chars.ts";
+
 // Regex sources for the seams of a literal split over lines (./split.ts, ./key-rules.ts). A line break as a
 // file has it (after a shell's or a template's continuation backslash, or none), or as a JSON string
 // carries it: `\n` once escaped, `\\n` twice, `\\\n` for a continuation escaped once, six backslashes
@@ -10,6 +12,21 @@
 export const BREAK = String.raw`(?:\\?\r?\n|\\{1,7}(?:r\\{1,7})?n)`;
 /** Indentation, whose tabs a JSON string escapes too. */
 export const INDENT = String.raw`(?:[ \t]|\\{1,3}t)*`;
+
+/**
+ * Whether `at` is right after the opening quote of a JSON string's value (`"content":"`, `\"content\":\"`):
+ * there the first line of the text it carries starts, as a tool's result starts with a file's first line.
+ */
+export function jsonValueStart(text: string, at: number): boolean {
+  let i = at - 1;
+  if (text.charCodeAt(i) !== 34) return false;
+  while (text.charCodeAt(i - 1) === 92) i--;
+  while (isBlank(text.charCodeAt(i - 1))) i--;
+  if (text.charCodeAt(i - 1) !== 58) return false;
+  i--;
+  while (isBlank(text.charCodeAt(i - 1))) i--;
+  return text.charCodeAt(i - 1) === 34;
+}
 
 /** Whether `text[i]` is the `n` of an escaped line break. */
 export function escapedBreakAt(text: string, i: number): boolean {

@@ -97,7 +97,9 @@ PREFIX_FORMS.set("-insecure", (text, at, spans) =>
     : -1,
 );
 
-const REDIS_DIRECTIVE = /(?:^|\n|\\n|CONFIG[ \t]+SET[ \t]+)[ \t]*(?:requirepass|masterauth)[ \t]+/g;
+// At a line's start: after a break, real or escaped, or a JSON string value's opening quote (`":"`).
+const REDIS_DIRECTIVE =
+  /(?:^|\n|\\n|"[ \t]*:[ \t]*\\{0,3}"|CONFIG[ \t]+SET[ \t]+)[ \t]*(?:requirepass|masterauth)[ \t]+/g;
 /**
  * Whether `text` may hold a Redis directive, given whether it holds "auth" (./scan.ts looks for it once
  * for several rules). `requirepass` is found by its `q`, rare enough that a walk over every `q` costs less

@@ -132,7 +132,7 @@ function wholeTextPasses(text: string, spans: Span[]): void {
   // A jar's fields stand between tabs, real or escaped (a tab and a backslash are found at memchr speed).
   if ((text.includes("\t") || text.includes("\\t")) && mayHoldCookieJar(text)) cookieJars(text, spans);
   if (mayHoldCookieMapping(text)) cookieMappings(text, spans);
-  if (text.includes("│")) boxTables(text, spans);
+  boxTables(text, spans);
 }
 
 /** Sorted, non-overlapping regions: overlapping spans merge, since redacting their union can only hide more. */

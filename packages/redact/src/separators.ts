@@ -15,7 +15,7 @@ import { type Branch, encodedKey } from "./anchors.ts";
 import { charTable, isB64Code, isBlank, isDigit, isLower, isQuote, isUpper } from "./chars.ts";
 import { dotenvValue } from "./dotenv.ts";
 import { fromSeparator } from "./key-rules.ts";
-import { breakBefore } from "./lines.ts";
+import { breakBefore, jsonValueStart } from "./lines.ts";
 import { isPasswordPlaceholder, isPlaceholder } from "./placeholders.ts";
 import { generatedKey, oracleLogin, slashPassword } from "./positional.ts";
 import { colonLabel } from "./prose.ts";
@@ -273,7 +273,7 @@ function mayJdbc(text: string, at: number): boolean {
 /** Whether `j` starts a line: the text's start, after a newline, or after an escaped `\\n`. */
 function lineStartAt(text: string, j: number): boolean {
   const c = text.charCodeAt(j - 1);
-  return j === 0 || c === 10 || (c === 110 && text.charCodeAt(j - 2) === 92);
+  return j === 0 || c === 10 || (c === 110 && text.charCodeAt(j - 2) === 92) || jsonValueStart(text, j);
 }
 
 /**
@@ -355,10 +355,11 @@ const JDBC: SeparatorBranch = {
   handle: oracleLogin,
   may: mayJdbc,
 };
-// At the start of a line: a .env line's `NAME=` whatever it is called (./dotenv.ts), or a line of 43 base64
-// characters and its `=` (a 32-byte key that `consul keygen` or `wg genkey` printed).
+// At the start of a line (or of a JSON string's value, where a tool's result starts with a file's first
+// line): a .env line's `NAME=` whatever it is called (./dotenv.ts), or a line of 43 base64 characters and
+// its `=` (a 32-byte key that `consul keygen` or `wg genkey` printed).
 const LINE_KEY: SeparatorBranch = {
-  src: String.raw`(?<=(?:^|\n|\\n)((?:[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{1,63})|[A-Za-z0-9+/]{43})=)`,
+  src: String.raw`(?<=(?:^|\n|\\n|"[ \t]*:[ \t]*\\{0,3}")((?:[ \t]*(?:export[ \t]+)?[A-Z][A-Z0-9_]{1,63})|[A-Za-z0-9+/]{43})=)`,
   handle: (text, at, cap, spans) =>
     cap.length === 43 && /[a-z+/]/.test(cap)
       ? generatedKey(text, at, cap, spans)

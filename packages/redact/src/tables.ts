@@ -30,6 +30,11 @@ function secretCell(name: string, v: string, allSecret: boolean): boolean {
   return v.length >= 16 && !/\s/.test(v) && looksGenerated(v) && !NOT_KEY_MATERIAL.test(v);
 }
 
+/** Whether the column starting at `col` starts there in `line`: after a blank, or past its end. */
+function aligned(line: string, col: number): boolean {
+  return col === 0 || col >= line.length || line.charCodeAt(col - 1) === 32 || line.charCodeAt(col - 1) === 9;
+}
+
 /** The dash line under a table's header (`---   -----`); `at` is its first dash. Returns where to resume. */
 export function dashTable(text: string, at: number, spans: Span[]): number {
   const ls = lineStart(text, at);
@@ -59,6 +64,9 @@ export function dashTable(text: string, at: number, spans: Span[]): number {
     const re = lineEnd(text, rs);
     const line = text.slice(rs, re);
     if (line.trim().length === 0 || /^\s*[=-]{3}|^\s*\$ /.test(line)) break;
+    // A row's cells are padded to the columns: a line with a word across the value column's start is
+    // the text after the table (a file's next line, when the table was its first).
+    if (!aligned(line, cols[valueCol] as number)) break;
     const v = cell(line, valueCol);
     const name = nameCol >= 0 ? cell(line, nameCol) : "";
     if (secretCell(name, v, allSecret)) {
@@ -71,19 +79,31 @@ export function dashTable(text: string, at: number, spans: Span[]): number {
 }
 
 const BOX = "│";
+// The same table in JSON that escapes every non-ASCII character (Python's json.dumps by default).
+const ESCAPED_BOX = "\\u2502";
+const RULE_LINE = /^[\s\u2500-\u257f]+$/;
+const ESCAPED_RULE_LINE = /^(?:\s|\\{1,3}u25[0-7][0-9a-fA-F])+$/;
 
 /** A box-drawn table (`│ NAME │ VALUE │`): gated on the box character, found at memchr speed. */
 export function boxTables(text: string, spans: Span[]): void {
+  if (text.includes(BOX)) boxTablesBy(text, spans, BOX, RULE_LINE);
+  // Its escape's backslash is found at memchr speed, and most texts have none.
+  else if (text.includes("\\") && text.includes(ESCAPED_BOX))
+    boxTablesBy(text, spans, ESCAPED_BOX, ESCAPED_RULE_LINE);
+}
+
+/** The tables whose cells stand between `box` characters, and whose rules between rows match `rule`. */
+function boxTablesBy(text: string, spans: Span[], box: string, rule: RegExp): void {
   let from = 0;
   for (;;) {
-    const h = text.indexOf(BOX, from);
+    const h = text.indexOf(box, from);
     if (h < 0) return;
     const hs = lineStart(text, h);
     const he = lineEnd(text, h);
     from = pastBreak(text, he);
     const headers = text
       .slice(hs, he)
-      .split(BOX)
+      .split(box)
       .map((c) => c.trim());
     const valueCol = headers.findIndex((c) => VALUE_HEADER.test(c));
     if (valueCol < 0) continue;
@@ -93,20 +113,20 @@ export function boxTables(text: string, spans: Span[]): void {
       const re = lineEnd(text, rs);
       const line = text.slice(rs, re);
       // A rule between rows (`├────┼────┤`) is skipped; anything else without a `│` ends the table.
-      if (!line.includes(BOX)) {
-        if (/^[\s\u2500-\u257f]+$/.test(line) && line.trim().length > 0) {
+      if (!line.includes(box)) {
+        if (rule.test(line) && line.trim().length > 0) {
           rs = pastBreak(text, re);
           continue;
         }
         break;
       }
-      const cells = line.split(BOX);
+      const cells = line.split(box);
       if (cells.length === headers.length) {
         const v = (cells[valueCol] as string).trim();
         const name = nameCol >= 0 ? (cells[nameCol] as string).trim() : "";
         if (secretCell(name, v, false)) {
           let off = 0;
-          for (let c = 0; c < valueCol; c++) off += (cells[c] as string).length + BOX.length;
+          for (let c = 0; c < valueCol; c++) off += (cells[c] as string).length + box.length;
           const s = rs + off + (cells[valueCol] as string).indexOf(v);
           spans.push({ s, e: s + v.length, kind: "secret", p: 1 });
         }

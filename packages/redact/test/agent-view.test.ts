@@ -35,6 +35,7 @@ function fixtures(): Fixture[] {
   const wg = gen(B64, 43);
   const pem = b64Lines(4);
   const ppk = b64Lines(3);
+  const [box, folded, below, cookie, haproxy, ini] = [key(28), key(24), key(24), key(32), key(16), key(18)];
   return [
     {
       name: "a .env value by its entropy",
@@ -79,6 +80,38 @@ function fixtures(): Fixture[] {
         `# ${KEEP}\nPuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nPublic-Lines: 1\nAAAAB3NzaC1yc2E\n` +
         `Private-Lines: 3\n${ppk.join("\n")}\nPrivate-MAC: ${gen("0123456789abcdef", 40)}\n`,
       secrets: ppk,
+    },
+    {
+      name: "a box-drawn table under its NAME / VALUE header",
+      text:
+        `# ${KEEP}\n┌─────────┬──────────────────────────────┐\n│ NAME    │ VALUE                        │\n` +
+        `├─────────┼──────────────────────────────┤\n│ SIGNING │ ${box}   │\n└─────────┴──────────────────────────────┘\n`,
+      secrets: [box],
+    },
+    {
+      name: "a YAML block scalar below its key",
+      text: `# ${KEEP}\nci:\n  token: >-\n    ${folded}\n  region: eu\n`,
+      secrets: [folded],
+    },
+    {
+      name: "a YAML plain scalar folded below its key",
+      text: `# ${KEEP}\napi_key:\n  ${below}\nregion: eu\n`,
+      secrets: [below],
+    },
+    {
+      name: "a cookie jar's line",
+      text: `# ${KEEP}\n# Netscape HTTP Cookie File\n.example.com\tTRUE\t/\tTRUE\t0\tsessionid\t${cookie}\n`,
+      secrets: [cookie],
+    },
+    {
+      name: "HAProxy's userlist",
+      text: `# ${KEEP}\nuserlist admins\n  user admin insecure-password ${haproxy}\n`,
+      secrets: [haproxy],
+    },
+    {
+      name: "an INI password under its section",
+      text: `# ${KEEP}\n[database]\npassword = ${ini}\n`,
+      secrets: [ini],
     },
   ];
 }
@@ -150,6 +183,37 @@ describe("a line's start, a key's armour and a table's header, as agents show a 
       }
     }
   });
+});
+
+/** The same file with the clean line last: its first line is the secret's, right after a JSON string's quote. */
+const keepLast = (t: string) => `${t.replace(`# ${KEEP}\n`, "")}# ${KEEP}\n`;
+
+describe("a line's start, a key's armour and a table's header on a file's first line", () => {
+  for (const f of fixtures()) {
+    describe(f.name, () => {
+      for (const [view, show] of Object.entries(VIEWS)) {
+        for (const [carrier, carry] of Object.entries(CARRIERS)) {
+          it(`${view}, ${carrier}`, () => expectHidden(carry(show(keepLast(f.text))), f.secrets));
+        }
+      }
+    });
+  }
+});
+
+describe("a directive and a block scalar that open the file", () => {
+  const [redis, block] = [key(20), key(24)];
+  for (const [name, text, secret] of [
+    ["redis.conf's requirepass", `requirepass ${redis}\nbind 127.0.0.1\n# ${KEEP}\n`, redis],
+    ["a YAML block scalar", `token: >-\n  ${block}\nregion: eu\n# ${KEEP}\n`, block],
+  ]) {
+    describe(name as string, () => {
+      for (const [view, show] of Object.entries(VIEWS)) {
+        for (const [carrier, carry] of Object.entries(CARRIERS)) {
+          it(`${view}, ${carrier}`, () => expectHidden(carry(show(text as string)), [secret as string]));
+        }
+      }
+    });
+  }
 });
 
 describe("a key file read in two pieces", () => {

@@ -12,6 +12,7 @@ const INDICATOR = /^[|>][-+]?[1-9]?[ \t]*(?:#[^\n]*)?$/;
 const STRUCTURE = /^(?:-[ \t]|[^\s:#]+:(?:[ \t]|$)|#)/;
 const MAX_LINES = 64;
 const MAX_LINE = 4096;
+const MAX_REST = 128;
 
 /** The indent of the line holding `at` (blanks, and a list's `- `, before its first character). */
 function indentOf(text: string, at: number): number {
@@ -31,7 +32,9 @@ function indentOf(text: string, at: number): number {
  * when there is none (a nested mapping, a list, a scalar on the key's line).
  */
 export function valueBelow(text: string, ks: number, p: number, kind: string, spans: Span[]): number {
-  const le = lineEndIn(text, p, MAX_LINE);
+  // An indicator and its comment, or nothing, end the line soon: a long line holds a value on it.
+  const le = lineEndIn(text, p, MAX_REST);
+  if (le - p >= MAX_REST) return -1;
   const rest = text.slice(p, le).trim();
   const block = INDICATOR.test(rest);
   if (!block && rest !== "") return -1;

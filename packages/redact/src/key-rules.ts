@@ -367,18 +367,32 @@ function concatenatedPieces(text: string, ve: number, spans: Span[], kind: strin
   return end;
 }
 
-// A shell's or a Makefile's continuation: the value's last backslash (its escaping doubles it in a JSON
-// string) right before the break, raw or escaped; the next line's word goes on with the value.
-const CONTINUED = /\\*(?:\r?\n|\\{1,7}n)([^\s"'`\\]{1,256})/y;
+// A shell's or a Makefile's continuation: the value's last backslash right before the break. In a JSON
+// string the two are `\\\n` (three backslashes: an escaped backslash, an escaped break), six in a string
+// inside one; the value stops at the first of them (unquotedEnd).
+const CONTINUATION_RUNS = new Set([3, 6]);
+
+/** Where the line after the value ending at `ve` starts, when the value's backslash continues it; or -1. */
+function continuation(text: string, ve: number): number {
+  const c = text.charCodeAt(ve);
+  if (c === 10 || c === 13) {
+    if (text.charCodeAt(ve - 1) !== 92) return -1;
+    return c === 13 && text.charCodeAt(ve + 1) === 10 ? ve + 2 : ve + 1;
+  }
+  let j = ve;
+  while (j - ve < 8 && text.charCodeAt(j) === 92) j++;
+  return CONTINUATION_RUNS.has(j - ve) && text.charCodeAt(j) === 110 ? j + 1 : -1;
+}
 
 /** `TOKEN=abc\` and `def` on the next line: the value in two pieces. */
 function continuedLine(text: string, ve: number, spans: Span[], kind: string): number {
-  if (text.charCodeAt(ve - 1) !== 92) return ve;
-  CONTINUED.lastIndex = ve;
-  const m = CONTINUED.exec(text);
-  if (m === null) return ve;
-  const e = CONTINUED.lastIndex;
-  spans.push({ s: e - (m[1] as string).length, e, kind, p: 1 });
+  const s = continuation(text, ve);
+  if (s < 0) return ve;
+  let e = s;
+  const limit = Math.min(text.length, s + 256);
+  while (e < limit && !/[\s"'`\\]/.test(text[e] as string)) e++;
+  if (e === s) return ve;
+  spans.push({ s, e, kind, p: 1 });
   return e;
 }
 
@@ -458,8 +472,13 @@ function unquotedEnd(text: string, p: number, q0c: number, mode: number): number
     const ch = text.charCodeAt(i);
     if (ch === 10 || ch === 13 || ch === q0c) break;
     if (ch === 92) {
-      const nx = text.charCodeAt(i + 1);
+      // An escape ends the value at its first backslash: `\\n` in a string inside a string is one line
+      // break, and a value that took its first backslash left the second to escape the `n` wrongly.
+      let j = i + 1;
+      while (j < limit && text.charCodeAt(j) === 92) j++;
+      const nx = text.charCodeAt(j);
       if (nx === 110 || nx === 114 || nx === 116 || nx === 34 || nx === 39) break;
+      i = j - 1;
       continue;
     }
     if (mode === RUN_LINE) {

@@ -513,6 +513,22 @@ describe("a value in a JSON string ends where its line of the file does", () => 
     }
   });
 
+  it("ends an unquoted value at the break, so a string in a string stays JSON and its next line stays", () => {
+    for (const line of [
+      (v: string) => `API_TOKEN=${v}`,
+      (v: string) => `password: ${v}`,
+      (v: string) => `api_key = ${v}`,
+      (v: string) => `Authorization: Bearer ${v}`,
+    ]) {
+      const v = key(22);
+      const t = JSON.stringify({ line: JSON.stringify({ content: `${line(v)}\nMODE=dev` }) });
+      const out = redactText(t).text;
+      const content: string = JSON.parse(JSON.parse(out).line).content;
+      expect(content, out).not.toContain(v);
+      expect(content.split("\n")[1], out).toBe("MODE=dev");
+    }
+  });
+
   it("reads PHP's var_dump of a password on the line below its key", () => {
     const pw = key(18);
     const dump = `array(1) {\n  ["password"]=>\n  string(18) "${pw}"\n}\n${KEEP}`;

@@ -70,6 +70,13 @@ function written(): SecretSample[] {
     // No anchor for a bare `cio…` (packages/redact/README.md, "three token formats"): under its usual name.
     sample("crates_io_token", "export CARGO_REGISTRY_TOKEN=", P("ci", "o") + mixed(32)),
     sample("credential", "credentials: ", mixed(30)),
+    // Firefox's logins.json: ciphertext of a login's user name, opened by the key4.db beside it.
+    sample(
+      "encrypted_credential",
+      '{"encryptedUsername": "',
+      Buffer.from(mixed(45)).toString("base64"),
+      '"}',
+    ),
     sample(
       "dynatrace_token",
       "DT token ",

@@ -139,16 +139,55 @@ async function announce(server: net.Server, p: { runFile: string }, reply?: stri
 }
 
 /**
- * A project whose server a first hook started, then killed: the project, and the dead server's run. Killed once
- * it is up, announced in the run file and its start claim released (serve-entry.ts releases it just after
- * announcing): killed in between, the claim stays until it ages out (5 s, launch.ts), and the next hooks start
- * no server.
+ * A project whose server was killed mid-session, once it had recorded a first hook: the project, and the dead
+ * server's run. The server is started as a hook starts it (launch.ts's arguments) but as a child of this process,
+ * so that it is reaped as it dies: a server a hook started is nobody's child, and a container's init may reap it
+ * seconds later (measured: 1.4-2.0 s here), a zombie that `kill -0` finds alive until then.
  */
 async function killedServer() {
   const p = await project();
-  await hook(p.root, prompt(1));
-  const dead = await killStartedServer(p);
+  const args = ["--project", p.root, "--port", String(p.port), "--run-file", p.runFile];
+  const server = spawn(process.execPath, [join(DIST, "serve.js"), ...args], {
+    cwd: p.root,
+    env: { ...process.env, TAPEDECK_HOME: homeOf(p.root) },
+    stdio: "ignore",
+  });
+  const exited = new Promise((resolve) => server.once("exit", resolve));
+  cleanups.push(() => void server.kill("SIGKILL"));
+  expect(await until(() => liveServer(p.runFile)?.pid === server.pid)).toBe(true);
+  const dead = liveServer(p.runFile)!;
+  expect(await hook(p.root, prompt(1), serverOnly(p.root))).toEqual(silent);
+  expect(events(p.root)).toHaveLength(1);
+  server.kill("SIGKILL");
+  await exited;
+  expect(liveServer(p.runFile)).toBeUndefined();
   return { p, dead };
+}
+
+/** Whether `pid` runs: neither gone nor a zombie (dead, not yet reaped; see killedServer). Linux's /proc. */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+  } catch {
+    return false;
+  }
+}
+
+/** The processes that run the server for `runFile`: their command lines name it. */
+function serversFor(runFile: string): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+        return argv.some((a) => a.endsWith("serve.js")) && argv.includes(runFile);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number)
+    .filter(running);
 }
 
 /** Kills the server a fallback hook started, once it is up and has released its start claim. */
@@ -157,7 +196,7 @@ async function killStartedServer(p: { runFile: string }) {
   expect(await until(up)).toBe(true);
   const dead = liveServer(p.runFile)!;
   process.kill(dead.pid, "SIGKILL");
-  expect(await until(() => liveServer(p.runFile) === undefined)).toBe(true);
+  expect(await until(() => !running(dead.pid))).toBe(true);
   return dead;
 }
 
@@ -524,6 +563,19 @@ describe("hook client: output for the agent (retrieval's added context)", () => 
   });
 });
 
+/** What a loopback port answers a connection that sends nothing, until it closes. */
+function acceptedBefore(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let got = "";
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("data", (d: Buffer) => {
+      got += d.toString();
+    });
+    socket.on("end", () => resolve(got));
+    socket.on("error", reject);
+  });
+}
+
 /** Runs `script` (Node) as the user nobody; answers the child and a promise of its first stdout line. */
 function asNobody(script: string): { child: ChildProcess; firstLine: Promise<string>; output: () => string } {
   const child = spawn(
@@ -547,7 +599,12 @@ describe("hook client against another local user (the suite runs as root, as CI 
     const { p } = await killedServer();
     const squatter = asNobody(`
       const net = require("node:net");
-      const s = net.createServer((c) => { c.on("data", (d) => process.stdout.write("GOT " + d.length + "\\n")); });
+      let accepted = 0;
+      const s = net.createServer((c) => {
+        accepted += 1;
+        c.end(String(accepted));
+        c.on("data", (d) => process.stdout.write("GOT " + d.length + "\\n"));
+      });
       s.listen(${p.port}, "127.0.0.1", () => process.stdout.write("LISTENING\\n"));
     `);
     cleanups.push(() => {
@@ -555,11 +612,14 @@ describe("hook client against another local user (the suite runs as root, as CI 
     });
     expect(await squatter.firstLine).toBe("LISTENING");
     for (let i = 2; i < 6; i += 1) expect(await hook(p.root, prompt(i, `secret-${i}`))).toEqual(silent);
-    await new Promise((r) => setTimeout(r, 200));
+    // A connection of ours after the hooks, which the squatter answers with how many it accepted: it accepts
+    // in order, so a hook's would have come first.
+    expect(await acceptedBefore(p.port)).toBe("1");
     expect(squatter.output()).toBe("LISTENING\n");
     expect(events(p.root)).toHaveLength(5);
     // The hooks tried to bring a server back once, not once each: every attempt is a Node start that fails.
-    await new Promise((r) => setTimeout(r, 500));
+    // Each hook spawned its attempt before it exited; once none runs, each has logged its failure.
+    expect(await until(() => serversFor(p.runFile).length === 0)).toBe(true);
     const diagnostics = join(p.root, ".tapedeck", "diagnostics.jsonl");
     const starts = readFileSync(diagnostics, "utf8")
       .split("\n")

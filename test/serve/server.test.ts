@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { readConfig, writeConfig } from "../../src/core/archive/config.ts";
 import { readRunFile } from "../../src/serve/runfile.ts";
 import { type HookServer, MAX_BODY_BYTES, MAX_IN_FLIGHT, startHookServer } from "../../src/serve/server.ts";
@@ -238,15 +239,33 @@ describe("http hook server", () => {
   });
 
   it("stays up while a watched agent lives, then lingers and exits", async () => {
+    // The server's clock is the test's: its checks run on an interval and read Date.now, faked alone.
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
+    cleanups.push(() => void vi.useRealTimers());
+    const agent = spawn(process.execPath, ["-e", "setInterval(() => {}, 60_000)"], { stdio: "ignore" });
+    const agentGone = new Promise((resolve) => agent.once("exit", resolve));
+    cleanups.push(() => void agent.kill("SIGKILL"));
     const root = project();
-    const server = await serve(root, { lingerMs: 100 });
-    await post(server, prompt(1), { "x-tapedeck-agent": String(process.pid) });
-    const exited = await Promise.race([
-      server.done.then(() => true),
-      new Promise((r) => setTimeout(r, 1500, false)),
-    ]);
+    const runFile = join(root, "run.endpoint");
+    const server = await serve(root, { lingerMs: 10_000 });
+    let exited = false;
+    void server.done.then(() => {
+      exited = true;
+    });
+    await post(server, prompt(1), { "x-tapedeck-agent": String(agent.pid) });
+    await vi.advanceTimersByTimeAsync(60_000);
     expect(exited).toBe(false);
-    await server.close();
+    expect(readRunFile(runFile)?.port).toBe(server.port);
+    agent.kill("SIGKILL");
+    await agentGone;
+    // The agent gone, the server lingers for lingerMs after the last request, then exits.
+    await post(server, prompt(2));
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(exited).toBe(false);
+    expect(readRunFile(runFile)?.port).toBe(server.port);
+    await vi.advanceTimersByTimeAsync(6_000);
+    await server.done;
+    expect(existsSync(runFile)).toBe(false);
   });
 
   it("never sleeps on a busy session lock: the event is spooled at once and other sessions go on", async () => {

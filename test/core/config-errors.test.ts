@@ -2,7 +2,6 @@
 // it is an error naming the file, line and column and none of its content,
 // it is never overwritten, the hook records a content-free diagnostic, and
 // doctor and status say what is wrong.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -15,6 +14,7 @@ import {
 } from "../../src/core/archive/config.ts";
 import { runHook } from "../../src/core/hook/recorder.ts";
 import { claudeAdapter } from "../../src/providers/claude/adapter.ts";
+import { runProgram } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/session.ts";
 
 const project = useTempProjects();
@@ -87,18 +87,13 @@ describe("a corrupt config.json (11.9)", () => {
     expect(diagnostics).not.toContain("hello");
   });
 
-  it("doctor, status and install say what is wrong and exit 1; install leaves the file as it was", () => {
+  it("doctor, status and install say what is wrong and exit 1; install leaves the file as it was", async () => {
     const { root, path } = brokenProject();
-    const cli = (args: string[]) =>
-      spawnSync(process.execPath, ["--import", "tsx", join(process.cwd(), "src/cli/main.ts"), ...args], {
-        cwd: process.cwd(),
-        encoding: "utf8",
-        input: "",
-        env: { ...process.env, TAPEDECK_HOME: join(root, "home") },
-      });
     for (const args of [["doctor"], ["status"], ["install", "claude", "--yes"]]) {
-      const r = cli([...args, "--project", root]);
-      expect(r.status, args.join(" ")).toBe(1);
+      const r = await runProgram([...args, "--project", root], {
+        env: { TAPEDECK_HOME: join(root, "home") },
+      });
+      expect(r.code, args.join(" ")).toBe(1);
       expect(r.stderr).toContain(`${path}:6:3: is not valid JSON`);
       expect(r.stderr + r.stdout).not.toContain(SECRET);
     }

@@ -45,6 +45,14 @@ record_here() {
 read -r port pid token reply <"$run" || record_here
 case "$port:$pid" in *[!0-9:]* | :* | *:) record_here ;; esac
 kill -0 "$pid" || record_here
+# A killed server that nobody has reaped yet is a zombie, for which `kill -0` still succeeds while its port
+# may already be another user's: where init does not reap at once (a container's PID 1 that is the agent
+# itself, 1.4-2.0 s for the init measured here), the payload and the token went to that squatter. Linux
+# tells in /proc; macOS has none, and there launchd reaps an orphaned server as it dies.
+if [ -r "/proc/$pid/stat" ]; then
+  IFS= read -r state <"/proc/$pid/stat"
+  case "${state##*) }" in Z* | X*) record_here ;; esac
+fi
 exec 3<>"/dev/tcp/127.0.0.1/$port" || record_here
 printf 'POST /hook/%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nContent-Type: application/json\r\nX-Tapedeck-Token: %s\r\nX-Tapedeck-Agent: %s\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' \
   "$provider" "$port" "$token" "${CLAUDE_PID:-0}" "${#payload}" "$payload" >&3 || record_here

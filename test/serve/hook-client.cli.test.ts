@@ -22,6 +22,7 @@ import { liveServer, readRunFile, runFilePath, writeRunFile } from "../../src/se
 import { startHookServer } from "../../src/serve/server.ts";
 import { outputOf } from "../helpers/child-output.ts";
 import { tempProject } from "../helpers/session.ts";
+import { processState, zombie } from "../helpers/zombie.ts";
 
 const DIST = join(process.cwd(), "dist");
 
@@ -625,6 +626,33 @@ describe("hook client against another local user (the suite runs as root, as CI 
       .split("\n")
       .filter((l) => l.includes('"serve-start"'));
     expect(starts).toHaveLength(1);
+  });
+
+  it("a run file naming a zombie (a killed server not reaped yet) sends the squatter nothing", async () => {
+    const p = await project();
+    const { pid, parent } = await zombie();
+    cleanups.push(() => void parent.kill("SIGKILL"));
+    expect(processState(pid)).toBe("Z");
+    const squatter = asNobody(`
+      const net = require("node:net");
+      let accepted = 0;
+      const s = net.createServer((c) => {
+        accepted += 1;
+        c.end(String(accepted));
+        c.on("data", (d) => process.stdout.write("GOT " + d.length + "\\n"));
+      });
+      s.listen(${p.port}, "127.0.0.1", () => process.stdout.write("LISTENING\\n"));
+    `);
+    cleanups.push(() => {
+      squatter.child.kill("SIGKILL");
+    });
+    expect(await squatter.firstLine).toBe("LISTENING");
+    // The run file as the server left it when it was killed: ours, its port, its pid, now a zombie's.
+    writeRunFile(p.runFile, { port: p.port, pid, token: "t".repeat(48), reply: "r".repeat(32) });
+    expect(await hook(p.root, prompt(1, "to nobody"), command(p.root))).toEqual(silent);
+    expect(await acceptedBefore(p.port)).toBe("1");
+    expect(squatter.output()).toBe("LISTENING\n");
+    expect(events(p.root).map((e) => e.payload.prompt)).toEqual(["to nobody"]);
   });
 
   it("another user can read no file that holds the token, and a request without it records nothing", async () => {

@@ -5,6 +5,7 @@
 // thinking tokens apart from output, the cache reads in a record of their own after the response's input).
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TOKEN_FIELDS } from "../../src/core/archive/manifest-counters.ts";
 import type { Usage } from "../../src/core/archive/schemas.ts";
 import { runCliInProcess } from "../helpers/program.ts";
 import { useTempProjects } from "../helpers/temp-project.ts";
@@ -19,12 +20,7 @@ interface Counts {
   cache_creation_input_tokens: number;
 }
 
-const FOUR = [
-  "input_tokens",
-  "output_tokens",
-  "cache_read_input_tokens",
-  "cache_creation_input_tokens",
-] as const;
+const FOUR = TOKEN_FIELDS;
 
 const four = (x: Record<string, unknown>): Counts =>
   Object.fromEntries(FOUR.map((k) => [k, x[k]])) as unknown as Counts;

@@ -7,6 +7,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "
 import { hostname } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TOKEN_FIELDS } from "../../src/core/archive/manifest-counters.ts";
 import { useScratchDir } from "../helpers/temp-project.ts";
 import { type Machine, machine, type Turn, type UsageJson } from "../usage/machines-fixture.ts";
 
@@ -20,12 +21,7 @@ const newRoot = () => {
 const SECRET = "AKIAZ7QX3M2KD9PLW4HB";
 const PROMPT = "please refactor the billing module";
 const ZONE = "Europe/Paris";
-const FOUR = [
-  "input_tokens",
-  "output_tokens",
-  "cache_read_input_tokens",
-  "cache_creation_input_tokens",
-] as const;
+const FOUR = TOKEN_FIELDS;
 
 const turn = (at: string, input: number, extra: Partial<Turn> = {}): Turn => ({
   at,

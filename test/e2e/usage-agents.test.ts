@@ -12,6 +12,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TOKEN_FIELDS } from "../../src/core/archive/manifest-counters.ts";
 import type { Envelope } from "../../src/core/archive/schemas.ts";
 import { type Agent, CLAUDE, CODEX, conversation, GEMINI, type RunOptions } from "./agents.ts";
 import { type Sandbox, useBuild } from "./sandboxes.ts";
@@ -34,12 +35,7 @@ interface Inspected {
   };
 }
 
-const FOUR = [
-  "input_tokens",
-  "output_tokens",
-  "cache_read_input_tokens",
-  "cache_creation_input_tokens",
-] as const;
+const FOUR = TOKEN_FIELDS;
 
 const four = (x: object): Counts =>
   Object.fromEntries(FOUR.map((k) => [k, (x as Record<string, unknown>)[k]])) as unknown as Counts;

@@ -595,23 +595,32 @@ function asNobody(script: string): { child: ChildProcess; firstLine: Promise<str
   return { child, firstLine, output: () => out };
 }
 
+/**
+ * Another user's server on `port`: it answers each connection with how many it has accepted, and says what
+ * it is sent: a line "LISTENING", then a line for each payload.
+ */
+async function squatterOn(port: number): Promise<{ output: () => string }> {
+  const squatter = asNobody(`
+    const net = require("node:net");
+    let accepted = 0;
+    const s = net.createServer((c) => {
+      accepted += 1;
+      c.end(String(accepted));
+      c.on("data", (d) => process.stdout.write("GOT " + d.length + "\\n"));
+    });
+    s.listen(${port}, "127.0.0.1", () => process.stdout.write("LISTENING\\n"));
+  `);
+  cleanups.push(() => {
+    squatter.child.kill("SIGKILL");
+  });
+  expect(await squatter.firstLine).toBe("LISTENING");
+  return squatter;
+}
+
 describe("hook client against another local user (the suite runs as root, as CI does)", () => {
   it("a squatter on the port while the server is down receives nothing; the event is recorded here", async () => {
     const { p } = await killedServer();
-    const squatter = asNobody(`
-      const net = require("node:net");
-      let accepted = 0;
-      const s = net.createServer((c) => {
-        accepted += 1;
-        c.end(String(accepted));
-        c.on("data", (d) => process.stdout.write("GOT " + d.length + "\\n"));
-      });
-      s.listen(${p.port}, "127.0.0.1", () => process.stdout.write("LISTENING\\n"));
-    `);
-    cleanups.push(() => {
-      squatter.child.kill("SIGKILL");
-    });
-    expect(await squatter.firstLine).toBe("LISTENING");
+    const squatter = await squatterOn(p.port);
     for (let i = 2; i < 6; i += 1) expect(await hook(p.root, prompt(i, `secret-${i}`))).toEqual(silent);
     // A connection of ours after the hooks, which the squatter answers with how many it accepted: it accepts
     // in order, so a hook's would have come first.
@@ -633,20 +642,7 @@ describe("hook client against another local user (the suite runs as root, as CI 
     const { pid, parent } = await zombie();
     cleanups.push(() => void parent.kill("SIGKILL"));
     expect(processState(pid)).toBe("Z");
-    const squatter = asNobody(`
-      const net = require("node:net");
-      let accepted = 0;
-      const s = net.createServer((c) => {
-        accepted += 1;
-        c.end(String(accepted));
-        c.on("data", (d) => process.stdout.write("GOT " + d.length + "\\n"));
-      });
-      s.listen(${p.port}, "127.0.0.1", () => process.stdout.write("LISTENING\\n"));
-    `);
-    cleanups.push(() => {
-      squatter.child.kill("SIGKILL");
-    });
-    expect(await squatter.firstLine).toBe("LISTENING");
+    const squatter = await squatterOn(p.port);
     // The run file as the server left it when it was killed: ours, its port, its pid, now a zombie's.
     writeRunFile(p.runFile, { port: p.port, pid, token: "t".repeat(48), reply: "r".repeat(32) });
     expect(await hook(p.root, prompt(1, "to nobody"), command(p.root))).toEqual(silent);

@@ -27,6 +27,32 @@ function indentOf(text: string, at: number): number {
 }
 
 /**
+ * How a quote reads inside the JSON string whose escaped break is at `le`: the quote of the text it carries
+ * has `m - 1` backslashes before it (modulo `m`), any other run closes a string around the value. A break
+ * of k backslashes and an `n` is as deep as k's factors of two say: `\n` and `\\\n` (a continuation) once,
+ * `\\n` twice. 0 for a real break: no string to close.
+ */
+function quoteModulus(text: string, le: number): number {
+  let k = 0;
+  while (text.charCodeAt(le + k) === 92) k++;
+  if (k === 0 || text.charCodeAt(le + k) !== 110) return 0;
+  return 2 * (k & -k);
+}
+
+/** Where in `[s, e)` the JSON string carrying the value closes (its quote's backslashes' start), or `e`. */
+function stringClose(text: string, s: number, e: number, m: number): number {
+  if (m === 0) return e;
+  // A walk, not indexOf: a text without quotes would be searched to its end from every line.
+  for (let q = s; q < e; q++) {
+    if (text.charCodeAt(q) !== 34) continue;
+    let b = q;
+    while (b > s && text.charCodeAt(b - 1) === 92) b--;
+    if ((q - b) % m !== m - 1) return b;
+  }
+  return e;
+}
+
+/**
  * The value below a key whose separator's rest of line, from `p` to its end, is a block indicator or
  * nothing. `ks` is the key's start. Pushes a span per line of the value; returns the value's end, or -1
  * when there is none (a nested mapping, a list, a scalar on the key's line).
@@ -40,11 +66,14 @@ export function valueBelow(text: string, ks: number, p: number, kind: string, sp
   if (!block && rest !== "") return -1;
   if (le >= text.length) return -1;
   const indent = indentOf(text, ks);
+  // In a JSON string, the value's last line ends where the string does: what follows is the JSON's.
+  const m = quoteModulus(text, le);
   const found: Span[] = [];
   let end = -1;
   let pos = pastBreak(text, le);
   for (let n = 0; n < MAX_LINES && pos < text.length; n++) {
-    const e = lineEndIn(text, pos, MAX_LINE);
+    const le2 = lineEndIn(text, pos, MAX_LINE);
+    const e = stringClose(text, pos, le2, m);
     let s = pos;
     while (s < e && isBlank(text.charCodeAt(s))) s++;
     let t = e;
@@ -58,7 +87,7 @@ export function valueBelow(text: string, ks: number, p: number, kind: string, sp
       found.push({ s, e: t, kind, p: 1 });
       end = t;
     }
-    if (e >= text.length || !breakBefore(text, pastBreak(text, e))) break;
+    if (e < le2 || e >= text.length || !breakBefore(text, pastBreak(text, e))) break;
     pos = pastBreak(text, e);
   }
   for (const sp of found) spans.push(sp);

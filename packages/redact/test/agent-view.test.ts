@@ -216,6 +216,37 @@ describe("a directive and a block scalar that open the file", () => {
   }
 });
 
+describe("a YAML value on a file's last lines ends where the JSON string carrying it does", () => {
+  // A tool's result holds the file without its last line break (Read's view drops it), then the JSON goes on.
+  const [folded, below] = [key(24), key(24)];
+  const text = `# ${KEEP}\nci:\n  token: >-\n    ${folded}\n  region: eu\napi_key:\n  ${below}`;
+  const carriers: Record<string, (t: string) => string> = {
+    "a JSON string": (t) => JSON.stringify({ content: t, tool_use_id: "toolu_01" }),
+    "a JSON string in a JSON string": (t) =>
+      JSON.stringify({ line: JSON.stringify({ content: t, tool_use_id: "toolu_01" }), seq: 2 }),
+  };
+  for (const [view, show] of Object.entries(VIEWS)) {
+    for (const [carrier, carry] of Object.entries(carriers)) {
+      it(`${view}, ${carrier}`, () => {
+        const t = carry(show(text));
+        expectHidden(t, [folded, below]);
+        const out = redactText(t).text;
+        // What follows the string is the JSON's, not the value's: the line still parses, its fields kept.
+        const outer = JSON.parse(out) as {
+          content?: string;
+          tool_use_id?: string;
+          line?: string;
+          seq?: number;
+        };
+        const inner = outer.line === undefined ? outer : (JSON.parse(outer.line) as typeof outer);
+        expect(inner.tool_use_id).toBe("toolu_01");
+        expect(inner.content).toContain("[REDACTED:api_key]");
+        if (outer.line !== undefined) expect(outer.seq).toBe(2);
+      });
+    }
+  }
+});
+
 describe("a key file read in two pieces", () => {
   const halves = (t: string, at: number): [string, string] => {
     const ls = t.split("\n");

@@ -48,6 +48,11 @@ interface ChildRun {
  * twelve, ~100 ms each), which reports each as it ends.
  */
 const planted: Array<{ plant: () => string[]; run?: ChildRun }> = [];
+/**
+ * Whether the child exited by itself once the scenarios ended: a read left pending on a FIFO (a thread of the
+ * pool blocked in open) keeps a hook from exiting though every scenario answered.
+ */
+let exitedItself: boolean | undefined;
 
 /** A scenario of the child: `plant` makes its files and answers its arguments; the result is read in the test. */
 function scenario(plant: () => string[]): () => ChildRun {
@@ -67,6 +72,7 @@ beforeAll(() => {
     killSignal: "SIGKILL",
     cwd: process.cwd(),
   });
+  exitedItself = r.signal === null && r.error === undefined && r.status === 0;
   const ended = new Map<number, ChildRun["output"]>();
   for (const line of (r.stdout ?? "").split("\n")) {
     if (!line.startsWith('{"scenario":')) continue;
@@ -179,6 +185,12 @@ describe("a FIFO planted where an agent's file belongs never blocks (11.6)", () 
     expect(r.finished).toBe(true);
     // The user record and the closing last-prompt.
     expect(r.output).toMatchObject({ ok: true, result: 2 });
+  });
+});
+
+describe("the FIFOs' child", () => {
+  it("exits by itself once every scenario has ended: no read of a FIFO is left pending", () => {
+    expect(exitedItself).toBe(true);
   });
 });
 

@@ -198,6 +198,9 @@ describe("tapedeck proxy", () => {
     const p = await startProxyCli(["--upstream", `http://127.0.0.1:${port}`, "--json"], baseEnv(root));
     const url = (JSON.parse(p.stdout()) as { url: string }).url;
     expect(await get(`${url}/v1/messages`)).toBe(502);
+    // At the first failure, while the proxy serves: not kept for its exit.
+    expect(await p.until(() => p.stderr().includes("cannot reach"))).toBe(true);
+    expect(p.child.exitCode).toBeNull();
     expect(await get(`${url}/v1/messages`)).toBe(502);
     // Once: all it wrote, read to its end after it stopped.
     await p.stop();

@@ -351,6 +351,13 @@ const CONCAT = new RegExp(
   "y",
 );
 
+/** Whether a key's separator, `:` (not C++'s `::`), follows `at` past blanks. */
+function keyAfter(text: string, at: number): boolean {
+  let i = at;
+  while (isBlank(text.charCodeAt(i))) i++;
+  return text.charCodeAt(i) === 58 && text.charCodeAt(i + 1) !== 58;
+}
+
 function concatenatedPieces(text: string, ve: number, spans: Span[], kind: string): number {
   let end = ve;
   for (let i = 0; i < 8; i++) {
@@ -358,6 +365,9 @@ function concatenatedPieces(text: string, ve: number, spans: Span[], kind: strin
     const m = CONCAT.exec(text);
     if (m === null || m[0].length === 0) break;
     const piece = m[4] as string;
+    // A quoted string with a colon after it is the key of the next entry (`"note": ...` on the next line
+    // of a YAML or JSON file), not a piece of this value.
+    if (keyAfter(text, CONCAT.lastIndex)) break;
     // The piece ends right before the closing quote (and its escaping backslashes).
     const s = text.lastIndexOf(piece, CONCAT.lastIndex - 1);
     if (s < end) break;

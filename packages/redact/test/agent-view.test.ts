@@ -247,6 +247,26 @@ describe("a YAML value on a file's last lines ends where the JSON string carryin
   }
 });
 
+describe("a quoted key on the line after a quoted value is the next entry's, not a piece of the value", () => {
+  const [yaml, ini] = [key(20), key(20)];
+  for (const [name, text, secret] of [
+    ["YAML's quoted keys", `password: "${yaml}"\n"release_notes": "${KEEP}"\n`, yaml],
+    ["single quotes", `passwd = '${ini}'\n'release_notes': '${KEEP}'\n`, ini],
+  ]) {
+    describe(name as string, () => {
+      for (const [view, show] of Object.entries(VIEWS)) {
+        for (const [carrier, carry] of Object.entries(CARRIERS)) {
+          it(`${view}, ${carrier}`, () => {
+            const t = carry(show(text as string));
+            expectHidden(t, [secret as string]);
+            expect(redactText(t).text).toContain("release_notes");
+          });
+        }
+      }
+    });
+  }
+});
+
 describe("a key file read in two pieces", () => {
   const halves = (t: string, at: number): [string, string] => {
     const ls = t.split("\n");

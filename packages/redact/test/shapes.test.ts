@@ -257,6 +257,31 @@ describe("unlabelled secrets: an AWS key id pairs with its secret", () => {
   });
 });
 
+describe("a bare AWS secret in a longer text, with no name or key id near", () => {
+  it("in a log line, prose, a table and a JSON-escaped tool result", () => {
+    const s = awsSecret();
+    expectHidden(`2026-03-02T10:14:07Z INFO rotate: issued ${s} to ci-deployer (expires 2026-06-01)`, [s]);
+    expectHidden(`I generated a fresh one for you: ${s}. Paste it into the deploy settings.`, [s]);
+    expectHidden(`| ci-deployer | ${s} | Active |\n| ops | none | Disabled |\n`, [s], ["Active"]);
+    expectHidden(`{"type":"tool_result","content":"rotating...\\n${s}\\ndone in 1.2s\\n"}`, [s], ["done in"]);
+  });
+
+  it("keeps identifiers, paths, base64 of text, digest ids and wrapped blocks of 40", () => {
+    const tail = bytes(30).toString("base64");
+    const lines = [
+      "function traceStartedTimeFromTracingStartedEvent2(event) { return event.ts; }",
+      "class GoogleCloudAiplatformV1beta1Featurestore extends Message { /* generated */ }",
+      '"BankRecipientPawnShopServiceRoleF9C28899": { "Type": "AWS::IAM::Role" } and more text',
+      "aws sqs get-queue-attributes --queue-url https://q/123456789012/testQueue/SQSDefaultPolicy now",
+      `expect(decode("${Buffer.from("Patience is the key to success").toString("base64")}")).toBe(true);`,
+      `--request-id ${hex(16)}${gen(ALNUM, 8)} was accepted by the service quota endpoint`,
+      `const sig = \`${bytes(54).toString("base64")}\` +\n\t\`${tail}\` // a signature in pieces`,
+      `  data: ${gen(ALNUM, 30)}-${gen(ALNUM, 40)}_${gen(ALNUM, 9)} in a base64url blob, glued`,
+    ];
+    for (const text of lines) expectKept(text);
+  });
+});
+
 describe("flags and positional secrets on command lines", () => {
   const pw = () => key(16);
   const cases: Array<(p: string) => string> = [

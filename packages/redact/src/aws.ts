@@ -98,29 +98,43 @@ export function bareAwsSecret(text: string): Span | null {
 /**
  * A bare secret in a longer text: a base64 run of exactly 40 characters that nothing else explains. Any run
  * of 40 holds one of every 40th character, so those are probed and a run is read only where a probe lands
- * in base64: a quarter of the characters of prose and code are read, a tenth of a log's.
+ * in base64, and then only forward to its end, at most 41 characters: when all 41 are base64, no run of 40
+ * touches them nor starts right after them, and the next probe is 81 on. Inside a base64 blob that reads
+ * half its characters (the whole run was read before: 2.1 ms a MB of the bench's images, now about 1.1).
  */
 export function bareAwsSecrets(text: string, spans: Span[]): void {
   const n = text.length;
-  let p = SECRET_LEN - 1;
-  while (p < n) {
-    const c = text.charCodeAt(p);
-    if (c > 122 || B64[c] === 0) {
-      p += SECRET_LEN;
+  let q = SECRET_LEN - 1;
+  while (q < n) {
+    if (!b64(text.charCodeAt(q))) {
+      q += SECRET_LEN;
       continue;
     }
-    let s = p;
-    while (s > 0 && b64(text.charCodeAt(s - 1))) s--;
-    let e = p + 1;
-    while (e < n && b64(text.charCodeAt(e))) e++;
-    // In JSON-escaped text a run after `\\n`, `\\r` or `\\t` starts with the escape's letter.
-    if (text.charCodeAt(s - 1) === 92 && escapedLetter(text.charCodeAt(s))) s++;
+    let e = q + 1;
+    const far = Math.min(n, q + SECRET_LEN + 1);
+    while (e < far && b64(text.charCodeAt(e))) e++;
+    if (e === q + SECRET_LEN + 1) {
+      q += 2 * SECRET_LEN + 1;
+      continue;
+    }
+    const s = runStart(text, q, e);
     // The lowest rank: a name over the same value (`Authorization: …`) gives its kind.
-    if (e - s === SECRET_LEN && bareRunVerdict(text, s, e) === "secret") {
+    if (s >= 0 && bareRunVerdict(text, s, e) === "secret") {
       spans.push({ s, e, kind: "aws_secret_access_key", p: 0 });
     }
-    p = e + SECRET_LEN;
+    q = e + SECRET_LEN;
   }
+}
+
+/** Where the run that ends at `e` starts when it is exactly 40 long, else -1; read back from `q` at most 42. */
+function runStart(text: string, q: number, e: number): number {
+  let s = q;
+  const near = Math.max(0, e - SECRET_LEN - 2);
+  while (s > near && b64(text.charCodeAt(s - 1))) s--;
+  if (s > 0 && b64(text.charCodeAt(s - 1))) return -1;
+  // In JSON-escaped text a run after `\\n`, `\\r` or `\\t` starts with the escape's letter.
+  if (text.charCodeAt(s - 1) === 92 && escapedLetter(text.charCodeAt(s))) s++;
+  return e - s === SECRET_LEN ? s : -1;
 }
 
 const B64 = new Uint8Array(123);

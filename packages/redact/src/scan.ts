@@ -1,7 +1,6 @@
 // The scan of one string: the master regex (./anchors.ts) finds where a rule may start, its handlers
 // push spans, and the whole-text passes (Kubernetes Secrets, .netrc) add theirs; overlapping spans merge.
 import { BRANCHES, type Branch, MASTER } from "./anchors.ts";
-import { bareAwsSecrets } from "./aws.ts";
 import { authAt, hereStrings, loginTokens } from "./cli-secrets.ts";
 import { netrcEntries } from "./command-line.ts";
 import { cookieJars, cookieMappings, mayHoldCookieJar, mayHoldCookieMapping } from "./cookies.ts";
@@ -134,7 +133,6 @@ function wholeTextPasses(text: string, spans: Span[]): void {
   if ((text.includes("\t") || text.includes("\\t")) && mayHoldCookieJar(text)) cookieJars(text, spans);
   if (mayHoldCookieMapping(text)) cookieMappings(text, spans);
   boxTables(text, spans);
-  if (text.length >= 40) bareAwsSecrets(text, spans);
 }
 
 /** Sorted, non-overlapping regions: overlapping spans merge, since redacting their union can only hide more. */

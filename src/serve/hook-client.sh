@@ -50,7 +50,7 @@ kill -0 "$pid" || record_here
 # itself, 1.4-2.0 s for the init measured here), the payload and the token went to that squatter. Linux
 # tells in /proc; macOS has none, and there launchd reaps an orphaned server as it dies.
 if [ -r "/proc/$pid/stat" ]; then
-  IFS= read -r state <"/proc/$pid/stat"
+  IFS= read -r state <"/proc/$pid/stat" || record_here
   case "${state##*) }" in Z* | X*) record_here ;; esac
 fi
 exec 3<>"/dev/tcp/127.0.0.1/$port" || record_here

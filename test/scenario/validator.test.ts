@@ -46,8 +46,8 @@ describe("runValidator", () => {
 
   it("kills a hanging validator at its timeout, with everything it started in the background", async () => {
     const pidFile = join(dir, "bg.pid");
-    // Half a second: time enough for the shell to start its background sleep and name it.
-    const r = await runValidator(v(`sleep 300 & echo $! > ${pidFile}; sleep 300`, 0.5), dir, process.env);
+    // A second: time enough, on two busy cores, for the shell to start its background sleep and name it.
+    const r = await runValidator(v(`sleep 300 & echo $! > ${pidFile}; sleep 300`, 1), dir, process.env);
     expect(r.timedOut).toBe(true);
     expect(r.exitCode).toBeNull();
     const bg = Number(readFileSync(pidFile, "utf8"));

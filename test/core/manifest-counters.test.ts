@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { NormalizedEvent } from "../../src/core/archive/event.ts";
+import { TOKEN_FIELDS } from "../../src/core/archive/manifest-counters.ts";
 import { Manifest } from "../../src/core/archive/schemas.ts";
 import { recordEvents } from "../../src/core/archive/session-store.ts";
 import { summarizeManifest } from "../../src/viewer/timeline.ts";
@@ -69,5 +70,17 @@ describe("the manifest's list counters", () => {
       cache_creation_input_tokens: 25,
       reasoning_output_tokens: 0,
     });
+  });
+});
+
+describe("the four token counts", () => {
+  // The usage tests sum and compare these fields by this list: it is pinned here, apart from the code.
+  it("are the provider's input, output, cache read and cache write counts, in that order", () => {
+    expect(TOKEN_FIELDS).toEqual([
+      "input_tokens",
+      "output_tokens",
+      "cache_read_input_tokens",
+      "cache_creation_input_tokens",
+    ]);
   });
 });

@@ -39,6 +39,7 @@ import { defaultMirrorSettings } from "../../src/providers/claude/mirror/setting
 import { AGENTS_DIR, compareMirrorFiles, mirrorDirName } from "../../src/providers/claude/mirror/writer.ts";
 import { createArchiveFeed } from "../../src/proxy/extensions/archive-feed.ts";
 import { type ProxyLogEntry, type RunningProxy, startProxy } from "../../src/proxy/server.ts";
+import { pidAlive, until } from "../helpers/poll.ts";
 import {
   type AnthropicMock,
   type LoggedRequest,
@@ -53,7 +54,6 @@ import {
   makeClaudeHome,
   runClaude,
 } from "./claude-runner.ts";
-import { pidAlive, until } from "./poll.ts";
 import { type Block, contentBlocks, isReminder, THREE_TURNS, threeTurns } from "./three-turns.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));

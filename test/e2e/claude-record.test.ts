@@ -7,6 +7,7 @@ import type { Envelope, Manifest } from "../../src/core/archive/schemas.ts";
 import { CLAUDE_HOOK_EVENTS } from "../../src/providers/claude/settings.ts";
 import { clientCommand, nodeHookCommand } from "../../src/serve/client-command.ts";
 import { liveServer, type RunInfo, readRunFile, runFilePath } from "../../src/serve/runfile.ts";
+import { pidAlive, until } from "../helpers/poll.ts";
 import type { MockUsage, UsageRecord } from "../mocks/anthropic-mock.ts";
 import { CLAUDE } from "./agents.ts";
 import { expectNoSecrets, expectPrivateModes, snapshot, walk } from "./archive-checks.ts";
@@ -14,7 +15,6 @@ import { hookTrouble } from "./claude-hook-trouble.ts";
 import { RELIED_ON_HOOK_EVENTS } from "./claude-hooks.ts";
 import { type ClaudeResult, claudeTranscriptPath, runClaude } from "./claude-runner.ts";
 import { ANTHROPIC_KEY, GITHUB_TOKEN, plantWithAgentKey } from "./planted-secrets.ts";
-import { pidAlive, until } from "./poll.ts";
 import { expectToolPairs, recording, SHELL_RUN_KINDS, writeSettings } from "./recording.ts";
 import {
   type ClaudeSandbox,

@@ -10,10 +10,10 @@ import { describe, expect, it } from "vitest";
 import type { Envelope } from "../../src/core/archive/schemas.ts";
 import { parseClientCommand } from "../../src/serve/client-command.ts";
 import { liveServer, readRunFile, runFilePath } from "../../src/serve/runfile.ts";
+import { until } from "../helpers/poll.ts";
 import { type Agent, CODEX, GEMINI, type RunOptions, runOk } from "./agents.ts";
 import { expectNoSecrets, readEventsFile, walk } from "./archive-checks.ts";
 import { GITHUB_TOKEN, plantSecrets } from "./planted-secrets.ts";
-import { until } from "./poll.ts";
 import { hookServerPids, type Sandbox, useBuild } from "./sandboxes.ts";
 import { squatAsNobody } from "./squatter.ts";
 

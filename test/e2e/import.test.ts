@@ -20,10 +20,10 @@ import { describe, expect, it } from "vitest";
 import { verifyChecksums } from "../../src/core/archive/recovery.ts";
 import type { Envelope, Manifest } from "../../src/core/archive/schemas.ts";
 import { startViewer } from "../../src/viewer/server.ts";
+import { until } from "../helpers/poll.ts";
 import { type Agent, CLAUDE, CODEX, GEMINI, rowsFor, runOk } from "./agents.ts";
 import { type CliResult, expectNoSecrets, expectPrivateModes, readEventsFile } from "./archive-checks.ts";
 import { AWS_KEY_ID, GITHUB_TOKEN, plantSecrets } from "./planted-secrets.ts";
-import { until } from "./poll.ts";
 import { REPO, type Sandbox, useBuild } from "./sandboxes.ts";
 
 useBuild();

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { OUTPUT_HEAD_BYTES, OUTPUT_TAIL_BYTES, runValidator } from "../../src/scenario/validator.ts";
+import { until } from "../helpers/poll.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tapedeck-validator-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,16 +25,6 @@ function alive(pid: number): boolean {
   }
   const stat = spawnSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" }).stdout.trim();
   return stat !== "" && !stat.startsWith("Z");
-}
-
-/** Polls `what` until it holds, for at most `ms`; answers whether it held. */
-async function until(what: () => boolean, ms = 5000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (what()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return what();
 }
 
 describe("runValidator", () => {

@@ -21,6 +21,7 @@ import { clientCommand } from "../../src/serve/client-command.ts";
 import { liveServer, readRunFile, runFilePath, writeRunFile } from "../../src/serve/runfile.ts";
 import { startHookServer } from "../../src/serve/server.ts";
 import { outputOf } from "../helpers/child-output.ts";
+import { until } from "../helpers/poll.ts";
 import { tempProject } from "../helpers/session.ts";
 import { processState, zombie } from "../helpers/zombie.ts";
 
@@ -118,15 +119,6 @@ function events(root: string): Array<{ kind: string; payload: { prompt?: string 
     .split("\n")
     .filter(Boolean)
     .map((l) => JSON.parse(l));
-}
-
-async function until(what: () => boolean, ms = 5000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (what()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return what();
 }
 
 const silent = { status: 0, stdout: "", stderr: "" };

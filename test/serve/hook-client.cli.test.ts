@@ -159,12 +159,8 @@ async function killedServer() {
 
 /** Whether `pid` runs: neither gone nor a zombie (dead, not yet reaped; see killedServer). Linux's /proc. */
 function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
-  } catch {
-    return false;
-  }
+  const state = processState(pid);
+  return state !== "" && state !== "Z" && state !== "X";
 }
 
 /** The processes that run the server for `runFile`: their command lines name it. */

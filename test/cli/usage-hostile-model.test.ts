@@ -1,12 +1,12 @@
 // A model name is whatever a transcript or a response says. One that holds a credential and a path, imported
 // and recorded through the CLI and its hook (in process): the archive keeps it redacted (as the payload's
 // copy), `usage` prints it redacted, and `usage publish` sends only a model id's shape.
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useScratchDir } from "../helpers/temp-project.ts";
 import { dayRow, writeDay } from "../usage/day-file.ts";
-import { machine, type Turn } from "../usage/machines-fixture.ts";
+import { machine, machinesRoot, type Turn } from "../usage/machines-fixture.ts";
 
 const scratch = useScratchDir("tapedeck-usage-hostile-model-");
 
@@ -20,8 +20,7 @@ function everyFile(dir: string): string[] {
 
 describe("a model name holding a credential", () => {
   it("is redacted in the archive and in every report, on the import and the hook path", async () => {
-    const root = scratch.fresh("root");
-    mkdirSync(root, { mode: 0o700 });
+    const root = machinesRoot(scratch);
     const m = machine(root, "laptop");
     const imported = join(m.home, "imported");
     const recorded = join(m.home, "recorded");
@@ -48,8 +47,7 @@ describe("a model name holding a credential", () => {
   });
 
   it("is published as no model, and a planted one is not summed", async () => {
-    const root = scratch.fresh("root");
-    mkdirSync(root, { mode: 0o700 });
+    const root = machinesRoot(scratch);
     const m = machine(root, "laptop");
     await m.importSession(join(m.home, "p"), "33333333-3333-4333-8333-333333333333", [
       turn("2026-01-01T10:00:00.000Z", HOSTILE),

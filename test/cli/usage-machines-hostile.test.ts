@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useScratchDir } from "../helpers/temp-project.ts";
 import { dayRow, writeDay } from "../usage/day-file.ts";
-import { machine } from "../usage/machines-fixture.ts";
+import { machine, machinesRoot } from "../usage/machines-fixture.ts";
 
 const scratch = useScratchDir("tapedeck-usage-machines-hostile-");
 
@@ -14,8 +14,7 @@ const GOOD = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 const EVIL = "cccccccccccccccccccccccccccccccc";
 
 function setup() {
-  const root = scratch.fresh("root");
-  mkdirSync(root, { mode: 0o700 });
+  const root = machinesRoot(scratch);
   const m = machine(root, "reader");
   const dir = join(root, "synced");
   writeDay(dir, "2024-05-01", [dayRow({ input_tokens: 7 })], { device: GOOD });
@@ -131,8 +130,7 @@ describe("--machines over planted day files", () => {
 
 describe("--machines DIR that is no folder", () => {
   it("a missing folder, a file or a FIFO is an error (exit 1), not a folder of no usage", async () => {
-    const root = scratch.fresh("root");
-    mkdirSync(root, { mode: 0o700 });
+    const root = machinesRoot(scratch);
     const m = machine(root, "reader");
     const file = join(root, "a-file");
     writeFileSync(file, "{}");

@@ -18,14 +18,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CAN_CHOWN, giveToOtherUser, OTHER_UID } from "../helpers/other-user.ts";
 import { useScratchDir } from "../helpers/temp-project.ts";
-import { machine } from "../usage/machines-fixture.ts";
+import { machine, machinesRoot } from "../usage/machines-fixture.ts";
 
 const scratch = useScratchDir("tapedeck-usage-publish-device-");
+const turn = (at: string, input: number) => ({ at, model: "claude-sonnet-4-5-20250929", input, output: 1 });
 
 describe("usage publish: the device file", () => {
   it("a damaged, planted or foreign device file is an error (exit 1), never a second device", async () => {
-    const root = scratch.fresh("root");
-    mkdirSync(root, { mode: 0o700 });
+    const root = machinesRoot(scratch);
     const m = machine(root, "laptop");
     const dir = join(root, "synced");
     const file = join(m.home, ".tapedeck", "usage-device.json");
@@ -84,8 +84,7 @@ describe("usage publish: the device file", () => {
 
 describe("usage publish: where to", () => {
   it("refuses an empty name, a .tapedeck folder, an archive, and a link another user owns", async () => {
-    const root = scratch.fresh("root");
-    mkdirSync(root, { mode: 0o700 });
+    const root = machinesRoot(scratch);
     const m = machine(root, "laptop");
     const project = join(m.home, "p");
     await m.importSession(project, "11111111-1111-4111-8111-111111111111", [
@@ -133,16 +132,9 @@ describe("usage publish: where to", () => {
 
 describe("usage publish: the device folder over publishes", () => {
   it("leaves a day file whose rows did not change, and removes a killed publish's old temp files", async () => {
-    const root = scratch.fresh("root");
-    mkdirSync(root, { mode: 0o700 });
+    const root = machinesRoot(scratch);
     const m = machine(root, "laptop");
     const project = join(m.home, "p");
-    const turn = (at: string, input: number) => ({
-      at,
-      model: "claude-sonnet-4-5-20250929",
-      input,
-      output: 1,
-    });
     await m.importSession(project, "11111111-1111-4111-8111-111111111111", [
       turn("2026-01-01T10:00:00.000Z", 10),
       turn("2026-01-02T10:00:00.000Z", 20),
@@ -197,17 +189,10 @@ describe("usage publish: the device folder over publishes", () => {
 
 describe("usage publish: a project out of reach", () => {
   it("keeps an absent project's published days, and a renamed one's are replaced, never doubled", async () => {
-    const root = scratch.fresh("root");
-    mkdirSync(root, { mode: 0o700 });
+    const root = machinesRoot(scratch);
     const m = machine(root, "laptop");
     const web = join(m.home, "web");
     const api = join(m.home, "api");
-    const turn = (at: string, input: number) => ({
-      at,
-      model: "claude-sonnet-4-5-20250929",
-      input,
-      output: 1,
-    });
     await m.importSession(web, "11111111-1111-4111-8111-111111111111", [
       turn("2026-01-01T10:00:00.000Z", 10),
     ]);

@@ -1,12 +1,9 @@
-// `usage blocks --live` and `usage daily --live` in the built CLI under a pseudo-terminal, killed by a signal: the
-// terminal gets its screen and cursor back, and the exit status is the shell's for that signal.
-import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CLI, ensureBuilt } from "../helpers/cli-run.ts";
 import { useScratchDir } from "../helpers/temp-project.ts";
-import { machine } from "./machines-fixture.ts";
+import { machine, machinesRoot } from "./machines-fixture.ts";
 
 const scratch = useScratchDir("tapedeck-usage-live-");
 beforeAll(ensureBuilt);
@@ -41,8 +38,7 @@ describe("--live killed by a signal", () => {
     ["blocks", "SIGINT", 130],
     ["daily", "SIGHUP", 129],
   ])("usage %s --live on %s restores the screen and exits %i", async (report, signal, code) => {
-    const root = scratch.fresh("root");
-    mkdirSync(root, { mode: 0o700 });
+    const root = machinesRoot(scratch);
     const m = machine(root, "laptop");
     const project = join(m.home, "p");
     await m.importSession(project, "11111111-1111-4111-8111-111111111111", [

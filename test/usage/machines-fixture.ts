@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { expect } from "vitest";
 import type { CliResult } from "../helpers/cli-run.ts";
 import { runProgram } from "../helpers/program.ts";
+import type { ScratchDir } from "../helpers/temp-project.ts";
 import { type Turn, transcript } from "./claude-transcript.ts";
 
 export type { Turn };
@@ -38,6 +39,13 @@ export interface UsageJson {
 
 export function slug(cwd: string): string {
   return cwd.replace(/[^a-zA-Z0-9]/g, "-");
+}
+
+/** A fresh folder for machines, private as a user's home is (publish refuses a folder others can write). */
+export function machinesRoot(scratch: ScratchDir): string {
+  const root = scratch.fresh("root");
+  mkdirSync(root, { mode: 0o700 });
+  return root;
 }
 
 export function machine(root: string, name: string): Machine {
